@@ -1,0 +1,45 @@
+# Hush: every target a newcomer needs. `make test` and `make demo` install
+# missing Debian packages themselves (as root, or through sudo).
+
+SWIFT       ?= swift
+BUILD_FLAGS ?=
+# Debian packages the build and tests need. pkg-config finds the C libraries;
+# the sqlcipher command line is used by tests that prove the database is unreadable.
+DEB_PACKAGES := pkg-config libsodium-dev libsqlcipher-dev sqlcipher libqrencode-dev
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all deps build test vectors bench demo clean
+
+all: build
+
+deps:
+	@missing=""; \
+	for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing missing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build $(BUILD_FLAGS)
+
+test: deps
+	$(SWIFT) build --build-tests $(BUILD_FLAGS)
+	$(SWIFT) test --skip-build $(BUILD_FLAGS)
+	$(SWIFT) run --skip-build $(BUILD_FLAGS) hush vectors
+
+vectors: build
+	$(SWIFT) run --skip-build $(BUILD_FLAGS) hush vectors $(VECTORS)
+
+bench: deps
+	$(SWIFT) build -c release --product HushBench
+	$(SWIFT) run -c release --skip-build HushBench $(BENCH)
+
+demo: build
+	$(SWIFT) run --skip-build $(BUILD_FLAGS) hush demo
+
+clean:
+	$(SWIFT) package clean

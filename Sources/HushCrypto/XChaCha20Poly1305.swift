@@ -1,0 +1,46 @@
+import CSodium
+
+/// XChaCha20-Poly1305 (IETF construction, draft-irtf-cfrg-xchacha): a 24-byte
+/// nonce, long enough to draw at random for every message.
+public enum XChaCha20Poly1305 {
+    public static let keyLength = Int(crypto_aead_xchacha20poly1305_ietf_KEYBYTES)
+    public static let nonceLength = Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES)
+    public static let tagLength = Int(crypto_aead_xchacha20poly1305_ietf_ABYTES)
+
+    private static let aead = IETFAEAD(
+        name: "XChaCha20-Poly1305", keyLength: keyLength, nonceLength: nonceLength, tagLength: tagLength,
+        encrypt: crypto_aead_xchacha20poly1305_ietf_encrypt,
+        decrypt: crypto_aead_xchacha20poly1305_ietf_decrypt)
+
+    /// Encrypts under a caller-given nonce; returns ciphertext || tag.
+    /// The caller guarantees the nonce is never reused with this key.
+    public static func seal<P: ContiguousByteStorage, A: ContiguousByteStorage>(
+        _ plaintext: P, key: SecureBytes, nonce: [UInt8], associatedData: A
+    ) throws(CryptoError) -> [UInt8] {
+        try aead.seal(plaintext, key: key, nonce: nonce, associatedData: associatedData)
+    }
+
+    /// Decrypts ciphertext || tag. Any failure is `authenticationFailed`.
+    public static func open<C: ContiguousByteStorage, A: ContiguousByteStorage>(
+        _ ciphertext: C, key: SecureBytes, nonce: [UInt8], associatedData: A
+    ) throws(CryptoError) -> [UInt8] {
+        try aead.open(ciphertext, key: key, nonce: nonce, associatedData: associatedData)
+    }
+
+    /// Encrypts under a fresh random nonce; returns nonce || ciphertext || tag.
+    public static func sealCombined<P: ContiguousByteStorage, A: ContiguousByteStorage>(
+        _ plaintext: P, key: SecureBytes, associatedData: A, using source: any RandomSource = SystemRandom()
+    ) throws(CryptoError) -> [UInt8] {
+        let nonce = source.bytes(nonceLength)
+        return try nonce + seal(plaintext, key: key, nonce: nonce, associatedData: associatedData)
+    }
+
+    /// Opens nonce || ciphertext || tag as made by `sealCombined`.
+    public static func openCombined<A: ContiguousByteStorage>(
+        _ combined: [UInt8], key: SecureBytes, associatedData: A
+    ) throws(CryptoError) -> [UInt8] {
+        guard combined.count >= nonceLength + tagLength else { throw .authenticationFailed }
+        let nonce = Array(combined[..<nonceLength])
+        return try open(combined[nonceLength...], key: key, nonce: nonce, associatedData: associatedData)
+    }
+}

@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct Hush: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hush",
+        abstract: "End-to-end encrypted messaging from the terminal.",
+        subcommands: []
+    )
+}
