@@ -42,6 +42,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "HushProtocol",
+            dependencies: ["HushCrypto"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "HushVectors",
             dependencies: ["HushCrypto"],
             swiftSettings: swiftSettings
