@@ -41,6 +41,13 @@ let package = Package(
             dependencies: ["CSodium"],
             swiftSettings: swiftSettings
         ),
+        // The SQLCipher layer shared by the client store and the relay: the only
+        // module that imports CSQLCipher.
+        .target(
+            name: "HushDatabase",
+            dependencies: ["CSQLCipher", "HushCrypto"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "HushProtocol",
             dependencies: ["HushCrypto"],
@@ -69,6 +76,11 @@ let package = Package(
         .testTarget(
             name: "HushCryptoTests",
             dependencies: ["HushCrypto"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HushDatabaseTests",
+            dependencies: ["HushDatabase", "HushCrypto"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,0 +1,187 @@
+import CSQLCipher
+import Glibc
+import HushCrypto
+
+/// One connection to an SQLCipher database file.
+///
+/// Opening a keyed database proves that SQLCipher serves the calls (a row
+/// from `PRAGMA cipher_version`) and that the key is right (a read of the
+/// schema), before anything else touches the file. A connection is not
+/// shareable between threads: confine it to one actor or task at a time.
+public final class Database {
+    public static let keyLength = 32
+
+    let handle: OpaquePointer
+    public let path: String
+    private var statementCache: [String: Statement] = [:]
+
+    /// Opens (creating when missing) the database at `path`.
+    ///
+    /// - Parameter key: 32 random bytes used as SQLCipher's raw key (no
+    ///   passphrase KDF). `nil` opens the file without encryption, which
+    ///   only benchmarks use to show what encryption costs.
+    public init(path: String, key: SecureBytes?, busyTimeoutMilliseconds: Int32 = 5_000) throws(DatabaseError) {
+        // Create the file 0600 before SQLite does, so that neither it nor the
+        // -wal/-shm files SQLite derives from its mode are ever readable by others.
+        if path != ":memory:" {
+            let descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+            if descriptor >= 0 { close(descriptor) }
+        }
+        var connection: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path, &connection, flags, nil)
+        guard code == SQLITE_OK, let connection else {
+            let error = DatabaseError(code: code, connection: connection)
+            sqlite3_close_v2(connection)
+            throw error
+        }
+        self.handle = connection
+        self.path = path
+        do {
+            try Database.applyKey(key, to: connection)
+            try configure(encrypted: key != nil, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        } catch {
+            statementCache.removeAll()
+            sqlite3_close_v2(connection)
+            throw error
+        }
+    }
+
+    deinit {
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Passes the key as SQLCipher's raw-key literal `x'<64 hex digits>'`,
+    /// built in wiped memory so the hex form never becomes a Swift string.
+    private static func applyKey(_ key: SecureBytes?, to connection: OpaquePointer) throws(DatabaseError) {
+        guard let key else { return }
+        guard key.count == keyLength else {
+            throw DatabaseError(kind: .other, resultCode: SQLITE_MISUSE, message: "database key must be \(keyLength) bytes")
+        }
+        let literal = SecureBytes(count: 3 + 2 * keyLength)
+        let digits = Array("0123456789abcdef".utf8)
+        literal.withUnsafeMutableBytes { out in
+            key.withUnsafeBytes { raw in
+                out[0] = UInt8(ascii: "x")
+                out[1] = UInt8(ascii: "'")
+                for (i, byte) in raw.enumerated() {
+                    out[2 + 2 * i] = digits[Int(byte >> 4)]
+                    out[3 + 2 * i] = digits[Int(byte & 0x0f)]
+                }
+                out[out.count - 1] = UInt8(ascii: "'")
+            }
+        }
+        let code = literal.withUnsafeBytes { sqlite3_key(connection, $0.baseAddress, Int32($0.count)) }
+        guard code == SQLITE_OK else { throw DatabaseError(code: code, connection: connection) }
+    }
+
+    private func configure(encrypted: Bool, busyTimeoutMilliseconds: Int32) throws(DatabaseError) {
+        if encrypted {
+            // Must precede the first read of the file.
+            try execute("PRAGMA cipher_page_size = 4096")
+        }
+        // Only SQLCipher answers this pragma; plain SQLite returns no row.
+        let version = try prepare("PRAGMA cipher_version").queryFirstValue(as: String.self)
+        guard let version, !version.isEmpty else {
+            throw DatabaseError(kind: .notSQLCipher, message: "PRAGMA cipher_version returned no row")
+        }
+        // The first real read: fails with SQLITE_NOTADB on a wrong key.
+        _ = try prepare("SELECT count(*) FROM sqlite_master").queryFirstValue(as: Int64.self)
+        sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
+        _ = try prepare("PRAGMA journal_mode = WAL").queryFirstValue(as: String.self)
+        try execute("PRAGMA foreign_keys = ON")
+        try execute("PRAGMA synchronous = NORMAL")
+    }
+
+    /// The SQLCipher version serving this connection.
+    public func cipherVersion() throws(DatabaseError) -> String {
+        try prepare("PRAGMA cipher_version").queryFirstValue(as: String.self) ?? ""
+    }
+
+    // MARK: Statements
+
+    /// Compiles `sql` into a new statement.
+    public func prepare(_ sql: String) throws(DatabaseError) -> Statement {
+        try Statement(database: self, sql: sql)
+    }
+
+    /// A compiled statement for `sql`, reused across calls (hot paths).
+    public func cached(_ sql: String) throws(DatabaseError) -> Statement {
+        if let statement = statementCache[sql] { return statement }
+        let statement = try prepare(sql)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// Runs one or more statements without arguments (schema, pragmas).
+    public func execute(_ sql: String) throws(DatabaseError) {
+        let code = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard code == SQLITE_OK else { throw DatabaseError(code: code, connection: handle, sql: sql) }
+    }
+
+    /// Runs one statement with arguments.
+    public func execute(_ sql: String, _ arguments: [any DatabaseValueConvertible]) throws(DatabaseError) {
+        try cached(sql).execute(arguments)
+    }
+
+    /// Runs a query and maps each row.
+    public func query<T>(_ sql: String, _ arguments: [any DatabaseValueConvertible] = [], _ body: (Row) throws -> T) throws -> [T] {
+        try cached(sql).query(arguments, body)
+    }
+
+    /// The first row of a query, mapped.
+    public func queryFirst<T>(_ sql: String, _ arguments: [any DatabaseValueConvertible] = [], _ body: (Row) throws -> T) throws -> T? {
+        try cached(sql).queryFirst(arguments, body)
+    }
+
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    // MARK: Transactions
+
+    public enum TransactionKind: String, Sendable {
+        case deferred = "DEFERRED"
+        case immediate = "IMMEDIATE"
+        case exclusive = "EXCLUSIVE"
+    }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back
+    /// when it throws (the error is rethrown).
+    public func transaction<T>(_ kind: TransactionKind = .immediate, _ body: (Database) throws -> T) throws -> T {
+        try execute("BEGIN \(kind.rawValue) TRANSACTION")
+        do {
+            let result = try body(self)
+            try execute("COMMIT TRANSACTION")
+            return result
+        } catch {
+            // A failed COMMIT may already have rolled back; ignore that second error.
+            _ = sqlite3_exec(handle, "ROLLBACK TRANSACTION", nil, nil, nil)
+            throw error
+        }
+    }
+
+    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    // MARK: Maintenance
+
+    /// `PRAGMA integrity_check`: "ok", or the problems SQLite found.
+    public func integrityCheck() throws -> [String] {
+        try query("PRAGMA integrity_check") { row in try row.get(0, as: String.self) }
+    }
+
+    /// Moves the WAL into the main file and truncates the WAL.
+    public func checkpoint() throws(DatabaseError) {
+        try execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+}
+
+extension Statement {
+    /// The first column of the first row, or nil when there is no row.
+    public func queryFirstValue<T: DatabaseValueConvertible>(_ arguments: [any DatabaseValueConvertible] = [], as type: T.Type) throws(DatabaseError) -> T? {
+        try bind(arguments)
+        defer { reset() }
+        guard try step() else { return nil }
+        return try Row(statement: self).get(0, as: T.self)
+    }
+}

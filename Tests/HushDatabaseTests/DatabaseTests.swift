@@ -1,0 +1,97 @@
+import Testing
+import HushCrypto
+@testable import HushDatabase
+
+@Suite struct DatabaseTests {
+    @Test func bindsAndReadsEveryStorageClass() throws {
+        let dir = try TemporaryDirectory()
+        let db = try Database(path: dir.path("t.db"), key: SecureBytes(randomCount: 32))
+        try db.execute("CREATE TABLE t(i INTEGER, r REAL, s TEXT, b BLOB, n TEXT)")
+        try db.execute("INSERT INTO t VALUES (?, ?, ?, ?, ?)", [Int64(-7), 2.5, "héllo", [UInt8]([0, 1, 255]), String?.none])
+        try db.execute("INSERT INTO t VALUES (?, ?, ?, ?, ?)", [1, 0.0, "", [UInt8](), "x"])
+        let rows = try db.query("SELECT i, r, s, b, n FROM t ORDER BY rowid") { row in
+            (try row.get(0, as: Int64.self), try row.get(1, as: Double.self), try row.get(2, as: String.self),
+             try row.get(3, as: [UInt8].self), try row.get(4, as: String?.self))
+        }
+        #expect(rows.count == 2)
+        #expect(rows[0].0 == -7 && rows[0].1 == 2.5 && rows[0].2 == "héllo" && rows[0].3 == [0, 1, 255] && rows[0].4 == nil)
+        #expect(rows[1].3 == [] && rows[1].4 == "x")
+    }
+
+    @Test func transactionRollsBackOnThrow() throws {
+        struct Boom: Error {}
+        let dir = try TemporaryDirectory()
+        let db = try Database(path: dir.path("t.db"), key: SecureBytes(randomCount: 32))
+        try db.execute("CREATE TABLE t(v INTEGER)")
+        #expect(throws: Boom.self) {
+            try db.transaction { db in
+                try db.execute("INSERT INTO t VALUES (?)", [1])
+                throw Boom()
+            }
+        }
+        #expect(try db.queryFirst("SELECT count(*) FROM t") { try $0.get(0, as: Int.self) } == 0)
+        #expect(!db.isInTransaction)
+    }
+
+    @Test func argumentCountMismatchIsAnErrorWithoutValues() throws {
+        let dir = try TemporaryDirectory()
+        let db = try Database(path: dir.path("t.db"), key: SecureBytes(randomCount: 32))
+        try db.execute("CREATE TABLE t(v TEXT)")
+        #expect {
+            try db.execute("INSERT INTO t VALUES (?)", ["secret-value", "another-secret"])
+        } throws: { error in
+            !String(describing: error).contains("secret")
+        }
+    }
+
+    @Test func constraintErrorsCarryNoBoundValues() throws {
+        let dir = try TemporaryDirectory()
+        let db = try Database(path: dir.path("t.db"), key: SecureBytes(randomCount: 32))
+        try db.execute("CREATE TABLE t(v TEXT UNIQUE)")
+        try db.execute("INSERT INTO t VALUES (?)", ["secret-value"])
+        #expect {
+            try db.execute("INSERT INTO t VALUES (?)", ["secret-value"])
+        } throws: { error in
+            (error as? DatabaseError)?.kind == .constraint && !String(describing: error).contains("secret-value")
+        }
+    }
+
+    @Test func migratorAppliesInOrderAndRefusesNewerSchemas() throws {
+        let dir = try TemporaryDirectory()
+        let key = SecureBytes(randomCount: 32)
+        var migrator = Migrator()
+        migrator.register(version: 1, name: "create") { try $0.execute("CREATE TABLE a(x)") }
+        migrator.register(version: 2, name: "add") { try $0.execute("CREATE TABLE b(y)") }
+        do {
+            let db = try Database(path: dir.path("m.db"), key: key)
+            try migrator.migrate(db, upTo: 1)
+            #expect(try db.schemaVersion() == 1)
+            try migrator.migrate(db)
+            #expect(try db.schemaVersion() == 2)
+            try db.execute("INSERT INTO b VALUES (1)")
+        }
+        var older = Migrator()
+        older.register(version: 1, name: "create") { try $0.execute("CREATE TABLE a(x)") }
+        let db = try Database(path: dir.path("m.db"), key: key)
+        #expect {
+            try older.migrate(db)
+        } throws: { error in
+            (error as? DatabaseError)?.kind == .newerSchema(found: 2, supported: 1)
+        }
+    }
+
+    @Test func failingMigrationLeavesThePreviousVersion() throws {
+        struct Boom: Error {}
+        let dir = try TemporaryDirectory()
+        let db = try Database(path: dir.path("m.db"), key: SecureBytes(randomCount: 32))
+        var migrator = Migrator()
+        migrator.register(version: 1, name: "create") { try $0.execute("CREATE TABLE a(x)") }
+        migrator.register(version: 2, name: "broken") { db in
+            try db.execute("CREATE TABLE b(y)")
+            throw Boom()
+        }
+        #expect(throws: Boom.self) { try migrator.migrate(db) }
+        #expect(try db.schemaVersion() == 1)
+        #expect(try db.queryFirst("SELECT count(*) FROM sqlite_master WHERE name = 'b'") { try $0.get(0, as: Int.self) } == 0)
+    }
+}
