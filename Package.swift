@@ -36,6 +36,12 @@ let package = Package(
             pkgConfig: "sqlcipher",
             providers: [.apt(["libsqlcipher-dev"])]
         ),
+        // libqrencode from Debian (libqrencode-dev), for scannable safety numbers.
+        .systemLibrary(
+            name: "CQRencode",
+            pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"])]
+        ),
         .target(
             name: "HushCrypto",
             dependencies: ["CSodium"],
@@ -51,6 +57,12 @@ let package = Package(
         .target(
             name: "HushProtocol",
             dependencies: ["HushCrypto"],
+            swiftSettings: swiftSettings
+        ),
+        // Terminal presentation: QR codes, colour (NO_COLOR).
+        .target(
+            name: "HushTerminal",
+            dependencies: ["CQRencode"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -81,6 +93,11 @@ let package = Package(
         .testTarget(
             name: "HushDatabaseTests",
             dependencies: ["HushDatabase", "HushCrypto"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HushTerminalTests",
+            dependencies: ["HushTerminal"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
