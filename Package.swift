@@ -65,6 +65,12 @@ let package = Package(
             dependencies: ["CQRencode"],
             swiftSettings: swiftSettings
         ),
+        // The send/receive pipeline: outbox, backoff, receipts. The CLI only drives it.
+        .target(
+            name: "HushMessenger",
+            dependencies: ["HushCrypto", "HushProtocol"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "HushVectors",
             dependencies: ["HushCrypto"],
@@ -98,6 +104,11 @@ let package = Package(
         .testTarget(
             name: "HushTerminalTests",
             dependencies: ["HushTerminal"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HushMessengerTests",
+            dependencies: ["HushMessenger", "HushCrypto"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

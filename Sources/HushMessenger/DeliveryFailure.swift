@@ -1,0 +1,47 @@
+import HushCrypto
+
+/// How an attempt to reach the relay failed, reduced to what the outbox must
+/// decide. The relay client maps its own errors (HTTP status, network) into these.
+public enum DeliveryFailure: Error, Sendable, Equatable {
+    /// 401: the token expired or was revoked. Re-authenticate once, then retry.
+    case unauthorized
+    /// 422 and other client errors the relay will refuse again: never retried.
+    case rejected(status: Int, code: String)
+    /// 413: the envelope is over the relay's size limit: never retried.
+    case tooLarge
+    /// 429: back off for at least the relay's Retry-After.
+    case rateLimited(retryAfterMilliseconds: Int64?)
+    /// 5xx, connection refused, timeout: retry with backoff.
+    case unavailable(reason: String)
+}
+
+/// What the outbox does next after a failure.
+public enum RetryDecision: Sendable, Equatable {
+    case reauthenticateAndRetry
+    case retry(afterMilliseconds: Int64)
+    case giveUp(reason: String)
+}
+
+extension BackoffPolicy {
+    /// The decision for the `failures`-th consecutive failure (1-based) of one request.
+    public func decision(for failure: DeliveryFailure, failures: Int, alreadyReauthenticated: Bool, using random: any RandomSource) -> RetryDecision {
+        switch failure {
+        case .unauthorized:
+            return alreadyReauthenticated
+                ? .giveUp(reason: "the relay refused our credentials after re-authenticating; run `hush sync` to register again")
+                : .reauthenticateAndRetry
+        case let .rejected(status, code):
+            return .giveUp(reason: "the relay rejected the message (HTTP \(status), \(code)); it will not be retried")
+        case .tooLarge:
+            return .giveUp(reason: "the message is larger than the relay accepts")
+        case let .rateLimited(retryAfter):
+            guard allowsAnotherAttempt(after: failures) else { return .giveUp(reason: "the relay kept rate-limiting us") }
+            return .retry(afterMilliseconds: max(retryAfter ?? 0, delay(forAttempt: failures, using: random)))
+        case let .unavailable(reason):
+            guard allowsAnotherAttempt(after: failures) else {
+                return .giveUp(reason: "the relay could not be reached after \(failures) attempts (\(reason))")
+            }
+            return .retry(afterMilliseconds: delay(forAttempt: failures, using: random))
+        }
+    }
+}

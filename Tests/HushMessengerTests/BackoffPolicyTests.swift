@@ -1,0 +1,40 @@
+import Testing
+import HushCrypto
+@testable import HushMessenger
+
+@Suite struct BackoffPolicyTests {
+    let policy = BackoffPolicy(baseMilliseconds: 1_000, capMilliseconds: 30_000, maximumAttempts: 5)
+
+    @Test func ceilingDoublesUpToTheCap() {
+        #expect((1...7).map { policy.ceiling(forAttempt: $0) } == [1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000])
+        #expect(policy.ceiling(forAttempt: 10_000) == 30_000)
+    }
+
+    @Test func jitterStaysWithinTheCeilingAndVaries() {
+        let random = DeterministicRandom(seed: "backoff")
+        let delays = (0..<200).map { _ in policy.delay(forAttempt: 3, using: random) }
+        #expect(delays.allSatisfy { (0...4_000).contains($0) })
+        #expect(Set(delays).count > 50)
+    }
+
+    @Test func decisionsFollowTheStatusRules() {
+        let random = DeterministicRandom(seed: "decisions")
+        #expect(policy.decision(for: .unauthorized, failures: 1, alreadyReauthenticated: false, using: random) == .reauthenticateAndRetry)
+        if case .giveUp = policy.decision(for: .unauthorized, failures: 2, alreadyReauthenticated: true, using: random) {} else {
+            Issue.record("a second 401 must give up")
+        }
+        if case .giveUp = policy.decision(for: .rejected(status: 422, code: "malformed"), failures: 1, alreadyReauthenticated: false, using: random) {} else {
+            Issue.record("422 must not be retried")
+        }
+        guard case let .retry(wait) = policy.decision(for: .rateLimited(retryAfterMilliseconds: 25_000), failures: 1, alreadyReauthenticated: false, using: random) else {
+            Issue.record("429 must be retried"); return
+        }
+        #expect(wait >= 25_000)
+        if case .giveUp = policy.decision(for: .unavailable(reason: "503"), failures: 5, alreadyReauthenticated: false, using: random) {} else {
+            Issue.record("must give up after the maximum attempts")
+        }
+        if case .retry = policy.decision(for: .unavailable(reason: "503"), failures: 4, alreadyReauthenticated: false, using: random) {} else {
+            Issue.record("must retry below the maximum attempts")
+        }
+    }
+}
