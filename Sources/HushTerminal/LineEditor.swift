@@ -13,13 +13,31 @@ public enum InputEvent: Sendable, Equatable {
 /// so it is testable without a terminal.
 public struct LineEditor: Sendable {
     public private(set) var line: [UInt8] = []
+    /// Inside an escape sequence (arrow keys and the like), which is ignored.
+    private var escape: EscapeState = .none
+
+    private enum EscapeState: Sendable { case none, started, csi }
 
     public init() {}
 
     public var text: String { String(decoding: line, as: UTF8.self) }
 
     public mutating func feed(_ byte: UInt8) -> InputEvent? {
+        switch escape {
+        case .started:
+            escape = byte == UInt8(ascii: "[") ? .csi : .none
+            return nil
+        case .csi:
+            // A control sequence ends with a byte in 0x40...0x7E.
+            if (0x40...0x7e).contains(byte) { escape = .none }
+            return nil
+        case .none:
+            break
+        }
         switch byte {
+        case 0x1b:
+            escape = .started
+            return nil
         case 0x0d, 0x0a: // Enter
             let submitted = text
             line.removeAll()

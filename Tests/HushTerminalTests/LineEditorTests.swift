@@ -23,6 +23,12 @@ import Testing
         #expect(editor.feed(0x7f) == nil)
     }
 
+    @Test func arrowKeysAreIgnored() {
+        var editor = LineEditor()
+        _ = type("a\u{1B}[Ab\u{1B}[1;5C", into: &editor)
+        #expect(editor.text == "ab")
+    }
+
     @Test func ctrlDFinishesOnlyOnAnEmptyLine() {
         var editor = LineEditor()
         _ = type("x", into: &editor)
