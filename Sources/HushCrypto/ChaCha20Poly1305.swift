@@ -8,20 +8,31 @@ public enum ChaCha20Poly1305 {
     public static let nonceLength = Int(crypto_aead_chacha20poly1305_ietf_NPUBBYTES)
     public static let tagLength = Int(crypto_aead_chacha20poly1305_ietf_ABYTES)
 
-    private static let aead = IETFAEAD(
+    @usableFromInline
+    static let aead = IETFAEAD(
         name: "ChaCha20-Poly1305", keyLength: keyLength, nonceLength: nonceLength, tagLength: tagLength,
         encrypt: crypto_aead_chacha20poly1305_ietf_encrypt,
         decrypt: crypto_aead_chacha20poly1305_ietf_decrypt)
 
+    @inlinable
     public static func seal<P: ContiguousByteStorage, A: ContiguousByteStorage>(
         _ plaintext: P, key: SecureBytes, nonce: [UInt8], associatedData: A
     ) throws(CryptoError) -> [UInt8] {
-        try aead.seal(plaintext, key: key, nonce: nonce, associatedData: associatedData)
+        try aead.checkLengths(key: key, nonce: nonce)
+        return plaintext.withUnsafeBytes { message in
+            associatedData.withUnsafeBytes { ad in aead.seal(message, associatedData: ad, key: key, nonce: nonce) }
+        }
     }
 
+    @inlinable
     public static func open<C: ContiguousByteStorage, A: ContiguousByteStorage>(
         _ ciphertext: C, key: SecureBytes, nonce: [UInt8], associatedData: A
     ) throws(CryptoError) -> [UInt8] {
-        try aead.open(ciphertext, key: key, nonce: nonce, associatedData: associatedData)
+        try aead.checkLengths(key: key, nonce: nonce)
+        let opened = ciphertext.withUnsafeBytes { sealed in
+            associatedData.withUnsafeBytes { ad in aead.open(sealed, associatedData: ad, key: key, nonce: nonce) }
+        }
+        guard let opened else { throw .authenticationFailed }
+        return opened
     }
 }

@@ -30,9 +30,12 @@ public enum CryptoError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 }
 
+/// `what` is an autoclosure so that callers can name the input with string
+/// interpolation without paying for it on the success path (building
+/// "\(name) key" on every seal cost about 100 ns, a sixth of a 1 KiB seal).
 @inline(__always)
-func requireLength(_ actual: Int, _ expected: Int, _ what: String) throws(CryptoError) {
+func requireLength(_ actual: Int, _ expected: Int, _ what: @autoclosure () -> String) throws(CryptoError) {
     guard actual == expected else {
-        throw CryptoError.invalidLength(what: what, expected: expected, actual: actual)
+        throw CryptoError.invalidLength(what: what(), expected: expected, actual: actual)
     }
 }

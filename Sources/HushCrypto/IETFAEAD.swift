@@ -3,6 +3,7 @@ import CSodium
 /// The shared calling convention of libsodium's IETF AEADs: both
 /// ChaCha20-Poly1305 (12-byte nonce) and XChaCha20-Poly1305 (24-byte nonce)
 /// take the same arguments, so one driver checks lengths and moves bytes for both.
+@usableFromInline
 struct IETFAEAD: Sendable {
     typealias Encrypt = @convention(c) (
         UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt64>?,
@@ -20,53 +21,49 @@ struct IETFAEAD: Sendable {
     let encrypt: Encrypt
     let decrypt: Decrypt
 
-    func seal<P: ContiguousByteStorage, A: ContiguousByteStorage>(
-        _ plaintext: P, key: SecureBytes, nonce: [UInt8], associatedData: A
-    ) throws(CryptoError) -> [UInt8] {
+    /// Length checks, done before the bytes are borrowed. The public
+    /// entry points are `@inlinable` generics that borrow the caller's bytes
+    /// in the caller's module (so `[UInt8]` arguments cost no runtime generic
+    /// dispatch) and then call the non-generic cores below.
+    @usableFromInline
+    func checkLengths(key: SecureBytes, nonce: [UInt8]) throws(CryptoError) {
         try requireLength(key.count, keyLength, "\(name) key")
         try requireLength(nonce.count, nonceLength, "\(name) nonce")
+    }
+
+    /// Returns ciphertext || tag. Call `checkLengths` first.
+    @usableFromInline
+    func seal(_ message: UnsafeRawBufferPointer, associatedData ad: UnsafeRawBufferPointer, key: SecureBytes, nonce: [UInt8]) -> [UInt8] {
         Sodium.ensureInitialised()
-        return plaintext.withUnsafeBytes { message in
-            associatedData.withUnsafeBytes { ad in
-                key.withUnsafeBytes { k in
-                    [UInt8](unsafeUninitializedCapacity: message.count + tagLength) { out, written in
-                        var produced: UInt64 = 0
-                        _ = encrypt(out.baseAddress!, &produced,
-                                    message.bindMemory(to: UInt8.self).baseAddress, UInt64(message.count),
-                                    ad.bindMemory(to: UInt8.self).baseAddress, UInt64(ad.count),
-                                    nil, nonce, k.bindMemory(to: UInt8.self).baseAddress!)
-                        written = Int(produced)
-                    }
-                }
+        return key.withUnsafeBytes { k in
+            [UInt8](unsafeUninitializedCapacity: message.count + tagLength) { out, written in
+                var produced: UInt64 = 0
+                _ = encrypt(out.baseAddress!, &produced,
+                            message.bindMemory(to: UInt8.self).baseAddress, UInt64(message.count),
+                            ad.bindMemory(to: UInt8.self).baseAddress, UInt64(ad.count),
+                            nil, nonce, k.bindMemory(to: UInt8.self).baseAddress!)
+                written = Int(produced)
             }
         }
     }
 
-    /// Any failure, including input shorter than a tag, is `authenticationFailed`.
-    func open<C: ContiguousByteStorage, A: ContiguousByteStorage>(
-        _ ciphertext: C, key: SecureBytes, nonce: [UInt8], associatedData: A
-    ) throws(CryptoError) -> [UInt8] {
-        try requireLength(key.count, keyLength, "\(name) key")
-        try requireLength(nonce.count, nonceLength, "\(name) nonce")
+    /// Returns the plaintext, or nil for any failure (including input
+    /// shorter than a tag). Call `checkLengths` first.
+    @usableFromInline
+    func open(_ sealed: UnsafeRawBufferPointer, associatedData ad: UnsafeRawBufferPointer, key: SecureBytes, nonce: [UInt8]) -> [UInt8]? {
+        guard sealed.count >= tagLength else { return nil }
         Sodium.ensureInitialised()
-        let result: [UInt8]? = ciphertext.withUnsafeBytes { sealed in
-            guard sealed.count >= tagLength else { return nil }
-            return associatedData.withUnsafeBytes { ad in
-                key.withUnsafeBytes { k in
-                    var status: Int32 = -1
-                    let plain = [UInt8](unsafeUninitializedCapacity: sealed.count - tagLength) { out, written in
-                        var produced: UInt64 = 0
-                        status = decrypt(out.baseAddress, &produced, nil,
-                                         sealed.bindMemory(to: UInt8.self).baseAddress!, UInt64(sealed.count),
-                                         ad.bindMemory(to: UInt8.self).baseAddress, UInt64(ad.count),
-                                         nonce, k.bindMemory(to: UInt8.self).baseAddress!)
-                        written = status == 0 ? Int(produced) : 0
-                    }
-                    return status == 0 ? plain : nil
-                }
+        return key.withUnsafeBytes { k in
+            var status: Int32 = -1
+            let plain = [UInt8](unsafeUninitializedCapacity: sealed.count - tagLength) { out, written in
+                var produced: UInt64 = 0
+                status = decrypt(out.baseAddress, &produced, nil,
+                                 sealed.bindMemory(to: UInt8.self).baseAddress!, UInt64(sealed.count),
+                                 ad.bindMemory(to: UInt8.self).baseAddress, UInt64(ad.count),
+                                 nonce, k.bindMemory(to: UInt8.self).baseAddress!)
+                written = status == 0 ? Int(produced) : 0
             }
+            return status == 0 ? plain : nil
         }
-        guard let result else { throw .authenticationFailed }
-        return result
     }
 }

@@ -7,24 +7,35 @@ public enum XChaCha20Poly1305 {
     public static let nonceLength = Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES)
     public static let tagLength = Int(crypto_aead_xchacha20poly1305_ietf_ABYTES)
 
-    private static let aead = IETFAEAD(
+    @usableFromInline
+    static let aead = IETFAEAD(
         name: "XChaCha20-Poly1305", keyLength: keyLength, nonceLength: nonceLength, tagLength: tagLength,
         encrypt: crypto_aead_xchacha20poly1305_ietf_encrypt,
         decrypt: crypto_aead_xchacha20poly1305_ietf_decrypt)
 
     /// Encrypts under a caller-given nonce; returns ciphertext || tag.
     /// The caller guarantees the nonce is never reused with this key.
+    @inlinable
     public static func seal<P: ContiguousByteStorage, A: ContiguousByteStorage>(
         _ plaintext: P, key: SecureBytes, nonce: [UInt8], associatedData: A
     ) throws(CryptoError) -> [UInt8] {
-        try aead.seal(plaintext, key: key, nonce: nonce, associatedData: associatedData)
+        try aead.checkLengths(key: key, nonce: nonce)
+        return plaintext.withUnsafeBytes { message in
+            associatedData.withUnsafeBytes { ad in aead.seal(message, associatedData: ad, key: key, nonce: nonce) }
+        }
     }
 
     /// Decrypts ciphertext || tag. Any failure is `authenticationFailed`.
+    @inlinable
     public static func open<C: ContiguousByteStorage, A: ContiguousByteStorage>(
         _ ciphertext: C, key: SecureBytes, nonce: [UInt8], associatedData: A
     ) throws(CryptoError) -> [UInt8] {
-        try aead.open(ciphertext, key: key, nonce: nonce, associatedData: associatedData)
+        try aead.checkLengths(key: key, nonce: nonce)
+        let opened = ciphertext.withUnsafeBytes { sealed in
+            associatedData.withUnsafeBytes { ad in aead.open(sealed, associatedData: ad, key: key, nonce: nonce) }
+        }
+        guard let opened else { throw .authenticationFailed }
+        return opened
     }
 
     /// Encrypts under a fresh random nonce; returns nonce || ciphertext || tag.

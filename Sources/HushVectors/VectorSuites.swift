@@ -1,0 +1,11 @@
+/// Every suite `hush vectors` knows, by the "suite" name in a vector file.
+/// Later issues append their protocol suites here.
+public enum VectorSuites {
+    public static let builtIn: [any VectorSuite] = [
+        X25519Suite(),
+        Ed25519Suite(),
+        AEADSuite.xChaCha20Poly1305,
+        AEADSuite.chaCha20Poly1305,
+        HKDFSuite(),
+    ]
+}

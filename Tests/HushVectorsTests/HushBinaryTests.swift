@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+
+/// Runs the built `hush` executable as a real process.
+@Suite struct HushBinaryTests {
+    /// `hush` is built next to the test bundle, in the build products directory.
+    static func hushExecutable() throws -> URL {
+        let testBinary = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+        var candidates = [testBinary.deletingLastPathComponent().appendingPathComponent("hush")]
+        candidates.append(Bundle.main.bundleURL.appendingPathComponent("hush"))
+        let found = candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+        return try #require(found, "no hush executable beside the tests in \(candidates.map(\.path)); run `swift build --build-tests` first")
+    }
+
+    static func run(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
+        let process = Process()
+        process.executableURL = try hushExecutable()
+        process.arguments = arguments
+        let output = Pipe(), error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    }
+
+    @Test func unknownFormatExitsWithTwoAndNamesTheFile() throws {
+        let directory = try VectorFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("mystery.json")
+        try Data(#"{"greeting": "hello"}"#.utf8).write(to: file)
+        let result = try Self.run(["vectors", file.path])
+        #expect(result.status == 2)
+        #expect(result.error.contains(file.path))
+        #expect(result.error.contains("unknown vector format"))
+    }
+
+    @Test func builtInVectorsPassAndEndWithTheTotals() throws {
+        let result = try Self.run(["vectors", VectorFixtures.vectorsDirectory.path])
+        #expect(result.status == 0, "\(result.output)\(result.error)")
+        let lines = result.output.split(separator: "\n")
+        let last = try #require(lines.last)
+        #expect(last.wholeMatch(of: /\d+ passed, 0 failed, 1 skipped/) != nil, "last line was \(last)")
+        #expect(lines.contains { $0.hasPrefix("x25519-rfc7748.json: ") })
+    }
+
+    @Test func aFailingCaseExitsWithOne() throws {
+        let directory = try VectorFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("bad.json")
+        try VectorFixtures.write([
+            "suite": "hkdf-sha256", "source": "a deliberately wrong case",
+            "cases": [["id": "wrong-okm", "ikm": "0b", "salt": "", "info": "", "length": 1, "okm": "00"]],
+        ], to: file)
+        let result = try Self.run(["vectors", file.path])
+        #expect(result.status == 1)
+        #expect(result.output.contains("FAILED wrong-okm"))
+        #expect(result.output.hasSuffix("0 passed, 1 failed\n"))
+    }
+}
