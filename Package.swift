@@ -19,6 +19,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        // ML-KEM-768 only (HushProtocol/KEM/MLKEM768Prekey.swift); libsodium stays the provider for everything else.
+        .package(url: "https://github.com/apple/swift-crypto", exact: "4.5.2"),
     ],
     targets: [
         // libsodium from Debian (libsodium-dev). Only HushCrypto may import it.
@@ -43,12 +45,15 @@ let package = Package(
         ),
         .target(
             name: "HushProtocol",
-            dependencies: ["HushCrypto"],
+            dependencies: [
+                "HushCrypto",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "HushVectors",
-            dependencies: ["HushCrypto"],
+            dependencies: ["HushCrypto", "HushProtocol"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -60,15 +65,26 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Writes Vectors/protocol/*.json from fixed seeds (`swift run HushVectorGenerator Vectors/protocol`).
+        .executableTarget(
+            name: "HushVectorGenerator",
+            dependencies: ["HushCrypto", "HushProtocol"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "HushBench",
-            dependencies: ["HushCrypto"],
+            dependencies: ["HushCrypto", "HushProtocol"],
             path: "Benchmarks/HushBench",
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HushCryptoTests",
             dependencies: ["HushCrypto"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HushProtocolTests",
+            dependencies: ["HushProtocol", "HushCrypto", "HushVectors"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
