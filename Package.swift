@@ -19,6 +19,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        // ML-KEM-768 only (HushProtocol/KEM/MLKEM768Prekey.swift); libsodium stays the provider for everything else.
+        .package(url: "https://github.com/apple/swift-crypto", exact: "4.5.2"),
     ],
     targets: [
         // libsodium from Debian (libsodium-dev). Only HushCrypto may import it.
@@ -56,7 +58,10 @@ let package = Package(
         ),
         .target(
             name: "HushProtocol",
-            dependencies: ["HushCrypto"],
+            dependencies: [
+                "HushCrypto",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         // Terminal presentation: QR codes, colour (NO_COLOR).
@@ -73,7 +78,7 @@ let package = Package(
         ),
         .target(
             name: "HushVectors",
-            dependencies: ["HushCrypto"],
+            dependencies: ["HushCrypto", "HushProtocol"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -85,9 +90,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Writes Vectors/protocol/*.json from fixed seeds (`swift run HushVectorGenerator Vectors/protocol`).
+        .executableTarget(
+            name: "HushVectorGenerator",
+            dependencies: ["HushCrypto", "HushProtocol"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "HushBench",
-            dependencies: ["HushCrypto"],
+            dependencies: ["HushCrypto", "HushProtocol"],
             path: "Benchmarks/HushBench",
             swiftSettings: swiftSettings
         ),
@@ -109,6 +120,11 @@ let package = Package(
         .testTarget(
             name: "HushMessengerTests",
             dependencies: ["HushMessenger", "HushCrypto"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HushProtocolTests",
+            dependencies: ["HushProtocol", "HushCrypto", "HushVectors"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

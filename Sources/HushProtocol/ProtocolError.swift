@@ -11,6 +11,37 @@ public enum ProtocolError: Error, Equatable, Sendable, CustomStringConvertible {
     case unsupportedVersion(UInt8)
     /// A cryptographic operation failed (authentication, bad key).
     case crypto(CryptoError)
+    /// A `hush1…` address did not decode; the problem says why, so the user can fix a typo.
+    case invalidAddress(AddressProblem)
+    /// A message did not decrypt: altered, replayed, truncated, or not for
+    /// this session. The session is unchanged and can read the next message.
+    case decryptionFailed
+    /// An authenticated message claims more skipped messages than the bounds
+    /// allow. The session is unchanged.
+    case messageGapTooLarge
+    /// The sender identity inside a sealed envelope is not the session's peer.
+    case senderMismatch
+    /// A bundle's identity key is not the one the contact's address names.
+    case identityMismatch
+    /// A value is larger than the protocol allows.
+    case limitExceeded(what: String)
+    /// The skipped-message-key store failed.
+    case storage(String)
+    /// The session cannot send: its counters are exhausted, or it was never completed.
+    case sessionUnusable(String)
+
+    /// Why an address was refused.
+    public enum AddressProblem: String, Sendable, Equatable {
+        case mixedCase = "mixes upper- and lower-case letters"
+        case invalidCharacter = "contains a character that is not in the bech32 alphabet"
+        case missingSeparator = "has no '1' separator"
+        case wrongPrefix = "does not start with 'hush1'"
+        case wrongLength = "has the wrong length"
+        case badChecksum = "has a bad checksum (a typo?)"
+        case badPadding = "has non-zero padding bits"
+        case unsupportedVersion = "has an unsupported address version"
+        case invalidKey = "does not contain a valid identity key"
+    }
 
     public var description: String {
         switch self {
@@ -22,6 +53,22 @@ public enum ProtocolError: Error, Equatable, Sendable, CustomStringConvertible {
             return "unsupported protocol version \(version): update Hush"
         case let .crypto(error):
             return error.description
+        case let .invalidAddress(problem):
+            return "invalid Hush address: it \(problem.rawValue); check that it was copied completely"
+        case .decryptionFailed:
+            return "a message could not be decrypted (altered, replayed, or not for this session); it was dropped and the session is unchanged"
+        case .messageGapTooLarge:
+            return "a message claims more skipped messages than Hush keeps keys for; it was dropped and the session is unchanged"
+        case .senderMismatch:
+            return "a message names a sender other than this session's contact; it was dropped"
+        case .identityMismatch:
+            return "the prekey bundle does not belong to the identity in the contact's address: the relay may be substituting keys"
+        case let .limitExceeded(what):
+            return "\(what) is larger than the protocol allows"
+        case let .storage(detail):
+            return "the skipped-message-key store failed: \(detail)"
+        case let .sessionUnusable(detail):
+            return "the session cannot be used: \(detail); start a new session"
         }
     }
 }

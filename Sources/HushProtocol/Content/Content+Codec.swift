@@ -1,0 +1,98 @@
+/// Encoding and strict decoding of `Content` (layouts in docs/PROTOCOL.md, "Content"):
+///
+///     text (0x01):               length (2) || UTF-8 (1…32 768 bytes)
+///     delivery receipt (0x02),
+///     read receipt (0x03):       count (2: 1…256) || message ids (16 each)
+///     typing started (0x04),
+///     typing stopped (0x05):     empty
+///     attachment (0x06):         key (32) || digest (32) || size (8) || blob id length (1: 1…64) || blob id
+///                                || file name length (1) || file name (UTF-8)
+///     delivery credential (0x07): token (32)
+///     profile (0x08):            length (1: 1…64) || display name (UTF-8)
+extension Content {
+    public func encoded() throws(ProtocolError) -> [UInt8] {
+        var out: [UInt8] = [Content.version, body.typeByte]
+        out += id.bytes
+        out.appendBigEndian(sentAt)
+        switch body {
+        case let .text(text):
+            let utf8 = Array(text.utf8)
+            guard (1...ContentLimits.maxTextLength).contains(utf8.count) else { throw .limitExceeded(what: "text") }
+            out.appendBigEndian(UInt16(utf8.count))
+            out += utf8
+        case let .deliveryReceipt(ids), let .readReceipt(ids):
+            guard (1...ContentLimits.maxReceiptIDs).contains(ids.count) else { throw .limitExceeded(what: "receipt") }
+            out.appendBigEndian(UInt16(ids.count))
+            for id in ids { out += id.bytes }
+        case .typingStarted, .typingStopped:
+            break
+        case let .attachment(pointer):
+            out += pointer.key
+            out += pointer.digest
+            out.appendBigEndian(pointer.size)
+            out.append(UInt8(pointer.blobID.count))
+            out += pointer.blobID
+            let name = Array(pointer.fileName.utf8)
+            out.append(UInt8(name.count))
+            out += name
+        case let .deliveryCredential(token):
+            guard token.count == ContentLimits.deliveryCredentialLength else { throw .malformed(what: "delivery credential") }
+            out += token
+        case let .profile(name):
+            let utf8 = Array(name.utf8)
+            guard (1...ContentLimits.maxDisplayNameLength).contains(utf8.count) else { throw .limitExceeded(what: "display name") }
+            out.append(UInt8(utf8.count))
+            out += utf8
+        }
+        return out
+    }
+
+    public init(decoding bytes: [UInt8]) throws(ProtocolError) {
+        var reader = ByteReader(bytes, what: "content")
+        let version = try reader.u8()
+        guard version == Content.version else { throw .unsupportedVersion(version) }
+        let type = try reader.u8()
+        let id = try MessageID(bytes: try reader.read(MessageID.length))
+        let sentAt = try reader.u64()
+        let body: ContentBody
+        switch type {
+        case 0x01:
+            let length = Int(try reader.u16())
+            guard (1...ContentLimits.maxTextLength).contains(length) else { throw .malformed(what: "text length") }
+            body = .text(try Content.utf8(try reader.read(length)))
+        case 0x02, 0x03:
+            let count = Int(try reader.u16())
+            guard (1...ContentLimits.maxReceiptIDs).contains(count) else { throw .malformed(what: "receipt count") }
+            var ids: [MessageID] = []
+            for _ in 0..<count { ids.append(try MessageID(bytes: try reader.read(MessageID.length))) }
+            body = type == 0x02 ? .deliveryReceipt(ids) : .readReceipt(ids)
+        case 0x04: body = .typingStarted
+        case 0x05: body = .typingStopped
+        case 0x06:
+            let key = try reader.read(32)
+            let digest = try reader.read(32)
+            let size = try reader.u64()
+            let blobLength = Int(try reader.u8())
+            let blobID = try reader.read(blobLength)
+            let nameLength = Int(try reader.u8())
+            let name = nameLength == 0 ? "" : try Content.utf8(try reader.read(nameLength))
+            body = .attachment(try AttachmentPointer(key: key, digest: digest, size: size, blobID: blobID, fileName: name))
+        case 0x07:
+            body = .deliveryCredential(try reader.read(ContentLimits.deliveryCredentialLength))
+        case 0x08:
+            let length = Int(try reader.u8())
+            guard (1...ContentLimits.maxDisplayNameLength).contains(length) else { throw .malformed(what: "display name length") }
+            body = .profile(displayName: try Content.utf8(try reader.read(length)))
+        default:
+            throw .malformed(what: "content type")
+        }
+        try reader.finish()
+        self.init(id: id, sentAt: sentAt, body: body)
+    }
+
+    /// Strict UTF-8: invalid sequences are refused, not repaired.
+    static func utf8(_ bytes: [UInt8]) throws(ProtocolError) -> String {
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw .malformed(what: "UTF-8 text") }
+        return text
+    }
+}

@@ -1,0 +1,91 @@
+/// What a message carries once decrypted, in a versioned binary format (a
+/// version byte, no negotiation):
+///
+///     version (1: 0x01) || type (1) || message id (16) || sent at (8: ms since 1970, big-endian) || body
+///
+/// Receivers MUST reject unknown versions and types, lengths out of bounds,
+/// invalid UTF-8 and trailing bytes (docs/PROTOCOL.md, "Content").
+public struct Content: Sendable, Equatable {
+    public static let version: UInt8 = 0x01
+
+    public let id: MessageID
+    /// The sender's clock, milliseconds since the Unix epoch (informational only).
+    public let sentAt: UInt64
+    public let body: ContentBody
+
+    public init(id: MessageID, sentAt: UInt64, body: ContentBody) {
+        self.id = id
+        self.sentAt = sentAt
+        self.body = body
+    }
+}
+
+/// The content types. Raw values are the type byte.
+public enum ContentBody: Sendable, Equatable {
+    case text(String)
+    case deliveryReceipt([MessageID])
+    case readReceipt([MessageID])
+    case typingStarted
+    case typingStopped
+    case attachment(AttachmentPointer)
+    /// A 32-byte token the recipient gives its contacts so the relay accepts their deposits.
+    case deliveryCredential([UInt8])
+    /// The sender's display name.
+    case profile(displayName: String)
+
+    public var typeByte: UInt8 {
+        switch self {
+        case .text: return 0x01
+        case .deliveryReceipt: return 0x02
+        case .readReceipt: return 0x03
+        case .typingStarted: return 0x04
+        case .typingStopped: return 0x05
+        case .attachment: return 0x06
+        case .deliveryCredential: return 0x07
+        case .profile: return 0x08
+        }
+    }
+}
+
+/// Where an encrypted attachment blob lives and how to open it.
+public struct AttachmentPointer: Sendable, Equatable, CustomStringConvertible {
+    /// The secretstream key of the blob (32 bytes). Secret.
+    public let key: [UInt8]
+    /// SHA-256 of the encrypted blob as stored by the relay.
+    public let digest: [UInt8]
+    /// Plaintext size in bytes.
+    public let size: UInt64
+    /// The relay's blob id (1 to 64 bytes).
+    public let blobID: [UInt8]
+    /// The file name the sender chose (0 to 255 UTF-8 bytes).
+    public let fileName: String
+
+    public init(key: [UInt8], digest: [UInt8], size: UInt64, blobID: [UInt8], fileName: String) throws(ProtocolError) {
+        guard key.count == 32 else { throw .malformed(what: "attachment key") }
+        guard digest.count == 32 else { throw .malformed(what: "attachment digest") }
+        guard size <= ContentLimits.maxAttachmentSize else { throw .limitExceeded(what: "attachment size") }
+        guard (1...ContentLimits.maxBlobIDLength).contains(blobID.count) else { throw .malformed(what: "attachment blob id") }
+        guard fileName.utf8.count <= ContentLimits.maxFileNameLength else { throw .limitExceeded(what: "attachment file name") }
+        self.key = key
+        self.digest = digest
+        self.size = size
+        self.blobID = blobID
+        self.fileName = fileName
+    }
+
+    public var description: String { "AttachmentPointer(\(size) bytes, key redacted)" }
+}
+
+/// Hard limits of the content format. Receivers MUST refuse anything beyond them.
+public enum ContentLimits {
+    /// UTF-8 bytes of a text message.
+    public static let maxTextLength = 32_768
+    /// Message ids in one receipt.
+    public static let maxReceiptIDs = 256
+    public static let maxBlobIDLength = 64
+    public static let maxFileNameLength = 255
+    public static let maxDisplayNameLength = 64
+    /// 4 GiB: attachments stream through secretstream in chunks.
+    public static let maxAttachmentSize: UInt64 = 1 << 32
+    public static let deliveryCredentialLength = 32
+}

@@ -1,0 +1,77 @@
+import HushCrypto
+@testable import HushProtocol
+import Testing
+
+@Suite struct PaddingTests {
+    @Test(arguments: [(0, 256), (255, 256), (256, 272), (1024, 1088), (65_536, 67_584)])
+    func buckets(content: Int, padded: Int) throws {
+        #expect(Padding.paddedLength(forContentLength: content) == padded)
+        let bytes = [UInt8](repeating: 0xAB, count: content)
+        let out = try Padding.pad(bytes)
+        #expect(out.count == padded)
+        #expect(try Padding.unpad(out) == bytes)
+    }
+
+    @Test func padmeOverheadIsBounded() {
+        for length in stride(from: 256, through: 70_000, by: 97) {
+            let padded = Padding.padme(length)
+            #expect(padded >= length && Double(padded - length) <= 0.12 * Double(length))
+        }
+    }
+
+    @Test func strictUnpadding() throws {
+        let good = try Padding.pad(Array("hi".utf8))
+        var noMarker = good; noMarker[2] = 0x00
+        #expect(throws: ProtocolError.self) { try Padding.unpad(noMarker) }
+        var junk = good; junk[good.count - 1] = 0x01
+        #expect(throws: ProtocolError.self) { try Padding.unpad(junk) }
+        // Well-formed marker but a bucket that is not the content's.
+        #expect(throws: ProtocolError.self) { try Padding.unpad(good + [UInt8](repeating: 0, count: 8)) }
+        #expect(throws: ProtocolError.self) { try Padding.unpad(Array(good.dropLast())) }
+        #expect(throws: ProtocolError.limitExceeded(what: "message content")) { try Padding.pad([UInt8](repeating: 0, count: Padding.maximumContentLength + 1)) }
+    }
+}
+
+@Suite struct ContentTests {
+    let random = DeterministicRandom(seed: "content")
+
+    func roundTrip(_ body: ContentBody) throws {
+        let content = Content(id: MessageID.random(using: random), sentAt: 1_700_000_000_123, body: body)
+        #expect(try Content(decoding: content.encoded()) == content)
+    }
+
+    @Test func everyTypeRoundTrips() throws {
+        let ids = (0..<3).map { _ in MessageID.random(using: random) }
+        try roundTrip(.text("héllo 👋"))
+        try roundTrip(.deliveryReceipt(ids))
+        try roundTrip(.readReceipt([ids[0]]))
+        try roundTrip(.typingStarted)
+        try roundTrip(.typingStopped)
+        try roundTrip(.attachment(try AttachmentPointer(key: random.bytes(32), digest: random.bytes(32), size: 123_456,
+                                                        blobID: Array("blob-1".utf8), fileName: "photo.jpg")))
+        try roundTrip(.deliveryCredential(random.bytes(32)))
+        try roundTrip(.profile(displayName: "Alice"))
+    }
+
+    @Test func strictDecoding() throws {
+        let good = try Content(id: MessageID.random(using: random), sentAt: 1, body: .text("hi")).encoded()
+        #expect(throws: ProtocolError.malformed(what: "content (trailing bytes)")) { try Content(decoding: good + [0]) }
+        #expect(throws: ProtocolError.unsupportedVersion(2)) { try Content(decoding: [2] + good.dropFirst()) }
+        var unknownType = good; unknownType[1] = 0x09
+        #expect(throws: ProtocolError.malformed(what: "content type")) { try Content(decoding: unknownType) }
+        for cut in 0..<good.count {
+            #expect(throws: ProtocolError.self) { try Content(decoding: Array(good[..<cut])) }
+        }
+        var badUTF8 = good; badUTF8[badUTF8.count - 1] = 0xFF
+        #expect(throws: ProtocolError.malformed(what: "UTF-8 text")) { try Content(decoding: badUTF8) }
+        // A receipt claiming more ids than allowed is refused before reading them.
+        var receipt: [UInt8] = [1, 2] + random.bytes(16) + [UInt8](repeating: 0, count: 8)
+        receipt.appendBigEndian(UInt16(ContentLimits.maxReceiptIDs + 1))
+        #expect(throws: ProtocolError.malformed(what: "receipt count")) { try Content(decoding: receipt) }
+        var empty: [UInt8] = [1, 2] + random.bytes(16) + [UInt8](repeating: 0, count: 8)
+        empty.appendBigEndian(UInt16(0))
+        #expect(throws: ProtocolError.self) { try Content(decoding: empty) }
+        #expect(throws: ProtocolError.self) { try Content(id: MessageID.random(using: random), sentAt: 0, body: .text("")).encoded() }
+        #expect(throws: ProtocolError.self) { try Content(id: MessageID.random(using: random), sentAt: 0, body: .deliveryCredential([1])).encoded() }
+    }
+}
