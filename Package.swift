@@ -48,6 +48,18 @@ let package = Package(
             dependencies: ["CSQLCipher", "HushCrypto"],
             swiftSettings: swiftSettings
         ),
+        // The passphrase-protected keystore and the data directory it lives in.
+        .target(
+            name: "HushKeystore",
+            dependencies: ["HushCrypto"],
+            swiftSettings: swiftSettings
+        ),
+        // The encrypted local message store: schema, migrations, repositories.
+        .target(
+            name: "HushStore",
+            dependencies: ["HushDatabase", "HushCrypto"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "HushProtocol",
             dependencies: ["HushCrypto"],
