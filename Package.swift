@@ -74,14 +74,23 @@ let package = Package(
             name: "hush",
             dependencies: [
                 "HushCrypto",
+                "HushDatabase",
+                "HushKeystore",
+                "HushStore",
                 "HushVectors",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
         ),
+        // Test helper: writes in a loop until killed (crash-consistency test).
+        .executableTarget(
+            name: "HushCrashWriter",
+            dependencies: ["HushStore", "HushCrypto"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "HushBench",
-            dependencies: ["HushCrypto"],
+            dependencies: ["HushCrypto", "HushStore", "HushDatabase"],
             path: "Benchmarks/HushBench",
             swiftSettings: swiftSettings
         ),
@@ -93,6 +102,21 @@ let package = Package(
         .testTarget(
             name: "HushDatabaseTests",
             dependencies: ["HushDatabase", "HushCrypto"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HushKeystoreTests",
+            dependencies: ["HushKeystore", "HushCrypto"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HushStoreTests",
+            dependencies: ["HushStore", "HushDatabase", "HushKeystore", "HushCrypto", "HushCrashWriter"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HushCLITests",
+            dependencies: ["hush", "HushCrypto"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
