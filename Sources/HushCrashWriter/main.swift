@@ -30,7 +30,7 @@ do {
             }
         }
         print(committed)
-        fflush(stdout)
+        fflush(nil)   // every stream: stdout is a pipe, so not line-buffered
     }
 } catch {
     print("HushCrashWriter: \(error)")

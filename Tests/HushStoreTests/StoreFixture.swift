@@ -12,7 +12,7 @@ final class StoreFixture {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("hush-store-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         key = SecureBytes(randomCount: 32, using: DeterministicRandom(seed: seed), storage: .guarded)
-        store = try MessageStore(path: path, key: key)
+        store = try MessageStore(path: directory.appendingPathComponent("messages.db").path, key: key)
     }
 
     var path: String { directory.appendingPathComponent("messages.db").path }
