@@ -56,6 +56,18 @@ let package = Package(
             dependencies: ["CSQLCipher", "HushCrypto"],
             swiftSettings: swiftSettings
         ),
+        // The passphrase-protected keystore and the data directory it lives in.
+        .target(
+            name: "HushKeystore",
+            dependencies: ["HushCrypto"],
+            swiftSettings: swiftSettings
+        ),
+        // The encrypted local message store: schema, migrations, repositories.
+        .target(
+            name: "HushStore",
+            dependencies: ["HushDatabase", "HushCrypto"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "HushProtocol",
             dependencies: [
@@ -85,6 +97,9 @@ let package = Package(
             name: "hush",
             dependencies: [
                 "HushCrypto",
+                "HushDatabase",
+                "HushKeystore",
+                "HushStore",
                 "HushVectors",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -96,9 +111,15 @@ let package = Package(
             dependencies: ["HushCrypto", "HushProtocol"],
             swiftSettings: swiftSettings
         ),
+        // Test helper: writes in a loop until killed (crash-consistency test).
+        .executableTarget(
+            name: "HushCrashWriter",
+            dependencies: ["HushStore", "HushCrypto"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "HushBench",
-            dependencies: ["HushCrypto", "HushProtocol"],
+            dependencies: ["HushCrypto", "HushProtocol", "HushStore", "HushDatabase"],
             path: "Benchmarks/HushBench",
             swiftSettings: swiftSettings
         ),
@@ -125,6 +146,21 @@ let package = Package(
         .testTarget(
             name: "HushProtocolTests",
             dependencies: ["HushProtocol", "HushCrypto", "HushVectors"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HushKeystoreTests",
+            dependencies: ["HushKeystore", "HushCrypto"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HushStoreTests",
+            dependencies: ["HushStore", "HushDatabase", "HushKeystore", "HushCrypto", "HushCrashWriter"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HushCLITests",
+            dependencies: ["hush", "HushCrypto"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

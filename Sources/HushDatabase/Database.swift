@@ -14,6 +14,7 @@ public final class Database {
     let handle: OpaquePointer
     public let path: String
     private var statementCache: [String: Statement] = [:]
+    private var savepointDepth = 0
 
     /// Opens (creating when missing) the database at `path`.
     ///
@@ -147,8 +148,23 @@ public final class Database {
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back
-    /// when it throws (the error is rethrown).
+    /// when it throws (the error is rethrown). Inside another transaction it
+    /// becomes a savepoint, so repository calls compose into one batch.
     public func transaction<T>(_ kind: TransactionKind = .immediate, _ body: (Database) throws -> T) throws -> T {
+        if isInTransaction {
+            savepointDepth += 1
+            let name = "hush_savepoint_\(savepointDepth)"
+            defer { savepointDepth -= 1 }
+            try execute("SAVEPOINT \(name)")
+            do {
+                let result = try body(self)
+                try execute("RELEASE SAVEPOINT \(name)")
+                return result
+            } catch {
+                _ = sqlite3_exec(handle, "ROLLBACK TO SAVEPOINT \(name); RELEASE SAVEPOINT \(name)", nil, nil, nil)
+                throw error
+            }
+        }
         try execute("BEGIN \(kind.rawValue) TRANSACTION")
         do {
             let result = try body(self)

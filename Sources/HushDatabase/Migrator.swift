@@ -2,11 +2,11 @@
 /// `PRAGMA user_version`; each migration runs in its own transaction that
 /// also sets the new version, so a crash leaves the database at a version
 /// boundary, never between.
-public struct Migrator {
-    public struct Migration {
+public struct Migrator: Sendable {
+    public struct Migration: Sendable {
         public let version: Int
         public let name: String
-        public let apply: (Database) throws -> Void
+        public let apply: @Sendable (Database) throws -> Void
     }
 
     public private(set) var migrations: [Migration] = []
@@ -14,7 +14,7 @@ public struct Migrator {
     public init() {}
 
     /// Registers the migration to `version`. Versions must increase by one.
-    public mutating func register(version: Int, name: String, _ apply: @escaping (Database) throws -> Void) {
+    public mutating func register(version: Int, name: String, _ apply: @escaping @Sendable (Database) throws -> Void) {
         precondition(version == (migrations.last?.version ?? 0) + 1, "migrations must be registered in order 1, 2, 3…")
         migrations.append(Migration(version: version, name: name, apply: apply))
     }

@@ -1,0 +1,58 @@
+import Glibc
+
+/// Everything that can go wrong with the data directory or the keystore.
+/// Messages say what happened and what the user can do; none carries a
+/// passphrase, a key, or which internal check failed.
+public enum KeystoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The passphrase does not open the keystore (or the file was altered:
+    /// authenticated encryption cannot tell the two apart, by design).
+    case wrongPassphrase
+    /// The keystore file is truncated or malformed.
+    case damaged(path: String)
+    /// The keystore was written by a newer version of Hush.
+    case newerVersion(found: UInt8, supported: UInt8)
+    /// No keystore in the data directory yet.
+    case noIdentity(home: String)
+    /// `hush init` would overwrite an existing identity.
+    case identityExists(path: String)
+    /// The data directory or a file in it is readable or writable by others.
+    case badPermissions(path: String, mode: UInt32)
+    /// The data directory or a file in it belongs to another user.
+    case wrongOwner(path: String)
+    /// No passphrase could be read (no terminal, unreadable file, empty value).
+    case passphraseUnavailable(String)
+    /// The two passphrases typed on creation differ.
+    case passphraseMismatch
+    /// An unknown `HUSH_KDF_COST` or `--kdf-cost` value.
+    case unknownCost(String)
+    /// A file-system operation failed.
+    case io(operation: String, path: String, errno: Int32)
+
+    public var description: String {
+        switch self {
+        case .wrongPassphrase:
+            return "wrong passphrase: the keystore could not be unlocked (check the passphrase, or that the keystore file was not modified)"
+        case let .damaged(path):
+            return "the keystore at \(path) is damaged or not a Hush keystore: restore it from a backup"
+        case let .newerVersion(found, supported):
+            return "the keystore has format version \(found) but this Hush reads up to version \(supported): update Hush"
+        case let .noIdentity(home):
+            return "no identity in \(home) yet: run `hush init` first"
+        case let .identityExists(path):
+            return "an identity already exists at \(path): refusing to overwrite it (use `hush init --force` to replace it, which destroys the old identity and its messages)"
+        case let .badPermissions(path, mode):
+            let octal = String(mode & 0o777, radix: 8)
+            return "\(path) has permissions \(octal), open to other users: run `chmod go-rwx \(path)` and try again"
+        case let .wrongOwner(path):
+            return "\(path) belongs to another user: Hush only uses a data directory owned by the current user"
+        case let .passphraseUnavailable(reason):
+            return "no passphrase: \(reason)"
+        case .passphraseMismatch:
+            return "the passphrases do not match: nothing was changed, try again"
+        case let .unknownCost(name):
+            return "unknown key-derivation cost '\(name)': use interactive, moderate or sensitive"
+        case let .io(operation, path, code):
+            return "could not \(operation) \(path): \(String(cString: strerror(code)))"
+        }
+    }
+}

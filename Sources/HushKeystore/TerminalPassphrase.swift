@@ -1,0 +1,46 @@
+import Glibc
+import HushCrypto
+
+/// Reads a line from the controlling terminal with echo turned off, and
+/// restores the terminal even when interrupted mid-line by an error.
+enum TerminalPassphrase {
+    static func read(prompt: String) throws(KeystoreError) -> SecureBytes {
+        let tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard tty >= 0 else {
+            throw .passphraseUnavailable("no terminal to ask on: use --passphrase-file FILE or HUSH_PASSPHRASE")
+        }
+        defer { close(tty) }
+        var saved = termios()
+        guard tcgetattr(tty, &saved) == 0 else {
+            throw .passphraseUnavailable("the terminal cannot turn off echo: use --passphrase-file FILE")
+        }
+        var silent = saved
+        silent.c_lflag &= ~tcflag_t(ECHO)
+        silent.c_lflag |= tcflag_t(ECHONL)
+        guard tcsetattr(tty, TCSAFLUSH, &silent) == 0 else {
+            throw .passphraseUnavailable("the terminal cannot turn off echo: use --passphrase-file FILE")
+        }
+        defer { _ = tcsetattr(tty, TCSAFLUSH, &saved) }
+        _ = prompt.withCString { Glibc.write(tty, $0, strlen($0)) }
+
+        let buffer = SecureBytes(count: PassphraseSource.maximumLength + 1)
+        var length = 0
+        var ended = false
+        buffer.withUnsafeMutableBytes { out in
+            var byte: UInt8 = 0
+            while length < out.count {
+                let result = Glibc.read(tty, &byte, 1)
+                if result < 0 && errno == EINTR { continue }
+                if result <= 0 { break }
+                if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") { ended = true; break }
+                out[length] = byte
+                length += 1
+            }
+            byte = 0
+        }
+        guard length <= PassphraseSource.maximumLength, ended || length > 0 else {
+            throw .passphraseUnavailable("nothing was typed")
+        }
+        return buffer.slice(0..<length, storage: .guarded)
+    }
+}

@@ -1,0 +1,19 @@
+/// Whether the user has compared safety numbers with a contact.
+public enum VerificationState: String, Sendable, CaseIterable {
+    case verified
+    case unverified
+    /// The contact's identity key changed: sending stops until the user
+    /// accepts the pending key.
+    case changed
+}
+
+public struct Contact: Sendable, Equatable {
+    public let id: Int64
+    public var name: String
+    public var address: String
+    public var identityKey: [UInt8]
+    public var verification: VerificationState
+    /// A new identity key seen for this contact, waiting for the user's decision.
+    public var pendingIdentityKey: [UInt8]?
+    public let createdAt: Milliseconds
+}

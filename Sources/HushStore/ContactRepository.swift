@@ -1,0 +1,57 @@
+import HushDatabase
+
+/// Contacts and the state of their identity keys.
+public struct ContactRepository {
+    let database: Database
+
+    static let columns = "id, name, address, identity_key, verification, pending_identity_key, created_at"
+
+    private func decode(_ row: Row) throws -> Contact {
+        Contact(id: try row.get(0), name: try row.get(1), address: try row.get(2), identityKey: try row.get(3),
+                verification: VerificationState(rawValue: try row.get(4)) ?? .unverified,
+                pendingIdentityKey: try row.get(5), createdAt: try row.get(6))
+    }
+
+    /// Adds a contact; the name must be unique (a constraint error otherwise).
+    public func add(name: String, address: String, identityKey: [UInt8], at time: Milliseconds) throws -> Contact {
+        try database.execute("INSERT INTO contacts(name, address, identity_key, created_at) VALUES (?, ?, ?, ?)",
+                             [name, address, identityKey, time])
+        return Contact(id: database.lastInsertRowID, name: name, address: address, identityKey: identityKey,
+                       verification: .unverified, pendingIdentityKey: nil, createdAt: time)
+    }
+
+    public func contact(named name: String) throws -> Contact? {
+        try database.queryFirst("SELECT \(Self.columns) FROM contacts WHERE name = ?", [name], decode)
+    }
+
+    public func contact(id: Int64) throws -> Contact? {
+        try database.queryFirst("SELECT \(Self.columns) FROM contacts WHERE id = ?", [id], decode)
+    }
+
+    public func all() throws -> [Contact] {
+        try database.query("SELECT \(Self.columns) FROM contacts ORDER BY name", [], decode)
+    }
+
+    public func setVerification(_ state: VerificationState, contactId: Int64) throws {
+        try database.execute("UPDATE contacts SET verification = ? WHERE id = ?", [state.rawValue, contactId])
+    }
+
+    /// Records a new identity key seen for the contact: it waits as pending
+    /// and the contact becomes `changed` until the user accepts it.
+    public func recordChangedIdentityKey(_ key: [UInt8], contactId: Int64) throws {
+        try database.execute("UPDATE contacts SET pending_identity_key = ?, verification = 'changed' WHERE id = ?", [key, contactId])
+    }
+
+    /// Accepts the pending identity key: it becomes the contact's key, unverified.
+    public func acceptPendingIdentityKey(contactId: Int64) throws {
+        try database.execute("""
+            UPDATE contacts SET identity_key = pending_identity_key, pending_identity_key = NULL, verification = 'unverified'
+            WHERE id = ? AND pending_identity_key IS NOT NULL
+            """, [contactId])
+        if database.changes == 0 { throw StoreError.notFound("a pending identity key for contact \(contactId)") }
+    }
+
+    public func rename(contactId: Int64, to name: String) throws {
+        try database.execute("UPDATE contacts SET name = ? WHERE id = ?", [name, contactId])
+    }
+}

@@ -1,0 +1,73 @@
+import HushDatabase
+
+/// Conversations: the list, storage usage, creation and deletion.
+public struct ConversationRepository {
+    let database: Database
+
+    /// The conversation with `contactId`, created when missing.
+    public func conversation(forContact contactId: Int64, title: String, at time: Milliseconds) throws -> Int64 {
+        if let id = try database.queryFirst("SELECT id FROM conversations WHERE contact_id = ?", [contactId], { try $0.get(0, as: Int64.self) }) {
+            return id
+        }
+        try database.execute("INSERT INTO conversations(contact_id, title, created_at) VALUES (?, ?, ?)", [contactId, title, time])
+        return database.lastInsertRowID
+    }
+
+    /// A conversation without a contact (notes to self, imports, benchmarks).
+    public func create(title: String, at time: Milliseconds) throws -> Int64 {
+        try database.execute("INSERT INTO conversations(contact_id, title, created_at) VALUES (NULL, ?, ?)", [title, time])
+        return database.lastInsertRowID
+    }
+
+    /// Conversations ordered by their latest message (newest first; empty
+    /// ones last), with unread counts and the last message.
+    public func list(limit: Int = 1000) throws -> [ConversationSummary] {
+        try database.query("""
+            SELECT c.id, c.contact_id, c.title, c.unread_count, c.last_activity_at, \(StoredMessage.columns(prefix: "m."))
+            FROM conversations c LEFT JOIN messages m ON m.id = c.last_message_id
+            ORDER BY c.last_activity_at IS NULL, c.last_activity_at DESC, c.id DESC
+            LIMIT ?
+            """, [limit]) { row in
+            let hasMessage = row.value(at: 5) != .null
+            return ConversationSummary(
+                id: try row.get(0), contactId: try row.get(1), title: try row.get(2), unreadCount: try row.get(3),
+                lastActivityAt: try row.get(4), lastMessage: hasMessage ? try StoredMessage(row: row, offset: 5) : nil)
+        }
+    }
+
+    /// Estimated bytes of history per conversation, largest first.
+    public func storageUsage() throws -> [StorageUsage] {
+        try database.query("""
+            SELECT c.id, c.title, count(m.id),
+                   coalesce(sum(length(CAST(m.body AS BLOB)) + length(m.client_message_id) + length(m.sender) + 64), 0)
+                   + coalesce((SELECT sum(length(payload)) FROM outbox o WHERE o.conversation_id = c.id), 0)
+            FROM conversations c LEFT JOIN messages m ON m.conversation_id = c.id
+            GROUP BY c.id ORDER BY 4 DESC
+            """) { row in
+            StorageUsage(conversationId: try row.get(0), title: try row.get(1), messageCount: try row.get(2), bytes: try row.get(3))
+        }
+    }
+
+    /// Deletes a conversation with its messages, outbox entries and search index entries.
+    public func delete(_ conversationId: Int64) throws {
+        try database.transaction { db in
+            // Explicit, so the search-index triggers run whatever foreign_keys says.
+            try db.execute("DELETE FROM messages WHERE conversation_id = ?", [conversationId])
+            try db.execute("DELETE FROM outbox WHERE conversation_id = ?", [conversationId])
+            try db.execute("DELETE FROM conversations WHERE id = ?", [conversationId])
+            if db.changes == 0 { throw StoreError.notFound("conversation \(conversationId)") }
+        }
+    }
+
+    /// Recomputes the denormalised last message and unread count.
+    func refreshSummary(_ conversationId: Int64) throws {
+        try database.execute("""
+            UPDATE conversations SET
+                last_message_id = (SELECT id FROM messages WHERE conversation_id = ?1 ORDER BY position DESC, id DESC LIMIT 1),
+                last_position = (SELECT position FROM messages WHERE conversation_id = ?1 ORDER BY position DESC, id DESC LIMIT 1),
+                last_activity_at = (SELECT created_at FROM messages WHERE conversation_id = ?1 ORDER BY position DESC, id DESC LIMIT 1),
+                unread_count = (SELECT count(*) FROM messages WHERE conversation_id = ?1 AND direction = 'in' AND read_at IS NULL)
+            WHERE id = ?1
+            """, [conversationId])
+    }
+}

@@ -1,0 +1,165 @@
+import HushDatabase
+
+/// Messages: insertion with de-duplication, history by keyset pagination,
+/// read marks, full-text search and deletion.
+public struct MessageRepository {
+    let database: Database
+
+    /// Stores one message. A second copy (same client message id) is not
+    /// stored again: the existing id comes back as `.duplicate`.
+    @discardableResult
+    public func insert(_ message: NewMessage) throws -> InsertResult {
+        let position = try MessagePosition.of(serverId: message.serverId, createdAt: message.createdAt)
+        let read: Milliseconds? = message.status == .read ? message.createdAt : nil
+        // OR IGNORE skips only the duplicate: every other constraint is
+        // guaranteed by the types above, and foreign keys still fail loudly.
+        try database.execute("""
+            INSERT OR IGNORE INTO messages(conversation_id, server_id, client_message_id, direction, sender, body,
+                content_type, status, created_at, relay_timestamp, read_at, position)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [message.conversationId, message.serverId, message.clientMessageId, message.direction.rawValue,
+                  message.sender, message.body, message.contentType, message.status.rawValue, message.createdAt,
+                  message.relayTimestamp, read, position])
+        if database.changes == 1 { return .inserted(id: database.lastInsertRowID) }
+        let existing = try database.queryFirst("SELECT id FROM messages WHERE client_message_id = ?",
+                                               [message.clientMessageId]) { try $0.get(0, as: Int64.self) }
+        guard let existing else { throw StoreError.notFound("the conversation of the message") }
+        return .duplicate(existingId: existing)
+    }
+
+    /// Stores many messages in one transaction (sync batches, imports).
+    @discardableResult
+    public func insert(contentsOf messages: [NewMessage]) throws -> [InsertResult] {
+        try database.transaction { _ in try messages.map { try insert($0) } }
+    }
+
+    public func message(id: Int64) throws -> StoredMessage? {
+        try database.queryFirst("SELECT \(StoredMessage.columns) FROM messages WHERE id = ?", [id]) { try StoredMessage(row: $0) }
+    }
+
+    public func message(clientMessageId: String) throws -> StoredMessage? {
+        try database.queryFirst("SELECT \(StoredMessage.columns) FROM messages WHERE client_message_id = ?",
+                                [clientMessageId]) { try StoredMessage(row: $0) }
+    }
+
+    // MARK: History
+
+    /// A page of a conversation's history in display order (oldest first):
+    /// the `limit` messages just before `before`, or just after `after`, or
+    /// the latest ones when neither is given. Keyset pagination: the cost
+    /// does not grow with how far back the page is.
+    public func history(conversationId: Int64, before: Int64? = nil, after: Int64? = nil, limit: Int = 50) throws -> [StoredMessage] {
+        guard limit > 0 else { return [] }
+        if let after {
+            let anchor = try position(of: after, in: conversationId)
+            return try database.query("""
+                SELECT \(StoredMessage.columns) FROM messages
+                WHERE conversation_id = ? AND position >= ? AND (position > ? OR id > ?)
+                ORDER BY position, id LIMIT ?
+                """, [conversationId, anchor, anchor, after, limit]) { try StoredMessage(row: $0) }
+        }
+        let page: [StoredMessage]
+        if let before {
+            let anchor = try position(of: before, in: conversationId)
+            page = try database.query("""
+                SELECT \(StoredMessage.columns) FROM messages
+                WHERE conversation_id = ? AND position <= ? AND (position < ? OR id < ?)
+                ORDER BY position DESC, id DESC LIMIT ?
+                """, [conversationId, anchor, anchor, before, limit]) { try StoredMessage(row: $0) }
+        } else {
+            page = try database.query("""
+                SELECT \(StoredMessage.columns) FROM messages WHERE conversation_id = ?
+                ORDER BY position DESC, id DESC LIMIT ?
+                """, [conversationId, limit]) { try StoredMessage(row: $0) }
+        }
+        return page.reversed()
+    }
+
+    private func position(of messageId: Int64, in conversationId: Int64) throws -> Int64 {
+        let position = try database.queryFirst("SELECT position FROM messages WHERE id = ? AND conversation_id = ?",
+                                                [messageId, conversationId]) { try $0.get(0, as: Int64.self) }
+        guard let position else { throw StoreError.notFound("message \(messageId)") }
+        return position
+    }
+
+    // MARK: Status
+
+    /// Marks every incoming message up to and including `messageId` (in
+    /// display order) as read at `time`. Returns how many changed.
+    @discardableResult
+    public func markRead(upTo messageId: Int64, in conversationId: Int64, at time: Milliseconds) throws -> Int {
+        try database.transaction { db in
+            let anchor = try position(of: messageId, in: conversationId)
+            try db.execute("""
+                UPDATE messages SET read_at = ?, status = 'read'
+                WHERE conversation_id = ? AND direction = 'in' AND read_at IS NULL
+                  AND position <= ? AND (position < ? OR id <= ?)
+                """, [time, conversationId, anchor, anchor, messageId])
+            let changed = db.changes
+            try ConversationRepository(database: db).refreshSummary(conversationId)
+            return changed
+        }
+    }
+
+    /// Records the peer's delivery or read receipt for an outgoing message.
+    /// Status only moves forward (a late "delivered" does not undo "read").
+    public func recordReceipt(serverId: Int64, conversationId: Int64, status: MessageStatus, at time: Milliseconds) throws {
+        guard status == .delivered || status == .read else {
+            throw StoreError.invalidArgument("a receipt is delivered or read")
+        }
+        if status == .delivered {
+            try database.execute("""
+                UPDATE messages SET status = 'delivered', delivered_at = coalesce(delivered_at, ?)
+                WHERE conversation_id = ? AND server_id = ? AND direction = 'out' AND status IN ('pending', 'sent')
+                """, [time, conversationId, serverId])
+        } else {
+            try database.execute("""
+                UPDATE messages SET status = 'read', read_at = coalesce(read_at, ?), delivered_at = coalesce(delivered_at, ?)
+                WHERE conversation_id = ? AND server_id = ? AND direction = 'out' AND status != 'failed'
+                """, [time, time, conversationId, serverId])
+        }
+    }
+
+    // MARK: Search
+
+    /// Full-text search over bodies (FTS4), newest first. Each word of
+    /// `text` must occur; FTS query syntax in `text` is treated as words.
+    public func search(_ text: String, conversationId: Int64? = nil, limit: Int = 20) throws -> [SearchHit] {
+        let words = text.split(whereSeparator: { $0.isWhitespace }).map { word in
+            "\"" + String(word.filter { $0 != "\"" }) + "\""
+        }.filter { $0 != "\"\"" }
+        guard !words.isEmpty, limit > 0 else { return [] }
+        let match = words.joined(separator: " ")
+        let filter = conversationId == nil ? "" : "AND m.conversation_id = ?"
+        var arguments: [any DatabaseValueConvertible] = [match]
+        if let conversationId { arguments.append(conversationId) }
+        arguments.append(limit)
+        return try database.query("""
+            SELECT \(StoredMessage.columns(prefix: "m.")),
+                   snippet(messages_fts, '[', ']', '…', -1, 12)
+            FROM messages_fts JOIN messages m ON m.id = messages_fts.docid
+            WHERE messages_fts MATCH ? \(filter)
+            ORDER BY m.id DESC LIMIT ?
+            """, arguments) { row in
+            SearchHit(message: try StoredMessage(row: row), snippet: try row.get(14))
+        }
+    }
+
+    // MARK: Deletion
+
+    /// Deletes every message created before `time`, in every conversation,
+    /// and returns how many went. Conversation summaries are recomputed.
+    @discardableResult
+    public func deleteMessages(olderThan time: Milliseconds) throws -> Int {
+        try database.transaction { db in
+            let affected = try db.query("SELECT DISTINCT conversation_id FROM messages WHERE created_at < ?", [time]) {
+                try $0.get(0, as: Int64.self)
+            }
+            try db.execute("DELETE FROM messages WHERE created_at < ?", [time])
+            let deleted = db.changes
+            let conversations = ConversationRepository(database: db)
+            for id in affected { try conversations.refreshSummary(id) }
+            return deleted
+        }
+    }
+}

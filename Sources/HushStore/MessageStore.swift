@@ -1,0 +1,35 @@
+import HushCrypto
+import HushDatabase
+
+/// The encrypted local database (`<home>/messages.db`): the device's source
+/// of truth. Opening it keys SQLCipher with the keystore's database key,
+/// proves SQLCipher serves the calls, and brings the schema up to date.
+///
+/// Like `Database`, a store is confined to one task or actor at a time.
+public final class MessageStore {
+    public let database: Database
+
+    /// Opens (creating when missing) and migrates the store at `path`.
+    /// `key` is the keystore's 32-byte database key; nil only for benchmarks.
+    public init(path: String, key: SecureBytes?) throws {
+        database = try Database(path: path, key: key)
+        try Schema.migrator.migrate(database)
+    }
+
+    public var contacts: ContactRepository { ContactRepository(database: database) }
+    public var conversations: ConversationRepository { ConversationRepository(database: database) }
+    public var messages: MessageRepository { MessageRepository(database: database) }
+    public var outbox: OutboxRepository { OutboxRepository(database: database) }
+    public var sessions: SessionRepository { SessionRepository(database: database) }
+    public var skippedKeys: SkippedKeyRepository { SkippedKeyRepository(database: database) }
+    public var prekeys: PrekeyRepository { PrekeyRepository(database: database) }
+    public var settings: SettingsRepository { SettingsRepository(database: database) }
+    public var quarantine: QuarantineRepository { QuarantineRepository(database: database) }
+
+    /// Runs `body` in one transaction (batched writes); rolled back on a throw.
+    public func write<T>(_ body: (MessageStore) throws -> T) throws -> T {
+        try database.transaction { _ in try body(self) }
+    }
+
+    public func schemaVersion() throws -> Int { try database.schemaVersion() }
+}

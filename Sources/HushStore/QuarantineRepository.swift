@@ -1,0 +1,30 @@
+import HushDatabase
+
+/// Envelopes that could not be decrypted, kept (still sealed) for
+/// inspection instead of being dropped or retried forever.
+public struct QuarantineRepository {
+    let database: Database
+
+    public struct Entry: Sendable, Equatable {
+        public let id: Int64
+        public let serverId: Int64?
+        public let envelope: [UInt8]
+        public let reason: String
+        public let receivedAt: Milliseconds
+    }
+
+    public func add(serverId: Int64?, envelope: [UInt8], reason: String, at time: Milliseconds) throws {
+        try database.execute("INSERT INTO quarantined_envelopes(server_id, envelope, reason, received_at) VALUES (?, ?, ?, ?)",
+                             [serverId, envelope, reason, time])
+    }
+
+    public func all() throws -> [Entry] {
+        try database.query("SELECT id, server_id, envelope, reason, received_at FROM quarantined_envelopes ORDER BY id") { row in
+            Entry(id: try row.get(0), serverId: try row.get(1), envelope: try row.get(2), reason: try row.get(3), receivedAt: try row.get(4))
+        }
+    }
+
+    public func delete(id: Int64) throws {
+        try database.execute("DELETE FROM quarantined_envelopes WHERE id = ?", [id])
+    }
+}

@@ -1,0 +1,42 @@
+import HushDatabase
+
+/// Small named settings: the relay URL, our registration state, the sync cursor.
+public struct SettingsRepository {
+    let database: Database
+
+    /// Names the store and the CLI agree on.
+    public enum Name {
+        public static let relayURL = "relay.url"
+        /// The last server message id fetched from the relay.
+        public static let syncCursor = "relay.sync_cursor"
+        public static let registration = "relay.registration"
+        public static let displayName = "profile.name"
+    }
+
+    public func value(_ name: String) throws -> String? {
+        try database.queryFirst("SELECT value FROM settings WHERE name = ?", [name]) { try $0.get(0, as: String.self) }
+    }
+
+    public func set(_ name: String, to value: String?) throws {
+        if let value {
+            try database.execute("INSERT OR REPLACE INTO settings(name, value) VALUES (?, ?)", [name, value])
+        } else {
+            try database.execute("DELETE FROM settings WHERE name = ?", [name])
+        }
+    }
+
+    public func all() throws -> [(name: String, value: String)] {
+        try database.query("SELECT name, value FROM settings ORDER BY name") { (try $0.get(0), try $0.get(1)) }
+    }
+
+    /// The relay sync cursor: the highest server id already fetched.
+    public func syncCursor() throws -> Int64? {
+        try value(Name.syncCursor).flatMap { Int64($0) }
+    }
+
+    /// Moves the cursor forward only: a late, smaller id never rewinds it.
+    public func advanceSyncCursor(to serverId: Int64) throws {
+        if let current = try syncCursor(), current >= serverId { return }
+        try set(Name.syncCursor, to: String(serverId))
+    }
+}

@@ -1,0 +1,53 @@
+import HushCrypto
+import HushDatabase
+
+/// Message keys kept for messages that arrive out of order, per contact,
+/// indexed by the sender's ratchet public key and the message counter. The
+/// protocol bounds how many it keeps; `trim` enforces that bound here.
+public struct SkippedKeyRepository {
+    let database: Database
+
+    public func store(messageKey: SecureBytes, contactId: Int64, ratchetKey: [UInt8], counter: Int64, at time: Milliseconds) throws {
+        var bytes = messageKey.copyBytes()
+        defer { ConstantTime.wipe(&bytes) }
+        try database.execute("""
+            INSERT OR REPLACE INTO skipped_message_keys(contact_id, ratchet_key, counter, message_key, created_at)
+            VALUES (?, ?, ?, ?, ?)
+            """, [contactId, ratchetKey, counter, bytes, time])
+    }
+
+    /// Returns the key and deletes it: a skipped key opens one message once.
+    public func take(contactId: Int64, ratchetKey: [UInt8], counter: Int64) throws -> SecureBytes? {
+        try database.transaction { db in
+            let key = try db.queryFirst("""
+                SELECT message_key FROM skipped_message_keys WHERE contact_id = ? AND ratchet_key = ? AND counter = ?
+                """, [contactId, ratchetKey, counter]) { row in
+                var bytes = try row.get(0, as: [UInt8].self)
+                defer { ConstantTime.wipe(&bytes) }
+                return SecureBytes(copying: bytes)
+            }
+            if key != nil {
+                try db.execute("DELETE FROM skipped_message_keys WHERE contact_id = ? AND ratchet_key = ? AND counter = ?",
+                               [contactId, ratchetKey, counter])
+            }
+            return key
+        }
+    }
+
+    public func count(contactId: Int64) throws -> Int {
+        try database.queryFirst("SELECT count(*) FROM skipped_message_keys WHERE contact_id = ?", [contactId]) { try $0.get(0) } ?? 0
+    }
+
+    /// Keeps the newest `maximum` keys of the contact, deleting the oldest.
+    public func trim(contactId: Int64, keepingNewest maximum: Int) throws {
+        try database.execute("""
+            DELETE FROM skipped_message_keys WHERE contact_id = ? AND id NOT IN (
+                SELECT id FROM skipped_message_keys WHERE contact_id = ? ORDER BY id DESC LIMIT ?)
+            """, [contactId, contactId, maximum])
+    }
+
+    /// Deletes keys stored before `time` (expired).
+    public func deleteOlder(than time: Milliseconds) throws {
+        try database.execute("DELETE FROM skipped_message_keys WHERE created_at < ?", [time])
+    }
+}

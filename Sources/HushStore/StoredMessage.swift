@@ -1,0 +1,100 @@
+import HushDatabase
+
+public enum MessageDirection: String, Sendable {
+    case incoming = "in"
+    case outgoing = "out"
+}
+
+/// pending → sent (the relay has it) → delivered → read, or failed.
+public enum MessageStatus: String, Sendable, CaseIterable {
+    case pending, sent, delivered, read, failed
+}
+
+/// A message as the pipeline hands it to the store.
+public struct NewMessage: Sendable {
+    public var conversationId: Int64
+    /// The relay's id; nil while an outgoing message is pending.
+    public var serverId: Int64?
+    /// Unique per message across devices: a second copy is recognised and skipped.
+    public var clientMessageId: String
+    public var direction: MessageDirection
+    public var sender: String
+    public var body: String
+    public var contentType: String
+    public var status: MessageStatus
+    public var createdAt: Milliseconds
+    public var relayTimestamp: Milliseconds?
+
+    public init(conversationId: Int64, serverId: Int64? = nil, clientMessageId: String, direction: MessageDirection,
+                sender: String, body: String, contentType: String = "text/plain", status: MessageStatus,
+                createdAt: Milliseconds, relayTimestamp: Milliseconds? = nil) {
+        self.conversationId = conversationId
+        self.serverId = serverId
+        self.clientMessageId = clientMessageId
+        self.direction = direction
+        self.sender = sender
+        self.body = body
+        self.contentType = contentType
+        self.status = status
+        self.createdAt = createdAt
+        self.relayTimestamp = relayTimestamp
+    }
+}
+
+/// A message read back from the store.
+public struct StoredMessage: Sendable, Equatable {
+    public let id: Int64
+    public let conversationId: Int64
+    public let serverId: Int64?
+    public let clientMessageId: String
+    public let direction: MessageDirection
+    public let sender: String
+    public let body: String
+    public let contentType: String
+    public let status: MessageStatus
+    public let createdAt: Milliseconds
+    public let relayTimestamp: Milliseconds?
+    public let deliveredAt: Milliseconds?
+    public let readAt: Milliseconds?
+    /// The sort key (see `MessagePosition`).
+    public let position: Int64
+
+    static let columnNames = ["id", "conversation_id", "server_id", "client_message_id", "direction", "sender", "body",
+                              "content_type", "status", "created_at", "relay_timestamp", "delivered_at", "read_at", "position"]
+    static let columns = columns(prefix: "")
+
+    static func columns(prefix: String) -> String {
+        columnNames.map { prefix + $0 }.joined(separator: ", ")
+    }
+
+    /// Decodes a row selected with `columns` starting at `offset`.
+    init(row: Row, offset: Int = 0) throws {
+        id = try row.get(offset)
+        conversationId = try row.get(offset + 1)
+        serverId = try row.get(offset + 2)
+        clientMessageId = try row.get(offset + 3)
+        direction = try MessageDirection(rawValue: row.get(offset + 4)) ?? .incoming
+        sender = try row.get(offset + 5)
+        body = try row.get(offset + 6)
+        contentType = try row.get(offset + 7)
+        status = try MessageStatus(rawValue: row.get(offset + 8)) ?? .failed
+        createdAt = try row.get(offset + 9)
+        relayTimestamp = try row.get(offset + 10)
+        deliveredAt = try row.get(offset + 11)
+        readAt = try row.get(offset + 12)
+        position = try row.get(offset + 13)
+    }
+}
+
+/// What `insert` did with a message.
+public enum InsertResult: Sendable, Equatable {
+    case inserted(id: Int64)
+    /// A message with the same client message id was already stored.
+    case duplicate(existingId: Int64)
+
+    public var id: Int64 {
+        switch self {
+        case let .inserted(id), let .duplicate(id): return id
+        }
+    }
+}

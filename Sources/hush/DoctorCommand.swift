@@ -1,0 +1,69 @@
+import ArgumentParser
+import HushKeystore
+import HushStore
+
+struct DoctorCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "doctor",
+        abstract: "Check the data directory, the keystore and the encrypted database.",
+        discussion: """
+            Checks the permissions of the data directory, unlocks the keystore, opens the database and \
+            runs PRAGMA integrity_check, and SQLCipher's cipher_integrity_check where the installed \
+            SQLCipher has it (4.0 and later; reported as not available otherwise). Exits 18 when a \
+            check finds a problem.
+
+            Examples:
+              hush doctor
+              HUSH_PASSPHRASE=secret hush doctor --home /tmp/alice --json
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        let report = try reportingErrors { () throws -> (DoctorReport, KeystoreHeader, String, String) in
+            let context = try HomeContext(global)
+            let contents = try context.unlock()
+            let header = try context.keystore.header()
+            let store = try context.openStore(contents)
+            return (try store.doctor(), header, context.directory.path, identityFingerprint(contents))
+        }
+        let (doctor, header, home, fingerprint) = report
+        if global.json {
+            try printJSON([
+                "home": home, "permissions": "ok", "identityKey": fingerprint.replacingOccurrences(of: " ", with: ""),
+                "keystore": ["version": Int(header.version), "kdf": header.cost.description],
+                "database": ["cipherVersion": doctor.cipherVersion, "schemaVersion": doctor.schemaVersion,
+                             "latestSchemaVersion": doctor.latestSchemaVersion, "pageCount": doctor.pageCount,
+                             "pageSize": doctor.pageSize,
+                             "integrityCheck": Self.json(doctor.integrity), "cipherIntegrityCheck": Self.json(doctor.cipherIntegrity)],
+                "healthy": doctor.healthy,
+            ])
+        } else {
+            print("data directory          \(home) (\(TerminalStyle.good("permissions ok")))")
+            print("keystore                version \(header.version), \(header.cost)")
+            print("identity key            \(fingerprint)")
+            print("SQLCipher               \(doctor.cipherVersion)")
+            print("schema                  version \(doctor.schemaVersion) of \(doctor.latestSchemaVersion)")
+            print("database size           \(doctor.pageCount) pages of \(doctor.pageSize) bytes")
+            print("integrity_check         \(Self.text(doctor.integrity))")
+            print("cipher_integrity_check  \(Self.text(doctor.cipherIntegrity))")
+        }
+        if !doctor.healthy { throw ExitCode(ExitStatus.doctorFoundProblems.rawValue) }
+    }
+
+    static func text(_ check: DoctorReport.Check) -> String {
+        switch check {
+        case .ok: return TerminalStyle.good("ok")
+        case let .problems(rows): return TerminalStyle.bad("problems:\n  " + rows.joined(separator: "\n  "))
+        case let .notAvailable(reason): return TerminalStyle.dim("not available (\(reason))")
+        }
+    }
+
+    static func json(_ check: DoctorReport.Check) -> Any {
+        switch check {
+        case .ok: return "ok"
+        case let .problems(rows): return ["problems": rows]
+        case .notAvailable: return "not available"
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import ArgumentParser
+import Glibc
+import HushDatabase
+import HushKeystore
+import HushStore
+
+/// The exit codes of `hush`, one per kind of failure a script may want to
+/// tell apart. README.md lists them; keep the two in step.
+enum ExitStatus: Int32 {
+    case failure = 1
+    case noIdentity = 10
+    case wrongPassphrase = 11
+    case keystoreDamaged = 12
+    case keystoreTooNew = 13
+    case badPermissions = 14
+    case identityExists = 15
+    case passphraseUnavailable = 16
+    case databaseUnusable = 17
+    case doctorFoundProblems = 18
+
+    static func of(_ error: any Error) -> ExitStatus {
+        switch error {
+        case let error as KeystoreError:
+            switch error {
+            case .wrongPassphrase: return .wrongPassphrase
+            case .damaged: return .keystoreDamaged
+            case .newerVersion: return .keystoreTooNew
+            case .noIdentity: return .noIdentity
+            case .identityExists: return .identityExists
+            case .badPermissions, .wrongOwner: return .badPermissions
+            case .passphraseUnavailable, .passphraseMismatch: return .passphraseUnavailable
+            case .unknownCost, .io: return .failure
+            }
+        case is DatabaseError:
+            return .databaseUnusable
+        default:
+            return .failure
+        }
+    }
+}
+
+/// Runs a command body: any error is printed as one clear line on stderr
+/// and turned into its exit code.
+func reportingErrors<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let exit as ExitCode {
+        throw exit
+    } catch {
+        printError(String(describing: error))
+        throw ExitCode(ExitStatus.of(error).rawValue)
+    }
+}
+
+func printError(_ message: String) {
+    let line = "hush: error: \(message)\n"
+    _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+}

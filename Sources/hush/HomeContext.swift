@@ -1,0 +1,53 @@
+import Foundation
+import HushCrypto
+import HushKeystore
+import HushStore
+
+/// The data directory a command works on, and the ways to unlock it.
+struct HomeContext {
+    let directory: DataDirectory
+    let options: GlobalOptions
+    let environment: [String: String]
+
+    init(_ options: GlobalOptions) throws {
+        self.options = options
+        environment = ProcessInfo.processInfo.environment
+        directory = try DataDirectory.resolve(home: options.home, environment: environment)
+    }
+
+    var keystore: KeystoreFile { KeystoreFile(directory: directory) }
+
+    var passphraseSource: PassphraseSource {
+        PassphraseSource.resolve(file: options.passphraseFile, environment: environment)
+    }
+
+    /// Asks for the passphrase and unlocks the keystore.
+    func unlock(prompt: String = "Passphrase: ") throws -> KeystoreContents {
+        guard keystore.exists else { throw KeystoreError.noIdentity(home: directory.path) }
+        try directory.checkPermissions()
+        return try keystore.unlock(passphrase: passphraseSource.read(prompt: prompt))
+    }
+
+    func openStore(_ contents: KeystoreContents) throws -> MessageStore {
+        try MessageStore(path: directory.databasePath, key: contents.databaseKey)
+    }
+}
+
+/// The public identity key as 16 groups of 4 hex digits, for reading aloud.
+func identityFingerprint(_ contents: KeystoreContents) -> String {
+    let hex = Hex.encode(contents.identityKeyPair().publicKey.rawRepresentation)
+    var groups: [String] = []
+    var index = hex.startIndex
+    while index < hex.endIndex {
+        let next = hex.index(index, offsetBy: 4)
+        groups.append(String(hex[index..<next]))
+        index = next
+    }
+    return groups.joined(separator: " ")
+}
+
+/// Prints a JSON object with sorted keys on stdout.
+func printJSON(_ object: [String: Any]) throws {
+    let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+    print(String(decoding: data, as: UTF8.self))
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+
+/// Runs the built `hush` binary as a process against a temporary --home.
+@Suite struct HushCLITests {
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    static var binary: URL {
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var directory = bundle.deletingLastPathComponent()
+        while !FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent("hush").path), directory.path != "/" {
+            directory = directory.deletingLastPathComponent()
+        }
+        return directory.appendingPathComponent("hush")
+    }
+
+    final class Home {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("hush-cli-test-\(UUID().uuidString)")
+        var path: String { root.appendingPathComponent("home").path }
+        init() throws { try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true) }
+        deinit { try? FileManager.default.removeItem(at: root) }
+    }
+
+    func hush(_ arguments: [String], passphrase: String? = "test passphrase", extra: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        var environment = ["PATH": "/usr/bin:/bin", "HUSH_KDF_COST": "interactive", "NO_COLOR": "1"]
+        if let passphrase { environment["HUSH_PASSPHRASE"] = passphrase }
+        environment.merge(extra) { $1 }
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: stdout, stderr: stderr)
+    }
+
+    @Test func initCreatesAnEncryptedHomeAndASecondInitIsRefused() throws {
+        let home = try Home()
+        let first = try hush(["init", "--home", home.path, "--name", "alice", "--json"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let object = try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [String: Any]
+        let identity = try #require(object?["identityKey"] as? String)
+        #expect(identity.count == 64)
+
+        let files = try FileManager.default.contentsOfDirectory(atPath: home.path).sorted()
+        #expect(files.contains("keystore") && files.contains("messages.db"))
+        let database = try Data(contentsOf: URL(fileURLWithPath: home.path + "/messages.db"))
+        #expect(!database.starts(with: Array("SQLite format 3".utf8)))
+        var info = stat()
+        #expect(stat(home.path, &info) == 0 && info.st_mode & 0o777 == 0o700)
+        for name in files { #expect(stat(home.path + "/" + name, &info) == 0 && info.st_mode & 0o077 == 0) }
+
+        let second = try hush(["init", "--home", home.path])
+        #expect(second.status == 15)
+        #expect(second.stderr.contains("--force"))
+        let doctor = try hush(["doctor", "--home", home.path, "--json"])
+        #expect(doctor.status == 0, "\(doctor.stderr)")
+        #expect(doctor.stdout.contains(identity))
+
+        let forced = try hush(["init", "--home", home.path, "--force", "--json"])
+        #expect(forced.status == 0)
+        #expect(!forced.stdout.contains(identity))
+    }
+
+    @Test func wrongPassphraseMissingIdentityAndBadPermissionsHaveDistinctCodes() throws {
+        let home = try Home()
+        let missing = try hush(["doctor", "--home", home.path])
+        #expect(missing.status == 10 && missing.stderr.contains("hush init"))
+        #expect(try hush(["init", "--home", home.path]).status == 0)
+        let wrong = try hush(["doctor", "--home", home.path], passphrase: "not it")
+        #expect(wrong.status == 11 && wrong.stderr.contains("wrong passphrase"))
+        #expect(!wrong.stderr.contains("not it"))
+        let none = try hush(["doctor", "--home", home.path], passphrase: nil)
+        #expect(none.status == 16)
+
+        chmod(home.path + "/keystore", 0o644)
+        let loose = try hush(["doctor", "--home", home.path])
+        #expect(loose.status == 14 && loose.stderr.contains("chmod"))
+        chmod(home.path + "/keystore", 0o600)
+
+        var keystore = try Data(contentsOf: URL(fileURLWithPath: home.path + "/keystore"))
+        keystore[8] = 9
+        try keystore.write(to: URL(fileURLWithPath: home.path + "/keystore"))
+        chmod(home.path + "/keystore", 0o600)
+        #expect(try hush(["doctor", "--home", home.path]).status == 13)
+        keystore.removeLast(keystore.count - 20)
+        try keystore.write(to: URL(fileURLWithPath: home.path + "/keystore"))
+        chmod(home.path + "/keystore", 0o600)
+        #expect(try hush(["doctor", "--home", home.path]).status == 12)
+    }
+
+    @Test func passphraseChangeWorksAndTheOldOneStops() throws {
+        let home = try Home()
+        #expect(try hush(["init", "--home", home.path]).status == 0)
+        let passphraseFile = home.root.appendingPathComponent("new-pass").path
+        try "the new one\nignored second line\n".write(toFile: passphraseFile, atomically: true, encoding: .utf8)
+        let change = try hush(["passphrase", "change", "--home", home.path, "--new-passphrase-file", passphraseFile])
+        #expect(change.status == 0, "\(change.stderr)")
+        #expect(try hush(["doctor", "--home", home.path]).status == 11)
+        let withFile = try hush(["doctor", "--home", home.path, "--passphrase-file", passphraseFile], passphrase: nil)
+        #expect(withFile.status == 0, "\(withFile.stderr)")
+        #expect(withFile.stdout.contains("integrity_check         ok"))
+        #expect(withFile.stdout.contains("not available") || withFile.stdout.contains("cipher_integrity_check  ok"))
+    }
+
+    @Test func everyCommandHasHelpWithExamples() throws {
+        for command in [["init"], ["passphrase", "change"], ["doctor"]] {
+            let help = try hush(command + ["--help"], passphrase: nil)
+            #expect(help.status == 0)
+            #expect(help.stdout.contains("Examples:"))
+            #expect(help.stdout.contains("--home"))
+        }
+        #expect(try hush(["init", "--help"], passphrase: nil).stdout.contains("registering with a relay"))
+    }
+}

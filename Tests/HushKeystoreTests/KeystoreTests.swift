@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+import HushCrypto
+@testable import HushKeystore
+
+@Suite struct KeystoreTests {
+    let cost = Argon2id.Cost.insecureTestOnly
+    let passphrase = SecureBytes(copying: Array("correct horse battery staple".utf8))
+
+    func makeContents(seed: String = "keystore-test") -> KeystoreContents {
+        KeystoreContents.generate(createdAt: 1_700_000_000, using: DeterministicRandom(seed: seed))
+    }
+
+    func newStore() throws -> (TemporaryDirectory, KeystoreFile) {
+        let temporary = try TemporaryDirectory()
+        return (temporary, KeystoreFile(directory: DataDirectory(path: temporary.path("home"))))
+    }
+
+    @Test func createThenUnlockReturnsTheSameSecrets() throws {
+        let (_, keystore) = try newStore()
+        let contents = makeContents()
+        try keystore.create(contents, passphrase: passphrase, cost: cost)
+        let opened = try keystore.unlock(passphrase: passphrase)
+        #expect(opened.identitySeed == contents.identitySeed)
+        #expect(opened.databaseKey == contents.databaseKey)
+        #expect(opened.createdAt == 1_700_000_000)
+        #expect(opened.identitySeed.storage == .guarded && opened.databaseKey.storage == .guarded)
+        #expect(opened.identityKeyPair().publicKey == contents.identityKeyPair().publicKey)
+    }
+
+    @Test func createsTheDirectory0700AndTheFile0600() throws {
+        let (_, keystore) = try newStore()
+        try keystore.create(makeContents(), passphrase: passphrase, cost: cost)
+        var info = stat()
+        #expect(stat(keystore.directory.path, &info) == 0 && info.st_mode & 0o777 == 0o700)
+        #expect(stat(keystore.path, &info) == 0 && info.st_mode & 0o777 == 0o600)
+    }
+
+    @Test func wrongPassphraseFailsClearly() throws {
+        let (_, keystore) = try newStore()
+        try keystore.create(makeContents(), passphrase: passphrase, cost: cost)
+        #expect(throws: KeystoreError.wrongPassphrase) {
+            _ = try keystore.unlock(passphrase: SecureBytes(copying: Array("wrong".utf8)))
+        }
+        let message = String(describing: KeystoreError.wrongPassphrase)
+        #expect(!message.contains("correct horse"))
+    }
+
+    @Test func secondCreateRefusesWithoutForce() throws {
+        let (_, keystore) = try newStore()
+        try keystore.create(makeContents(seed: "first"), passphrase: passphrase, cost: cost)
+        #expect(throws: KeystoreError.identityExists(path: keystore.path)) {
+            try keystore.create(makeContents(seed: "second"), passphrase: passphrase, cost: cost)
+        }
+        #expect(try keystore.unlock(passphrase: passphrase).identitySeed == makeContents(seed: "first").identitySeed)
+        try keystore.create(makeContents(seed: "second"), passphrase: passphrase, cost: cost, force: true)
+        #expect(try keystore.unlock(passphrase: passphrase).identitySeed == makeContents(seed: "second").identitySeed)
+    }
+
+    @Test func changePassphraseRewrapsWithANewSaltAndTheOldStopsWorking() throws {
+        let (_, keystore) = try newStore()
+        let contents = makeContents()
+        try keystore.create(contents, passphrase: passphrase, cost: cost)
+        let before = try keystore.header()
+        let newPassphrase = SecureBytes(copying: Array("a new passphrase".utf8))
+        try keystore.changePassphrase(from: passphrase, to: newPassphrase, cost: cost)
+        #expect(try keystore.header().salt != before.salt)
+        #expect(throws: KeystoreError.wrongPassphrase) { _ = try keystore.unlock(passphrase: passphrase) }
+        let opened = try keystore.unlock(passphrase: newPassphrase)
+        #expect(opened.databaseKey == contents.databaseKey && opened.identitySeed == contents.identitySeed)
+    }
+
+    @Test func missingKeystoreSaysRunInit() throws {
+        let (_, keystore) = try newStore()
+        #expect(throws: KeystoreError.noIdentity(home: keystore.directory.path)) {
+            _ = try keystore.unlock(passphrase: passphrase)
+        }
+        #expect(String(describing: KeystoreError.noIdentity(home: "/x")).contains("hush init"))
+    }
+
+    @Test func leftoverTemporaryFileIsIgnoredAndTheOldKeystoreStillOpens() throws {
+        let (_, keystore) = try newStore()
+        let contents = makeContents()
+        try keystore.create(contents, passphrase: passphrase, cost: cost)
+        // What a crash between writing the temporary file and the rename leaves.
+        let leftover = keystore.directory.file(AtomicFile.temporaryPrefix + "keystore-deadbeef")
+        let fd = open(leftover, O_CREAT | O_WRONLY, 0o600)
+        _ = write(fd, "half-written", 12)
+        close(fd)
+        #expect(try keystore.unlock(passphrase: passphrase).databaseKey == contents.databaseKey)
+        // The next write replaces the keystore and clears the leftover.
+        try keystore.changePassphrase(from: passphrase, to: passphrase, cost: cost)
+        #expect(access(leftover, F_OK) != 0)
+        #expect(try keystore.unlock(passphrase: passphrase).databaseKey == contents.databaseKey)
+    }
+
+    @Test func groupOrOtherPermissionsAreRefused() throws {
+        let (_, keystore) = try newStore()
+        try keystore.create(makeContents(), passphrase: passphrase, cost: cost)
+        chmod(keystore.path, 0o644)
+        #expect { _ = try keystore.unlock(passphrase: passphrase) } throws: { error in
+            if case .badPermissions(let path, _)? = error as? KeystoreError { return path == keystore.path }
+            return false
+        }
+        chmod(keystore.path, 0o600)
+        chmod(keystore.directory.path, 0o750)
+        #expect { _ = try keystore.unlock(passphrase: passphrase) } throws: { error in
+            if case .badPermissions(let path, _)? = error as? KeystoreError { return path == keystore.directory.path }
+            return false
+        }
+        chmod(keystore.directory.path, 0o700)
+        _ = try keystore.unlock(passphrase: passphrase)
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+import HushCrypto
+import HushDatabase
+import HushStore
+
+@Suite struct MigrationTests {
+    /// Writes what a user of schema `version` would have, with raw SQL as
+    /// that version's code did.
+    func seed(_ db: Database, version: Int) throws {
+        guard version >= 1 else { return }
+        try db.execute("INSERT INTO contacts(id, name, address, identity_key, created_at) VALUES (1, 'old', 'addr', x'01', 1)")
+        try db.execute("INSERT INTO conversations(id, contact_id, title, created_at) VALUES (1, 1, 'old', 1)")
+        try db.execute("""
+            INSERT INTO messages(conversation_id, server_id, client_message_id, direction, sender, body, content_type, status, created_at, position)
+            VALUES (1, 5, 'c1', 'in', 'old', 'written before migrating aardvark', 'text/plain', 'delivered', 10, 5)
+            """)
+        if version >= 2 {
+            try db.execute("INSERT INTO ratchet_sessions(contact_id, state, updated_at) VALUES (1, x'0a0b', 1)")
+        }
+    }
+
+    @Test(arguments: 0..<Schema.latestVersion)
+    func migratesFromEveryEarlierVersionKeepingData(version: Int) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hush-migrate-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("messages.db").path
+        let key = SecureBytes(randomCount: 32, using: DeterministicRandom(seed: "migrate"))
+        do {
+            let db = try Database(path: path, key: key)
+            try Schema.migrator.migrate(db, upTo: version)
+            #expect(try db.schemaVersion() == version)
+            try seed(db, version: version)
+        }
+        let store = try MessageStore(path: path, key: key)
+        #expect(try store.schemaVersion() == Schema.latestVersion)
+        if version >= 1 {
+            let history = try store.messages.history(conversationId: 1)
+            #expect(history.map(\.body) == ["written before migrating aardvark"])
+            // Messages from before the search index existed are searchable.
+            #expect(try store.messages.search("aardvark").map(\.message.id) == history.map(\.id))
+            #expect(try store.conversations.list().first?.unreadCount == 1)
+        }
+        if version >= 2 {
+            #expect(try store.sessions.load(contactId: 1) == SecureBytes(copying: [0x0a, 0x0b]))
+        }
+        // The latest schema is fully usable.
+        let chat = try store.conversations.create(title: "new", at: 2)
+        try store.messages.insert(NewMessage(conversationId: chat, serverId: 9, clientMessageId: "n", direction: .incoming,
+                                             sender: "x", body: "fresh zebra", status: .delivered, createdAt: 20))
+        #expect(try store.messages.search("zebra").count == 1)
+        try store.settings.advanceSyncCursor(to: 9)
+        #expect(try store.doctor().healthy)
+    }
+
+    @Test func aNewerSchemaIsRefused() throws {
+        let fixture = try StoreFixture()
+        try fixture.store.database.execute("PRAGMA user_version = \(Schema.latestVersion + 1)")
+        #expect { _ = try MessageStore(path: fixture.path, key: fixture.key) } throws: { error in
+            (error as? DatabaseError)?.kind == .newerSchema(found: Schema.latestVersion + 1, supported: Schema.latestVersion)
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Testing
+import HushStore
+
+@Suite struct OutboxTests {
+    @Test func dueItemsRespectNextAttemptAndStatus() throws {
+        let fixture = try StoreFixture()
+        let chat = try fixture.conversation("out")
+        try fixture.outgoingPending(chat, body: "a", at: 100, requestId: "a")
+        try fixture.outgoingPending(chat, body: "b", at: 200, requestId: "b")
+        #expect(try fixture.store.outbox.due(at: 150).map(\.requestId) == ["a"])
+        #expect(try fixture.store.outbox.due(at: 1_000).map(\.requestId) == ["a", "b"])
+        let item = try #require(try fixture.store.outbox.item(requestId: "a"))
+        #expect(item.payload == Array("sealed-a".utf8) && item.status == .pending && item.failCount == 0)
+
+        try fixture.store.outbox.recordAttempt(requestId: "a", at: 1_000)
+        try fixture.store.outbox.markFailed(requestId: "a", error: "HTTP 503", nextAttemptAt: 5_000)
+        let retried = try #require(try fixture.store.outbox.item(requestId: "a"))
+        #expect(retried.failCount == 1 && retried.nextAttemptAt == 5_000 && retried.lastSentAt == 1_000 && retried.lastError == "HTTP 503")
+        #expect(try fixture.store.outbox.due(at: 4_999).map(\.requestId) == ["b"])
+    }
+
+    @Test func permanentFailureFailsTheMessageAndRetryRevivesIt() throws {
+        let fixture = try StoreFixture()
+        let chat = try fixture.conversation("fail")
+        let id = try fixture.outgoingPending(chat, body: "doomed", at: 1, requestId: "r")
+        try fixture.store.outbox.markFailed(requestId: "r", error: "HTTP 422", nextAttemptAt: nil)
+        #expect(try fixture.store.messages.message(id: id)?.status == .failed)
+        #expect(try fixture.store.outbox.due(at: .max).isEmpty)
+        #expect(try fixture.store.outbox.items(status: .failed).map(\.requestId) == ["r"])
+        try fixture.store.outbox.retry(requestId: "r", at: 10)
+        #expect(try fixture.store.messages.message(id: id)?.status == .pending)
+        #expect(try fixture.store.outbox.due(at: 10).map(\.requestId) == ["r"])
+    }
+
+    @Test func markSentGivesTheMessageItsServerIdAndRemovesTheRequest() throws {
+        let fixture = try StoreFixture()
+        let chat = try fixture.conversation("sent")
+        let id = try fixture.outgoingPending(chat, body: "hello", at: 1, requestId: "r")
+        #expect(try fixture.store.outbox.markSent(requestId: "r", serverId: 77, relayTimestamp: 5) == id)
+        let message = try #require(try fixture.store.messages.message(id: id))
+        #expect(message.serverId == 77 && message.status == .sent && message.position == 77)
+        #expect(try fixture.store.outbox.item(requestId: "r") == nil)
+        try fixture.store.messages.recordReceipt(serverId: 77, conversationId: chat, status: .read, at: 9)
+        try fixture.store.messages.recordReceipt(serverId: 77, conversationId: chat, status: .delivered, at: 10)
+        let read = try #require(try fixture.store.messages.message(id: id))
+        #expect(read.status == .read && read.readAt == 9 && read.deliveredAt == 9)
+    }
+
+    @Test func deletingARequestDropsItsUnsentMessage() throws {
+        let fixture = try StoreFixture()
+        let chat = try fixture.conversation("del")
+        let id = try fixture.outgoingPending(chat, body: "never mind", at: 1, requestId: "r")
+        try fixture.store.outbox.delete(requestId: "r")
+        #expect(try fixture.store.messages.message(id: id) == nil)
+        #expect(try fixture.store.conversations.list()[0].lastMessage == nil)
+    }
+
+    @Test func aFailedBatchWritesNothing() throws {
+        struct Boom: Error {}
+        let fixture = try StoreFixture()
+        let chat = try fixture.conversation("batch")
+        #expect(throws: Boom.self) {
+            try fixture.store.write { store in
+                try fixture.outgoingPending(chat, body: "x", at: 1, requestId: "x")
+                throw Boom()
+            }
+        }
+        #expect(try fixture.store.outbox.item(requestId: "x") == nil)
+        #expect(try fixture.store.messages.history(conversationId: chat).isEmpty)
+    }
+}

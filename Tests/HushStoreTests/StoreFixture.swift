@@ -1,0 +1,43 @@
+import Foundation
+import HushCrypto
+import HushStore
+
+/// A store in a fresh temporary directory, removed on deinit.
+final class StoreFixture {
+    let directory: URL
+    let key: SecureBytes
+    let store: MessageStore
+
+    init(seed: String = "store-fixture") throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("hush-store-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        key = SecureBytes(randomCount: 32, using: DeterministicRandom(seed: seed), storage: .guarded)
+        store = try MessageStore(path: directory.appendingPathComponent("messages.db").path, key: key)
+    }
+
+    var path: String { directory.appendingPathComponent("messages.db").path }
+
+    func file(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    /// A conversation with a contact named `name`.
+    func conversation(_ name: String) throws -> Int64 {
+        let contact = try store.contacts.add(name: name, address: "addr-\(name)", identityKey: Array(repeating: 7, count: 32), at: 1)
+        return try store.conversations.conversation(forContact: contact.id, title: name, at: 1)
+    }
+
+    @discardableResult
+    func incoming(_ conversation: Int64, serverId: Int64, body: String, at time: Int64) throws -> Int64 {
+        try store.messages.insert(NewMessage(conversationId: conversation, serverId: serverId, clientMessageId: "in-\(conversation)-\(serverId)",
+                                             direction: .incoming, sender: "peer", body: body, status: .delivered,
+                                             createdAt: time, relayTimestamp: time)).id
+    }
+
+    @discardableResult
+    func outgoingPending(_ conversation: Int64, body: String, at time: Int64, requestId: String) throws -> Int64 {
+        try store.outbox.enqueueOutgoing(NewMessage(conversationId: conversation, clientMessageId: "out-\(requestId)",
+                                                    direction: .outgoing, sender: "me", body: body, status: .pending, createdAt: time),
+                                         requestId: requestId, sealedPayload: Array("sealed-\(requestId)".utf8), at: time)
+    }
+}
