@@ -19,6 +19,12 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", exact: "2.8.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
     ],
     targets: [
         // libsodium from Debian (libsodium-dev). Only HushCrypto may import it.
@@ -53,6 +59,44 @@ let package = Package(
             dependencies: ["HushCrypto"],
             swiftSettings: swiftSettings
         ),
+        // Wire types shared by the relay and its client: DTOs, signed byte
+        // strings, limits. No NIO, so the messenger can depend on it cheaply.
+        .target(
+            name: "HushRelayAPI",
+            dependencies: ["HushProtocol", "HushCrypto"],
+            swiftSettings: swiftSettings
+        ),
+        // The relay server. It never imports the client keystore or store.
+        .target(
+            name: "HushRelay",
+            dependencies: [
+                "HushRelayAPI", "HushProtocol", "HushCrypto", "HushDatabase",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // HTTP + WebSocket client of the relay, used by the messenger, tests and the load generator.
+        .target(
+            name: "HushRelayClient",
+            dependencies: [
+                "HushRelayAPI", "HushProtocol", "HushCrypto",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Reusable audit helpers (the canary scanner) for `hush audit relay` and `hush audit local`.
+        .target(
+            name: "HushAudit",
+            dependencies: [],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "HushVectors",
             dependencies: ["HushCrypto"],
@@ -63,13 +107,19 @@ let package = Package(
             dependencies: [
                 "HushCrypto",
                 "HushVectors",
+                "HushRelay",
+                "HushAudit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "HushBench",
-            dependencies: ["HushCrypto"],
+            dependencies: [
+                "HushCrypto", "HushProtocol", "HushRelay", "HushRelayAPI", "HushRelayClient",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Benchmarks/HushBench",
             swiftSettings: swiftSettings
         ),
@@ -81,6 +131,16 @@ let package = Package(
         .testTarget(
             name: "HushDatabaseTests",
             dependencies: ["HushDatabase", "HushCrypto"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HushRelayTests",
+            dependencies: [
+                "HushRelay", "HushRelayAPI", "HushRelayClient", "HushAudit", "HushProtocol", "HushCrypto",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
