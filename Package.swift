@@ -3,7 +3,8 @@
 // Hush: an end-to-end encrypted messaging core.
 // Dependencies point down only:
 //   hush (CLI) -> Messenger / Relay / RelayClient / Vectors -> Store / Keystore -> Protocol -> Crypto -> C
-// Only HushCrypto imports libsodium; only HushDatabase imports SQLCipher.
+// Only HushCrypto imports libsodium; only HushDatabase imports SQLCipher;
+// the relay never imports the client's keystore or store.
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
@@ -19,34 +20,54 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
-        // ML-KEM-768 only (HushProtocol/KEM/MLKEM768Prekey.swift); libsodium stays the provider for everything else.
+        // ML-KEM-768 only; libsodium provides every other primitive.
         .package(url: "https://github.com/apple/swift-crypto", exact: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", exact: "2.8.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-http-types", exact: "1.8.0"),
     ],
     targets: [
-        // libsodium from Debian (libsodium-dev). Only HushCrypto may import it.
+        // MARK: C libraries (Debian packages)
+
+        // libsodium (libsodium-dev). Only HushCrypto may import it.
         .systemLibrary(
             name: "CSodium",
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]
         ),
-        // SQLCipher from Debian (libsqlcipher-dev). Never link plain `sqlite3`
-        // anywhere in this package: it exports the same symbols as SQLCipher,
-        // and whichever library loads first silently serves every call, so a
-        // "keyed" database would land on disk in plaintext.
+        // SQLCipher (libsqlcipher-dev). Never link plain `sqlite3` anywhere in
+        // this package: it exports the same symbols as SQLCipher, and whichever
+        // library loads first silently serves every call, so a "keyed" database
+        // would land on disk in plaintext.
         .systemLibrary(
             name: "CSQLCipher",
             pkgConfig: "sqlcipher",
             providers: [.apt(["libsqlcipher-dev"])]
         ),
-        // libqrencode from Debian (libqrencode-dev), for scannable safety numbers.
+        // libqrencode (libqrencode-dev), for scannable safety numbers.
         .systemLibrary(
             name: "CQRencode",
             pkgConfig: "libqrencode",
             providers: [.apt(["libqrencode-dev"])]
         ),
+
+        // MARK: Core
+
         .target(
             name: "HushCrypto",
             dependencies: ["CSodium"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "HushProtocol",
+            dependencies: [
+                "HushCrypto",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         // The SQLCipher layer shared by the client store and the relay: the only
@@ -68,24 +89,61 @@ let package = Package(
             dependencies: ["HushDatabase", "HushCrypto"],
             swiftSettings: swiftSettings
         ),
-        .target(
-            name: "HushProtocol",
-            dependencies: [
-                "HushCrypto",
-                .product(name: "Crypto", package: "swift-crypto"),
-            ],
-            swiftSettings: swiftSettings
-        ),
-        // Terminal presentation: QR codes, colour (NO_COLOR).
-        .target(
-            name: "HushTerminal",
-            dependencies: ["CQRencode"],
-            swiftSettings: swiftSettings
-        ),
+
+        // MARK: Client pipeline and relay
+
         // The send/receive pipeline: outbox, backoff, receipts. The CLI only drives it.
         .target(
             name: "HushMessenger",
-            dependencies: ["HushCrypto", "HushProtocol"],
+            dependencies: ["HushCrypto", "HushProtocol", "HushStore"],
+            swiftSettings: swiftSettings
+        ),
+        // Wire types shared by the relay and its client: DTOs, signed byte
+        // strings, limits. No NIO, so the messenger can depend on it cheaply.
+        .target(
+            name: "HushRelayAPI",
+            dependencies: ["HushProtocol", "HushCrypto"],
+            swiftSettings: swiftSettings
+        ),
+        // The relay server. It never imports the client keystore or store.
+        .target(
+            name: "HushRelay",
+            dependencies: [
+                "HushRelayAPI", "HushProtocol", "HushCrypto", "HushDatabase",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // HTTP + WebSocket client of the relay: the messenger's transport, also
+        // used by tests and the load generator.
+        .target(
+            name: "HushRelayClient",
+            dependencies: [
+                "HushRelayAPI", "HushProtocol", "HushCrypto", "HushMessenger",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Reusable audit helpers (the canary scanner) for `hush audit relay` and `hush audit local`.
+        .target(
+            name: "HushAudit",
+            dependencies: [],
+            swiftSettings: swiftSettings
+        ),
+        // Terminal presentation: QR codes, colour (NO_COLOR), the chat screen.
+        .target(
+            name: "HushTerminal",
+            dependencies: ["CQRencode"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -93,15 +151,16 @@ let package = Package(
             dependencies: ["HushCrypto", "HushProtocol"],
             swiftSettings: swiftSettings
         ),
+
+        // MARK: Executables
+
         .executableTarget(
             name: "hush",
             dependencies: [
-                "HushCrypto",
-                "HushDatabase",
-                "HushKeystore",
-                "HushStore",
-                "HushVectors",
+                "HushCrypto", "HushProtocol", "HushKeystore", "HushStore", "HushMessenger",
+                "HushRelay", "HushRelayAPI", "HushRelayClient", "HushAudit", "HushTerminal", "HushVectors",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -119,33 +178,30 @@ let package = Package(
         ),
         .executableTarget(
             name: "HushBench",
-            dependencies: ["HushCrypto", "HushProtocol", "HushStore", "HushDatabase"],
+            dependencies: [
+                "HushCrypto", "HushProtocol", "HushDatabase", "HushStore",
+                "HushRelay", "HushRelayAPI", "HushRelayClient",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Benchmarks/HushBench",
             swiftSettings: swiftSettings
         ),
+
+        // MARK: Tests
+
         .testTarget(
             name: "HushCryptoTests",
             dependencies: ["HushCrypto"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "HushDatabaseTests",
-            dependencies: ["HushDatabase", "HushCrypto"],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "HushTerminalTests",
-            dependencies: ["HushTerminal"],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "HushMessengerTests",
-            dependencies: ["HushMessenger", "HushCrypto"],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
             name: "HushProtocolTests",
             dependencies: ["HushProtocol", "HushCrypto", "HushVectors"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HushDatabaseTests",
+            dependencies: ["HushDatabase", "HushCrypto"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -159,13 +215,34 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "HushCLITests",
-            dependencies: ["hush", "HushCrypto"],
+            name: "HushMessengerTests",
+            dependencies: ["HushMessenger", "HushStore", "HushProtocol", "HushCrypto"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HushRelayTests",
+            dependencies: [
+                "HushRelay", "HushRelayAPI", "HushRelayClient", "HushAudit", "HushProtocol", "HushCrypto",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HushTerminalTests",
+            dependencies: ["HushTerminal"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HushVectorsTests",
             dependencies: ["HushVectors", "HushCrypto"],
+            swiftSettings: swiftSettings
+        ),
+        // Runs the real `hush` binary as separate processes.
+        .testTarget(
+            name: "HushCLITests",
+            dependencies: ["hush", "HushCrypto"],
             swiftSettings: swiftSettings
         ),
     ]

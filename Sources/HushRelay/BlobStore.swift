@@ -1,0 +1,88 @@
+import Foundation
+import Glibc
+import NIOCore
+
+/// Encrypted attachment files under the data directory, one per blob id.
+/// Uploads stream to a temporary file and are renamed into place only when
+/// complete and within the size limit, so a reader never sees a partial blob.
+public struct BlobStore: Sendable {
+    public let directory: String
+
+    public init(directory: String) { self.directory = directory }
+
+    /// 64 lower-case hex digits; anything else is refused before touching the disk.
+    public static func isValidID(_ id: String) -> Bool {
+        id.utf8.count == 64 && id.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
+    }
+
+    func path(for id: String) -> String { directory + "/" + id }
+
+    /// Writes `body` to the blob `id`; throws `.tooLarge` past `maxBytes`.
+    /// Returns the size written.
+    public func write<Body: AsyncSequence>(id: String, body: Body, maxBytes: Int) async throws -> Int where Body.Element == ByteBuffer {
+        let temporary = directory + "/.upload-" + id
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw RelayError.internalFailure("cannot create a blob file: \(String(cString: strerror(errno)))") }
+        var size = 0
+        do {
+            for try await buffer in body {
+                size += buffer.readableBytes
+                guard size <= maxBytes else { throw RelayError.tooLarge("the blob") }
+                try buffer.withUnsafeReadableBytes { bytes in
+                    var offset = 0
+                    while offset < bytes.count {
+                        let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                        guard written > 0 else { throw RelayError.internalFailure("cannot write a blob file: \(String(cString: strerror(errno)))") }
+                        offset += written
+                    }
+                }
+            }
+            guard fsync(descriptor) == 0 else { throw RelayError.internalFailure("cannot sync a blob file") }
+            close(descriptor)
+        } catch {
+            close(descriptor)
+            unlink(temporary)
+            throw error
+        }
+        guard rename(temporary, path(for: id)) == 0 else {
+            unlink(temporary)
+            throw RelayError.internalFailure("cannot store a blob file")
+        }
+        return size
+    }
+
+    /// The blob's bytes in chunks of at most 64 KiB, or nil when the file is gone.
+    public func read(id: String) -> BlobReader? {
+        let descriptor = open(path(for: id), O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        return BlobReader(descriptor: descriptor)
+    }
+
+    public func delete(id: String) {
+        unlink(path(for: id))
+    }
+}
+
+/// Reads one open blob file chunk by chunk; closes it at the end.
+public final class BlobReader: @unchecked Sendable {
+    private var descriptor: Int32
+
+    init(descriptor: Int32) { self.descriptor = descriptor }
+
+    deinit { if descriptor >= 0 { close(descriptor) } }
+
+    /// The next chunk, or nil at the end of the file.
+    public func next() throws -> ByteBuffer? {
+        guard descriptor >= 0 else { return nil }
+        var buffer = ByteBufferAllocator().buffer(capacity: 64 * 1024)
+        let count = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: 64 * 1024) { bytes in
+            max(0, Glibc.read(descriptor, bytes.baseAddress, 64 * 1024))
+        }
+        if count == 0 {
+            close(descriptor)
+            descriptor = -1
+            return nil
+        }
+        return buffer
+    }
+}

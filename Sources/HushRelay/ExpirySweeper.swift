@@ -1,0 +1,36 @@
+import Logging
+import ServiceLifecycle
+
+/// Deletes expired envelopes, idempotency records, challenges, tokens and
+/// blobs every `sweepIntervalSeconds`; stops on graceful shutdown.
+struct ExpirySweeper: Service {
+    let core: RelayCore
+
+    func run() async throws {
+        let interval = Duration.seconds(max(1, core.configuration.sweepIntervalSeconds))
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+            } catch {
+                return
+            }
+            do {
+                _ = try await ExpirySweeper.sweep(core)
+            } catch {
+                core.logger.error("expiry sweep failed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    static func sweep(_ core: RelayCore) async throws -> SweepResult {
+        let result = try await core.storage.sweep(now: core.now)
+        for id in result.expiredBlobIDs { core.blobs.delete(id: id) }
+        if result.envelopes + result.expiredBlobIDs.count > 0 {
+            core.logger.info("expired items swept", metadata: [
+                "envelopes": "\(result.envelopes)", "blobs": "\(result.expiredBlobIDs.count)",
+                "tokens": "\(result.tokens)", "challenges": "\(result.challenges)",
+            ])
+        }
+        return result
+    }
+}

@@ -1,0 +1,51 @@
+import HushRelayAPI
+
+/// How one relay runs. Defaults are the production settings; tests and the
+/// load generator narrow or widen them.
+public struct RelayConfiguration: Sendable {
+    public var host: String = "127.0.0.1"
+    public var port: Int = 8080
+    /// Where the key file, the database and blobs live.
+    public var dataDirectory: String = "relay-data"
+    /// How long an undelivered envelope (and a blob) is kept.
+    public var retentionSeconds: Int64 = 30 * 24 * 3600
+    /// How often expired items are swept.
+    public var sweepIntervalSeconds: Int64 = 60
+    public var tokenLifetimeSeconds: Int64 = RelayLimits.tokenLifetimeSeconds
+    public var challengeLifetimeSeconds: Int64 = RelayLimits.challengeLifetimeSeconds
+    public var mailboxQuotaCount: Int = RelayLimits.mailboxQuotaCount
+    public var mailboxQuotaBytes: Int = RelayLimits.mailboxQuotaBytes
+    public var maxBlobBytes: Int = RelayLimits.maxBlobBytes
+    public var rateLimits = RateLimits()
+    /// Seconds between WebSocket pings; a peer that misses a pong is closed.
+    public var pingIntervalSeconds: Int64 = 30
+
+    /// Token buckets: `burst` requests at once, refilled at `perSecond`.
+    public struct RateLimits: Sendable {
+        /// Every request, per client IP address.
+        public var perAddress = RateLimiter.Rule(burst: 400, perSecond: 200)
+        /// Authenticated requests, per identity.
+        public var perIdentity = RateLimiter.Rule(burst: 200, perSecond: 50)
+        /// Credential-less (first contact) deposits, per mailbox: 5 at once, then one per 10 minutes.
+        public var firstContactPerMailbox = RateLimiter.Rule(burst: 5, perSecond: 1.0 / 600)
+        /// Credential-less deposits, per client IP: 10 at once, then one per minute.
+        public var firstContactPerAddress = RateLimiter.Rule(burst: 10, perSecond: 1.0 / 60)
+        /// Registrations and challenges, per client IP.
+        public var authPerAddress = RateLimiter.Rule(burst: 30, perSecond: 1)
+        public init() {}
+
+        /// Limits high enough never to trigger: for load generation on loopback only.
+        public static var unlimited: RateLimits {
+            var limits = RateLimits()
+            let open = RateLimiter.Rule(burst: 10_000_000, perSecond: 10_000_000)
+            limits.perAddress = open
+            limits.perIdentity = open
+            limits.firstContactPerMailbox = open
+            limits.firstContactPerAddress = open
+            limits.authPerAddress = open
+            return limits
+        }
+    }
+
+    public init() {}
+}

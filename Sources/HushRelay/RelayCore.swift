@@ -1,0 +1,109 @@
+import HushCrypto
+import HushProtocol
+import HushRelayAPI
+import Hummingbird
+import Logging
+
+/// What every route shares: configuration, storage, blob files, the socket
+/// hub, the clock, randomness, rate limiters and the logger.
+public final class RelayCore: Sendable {
+    public let configuration: RelayConfiguration
+    public let storage: any MailboxStorage
+    public let blobs: BlobStore
+    public let hub: ConnectionHub
+    public let clock: any RelayClock
+    public let random: any RandomSource
+    public let logger: Logger
+    let limits: Limiters
+
+    struct Limiters: Sendable {
+        let perAddress: RateLimiter
+        let perIdentity: RateLimiter
+        let firstContactPerMailbox: RateLimiter
+        let firstContactPerAddress: RateLimiter
+        let authPerAddress: RateLimiter
+    }
+
+    public init(configuration: RelayConfiguration, storage: any MailboxStorage, blobs: BlobStore,
+                clock: any RelayClock = SystemRelayClock(), random: any RandomSource = SystemRandom(), logger: Logger) {
+        self.configuration = configuration
+        self.storage = storage
+        self.blobs = blobs
+        self.hub = ConnectionHub()
+        self.clock = clock
+        self.random = random
+        self.logger = logger
+        let rules = configuration.rateLimits
+        self.limits = Limiters(
+            perAddress: RateLimiter(rule: rules.perAddress),
+            perIdentity: RateLimiter(rule: rules.perIdentity),
+            firstContactPerMailbox: RateLimiter(rule: rules.firstContactPerMailbox),
+            firstContactPerAddress: RateLimiter(rule: rules.firstContactPerAddress),
+            authPerAddress: RateLimiter(rule: rules.authPerAddress)
+        )
+    }
+
+    var now: Int64 { clock.nowMilliseconds() }
+
+    /// Throws 429 with the wait when `limiter` has no token for `key`.
+    func limit(_ limiter: RateLimiter, _ key: String) throws {
+        if let wait = limiter.acquire(key, nowMilliseconds: now) { throw RelayError.rateLimited(retryAfterSeconds: wait) }
+    }
+
+    /// The identity in a path segment: 64 hex digits of a valid Ed25519 key.
+    func identity(fromPath context: RelayRequestContext, name: String = "identity") throws -> [UInt8] {
+        guard let segment = context.parameters.get(name), segment.utf8.count == 2 * IdentityKey.length,
+              let bytes = try? Hex.decode(segment), (try? IdentityKey(rawRepresentation: bytes)) != nil else {
+            throw RelayError.badRequest("the identity in the path must be 64 hex digits of an Ed25519 public key")
+        }
+        return bytes
+    }
+
+    /// The identity the bearer token belongs to; 401 when absent, unknown or
+    /// expired. Also applies the per-identity rate limit.
+    func authenticate(_ request: Request) async throws -> TokenGrant {
+        guard let header = request.headers[.authorization], header.utf8.count <= 128, header.hasPrefix("Bearer ") else {
+            throw RelayError.unauthorized
+        }
+        let token = String(header.dropFirst("Bearer ".count))
+        guard let grant = try await storage.tokenIdentity(hash: TokenIssuer.hash(token), now: now) else {
+            throw RelayError.unauthorized
+        }
+        try limit(limits.perIdentity, Hex.encode(grant.identity))
+        return grant
+    }
+
+    /// Like `authenticate`, and 403 unless the token's identity is `owner`.
+    func authenticate(_ request: Request, owner: [UInt8]) async throws -> TokenGrant {
+        let grant = try await authenticate(request)
+        guard ConstantTime.equals(grant.identity, owner) else { throw RelayError.forbidden }
+        return grant
+    }
+}
+
+/// Bearer tokens: 32 random bytes in unpadded base64url; the relay stores
+/// only the SHA-256 of the token text, so a stolen database yields no token.
+enum TokenIssuer {
+    static func make(using random: any RandomSource) -> String {
+        Base64URL.encode(random.bytes(32))
+    }
+
+    static func hash(_ token: String) -> [UInt8] { SHA256.hash(Array(token.utf8)) }
+}
+
+enum Base64URL {
+    static func encode(_ bytes: [UInt8]) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity((bytes.count * 4 + 2) / 3)
+        var index = 0
+        while index < bytes.count {
+            let chunk = bytes[index..<min(index + 3, bytes.count)]
+            var value: UInt32 = 0
+            for (offset, byte) in chunk.enumerated() { value |= UInt32(byte) << (16 - 8 * UInt32(offset)) }
+            for position in 0...chunk.count { out.append(alphabet[Int((value >> (18 - 6 * UInt32(position))) & 63)]) }
+            index += 3
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import Hummingbird
+import HushRelayAPI
+
+/// Every failure the relay reports to a client. Each maps to one HTTP status
+/// and one stable code; messages say what the client can do and never which
+/// internal check failed or any secret.
+public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
+    case badRequest(String)
+    case unauthorized
+    case authenticationFailed
+    case forbidden
+    case invalidCredential
+    case notFound(String)
+    case conflict(String)
+    case staleRegistration
+    case tooLarge(String)
+    case quotaExceeded
+    case malformed(String)
+    case invalidSignature(String)
+    case rateLimited(retryAfterSeconds: Int)
+    case unavailable
+    /// A storage or file-system failure; detail goes to the log, not the client.
+    case internalFailure(String)
+
+    public var status: HTTPResponse.Status {
+        switch self {
+        case .badRequest: .badRequest
+        case .unauthorized, .authenticationFailed: .unauthorized
+        case .forbidden, .invalidCredential: .forbidden
+        case .notFound: .notFound
+        case .conflict, .staleRegistration: .conflict
+        case .tooLarge, .quotaExceeded: .contentTooLarge
+        case .malformed, .invalidSignature: .unprocessableContent
+        case .rateLimited: .tooManyRequests
+        case .unavailable: .serviceUnavailable
+        case .internalFailure: .internalServerError
+        }
+    }
+
+    public var code: RelayErrorCode {
+        switch self {
+        case .badRequest: .badRequest
+        case .unauthorized: .unauthorized
+        case .authenticationFailed: .authenticationFailed
+        case .forbidden: .forbidden
+        case .invalidCredential: .invalidCredential
+        case .notFound: .notFound
+        case .conflict: .conflict
+        case .staleRegistration: .staleRegistration
+        case .tooLarge: .tooLarge
+        case .quotaExceeded: .quotaExceeded
+        case .malformed: .malformed
+        case .invalidSignature: .invalidSignature
+        case .rateLimited: .rateLimited
+        case .unavailable: .unavailable
+        case .internalFailure: .internalError
+        }
+    }
+
+    /// What the client reads.
+    public var clientMessage: String {
+        switch self {
+        case let .badRequest(what): "bad request: \(what)"
+        case .unauthorized: "missing, unknown or expired token: authenticate again"
+        case .authenticationFailed: "authentication failed: request a new challenge and sign it with the identity key"
+        case .forbidden: "this token's identity may not access this resource"
+        case .invalidCredential: "the delivery credential is not valid for this mailbox: ask the recipient for a new one"
+        case let .notFound(what): "\(what) not found"
+        case let .conflict(what): what
+        case .staleRegistration: "a newer registration of this identity exists: register with the current time"
+        case let .tooLarge(what): "\(what) is larger than the relay accepts"
+        case .quotaExceeded: "the mailbox is full: its owner must sync and acknowledge; retry later"
+        case let .malformed(what): "malformed request: \(what)"
+        case let .invalidSignature(what): "the signature on the \(what) does not verify"
+        case let .rateLimited(seconds): "too many requests: retry after \(seconds) s"
+        case .unavailable: "the relay is unavailable: retry later"
+        case .internalFailure: "the relay failed to complete the request: retry later"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case let .internalFailure(detail): "internal failure: \(detail)"
+        default: "\(code.rawValue): \(clientMessage)"
+        }
+    }
+}
+
+extension RelayError: HTTPResponseError {
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        makeResponse()
+    }
+
+    /// The JSON error response, with `Retry-After` for 429 and 503.
+    public func makeResponse() -> Response {
+        let body = RelayErrorBody(code: code, message: clientMessage)
+        var headers: HTTPFields = [.contentType: "application/json"]
+        switch self {
+        case let .rateLimited(seconds): headers[.retryAfter] = String(max(1, seconds))
+        case .unavailable: headers[.retryAfter] = "5"
+        default: break
+        }
+        let data = (try? JSONEncoder().encode(body)) ?? Data()
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

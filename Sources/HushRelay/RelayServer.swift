@@ -1,0 +1,73 @@
+import HushCrypto
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+
+/// A relay: the routes over a `RelayCore`, as a Hummingbird application.
+///
+///     let relay = try RelayServer.embedded(configuration: config, logger: logger)
+///     try await relay.makeApplication { port in print(port) }.runService()
+///
+/// `runService()` handles SIGINT and SIGTERM: the listener closes, requests
+/// in flight finish, then the process returns.
+public struct RelayServer: Sendable {
+    public let core: RelayCore
+
+    public init(core: RelayCore) { self.core = core }
+
+    /// The embedded default: the SQLCipher file in the data directory, keyed
+    /// by the key file created there on first start.
+    public static func embedded(configuration: RelayConfiguration, logger: Logger,
+                                clock: any RelayClock = SystemRelayClock()) throws -> RelayServer {
+        let directory = RelayDataDirectory(path: configuration.dataDirectory)
+        try directory.prepare()
+        let key = try directory.loadOrCreateKey()
+        let storage = try SQLCipherMailboxStorage(path: directory.databaseFile, key: key)
+        let core = RelayCore(configuration: configuration, storage: storage, blobs: BlobStore(directory: directory.blobDirectory),
+                             clock: clock, logger: logger)
+        return RelayServer(core: core)
+    }
+
+    /// The HTTP routes (also what router tests drive without a socket).
+    public func makeRouter() -> Router<RelayRequestContext> {
+        let router = Router(context: RelayRequestContext.self)
+        router.add(middleware: ErrorMappingMiddleware(logger: core.logger))
+        HealthRoutes.add(to: router, core: core)
+        IdentityRoutes.add(to: router, core: core)
+        PrekeyRoutes.add(to: router, core: core)
+        AuthRoutes.add(to: router, core: core)
+        MailboxRoutes.add(to: router, core: core)
+        BlobRoutes.add(to: router, core: core)
+        SocketRoute.addFallback(to: router, core: core)
+        return router
+    }
+
+    /// The application: HTTP/1 with WebSocket upgrade on `/v1/socket`, the
+    /// expiry sweeper as a service. `onListening` gets the bound port.
+    public func makeApplication(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+        let socketRouter = Router(context: RelayRequestContext.self)
+        SocketRoute.add(to: socketRouter, core: core)
+        let configuration = core.configuration
+        var app = Application(
+            router: makeRouter(),
+            server: .http1WebSocketUpgrade(
+                webSocketRouter: socketRouter,
+                configuration: .init(
+                    http1: .init(idleTimeout: .seconds(75)),
+                    ws: .init(maxFrameSize: 1 << 17, autoPing: .enabled(timePeriod: .seconds(configuration.pingIntervalSeconds)),
+                              closeTimeout: .seconds(10))
+                )
+            ),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "hush-relay"),
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
+            logger: core.logger
+        )
+        app.addServices(ExpirySweeper(core: core))
+        return app
+    }
+
+    /// Runs one expiry sweep now (tests; the service does it periodically).
+    @discardableResult
+    public func sweepNow() async throws -> SweepResult { try await ExpirySweeper.sweep(core) }
+}

@@ -1,0 +1,38 @@
+import HushCrypto
+import HushRelayAPI
+import Hummingbird
+
+/// `POST /v1/auth/challenge` then `POST /v1/auth/token`: a signed nonce buys a
+/// short-lived bearer token. Each nonce is deleted on first use, so a replayed
+/// or expired answer fails the same way as a forged one (401).
+enum AuthRoutes {
+    static func add(to router: Router<RelayRequestContext>, core: RelayCore) {
+        router.post("/v1/auth/challenge") { request, context in
+            try core.limit(core.limits.authPerAddress, context.remoteAddress)
+            let body = try await JSONBody.decode(ChallengeRequest.self, from: request, limit: 1024)
+            let identity = try IdentityRoutes.parseIdentity(body.identityKey.bytes)
+            guard try await core.storage.isRegistered(identity: identity.rawRepresentation) else { throw RelayError.notFound("identity") }
+            let nonce = core.random.bytes(RelayLimits.challengeNonceLength)
+            let expiresAt = core.now + core.configuration.challengeLifetimeSeconds * 1000
+            try await core.storage.storeChallenge(nonce: nonce, identity: identity.rawRepresentation, expiresAt: expiresAt)
+            return try JSONBody.response(ChallengeResponse(nonce: Base64Bytes(nonce), expiresAt: expiresAt))
+        }
+
+        router.post("/v1/auth/token") { request, context in
+            try core.limit(core.limits.authPerAddress, context.remoteAddress)
+            let body = try await JSONBody.decode(TokenRequest.self, from: request, limit: 1024)
+            let identity = try IdentityRoutes.parseIdentity(body.identityKey.bytes)
+            guard body.nonce.bytes.count == RelayLimits.challengeNonceLength else { throw RelayError.malformed("nonce length") }
+            // Consume first: whatever the signature, this nonce is spent.
+            let fresh = try await core.storage.consumeChallenge(nonce: body.nonce.bytes, identity: identity.rawRepresentation, now: core.now)
+            let message = AuthChallenge.message(identityKey: identity.rawRepresentation, nonce: body.nonce.bytes)
+            guard fresh, identity.signingKey.isValidSignature(body.signature.bytes, for: message) else {
+                throw RelayError.authenticationFailed
+            }
+            let token = TokenIssuer.make(using: core.random)
+            let expiresAt = core.now + core.configuration.tokenLifetimeSeconds * 1000
+            try await core.storage.storeToken(hash: TokenIssuer.hash(token), identity: identity.rawRepresentation, expiresAt: expiresAt)
+            return try JSONBody.response(TokenResponse(token: token, expiresAt: expiresAt))
+        }
+    }
+}

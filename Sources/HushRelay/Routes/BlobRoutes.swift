@@ -1,0 +1,48 @@
+import HushCrypto
+import HushRelayAPI
+import Hummingbird
+
+/// `POST /v1/blobs` (authenticated; raw body, streamed to a file) and
+/// `GET /v1/blobs/{id}` (anyone holding the unguessable id).
+enum BlobRoutes {
+    static func add(to router: Router<RelayRequestContext>, core: RelayCore) {
+        router.post("/v1/blobs") { request, context in
+            try core.limit(core.limits.perAddress, context.remoteAddress)
+            _ = try await core.authenticate(request)
+            let maxBytes = core.configuration.maxBlobBytes
+            if let declared = request.headers[.contentLength].flatMap(Int.init), declared > maxBytes {
+                throw RelayError.tooLarge("the blob")
+            }
+            let id = Hex.encode(core.random.bytes(32))
+            let size = try await core.blobs.write(id: id, body: request.body, maxBytes: maxBytes)
+            guard size > 0 else {
+                core.blobs.delete(id: id)
+                throw RelayError.malformed("the blob is empty")
+            }
+            let now = core.now
+            let expiresAt = now + core.configuration.retentionSeconds * 1000
+            do {
+                try await core.storage.recordBlob(id: id, size: size, createdAt: now, expiresAt: expiresAt)
+            } catch {
+                core.blobs.delete(id: id)
+                throw error
+            }
+            return try JSONBody.response(BlobUploadResponse(blobID: id, size: size, expiresAt: expiresAt), status: .created)
+        }
+
+        router.get("/v1/blobs/{id}") { _, context in
+            try core.limit(core.limits.perAddress, context.remoteAddress)
+            guard let id = context.parameters.get("id"), BlobStore.isValidID(id) else {
+                throw RelayError.badRequest("a blob id is 64 lower-case hex digits")
+            }
+            guard let record = try await core.storage.blob(id: id, now: core.now), let reader = core.blobs.read(id: id) else {
+                throw RelayError.notFound("blob")
+            }
+            let body = ResponseBody(contentLength: record.size) { writer in
+                while let chunk = try reader.next() { try await writer.write(chunk) }
+                try await writer.finish(nil)
+            }
+            return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: body)
+        }
+    }
+}

@@ -1,0 +1,20 @@
+/// Relay message ids: time-ordered and strictly increasing.
+///
+///     id = max(now_ms << 10, previous + 1)
+///
+/// so up to 1,024 ids per millisecond follow wall time, bursts borrow from the
+/// next millisecond, and a clock stepping back never reuses an id. 2^51 at
+/// year 2100 keeps ids exact in JSON doubles. Not thread-safe: the driver
+/// calls it under its own lock.
+struct MessageIDClock {
+    static let sequenceBits: UInt64 = 10
+    private(set) var last: UInt64
+
+    init(last: UInt64 = 0) { self.last = last }
+
+    mutating func next(nowMilliseconds now: Int64) -> UInt64 {
+        let candidate = UInt64(max(0, now)) << MessageIDClock.sequenceBits
+        last = max(candidate, last + 1)
+        return last
+    }
+}

@@ -1,0 +1,46 @@
+/// Every size and count a client controls, as one named constant each. The
+/// relay refuses anything beyond them (413 for sizes, 422 for counts and
+/// shapes); clients use the same numbers to refuse early.
+public enum RelayLimits {
+    /// Largest sealed envelope a mailbox accepts (bytes, before base64).
+    public static let maxEnvelopeBytes = 64 * 1024
+    /// Largest ephemeral envelope (typing indicator) relayed over a socket.
+    public static let maxEphemeralBytes = 4 * 1024
+    /// Largest JSON request body: an envelope in base64 plus field overhead.
+    public static let maxJSONBodyBytes = (maxEnvelopeBytes * 4) / 3 + 4 * 1024
+    /// Largest registration body: a bundle with `maxPrekeysPerRequest` KEM prekeys in base64.
+    public static let maxRegistrationBodyBytes = 512 * 1024
+    /// Largest socket frame a client may send.
+    public static let maxSocketMessageBytes = (maxEphemeralBytes * 4) / 3 + 1024
+    /// One-time prekeys in one registration or upload request.
+    public static let maxPrekeysPerRequest = 100
+    /// One-time prekeys of each kind the relay keeps per identity.
+    public static let maxStoredOneTimePrekeysPerKind = 500
+    /// Client request ids: 1…64 characters of [A-Za-z0-9_-].
+    public static let maxRequestIDLength = 64
+    /// Messages returned by one sync call, and the default.
+    public static let maxSyncLimit = 500
+    public static let defaultSyncLimit = 100
+    /// Message ids in one acknowledgement.
+    public static let maxAckIDs = 500
+    /// Delivery-credential hashes added or removed in one request.
+    public static let maxCredentialsPerRequest = 64
+    /// Delivery-credential hashes a mailbox may hold.
+    public static let maxCredentialsPerMailbox = 2_000
+    /// Length of a delivery credential token and of its SHA-256 hash.
+    public static let credentialLength = 32
+    /// Per-mailbox quota: stored envelopes and their total bytes.
+    public static let mailboxQuotaCount = 10_000
+    public static let mailboxQuotaBytes = 64 * 1024 * 1024
+    /// Largest attachment blob (bytes).
+    public static let maxBlobBytes = 32 * 1024 * 1024
+    /// Seconds a challenge stays valid, and a bearer token.
+    public static let challengeLifetimeSeconds: Int64 = 60
+    public static let tokenLifetimeSeconds: Int64 = 3_600
+    /// How far a registration timestamp may be from the relay's clock (seconds).
+    public static let registrationClockSkewSeconds: Int64 = 300
+    /// Concurrent sockets per identity.
+    public static let maxSocketsPerIdentity = 4
+    /// Length of the auth challenge nonce.
+    public static let challengeNonceLength = 32
+}

@@ -1,0 +1,65 @@
+import AsyncHTTPClient
+import Foundation
+import HushRelayAPI
+import NIOCore
+import NIOHTTP1
+
+/// A raw relay answer: status, headers that matter, body bytes.
+public struct RelayRawResponse: Sendable {
+    public var status: Int
+    public var retryAfter: String?
+    public var body: [UInt8]
+
+    /// Throws the typed error for any status outside 2xx.
+    func throwIfError() throws(RelayClientError) {
+        guard !(200..<300).contains(status) else { return }
+        let detail = try? JSONDecoder().decode(RelayErrorBody.self, from: Data(body)).error
+        throw .http(status: status, code: detail?.code ?? "unknown", message: detail?.message ?? "HTTP \(status)",
+                    retryAfterSeconds: retryAfter.flatMap(Int.init))
+    }
+}
+
+extension RelayClient {
+    func call<Response: Decodable>(_ method: HTTPMethod, _ path: String, authenticated: Bool = false,
+                                   as type: Response.Type) async throws(RelayClientError) -> Response {
+        try decode(type, from: await send(method, path, authenticated: authenticated))
+    }
+
+    func call<Body: Encodable, Response: Decodable>(_ method: HTTPMethod, _ path: String, body: Body, authenticated: Bool = false,
+                                                    as type: Response.Type) async throws(RelayClientError) -> Response {
+        let data: Data
+        do { data = try JSONEncoder().encode(body) } catch { throw .invalidResponse("cannot encode the request") }
+        return try decode(type, from: await send(method, path, body: ByteBuffer(bytes: data), contentType: "application/json",
+                                                 authenticated: authenticated))
+    }
+
+    func decode<Response: Decodable>(_ type: Response.Type, from raw: RelayRawResponse) throws(RelayClientError) -> Response {
+        try raw.throwIfError()
+        do { return try JSONDecoder().decode(type, from: Data(raw.body)) } catch {
+            throw .invalidResponse("the \(Response.self) does not decode")
+        }
+    }
+
+    /// Sends one request; any status comes back (tests use this for error paths).
+    public func send(_ method: HTTPMethod, _ path: String, body: ByteBuffer? = nil, contentType: String? = nil,
+                     authenticated: Bool = false, headers extra: [(String, String)] = [],
+                     maxResponseBytes: Int = 4 * 1024 * 1024) async throws(RelayClientError) -> RelayRawResponse {
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = method
+        if let body {
+            request.body = .bytes(body)
+            request.headers.add(name: "Content-Length", value: String(body.readableBytes))
+        }
+        if let contentType { request.headers.add(name: "Content-Type", value: contentType) }
+        if authenticated { request.headers.add(name: "Authorization", value: "Bearer " + (try currentSession().token)) }
+        for (name, value) in extra { request.headers.add(name: name, value: value) }
+        do {
+            let response = try await http.execute(request, timeout: timeout)
+            let bytes = try await response.body.collect(upTo: maxResponseBytes)
+            return RelayRawResponse(status: Int(response.status.code), retryAfter: response.headers.first(name: "Retry-After"),
+                                    body: Array(bytes.readableBytesView))
+        } catch {
+            throw .transport(String(describing: type(of: error)))
+        }
+    }
+}

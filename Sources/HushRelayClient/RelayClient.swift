@@ -1,0 +1,161 @@
+import AsyncHTTPClient
+import Foundation
+import HushCrypto
+import HushProtocol
+import HushRelayAPI
+import Logging
+import NIOCore
+import Synchronization
+
+/// The relay's HTTP API, typed. One instance per relay and identity: after
+/// `authenticate` it holds the bearer token (in memory only) and the
+/// identity whose mailbox `sync`/`ack` address.
+public final class RelayClient: Sendable {
+    public let baseURL: String
+    let http: HTTPClient
+    let logger: Logger
+    let timeout: TimeAmount
+    private let session = Mutex<Session?>(nil)
+
+    struct Session {
+        var identity: [UInt8]
+        var token: String
+        var expiresAt: Int64
+    }
+
+    /// - Parameter baseURL: e.g. `http://127.0.0.1:8080` (no trailing slash).
+    public init(baseURL: String, httpClient: HTTPClient = .shared, timeout: TimeAmount = .seconds(30),
+                logger: Logger = Logger(label: "hush.relay-client")) {
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.http = httpClient
+        self.timeout = timeout
+        self.logger = logger
+    }
+
+    /// The current token's expiry (Unix ms), nil before `authenticate`.
+    public var tokenExpiresAt: Int64? { session.withLock { $0?.expiresAt } }
+
+    /// Uses a token obtained elsewhere (e.g. restored after a restart).
+    public func useToken(_ token: String, identity: [UInt8], expiresAt: Int64) {
+        session.withLock { $0 = Session(identity: identity, token: token, expiresAt: expiresAt) }
+    }
+
+    /// Forgets the token (after a 401, before re-authenticating).
+    public func forgetToken() { session.withLock { $0 = nil } }
+
+    func currentSession() throws(RelayClientError) -> Session {
+        guard let current = session.withLock({ $0 }) else { throw .notAuthenticated }
+        return current
+    }
+
+    // MARK: Identity and prekeys
+
+    public func health() async throws(RelayClientError) -> HealthResponse {
+        try await call(.GET, RelayPaths.health, as: HealthResponse.self)
+    }
+
+    /// Publishes `identity` with its prekeys, signed with a proof of possession.
+    @discardableResult
+    public func register(identity: Ed25519.PrivateKey, signedPrekey: SignedPrekey, lastResortKEMPrekey: SignedPrekey,
+                         oneTimePrekeys: [SignedPrekey], timestamp: Int64 = RelayClient.nowMilliseconds()) async throws(RelayClientError) -> RegisterResponse {
+        let request = RegisterRequest.signed(identity: identity, signedPrekey: signedPrekey, lastResortKEMPrekey: lastResortKEMPrekey,
+                                             oneTimePrekeys: oneTimePrekeys, timestamp: timestamp)
+        return try await call(.POST, RelayPaths.identities, body: request, as: RegisterResponse.self)
+    }
+
+    /// Adds one-time prekeys (X25519 and/or KEM); returns how many remain of each.
+    @discardableResult
+    public func uploadPrekeys(_ prekeys: [SignedPrekey]) async throws(RelayClientError) -> PrekeyCountResponse {
+        try await call(.POST, RelayPaths.prekeys, body: UploadPrekeysRequest(oneTimePrekeys: prekeys.map(SignedPrekeyDTO.init)),
+                       authenticated: true, as: PrekeyCountResponse.self)
+    }
+
+    public func prekeyCount() async throws(RelayClientError) -> PrekeyCountResponse {
+        try await call(.GET, RelayPaths.prekeyCount, authenticated: true, as: PrekeyCountResponse.self)
+    }
+
+    /// Fetches (and consumes) a bundle for `identity`, and verifies every
+    /// signature in it against that identity key before returning it.
+    public func fetchBundle(for identity: [UInt8]) async throws(RelayClientError) -> PrekeyBundle {
+        let dto = try await call(.GET, RelayPaths.bundle(identity), as: PrekeyBundleDTO.self)
+        do {
+            let bundle = try dto.bundle()
+            guard bundle.identityKey.rawRepresentation == identity else { throw ProtocolError.malformed(what: "bundle for another identity") }
+            try bundle.verify()
+            return bundle
+        } catch {
+            throw .invalidResponse("the bundle does not verify: \(error)")
+        }
+    }
+
+    // MARK: Authentication
+
+    /// Challenge → signature → token. The token is kept for later calls.
+    @discardableResult
+    public func authenticate(identity: Ed25519.PrivateKey) async throws(RelayClientError) -> TokenResponse {
+        let publicKey = identity.publicKey.rawRepresentation
+        let challenge = try await call(.POST, RelayPaths.challenge, body: ChallengeRequest(identityKey: Base64Bytes(publicKey)), as: ChallengeResponse.self)
+        let signature = AuthChallenge.sign(nonce: challenge.nonce.bytes, with: identity)
+        let token = try await call(.POST, RelayPaths.token,
+                                   body: TokenRequest(identityKey: Base64Bytes(publicKey), nonce: challenge.nonce, signature: Base64Bytes(signature)),
+                                   as: TokenResponse.self)
+        useToken(token.token, identity: publicKey, expiresAt: token.expiresAt)
+        return token
+    }
+
+    // MARK: Mailboxes
+
+    /// Deposits a sealed envelope for `recipient`. Safe to repeat with the
+    /// same `requestID`: the relay answers with the first result.
+    public func deposit(recipient: [UInt8], envelope: [UInt8], requestID: String, credential: [UInt8]?) async throws(RelayClientError) -> DepositResponse {
+        let body = DepositRequest(requestID: requestID, envelope: Base64Bytes(envelope), credential: credential.map(Base64Bytes.init))
+        return try await call(.POST, RelayPaths.mailboxMessages(recipient), body: body, as: DepositResponse.self)
+    }
+
+    /// Envelopes after `after` in the authenticated identity's mailbox (or `mailbox`, which the relay refuses unless it is ours).
+    public func sync(after: UInt64 = 0, limit: Int = RelayLimits.defaultSyncLimit, mailbox: [UInt8]? = nil) async throws(RelayClientError) -> SyncResponse {
+        let owner: [UInt8]
+        if let mailbox { owner = mailbox } else { owner = try currentSession().identity }
+        return try await call(.GET, RelayPaths.mailboxMessages(owner) + "?after=\(after)&limit=\(limit)", authenticated: true, as: SyncResponse.self)
+    }
+
+    /// Deletes delivered envelopes; returns how many were still stored.
+    @discardableResult
+    public func ack(ids: [UInt64]) async throws(RelayClientError) -> Int {
+        let owner = try currentSession().identity
+        return try await call(.POST, RelayPaths.mailboxAck(owner), body: AckRequest(messageIDs: ids), authenticated: true, as: AckResponse.self).deleted
+    }
+
+    /// Registers (and revokes) delivery credential tokens; the relay gets only their SHA-256.
+    @discardableResult
+    public func updateCredentials(add tokens: [[UInt8]], remove revoked: [[UInt8]] = []) async throws(RelayClientError) -> Int {
+        let owner = try currentSession().identity
+        let body = CredentialsRequest(add: tokens.map { Base64Bytes(DeliveryCredential.hash($0)) },
+                                      remove: revoked.map { Base64Bytes(DeliveryCredential.hash($0)) })
+        return try await call(.POST, RelayPaths.mailboxCredentials(owner), body: body, authenticated: true, as: CredentialsResponse.self).count
+    }
+
+    // MARK: Blobs
+
+    public func uploadBlob(_ bytes: [UInt8]) async throws(RelayClientError) -> BlobUploadResponse {
+        let raw = try await send(.POST, RelayPaths.blobs, body: ByteBuffer(bytes: bytes), contentType: "application/octet-stream", authenticated: true)
+        return try decode(BlobUploadResponse.self, from: raw)
+    }
+
+    public func downloadBlob(id: String, maxBytes: Int = RelayLimits.maxBlobBytes) async throws(RelayClientError) -> [UInt8] {
+        let raw = try await send(.GET, RelayPaths.blob(id), authenticated: false, maxResponseBytes: maxBytes)
+        try raw.throwIfError()
+        return raw.body
+    }
+
+    // MARK: Socket
+
+    /// Opens `/v1/socket` with the current token.
+    public func connectSocket() async throws(RelayClientError) -> RelaySocket {
+        let token = try currentSession().token
+        let url = baseURL.replacingOccurrences(of: "http://", with: "ws://").replacingOccurrences(of: "https://", with: "wss://") + RelayPaths.socket
+        return try await RelaySocket.connect(url: url, token: token, logger: logger)
+    }
+
+    public static func nowMilliseconds() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+}

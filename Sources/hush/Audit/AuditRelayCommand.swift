@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import HushAudit
+import HushRelay
+
+/// `hush audit relay --data DIR [--canary TEXT] [--json]`: every item a
+/// relay's data directory holds, with the fields the relay keeps, and
+/// optionally a scan of every file for a known plaintext.
+struct AuditRelayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "relay", abstract: "Print everything a relay's data directory holds.")
+
+    @Option(help: "The relay's data directory (with its relay.key).") var data: String
+    @Option(help: "A plaintext to look for in every file, in UTF-8, UTF-16, hex and base64.") var canary: String?
+    @Flag(help: "Print JSON instead of text.") var json = false
+
+    func validate() throws {
+        if let canary, canary.utf8.count < 4 { throw ValidationError("--canary needs at least 4 bytes to be meaningful") }
+    }
+
+    func run() async throws {
+        let inventory: RelayInventory
+        do {
+            inventory = try await RelayAudit.inventory(dataDirectory: data)
+        } catch {
+            throw ValidationError("cannot open the relay data in \(data): \(error)")
+        }
+        let scan = try canary.map { try CanaryScanner.scan(directory: data, canary: $0) }
+        if json {
+            var object = RelayAudit.json(inventory)
+            if let scan {
+                object["canary"] = ["filesScanned": scan.filesScanned, "found": scan.foundAnywhere,
+                                    "encodings": Dictionary(uniqueKeysWithValues: scan.findings.map { ($0.encoding.rawValue, $0.files) })]
+            }
+            let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+            print(String(decoding: data, as: UTF8.self))
+        } else {
+            print(RelayAudit.render(inventory, dataDirectory: data))
+            if let scan, let canary {
+                print("")
+                print(CanaryScanner.render(scan, canaryLength: canary.count))
+            }
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import ArgumentParser
+import Foundation
+import HushRelay
+import Hummingbird
+import Logging
+
+/// `hush relay serve`: the relay on its embedded SQLCipher database.
+/// Prints `hush relay listening on http://HOST:PORT` once ready (tests and
+/// the demo parse that line); stops gracefully on SIGINT/SIGTERM.
+struct RelayServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "serve", abstract: "Serve the relay API on HTTP and WebSocket.")
+
+    @Option(help: "Address to listen on.") var host = "127.0.0.1"
+    @Option(help: "Port to listen on (0 picks a free one).") var port = 8080
+    @Option(help: "Data directory (key file, database, blobs); created when missing.") var data = "relay-data"
+    @Option(help: "Days an undelivered envelope or blob is kept.") var retentionDays = 30
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel = "info"
+
+    func validate() throws {
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0…65535") }
+        guard (1...3_650).contains(retentionDays) else { throw ValidationError("--retention-days must be 1…3650") }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+    }
+
+    func run() async throws {
+        var logger = Logger(label: "hush.relay")
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        var configuration = RelayConfiguration()
+        configuration.host = host
+        configuration.port = port
+        configuration.dataDirectory = data
+        configuration.retentionSeconds = Int64(retentionDays) * 86_400
+        let relay = try RelayServer.embedded(configuration: configuration, logger: logger)
+        let host = self.host
+        let app = relay.makeApplication { port in
+            // Written straight to fd 1: stdout may be a pipe, where print() would buffer.
+            FileHandle.standardOutput.write(Data("hush relay listening on http://\(host):\(port)\n".utf8))
+        }
+        try await app.runService()
+    }
+}
