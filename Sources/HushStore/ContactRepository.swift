@@ -6,7 +6,7 @@ public struct ContactRepository {
 
     static let columns = "id, name, address, identity_key, verification, pending_identity_key, created_at"
 
-    private func decode(_ row: Row) throws -> Contact {
+    func decode(_ row: Row) throws -> Contact {
         Contact(id: try row.get(0), name: try row.get(1), address: try row.get(2), identityKey: try row.get(3),
                 verification: VerificationState(rawValue: try row.get(4)) ?? .unverified,
                 pendingIdentityKey: try row.get(5), createdAt: try row.get(6))

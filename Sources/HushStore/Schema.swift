@@ -11,6 +11,7 @@ public enum Schema {
         migrator.register(version: 2, name: "ratchet sessions, prekeys, skipped message keys", createProtocolState)
         migrator.register(version: 3, name: "full-text search over message bodies", createFullTextSearch)
         migrator.register(version: 4, name: "settings, relay sync cursor, quarantine", createSettingsAndQuarantine)
+        migrator.register(version: 5, name: "contacts' delivery credentials", addDeliveryCredentials)
         return migrator
     }()
 

@@ -11,6 +11,8 @@ public struct SettingsRepository {
         public static let syncCursor = "relay.sync_cursor"
         public static let registration = "relay.registration"
         public static let displayName = "profile.name"
+        /// Our delivery credential (hex), which we give our contacts.
+        public static let deliveryCredential = "relay.delivery_credential"
     }
 
     public func value(_ name: String) throws -> String? {

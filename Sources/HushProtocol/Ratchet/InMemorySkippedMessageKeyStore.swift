@@ -8,6 +8,14 @@ public final class InMemorySkippedMessageKeyStore: SkippedMessageKeyStore, @unch
 
     public init() {}
 
+    /// A store holding `keys` (oldest first), e.g. loaded from a database.
+    public init(keys: [SkippedMessageKey]) {
+        entries = keys
+    }
+
+    /// Every stored key, oldest first (to persist the set).
+    public func allKeys() -> [SkippedMessageKey] { entries }
+
     public func headerKeys() -> [SecureBytes] {
         var keys: [SecureBytes] = []
         for entry in entries.reversed() where !keys.contains(where: { $0 == entry.headerKey }) {

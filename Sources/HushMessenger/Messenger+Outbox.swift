@@ -1,0 +1,83 @@
+import HushCrypto
+import HushProtocol
+import HushStore
+
+/// What one pass over the outbox did.
+public struct OutboxReport: Sendable, Equatable {
+    public var sent = 0
+    public var retrying = 0
+    public var failed = 0
+    /// When the next pending request is due (ms since 1970), if any.
+    public var nextAttemptAt: Int64?
+}
+
+extension Messenger {
+    /// Posts every due outbox request once. On 201 the request becomes a
+    /// sent message carrying the relay's id; failures follow `BackoffPolicy`.
+    @discardableResult
+    public func flushOutbox() async -> OutboxReport {
+        var report = OutboxReport()
+        let now = clock.now()
+        guard let due = try? store.outbox.due(at: now) else { return report }
+        for item in due {
+            guard let recipient = try? recipientIdentity(conversationId: item.conversationId) else {
+                try? store.outbox.markFailed(requestId: item.requestId, error: "the contact no longer exists", nextAttemptAt: nil)
+                report.failed += 1
+                continue
+            }
+            try? store.outbox.recordAttempt(requestId: item.requestId, at: now)
+            do {
+                let receipt = try await withReauthentication { () async throws(DeliveryFailure) -> DepositReceipt in
+                    try await transport.deposit(item.payload, to: recipient.key, requestID: item.requestId, credential: recipient.credential)
+                }
+                _ = try store.outbox.markSent(requestId: item.requestId, serverId: receipt.serverID, relayTimestamp: receipt.relayTimestamp)
+                report.sent += 1
+                if let messageID = item.messageId, let message = try store.messages.message(id: messageID) {
+                    emit(.statusChanged(clientMessageID: message.clientMessageId, status: message.status, contact: recipient.name))
+                }
+            } catch let failure as DeliveryFailure {
+                switch backoff.decision(for: failure, failures: item.failCount + 1, alreadyReauthenticated: true, using: random) {
+                case let .retry(after):
+                    try? store.outbox.markFailed(requestId: item.requestId, error: failure.description, nextAttemptAt: now + after)
+                    report.retrying += 1
+                case let .giveUp(reason):
+                    try? store.outbox.markFailed(requestId: item.requestId, error: reason, nextAttemptAt: nil)
+                    report.failed += 1
+                    if let messageID = item.messageId, let message = try? store.messages.message(id: messageID) {
+                        emit(.statusChanged(clientMessageID: message.clientMessageId, status: .failed, contact: recipient.name))
+                    }
+                case .reauthenticateAndRetry:
+                    // withReauthentication already re-authenticated once; treat as retryable later.
+                    try? store.outbox.markFailed(requestId: item.requestId, error: failure.description,
+                                                 nextAttemptAt: now + backoff.delay(forAttempt: item.failCount + 1, using: random))
+                    report.retrying += 1
+                }
+            } catch {
+                // A local store error after the relay accepted: the request stays
+                // pending and the relay's idempotency returns the same id next time.
+                report.retrying += 1
+            }
+        }
+        report.nextAttemptAt = try? store.outbox.items(status: .pending).map(\.nextAttemptAt).min()
+        return report
+    }
+
+    /// Makes a failed request pending again (the user's `hush retry`).
+    public func retry(requestID: String?) async throws -> OutboxReport {
+        let now = clock.now()
+        let failed = try store.outbox.items(status: .failed)
+        let chosen = requestID.map { id in failed.filter { $0.requestId.hasPrefix(id) } } ?? failed
+        if let requestID, chosen.isEmpty { throw MessengerError.unknownMessage(requestID) }
+        try store.write { store in
+            for item in chosen { try store.outbox.retry(requestId: item.requestId, at: now) }
+        }
+        return await flushOutbox()
+    }
+
+    private func recipientIdentity(conversationId: Int64) throws -> (key: IdentityKey, credential: [UInt8]?, name: String) {
+        guard let contact = try store.contacts.contact(conversationId: conversationId) else {
+            throw MessengerError.unknownContact("conversation \(conversationId)")
+        }
+        return (try IdentityKey(rawRepresentation: contact.identityKey), try store.contacts.deliveryCredential(contactId: contact.id), contact.name)
+    }
+}

@@ -1,0 +1,199 @@
+import HushCrypto
+import HushProtocol
+import HushStore
+
+/// What happened to one envelope.
+public enum ReceiveOutcome: Sendable, Equatable {
+    /// Stored (or recognised as already stored); safe to acknowledge.
+    case stored
+    /// Could not be decrypted or decoded; kept aside with the reason, and
+    /// safe to acknowledge (the relay copy adds nothing).
+    case quarantined(reason: String)
+    /// Already processed earlier (at or below the sync cursor).
+    case alreadyProcessed
+}
+
+extension Messenger {
+    /// Decrypts and stores one envelope. The message, the advanced ratchet
+    /// state, the consumed one-time prekeys and the sync cursor are written in
+    /// one transaction; on any failure nothing but a quarantine record is
+    /// written, so the session still decrypts the next genuine message.
+    @discardableResult
+    public func receive(_ envelope: MailboxEnvelope) -> ReceiveOutcome {
+        if let cursor = try? store.settings.syncCursor(), envelope.serverID <= cursor { return .alreadyProcessed }
+        do {
+            try store.write { store in
+                try process(envelope)
+                try store.settings.advanceSyncCursor(to: envelope.serverID)
+            }
+            return .stored
+        } catch {
+            let reason = Messenger.quarantineReason(for: error)
+            try? store.write { store in
+                try store.quarantine.add(serverId: envelope.serverID, envelope: envelope.bytes, reason: reason, at: clock.now())
+                try store.settings.advanceSyncCursor(to: envelope.serverID)
+            }
+            emit(.quarantined(reason: reason))
+            return .quarantined(reason: reason)
+        }
+    }
+
+    /// Handles an ephemeral envelope (typing): decrypted with the session but
+    /// never stored as a message.
+    public func receiveEphemeral(_ bytes: [UInt8]) {
+        try? store.write { store in
+            try process(MailboxEnvelope(serverID: 0, relayTimestamp: clock.now(), bytes: bytes), ephemeral: true)
+        }
+    }
+
+    static func quarantineReason(for error: any Error) -> String {
+        switch error {
+        case let error as ProtocolError:
+            switch error {
+            case .decryptionFailed: return "could not be decrypted: tampered with, replayed, or from an unknown session"
+            case .messageGapTooLarge: return "too many messages were skipped in one chain (over the protocol's bound)"
+            case .senderMismatch: return "the sender inside does not match the session"
+            default: return "refused by the protocol: \(error.description)"
+            }
+        case let error as MessengerError: return error.description
+        default: return "could not be stored: \(error)"
+        }
+    }
+
+    /// Decrypts `envelope` and applies its content. Runs inside the caller's transaction.
+    func process(_ envelope: MailboxEnvelope, ephemeral: Bool = false) throws {
+        let opened = try SealedSender.open(envelope.bytes, recipient: identity)
+        let now = clock.now()
+        let (contact, isNew) = try contactForSender(opened.sender, at: now)
+        let session: Session
+        var consumedPrekeys: [(PrekeyKind, UInt32)] = []
+        if let handshake = opened.handshake,
+           (try? loadSession(contactId: contact.id)).map({ !$0.matches(handshake) }) ?? true {
+            guard !ephemeral else { throw MessengerError.protocolFailure("typing indicator without a session") }
+            session = try acceptSession(opened, handshake: handshake)
+            if let oneTime = handshake.oneTimePrekeyID { consumedPrekeys.append((.oneTimeX25519, oneTime)) }
+            if handshake.kemPrekeyKind == .oneTimeKEM { consumedPrekeys.append((.oneTimeKEM, handshake.kemPrekeyID)) }
+        } else {
+            session = try loadSession(contactId: contact.id)
+        }
+        let skipped = try PersistentSkippedKeys(store: store, contactId: contact.id)
+        let plaintext = try session.open(opened, skippedKeys: skipped.memory, using: random)
+        let content = try Content(decoding: plaintext)
+        try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
+        try skipped.persist(at: now)
+        for (kind, id) in consumedPrekeys { try store.prekeys.delete(kind: kind.storeName, id: Int64(id)) }
+        try apply(content, from: contact, envelope: envelope)
+        if isNew, let credential = try ownDeliveryCredential() {
+            // Answer a first contact with what it needs to reach us without the stranger rate limit.
+            try seal(.deliveryCredential(credential), to: contact.name)
+        }
+    }
+
+    private func apply(_ content: Content, from contact: Contact, envelope: MailboxEnvelope) throws {
+        let now = clock.now()
+        switch content.body {
+        case let .text(text):
+            try storeIncoming(text, contentType: "text/plain", content: content, from: contact, envelope: envelope)
+        case let .attachment(pointer):
+            try storeIncoming("[attachment \(pointer.fileName.isEmpty ? "unnamed" : pointer.fileName), \(pointer.size) bytes]",
+                              contentType: "attachment", content: content, from: contact, envelope: envelope)
+        case let .deliveryReceipt(ids):
+            try updateOutgoing(ids, to: .delivered, contact: contact, at: now)
+        case let .readReceipt(ids):
+            try updateOutgoing(ids, to: .read, contact: contact, at: now)
+        case .typingStarted:
+            emit(.typing(contact: contact.name, active: true))
+        case .typingStopped:
+            emit(.typing(contact: contact.name, active: false))
+        case let .deliveryCredential(token):
+            try store.contacts.setDeliveryCredential(token, contactId: contact.id)
+        case .profile:
+            // Display names are shown only after the user names the contact; nothing to store yet.
+            break
+        }
+    }
+
+    private func storeIncoming(_ body: String, contentType: String, content: Content, from contact: Contact, envelope: MailboxEnvelope) throws {
+        let conversation = try store.conversations.conversation(forContact: contact.id, title: contact.name, at: clock.now())
+        let message = NewMessage(conversationId: conversation, serverId: envelope.serverID, clientMessageId: content.id.description,
+                                 direction: .incoming, sender: contact.address, body: body, contentType: contentType,
+                                 status: .delivered, createdAt: Int64(clamping: content.sentAt), relayTimestamp: envelope.relayTimestamp)
+        guard case let .inserted(id) = try store.messages.insert(message) else { return }
+        try seal(.deliveryReceipt([content.id]), to: contact.name)
+        if let stored = try store.messages.message(id: id) { emit(.received(stored, contact: contact.name)) }
+    }
+
+    private func updateOutgoing(_ ids: [MessageID], to status: MessageStatus, contact: Contact, at time: Int64) throws {
+        for id in ids {
+            if try store.messages.advanceOutgoingStatus(clientMessageId: id.description, to: status, at: time) {
+                emit(.statusChanged(clientMessageID: id.description, status: status, contact: contact.name))
+            }
+        }
+    }
+
+    /// The contact this identity belongs to, created (named after its
+    /// address) when a stranger writes first.
+    private func contactForSender(_ sender: IdentityKey, at time: Int64) throws -> (Contact, isNew: Bool) {
+        if let contact = try contact(forIdentity: sender) { return (contact, false) }
+        let address = sender.address.description
+        var name = "unknown-" + String(address.dropFirst(5).prefix(8))
+        var suffix = 2
+        while try store.contacts.contact(named: name) != nil {
+            name = "unknown-" + String(address.dropFirst(5).prefix(8)) + "-\(suffix)"
+            suffix += 1
+        }
+        let contact = try store.contacts.add(name: name, address: address, identityKey: sender.rawRepresentation, at: time)
+        _ = try store.conversations.conversation(forContact: contact.id, title: name, at: time)
+        return (contact, true)
+    }
+
+    private func acceptSession(_ opened: OpenedEnvelope, handshake: HandshakeInit) throws -> Session {
+        func prekey(_ kind: PrekeyKind, _ id: UInt32) throws -> PrivatePrekey {
+            guard let stored = try store.prekeys.prekey(kind: kind.storeName, id: Int64(id)) else {
+                throw MessengerError.protocolFailure("the first message names a \(kind) prekey (\(id)) we no longer have")
+            }
+            return try PrivatePrekey(serialized: stored.privateKey, identity: identity.publicKey)
+        }
+        let signed = try prekey(.signedX25519, handshake.signedPrekeyID)
+        let oneTime = try handshake.oneTimePrekeyID.map { try prekey(.oneTimeX25519, $0) }
+        let kem = try prekey(handshake.kemPrekeyKind, handshake.kemPrekeyID)
+        return try Session.accept(identity: identity, opened: opened, signedPrekey: signed, oneTimePrekey: oneTime, kemPrekey: kem)
+    }
+
+    // MARK: Read receipts
+
+    /// Marks every incoming message of the conversation with `name` read and
+    /// queues encrypted read receipts for them. Returns how many were marked.
+    @discardableResult
+    public func markRead(contact name: String) async throws -> Int {
+        guard let contact = try store.contacts.contact(named: name) else { throw MessengerError.unknownContact(name) }
+        let now = clock.now()
+        let marked: Int = try store.write { store in
+            let conversation = try store.conversations.conversation(forContact: contact.id, title: contact.name, at: now)
+            let unread = try store.messages.unreadIncoming(conversationId: conversation)
+            guard let last = unread.last else { return 0 }
+            _ = try store.messages.markRead(upTo: last.id, in: conversation, at: now)
+            if contact.verification != .changed {
+                for chunk in stride(from: 0, to: unread.count, by: ContentLimits.maxReceiptIDs) {
+                    let ids = try unread[chunk..<min(chunk + ContentLimits.maxReceiptIDs, unread.count)]
+                        .map { try MessageID(hex: $0.clientMessageId) }
+                    try seal(.readReceipt(ids), to: contact.name)
+                }
+            }
+            return unread.count
+        }
+        if marked > 0 { await flushOutbox() }
+        return marked
+    }
+}
+
+extension PrekeyKind {
+    /// The name the store files private prekeys under.
+    var storeName: String { String(describing: self) }
+}
+
+extension MessageID {
+    init(hex: String) throws {
+        try self.init(bytes: Hex.decode(hex))
+    }
+}

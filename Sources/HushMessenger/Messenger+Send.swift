@@ -1,0 +1,87 @@
+import HushCrypto
+import HushProtocol
+import HushStore
+
+extension Messenger {
+    /// Stores `text` as a pending message for `name`, seals it, and queues the
+    /// sealed envelope in the outbox, all in one transaction; then tries to
+    /// deliver the outbox. Returns the message as stored after that attempt.
+    @discardableResult
+    public func send(text: String, to name: String) async throws -> StoredMessage {
+        guard text.utf8.count <= ContentLimits.maxTextLength else {
+            throw MessengerError.messageTooLong(limit: ContentLimits.maxTextLength)
+        }
+        let messageID = try seal(.text(text), to: name, recordAs: text)
+        await flushOutbox()
+        guard let stored = try store.messages.message(clientMessageId: messageID.description) else {
+            throw MessengerError.unknownMessage(messageID.description)
+        }
+        return stored
+    }
+
+    /// Seals `body` for `name` and queues it. When `recordAs` is given the
+    /// content is also stored as an outgoing message shown in the history;
+    /// receipts and profile updates are queued without one.
+    @discardableResult
+    func seal(_ body: ContentBody, to name: String, recordAs text: String? = nil) throws -> MessageID {
+        guard let contact = try store.contacts.contact(named: name) else { throw MessengerError.unknownContact(name) }
+        guard contact.verification != .changed else { throw MessengerError.identityChanged(name: name) }
+        let now = clock.now()
+        let content = Content(id: MessageID.random(using: random), sentAt: UInt64(now), body: body)
+        try store.write { store in
+            let session = try loadSession(contactId: contact.id)
+            let envelope = try session.seal(try content.encoded(), using: random)
+            let conversation = try store.conversations.conversation(forContact: contact.id, title: contact.name, at: now)
+            let requestID = Hex.encode(random.bytes(16))
+            if let text {
+                let message = NewMessage(conversationId: conversation, clientMessageId: content.id.description,
+                                         direction: .outgoing, sender: identity.address.description, body: text,
+                                         contentType: content.body.contentTypeName, status: .pending, createdAt: now)
+                _ = try store.outbox.enqueueOutgoing(message, requestId: requestID, sealedPayload: envelope, at: now)
+            } else {
+                try store.outbox.enqueue(requestId: requestID, messageId: nil, conversationId: conversation,
+                                         sealedPayload: envelope, at: now)
+            }
+            try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
+        }
+        return content.id
+    }
+
+    /// Sends a typing indicator over the live connection only: it is never
+    /// queued or stored, and is dropped when the contact is offline.
+    public func sendTyping(_ active: Bool, to name: String) async throws {
+        guard let contact = try store.contacts.contact(named: name), contact.verification != .changed,
+              let credential = try store.contacts.deliveryCredential(contactId: contact.id) else { return }
+        let now = clock.now()
+        let content = Content(id: MessageID.random(using: random), sentAt: UInt64(now),
+                              body: active ? .typingStarted : .typingStopped)
+        let envelope: [UInt8] = try store.write { store in
+            let session = try loadSession(contactId: contact.id)
+            let envelope = try session.seal(try content.encoded(), using: random)
+            try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
+            return envelope
+        }
+        let recipient = try IdentityKey(rawRepresentation: contact.identityKey)
+        try? await withReauthentication { () async throws(DeliveryFailure) in
+            try await transport.sendEphemeral(envelope, to: recipient, credential: credential)
+        }
+    }
+
+    func loadSession(contactId: Int64) throws -> Session {
+        guard let state = try store.sessions.load(contactId: contactId) else {
+            throw MessengerError.protocolFailure("no session with this contact: remove and add the contact again")
+        }
+        return try Session(serialized: state)
+    }
+}
+
+extension ContentBody {
+    /// The `content_type` the store records for a message shown in history.
+    var contentTypeName: String {
+        switch self {
+        case .text: return "text/plain"
+        case .attachment: return "attachment"
+        default: return "control"
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import HushCrypto
+import HushProtocol
+import HushStore
+
+/// What `sync` did.
+public struct SyncReport: Sendable, Equatable {
+    public var received = 0
+    public var quarantined = 0
+    public var outbox = OutboxReport()
+}
+
+extension Messenger {
+    public static let syncPageSize = 100
+
+    /// Flushes the outbox, then fetches, decrypts, stores and acknowledges
+    /// everything waiting after the sync cursor, page by page; then flushes
+    /// the receipts that produced, and tops up prekeys.
+    @discardableResult
+    public func sync() async throws -> SyncReport {
+        var report = SyncReport()
+        _ = await flushOutbox()
+        while true {
+            let cursor = try store.settings.syncCursor() ?? 0
+            let page = try await relayCall { () async throws(DeliveryFailure) -> MailboxPage in
+                try await transport.fetch(after: cursor, limit: Messenger.syncPageSize)
+            }
+            var handled: [Int64] = []
+            for envelope in page.envelopes {
+                switch receive(envelope) {
+                case .stored: report.received += 1
+                case .quarantined: report.quarantined += 1
+                case .alreadyProcessed: break
+                }
+                handled.append(envelope.serverID)
+            }
+            if !handled.isEmpty {
+                // Only now, after the commits above, may the relay delete them.
+                try await relayCall { () async throws(DeliveryFailure) in try await transport.acknowledge(handled) }
+            }
+            guard page.hasMore, !page.envelopes.isEmpty else { break }
+        }
+        report.outbox = await flushOutbox()
+        try? await replenishPrekeys()
+        return report
+    }
+
+    /// Stays connected: processes pushed envelopes as they arrive (by syncing
+    /// after the cursor, so nothing is skipped or processed twice), typing
+    /// indicators, and due outbox retries; reconnects with backoff capped at
+    /// 30 s. Returns when the task is cancelled.
+    public func runLive() async {
+        var failures = 0
+        while !Task.isCancelled {
+            do {
+                let stream = try await relayCall { () async throws(DeliveryFailure) -> AsyncStream<TransportEvent> in
+                    try await transport.connect()
+                }
+                failures = 0
+                emit(.connection(online: true))
+                _ = try? await sync()
+                for await event in stream {
+                    switch event {
+                    case .envelope:
+                        _ = try? await sync()
+                    case let .ephemeral(bytes):
+                        receiveEphemeral(bytes)
+                    case .disconnected:
+                        break
+                    }
+                    if Task.isCancelled { break }
+                }
+            } catch {
+                failures += 1
+            }
+            emit(.connection(online: false))
+            guard !Task.isCancelled else { return }
+            try? await clock.sleep(milliseconds: max(100, BackoffPolicy.reconnect.delay(forAttempt: max(failures, 1), using: random)))
+        }
+    }
+
+    /// Retries due outbox requests until cancelled (the live view runs it beside `runLive`).
+    public func runOutboxRetries() async {
+        while !Task.isCancelled {
+            let report = await flushOutbox()
+            let wait = report.nextAttemptAt.map { max(100, $0 - clock.now()) } ?? 1_000
+            try? await clock.sleep(milliseconds: min(wait, 5_000))
+        }
+    }
+}

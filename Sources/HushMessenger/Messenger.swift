@@ -1,0 +1,88 @@
+import HushCrypto
+import HushProtocol
+import HushStore
+
+/// The send/receive pipeline of one identity. The CLI only drives it.
+///
+/// Rules it keeps (see README "How a message travels"):
+/// - Plaintext is sealed before anything is written to the outbox; the outbox
+///   and the relay only ever hold sealed envelopes.
+/// - A sent message, the outbox request and the advanced ratchet state are
+///   written in one transaction; a received message, the ratchet state and
+///   the sync cursor likewise, and the relay is acknowledged only after that
+///   commit. A crash at any point loses nothing and duplicates nothing.
+/// - The relay de-duplicates on the request id; the receiver de-duplicates on
+///   the client message id.
+public actor Messenger {
+    public let identity: IdentityKeyPair
+    let store: MessageStore
+    let transport: any RelayTransport
+    let clock: any MessengerClock
+    let random: any RandomSource
+    let backoff: BackoffPolicy
+    let (events, eventSink) = AsyncStream<MessengerEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
+    /// Whether this run re-authenticated already after a 401 (the rule: once).
+    var reauthenticated = false
+    var authenticated = false
+
+    public init(identity: IdentityKeyPair, store: MessageStore, transport: any RelayTransport,
+                clock: any MessengerClock = SystemClock(), random: any RandomSource = SystemRandom(),
+                backoff: BackoffPolicy = .outbox) {
+        self.identity = identity
+        self.store = store
+        self.transport = transport
+        self.clock = clock
+        self.random = random
+        self.backoff = backoff
+    }
+
+    /// Events for live views. One consumer at a time.
+    public nonisolated var eventStream: AsyncStream<MessengerEvent> { events }
+
+    func emit(_ event: MessengerEvent) {
+        eventSink.yield(event)
+    }
+
+    /// Authenticates once per run (and again after a 401, once).
+    func ensureAuthenticated() async throws(DeliveryFailure) {
+        guard !authenticated else { return }
+        try await transport.authenticate(identity: identity)
+        authenticated = true
+    }
+
+    /// Runs a relay call, re-authenticating once when the relay answers 401.
+    func withReauthentication<T: Sendable>(_ call: () async throws(DeliveryFailure) -> T) async throws(DeliveryFailure) -> T {
+        try await ensureAuthenticated()
+        do {
+            return try await call()
+        } catch .unauthorized {
+            guard !reauthenticated else { throw .unauthorized }
+            reauthenticated = true
+            authenticated = false
+            try await ensureAuthenticated()
+            return try await call()
+        }
+    }
+
+    // MARK: Queries the CLI shows
+
+    public func conversations() throws -> [ConversationSummary] {
+        try store.conversations.list()
+    }
+
+    public func contacts() throws -> [Contact] {
+        try store.contacts.all()
+    }
+
+    public func outbox() throws -> [OutboxItem] {
+        try store.outbox.items(status: .pending) + store.outbox.items(status: .failed)
+    }
+
+    public func search(_ query: String, limit: Int = 20) throws -> [SearchHit] {
+        try store.messages.search(query, limit: limit)
+    }
+
+    public func relayCursor() throws -> Int64 {
+        try store.settings.syncCursor() ?? 0
+    }
+}

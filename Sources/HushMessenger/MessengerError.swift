@@ -1,0 +1,56 @@
+import HushProtocol
+
+/// Errors of the pipeline, each with what the user can do about it.
+public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible {
+    case unknownContact(String)
+    case contactExists(name: String)
+    /// The contact's identity key changed; sending stays blocked until accepted.
+    case identityChanged(name: String)
+    case nothingToAccept(name: String)
+    case notRegistered
+    case invalidAddress(String)
+    case ownAddress
+    case messageTooLong(limit: Int)
+    case relay(DeliveryFailure)
+    case protocolFailure(String)
+    case unknownMessage(String)
+
+    public var description: String {
+        switch self {
+        case let .unknownContact(name):
+            return "no contact named '\(name)': add one with `hush contact add \(name) ADDRESS`"
+        case let .contactExists(name):
+            return "a contact named '\(name)' already exists with another address; if their identity changed, the new key is now pending: compare safety numbers with `hush verify \(name)`, then `hush contact accept \(name)`"
+        case let .identityChanged(name):
+            return "\(name)'s identity key has changed, so sending is blocked: compare the new safety number with `hush verify \(name)`, then run `hush contact accept \(name)`"
+        case let .nothingToAccept(name):
+            return "\(name) has no changed identity key to accept"
+        case .notRegistered:
+            return "this identity is not registered with a relay: run `hush init --relay URL` (or `hush register --relay URL`)"
+        case let .invalidAddress(reason):
+            return "invalid address: \(reason)"
+        case .ownAddress:
+            return "that is your own address"
+        case let .messageTooLong(limit):
+            return "the message is longer than \(limit) bytes: split it"
+        case let .relay(failure):
+            return "the relay could not be used: \(failure)"
+        case let .protocolFailure(reason):
+            return reason
+        case let .unknownMessage(id):
+            return "no outbox message with id \(id): see `hush outbox`"
+        }
+    }
+}
+
+extension DeliveryFailure: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .unauthorized: return "the relay refused our credentials"
+        case let .rejected(status, code): return "the relay rejected the request (HTTP \(status), \(code))"
+        case .tooLarge: return "the request is larger than the relay accepts"
+        case let .rateLimited(after): return "the relay is rate-limiting us" + (after.map { "; retry in \(($0 + 999) / 1000) s" } ?? "")
+        case let .unavailable(reason): return "the relay is unreachable (\(reason)); check the URL and that it runs, then retry"
+        }
+    }
+}

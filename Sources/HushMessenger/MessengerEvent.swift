@@ -1,0 +1,15 @@
+import HushStore
+
+/// What the pipeline tells a live view (`hush chat`, `hush listen`).
+public enum MessengerEvent: Sendable, Equatable {
+    /// A new incoming message was stored.
+    case received(StoredMessage, contact: String)
+    /// An outgoing message changed status (sent, delivered, read, failed).
+    case statusChanged(clientMessageID: String, status: MessageStatus, contact: String)
+    /// The contact started or stopped typing.
+    case typing(contact: String, active: Bool)
+    /// Something arrived that could not be decrypted; it was set aside.
+    case quarantined(reason: String)
+    /// The live connection to the relay went up or down.
+    case connection(online: Bool)
+}

@@ -1,0 +1,81 @@
+import HushCrypto
+import HushProtocol
+
+/// An envelope waiting in our mailbox at the relay.
+public struct MailboxEnvelope: Sendable, Equatable {
+    /// The relay's id: time-ordered and increasing within our mailbox.
+    public let serverID: Int64
+    /// The relay's clock when it stored the envelope (ms since 1970).
+    public let relayTimestamp: Int64
+    public let bytes: [UInt8]
+
+    public init(serverID: Int64, relayTimestamp: Int64, bytes: [UInt8]) {
+        self.serverID = serverID
+        self.relayTimestamp = relayTimestamp
+        self.bytes = bytes
+    }
+}
+
+/// The relay's answer to a deposit: its id and time for our envelope.
+public struct DepositReceipt: Sendable, Equatable {
+    public let serverID: Int64
+    public let relayTimestamp: Int64
+
+    public init(serverID: Int64, relayTimestamp: Int64) {
+        self.serverID = serverID
+        self.relayTimestamp = relayTimestamp
+    }
+}
+
+/// What the live connection delivers.
+public enum TransportEvent: Sendable, Equatable {
+    case envelope(MailboxEnvelope)
+    /// An ephemeral (never stored) envelope, such as a typing indicator.
+    case ephemeral([UInt8])
+    /// The connection ended; the caller reconnects with backoff.
+    case disconnected(reason: String)
+}
+
+/// What one page of a sync returned.
+public struct MailboxPage: Sendable, Equatable {
+    public let envelopes: [MailboxEnvelope]
+    public let hasMore: Bool
+
+    public init(envelopes: [MailboxEnvelope], hasMore: Bool) {
+        self.envelopes = envelopes
+        self.hasMore = hasMore
+    }
+}
+
+/// The relay as the pipeline needs it. The HTTP + WebSocket implementation
+/// lives in HushRelayClient; tests use an in-memory one.
+///
+/// Every method throws `DeliveryFailure`, so the pipeline's retry rules
+/// (401 re-authenticate, 422 never retry, 429 back off, 5xx retry) do not
+/// depend on HTTP details.
+public protocol RelayTransport: Sendable {
+    /// Obtains a fresh session token (challenge signed by the identity key).
+    func authenticate(identity: IdentityKeyPair) async throws(DeliveryFailure)
+    /// Publishes the identity with its prekeys (proof of possession inside).
+    func register(identity: IdentityKeyPair, signedPrekey: SignedPrekey, lastResortKEMPrekey: SignedPrekey,
+                  oneTimePrekeys: [SignedPrekey]) async throws(DeliveryFailure)
+    /// Adds one-time prekeys; returns how many X25519 and KEM ones remain.
+    func uploadPrekeys(_ prekeys: [SignedPrekey]) async throws(DeliveryFailure) -> (x25519: Int, kem: Int)
+    /// How many one-time prekeys of each kind the relay still holds for us.
+    func prekeyCounts() async throws(DeliveryFailure) -> (x25519: Int, kem: Int)
+    /// Fetches a bundle (consuming one-time prekeys at the relay).
+    func fetchBundle(for identity: IdentityKey) async throws(DeliveryFailure) -> PrekeyBundle
+    /// Registers the hashes of delivery credentials we hand to contacts.
+    func addDeliveryCredentials(_ tokens: [[UInt8]]) async throws(DeliveryFailure)
+    /// Deposits a sealed envelope, idempotent on `requestID`.
+    func deposit(_ envelope: [UInt8], to recipient: IdentityKey, requestID: String,
+                 credential: [UInt8]?) async throws(DeliveryFailure) -> DepositReceipt
+    /// Envelopes after `serverID` (exclusive), oldest first.
+    func fetch(after serverID: Int64, limit: Int) async throws(DeliveryFailure) -> MailboxPage
+    /// Tells the relay it may delete these envelopes (we have stored them).
+    func acknowledge(_ serverIDs: [Int64]) async throws(DeliveryFailure)
+    /// Opens the live connection; events arrive until `.disconnected`.
+    func connect() async throws(DeliveryFailure) -> AsyncStream<TransportEvent>
+    /// Sends an ephemeral envelope over the live connection (dropped when the recipient is offline).
+    func sendEphemeral(_ envelope: [UInt8], to recipient: IdentityKey, credential: [UInt8]) async throws(DeliveryFailure)
+}

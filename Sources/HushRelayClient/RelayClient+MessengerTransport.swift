@@ -1,0 +1,145 @@
+import HushCrypto
+import HushMessenger
+import HushProtocol
+import HushRelayAPI
+
+/// The relay client as the messenger's transport: the same calls, with
+/// failures reduced to the `DeliveryFailure` the outbox decides on.
+public struct RelayClientTransport: RelayTransport {
+    public let client: RelayClient
+
+    public init(client: RelayClient) {
+        self.client = client
+    }
+
+    public func authenticate(identity: IdentityKeyPair) async throws(DeliveryFailure) {
+        _ = try await map { () async throws(RelayClientError) in try await client.authenticate(identity: identity.signingKey) }
+    }
+
+    public func register(identity: IdentityKeyPair, signedPrekey: SignedPrekey, lastResortKEMPrekey: SignedPrekey,
+                         oneTimePrekeys: [SignedPrekey]) async throws(DeliveryFailure) {
+        _ = try await map { () async throws(RelayClientError) in
+            try await client.register(identity: identity.signingKey, signedPrekey: signedPrekey,
+                                      lastResortKEMPrekey: lastResortKEMPrekey, oneTimePrekeys: oneTimePrekeys)
+        }
+    }
+
+    public func uploadPrekeys(_ prekeys: [SignedPrekey]) async throws(DeliveryFailure) -> (x25519: Int, kem: Int) {
+        let counts = try await map { () async throws(RelayClientError) in try await client.uploadPrekeys(prekeys) }
+        return (counts.oneTimeX25519, counts.oneTimeKEM)
+    }
+
+    public func prekeyCounts() async throws(DeliveryFailure) -> (x25519: Int, kem: Int) {
+        let counts = try await map { () async throws(RelayClientError) in try await client.prekeyCount() }
+        return (counts.oneTimeX25519, counts.oneTimeKEM)
+    }
+
+    public func fetchBundle(for identity: IdentityKey) async throws(DeliveryFailure) -> PrekeyBundle {
+        try await map { () async throws(RelayClientError) in try await client.fetchBundle(for: identity.rawRepresentation) }
+    }
+
+    public func addDeliveryCredentials(_ tokens: [[UInt8]]) async throws(DeliveryFailure) {
+        _ = try await map { () async throws(RelayClientError) in try await client.updateCredentials(add: tokens) }
+    }
+
+    public func deposit(_ envelope: [UInt8], to recipient: IdentityKey, requestID: String,
+                        credential: [UInt8]?) async throws(DeliveryFailure) -> DepositReceipt {
+        let response = try await map { () async throws(RelayClientError) in
+            try await client.deposit(recipient: recipient.rawRepresentation, envelope: envelope, requestID: requestID, credential: credential)
+        }
+        return DepositReceipt(serverID: Int64(clamping: response.messageID), relayTimestamp: response.timestamp)
+    }
+
+    public func fetch(after serverID: Int64, limit: Int) async throws(DeliveryFailure) -> MailboxPage {
+        let page = try await map { () async throws(RelayClientError) in
+            try await client.sync(after: UInt64(max(serverID, 0)), limit: limit)
+        }
+        return MailboxPage(envelopes: page.messages.map(\.mailboxEnvelope), hasMore: page.hasMore)
+    }
+
+    public func acknowledge(_ serverIDs: [Int64]) async throws(DeliveryFailure) {
+        _ = try await map { () async throws(RelayClientError) in try await client.ack(ids: serverIDs.map { UInt64(max($0, 0)) }) }
+    }
+
+    public func connect() async throws(DeliveryFailure) -> AsyncStream<TransportEvent> {
+        let socket = try await map { () async throws(RelayClientError) in try await client.connectSocket() }
+        let holder = SocketHolder(socket: socket)
+        return AsyncStream { continuation in
+            let task = Task {
+                for await event in socket.events {
+                    switch event {
+                    case let .message(message):
+                        continuation.yield(.envelope(message.mailboxEnvelope))
+                    case let .ephemeral(bytes):
+                        continuation.yield(.ephemeral(bytes))
+                    case .error:
+                        continue
+                    case let .closed(_, reason):
+                        continuation.yield(.disconnected(reason: reason ?? "closed"))
+                        continuation.finish()
+                        return
+                    }
+                }
+                continuation.yield(.disconnected(reason: "closed"))
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in
+                task.cancel()
+                Task { await holder.socket.close() }
+            }
+        }
+    }
+
+    public func sendEphemeral(_ envelope: [UInt8], to recipient: IdentityKey, credential: [UInt8]) async throws(DeliveryFailure) {
+        // The live socket belongs to the stream `connect` returned; an
+        // ephemeral send opens its own short connection only when needed.
+        let socket = try await map { () async throws(RelayClientError) in try await client.connectSocket() }
+        defer { Task { await socket.close() } }
+        try await map { () async throws(RelayClientError) in
+            try await socket.sendEphemeral(to: recipient.rawRepresentation, credential: credential, envelope: envelope)
+        }
+    }
+
+    /// Runs a client call and maps its error for the outbox's retry rules.
+    private func map<T>(_ call: () async throws(RelayClientError) -> T) async throws(DeliveryFailure) -> T {
+        do {
+            return try await call()
+        } catch {
+            throw DeliveryFailure(error)
+        }
+    }
+}
+
+private final class SocketHolder: Sendable {
+    let socket: RelaySocket
+    init(socket: RelaySocket) { self.socket = socket }
+}
+
+extension DeliveryFailure {
+    /// 401 re-authenticate; 413 too large; 429 back off (Retry-After);
+    /// 5xx and network errors retry; other 4xx are permanent.
+    init(_ error: RelayClientError) {
+        switch error {
+        case .notAuthenticated, .socketRefused:
+            self = .unauthorized
+        case let .http(status, code, _, retryAfter):
+            switch status {
+            case 401: self = .unauthorized
+            case 413: self = .tooLarge
+            case 429: self = .rateLimited(retryAfterMilliseconds: retryAfter.map { Int64($0) * 1000 })
+            case 500...: self = .unavailable(reason: "HTTP \(status)")
+            default: self = .rejected(status: status, code: code)
+            }
+        case let .transport(what):
+            self = .unavailable(reason: what)
+        case let .invalidResponse(what):
+            self = .rejected(status: 0, code: what)
+        }
+    }
+}
+
+extension MailboxMessage {
+    var mailboxEnvelope: MailboxEnvelope {
+        MailboxEnvelope(serverID: Int64(clamping: messageID), relayTimestamp: timestamp, bytes: envelope.bytes)
+    }
+}

@@ -1,0 +1,34 @@
+import HushDatabase
+
+extension MessageRepository {
+    /// Applies the peer's delivery or read receipt to our outgoing message
+    /// with `clientMessageId`. Status only moves forward (a late "delivered"
+    /// does not undo "read"). Returns whether the message changed.
+    @discardableResult
+    public func advanceOutgoingStatus(clientMessageId: String, to status: MessageStatus, at time: Milliseconds) throws -> Bool {
+        switch status {
+        case .delivered:
+            try database.execute("""
+                UPDATE messages SET status = 'delivered', delivered_at = coalesce(delivered_at, ?)
+                WHERE client_message_id = ? AND direction = 'out' AND status IN ('pending', 'sent')
+                """, [time, clientMessageId])
+        case .read:
+            try database.execute("""
+                UPDATE messages SET status = 'read', read_at = coalesce(read_at, ?), delivered_at = coalesce(delivered_at, ?)
+                WHERE client_message_id = ? AND direction = 'out' AND status IN ('pending', 'sent', 'delivered')
+                """, [time, time, clientMessageId])
+        default:
+            throw StoreError.invalidArgument("a receipt is delivered or read")
+        }
+        return database.changes > 0
+    }
+
+    /// Incoming messages of a conversation not yet read, oldest first.
+    public func unreadIncoming(conversationId: Int64) throws -> [StoredMessage] {
+        try database.query("""
+            SELECT \(StoredMessage.columns) FROM messages
+            WHERE conversation_id = ? AND direction = 'in' AND read_at IS NULL
+            ORDER BY position, id
+            """, [conversationId]) { try StoredMessage(row: $0) }
+    }
+}

@@ -1,0 +1,1 @@
+// Replaced by the relay branch's tests.
