@@ -16,7 +16,7 @@ public enum HKDF {
         pseudoRandomKey: P, info: I, length: Int
     ) throws(CryptoError) -> SecureBytes {
         guard length >= 0, length <= maximumOutputLength else {
-            throw .parametersOutOfBounds("HKDF output length \(length) is above 255 × 32 bytes")
+            throw .parametersOutOfBounds("HKDF output length \(length) outside 0...\(maximumOutputLength) bytes (255 × 32)")
         }
         let output = SecureBytes(count: length)
         guard length > 0 else { return output }

@@ -66,4 +66,46 @@ struct IETFAEAD: Sendable {
             return status == 0 ? plain : nil
         }
     }
+
+    /// Seals into `out` (exactly message + tag bytes). Call `checkLengths` first.
+    @usableFromInline
+    func seal(_ message: UnsafeRawBufferPointer, associatedData ad: UnsafeRawBufferPointer, key: SecureBytes, nonce: [UInt8],
+              into out: UnsafeMutableRawBufferPointer) {
+        precondition(out.count == message.count + tagLength, "AEAD output buffer has the wrong size")
+        Sodium.ensureInitialised()
+        key.withUnsafeBytes { k in
+            _ = encrypt(out.bindMemory(to: UInt8.self).baseAddress!, nil,
+                        message.bindMemory(to: UInt8.self).baseAddress, UInt64(message.count),
+                        ad.bindMemory(to: UInt8.self).baseAddress, UInt64(ad.count),
+                        nil, nonce, k.bindMemory(to: UInt8.self).baseAddress!)
+        }
+    }
+
+    /// Opens into `out` (exactly sealed - tag bytes); false for any failure,
+    /// in which case libsodium has zeroed `out`. Call `checkLengths` first.
+    @usableFromInline
+    func open(_ sealed: UnsafeRawBufferPointer, associatedData ad: UnsafeRawBufferPointer, key: SecureBytes, nonce: [UInt8],
+              into out: UnsafeMutableRawBufferPointer) -> Bool {
+        guard sealed.count >= tagLength, out.count == sealed.count - tagLength else { return false }
+        Sodium.ensureInitialised()
+        return key.withUnsafeBytes { k in
+            decrypt(out.bindMemory(to: UInt8.self).baseAddress, nil, nil,
+                    sealed.bindMemory(to: UInt8.self).baseAddress!, UInt64(sealed.count),
+                    ad.bindMemory(to: UInt8.self).baseAddress, UInt64(ad.count),
+                    nonce, k.bindMemory(to: UInt8.self).baseAddress!) == 0
+        }
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Makes the array exactly `count` bytes long, keeping its storage when
+    /// it is already that size (the steady state of a reused buffer).
+    @inlinable
+    mutating func resizeForAEAD(to count: Int) {
+        if self.count > count {
+            removeLast(self.count - count)
+        } else if self.count < count {
+            append(contentsOf: repeatElement(0, count: count - self.count))
+        }
+    }
 }

@@ -38,6 +38,41 @@ public enum XChaCha20Poly1305 {
         return opened
     }
 
+    /// Like `seal`, but writes ciphertext || tag into `output`, resized to
+    /// fit: a caller that reuses one buffer pays for no allocation.
+    @inlinable
+    public static func seal<P: ContiguousByteStorage, A: ContiguousByteStorage>(
+        _ plaintext: P, key: SecureBytes, nonce: [UInt8], associatedData: A, into output: inout [UInt8]
+    ) throws(CryptoError) {
+        try aead.checkLengths(key: key, nonce: nonce)
+        plaintext.withUnsafeBytes { message in
+            associatedData.withUnsafeBytes { ad in
+                output.resizeForAEAD(to: message.count + tagLength)
+                output.withUnsafeMutableBytes { aead.seal(message, associatedData: ad, key: key, nonce: nonce, into: $0) }
+            }
+        }
+    }
+
+    /// Like `open`, but writes the plaintext into `output`, resized to fit.
+    /// On failure `output` is left empty.
+    @inlinable
+    public static func open<C: ContiguousByteStorage, A: ContiguousByteStorage>(
+        _ ciphertext: C, key: SecureBytes, nonce: [UInt8], associatedData: A, into output: inout [UInt8]
+    ) throws(CryptoError) {
+        try aead.checkLengths(key: key, nonce: nonce)
+        let opened = ciphertext.withUnsafeBytes { sealed in
+            associatedData.withUnsafeBytes { ad in
+                guard sealed.count >= tagLength else { return false }
+                output.resizeForAEAD(to: sealed.count - tagLength)
+                return output.withUnsafeMutableBytes { aead.open(sealed, associatedData: ad, key: key, nonce: nonce, into: $0) }
+            }
+        }
+        guard opened else {
+            output.removeAll(keepingCapacity: true)
+            throw .authenticationFailed
+        }
+    }
+
     /// Encrypts under a fresh random nonce; returns nonce || ciphertext || tag.
     public static func sealCombined<P: ContiguousByteStorage, A: ContiguousByteStorage>(
         _ plaintext: P, key: SecureBytes, associatedData: A, using source: any RandomSource = SystemRandom()

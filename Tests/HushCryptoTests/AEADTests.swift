@@ -77,6 +77,36 @@ import HushCrypto
         }
     }
 
+    @Test func bufferFormMatchesTheArrayFormAndReusesItsBuffer() throws {
+        var sealed = [UInt8](repeating: 0xEE, count: 3) // wrong size and contents: must be replaced
+        try XChaCha20Poly1305.seal(plaintext, key: key, nonce: nonce, associatedData: aad, into: &sealed)
+        #expect(sealed == (try XChaCha20Poly1305.seal(plaintext, key: key, nonce: nonce, associatedData: aad)))
+        var opened = [UInt8](repeating: 0xEE, count: 500)
+        try XChaCha20Poly1305.open(sealed, key: key, nonce: nonce, associatedData: aad, into: &opened)
+        #expect(opened == plaintext)
+        // A shorter message into the same buffers.
+        try XChaCha20Poly1305.seal([1, 2] as [UInt8], key: key, nonce: nonce, associatedData: aad, into: &sealed)
+        try XChaCha20Poly1305.open(sealed, key: key, nonce: nonce, associatedData: aad, into: &opened)
+        #expect(opened == [1, 2])
+    }
+
+    @Test func bufferFormFailsLikeTheArrayFormAndLeavesNothing() throws {
+        var sealed = [UInt8]()
+        try XChaCha20Poly1305.seal(plaintext, key: key, nonce: nonce, associatedData: aad, into: &sealed)
+        sealed[sealed.count - 1] ^= 1
+        var opened = Array("previous plaintext".utf8)
+        #expect(throws: CryptoError.authenticationFailed) {
+            try XChaCha20Poly1305.open(sealed, key: key, nonce: nonce, associatedData: aad, into: &opened)
+        }
+        #expect(opened.isEmpty)
+        #expect(throws: CryptoError.authenticationFailed) {
+            try XChaCha20Poly1305.open(Array(sealed.prefix(15)), key: key, nonce: nonce, associatedData: aad, into: &opened)
+        }
+        #expect(throws: CryptoError.self) {
+            try XChaCha20Poly1305.seal(plaintext, key: SecureBytes(count: 31), nonce: nonce, associatedData: aad, into: &opened)
+        }
+    }
+
     @Test func combinedFormCarriesItsNonce() throws {
         let a = try XChaCha20Poly1305.sealCombined(plaintext, key: key, associatedData: aad, using: random)
         let b = try XChaCha20Poly1305.sealCombined(plaintext, key: key, associatedData: aad, using: random)
