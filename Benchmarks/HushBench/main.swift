@@ -5,6 +5,7 @@ import Foundation
 
 let suites: [(name: String, run: ([String]) async throws -> Void)] = [
     ("crypto", CryptoBenchmark.run),
+    ("store", StoreBenchmark.run),
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -93,6 +93,7 @@ import Testing
         try keystore.write(to: URL(fileURLWithPath: home.path + "/keystore"))
         chmod(home.path + "/keystore", 0o600)
         #expect(try hush(["doctor", "--home", home.path]).status == 13)
+        keystore[8] = 1   // a current version, but cut short
         keystore.removeLast(keystore.count - 20)
         try keystore.write(to: URL(fileURLWithPath: home.path + "/keystore"))
         chmod(home.path + "/keystore", 0o600)
