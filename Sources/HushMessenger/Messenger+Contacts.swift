@@ -26,7 +26,11 @@ extension Messenger {
             }
         }
         if let other = try contact(forIdentity: address.identityKey) {
-            throw MessengerError.contactExists(name: other.name)
+            // Someone who wrote first was filed under "unknown-…": naming them
+            // keeps the session their first message started.
+            guard other.name.hasPrefix(Messenger.unknownContactPrefix) else { throw MessengerError.contactExists(name: other.name) }
+            try store.write { store in try store.contacts.rename(contactId: other.id, to: name) }
+            return try store.contacts.contact(id: other.id) ?? other
         }
         let session = try await startSession(with: address)
         return try store.write { store in
@@ -89,6 +93,9 @@ extension Messenger {
         try store.write { store in try store.contacts.setVerification(.verified, contactId: contact.id) }
         return true
     }
+
+    /// The name prefix of contacts created for strangers who wrote first.
+    static let unknownContactPrefix = "unknown-"
 
     func contact(forIdentity key: IdentityKey) throws -> Contact? {
         try store.contacts.contact(identityKey: key.rawRepresentation)

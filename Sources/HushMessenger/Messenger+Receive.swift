@@ -46,6 +46,11 @@ extension Messenger {
         }
     }
 
+    /// The tie-break for crossed handshakes: the lexicographically lower id wins.
+    static func handshakeWins(_ incoming: [UInt8], over ours: [UInt8]) -> Bool {
+        incoming.lexicographicallyPrecedes(ours)
+    }
+
     static func quarantineReason(for error: any Error) -> String {
         switch error {
         case let error as ProtocolError:
@@ -67,9 +72,15 @@ extension Messenger {
         let (contact, isNew) = try contactForSender(opened.sender, at: now)
         let session: Session
         var consumedPrekeys: [(PrekeyKind, UInt32)] = []
-        if let handshake = opened.handshake,
-           (try? loadSession(contactId: contact.id)).map({ !$0.matches(handshake) }) ?? true {
+        let current = try? loadSession(contactId: contact.id)
+        if let handshake = opened.handshake, current.map({ !$0.matches(handshake) }) ?? true {
             guard !ephemeral else { throw MessengerError.protocolFailure("typing indicator without a session") }
+            // Both sides started a session at once ("crossed" first messages):
+            // both keep the one whose handshake id is lower, so they converge.
+            if let current, current.pendingHandshake != nil,
+               !Messenger.handshakeWins(handshake.ephemeralKey.rawRepresentation, over: current.handshakeID) {
+                throw MessengerError.protocolFailure("crossed first messages: both sides started a session at once; the peer switches to ours, so this one message is lost; ask them to resend it")
+            }
             session = try acceptSession(opened, handshake: handshake)
             if let oneTime = handshake.oneTimePrekeyID { consumedPrekeys.append((.oneTimeX25519, oneTime)) }
             if handshake.kemPrekeyKind == .oneTimeKEM { consumedPrekeys.append((.oneTimeKEM, handshake.kemPrekeyID)) }
@@ -136,10 +147,11 @@ extension Messenger {
     private func contactForSender(_ sender: IdentityKey, at time: Int64) throws -> (Contact, isNew: Bool) {
         if let contact = try contact(forIdentity: sender) { return (contact, false) }
         let address = sender.address.description
-        var name = "unknown-" + String(address.dropFirst(5).prefix(8))
+        let base = Messenger.unknownContactPrefix + String(address.dropFirst(5).prefix(8))
+        var name = base
         var suffix = 2
         while try store.contacts.contact(named: name) != nil {
-            name = "unknown-" + String(address.dropFirst(5).prefix(8)) + "-\(suffix)"
+            name = base + "-\(suffix)"
             suffix += 1
         }
         let contact = try store.contacts.add(name: name, address: address, identityKey: sender.rawRepresentation, at: time)

@@ -86,3 +86,29 @@ public actor Messenger {
         try store.settings.syncCursor() ?? 0
     }
 }
+
+extension Messenger {
+    /// A page of the conversation with `name`, oldest first (keyset pagination).
+    public func history(with name: String, before: Int64? = nil, after: Int64? = nil, limit: Int = 50) throws -> [StoredMessage] {
+        guard let contact = try store.contacts.contact(named: name) else { throw MessengerError.unknownContact(name) }
+        let conversation = try store.conversations.conversation(forContact: contact.id, title: contact.name, at: clock.now())
+        return try store.messages.history(conversationId: conversation, before: before, after: after, limit: limit)
+    }
+
+    /// The contact name of a conversation, for listing search hits.
+    public func contactName(conversationId: Int64) throws -> String? {
+        try store.contacts.contact(conversationId: conversationId)?.name
+    }
+
+    public func storageUsage() throws -> [StorageUsage] {
+        try store.conversations.storageUsage()
+    }
+
+    public func quarantined() throws -> [QuarantineRepository.Entry] {
+        try store.quarantine.all()
+    }
+
+    public func doctor() throws -> DoctorReport {
+        try store.doctor()
+    }
+}

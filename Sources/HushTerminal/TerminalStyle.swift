@@ -10,6 +10,11 @@ public struct TerminalStyle: Sendable {
         enabled = isTerminal && !noColor
     }
 
+    /// The style for standard output of this process.
+    public static let standard = TerminalStyle()
+
+    public func good(_ text: String) -> String { green(text) }
+    public func bad(_ text: String) -> String { red(text) }
     public func bold(_ text: String) -> String { wrap(text, "1") }
     public func dim(_ text: String) -> String { wrap(text, "2") }
     public func green(_ text: String) -> String { wrap(text, "32") }

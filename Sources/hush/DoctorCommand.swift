@@ -1,4 +1,5 @@
 import ArgumentParser
+import HushTerminal
 import HushKeystore
 import HushStore
 
@@ -39,7 +40,7 @@ struct DoctorCommand: ParsableCommand {
                 "healthy": doctor.healthy,
             ])
         } else {
-            print("data directory          \(home) (\(TerminalStyle.good("permissions ok")))")
+            print("data directory          \(home) (\(TerminalStyle.standard.good("permissions ok")))")
             print("keystore                version \(header.version), \(header.cost)")
             print("identity key            \(fingerprint)")
             print("SQLCipher               \(doctor.cipherVersion)")
@@ -53,9 +54,9 @@ struct DoctorCommand: ParsableCommand {
 
     static func text(_ check: DoctorReport.Check) -> String {
         switch check {
-        case .ok: return TerminalStyle.good("ok")
-        case let .problems(rows): return TerminalStyle.bad("problems:\n  " + rows.joined(separator: "\n  "))
-        case let .notAvailable(reason): return TerminalStyle.dim("not available (\(reason))")
+        case .ok: return TerminalStyle.standard.good("ok")
+        case let .problems(rows): return TerminalStyle.standard.bad("problems:\n  " + rows.joined(separator: "\n  "))
+        case let .notAvailable(reason): return TerminalStyle.standard.dim("not available (\(reason))")
         }
     }
 

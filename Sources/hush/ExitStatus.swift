@@ -2,6 +2,7 @@ import ArgumentParser
 import Glibc
 import HushDatabase
 import HushKeystore
+import HushMessenger
 import HushStore
 
 /// The exit codes of `hush`, one per kind of failure a script may want to
@@ -17,6 +18,16 @@ enum ExitStatus: Int32 {
     case passphraseUnavailable = 16
     case databaseUnusable = 17
     case doctorFoundProblems = 18
+    /// A contact's identity key changed: sending is blocked until accepted.
+    case identityChanged = 20
+    /// No such contact, or a contact/address problem the user must fix.
+    case contactProblem = 21
+    /// The relay could not be reached or refused the request.
+    case relayUnavailable = 22
+    /// A safety number did not match (`hush verify --compare`).
+    case safetyNumberMismatch = 23
+    /// Some envelopes could not be decrypted and were set aside.
+    case quarantined = 24
 
     static func of(_ error: any Error) -> ExitStatus {
         switch error {
@@ -33,6 +44,13 @@ enum ExitStatus: Int32 {
             }
         case is DatabaseError:
             return .databaseUnusable
+        case let error as MessengerError:
+            switch error {
+            case .identityChanged: return .identityChanged
+            case .unknownContact, .contactExists, .nothingToAccept, .invalidAddress, .ownAddress: return .contactProblem
+            case .relay, .notRegistered: return .relayUnavailable
+            case .messageTooLong, .protocolFailure, .unknownMessage: return .failure
+            }
         default:
             return .failure
         }
@@ -44,6 +62,18 @@ enum ExitStatus: Int32 {
 func reportingErrors<T>(_ body: () throws -> T) throws -> T {
     do {
         return try body()
+    } catch let exit as ExitCode {
+        throw exit
+    } catch {
+        printError(String(describing: error))
+        throw ExitCode(ExitStatus.of(error).rawValue)
+    }
+}
+
+/// The async form of `reportingErrors`, for commands that talk to the relay.
+func reportingErrors<T>(_ body: () async throws -> T) async throws -> T {
+    do {
+        return try await body()
     } catch let exit as ExitCode {
         throw exit
     } catch {

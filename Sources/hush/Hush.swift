@@ -5,6 +5,12 @@ struct Hush: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hush",
         abstract: "End-to-end encrypted messaging from the terminal.",
-        subcommands: [InitCommand.self, PassphraseCommand.self, DoctorCommand.self, VectorsCommand.self, RelayCommand.self, AuditCommand.self]
+        subcommands: [
+            InitCommand.self, RegisterCommand.self, WhoamiCommand.self, ContactCommand.self,
+            SendCommand.self, SyncCommand.self, ChatsCommand.self, HistoryCommand.self, ChatCommand.self,
+            ListenCommand.self, OutboxCommand.self, RetryCommand.self, SearchCommand.self, VerifyCommand.self,
+            PassphraseCommand.self, DoctorCommand.self, AuditCommand.self, RelayCommand.self,
+            VectorsCommand.self, DemoCommand.self,
+        ]
     )
 }

@@ -1,9 +1,12 @@
 import ArgumentParser
 import Glibc
 import HushKeystore
+import HushMessenger
+import HushProtocol
+import HushRelayClient
 import HushStore
 
-struct InitCommand: ParsableCommand {
+struct InitCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "init",
         abstract: "Create a new identity: the data directory, the keystore and the encrypted database.",
@@ -15,8 +18,9 @@ struct InitCommand: ParsableCommand {
             The passphrase is asked twice on the terminal (no echo), or read from --passphrase-file or \
             HUSH_PASSPHRASE. An existing identity is never replaced without --force.
 
-            --relay only records the relay's URL; registering with a relay is a separate step that a \
-            later version of hush adds. Nothing is sent anywhere by init.
+            With --relay, init also registers the new identity with that relay: it publishes your \
+            identity key and signed prekeys (never a private key). Without it nothing is sent anywhere; \
+            `hush register --relay URL` can do it later.
 
             Examples:
               hush init --name alice
@@ -30,7 +34,7 @@ struct InitCommand: ParsableCommand {
     @Option(help: "A display name kept in the local settings.")
     var name: String?
 
-    @Option(help: ArgumentHelp("The relay URL to remember for later (not contacted now).", valueName: "URL"))
+    @Option(help: ArgumentHelp("The relay to register with (and use from now on).", valueName: "URL"))
     var relay: String?
 
     @Flag(help: "Replace an existing identity. The old identity and its messages become unreadable for good.")
@@ -45,8 +49,8 @@ struct InitCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
-        try reportingErrors {
+    func run() async throws {
+        try await reportingErrors {
             let context = try HomeContext(global)
             let keystore = context.keystore
             // Refuse before asking for a passphrase that would not be used.
@@ -63,19 +67,33 @@ struct InitCommand: ParsableCommand {
             try store.settings.set(SettingsRepository.Name.displayName, to: name)
             try store.settings.set(SettingsRepository.Name.relayURL, to: relay)
             try context.directory.checkPermissions()
+            let identity = try IdentityKeyPair(seed: contents.identitySeed)
+            var registrationError: (any Error)?
+            if let relay {
+                let messenger = Messenger(identity: identity, store: store,
+                                          transport: RelayClientTransport(client: RelayClient(baseURL: relay)))
+                do { try await messenger.register() } catch { registrationError = error }
+            }
 
             let fingerprint = identityFingerprint(contents)
             if global.json {
                 var object: [String: Any] = ["home": context.directory.path, "identityKey": fingerprint.replacingOccurrences(of: " ", with: ""),
-                                             "database": context.directory.databasePath, "kdf": cost.description]
+                                             "address": identity.address.description,
+                                             "database": context.directory.databasePath, "kdf": cost.description,
+                                             "registered": relay != nil && registrationError == nil]
                 if let name { object["name"] = name }
                 if let relay { object["relay"] = relay }
                 try printJSON(object)
             } else {
                 print("Created a new identity in \(context.directory.path)")
+                print("Address:      \(identity.address)")
                 print("Identity key: \(fingerprint)")
-                if let relay { print("Relay \(relay) recorded; registration comes in a later version.") }
+                if let relay, registrationError == nil { print("Registered with the relay \(relay).") }
                 print("Keep your passphrase safe: without it the keystore and messages cannot be recovered.")
+            }
+            if let registrationError {
+                printError("the identity was created, but registering with the relay failed: \(registrationError); run `hush register` when the relay is reachable")
+                throw ExitCode(ExitStatus.relayUnavailable.rawValue)
             }
         }
     }

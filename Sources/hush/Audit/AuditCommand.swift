@@ -5,6 +5,6 @@ struct AuditCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "audit",
         abstract: "Inspect what Hush stores.",
-        subcommands: [AuditRelayCommand.self]
+        subcommands: [AuditRelayCommand.self, AuditLocalCommand.self]
     )
 }

@@ -40,5 +40,7 @@ struct AuditRelayCommand: AsyncParsableCommand {
                 print(CanaryScanner.render(scan, canaryLength: canary.count))
             }
         }
+        // A canary found means plaintext reached the relay's disk: fail loudly.
+        if scan?.foundAnywhere == true { throw ExitCode.failure }
     }
 }

@@ -1,0 +1,177 @@
+import ArgumentParser
+import HushStore
+
+struct ChatsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "chats",
+        abstract: "The conversation list: latest first, with the last message, its time and unread count.",
+        discussion: """
+            Examples:
+              hush chats
+              hush chats --json
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let conversations = try await MessengerContext.open(global).messenger.conversations()
+            if global.json {
+                try printJSON(["conversations": conversations.map { conversation -> [String: Any] in
+                    var object: [String: Any] = ["contact": conversation.title, "unread": conversation.unreadCount,
+                                                 "summary": conversation.summary()]
+                    if let at = conversation.lastActivityAt { object["lastActivityAt"] = at }
+                    if let last = conversation.lastMessage { object["lastMessage"] = Presentation.json(last, contact: conversation.title) }
+                    return object
+                }])
+                return
+            }
+            if conversations.isEmpty { print("No conversations yet.") }
+            for conversation in conversations {
+                let unread = conversation.unreadCount > 0 ? Presentation.style.bold(" (\(conversation.unreadCount) unread)") : ""
+                let from = conversation.lastMessage.map { $0.direction == .outgoing ? "you: " : "" } ?? ""
+                print("\(Presentation.style.bold(conversation.title))\(unread)  \(Presentation.style.dim(Presentation.time(conversation.lastActivityAt)))")
+                print("  \(from)\(conversation.summary())")
+            }
+        }
+    }
+}
+
+struct HistoryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "A page of a conversation, with status marks; marks incoming messages read and sends read receipts.",
+        discussion: """
+            Pages are keyset-based: pass the id in brackets of the oldest line shown as --before to see \
+            the page before it.
+
+            Marks: … pending, ✓ sent (the relay has it), ✓✓ delivered, ✓✓ read, ✗ failed.
+
+            Examples:
+              hush history bob
+              hush history bob --before 120 --limit 20
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The contact's name.") var name: String
+    @Option(help: "Show messages before this message id.") var before: Int64?
+    @Option(help: "Show messages after this message id.") var after: Int64?
+    @Option(help: "How many messages (1 to 500).") var limit = 50
+    @Flag(help: "Do not mark messages read or send read receipts.") var noReceipts = false
+
+    func validate() throws {
+        guard (1...500).contains(limit) else { throw ValidationError("--limit must be between 1 and 500") }
+        if before != nil && after != nil { throw ValidationError("use --before or --after, not both") }
+    }
+
+    func run() async throws {
+        try await reportingErrors {
+            let messenger = try MessengerContext.open(global).messenger
+            let page = try await messenger.history(with: name, before: before, after: after, limit: limit)
+            if global.json {
+                try printJSON(["messages": page.map { Presentation.json($0, contact: name) }])
+            } else {
+                if page.isEmpty { print("No messages.") }
+                for message in page { print(Presentation.line(message, contact: name)) }
+            }
+            if !noReceipts { try await messenger.markRead(contact: name) }
+        }
+    }
+}
+
+struct SearchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "search",
+        abstract: "Full-text search over your local history.",
+        discussion: """
+            Every word must occur. The search runs on the encrypted local database only.
+
+            Examples:
+              hush search dinner friday
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(parsing: .remaining, help: "Words to search for.") var words: [String]
+    @Option(help: "How many hits (1 to 200).") var limit = 20
+
+    func validate() throws {
+        guard !words.joined().isEmpty else { throw ValidationError("give at least one word to search for") }
+        guard (1...200).contains(limit) else { throw ValidationError("--limit must be between 1 and 200") }
+    }
+
+    func run() async throws {
+        try await reportingErrors {
+            let messenger = try MessengerContext.open(global).messenger
+            let hits = try await messenger.search(words.joined(separator: " "), limit: limit)
+            var rows: [[String: Any]] = []
+            for hit in hits {
+                let contact = try await messenger.contactName(conversationId: hit.message.conversationId) ?? "?"
+                if global.json {
+                    var object = Presentation.json(hit.message, contact: contact)
+                    object["snippet"] = hit.snippet
+                    rows.append(object)
+                } else {
+                    print("\(Presentation.style.bold(contact)) [\(hit.message.id)] \(Presentation.style.dim(Presentation.time(hit.message.createdAt)))  \(hit.snippet)")
+                }
+            }
+            if global.json { try printJSON(["hits": rows]) } else if hits.isEmpty { print("No matches.") }
+        }
+    }
+}
+
+struct OutboxCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "outbox",
+        abstract: "Messages not yet accepted by the relay: pending (with the next retry) and failed.",
+        discussion: """
+            Examples:
+              hush outbox
+              hush retry            # retry every failed message now
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let items = try await MessengerContext.open(global).messenger.outbox()
+            if global.json {
+                try printJSON(["outbox": items.map { item -> [String: Any] in
+                    var object: [String: Any] = ["requestId": item.requestId, "status": item.status.rawValue,
+                                                 "failCount": item.failCount, "nextAttemptAt": item.nextAttemptAt,
+                                                 "bytes": item.payload.count]
+                    if let error = item.lastError { object["lastError"] = error }
+                    if let id = item.messageId { object["messageId"] = id }
+                    return object
+                }])
+                return
+            }
+            if items.isEmpty { print("The outbox is empty.") }
+            for item in items {
+                let when = item.status == .pending ? "next try \(Presentation.time(item.nextAttemptAt))" : "gave up"
+                print("\(item.requestId.prefix(12))  \(item.status.rawValue)  attempts \(item.failCount)  \(when)  \(item.lastError ?? "")")
+            }
+        }
+    }
+}
+
+struct RetryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "retry",
+        abstract: "Retry failed messages now (all, or the one whose request id starts with ID).",
+        discussion: """
+            Examples:
+              hush retry
+              hush retry 3fa9c1
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "A request id (or its start) from `hush outbox`.") var id: String?
+
+    func run() async throws {
+        try await reportingErrors {
+            let report = try await MessengerContext.open(global).messenger.retry(requestID: id)
+            print("Sent \(report.sent), still waiting \(report.retrying), failed \(report.failed)")
+            if report.failed > 0 { throw ExitCode(ExitStatus.relayUnavailable.rawValue) }
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import ArgumentParser
+import HushMessenger
+import HushStore
+
+struct ContactCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "contact",
+        abstract: "Add, list, remove contacts, and accept a changed identity key.",
+        subcommands: [Add.self, List.self, Remove.self, Accept.self]
+    )
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a contact by address; fetches and verifies their prekey bundle and starts a session.",
+            discussion: """
+                The address (hush1…) contains the contact's identity key, so the relay cannot hand out \
+                keys of someone else without the bundle failing verification. Adding a name that already \
+                exists with a different address records the new identity key as pending and blocks \
+                sending until `hush contact accept NAME`.
+
+                Examples:
+                  hush contact add bob hush1q…
+                """)
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "A local name for the contact.") var name: String
+        @Argument(help: "Their address (hush1…), from `hush whoami` on their side.") var address: String
+
+        func validate() throws {
+            guard !name.trimmingCharacters(in: .whitespaces).isEmpty, name.count <= 64 else {
+                throw ValidationError("the contact name must be 1 to 64 characters")
+            }
+        }
+
+        func run() async throws {
+            try await reportingErrors {
+                let context = try MessengerContext.open(global)
+                let contact = try await context.messenger.addContact(name: name, address: address)
+                if global.json {
+                    try printJSON(["name": contact.name, "address": contact.address, "verification": contact.verification.rawValue])
+                } else {
+                    print("Added \(contact.name) (\(contact.address)); session started.")
+                    print("Compare safety numbers with `hush verify \(contact.name)` to rule out a relay in the middle.")
+                }
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List contacts with their verification state.")
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let contacts = try await MessengerContext.open(global).messenger.contacts()
+                if global.json {
+                    try printJSON(["contacts": contacts.map { ["name": $0.name, "address": $0.address, "verification": $0.verification.rawValue,
+                                                               "identityChanged": $0.pendingIdentityKey != nil] }])
+                    return
+                }
+                if contacts.isEmpty { print("No contacts yet: `hush contact add NAME ADDRESS`.") }
+                for contact in contacts {
+                    let state: String
+                    switch contact.verification {
+                    case .verified: state = Presentation.style.good("verified")
+                    case .unverified: state = "unverified"
+                    case .changed: state = Presentation.style.bad("IDENTITY CHANGED: sending blocked; `hush verify \(contact.name)` then `hush contact accept \(contact.name)`")
+                    }
+                    print("\(contact.name)  \(contact.address)  \(state)")
+                }
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a contact with its conversation, messages and session.")
+        @OptionGroup var global: GlobalOptions
+        @Argument var name: String
+
+        func run() async throws {
+            try await reportingErrors {
+                try await MessengerContext.open(global).messenger.removeContact(name: name)
+                print("Removed \(name) and the conversation with them.")
+            }
+        }
+    }
+
+    struct Accept: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Accept a contact's changed identity key (after comparing the new safety number).",
+            discussion: """
+                Examples:
+                  hush verify bob          # compare the new number with bob
+                  hush contact accept bob
+                """)
+        @OptionGroup var global: GlobalOptions
+        @Argument var name: String
+
+        func run() async throws {
+            try await reportingErrors {
+                try await MessengerContext.open(global).messenger.acceptIdentityChange(name: name)
+                print("Accepted \(name)'s new identity key; a new session started. The contact is unverified until you compare safety numbers again.")
+            }
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import ArgumentParser
+import Foundation
+import HushMessenger
+
+struct ListenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "listen",
+        abstract: "Stay connected and print incoming events as they arrive (for scripts and notifications).",
+        discussion: """
+            Events: message (a new incoming message), status (an outgoing message became sent, \
+            delivered, read or failed), typing, quarantined, connection. With --json each event is one \
+            JSON object on its own line. Stops on Ctrl-C, or after --timeout seconds.
+
+            Examples:
+              hush listen
+              hush listen --json | jq -r 'select(.event == "message") | .body'
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "Stop after this many seconds (default: run until interrupted).") var timeout: Double?
+
+    func run() async throws {
+        try await reportingErrors {
+            let messenger = try MessengerContext.open(global).messenger
+            let json = global.json
+            let live = Task { await messenger.runLive() }
+            let retries = Task { await messenger.runOutboxRetries() }
+            let printer = Task {
+                for await event in messenger.eventStream {
+                    let object = ListenCommand.describe(event)
+                    if json {
+                        print(Presentation.jsonLine(object))
+                    } else {
+                        print(ListenCommand.text(object))
+                    }
+                    fflush(nil)
+                }
+            }
+            if let timeout {
+                try? await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))
+            } else {
+                await waitForInterrupt()
+            }
+            live.cancel()
+            retries.cancel()
+            printer.cancel()
+        }
+    }
+
+    static func describe(_ event: MessengerEvent) -> [String: Any] {
+        switch event {
+        case let .received(message, contact):
+            var object = Presentation.json(message, contact: contact)
+            object["event"] = "message"
+            return object
+        case let .statusChanged(id, status, contact):
+            return ["event": "status", "clientMessageId": id, "status": status.rawValue, "contact": contact]
+        case let .typing(contact, active):
+            return ["event": "typing", "contact": contact, "active": active]
+        case let .quarantined(reason):
+            return ["event": "quarantined", "reason": reason]
+        case let .connection(online):
+            return ["event": "connection", "online": online]
+        }
+    }
+
+    static func text(_ object: [String: Any]) -> String {
+        switch object["event"] as? String {
+        case "message": return "\(object["contact"] ?? "?"): \(object["body"] ?? "")"
+        case "status": return "message \(String(describing: object["clientMessageId"] ?? "").prefix(8)) to \(object["contact"] ?? "?"): \(object["status"] ?? "")"
+        case "typing": return "\(object["contact"] ?? "?") \((object["active"] as? Bool) == true ? "is typing…" : "stopped typing")"
+        case "quarantined": return "set aside an envelope: \(object["reason"] ?? "")"
+        default: return (object["online"] as? Bool) == true ? "connected to the relay" : "disconnected from the relay; reconnecting"
+        }
+    }
+}
+
+/// Suspends until SIGINT or SIGTERM.
+func waitForInterrupt() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let once = InterruptOnce(continuation)
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .main)
+            source.setEventHandler { once.fire() }
+            source.resume()
+            InterruptOnce.sources.append(source)
+        }
+    }
+}
+
+private final class InterruptOnce: @unchecked Sendable {
+    nonisolated(unsafe) static var sources: [any DispatchSourceSignal] = []
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<Void, Never>?
+
+    init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = continuation }
+
+    func fire() {
+        lock.lock()
+        let pending = continuation
+        continuation = nil
+        lock.unlock()
+        pending?.resume()
+    }
+}

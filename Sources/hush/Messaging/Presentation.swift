@@ -1,0 +1,57 @@
+import Foundation
+import HushStore
+import HushTerminal
+
+/// How messages and times look in the terminal.
+enum Presentation {
+    static let style = TerminalStyle.standard
+
+    /// pending …, sent ✓, delivered ✓✓, read ✓✓ (highlighted), failed ✗.
+    static func mark(_ status: MessageStatus) -> String {
+        switch status {
+        case .pending: return style.dim("… pending")
+        case .sent: return "✓ sent"
+        case .delivered: return "✓✓ delivered"
+        case .read: return style.good("✓✓ read")
+        case .failed: return style.bad("✗ failed")
+        }
+    }
+
+    private static let timeFormatter: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        return formatter
+    }()
+
+    static func time(_ milliseconds: Int64?) -> String {
+        guard let milliseconds else { return "—" }
+        return timeFormatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+    }
+
+    /// One history line: `[id] time  who: text  mark`.
+    static func line(_ message: StoredMessage, contact: String) -> String {
+        let who = message.direction == .outgoing ? "you" : contact
+        let mark = message.direction == .outgoing ? "  " + Presentation.mark(message.status) : ""
+        return "[\(message.id)] \(style.dim(time(message.relayTimestamp ?? message.createdAt)))  \(style.bold(who)): \(message.body)\(mark)"
+    }
+
+    static func json(_ message: StoredMessage, contact: String) -> [String: Any] {
+        var object: [String: Any] = [
+            "id": message.id, "clientMessageId": message.clientMessageId, "contact": contact,
+            "direction": message.direction == .outgoing ? "out" : "in", "body": message.body,
+            "contentType": message.contentType, "status": message.status.rawValue, "createdAt": message.createdAt,
+        ]
+        if let serverId = message.serverId { object["serverId"] = serverId }
+        if let relayTimestamp = message.relayTimestamp { object["relayTimestamp"] = relayTimestamp }
+        if let deliveredAt = message.deliveredAt { object["deliveredAt"] = deliveredAt }
+        if let readAt = message.readAt { object["readAt"] = readAt }
+        return object
+    }
+
+    /// One JSON object on one line (for `--json` streams).
+    static func jsonLine(_ object: [String: Any]) -> String {
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,40 @@
+import ArgumentParser
+import HushMessenger
+
+struct RegisterCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "register",
+        abstract: "Publish your identity and prekeys to a relay.",
+        discussion: """
+            Generates a signed X25519 prekey, an ML-KEM-768 last-resort prekey and one-time prekeys of \
+            both kinds, keeps their private halves in the encrypted database, and publishes the public \
+            halves (signed by your identity key) to the relay. `hush init --relay URL` does this for you.
+
+            Examples:
+              hush register --relay http://127.0.0.1:8080
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: ArgumentHelp("The relay to register with (remembered for later commands).", valueName: "URL"))
+    var relay: String?
+
+    func validate() throws {
+        if let relay, !(relay.hasPrefix("http://") || relay.hasPrefix("https://")) {
+            throw ValidationError("--relay must be an http:// or https:// URL")
+        }
+    }
+
+    func run() async throws {
+        try await reportingErrors {
+            let context = try MessengerContext.open(global, relayOverride: relay)
+            guard let url = context.relayURL else { throw MessengerError.notRegistered }
+            try await context.messenger.register()
+            if global.json {
+                try printJSON(["relay": url, "address": context.identity.address.description, "registered": true])
+            } else {
+                print("Registered \(context.identity.address) with \(url)")
+            }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import ArgumentParser
+import Foundation
+import HushMessenger
+
+struct SendCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "send",
+        abstract: "Send a message; prints its status once the relay has it.",
+        discussion: """
+            The text is sealed for the contact before it is written to the outbox; the outbox then posts \
+            it to the relay. If the relay cannot be reached the message stays pending and is retried \
+            with backoff by `hush sync`, `hush chat` or `hush retry`.
+
+            Examples:
+              hush send bob "see you at 8"
+              echo "from a script" | hush send bob
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The contact's name.") var name: String
+    @Argument(help: "The text; read from standard input when omitted or '-'.") var text: String?
+
+    func run() async throws {
+        try await reportingErrors {
+            let body: String
+            if let text, text != "-" {
+                body = text
+            } else {
+                let data = FileHandle.standardInput.readDataToEndOfFile()
+                body = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
+            }
+            guard !body.isEmpty else { throw ValidationError("nothing to send: the message is empty") }
+            let context = try MessengerContext.open(global)
+            let message = try await context.messenger.send(text: body, to: name)
+            if global.json {
+                try printJSON(Presentation.json(message, contact: name))
+            } else {
+                print("[\(message.id)] to \(name): \(Presentation.mark(message.status))")
+            }
+            if message.status == .pending || message.status == .failed {
+                if let reason = try await context.messenger.outbox().first(where: { $0.messageId == message.id })?.lastError {
+                    printError("not delivered to the relay yet (\(reason)); it stays in the outbox and `hush sync` retries it")
+                }
+            }
+        }
+    }
+}
+
+struct SyncCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Flush the outbox, then fetch, decrypt, store and acknowledge everything waiting.",
+        discussion: """
+            Examples:
+              hush sync
+              hush sync --json
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let report = try await MessengerContext.open(global).messenger.sync()
+            if global.json {
+                try printJSON(["received": report.received, "quarantined": report.quarantined, "sent": report.outbox.sent,
+                               "retrying": report.outbox.retrying, "failed": report.outbox.failed])
+            } else {
+                print("Received \(report.received), sent \(report.outbox.sent)" +
+                      (report.outbox.retrying > 0 ? ", \(report.outbox.retrying) waiting to retry" : "") +
+                      (report.outbox.failed > 0 ? ", \(report.outbox.failed) failed (see `hush outbox`)" : ""))
+            }
+            if report.quarantined > 0 {
+                printError("\(report.quarantined) envelope(s) could not be decrypted and were set aside; `hush audit local` lists them")
+                throw ExitCode(ExitStatus.quarantined.rawValue)
+            }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import ArgumentParser
+import HushCrypto
+import HushMessenger
+import HushProtocol
+import HushTerminal
+
+struct VerifyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Show the safety number with a contact, or check one they read out or you scanned.",
+        discussion: """
+            You and your contact see the same 60 digits (12 groups of 5). Compare them in person or \
+            over a channel you trust; if they match, no one sits in the middle. --qr draws the \
+            scannable form; --compare checks digits read out (spaces ignored) or the hex content of a \
+            scanned code, and marks the contact verified when it matches.
+
+            Examples:
+              hush verify bob
+              hush verify bob --qr
+              hush verify bob --compare "30035 44776 92869 …"
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The contact's name.") var name: String
+    @Flag(help: "Also draw the scannable form as a QR code.") var qr = false
+    @Option(help: ArgumentHelp("The number your contact read out, or the hex of their scanned code.", valueName: "CODE"))
+    var compare: String?
+
+    func run() async throws {
+        try await reportingErrors {
+            let messenger = try MessengerContext.open(global).messenger
+            let (number, contact) = try await messenger.safetyNumber(with: name)
+            if let compare {
+                let matched = try await check(compare, number: number, messenger: messenger)
+                if global.json {
+                    try printJSON(["contact": name, "matches": matched, "verified": matched])
+                } else if matched {
+                    print(Presentation.style.good("The safety numbers match: \(name) is now verified."))
+                } else {
+                    printError("the safety numbers do NOT match: do not trust this session; someone may be in the middle, or the digits were misread")
+                }
+                if !matched { throw ExitCode(ExitStatus.safetyNumberMismatch.rawValue) }
+                return
+            }
+            let scannable = number.scannable.serialized()
+            if global.json {
+                try printJSON(["contact": name, "safetyNumber": number.grouped, "scannable": Hex.encode(scannable),
+                               "verification": contact.verification.rawValue])
+                return
+            }
+            if contact.verification == .changed {
+                print(Presentation.style.bad("\(name)'s identity key CHANGED. This is the number for the new key; compare it before `hush contact accept \(name)`."))
+            }
+            print("Safety number with \(name) (\(contact.verification.rawValue)):")
+            let groups = number.grouped.split(separator: " ")
+            for row in stride(from: 0, to: groups.count, by: 4) {
+                print("  " + groups[row..<min(row + 4, groups.count)].joined(separator: " "))
+            }
+            if qr {
+                print(try QRCode(data: scannable).renderForTerminal())
+                print("Scannable code (hex): \(Hex.encode(scannable))")
+            }
+        }
+    }
+
+    private func check(_ code: String, number: SafetyNumber, messenger: Messenger) async throws -> Bool {
+        let compact = code.filter { !$0.isWhitespace }
+        if compact.count == 60, compact.allSatisfy(\.isNumber) {
+            return try await messenger.verify(name: name, displayed: compact)
+        }
+        // The scanned code: the contact's serialized scannable fingerprint, in hex.
+        guard let scanned = try? Hex.decode(compact), (try? number.scannable.matches(scanned: scanned)) == true else { return false }
+        return try await messenger.verify(name: name, displayed: number.digits)
+    }
+}
