@@ -57,7 +57,7 @@ public enum SealedSender {
         return try OpenedEnvelope.decode(inner)
     }
 
-    static func layerKey(shared: () throws(CryptoError) -> SecureBytes, ephemeral: X25519.PublicKey,
+    @_spi(Vectors) public static func layerKey(shared: () throws(CryptoError) -> SecureBytes, ephemeral: X25519.PublicKey,
                          recipientAgreement: X25519.PublicKey) throws(ProtocolError) -> SecureBytes {
         do {
             let secret = try shared()
