@@ -84,7 +84,7 @@ try write("handshake", source: "Hush generator (Sources/HushVectorGenerator) fro
 
 func ratchetCase() throws -> [String: Any] {
     var c = try scenario("ratchet", oneTime: true, kemKind: .lastResortKEM)
-    c["comment"] = "out-of-order delivery within and across chains, three DH ratchet steps, replays rejected"
+    c["comment"] = "out-of-order delivery within and across chains, four DH ratchet steps, replays rejected"
     c["alice_ratchet_private"] = VectorSeeds.hex("ratchet/alice/ratchet-0", 32)
     let s = try Scenario(c)
     let (_, secrets) = try Handshake.initiate(identity: s.alice, bundle: s.bundle, ephemeral: s.ephemeral, encapsulation: s.encapsulation)
