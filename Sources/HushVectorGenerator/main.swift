@@ -83,7 +83,8 @@ try write("handshake", source: "Hush generator (Sources/HushVectorGenerator) fro
 // MARK: Ratchet conversation.
 
 func ratchetCase() throws -> [String: Any] {
-    var c = try scenario("ratchet", oneTime: true, kemKind: .lastResortKEM)
+    // The handshake's inputs and intermediate values too, so the case stands alone.
+    var c = try handshakeCase("", name: "ratchet", oneTime: true, kemKind: .lastResortKEM)
     c["comment"] = "out-of-order delivery within and across chains, four DH ratchet steps, replays rejected"
     c["alice_ratchet_private"] = VectorSeeds.hex("ratchet/alice/ratchet-0", 32)
     let s = try Scenario(c)
@@ -137,7 +138,7 @@ try write("ratchet", source: "Hush generator (Sources/HushVectorGenerator) from 
 // MARK: First message (sealed sender + handshake + ratchet).
 
 func firstMessageCase() throws -> [String: Any] {
-    var c = try scenario("first-message", oneTime: true, kemKind: .lastResortKEM)
+    var c = try handshakeCase("", name: "first-message", oneTime: true, kemKind: .lastResortKEM)
     c["comment"] = "Alice's first envelope to Bob: a prekey message carrying a text content"
     c["alice_ratchet_private"] = VectorSeeds.hex("first-message/alice/ratchet-0", 32)
     c["sealed_sender_ephemeral_private"] = VectorSeeds.hex("first-message/alice/sealed-sender", 32)
