@@ -167,7 +167,7 @@ let package = Package(
         // Writes Vectors/protocol/*.json from fixed seeds (`swift run HushVectorGenerator Vectors/protocol`).
         .executableTarget(
             name: "HushVectorGenerator",
-            dependencies: ["HushCrypto", "HushProtocol"],
+            dependencies: ["HushCrypto", "HushProtocol", "HushVectors"],
             swiftSettings: swiftSettings
         ),
         // Test helper: writes in a loop until killed (crash-consistency test).

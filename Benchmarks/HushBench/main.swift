@@ -6,6 +6,7 @@ import Foundation
 let suites: [(name: String, run: ([String]) async throws -> Void)] = [
     ("crypto", CryptoBenchmark.run),
     ("store", StoreBenchmark.run),
+    ("protocol", ProtocolBenchmark.run),
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -2,54 +2,62 @@ import CSodium
 
 // Pointer-based XChaCha20-Poly1305 for hot paths (the ratchet's per-message
 // keys): the key is lent from memory the caller owns and wipes (a stack
-// temporary or a chain-key buffer), so no heap-allocated secret is created
-// per message. Same construction and semantics as `seal`/`open`.
+// temporary or a chain-key buffer), output goes into a buffer the caller
+// already has, and in-place operation (plaintext and output at the same
+// address) is allowed, as libsodium documents. Same construction as `seal`/`open`.
 extension XChaCha20Poly1305 {
-    /// Appends ciphertext || tag of `plaintext` to `output`.
+    /// Writes ciphertext || tag of `plaintext` to the start of `output`
+    /// (at least `plaintext.count + tagLength` bytes).
     public static func seal(
         _ plaintext: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer,
-        associatedData: UnsafeRawBufferPointer, appendingTo output: inout [UInt8]
+        associatedData: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
     ) throws(CryptoError) {
         try requireLength(key.count, keyLength, "XChaCha20-Poly1305 key")
         try requireLength(nonce.count, nonceLength, "XChaCha20-Poly1305 nonce")
+        guard output.count >= plaintext.count + tagLength else {
+            throw .invalidLength(what: "XChaCha20-Poly1305 output", expected: plaintext.count + tagLength, actual: output.count)
+        }
         Sodium.ensureInitialised()
-        let start = output.count
-        output.append(contentsOf: repeatElement(0, count: plaintext.count + tagLength))
-        output.withUnsafeMutableBufferPointer { out in
-            plaintext.withNonNullBaseAddress { m in
-                associatedData.withNonNullBaseAddress { ad in
-                    _ = crypto_aead_xchacha20poly1305_ietf_encrypt(
-                        out.baseAddress! + start, nil,
-                        m.assumingMemoryBound(to: UInt8.self), UInt64(plaintext.count),
-                        ad.assumingMemoryBound(to: UInt8.self), UInt64(associatedData.count),
-                        nil, nonce.bindMemory(to: UInt8.self).baseAddress!,
-                        key.bindMemory(to: UInt8.self).baseAddress!)
-                }
+        plaintext.withNonNullBaseAddress { m in
+            associatedData.withNonNullBaseAddress { ad in
+                _ = crypto_aead_xchacha20poly1305_ietf_encrypt(
+                    output.bindMemory(to: UInt8.self).baseAddress!, nil,
+                    m.assumingMemoryBound(to: UInt8.self), UInt64(plaintext.count),
+                    ad.assumingMemoryBound(to: UInt8.self), UInt64(associatedData.count),
+                    nil, nonce.bindMemory(to: UInt8.self).baseAddress!, key.bindMemory(to: UInt8.self).baseAddress!)
             }
         }
     }
 
-    /// Decrypts ciphertext || tag into a new array; any failure is `authenticationFailed`.
+    /// Decrypts ciphertext || tag into the start of `output` (at least
+    /// `ciphertext.count - tagLength` bytes). Any failure is `authenticationFailed`,
+    /// and then `output` holds nothing of the plaintext.
     public static func open(
         _ ciphertext: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer,
-        associatedData: UnsafeRawBufferPointer
-    ) throws(CryptoError) -> [UInt8] {
+        associatedData: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
+    ) throws(CryptoError) {
         try requireLength(key.count, keyLength, "XChaCha20-Poly1305 key")
         try requireLength(nonce.count, nonceLength, "XChaCha20-Poly1305 nonce")
-        guard ciphertext.count >= tagLength else { throw .authenticationFailed }
+        guard ciphertext.count >= tagLength, output.count >= ciphertext.count - tagLength else { throw .authenticationFailed }
         Sodium.ensureInitialised()
-        var status: Int32 = -1
-        let plain = [UInt8](unsafeUninitializedCapacity: ciphertext.count - tagLength) { out, written in
-            associatedData.withNonNullBaseAddress { ad in
-                status = crypto_aead_xchacha20poly1305_ietf_decrypt(
-                    out.baseAddress, nil, nil,
+        let status = associatedData.withNonNullBaseAddress { ad in
+            output.withNonNullMutableBaseAddress { out in
+                crypto_aead_xchacha20poly1305_ietf_decrypt(
+                    out.assumingMemoryBound(to: UInt8.self), nil, nil,
                     ciphertext.bindMemory(to: UInt8.self).baseAddress!, UInt64(ciphertext.count),
                     ad.assumingMemoryBound(to: UInt8.self), UInt64(associatedData.count),
                     nonce.bindMemory(to: UInt8.self).baseAddress!, key.bindMemory(to: UInt8.self).baseAddress!)
             }
-            written = status == 0 ? ciphertext.count - tagLength : 0
         }
         guard status == 0 else { throw .authenticationFailed }
-        return plain
+    }
+}
+
+extension UnsafeMutableRawBufferPointer {
+    @inline(__always)
+    func withNonNullMutableBaseAddress<R>(_ body: (UnsafeMutableRawPointer) throws -> R) rethrows -> R {
+        if let base = baseAddress { return try body(base) }
+        var placeholder: UInt8 = 0
+        return try withUnsafeMutablePointer(to: &placeholder) { try body(UnsafeMutableRawPointer($0)) }
     }
 }

@@ -1,1 +1,307 @@
-print("placeholder")
+import Foundation
+import HushCrypto
+@_spi(Vectors) import HushProtocol
+import HushVectors
+
+// Writes Vectors/protocol/*.json from fixed seeds:
+//   swift run HushVectorGenerator [output directory, default Vectors/protocol]
+// Every random input is derived from a label (VectorSeeds) and recorded in the
+// vectors. ML-KEM encapsulation cannot take given randomness in swift-crypto
+// 4.5.2, so its ciphertexts are pinned in pinned-kem-ciphertexts.txt: made once,
+// then read back, which keeps regeneration byte-identical (Vectors/README.md).
+
+let directory = CommandLine.arguments.dropFirst().first ?? "Vectors/protocol"
+try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+let pins = try PinnedCiphertexts(path: directory + "/pinned-kem-ciphertexts.txt")
+
+// MARK: Inputs shared by the handshake, ratchet, first-message and safety-number vectors.
+
+func scenario(_ name: String, oneTime: Bool, kemKind: PrekeyKind) throws -> [String: Any] {
+    var inputs: [String: Any] = [
+        "alice_identity_seed": VectorSeeds.hex("alice/identity", 32),
+        "bob_identity_seed": VectorSeeds.hex("bob/identity", 32),
+        "bob_signed_prekey_id": 1,
+        "bob_signed_prekey_private": VectorSeeds.hex("bob/signed-prekey", 32),
+        "bob_kem_prekey_kind": Int(kemKind.rawValue),
+        "bob_kem_prekey_id": kemKind == .lastResortKEM ? 2 : 9,
+        "bob_kem_prekey_seed": VectorSeeds.hex("bob/kem-prekey/\(kemKind)", 64),
+        "alice_ephemeral_private": VectorSeeds.hex("\(name)/alice/ephemeral", 32),
+    ]
+    if oneTime {
+        inputs["bob_one_time_prekey_id"] = 100
+        inputs["bob_one_time_prekey_private"] = VectorSeeds.hex("bob/one-time-prekey", 32)
+    }
+    let bob = try IdentityKeyPair(seed: SecureBytes(copying: Hex.decode(inputs["bob_identity_seed"] as! String)))
+    let kem = try PrivatePrekey(kind: kemKind, id: UInt32(inputs["bob_kem_prekey_id"] as! Int),
+                                secret: SecureBytes(copying: Hex.decode(inputs["bob_kem_prekey_seed"] as! String)), identity: bob)
+    inputs["kem_ciphertext"] = Hex.encode(try pins.ciphertext(label: "\(kemKind)", publicKey: kem.signed.publicKey))
+    return inputs
+}
+
+func handshakeCase(_ comment: String, name: String, oneTime: Bool, kemKind: PrekeyKind) throws -> [String: Any] {
+    var c = try scenario(name, oneTime: oneTime, kemKind: kemKind)
+    c["comment"] = comment
+    let s = try Scenario(c)
+    c["alice_identity_key"] = Hex.encode(s.alice.publicKey.rawRepresentation)
+    c["bob_identity_key"] = Hex.encode(s.bob.publicKey.rawRepresentation)
+    c["alice_agreement_key"] = Hex.encode(s.alice.agreementKey.publicKey.rawRepresentation)
+    c["bob_agreement_key"] = Hex.encode(s.bob.agreementKey.publicKey.rawRepresentation)
+    c["bob_signed_prekey_public"] = Hex.encode(s.signedPrekey.signed.publicKey)
+    c["bob_signed_prekey_signature"] = Hex.encode(s.signedPrekey.signed.signature)
+    if let opk = s.oneTimePrekey {
+        c["bob_one_time_prekey_public"] = Hex.encode(opk.signed.publicKey)
+        c["bob_one_time_prekey_signature"] = Hex.encode(opk.signed.signature)
+    }
+    c["bob_kem_prekey_public"] = Hex.encode(s.kemPrekey.signed.publicKey)
+    c["bob_kem_prekey_signature"] = Hex.encode(s.kemPrekey.signed.signature)
+    c["alice_ephemeral_public"] = Hex.encode(s.ephemeral.publicKey.rawRepresentation)
+    // The DH values, computed independently of Handshake for implementers to check step by step.
+    let spk = try X25519.PublicKey(rawRepresentation: s.signedPrekey.signed.publicKey)
+    c["dh1"] = Hex.encode(try s.alice.agreementKey.sharedSecret(with: spk).copyBytes())
+    c["dh2"] = Hex.encode(try s.ephemeral.sharedSecret(with: s.bob.agreementKey.publicKey).copyBytes())
+    c["dh3"] = Hex.encode(try s.ephemeral.sharedSecret(with: spk).copyBytes())
+    if let opk = s.oneTimePrekey {
+        c["dh4"] = Hex.encode(try s.ephemeral.sharedSecret(with: X25519.PublicKey(rawRepresentation: opk.signed.publicKey)).copyBytes())
+    }
+    let encapsulation = try s.encapsulation
+    c["kem_shared_secret"] = Hex.encode(encapsulation.sharedSecret.copyBytes())
+    let (message, secrets) = try Handshake.initiate(identity: s.alice, bundle: s.bundle, ephemeral: s.ephemeral, encapsulation: encapsulation)
+    c["handshake_init"] = Hex.encode(message.encoded)
+    c["transcript_hash"] = Hex.encode(secrets.transcriptHash)
+    c["root_key"] = Hex.encode(secrets.rootKey.copyBytes())
+    c["initiator_header_key"] = Hex.encode(secrets.initiatorHeaderKey.copyBytes())
+    c["responder_next_header_key"] = Hex.encode(secrets.responderNextHeaderKey.copyBytes())
+    c["associated_data"] = Hex.encode(secrets.associatedData)
+    return c
+}
+
+try write("handshake", source: "Hush generator (Sources/HushVectorGenerator) from fixed seeds; ML-KEM ciphertexts pinned", cases: [
+    try handshakeCase("signed prekey, one-time X25519 prekey, last-resort ML-KEM prekey", name: "handshake/1", oneTime: true, kemKind: .lastResortKEM),
+    try handshakeCase("signed prekey only, one-time ML-KEM prekey", name: "handshake/2", oneTime: false, kemKind: .oneTimeKEM),
+])
+
+// MARK: Ratchet conversation.
+
+func ratchetCase() throws -> [String: Any] {
+    // The handshake's inputs and intermediate values too, so the case stands alone.
+    var c = try handshakeCase("", name: "ratchet", oneTime: true, kemKind: .lastResortKEM)
+    c["comment"] = "out-of-order delivery within and across chains, four DH ratchet steps, replays rejected"
+    c["alice_ratchet_private"] = VectorSeeds.hex("ratchet/alice/ratchet-0", 32)
+    let s = try Scenario(c)
+    let (_, secrets) = try Handshake.initiate(identity: s.alice, bundle: s.bundle, ephemeral: s.ephemeral, encapsulation: s.encapsulation)
+    let alice = try DoubleRatchet(initiator: secrets, responderRatchetKey: X25519.PublicKey(rawRepresentation: s.signedPrekey.signed.publicKey),
+                                  ratchetKey: X25519.PrivateKey(rawRepresentation: SecureBytes(copying: Hex.decode(c["alice_ratchet_private"] as! String))))
+    let bob = DoubleRatchet(responder: secrets, ratchetKey: try X25519.PrivateKey(rawRepresentation: s.signedPrekey.secret))
+    let ratchets = ["alice": alice, "bob": bob]
+    let stores = ["alice": InMemorySkippedMessageKeyStore(), "bob": InMemorySkippedMessageKeyStore()]
+    var sent: [String: [UInt8]] = [:]
+    var events: [[String: Any]] = []
+    var draws = 0
+    func send(_ from: String, _ label: String) throws {
+        let content = Array("message \(label) from \(from)".utf8)
+        let message = try ratchets[from]!.encrypt(content)
+        sent[label] = message
+        events.append(["op": "send", "from": from, "label": label, "content": Hex.encode(content), "message": Hex.encode(message)])
+    }
+    func receive(_ to: String, _ label: String, step: Bool) throws {
+        var event: [String: Any] = ["op": "receive", "to": to, "label": label]
+        var values: [[UInt8]] = []
+        if step {
+            draws += 1
+            let key = VectorSeeds.bytes("ratchet/\(to)/ratchet-\(draws)", 32)
+            values.append(key)
+            event["random"] = Hex.encode(key)
+        }
+        _ = try ratchets[to]!.decrypt(sent[label]!, skippedKeys: stores[to]!, using: ScriptedRandom(values))
+        event["skipped_after"] = stores[to]!.count()
+        events.append(event)
+    }
+    try send("alice", "a0"); try send("alice", "a1"); try send("alice", "a2")
+    try receive("bob", "a0", step: true)
+    try receive("bob", "a2", step: false)
+    try send("bob", "b0"); try send("bob", "b1")
+    try receive("alice", "b1", step: true)
+    try send("alice", "a3")
+    try receive("bob", "a1", step: false)
+    try receive("bob", "a3", step: true)
+    try receive("alice", "b0", step: false)
+    try send("bob", "b2")
+    try receive("alice", "b2", step: true)
+    events.append(["op": "reject", "to": "bob", "label": "a3"])
+    events.append(["op": "reject", "to": "alice", "label": "b0"])
+    c["events"] = events
+    return c
+}
+
+try write("ratchet", source: "Hush generator (Sources/HushVectorGenerator) from fixed seeds", cases: [try ratchetCase()])
+
+// MARK: First message (sealed sender + handshake + ratchet).
+
+func firstMessageCase() throws -> [String: Any] {
+    var c = try handshakeCase("", name: "first-message", oneTime: true, kemKind: .lastResortKEM)
+    c["comment"] = "Alice's first envelope to Bob: a prekey message carrying a text content"
+    c["alice_ratchet_private"] = VectorSeeds.hex("first-message/alice/ratchet-0", 32)
+    c["sealed_sender_ephemeral_private"] = VectorSeeds.hex("first-message/alice/sealed-sender", 32)
+    c["bob_ratchet_private"] = VectorSeeds.hex("first-message/bob/ratchet-1", 32)
+    let text = "Hello, Bob!"
+    let content = Content(id: try MessageID(bytes: VectorSeeds.bytes("first-message/message-id", 16)), sentAt: 1_767_225_600_000, body: .text(text))
+    c["text"] = text
+    c["content"] = Hex.encode(try content.encoded())
+    let s = try Scenario(c)
+    let session = try Session.initiate(identity: s.alice, bundle: s.bundle, ephemeral: s.ephemeral,
+                                       ratchetKey: X25519.PrivateKey(rawRepresentation: SecureBytes(copying: Hex.decode(c["alice_ratchet_private"] as! String))),
+                                       encapsulation: s.encapsulation)
+    let envelope = try session.seal(try content.encoded(), using: ScriptedRandom([try Hex.decode(c["sealed_sender_ephemeral_private"] as! String)]))
+    c["envelope"] = Hex.encode(envelope)
+    c["ratchet_message"] = Hex.encode(try SealedSender.open(envelope, recipient: s.bob).ratchetMessage)
+    return c
+}
+
+try write("first-message", source: "Hush generator (Sources/HushVectorGenerator) from fixed seeds; ML-KEM ciphertext pinned", cases: [try firstMessageCase()])
+
+// MARK: Sealed sender alone.
+
+func sealedSenderCase() throws -> [String: Any] {
+    let recipient = try IdentityKeyPair(seed: SecureBytes(copying: VectorSeeds.bytes("bob/identity", 32)))
+    let sender = try IdentityKeyPair(seed: SecureBytes(copying: VectorSeeds.bytes("alice/identity", 32)))
+    let ephemeralBytes = VectorSeeds.bytes("sealed-sender/ephemeral", 32)
+    let ephemeral = try X25519.PrivateKey(rawRepresentation: SecureBytes(copying: ephemeralBytes))
+    // Any bytes of a valid ratchet-message length stand in for the ratchet message here.
+    let ratchetMessage = (0..<6).flatMap { VectorSeeds.bytes("sealed-sender/ratchet-message/\($0)", 64) }.prefix(352)
+    let contents = OpenedEnvelope(sender: sender.publicKey, handshake: nil, ratchetMessage: Array(ratchetMessage))
+    let shared = try ephemeral.sharedSecret(with: recipient.agreementKey.publicKey)
+    let key = try SealedSender.layerKey(shared: { () throws(CryptoError) in shared }, ephemeral: ephemeral.publicKey,
+                                        recipientAgreement: recipient.agreementKey.publicKey)
+    let envelope = try SealedSender.seal(contents, to: recipient.publicKey, using: ScriptedRandom([ephemeralBytes]))
+    return [
+        "comment": "a message (type 0x01) envelope; the ratchet message is stand-in bytes of the minimum length",
+        "recipient_identity_seed": Hex.encode(recipient.seed.copyBytes()),
+        "recipient_identity_key": Hex.encode(recipient.publicKey.rawRepresentation),
+        "recipient_agreement_key": Hex.encode(recipient.agreementKey.publicKey.rawRepresentation),
+        "sender_identity_key": Hex.encode(sender.publicKey.rawRepresentation),
+        "ephemeral_private": Hex.encode(ephemeralBytes),
+        "ephemeral_public": Hex.encode(ephemeral.publicKey.rawRepresentation),
+        "shared_secret": Hex.encode(shared.copyBytes()),
+        "layer_key": Hex.encode(key.copyBytes()),
+        "ratchet_message": Hex.encode(Array(ratchetMessage)),
+        "inner": Hex.encode(contents.encoded),
+        "envelope": Hex.encode(envelope),
+    ]
+}
+
+try write("sealed-sender", source: "Hush generator (Sources/HushVectorGenerator) from fixed seeds", cases: [try sealedSenderCase()])
+
+// MARK: Padding.
+
+try write("padding", source: "Hush generator (Sources/HushVectorGenerator); content is content_length bytes of 0x61", cases:
+    try [0, 1, 100, 255, 256, 257, 1000, 1024, 4096, 65_536].map { length -> [String: Any] in
+        let padded = try Padding.pad([UInt8](repeating: 0x61, count: length))
+        return ["content_length": length, "padded_length": padded.count, "padded_sha256": Hex.encode(SHA256.hash(padded))]
+    })
+
+// MARK: Content.
+
+func contentCases() throws -> [[String: Any]] {
+    let id = try MessageID(bytes: VectorSeeds.bytes("content/id", 16))
+    let refs = try (0..<2).map { try MessageID(bytes: VectorSeeds.bytes("content/ref-\($0)", 16)) }
+    let sentAt: UInt64 = 1_767_225_600_000
+    let bodies: [(String, ContentBody)] = [
+        ("text", .text("Hello, Bob! 👋")),
+        ("delivery receipt for two messages", .deliveryReceipt(refs)),
+        ("read receipt for one message", .readReceipt([refs[0]])),
+        ("typing started", .typingStarted),
+        ("typing stopped", .typingStopped),
+        ("attachment pointer", .attachment(try AttachmentPointer(key: VectorSeeds.bytes("content/attachment-key", 32),
+                                                                 digest: SHA256.hash(Array("blob".utf8)), size: 48_213,
+                                                                 blobID: Array("01J9ZQ4X7V".utf8), fileName: "photo.jpg"))),
+        ("delivery credential", .deliveryCredential(VectorSeeds.bytes("content/credential", 32))),
+        ("profile", .profile(displayName: "Alice")),
+    ]
+    var cases: [[String: Any]] = []
+    for (comment, body) in bodies {
+        let encoded = try Content(id: id, sentAt: sentAt, body: body).encoded()
+        cases.append(["comment": comment, "valid": true, "type": Int(body.typeByte), "message_id": Hex.encode(id.bytes), "encoded": Hex.encode(encoded)])
+    }
+    let text = try Content(id: id, sentAt: sentAt, body: .text("hi")).encoded()
+    var unknownType = text; unknownType[1] = 0x09
+    var badUTF8 = text; badUTF8[badUTF8.count - 1] = 0xFF
+    var zeroReceipt: [UInt8] = [0x01, 0x02] + id.bytes + [UInt8](repeating: 0, count: 8); zeroReceipt += [0x00, 0x00]
+    for (comment, bytes) in [("trailing byte", text + [0x00]), ("unknown version 0x02", [0x02] + text.dropFirst()),
+                             ("unknown type 0x09", unknownType), ("invalid UTF-8", badUTF8), ("truncated", Array(text.dropLast())),
+                             ("receipt with zero ids", zeroReceipt)] {
+        cases.append(["comment": comment, "valid": false, "encoded": Hex.encode(bytes)])
+    }
+    return cases
+}
+
+try write("content", source: "Hush generator (Sources/HushVectorGenerator)", cases: try contentCases())
+
+// MARK: Addresses.
+
+func addressCases() throws -> [[String: Any]] {
+    var cases: [[String: Any]] = []
+    for name in ["alice", "bob"] {
+        let identity = try IdentityKeyPair(seed: SecureBytes(copying: VectorSeeds.bytes("\(name)/identity", 32)))
+        cases.append(["comment": "\(name)'s address", "identity_seed": Hex.encode(identity.seed.copyBytes()),
+                      "identity_key": Hex.encode(identity.publicKey.rawRepresentation), "address": identity.address.description])
+    }
+    let alice = try IdentityKeyPair(seed: SecureBytes(copying: VectorSeeds.bytes("alice/identity", 32)))
+    let good = alice.address.description
+    var typo = Array(good); typo[20] = typo[20] == "q" ? "p" : "q"
+    let data = { (bytes: [UInt8]) in Bech32Encoding.encode(hrp: "hush", bytes: bytes) }
+    for (comment, text, problem) in [
+        ("one character changed", String(typo), "badChecksum"),
+        ("mixed case", "HUSH" + good.dropFirst(4), "mixedCase"),
+        ("another prefix", Bech32Encoding.encode(hrp: "hash", bytes: [0x01] + alice.publicKey.rawRepresentation), "wrongPrefix"),
+        ("31-byte key", data([0x01] + alice.publicKey.rawRepresentation.dropLast()), "wrongLength"),
+        ("version 0x02", data([0x02] + alice.publicKey.rawRepresentation), "unsupportedVersion"),
+        ("small-order identity key", data([0x01, 0x01] + [UInt8](repeating: 0, count: 31)), "invalidKey"),
+    ] {
+        cases.append(["comment": comment, "address": text, "error": problem])
+    }
+    return cases
+}
+
+try write("address", source: "Hush generator (Sources/HushVectorGenerator) from fixed seeds", cases: try addressCases())
+
+// MARK: Safety numbers.
+
+func safetyNumberCase() throws -> [String: Any] {
+    let alice = try IdentityKeyPair(seed: SecureBytes(copying: VectorSeeds.bytes("alice/identity", 32)))
+    let bob = try IdentityKeyPair(seed: SecureBytes(copying: VectorSeeds.bytes("bob/identity", 32)))
+    let a = SafetyNumber(local: alice.publicKey, remote: bob.publicKey), b = SafetyNumber(local: bob.publicKey, remote: alice.publicKey)
+    return ["comment": "key = Ed25519 identity key, stable id = UTF-8 address, 5200 iterations, scannable version 2",
+            "alice_identity_seed": Hex.encode(alice.seed.copyBytes()), "bob_identity_seed": Hex.encode(bob.seed.copyBytes()),
+            "alice_identity_key": Hex.encode(alice.publicKey.rawRepresentation), "bob_identity_key": Hex.encode(bob.publicKey.rawRepresentation),
+            "alice_address": alice.address.description, "bob_address": bob.address.description,
+            "displayed": a.digits, "displayed_grouped": a.grouped,
+            "alice_scannable": Hex.encode(a.scannable.serialized()), "bob_scannable": Hex.encode(b.scannable.serialized())]
+}
+
+try write("safety-number", source: "Hush generator (Sources/HushVectorGenerator) from fixed seeds", cases: [try safetyNumberCase()])
+
+// MARK: libsignal's fingerprint vectors, transcribed.
+
+let libsignalKeys = (alice: "0506863bc66d02b40d27b8d49ca7c09e9239236f9d7d25d6fcca5ce13c7064d868",
+                     bob: "05f781b6fb32fed9ba1cf2de978d4d5da28dc34046ae814402b5c0dbd96fda907b")
+func libsignalCase(_ version: Int, alice: String, bob: String) -> [String: Any] {
+    ["comment": "fingerprint_test_v\(version)", "version": version, "iterations": 5200,
+     "alice_identity_key": libsignalKeys.alice, "alice_stable_id": "+14152222222",
+     "bob_identity_key": libsignalKeys.bob, "bob_stable_id": "+14153333333",
+     "displayed": "300354477692869396892869876765458257569162576843440918079131",
+     "alice_scannable": alice, "bob_scannable": bob]
+}
+try write("libsignal-fingerprint", suite: "libsignal-fingerprint",
+          source: "signalapp/libsignal rust/protocol/src/fingerprint.rs (tests fingerprint_test_v1, fingerprint_test_v2, fingerprint_encodings), transcribed",
+          cases: [
+    libsignalCase(1, alice: "080112220a201e301a0353dce3dbe7684cb8336e85136cdc0ee96219494ada305d62a7bd61df1a220a20d62cbf73a11592015b6b9f1682ac306fea3aaf3885b84d12bca631e9d4fb3a4d",
+                  bob: "080112220a20d62cbf73a11592015b6b9f1682ac306fea3aaf3885b84d12bca631e9d4fb3a4d1a220a201e301a0353dce3dbe7684cb8336e85136cdc0ee96219494ada305d62a7bd61df"),
+    libsignalCase(2, alice: "080212220a201e301a0353dce3dbe7684cb8336e85136cdc0ee96219494ada305d62a7bd61df1a220a20d62cbf73a11592015b6b9f1682ac306fea3aaf3885b84d12bca631e9d4fb3a4d",
+                  bob: "080212220a20d62cbf73a11592015b6b9f1682ac306fea3aaf3885b84d12bca631e9d4fb3a4d1a220a201e301a0353dce3dbe7684cb8336e85136cdc0ee96219494ada305d62a7bd61df"),
+    ["comment": "fingerprint_encodings", "version": 2, "local_fingerprint": String(repeating: "12", count: 32),
+     "remote_fingerprint": String(repeating: "ba", count: 32),
+     "scannable": "080212220a20" + String(repeating: "12", count: 32) + "1a220a20" + String(repeating: "ba", count: 32)],
+])
+
+try pins.save()
+print("wrote \(directory)")

@@ -75,3 +75,19 @@ import Testing
         #expect(throws: ProtocolError.self) { try Content(id: MessageID.random(using: random), sentAt: 0, body: .deliveryCredential([1])).encoded() }
     }
 }
+
+@Suite struct RedactionTests {
+    @Test func secretsDoNotReachDescriptionsOrDumps() throws {
+        let random = DeterministicRandom(seed: "redaction")
+        let token = random.bytes(32)
+        let content = Content(id: MessageID.random(using: random), sentAt: 0, body: .deliveryCredential(token))
+        let kem = MLKEM.PrivateKey(using: random)
+        var dumped = ""
+        dump(content, to: &dumped)
+        dump(kem, to: &dumped)
+        let printed = dumped + "\(content) \(kem) \(content.body)" + String(reflecting: content)
+        #expect(!printed.contains(Hex.encode(token)))
+        #expect(!printed.contains("\(token[0]), \(token[1]), \(token[2])"))  // Swift's array printing
+        #expect(!printed.contains(Hex.encode(kem.seed.copyBytes())))
+    }
+}

@@ -64,3 +64,26 @@ import Testing
         }
     }
 }
+
+@Suite struct PrekeyWireFormatTests {
+    @Test func bundleRoundTripsAndDecodingIsStrict() throws {
+        let bob = try Party("bob")
+        for withOneTime in [true, false] {
+            let bundle = try bob.bundle(withOneTime: withOneTime)
+            let bytes = bundle.encoded
+            #expect(bytes.count == 1 + 32 + (1 + 4 + 32 + 64) + (1 + 4 + 1184 + 64) + 1 + (withOneTime ? 1 + 4 + 32 + 64 : 0))
+            let decoded = try PrekeyBundle(encoded: bytes)
+            #expect(decoded == bundle)
+            try decoded.verify(for: bob.identity.address)
+            #expect(throws: ProtocolError.self) { try PrekeyBundle(encoded: bytes + [0]) }
+            for cut in stride(from: 0, to: bytes.count, by: 7) {
+                #expect(throws: ProtocolError.self) { try PrekeyBundle(encoded: Array(bytes[..<cut])) }
+            }
+        }
+        // A bundle whose slots hold the wrong kinds is refused while decoding.
+        var swapped: [UInt8] = [0x01] + bob.identity.publicKey.rawRepresentation
+        swapped += bob.kemPrekey.signed.encoded + bob.signedPrekey.signed.encoded + [0x00]
+        #expect(throws: ProtocolError.self) { try PrekeyBundle(encoded: swapped) }
+        #expect(try SignedPrekey(encoded: bob.kemPrekey.signed.encoded) == bob.kemPrekey.signed)
+    }
+}

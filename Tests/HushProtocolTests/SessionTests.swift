@@ -231,3 +231,60 @@ import Testing
         return (0...(haystack.count - needle.count)).contains { Array(haystack[$0..<$0 + needle.count]) == needle }
     }
 }
+
+@Suite struct HandshakeFailureTests {
+    @Test func alteredKEMCiphertextYieldsASessionThatCannotDecrypt() throws {
+        let c = try Conversation()
+        let opened = try SealedSender.open(try c.aliceSends("hello"), recipient: c.bob.identity)
+        let h = try #require(opened.handshake)
+        var ciphertext = h.kemCiphertext
+        ciphertext[100] ^= 0x01
+        let altered = try HandshakeInit(ephemeralKey: h.ephemeralKey, signedPrekeyID: h.signedPrekeyID, oneTimePrekeyID: h.oneTimePrekeyID,
+                                        kemPrekeyKind: h.kemPrekeyKind, kemPrekeyID: h.kemPrekeyID, kemCiphertext: ciphertext)
+        let forged = OpenedEnvelope(sender: opened.sender, handshake: altered, ratchetMessage: opened.ratchetMessage)
+        let session = try Session.accept(identity: c.bob.identity, opened: forged, signedPrekey: c.bob.signedPrekey,
+                                         oneTimePrekey: c.bob.oneTimePrekey, kemPrekey: c.bob.kemPrekey)
+        #expect(throws: ProtocolError.decryptionFailed) { try session.open(forged, skippedKeys: InMemorySkippedMessageKeyStore()) }
+    }
+
+    @Test func wrongPrekeysAreRefused() throws {
+        let c = try Conversation()
+        let opened = try SealedSender.open(try c.aliceSends("hello"), recipient: c.bob.identity)
+        #expect(throws: ProtocolError.self) {
+            try Session.accept(identity: c.bob.identity, opened: opened, signedPrekey: c.bob.signedPrekey, oneTimePrekey: nil, kemPrekey: c.bob.kemPrekey)
+        }
+    }
+
+    @Test func ratchetStepGapIsBoundedAcrossBothChains() throws {
+        var c = try Conversation()
+        _ = try c.bobReceives(try c.aliceSends("establish"))
+        // Bob sends 600 messages; Alice receives only the first.
+        var bobChain: [[UInt8]] = []
+        for _ in 0..<600 { bobChain.append(try c.bobSession.ratchet.encrypt(Array("b".utf8))) }
+        _ = try c.aliceSession.ratchet.decrypt(bobChain[0], skippedKeys: c.aliceStore)
+        // Alice answers, so Bob's next chain starts; he sends 500 more.
+        _ = try c.bobSession.ratchet.decrypt(try c.aliceSession.ratchet.encrypt(Array("a".utf8)), skippedKeys: c.bobStore)
+        var last: [UInt8] = []
+        for _ in 0..<500 { last = try c.bobSession.ratchet.encrypt(Array("c".utf8)) }
+        // 599 left in the old chain plus 499 in the new one exceed the bound, though each alone would not.
+        let before = c.aliceSession.serialized()
+        #expect(throws: ProtocolError.messageGapTooLarge) { try c.aliceSession.ratchet.decrypt(last, skippedKeys: c.aliceStore) }
+        #expect(c.aliceSession.serialized() == before)
+        #expect(c.aliceStore.count() == 0)
+        // Messages within the bound still arrive.
+        #expect(text(try c.aliceSession.ratchet.decrypt(bobChain[599], skippedKeys: c.aliceStore)) == "b")
+    }
+
+    @Test func relayShapeCheck() throws {
+        let c = try Conversation()
+        let envelope = try c.aliceSends("x")
+        try SealedSender.checkShape(envelope)
+        #expect(throws: ProtocolError.unsupportedVersion(0)) { try SealedSender.checkShape([0] + envelope.dropFirst()) }
+        #expect(throws: ProtocolError.self) { try SealedSender.checkShape(Array(envelope.prefix(SealedSender.minimumLength - 1))) }
+        #expect(throws: ProtocolError.limitExceeded(what: "envelope")) { try SealedSender.checkShape([1] + [UInt8](repeating: 0, count: SealedSender.maximumLength)) }
+        // The largest content makes an envelope exactly within the bound.
+        let big = try c.aliceSession.seal([UInt8](repeating: 7, count: Padding.maximumContentLength), using: c.alice.random)
+        try SealedSender.checkShape(big)
+        #expect(big.count == SealedSender.maximumLength)
+    }
+}

@@ -48,7 +48,7 @@ public enum ContentBody: Sendable, Equatable {
 }
 
 /// Where an encrypted attachment blob lives and how to open it.
-public struct AttachmentPointer: Sendable, Equatable, CustomStringConvertible {
+public struct AttachmentPointer: Sendable, Equatable, CustomStringConvertible, CustomReflectable {
     /// The secretstream key of the blob (32 bytes). Secret.
     public let key: [UInt8]
     /// SHA-256 of the encrypted blob as stored by the relay.
@@ -74,6 +74,7 @@ public struct AttachmentPointer: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { "AttachmentPointer(\(size) bytes, key redacted)" }
+    public var customMirror: Mirror { Mirror(self, children: ["size": size], displayStyle: .struct) }
 }
 
 /// Hard limits of the content format. Receivers MUST refuse anything beyond them.

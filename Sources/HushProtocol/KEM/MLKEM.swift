@@ -82,3 +82,14 @@ public enum MLKEM {
         }
     }
 }
+
+extension MLKEM.PrivateKey: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var description: String { "MLKEM.PrivateKey(redacted)" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
+}
+
+extension MLKEM.Encapsulation: CustomStringConvertible, CustomReflectable {
+    public var description: String { "MLKEM.Encapsulation(shared secret redacted)" }
+    public var customMirror: Mirror { Mirror(self, children: ["ciphertext": ciphertext], displayStyle: .struct) }
+}

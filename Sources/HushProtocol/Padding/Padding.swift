@@ -41,6 +41,16 @@ public enum Padding {
         return out
     }
 
+    /// The content length of a padded buffer, or nil when the padding is not
+    /// exactly canonical (same rules as `unpad`). Lets the ratchet unpad in place.
+    public static func contentLength(ofPadded padded: UnsafeRawBufferPointer) -> Int? {
+        guard padded.count >= minimumPaddedLength, padded.count <= maximumPaddedLength else { return nil }
+        var end = padded.count - 1
+        while end >= 0, padded[end] == 0 { end -= 1 }
+        guard end >= 0, padded[end] == 0x80, paddedLength(forContentLength: end) == padded.count else { return nil }
+        return end
+    }
+
     /// Strict: the marker must be present, every byte after it zero, and the
     /// total exactly the bucket of the content's length.
     public static func unpad(_ padded: [UInt8]) throws(ProtocolError) -> [UInt8] {

@@ -7,13 +7,14 @@ enum ChainStep {
     static func advance(_ chainKey: UnsafeMutableRawBufferPointer, messageKey: UnsafeMutableRawBufferPointer,
                         headerNonce: UnsafeMutableRawBufferPointer? = nil) {
         withUnsafeTemporaryAllocation(byteCount: 32, alignment: 16) { next in
-            var outputs = [messageKey, next]
-            var constants = [RatchetConstants.messageKeyConstant, RatchetConstants.chainKeyConstant]
+            let key = UnsafeRawBufferPointer(chainKey)
             if let headerNonce {
-                outputs.append(headerNonce)
-                constants.append(RatchetConstants.headerNonceConstant)
+                HMACSHA256.authenticateSingleBytes(key: key, (RatchetConstants.messageKeyConstant, messageKey),
+                                                   (RatchetConstants.chainKeyConstant, next), (RatchetConstants.headerNonceConstant, headerNonce))
+            } else {
+                HMACSHA256.authenticateSingleBytes(key: key, (RatchetConstants.messageKeyConstant, messageKey),
+                                                   (RatchetConstants.chainKeyConstant, next))
             }
-            HMACSHA256.authenticateSingleBytes(constants, key: UnsafeRawBufferPointer(chainKey), into: outputs)
             chainKey.copyMemory(from: UnsafeRawBufferPointer(next))
             ConstantTime.wipe(next)
         }

@@ -81,49 +81,64 @@ public final class DoubleRatchet {
     // MARK: Encrypt
 
     /// Pads `content` and encrypts it as the next message of the sending chain.
+    /// The padded plaintext is written straight into the output and sealed in
+    /// place; per-message keys live in a wiped stack buffer.
     public func encrypt(_ content: [UInt8]) throws(ProtocolError) -> [UInt8] {
         guard let chainKey = sendingChainKey, let headerKey = sendingHeaderKey else {
             throw .sessionUnusable("the responder cannot send before the first message arrived")
         }
         guard sendCount < UInt32.max else { throw .sessionUnusable("the sending chain is exhausted") }
-        var padded = try Padding.pad(content)
-        defer { ConstantTime.wipe(&padded) }
-        var header = sendingRatchetKey.publicKey.rawRepresentation
-        header.appendBigEndian(previousSendCount)
-        header.appendBigEndian(sendCount)
-        var out = [UInt8]()
-        out.reserveCapacity(RatchetConstants.encryptedHeaderLength + padded.count + RatchetConstants.tagLength)
+        guard content.count <= Padding.maximumContentLength else { throw .limitExceeded(what: "message content") }
+        let paddedLength = Padding.paddedLength(forContentLength: content.count)
+        let headerEnd = RatchetConstants.encryptedHeaderLength
+        var out = [UInt8](repeating: 0, count: headerEnd + paddedLength + RatchetConstants.tagLength)
+        let ratchetPublic = sendingRatchetKey.publicKey.rawRepresentation
         var failed = false
-        withUnsafeTemporaryAllocation(byteCount: 96, alignment: 16) { tmp in
-            let messageKey = UnsafeMutableRawBufferPointer(rebasing: tmp[0..<32])
-            let nonce = UnsafeMutableRawBufferPointer(rebasing: tmp[32..<64])
-            chainKey.withUnsafeMutableBytes { ChainStep.advance($0, messageKey: messageKey, headerNonce: nonce) }
-            let headerNonce = UnsafeRawBufferPointer(rebasing: nonce[0..<24])
-            out.append(contentsOf: headerNonce)
-            do {
-                try header.withUnsafeBytes { h in
+        out.withUnsafeMutableBytes { buffer in
+            withUnsafeTemporaryAllocation(byteCount: 64 + 40 + 144, alignment: 16) { tmp in
+                defer { ConstantTime.wipe(tmp) }
+                let messageKey = UnsafeMutableRawBufferPointer(rebasing: tmp[0..<32])
+                let nonce = UnsafeMutableRawBufferPointer(rebasing: tmp[32..<64])
+                let header = UnsafeMutableRawBufferPointer(rebasing: tmp[64..<104])
+                let bodyAD = UnsafeMutableRawBufferPointer(rebasing: tmp[104..<248])
+                chainKey.withUnsafeMutableBytes { ChainStep.advance($0, messageKey: messageKey, headerNonce: nonce) }
+                ratchetPublic.withUnsafeBytes { header.copyMemory(from: $0) }
+                DoubleRatchet.storeBigEndian(previousSendCount, into: header, at: 32)
+                DoubleRatchet.storeBigEndian(sendCount, into: header, at: 36)
+                UnsafeMutableRawBufferPointer(rebasing: buffer[0..<24]).copyMemory(from: UnsafeRawBufferPointer(rebasing: nonce[0..<24]))
+                content.withUnsafeBytes { c in
+                    if c.count > 0 { UnsafeMutableRawBufferPointer(rebasing: buffer[headerEnd..<(headerEnd + c.count)]).copyMemory(from: c) }
+                }
+                buffer[headerEnd + content.count] = 0x80
+                do {
                     try headerKey.withUnsafeBytes { k in
                         try associatedData.withUnsafeBytes { ad in
-                            try XChaCha20Poly1305.seal(h, key: k, nonce: headerNonce, associatedData: ad, appendingTo: &out)
+                            try XChaCha20Poly1305.seal(UnsafeRawBufferPointer(header), key: k, nonce: UnsafeRawBufferPointer(rebasing: nonce[0..<24]),
+                                                       associatedData: ad, into: UnsafeMutableRawBufferPointer(rebasing: buffer[24..<headerEnd]))
+                            bodyAD.copyMemory(from: ad)
                         }
                     }
-                }
-                let bodyAD = associatedData + out
-                try padded.withUnsafeBytes { p in
-                    try bodyAD.withUnsafeBytes { ad in
-                        try DoubleRatchet.zeroNonce.withUnsafeBytes { n in
-                            try XChaCha20Poly1305.seal(p, key: UnsafeRawBufferPointer(messageKey), nonce: n, associatedData: ad, appendingTo: &out)
-                        }
+                    UnsafeMutableRawBufferPointer(rebasing: bodyAD[64...]).copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[0..<headerEnd]))
+                    let body = UnsafeMutableRawBufferPointer(rebasing: buffer[headerEnd...])
+                    try DoubleRatchet.zeroNonce.withUnsafeBytes { n in
+                        try XChaCha20Poly1305.seal(UnsafeRawBufferPointer(rebasing: body[0..<paddedLength]), key: UnsafeRawBufferPointer(messageKey),
+                                                   nonce: n, associatedData: UnsafeRawBufferPointer(bodyAD), into: body)
                     }
+                } catch {
+                    failed = true
                 }
-            } catch {
-                failed = true
             }
-            ConstantTime.wipe(tmp)
         }
         guard !failed else { throw .crypto(.libraryFailure("XChaCha20-Poly1305 seal")) }
         sendCount += 1
         return out
+    }
+
+    static func storeBigEndian(_ value: UInt32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) {
+        buffer[offset] = UInt8(value >> 24)
+        buffer[offset + 1] = UInt8(truncatingIfNeeded: value >> 16)
+        buffer[offset + 2] = UInt8(truncatingIfNeeded: value >> 8)
+        buffer[offset + 3] = UInt8(truncatingIfNeeded: value)
     }
 
     // MARK: Decrypt
@@ -135,34 +150,53 @@ public final class DoubleRatchet {
     }
 
     func openHeader(_ message: [UInt8], key: SecureBytes) -> Header? {
-        let plain: [UInt8]? = message.withUnsafeBytes { m in
-            key.withUnsafeBytes { k in
-                associatedData.withUnsafeBytes { ad in
-                    try? XChaCha20Poly1305.open(UnsafeRawBufferPointer(rebasing: m[24..<RatchetConstants.encryptedHeaderLength]), key: k,
-                                                nonce: UnsafeRawBufferPointer(rebasing: m[0..<24]), associatedData: ad)
+        message.withUnsafeBytes { m in
+            withUnsafeTemporaryAllocation(byteCount: RatchetConstants.headerLength, alignment: 16) { plain -> Header? in
+                let opened: Bool = key.withUnsafeBytes { k in
+                    associatedData.withUnsafeBytes { ad in
+                        (try? XChaCha20Poly1305.open(UnsafeRawBufferPointer(rebasing: m[24..<RatchetConstants.encryptedHeaderLength]), key: k,
+                                                     nonce: UnsafeRawBufferPointer(rebasing: m[0..<24]), associatedData: ad, into: plain)) != nil
+                    }
                 }
+                guard opened else { return nil }
+                func u32(_ at: Int) -> UInt32 {
+                    UInt32(plain[at]) << 24 | UInt32(plain[at + 1]) << 16 | UInt32(plain[at + 2]) << 8 | UInt32(plain[at + 3])
+                }
+                return Header(ratchetKey: Array(UnsafeRawBufferPointer(rebasing: plain[0..<32])), previousCount: u32(32), counter: u32(36))
             }
         }
-        guard let plain, plain.count == RatchetConstants.headerLength else { return nil }
-        var reader = ByteReader(plain, what: "header")
-        guard let key = try? reader.read(32), let pn = try? reader.u32(), let n = try? reader.u32() else { return nil }
-        return Header(ratchetKey: key, previousCount: pn, counter: n)
     }
 
-    /// Opens the body and removes its padding; nil on any failure.
+    /// Opens the body and removes its padding in place; nil on any failure.
     func openBody(_ message: [UInt8], messageKey: UnsafeRawBufferPointer) -> [UInt8]? {
-        let bodyAD = associatedData + message[0..<RatchetConstants.encryptedHeaderLength]
-        let padded: [UInt8]? = message.withUnsafeBytes { m in
-            bodyAD.withUnsafeBytes { ad in
-                DoubleRatchet.zeroNonce.withUnsafeBytes { n in
-                    try? XChaCha20Poly1305.open(UnsafeRawBufferPointer(rebasing: m[RatchetConstants.encryptedHeaderLength...]),
-                                                key: messageKey, nonce: n, associatedData: ad)
+        let headerEnd = RatchetConstants.encryptedHeaderLength
+        let paddedLength = message.count - headerEnd - RatchetConstants.tagLength
+        guard paddedLength >= 0 else { return nil }
+        var contentLength: Int? = nil
+        var plain = [UInt8](unsafeUninitializedCapacity: paddedLength) { out, written in
+            written = 0
+            message.withUnsafeBytes { m in
+                withUnsafeTemporaryAllocation(byteCount: 144, alignment: 16) { bodyAD in
+                    associatedData.withUnsafeBytes { bodyAD.copyMemory(from: $0) }
+                    UnsafeMutableRawBufferPointer(rebasing: bodyAD[64...]).copyMemory(from: UnsafeRawBufferPointer(rebasing: m[0..<headerEnd]))
+                    let opened: Bool = DoubleRatchet.zeroNonce.withUnsafeBytes { n in
+                        (try? XChaCha20Poly1305.open(UnsafeRawBufferPointer(rebasing: m[headerEnd...]), key: messageKey, nonce: n,
+                                                     associatedData: UnsafeRawBufferPointer(bodyAD),
+                                                     into: UnsafeMutableRawBufferPointer(out))) != nil
+                    }
+                    if opened {
+                        written = paddedLength
+                        contentLength = Padding.contentLength(ofPadded: UnsafeRawBufferPointer(out))
+                    }
                 }
             }
         }
-        guard var padded else { return nil }
-        defer { ConstantTime.wipe(&padded) }
-        return try? Padding.unpad(padded)
+        guard let contentLength else {
+            ConstantTime.wipe(&plain)
+            return nil
+        }
+        plain.removeLast(plain.count - contentLength)
+        return plain
     }
 
     /// Decrypts one message. On any failure the ratchet state and the store

@@ -1,10 +1,24 @@
 import HushCrypto
 
-/// The skipped-key store in memory, bounded by `RatchetLimits`. Linear scans
-/// are fine: at most `maxSkippedKeysTotal` entries exist.
+/// The skipped-key store in memory, bounded by `RatchetLimits`. Keys are
+/// grouped by chain (header key), so a lookup compares at most
+/// `maxSkippedChains` header keys and then scans one chain.
 public final class InMemorySkippedMessageKeyStore: SkippedMessageKeyStore, @unchecked Sendable {
-    // Oldest first. Not thread-safe: one session, one caller at a time.
-    private var entries: [SkippedMessageKey] = []
+    private struct Entry {
+        let counter: UInt32
+        let messageKey: SecureBytes
+        /// Insertion order across the whole store, for oldest-first eviction.
+        let sequence: UInt64
+    }
+
+    private struct Chain {
+        let headerKey: SecureBytes
+        var entries: [Entry]
+    }
+
+    // Oldest chain first. Not thread-safe: one session, one caller at a time.
+    private var chains: [Chain] = []
+    private var nextSequence: UInt64 = 0
 
     public init() {}
 
@@ -17,39 +31,50 @@ public final class InMemorySkippedMessageKeyStore: SkippedMessageKeyStore, @unch
     public func allKeys() -> [SkippedMessageKey] { entries }
 
     public func headerKeys() -> [SecureBytes] {
-        var keys: [SecureBytes] = []
-        for entry in entries.reversed() where !keys.contains(where: { $0 == entry.headerKey }) {
-            keys.append(entry.headerKey)
-        }
-        return keys
+        chains.reversed().map(\.headerKey)
+    }
+
+    private func chainIndex(_ headerKey: SecureBytes) -> Int? {
+        chains.firstIndex { $0.headerKey === headerKey || $0.headerKey == headerKey }
     }
 
     public func messageKey(headerKey: SecureBytes, counter: UInt32) -> SecureBytes? {
-        entries.first { $0.counter == counter && $0.headerKey == headerKey }?.messageKey
+        guard let index = chainIndex(headerKey) else { return nil }
+        return chains[index].entries.first { $0.counter == counter }?.messageKey
     }
 
     public func remove(headerKey: SecureBytes, counter: UInt32) {
-        entries.removeAll { $0.counter == counter && $0.headerKey == headerKey }
+        guard let index = chainIndex(headerKey) else { return }
+        chains[index].entries.removeAll { $0.counter == counter }
+        if chains[index].entries.isEmpty { chains.remove(at: index) }
     }
 
     public func insert(_ keys: [SkippedMessageKey]) {
-        entries.append(contentsOf: keys)
-        for headerKey in Set(keys.map { ObjectIdentifier($0.headerKey) }).compactMap({ id in keys.first { ObjectIdentifier($0.headerKey) == id }?.headerKey }) {
-            let inChain = entries.indices.filter { entries[$0].headerKey == headerKey }
-            if inChain.count > RatchetLimits.maxSkippedKeysPerChain {
-                let drop = Set(inChain.prefix(inChain.count - RatchetLimits.maxSkippedKeysPerChain))
-                entries = entries.enumerated().filter { !drop.contains($0.offset) }.map(\.element)
+        for key in keys {
+            let index: Int
+            if let existing = chainIndex(key.headerKey) {
+                index = existing
+            } else {
+                chains.append(Chain(headerKey: key.headerKey, entries: []))
+                index = chains.count - 1
             }
+            chains[index].entries.append(Entry(counter: key.counter, messageKey: key.messageKey, sequence: nextSequence))
+            nextSequence += 1
+            let excess = chains[index].entries.count - RatchetLimits.maxSkippedKeysPerChain
+            if excess > 0 { chains[index].entries.removeFirst(excess) }
         }
-        if entries.count > RatchetLimits.maxSkippedKeysTotal {
-            entries.removeFirst(entries.count - RatchetLimits.maxSkippedKeysTotal)
+        var total = count()
+        while total > RatchetLimits.maxSkippedKeysTotal {
+            total -= 1
+            // The chain whose oldest entry is the oldest overall loses it.
+            guard let oldest = chains.indices.min(by: { chains[$0].entries[0].sequence < chains[$1].entries[0].sequence }) else { break }
+            chains[oldest].entries.removeFirst()
+            if chains[oldest].entries.isEmpty { chains.remove(at: oldest) }
         }
-        let chains = headerKeys()
         if chains.count > RatchetLimits.maxSkippedChains {
-            let dropped = chains[RatchetLimits.maxSkippedChains...]
-            entries.removeAll { entry in dropped.contains { $0 == entry.headerKey } }
+            chains.removeFirst(chains.count - RatchetLimits.maxSkippedChains)
         }
     }
 
-    public func count() -> Int { entries.count }
+    public func count() -> Int { chains.reduce(0) { $0 + $1.entries.count } }
 }

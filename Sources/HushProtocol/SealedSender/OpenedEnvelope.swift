@@ -19,7 +19,8 @@ public struct OpenedEnvelope: Sendable {
     static let messageType: UInt8 = 0x01
     static let prekeyMessageType: UInt8 = 0x02
 
-    var encoded: [UInt8] {
+    /// The inner plaintext bytes (for vectors).
+    @_spi(Vectors) public var encoded: [UInt8] {
         var out: [UInt8] = [handshake == nil ? OpenedEnvelope.messageType : OpenedEnvelope.prekeyMessageType]
         out.reserveCapacity(1 + 32 + 1138 + ratchetMessage.count)
         out += sender.rawRepresentation

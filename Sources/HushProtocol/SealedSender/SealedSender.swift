@@ -18,8 +18,18 @@ public enum SealedSender {
     /// The smallest valid envelope: a message with a minimum-size body.
     public static let minimumLength = overhead + 1 + 32 + RatchetConstants.encryptedHeaderLength + RatchetConstants.tagLength + Padding.minimumPaddedLength
     /// The largest valid envelope (a prekey message with the largest body):
-    /// 49 + 1 + 32 + 1138 + 80 + 16 + 67 584 = 68 900. Relays and receivers MUST refuse larger ones.
-    public static let maximumLength = overhead + 1 + 32 + 1138 + RatchetConstants.encryptedHeaderLength + RatchetConstants.tagLength + Padding.maximumPaddedLength
+    /// 49 + 1 + 32 + 1134 + 80 + 16 + 67 584 = 68 896. Relays and receivers MUST refuse larger ones.
+    public static let maximumLength = overhead + 1 + 32 + 1134 + RatchetConstants.encryptedHeaderLength + RatchetConstants.tagLength + Padding.maximumPaddedLength
+
+    /// What a relay can check without any key: the version byte and the size
+    /// bounds. Throws `unsupportedVersion` or `limitExceeded`/`malformed`; a
+    /// relay should answer 422 (malformed) or 413 (too large) accordingly.
+    public static func checkShape(_ envelope: [UInt8]) throws(ProtocolError) {
+        guard let first = envelope.first else { throw .malformed(what: "envelope (empty)") }
+        guard first == version else { throw .unsupportedVersion(first) }
+        guard envelope.count <= maximumLength else { throw .limitExceeded(what: "envelope") }
+        guard envelope.count >= minimumLength else { throw .malformed(what: "envelope (too short)") }
+    }
 
     /// Seals `contents` to `recipient`. Draws the 32-byte ephemeral scalar from `random`.
     public static func seal(_ contents: OpenedEnvelope, to recipient: IdentityKey, using random: any RandomSource = SystemRandom()) throws(ProtocolError) -> [UInt8] {
@@ -57,7 +67,7 @@ public enum SealedSender {
         return try OpenedEnvelope.decode(inner)
     }
 
-    static func layerKey(shared: () throws(CryptoError) -> SecureBytes, ephemeral: X25519.PublicKey,
+    @_spi(Vectors) public static func layerKey(shared: () throws(CryptoError) -> SecureBytes, ephemeral: X25519.PublicKey,
                          recipientAgreement: X25519.PublicKey) throws(ProtocolError) -> SecureBytes {
         do {
             let secret = try shared()

@@ -30,7 +30,8 @@ public final class Session {
     /// key, from `random`, and encapsulates to the bundle's KEM prekey.
     public static func initiate(identity: IdentityKeyPair, to address: HushAddress, bundle: PrekeyBundle,
                                 using random: any RandomSource = SystemRandom()) throws(ProtocolError) -> Session {
-        try bundle.verify(for: address)
+        // The signatures are verified by Handshake.initiate, before any key is used.
+        guard bundle.identityKey.constantTimeEquals(address.identityKey) else { throw .identityMismatch }
         let ephemeral = X25519.PrivateKey(using: random)
         let ratchetKey = X25519.PrivateKey(using: random)
         let encapsulation = try MLKEM.encapsulate(to: bundle.kemPrekey.publicKey)

@@ -1,0 +1,7 @@
+/// The protocol's vector suites, for the runner to register.
+public enum ProtocolSuites {
+    public static let all: [any VectorSuite] = [
+        AddressSuite(), HandshakeSuite(), FirstMessageSuite(), RatchetSuite(), PaddingSuite(),
+        SealedSenderSuite(), ContentSuite(), HushSafetyNumberSuite(), LibsignalFingerprintSuite(),
+    ]
+}

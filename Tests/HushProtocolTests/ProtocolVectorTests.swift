@@ -1,0 +1,42 @@
+import Foundation
+import HushVectors
+import Testing
+
+/// Runs every protocol vector file through its suite, as `hush vectors` will.
+@Suite struct ProtocolVectorTests {
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../Vectors/protocol").standardized
+
+    static func load(_ file: String) throws -> (suite: String, cases: [[String: Any]]) {
+        let data = try Data(contentsOf: directory.appendingPathComponent(file + ".json"))
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        return (try #require(object["suite"] as? String), try #require(object["cases"] as? [[String: Any]]))
+    }
+
+    @Test(arguments: ["address", "handshake", "first-message", "ratchet", "padding", "sealed-sender", "content",
+                      "safety-number", "libsignal-fingerprint"])
+    func vectorFilePasses(_ file: String) throws {
+        let (suiteName, cases) = try Self.load(file)
+        let suite = try #require(ProtocolSuites.all.first { $0.name == suiteName })
+        #expect(!cases.isEmpty)
+        for testCase in cases { try suite.run(testCase) }
+    }
+
+    @Test func alteredVectorsFail() throws {
+        let (_, fingerprints) = try Self.load("libsignal-fingerprint")
+        var wrong = fingerprints[0]
+        wrong["displayed"] = "300354477692869396892869876765458257569162576843440918079132"
+        #expect(throws: (any Error).self) { try LibsignalFingerprintSuite().run(wrong) }
+        let (_, ratchet) = try Self.load("ratchet")
+        var events = try #require(ratchet[0]["events"] as? [[String: Any]])
+        let message = try #require(events[0]["message"] as? String)
+        events[0]["message"] = String(message.dropLast()) + (message.hasSuffix("0") ? "1" : "0")
+        var altered = ratchet[0]
+        altered["events"] = events
+        #expect(throws: (any Error).self) { try RatchetSuite().run(altered) }
+        let (_, handshake) = try Self.load("handshake")
+        var badRoot = handshake[0]
+        badRoot["root_key"] = String(repeating: "00", count: 32)
+        #expect(throws: (any Error).self) { try HandshakeSuite().run(badRoot) }
+    }
+}
