@@ -30,9 +30,12 @@ extension Messenger {
                                        publicKey: prekey.signed.publicKey, at: now)
             }
         }
-        try await relayCall { () async throws(DeliveryFailure) in
+        // Registration carries its own proof of possession: no session token yet.
+        do {
             try await transport.register(identity: identity, signedPrekey: signed.signed, lastResortKEMPrekey: lastResort.signed,
                                          oneTimePrekeys: oneTime.map(\.signed))
+        } catch {
+            throw MessengerError.relay(error)
         }
         let credential = try ownDeliveryCredential() ?? {
             let token = random.bytes(ContentLimits.deliveryCredentialLength)

@@ -1,7 +1,6 @@
 /// Every suite `hush vectors` knows, by the "suite" name in a vector file.
-/// Later issues append their protocol suites here.
 public enum VectorSuites {
-    public static let builtIn: [any VectorSuite] = [
+    public static let builtIn: [any VectorSuite] = ProtocolSuites.all + [
         X25519Suite(),
         Ed25519Suite(),
         AEADSuite.xChaCha20Poly1305,

@@ -31,7 +31,8 @@ enum VectorFiles {
     }
 
     /// Files stay as given (a missing one is reported when it is run);
-    /// directories become their *.json files, sorted by name.
+    /// directories become the *.json files below them (subfolders too, such
+    /// as Vectors/protocol), sorted by path.
     static func expand(_ paths: [String]) throws(VectorsError) -> [String] {
         var files: [String] = []
         for path in paths {
@@ -40,7 +41,7 @@ enum VectorFiles {
                 files.append(path)
                 continue
             }
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else {
+            guard let names = try? FileManager.default.subpathsOfDirectory(atPath: path) else {
                 throw .unreadable(path: path, reason: "cannot list the directory")
             }
             files += names.filter { $0.hasSuffix(".json") }.sorted().map { (path as NSString).appendingPathComponent($0) }

@@ -23,12 +23,17 @@ public final class InMemorySkippedMessageKeyStore: SkippedMessageKeyStore, @unch
     public init() {}
 
     /// A store holding `keys` (oldest first), e.g. loaded from a database.
-    public init(keys: [SkippedMessageKey]) {
-        entries = keys
+    public convenience init(keys: [SkippedMessageKey]) {
+        self.init()
+        insert(keys)
     }
 
     /// Every stored key, oldest first (to persist the set).
-    public func allKeys() -> [SkippedMessageKey] { entries }
+    public func allKeys() -> [SkippedMessageKey] {
+        chains.flatMap { chain in chain.entries.map { (chain.headerKey, $0) } }
+            .sorted { $0.1.sequence < $1.1.sequence }
+            .map { SkippedMessageKey(headerKey: $0.0, counter: $0.1.counter, messageKey: $0.1.messageKey) }
+    }
 
     public func headerKeys() -> [SecureBytes] {
         chains.reversed().map(\.headerKey)
