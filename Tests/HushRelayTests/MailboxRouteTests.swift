@@ -132,6 +132,7 @@ import Testing
         let relay = try TestRelay {
             $0.mailboxQuotaCount = 3
             $0.mailboxQuotaBytes = 1_000
+            $0.rateLimits.firstContactPerMailbox = .init(burst: 100, perSecond: 1)
         }
         let alice = try TestUser(seed: "alice")
         try await relay.application().test(.router) { client in
