@@ -123,6 +123,8 @@ let package = Package(
             dependencies: [
                 "HushCrypto", "HushProtocol", "HushRelay", "HushRelayAPI", "HushRelayClient",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Benchmarks/HushBench",
             swiftSettings: swiftSettings

@@ -4,6 +4,7 @@ import Foundation
 // Each suite measures Hush beside a baseline in the same run and prints ratios.
 
 let suites: [(name: String, run: ([String]) async throws -> Void)] = [
+    ("relay", RelayBenchmark.run),
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
