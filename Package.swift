@@ -182,6 +182,8 @@ let package = Package(
                 "HushCrypto", "HushProtocol", "HushDatabase", "HushStore",
                 "HushRelay", "HushRelayAPI", "HushRelayClient",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Benchmarks/HushBench",
             swiftSettings: swiftSettings

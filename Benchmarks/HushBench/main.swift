@@ -7,6 +7,7 @@ let suites: [(name: String, run: ([String]) async throws -> Void)] = [
     ("crypto", CryptoBenchmark.run),
     ("store", StoreBenchmark.run),
     ("protocol", ProtocolBenchmark.run),
+    ("relay", RelayBenchmark.run),
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -46,11 +46,14 @@ public final class SQLCipherMailboxStorage: MailboxStorage, @unchecked Sendable 
         try write { db, _ in
             let previous = try db.queryFirst("SELECT registered_at FROM identities WHERE identity = ?", [identity]) { try $0.get(0, as: Int64.self) }
             if let previous, previous >= registeredAt { throw RelayError.staleRegistration }
-            try db.execute("""
-                INSERT INTO identities (identity, registered_at, signed_prekey, last_resort_kem_prekey) VALUES (?, ?, ?, ?)
-                ON CONFLICT(identity) DO UPDATE SET registered_at = excluded.registered_at,
-                    signed_prekey = excluded.signed_prekey, last_resort_kem_prekey = excluded.last_resort_kem_prekey
-                """, [identity, registeredAt, PrekeyCodec.encode(signedPrekey), PrekeyCodec.encode(lastResortKEMPrekey)])
+            // (No UPSERT: Debian's SQLCipher build does not parse ON CONFLICT … DO UPDATE.)
+            if previous == nil {
+                try db.execute("INSERT INTO identities (identity, registered_at, signed_prekey, last_resort_kem_prekey) VALUES (?, ?, ?, ?)",
+                               [identity, registeredAt, PrekeyCodec.encode(signedPrekey), PrekeyCodec.encode(lastResortKEMPrekey)])
+            } else {
+                try db.execute("UPDATE identities SET registered_at = ?, signed_prekey = ?, last_resort_kem_prekey = ? WHERE identity = ?",
+                               [registeredAt, PrekeyCodec.encode(signedPrekey), PrekeyCodec.encode(lastResortKEMPrekey), identity])
+            }
             try Self.insertOneTime(oneTimePrekeys, identity: identity, db: db)
             return try Self.counts(identity: identity, db: db)
         }
@@ -205,10 +208,8 @@ public final class SQLCipherMailboxStorage: MailboxStorage, @unchecked Sendable 
             let id = ids.next(nowMilliseconds: now)
             try db.execute("INSERT INTO messages (id, mailbox, created_at, expires_at, size, envelope) VALUES (?, ?, ?, ?, ?, ?)",
                            [Int64(id), mailbox, now, expiresAt, envelope.count, envelope])
-            try db.execute("""
-                INSERT INTO mailbox_usage (mailbox, count, bytes) VALUES (?, 1, ?)
-                ON CONFLICT(mailbox) DO UPDATE SET count = count + 1, bytes = bytes + excluded.bytes
-                """, [mailbox, envelope.count])
+            try db.execute("INSERT OR IGNORE INTO mailbox_usage (mailbox, count, bytes) VALUES (?, 0, 0)", [mailbox])
+            try db.execute("UPDATE mailbox_usage SET count = count + 1, bytes = bytes + ? WHERE mailbox = ?", [envelope.count, mailbox])
             try db.execute("INSERT INTO deposits (mailbox, request_id, envelope_digest, message_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)",
                            [mailbox, requestID, digest, Int64(id), now, expiresAt])
             return .stored(DepositRecord(messageID: id, timestamp: now, expiresAt: expiresAt, envelopeDigest: digest))

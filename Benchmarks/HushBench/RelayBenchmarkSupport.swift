@@ -1,0 +1,151 @@
+import AsyncHTTPClient
+import Foundation
+import Glibc
+import HushCrypto
+import HushProtocol
+import HushRelayClient
+import NIOCore
+import Synchronization
+
+/// Helpers for the relay load generator: a relay child process, bench
+/// identities, bounded concurrent loops, percentiles, RSS.
+enum RelayBench {
+    /// A relay running as a child process of this benchmark binary (`HushBench relay serve …`).
+    final class ChildRelay {
+        let process = Process()
+        let port: Int
+        let dataDirectory: String
+
+        init(driver: String) throws {
+            dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("hush-relay-bench-\(UUID().uuidString)").path
+            process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            process.arguments = ["relay", "serve", "--driver", driver, "--data", dataDirectory]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            var buffer = Data()
+            var found: Int?
+            for _ in 0..<200 where found == nil {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                buffer.append(chunk)
+                found = String(decoding: buffer, as: UTF8.self).split(separator: "\n")
+                    .first { $0.hasPrefix("relay-bench listening on ") }
+                    .flatMap { Int($0.split(separator: " ").last ?? "") }
+            }
+            guard let found else { process.terminate(); throw BenchError("the relay child did not start") }
+            port = found
+        }
+
+        var baseURL: String { "http://127.0.0.1:\(port)" }
+
+        /// Resident set size of the child, from /proc.
+        func residentBytes() -> Int { RelayBench.residentBytes(pid: process.processIdentifier) }
+
+        /// SIGTERM, then SIGKILL if it has not exited within `seconds`.
+        func stop(seconds: Int = 10) {
+            kill(process.processIdentifier, SIGTERM)
+            for _ in 0..<(seconds * 10) where process.isRunning { usleep(100_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+            try? FileManager.default.removeItem(atPath: dataDirectory)
+        }
+    }
+
+    struct Identity: Sendable {
+        let key: Ed25519.PrivateKey
+        let signedPrekey: SignedPrekey
+        let lastResortKEM: SignedPrekey
+        var publicKey: [UInt8] { key.publicKey.rawRepresentation }
+
+        init(index: Int) throws {
+            let random = DeterministicRandom(seed: "relay-bench-\(index)")
+            key = Ed25519.PrivateKey(using: random)
+            signedPrekey = try SignedPrekey.sign(kind: .signedX25519, id: 1, publicKey: random.bytes(32), with: key)
+            lastResortKEM = try SignedPrekey.sign(kind: .lastResortKEM, id: 2, publicKey: random.bytes(1184), with: key)
+        }
+
+        /// Registers and authenticates; returns a client holding the token.
+        func enroll(baseURL: String, http: HTTPClient) async throws -> RelayClient {
+            let client = RelayClient(baseURL: baseURL, httpClient: http)
+            try await client.register(identity: key, signedPrekey: signedPrekey, lastResortKEMPrekey: lastResortKEM, oneTimePrekeys: [])
+            try await client.authenticate(identity: key)
+            return client
+        }
+    }
+
+    static func makeHTTPClient(connections: Int) -> HTTPClient {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)
+        configuration.timeout = .init(connect: .seconds(10), read: .seconds(30))
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    /// Runs `body(i)` for i in 0..<total with `concurrency` workers, stopping
+    /// early at `deadline`. Returns how many completed and the elapsed seconds.
+    static func concurrently(total: Int, concurrency: Int, deadlineSeconds: Double,
+                             _ body: @escaping @Sendable (Int) async throws -> Void) async throws -> (completed: Int, seconds: Double) {
+        let next = Locked(0)
+        let start = ContinuousClock.now
+        let deadline = start + .milliseconds(Int(deadlineSeconds * 1000))
+        let completed = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<concurrency {
+                group.addTask {
+                    var done = 0
+                    while ContinuousClock.now < deadline {
+                        let index = next.withLock { value -> Int in defer { value += 1 }; return value }
+                        guard index < total else { break }
+                        try await body(index)
+                        done += 1
+                    }
+                    return done
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        return (completed, seconds(since: start))
+    }
+
+    static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    static func percentile(_ sorted: [Double], _ p: Double) -> Double {
+        guard !sorted.isEmpty else { return .nan }
+        return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)]
+    }
+
+    static func residentBytes(pid: Int32) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
+        return kilobytes * 1024
+    }
+
+    /// Raises this process's open-file limit to its hard limit (children inherit it).
+    static func raiseFileLimit() -> Int {
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        limit.rlim_cur = limit.rlim_max
+        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        return Int(limit.rlim_cur)
+    }
+
+    static func format(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A mutex-protected value that closures can share (a `Mutex` itself cannot be captured).
+final class Locked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+    init(_ value: Value) { mutex = Mutex(value) }
+    func withLock<Result: Sendable>(_ body: (inout Value) -> Result) -> Result {
+        mutex.withLock { value in body(&value) }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import HushRelay
+import HushRelayAPI
+import NIOCore
+import Testing
+
+@Suite struct BlobRouteTests {
+    @Test func uploadDownloadExpire() async throws {
+        let relay = try TestRelay {
+            $0.maxBlobBytes = 100_000
+            $0.retentionSeconds = 60
+        }
+        let alice = try TestUser(seed: "alice")
+        try await relay.application().test(.router) { client in
+            let token = try await client.registerAndAuthenticate(alice, relay: relay)
+            let bytes = (0..<70_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+            #expect(try await client.execute(uri: RelayPaths.blobs, method: .post, body: ByteBuffer(bytes: bytes)).status == .unauthorized)
+            let upload = try await client.execute(uri: RelayPaths.blobs, method: .post, headers: [.authorization: "Bearer \(token)"],
+                                                  body: ByteBuffer(bytes: bytes))
+            #expect(upload.status == .created)
+            let blob = try JSON.decode(BlobUploadResponse.self, upload.body)
+            #expect(blob.size == bytes.count)
+            let download = try await client.get(RelayPaths.blob(blob.blobID))
+            #expect(download.status == .ok)
+            #expect(Array(download.body.readableBytesView) == bytes)
+            #expect(FileManager.default.fileExists(atPath: relay.blobs.path + "/" + blob.blobID))
+            relay.clock.advance(seconds: 61)
+            #expect(try await client.get(RelayPaths.blob(blob.blobID)).status == .notFound)
+            let swept = try await relay.server.sweepNow()
+            #expect(swept.expiredBlobIDs == [blob.blobID])
+            #expect(!FileManager.default.fileExists(atPath: relay.blobs.path + "/" + blob.blobID))
+        }
+    }
+
+    @Test func oversizedBlobIs413AndLeavesNoFile() async throws {
+        let relay = try TestRelay { $0.maxBlobBytes = 1_000 }
+        let alice = try TestUser(seed: "alice")
+        try await relay.application().test(.router) { client in
+            let token = try await client.registerAndAuthenticate(alice, relay: relay)
+            let response = try await client.execute(uri: RelayPaths.blobs, method: .post, headers: [.authorization: "Bearer \(token)"],
+                                                    body: ByteBuffer(bytes: [UInt8](repeating: 1, count: 1_001)))
+            #expect(response.status == .contentTooLarge)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: relay.blobs.path).isEmpty)
+        }
+    }
+
+    @Test func unknownAndInvalidBlobIDs() async throws {
+        let relay = try TestRelay()
+        try await relay.application().test(.router) { client in
+            let unknown = try await client.get(RelayPaths.blob(String(repeating: "a", count: 64)))
+            let invalid = try await client.get(RelayPaths.blob("..%2Frelay.key"))
+            #expect(unknown.status == .notFound)
+            #expect(invalid.status == .badRequest)
+        }
+    }
+}

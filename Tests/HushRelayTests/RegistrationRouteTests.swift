@@ -1,0 +1,142 @@
+import HummingbirdTesting
+import HushCrypto
+import HushProtocol
+import HushRelay
+import HushRelayAPI
+import NIOCore
+import Testing
+
+@Suite struct RegistrationRouteTests {
+    @Test func healthAnswersOK() async throws {
+        let relay = try TestRelay()
+        try await relay.application().test(.router) { client in
+            let response = try await client.get(RelayPaths.health)
+            #expect(response.status == .ok)
+            #expect(try JSON.decode(HealthResponse.self, response.body).status == "ok")
+        }
+    }
+
+    @Test func registrationStoresPrekeysAndRefusesReplay() async throws {
+        let relay = try TestRelay()
+        let alice = try TestUser(seed: "alice")
+        let oneTime = try alice.oneTime(.oneTimeX25519, ids: 10...12) + alice.oneTime(.oneTimeKEM, ids: 20...21)
+        try await relay.application().test(.router) { client in
+            let request = alice.registration(at: relay.now, oneTime: oneTime)
+            let first = try await client.json(.post, RelayPaths.identities, request)
+            #expect(first.status == .created)
+            #expect(try JSON.decode(RegisterResponse.self, first.body) == RegisterResponse(oneTimeX25519: 3, oneTimeKEM: 2))
+            // The same signed registration again: stale, so consumed prekeys cannot come back.
+            let replay = try await client.json(.post, RelayPaths.identities, request)
+            #expect(replay.status == .conflict)
+            #expect(JSON.errorCode(replay) == "stale_registration")
+        }
+    }
+
+    @Test func registrationWithForgedProofIsRefused() async throws {
+        let relay = try TestRelay()
+        let alice = try TestUser(seed: "alice"), mallory = try TestUser(seed: "mallory")
+        try await relay.application().test(.router) { client in
+            var request = alice.registration(at: relay.now)
+            request.proof = Base64Bytes(mallory.key.signature(for: RegistrationProof.message(for: request)))
+            let response = try await client.json(.post, RelayPaths.identities, request)
+            #expect(response.status == .unprocessableContent)
+            #expect(JSON.errorCode(response) == "invalid_signature")
+        }
+    }
+
+    @Test func registrationWithPrekeySignedByAnotherKeyIsRefused() async throws {
+        let relay = try TestRelay()
+        let alice = try TestUser(seed: "alice"), mallory = try TestUser(seed: "mallory")
+        try await relay.application().test(.router) { client in
+            // Mallory's prekey inside Alice's otherwise valid, freshly proven registration.
+            let request = RegisterRequest.signed(identity: alice.key, signedPrekey: mallory.signedPrekey,
+                                                 lastResortKEMPrekey: alice.lastResortKEM, oneTimePrekeys: [], timestamp: relay.now)
+            let response = try await client.json(.post, RelayPaths.identities, request)
+            #expect(response.status == .unprocessableContent)
+            #expect(JSON.errorCode(response) == "invalid_signature")
+        }
+    }
+
+    @Test func malformedRegistrationsAre422() async throws {
+        let relay = try TestRelay()
+        let alice = try TestUser(seed: "alice")
+        try await relay.application().test(.router) { client in
+            let notJSON = try await client.execute(uri: RelayPaths.identities, method: .post, body: ByteBuffer(string: "{not json"))
+            #expect(notJSON.status == .unprocessableContent)
+            #expect(JSON.errorCode(notJSON) == "malformed")
+            let missing = try await client.execute(uri: RelayPaths.identities, method: .post, body: ByteBuffer(string: #"{"identityKey":"AAAA"}"#))
+            #expect(missing.status == .unprocessableContent)
+            let farFuture = try await client.json(.post, RelayPaths.identities, alice.registration(at: relay.now + 3_600_000))
+            #expect(farFuture.status == .unprocessableContent)
+            let tooMany = try await client.json(.post, RelayPaths.identities,
+                                                alice.registration(at: relay.now, oneTime: alice.oneTime(.oneTimeX25519, ids: 1...101)))
+            #expect(tooMany.status == .unprocessableContent)
+        }
+    }
+
+    @Test func oversizedRegistrationBodyIs413() async throws {
+        let relay = try TestRelay()
+        try await relay.application().test(.router) { client in
+            let body = ByteBuffer(repeating: UInt8(ascii: " "), count: RelayLimits.maxRegistrationBodyBytes + 1)
+            let response = try await client.execute(uri: RelayPaths.identities, method: .post, body: body)
+            #expect(response.status == .contentTooLarge)
+            #expect(JSON.errorCode(response) == "too_large")
+        }
+    }
+
+    @Test func bundleConsumesOneTimePrekeysThenFallsBack() async throws {
+        let relay = try TestRelay()
+        let alice = try TestUser(seed: "alice")
+        let oneTime = try alice.oneTime(.oneTimeX25519, ids: 10...10) + alice.oneTime(.oneTimeKEM, ids: 20...20)
+        try await relay.application().test(.router) { client in
+            _ = try await client.json(.post, RelayPaths.identities, alice.registration(at: relay.now, oneTime: oneTime))
+            let first = try JSON.decode(PrekeyBundleDTO.self, await client.get(RelayPaths.bundle(alice.identity)).body).bundle()
+            try first.verify()
+            #expect(first.oneTimePrekey?.id == 10)
+            #expect(first.kemPrekey.kind == .oneTimeKEM && first.kemPrekey.id == 20)
+            let second = try JSON.decode(PrekeyBundleDTO.self, await client.get(RelayPaths.bundle(alice.identity)).body).bundle()
+            try second.verify()
+            #expect(second.oneTimePrekey == nil)
+            #expect(second.kemPrekey == alice.lastResortKEM)
+            #expect(second.signedPrekey == alice.signedPrekey)
+        }
+    }
+
+    @Test func bundleOfUnknownOrInvalidIdentity() async throws {
+        let relay = try TestRelay()
+        let stranger = try TestUser(seed: "stranger")
+        try await relay.application().test(.router) { client in
+            #expect(try await client.get(RelayPaths.bundle(stranger.identity)).status == .notFound)
+            let bad = try await client.get("/v1/identities/not-hex/bundle")
+            #expect(bad.status == .badRequest)
+            #expect(JSON.errorCode(bad) == "bad_request")
+        }
+    }
+
+    @Test func prekeyUploadNeedsTokenAndCountsRemaining() async throws {
+        let relay = try TestRelay()
+        let alice = try TestUser(seed: "alice")
+        try await relay.application().test(.router) { client in
+            let token = try await client.registerAndAuthenticate(alice, relay: relay)
+            let upload = UploadPrekeysRequest(oneTimePrekeys: try (alice.oneTime(.oneTimeX25519, ids: 1...4) + alice.oneTime(.oneTimeKEM, ids: 5...6))
+                .map(SignedPrekeyDTO.init))
+            #expect(try await client.json(.post, RelayPaths.prekeys, upload).status == .unauthorized)
+            let uploaded = try await client.json(.post, RelayPaths.prekeys, upload, token: token)
+            #expect(uploaded.status == .ok)
+            let counts = try JSON.decode(PrekeyCountResponse.self, await client.get(RelayPaths.prekeyCount, token: token).body)
+            #expect(counts == PrekeyCountResponse(oneTimeX25519: 4, oneTimeKEM: 2))
+            // A signed (not one-time) prekey is not accepted as a one-time one.
+            let wrongKind = UploadPrekeysRequest(oneTimePrekeys: [SignedPrekeyDTO(alice.signedPrekey)])
+            #expect(try await client.json(.post, RelayPaths.prekeys, wrongKind, token: token).status == .unprocessableContent)
+        }
+    }
+
+    @Test func unknownRouteAnswersJSON404() async throws {
+        let relay = try TestRelay()
+        try await relay.application().test(.router) { client in
+            let response = try await client.get("/v1/nothing-here")
+            #expect(response.status == .notFound)
+            #expect(JSON.errorCode(response) == "not_found")
+        }
+    }
+}
