@@ -1,0 +1,184 @@
+import Foundation
+import Testing
+import HushCrypto
+import HushMessenger
+import HushProtocol
+import HushStore
+
+@Suite struct PipelineTests {
+    /// Alice and Bob registered on one relay, Alice has added Bob.
+    private func pair() async throws -> (InMemoryRelay, Participant, Participant) {
+        let relay = InMemoryRelay()
+        let alice = try Participant("alice", relay: relay)
+        let bob = try Participant("bob", relay: relay)
+        try await alice.messenger.register()
+        try await bob.messenger.register()
+        try await alice.messenger.addContact(name: "bob", address: bob.address)
+        return (relay, alice, bob)
+    }
+
+    @Test func messageGoesSentDeliveredRead() async throws {
+        let (_, alice, bob) = try await pair()
+        let sent = try await alice.messenger.send(text: "hello bob", to: "bob")
+        #expect(sent.status == .sent)
+        #expect(try await bob.messenger.sync().received == 1)
+        let unknown = try await bob.messenger.contacts().first!
+        #expect(unknown.name.hasPrefix("unknown-"))
+        try await bob.messenger.addContact(name: "alice", address: alice.address)
+        #expect(try await bob.messenger.history(with: "alice").map(\.body) == ["hello bob"])
+        _ = try await alice.messenger.sync()
+        #expect(try await alice.messenger.history(with: "bob").first?.status == .delivered)
+        #expect(try await bob.messenger.markRead(contact: "alice") == 1)
+        _ = try await alice.messenger.sync()
+        #expect(try await alice.messenger.history(with: "bob").first?.status == .read)
+        // And back the other way.
+        try await bob.messenger.send(text: "hi alice", to: "alice")
+        _ = try await alice.messenger.sync()
+        #expect(try await alice.messenger.history(with: "bob").map(\.body) == ["hello bob", "hi alice"])
+    }
+
+    @Test func theOutboxHoldsOnlySealedBytes() async throws {
+        let (relay, alice, bob) = try await pair()
+        relay.state.withLock { $0.depositFailures = [.unavailable(reason: "down")] }
+        let text = "canary-plaintext-\(UUID().uuidString)"
+        try await alice.messenger.send(text: text, to: "bob")
+        let pending = try await alice.messenger.outbox()
+        #expect(pending.count == 1)
+        let payload = Data(pending[0].payload)
+        #expect(payload.range(of: Data(text.utf8)) == nil)
+        #expect(relay.stored(for: bob.identity.publicKey).isEmpty)
+    }
+
+    @Test func unavailableRelayIsRetriedWithBackoffAndDeliveredOnce() async throws {
+        let (relay, alice, bob) = try await pair()
+        relay.state.withLock { $0.depositFailures = [.unavailable(reason: "503"), .unavailable(reason: "503")] }
+        try await alice.messenger.send(text: "eventually", to: "bob")
+        var item = try #require(try await alice.messenger.outbox().first)
+        #expect(item.status == .pending && item.failCount == 1)
+        // Not due yet: nothing is posted.
+        let callsBefore = relay.state.withLock { $0.depositCalls }
+        _ = await alice.messenger.flushOutbox()
+        #expect(relay.state.withLock { $0.depositCalls } == callsBefore)
+        alice.clock.advance(milliseconds: 10_000)
+        _ = await alice.messenger.flushOutbox()
+        item = try #require(try await alice.messenger.outbox().first)
+        #expect(item.failCount == 2)
+        alice.clock.advance(milliseconds: 10_000)
+        let report = await alice.messenger.flushOutbox()
+        #expect(report.sent == 1)
+        #expect(try await alice.messenger.outbox().isEmpty)
+        #expect(relay.stored(for: bob.identity.publicKey).count == 1)
+    }
+
+    @Test func rejectedMessagesAreNotRetriedUntilTheUserAsks() async throws {
+        let (relay, alice, _) = try await pair()
+        relay.state.withLock { $0.depositFailures = [.rejected(status: 422, code: "malformed")] }
+        let message = try await alice.messenger.send(text: "refused", to: "bob")
+        #expect(message.status == .failed)
+        #expect(try await alice.messenger.outbox().first?.status == .failed)
+        alice.clock.advance(milliseconds: 3_600_000)
+        #expect(await alice.messenger.flushOutbox().sent == 0)
+        let report = try await alice.messenger.retry(requestID: nil)
+        #expect(report.sent == 1)
+        #expect(try await alice.messenger.history(with: "bob").first?.status == .sent)
+    }
+
+    @Test func giveUpAfterTheMaximumAttempts() async throws {
+        let (relay, alice, _) = try await pair()
+        relay.state.withLock { $0.depositFailures = Array(repeating: .unavailable(reason: "down"), count: 10) }
+        try await alice.messenger.send(text: "doomed", to: "bob")
+        for _ in 0..<5 {
+            alice.clock.advance(milliseconds: 60_000)
+            _ = await alice.messenger.flushOutbox()
+        }
+        #expect(try await alice.messenger.history(with: "bob").first?.status == .failed)
+        #expect(try await alice.messenger.outbox().first?.failCount == 3)
+    }
+
+    @Test func expiredTokenReauthenticatesOnce() async throws {
+        let (relay, alice, bob) = try await pair()
+        try await alice.messenger.send(text: "one", to: "bob")
+        _ = try await bob.messenger.sync()
+        relay.expireTokens()
+        let before = relay.state.withLock { $0.authentications }
+        try await alice.messenger.send(text: "two", to: "bob")
+        #expect(try await bob.messenger.sync().received == 1)
+        #expect(relay.state.withLock { $0.authentications } == before + 1)
+    }
+
+    @Test func aReplayedEnvelopeIsRefusedAndTheMessageStoredOnce() async throws {
+        let (relay, alice, bob) = try await pair()
+        try await alice.messenger.send(text: "only once", to: "bob")
+        // A copy of a delivered envelope under a new relay id (a replay): refused, set aside, stored once.
+        let envelope = try #require(relay.stored(for: bob.identity.publicKey).first)
+        relay.inject(envelope.bytes, into: bob.identity.publicKey)
+        let report = try await bob.messenger.sync()
+        #expect(report.received == 1)
+        #expect(report.quarantined == 1)
+        let contact = try #require(try await bob.messenger.contacts().first)
+        #expect(try await bob.messenger.history(with: contact.name).filter { $0.direction == .incoming }.map(\.body) == ["only once"])
+    }
+
+    @Test func tamperedEnvelopeIsQuarantinedAndTheSessionSurvives() async throws {
+        let (relay, alice, bob) = try await pair()
+        try await alice.messenger.send(text: "first", to: "bob")
+        _ = try await bob.messenger.sync()
+        try await alice.messenger.send(text: "second", to: "bob")
+        var bytes = try #require(relay.stored(for: bob.identity.publicKey).last).bytes
+        relay.state.withLock { $0.mailboxes[bob.identity.publicKey.rawRepresentation]?.removeAll() }
+        bytes[bytes.count / 2] ^= 0x01
+        relay.inject(bytes, into: bob.identity.publicKey)
+        try await alice.messenger.send(text: "third", to: "bob")
+        let report = try await bob.messenger.sync()
+        #expect(report.quarantined == 1)
+        #expect(report.received == 1)
+        let quarantined = try await bob.messenger.quarantined()
+        #expect(quarantined.count == 1)
+        #expect(!quarantined[0].reason.isEmpty)
+        let contact = try #require(try await bob.messenger.contacts().first)
+        #expect(try await bob.messenger.history(with: contact.name).filter { $0.direction == .incoming }.map(\.body) == ["first", "third"])
+        #expect(try await bob.messenger.relayCursor() > 0)
+    }
+
+    @Test func identityChangeBlocksSendingUntilAccepted() async throws {
+        let relay = InMemoryRelay()
+        let alice = try Participant("alice", relay: relay)
+        let bob = try Participant("bob", relay: relay)
+        let newBob = try Participant("bob", relay: relay, seed: "bob reinstalled")
+        for user in [alice, bob, newBob] { try await user.messenger.register() }
+        try await alice.messenger.addContact(name: "bob", address: bob.address)
+        let before = try await alice.messenger.safetyNumber(with: "bob").number
+        await #expect(throws: MessengerError.identityChanged(name: "bob")) {
+            try await alice.messenger.addContact(name: "bob", address: newBob.address)
+        }
+        await #expect(throws: MessengerError.identityChanged(name: "bob")) {
+            try await alice.messenger.send(text: "blocked", to: "bob")
+        }
+        let after = try await alice.messenger.safetyNumber(with: "bob").number
+        #expect(after != before)
+        try await alice.messenger.acceptIdentityChange(name: "bob")
+        try await alice.messenger.send(text: "to the new key", to: "bob")
+        #expect(try await newBob.messenger.sync().received == 1)
+        #expect(try await bob.messenger.sync().received == 0)
+    }
+
+    @Test func safetyNumbersMatchOnBothSidesAndVerify() async throws {
+        let (_, alice, bob) = try await pair()
+        try await alice.messenger.send(text: "hi", to: "bob")
+        _ = try await bob.messenger.sync()
+        try await bob.messenger.addContact(name: "alice", address: alice.address)
+        let fromAlice = try await alice.messenger.safetyNumber(with: "bob").number
+        let fromBob = try await bob.messenger.safetyNumber(with: "alice").number
+        #expect(fromAlice.digits == fromBob.digits)
+        #expect(try await alice.messenger.verify(name: "bob", displayed: fromBob.grouped))
+        #expect(try await !bob.messenger.verify(name: "alice", displayed: String(fromAlice.digits.reversed())))
+        #expect(try await alice.messenger.contacts().first?.verification == .verified)
+    }
+
+    @Test func unknownContactsAndOwnAddressAreClearErrors() async throws {
+        let (_, alice, _) = try await pair()
+        await #expect(throws: MessengerError.unknownContact("carol")) { try await alice.messenger.send(text: "x", to: "carol") }
+        await #expect(throws: MessengerError.ownAddress) { try await alice.messenger.addContact(name: "me", address: alice.address) }
+        await #expect(throws: MessengerError.self) { try await alice.messenger.addContact(name: "typo", address: "hush1notanaddress") }
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import HushCrypto
+import HushMessenger
+import HushProtocol
+import Synchronization
+
+/// A relay in memory for pipeline unit tests: mailboxes, bundles,
+/// idempotent deposits, and injectable failures. The process-level tests in
+/// HushEndToEndTests use the real relay.
+final class InMemoryRelay: Sendable {
+    struct Bundle {
+        var signed: SignedPrekey
+        var lastResort: SignedPrekey
+        var oneTime: [SignedPrekey]
+    }
+
+    struct State {
+        var mailboxes: [[UInt8]: [MailboxEnvelope]] = [:]
+        var bundles: [[UInt8]: Bundle] = [:]
+        var depositsByRequest: [String: DepositReceipt] = [:]
+        var nextID: Int64 = 1
+        /// Failures the next deposits answer with, in order.
+        var depositFailures: [DeliveryFailure] = []
+        var depositCalls = 0
+        var authentications = 0
+        var tokenValid: [[UInt8]: Bool] = [:]
+    }
+
+    let state = Mutex(State())
+
+    func transport(for identity: IdentityKeyPair) -> Transport {
+        Transport(relay: self, me: identity.publicKey.rawRepresentation)
+    }
+
+    /// Puts raw bytes into a mailbox, as a hostile party could.
+    func inject(_ bytes: [UInt8], into mailbox: IdentityKey) {
+        state.withLock { state in
+            state.mailboxes[mailbox.rawRepresentation, default: []].append(
+                MailboxEnvelope(serverID: state.nextID, relayTimestamp: 1_000 + state.nextID, bytes: bytes))
+            state.nextID += 1
+        }
+    }
+
+    func stored(for mailbox: IdentityKey) -> [MailboxEnvelope] {
+        state.withLock { $0.mailboxes[mailbox.rawRepresentation] ?? [] }
+    }
+
+    /// Makes every token invalid, as when tokens expire.
+    func expireTokens() {
+        state.withLock { $0.tokenValid.removeAll() }
+    }
+
+    struct Transport: RelayTransport {
+        let relay: InMemoryRelay
+        let me: [UInt8]
+
+        func authenticate(identity: IdentityKeyPair) async throws(DeliveryFailure) {
+            relay.state.withLock { state in
+                state.authentications += 1
+                state.tokenValid[me] = true
+            }
+        }
+
+        func register(identity: IdentityKeyPair, signedPrekey: SignedPrekey, lastResortKEMPrekey: SignedPrekey,
+                      oneTimePrekeys: [SignedPrekey]) async throws(DeliveryFailure) {
+            relay.state.withLock { $0.bundles[me] = Bundle(signed: signedPrekey, lastResort: lastResortKEMPrekey, oneTime: oneTimePrekeys) }
+        }
+
+        func uploadPrekeys(_ prekeys: [SignedPrekey]) async throws(DeliveryFailure) -> (x25519: Int, kem: Int) {
+            try counts { $0.oneTime += prekeys }
+        }
+
+        func prekeyCounts() async throws(DeliveryFailure) -> (x25519: Int, kem: Int) {
+            try counts { _ in }
+        }
+
+        private func counts(_ change: (inout Bundle) -> Void) throws(DeliveryFailure) -> (x25519: Int, kem: Int) {
+            let result: (Int, Int)? = relay.state.withLock { state in
+                guard var bundle = state.bundles[me] else { return nil }
+                change(&bundle)
+                state.bundles[me] = bundle
+                return (bundle.oneTime.filter { $0.kind == .oneTimeX25519 }.count, bundle.oneTime.filter { $0.kind == .oneTimeKEM }.count)
+            }
+            guard let result else { throw .rejected(status: 404, code: "not_found") }
+            return result
+        }
+
+        func fetchBundle(for identity: IdentityKey) async throws(DeliveryFailure) -> PrekeyBundle {
+            let parts: (SignedPrekey, SignedPrekey, SignedPrekey?)? = relay.state.withLock { state in
+                guard var bundle = state.bundles[identity.rawRepresentation] else { return nil }
+                let x = bundle.oneTime.firstIndex { $0.kind == .oneTimeX25519 }.map { bundle.oneTime.remove(at: $0) }
+                let kem = bundle.oneTime.firstIndex { $0.kind == .oneTimeKEM }.map { bundle.oneTime.remove(at: $0) }
+                state.bundles[identity.rawRepresentation] = bundle
+                return (bundle.signed, kem ?? bundle.lastResort, x)
+            }
+            guard let parts else { throw .rejected(status: 404, code: "not_found") }
+            do {
+                return try PrekeyBundle(identityKey: identity, signedPrekey: parts.0, kemPrekey: parts.1, oneTimePrekey: parts.2)
+            } catch {
+                throw .rejected(status: 500, code: "bad bundle")
+            }
+        }
+
+        func addDeliveryCredentials(_ tokens: [[UInt8]]) async throws(DeliveryFailure) {}
+
+        func deposit(_ envelope: [UInt8], to recipient: IdentityKey, requestID: String,
+                     credential: [UInt8]?) async throws(DeliveryFailure) -> DepositReceipt {
+            let outcome: Result<DepositReceipt, DeliveryFailure> = relay.state.withLock { state in
+                state.depositCalls += 1
+                if !state.depositFailures.isEmpty { return .failure(state.depositFailures.removeFirst()) }
+                if let earlier = state.depositsByRequest[requestID] { return .success(earlier) }
+                let receipt = DepositReceipt(serverID: state.nextID, relayTimestamp: 1_000 + state.nextID)
+                state.nextID += 1
+                state.mailboxes[recipient.rawRepresentation, default: []].append(
+                    MailboxEnvelope(serverID: receipt.serverID, relayTimestamp: receipt.relayTimestamp, bytes: envelope))
+                state.depositsByRequest[requestID] = receipt
+                return .success(receipt)
+            }
+            return try outcome.get()
+        }
+
+        func fetch(after serverID: Int64, limit: Int) async throws(DeliveryFailure) -> MailboxPage {
+            try requireToken()
+            let all = relay.state.withLock { $0.mailboxes[me] ?? [] }.filter { $0.serverID > serverID }
+            return MailboxPage(envelopes: Array(all.prefix(limit)), hasMore: all.count > limit)
+        }
+
+        func acknowledge(_ serverIDs: [Int64]) async throws(DeliveryFailure) {
+            try requireToken()
+            relay.state.withLock { state in
+                state.mailboxes[me]?.removeAll { serverIDs.contains($0.serverID) }
+            }
+        }
+
+        func connect() async throws(DeliveryFailure) -> AsyncStream<TransportEvent> {
+            AsyncStream { $0.finish() }
+        }
+
+        func sendEphemeral(_ envelope: [UInt8], to recipient: IdentityKey, credential: [UInt8]) async throws(DeliveryFailure) {}
+
+        private func requireToken() throws(DeliveryFailure) {
+            guard relay.state.withLock({ $0.tokenValid[me] ?? false }) else { throw .unauthorized }
+        }
+    }
+}
+
+/// A clock the test moves by hand; sleeping returns at once.
+final class ManualClock: MessengerClock {
+    let current = Mutex<Int64>(1_700_000_000_000)
+
+    func now() -> Int64 { current.withLock { $0 } }
+    func advance(milliseconds: Int64) { current.withLock { $0 += milliseconds } }
+    func sleep(milliseconds: Int64) async throws { advance(milliseconds: milliseconds) }
+}

@@ -1,0 +1,31 @@
+import Foundation
+import HushCrypto
+import HushMessenger
+import HushProtocol
+import HushStore
+
+/// One user for pipeline tests: an identity, a real SQLCipher store in a
+/// temporary directory, and a messenger on the in-memory relay.
+final class Participant {
+    let name: String
+    let identity: IdentityKeyPair
+    let directory: URL
+    let clock: ManualClock
+    let messenger: Messenger
+
+    init(_ name: String, relay: InMemoryRelay, clock: ManualClock = ManualClock(), seed: String? = nil) throws {
+        self.name = name
+        self.clock = clock
+        identity = IdentityKeyPair.generate(using: DeterministicRandom(seed: seed ?? "identity-\(name)"))
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("hush-messenger-\(name)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let store = try MessageStore(path: directory.appendingPathComponent("messages.db").path, key: SecureBytes(randomCount: 32))
+        messenger = Messenger(identity: identity, store: store, transport: relay.transport(for: identity), clock: clock,
+                              random: DeterministicRandom(seed: "random-\(name)-\(seed ?? "")"),
+                              backoff: BackoffPolicy(baseMilliseconds: 1_000, capMilliseconds: 8_000, maximumAttempts: 3))
+    }
+
+    var address: String { identity.address.description }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+}
