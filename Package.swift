@@ -179,7 +179,7 @@ let package = Package(
         .executableTarget(
             name: "HushBench",
             dependencies: [
-                "HushCrypto", "HushProtocol", "HushDatabase", "HushStore",
+                "HushCrypto", "HushProtocol", "HushDatabase", "HushStore", "HushKeystore", "HushMessenger",
                 "HushRelay", "HushRelayAPI", "HushRelayClient",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -8,6 +8,7 @@ let suites: [(name: String, run: ([String]) async throws -> Void)] = [
     ("store", StoreBenchmark.run),
     ("protocol", ProtocolBenchmark.run),
     ("relay", RelayBenchmark.run),
+    ("e2e", EndToEndBenchmark.run),
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

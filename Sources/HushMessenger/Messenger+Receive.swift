@@ -93,6 +93,7 @@ extension Messenger {
         try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
         try skipped.persist(at: now)
         for (kind, id) in consumedPrekeys { try store.prekeys.delete(kind: kind.storeName, id: Int64(id)) }
+        if !consumedPrekeys.isEmpty { prekeysMayNeedRefill = true }
         try apply(content, from: contact, envelope: envelope)
         if isNew, let credential = try ownDeliveryCredential() {
             // Answer a first contact with what it needs to reach us without the stranger rate limit.

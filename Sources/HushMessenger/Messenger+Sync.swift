@@ -40,7 +40,7 @@ extension Messenger {
             guard page.hasMore, !page.envelopes.isEmpty else { break }
         }
         report.outbox = await flushOutbox()
-        try? await replenishPrekeys()
+        if prekeysMayNeedRefill, (try? await replenishPrekeys()) != nil { prekeysMayNeedRefill = false }
         return report
     }
 

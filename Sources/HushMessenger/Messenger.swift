@@ -24,6 +24,9 @@ public actor Messenger {
     /// Whether this run re-authenticated already after a 401 (the rule: once).
     var reauthenticated = false
     var authenticated = false
+    /// Whether prekey counts at the relay may have dropped (a first-contact
+    /// message used one-time prekeys, or this run has not checked yet).
+    var prekeysMayNeedRefill = true
 
     public init(identity: IdentityKeyPair, store: MessageStore, transport: any RelayTransport,
                 clock: any MessengerClock = SystemClock(), random: any RandomSource = SystemRandom(),

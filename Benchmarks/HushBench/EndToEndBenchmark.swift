@@ -1,0 +1,183 @@
+import AsyncHTTPClient
+import Foundation
+import HushCrypto
+import HushKeystore
+import HushMessenger
+import HushProtocol
+import HushRelayClient
+import HushStore
+
+/// `HushBench e2e [--messages N] [--history N]`:
+/// 1. Latency send → relay → push → decrypt → stored, over N messages on
+///    loopback with a real relay (SQCipher driver) and two real stores, beside
+///    the raw relay path (deposit → push, no crypto, no store) in the same run.
+/// 2. Wall time of `hush chats` on a home with a large history, split into
+///    the passphrase unlock (Argon2id, moderate) and the rest.
+enum EndToEndBenchmark {
+    static func run(arguments: [String]) async throws {
+        func option(_ name: String, _ fallback: Int) -> Int {
+            arguments.firstIndex(of: name).flatMap { arguments.indices.contains($0 + 1) ? Int(arguments[$0 + 1]) : nil } ?? fallback
+        }
+        let messages = option("--messages", 10_000)
+        let history = option("--history", 100_000)
+        try await latency(messages: messages)
+        try await chatsWallTime(messages: history)
+    }
+
+    // MARK: Latency
+
+    static func latency(messages: Int) async throws {
+        let relay = try RelayBench.ChildRelay(driver: "sqlcipher")
+        defer { relay.stop() }
+        let http = RelayBench.makeHTTPClient(connections: 8)
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("hush-e2e-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+
+        func messenger(_ name: String) throws -> Messenger {
+            let store = try MessageStore(path: root.appendingPathComponent("\(name).db").path, key: SecureBytes(randomCount: 32))
+            return Messenger(identity: IdentityKeyPair.generate(), store: store,
+                             transport: RelayClientTransport(client: RelayClient(baseURL: relay.baseURL, httpClient: http)))
+        }
+        let alice = try messenger("alice"), bob = try messenger("bob")
+        try await alice.register()
+        try await bob.register()
+        try await alice.addContact(name: "bob", address: bob.identity.address.description)
+        // First contact: Bob answers with his delivery credential, so the
+        // timed messages are ordinary (credentialed) deposits.
+        try await alice.send(text: "warm-up", to: "bob")
+        _ = try await bob.sync()
+        _ = try await alice.sync()
+
+        let live = Task { await bob.runLive() }
+        defer { live.cancel() }
+        var events = bob.eventStream.makeAsyncIterator()
+        while let event = await events.next() { if case .connection(true) = event { break } }
+
+        var samples: [Double] = []
+        samples.reserveCapacity(messages)
+        let clock = ContinuousClock()
+        for index in 0..<messages {
+            let body = "m\(index)"
+            let start = clock.now
+            try await alice.send(text: body, to: "bob")
+            while let event = await events.next() {
+                if case let .received(message, _) = event, message.body == body { break }
+            }
+            samples.append(RelayBench.seconds(since: start) * 1000)
+        }
+        samples.sort()
+
+        // Baseline: the relay alone, deposit → push to a connected socket.
+        let sender = try RelayBench.Identity(index: 900_001), receiver = try RelayBench.Identity(index: 900_002)
+        _ = try await sender.enroll(baseURL: relay.baseURL, http: http)
+        let receiverClient = try await receiver.enroll(baseURL: relay.baseURL, http: http)
+        let socket = try await receiverClient.connectSocket()
+        defer { Task { await socket.close() } }
+        let depositor = RelayClient(baseURL: relay.baseURL, httpClient: http)
+        var pushes = socket.events.makeAsyncIterator()
+        var baseline: [Double] = []
+        let envelope = [UInt8](repeating: 0xA5, count: 1_568)
+        for index in 0..<min(messages, 2_000) {
+            let start = clock.now
+            _ = try await depositor.deposit(recipient: receiver.publicKey, envelope: envelope, requestID: "baseline-\(index)", credential: nil)
+            while let event = await pushes.next() { if case .message = event { break } }
+            baseline.append(RelayBench.seconds(since: start) * 1000)
+        }
+        baseline.sort()
+
+        let p50 = RelayBench.percentile(samples, 0.50), p99 = RelayBench.percentile(samples, 0.99)
+        let b50 = RelayBench.percentile(baseline, 0.50), b99 = RelayBench.percentile(baseline, 0.99)
+        print("End-to-end latency on loopback (\(messages) messages, 1 at a time; SQLCipher relay and stores)")
+        print("  path                                         p50 ms    p99 ms")
+        print("  send → relay → push → decrypt → stored    \(pad(p50))  \(pad(p99))   target p99 ≤ 10 ms")
+        print("  baseline: deposit → push (relay only)     \(pad(b50))  \(pad(b99))")
+        print("  ratio Hush / relay-only                   \(pad(p50 / b50))× \(pad(p99 / b99))×")
+        live.cancel()
+        try await http.shutdown()
+    }
+
+    // MARK: `hush chats` wall time
+
+    static func chatsWallTime(messages: Int) async throws {
+        let hush = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("hush").path
+        guard FileManager.default.isExecutableFile(atPath: hush) else {
+            print("`hush chats` wall time: skipped (build the hush binary in the same configuration: `swift build -c release`)")
+            return
+        }
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("hush-chats-bench-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let directory = DataDirectory(path: home)
+        try directory.create()
+        let passphrase = SecureBytes(copying: Array("bench passphrase".utf8))
+        let contents = KeystoreContents.generate(createdAt: UInt64(Date().timeIntervalSince1970))
+        let keystore = KeystoreFile(directory: directory)
+        try keystore.create(contents, passphrase: passphrase, cost: .moderate, force: false)
+        try fill(MessageStore(path: directory.databasePath, key: contents.databaseKey), messages: messages, conversations: 100)
+
+        func time(_ body: () throws -> Void) rethrows -> Double {
+            let start = ContinuousClock.now
+            try body()
+            return RelayBench.seconds(since: start) * 1000
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment["HUSH_PASSPHRASE"] = "bench passphrase"
+        func runHush(_ arguments: [String]) throws {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: hush)
+            process.arguments = arguments
+            process.environment = environment
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else { throw BenchError("hush \(arguments.joined(separator: " ")) exited \(process.terminationStatus)") }
+        }
+        let rounds = 5
+        let total = try (0..<rounds).map { _ in try time { try runHush(["chats", "--home", home]) } }.sorted()[rounds / 2]
+        let unlock = try (0..<rounds).map { _ in try time { _ = try keystore.unlock(passphrase: passphrase) } }.sorted()[rounds / 2]
+        let startup = try (0..<rounds).map { _ in try time { try runHush(["chats", "--help"]) } }.sorted()[rounds / 2]
+        let query = try time {
+            let store = try MessageStore(path: directory.databasePath, key: contents.databaseKey)
+            _ = try store.conversations.list()
+        }
+        print("")
+        print("`hush chats` on \(messages) messages in 100 conversations (median of \(rounds) runs)")
+        print("  whole command                     \(pad(total)) ms")
+        print("  passphrase unlock (Argon2id moderate) \(pad(unlock)) ms")
+        print("  the rest (total − unlock)         \(pad(total - unlock)) ms   target ≤ 50 ms")
+        print("    of which process start + parse  \(pad(startup)) ms   (`hush chats --help`, baseline)")
+        print("    open store + list, in-process   \(pad(query)) ms")
+    }
+
+    static func fill(_ store: MessageStore, messages: Int, conversations: Int) throws {
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        var ids: [Int64] = []
+        try store.write { store in
+            for index in 0..<conversations {
+                let key = SHA256.hash(Array("contact-\(index)".utf8))
+                let contact = try store.contacts.add(name: "contact-\(index)", address: "hush1bench\(index)", identityKey: key, at: now)
+                ids.append(try store.conversations.conversation(forContact: contact.id, title: contact.name, at: now))
+            }
+        }
+        let batch = 5_000
+        var written = 0
+        while written < messages {
+            let count = min(batch, messages - written)
+            try store.write { store in
+                _ = try store.messages.insert(contentsOf: (0..<count).map { offset in
+                    let n = written + offset
+                    return NewMessage(conversationId: ids[n % ids.count], serverId: Int64(n + 1), clientMessageId: "bench-\(n)",
+                                      direction: n % 2 == 0 ? .incoming : .outgoing, sender: "x", body: "message number \(n) in the bench",
+                                      status: .delivered, createdAt: now + Int64(n), relayTimestamp: now + Int64(n))
+                })
+            }
+            written += count
+        }
+    }
+
+    static func pad(_ value: Double) -> String {
+        let text = RelayBench.format(value, 2)
+        return String(repeating: " ", count: max(0, 8 - text.count)) + text
+    }
+}
