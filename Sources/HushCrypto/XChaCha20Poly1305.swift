@@ -19,10 +19,7 @@ public enum XChaCha20Poly1305 {
     public static func seal<P: ContiguousByteStorage, A: ContiguousByteStorage>(
         _ plaintext: P, key: SecureBytes, nonce: [UInt8], associatedData: A
     ) throws(CryptoError) -> [UInt8] {
-        try aead.checkLengths(key: key, nonce: nonce)
-        return plaintext.withUnsafeBytes { message in
-            associatedData.withUnsafeBytes { ad in aead.seal(message, associatedData: ad, key: key, nonce: nonce) }
-        }
+        try aead.seal(plaintext, key: key, nonce: nonce, associatedData: associatedData)
     }
 
     /// Decrypts ciphertext || tag. Any failure is `authenticationFailed`.
@@ -30,12 +27,7 @@ public enum XChaCha20Poly1305 {
     public static func open<C: ContiguousByteStorage, A: ContiguousByteStorage>(
         _ ciphertext: C, key: SecureBytes, nonce: [UInt8], associatedData: A
     ) throws(CryptoError) -> [UInt8] {
-        try aead.checkLengths(key: key, nonce: nonce)
-        let opened = ciphertext.withUnsafeBytes { sealed in
-            associatedData.withUnsafeBytes { ad in aead.open(sealed, associatedData: ad, key: key, nonce: nonce) }
-        }
-        guard let opened else { throw .authenticationFailed }
-        return opened
+        try aead.open(ciphertext, key: key, nonce: nonce, associatedData: associatedData)
     }
 
     /// Like `seal`, but writes ciphertext || tag into `output`, resized to
