@@ -27,9 +27,10 @@ extension Messenger {
             }
             try? store.outbox.recordAttempt(requestId: item.requestId, at: now)
             do {
-                let receipt = try await withReauthentication { () async throws(DeliveryFailure) -> DepositReceipt in
-                    try await transport.deposit(item.payload, to: recipient.key, requestID: item.requestId, credential: recipient.credential)
-                }
+                // Deposits are anonymous (sealed sender): no session token. Logging in
+                // first would tell the relay which identity posts each envelope.
+                let receipt = try await transport.deposit(item.payload, to: recipient.key, requestID: item.requestId,
+                                                          credential: recipient.credential)
                 _ = try store.outbox.markSent(requestId: item.requestId, serverId: receipt.serverID, relayTimestamp: receipt.relayTimestamp)
                 report.sent += 1
                 if let messageID = item.messageId, let message = try store.messages.message(id: messageID) {
