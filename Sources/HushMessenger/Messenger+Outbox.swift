@@ -63,11 +63,14 @@ extension Messenger {
         return report
     }
 
-    /// Makes a failed request pending again (the user's `hush retry`).
+    /// Posts failed and pending requests now (the user's `hush retry`): failed
+    /// ones become pending again, and pending ones waiting out their backoff are
+    /// due at once; after an outage the user should not have to wait for the
+    /// jittered schedule, which grows to minutes.
     public func retry(requestID: String?) async throws -> OutboxReport {
         let now = clock.now()
-        let failed = try store.outbox.items(status: .failed)
-        let chosen = requestID.map { id in failed.filter { $0.requestId.hasPrefix(id) } } ?? failed
+        let waiting = try store.outbox.items(status: .failed) + store.outbox.items(status: .pending)
+        let chosen = requestID.map { id in waiting.filter { $0.requestId.hasPrefix(id) } } ?? waiting
         if let requestID, chosen.isEmpty { throw MessengerError.unknownMessage(requestID) }
         try store.write { store in
             for item in chosen { try store.outbox.retry(requestId: item.requestId, at: now) }
