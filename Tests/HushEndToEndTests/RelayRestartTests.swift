@@ -44,6 +44,7 @@ import Testing
         // `hush retry` posts every pending message now, whatever its backoff said.
         let retry = try bed.hush(alice, ["retry"])
         #expect(retry.status == 0, "\(retry)")
+        #expect(retry.stdout.contains("Sent 2,"), "\(retry)")
         #expect(try bed.outbox(alice).isEmpty)
         #expect(try bed.history(alice, with: "bob").suffix(3).map(\.status) == ["sent", "sent", "sent"])
         // Retrying again and syncing again send nothing twice.
