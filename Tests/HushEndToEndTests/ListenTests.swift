@@ -7,10 +7,11 @@ import Testing
         let bed = try Testbed("listen")
         let alice = try bed.newUser("alice")
         let bob = try bed.newUser("bob")
+        // Both add each other before anyone writes (each side starts a session).
         try bed.addContact(alice, bob)
+        try bed.addContact(bob, alice)
         try bed.send(alice, to: "bob", "before listening")
         try bed.sync(bob)
-        try bed.addContact(bob, alice)
 
         let listener = try bed.spawn(bob, ["listen", "--json", "--timeout", "6"])
         // It connects first ({"event":"connection","online":true}); a message

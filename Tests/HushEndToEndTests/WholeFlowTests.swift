@@ -16,12 +16,16 @@ import Testing
         #expect(whoami["relay"] as? String == bed.relay.url)
 
         // Both name each other from the addresses they exchanged, then talk.
+        // Fetching a bundle and depositing need no login: the relay must not
+        // learn who looks up whom, nor who sent a sealed envelope.
+        let tokensBefore = try relayTokens(bed)
         try bed.addContact(alice, bob)
         try bed.addContact(bob, alice)
 
         let first = try bed.send(alice, to: "bob", "Hi Bob, the secret word is \(canary).")
         #expect(first["status"] as? String == "sent")
         #expect(first["serverId"] is Int)
+        #expect(try relayTokens(bed) == tokensBefore, "contact add and send must not log in to the relay")
 
         // The relay holds the envelope right now, and not a trace of the text.
         #expect(try bed.storedEnvelopes(for: bob) == 1)
@@ -119,6 +123,13 @@ import Testing
         let planted = try bed.auditRelay(canary: canary)
         #expect(planted.result.status == 1)
         #expect((planted.report["canary"] as? [String: Any])?["found"] as? Bool == true)
+    }
+
+    /// Session tokens the relay has issued (from its audit).
+    private func relayTokens(_ bed: Testbed) throws -> Int {
+        let (result, report) = try bed.auditRelay()
+        try #require(result.status == 0, "\(result)")
+        return try #require((report["summary"] as? [String: Any])?["tokens"] as? Int)
     }
 
     private func contact(_ name: String, of user: User, in bed: Testbed) throws -> [String: Any] {
