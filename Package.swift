@@ -247,5 +247,12 @@ let package = Package(
             dependencies: ["hush", "HushCrypto"],
             swiftSettings: swiftSettings
         ),
+        // End to end: the real `hush` binary as separate processes against a real
+        // relay process on loopback (depends on "hush" so it is built first).
+        .testTarget(
+            name: "HushEndToEndTests",
+            dependencies: ["hush"],
+            swiftSettings: swiftSettings
+        ),
     ]
 )

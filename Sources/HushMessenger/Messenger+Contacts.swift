@@ -44,9 +44,10 @@ extension Messenger {
 
     /// Fetches, verifies and uses a bundle for `address`.
     func startSession(with address: HushAddress) async throws -> Session {
-        let bundle = try await withReauthentication { () async throws(DeliveryFailure) -> PrekeyBundle in
-            try await transport.fetchBundle(for: address.identityKey)
-        }
+        // Bundles are public: fetched without logging in, so the relay does not
+        // learn which identity looks up whom (its contact list).
+        let bundle: PrekeyBundle
+        do { bundle = try await transport.fetchBundle(for: address.identityKey) } catch { throw MessengerError.relay(error) }
         do {
             return try Session.initiate(identity: identity, to: address, bundle: bundle, using: random)
         } catch {

@@ -27,9 +27,10 @@ extension Messenger {
             }
             try? store.outbox.recordAttempt(requestId: item.requestId, at: now)
             do {
-                let receipt = try await withReauthentication { () async throws(DeliveryFailure) -> DepositReceipt in
-                    try await transport.deposit(item.payload, to: recipient.key, requestID: item.requestId, credential: recipient.credential)
-                }
+                // Deposits are anonymous (sealed sender): no session token. Logging in
+                // first would tell the relay which identity posts each envelope.
+                let receipt = try await transport.deposit(item.payload, to: recipient.key, requestID: item.requestId,
+                                                          credential: recipient.credential)
                 _ = try store.outbox.markSent(requestId: item.requestId, serverId: receipt.serverID, relayTimestamp: receipt.relayTimestamp)
                 report.sent += 1
                 if let messageID = item.messageId, let message = try store.messages.message(id: messageID) {
@@ -62,11 +63,14 @@ extension Messenger {
         return report
     }
 
-    /// Makes a failed request pending again (the user's `hush retry`).
+    /// Posts failed and pending requests now (the user's `hush retry`): failed
+    /// ones become pending again, and pending ones waiting out their backoff are
+    /// due at once; after an outage the user should not have to wait for the
+    /// jittered schedule, which grows to minutes.
     public func retry(requestID: String?) async throws -> OutboxReport {
         let now = clock.now()
-        let failed = try store.outbox.items(status: .failed)
-        let chosen = requestID.map { id in failed.filter { $0.requestId.hasPrefix(id) } } ?? failed
+        let waiting = try store.outbox.items(status: .failed) + store.outbox.items(status: .pending)
+        let chosen = requestID.map { id in waiting.filter { $0.requestId.hasPrefix(id) } } ?? waiting
         if let requestID, chosen.isEmpty { throw MessengerError.unknownMessage(requestID) }
         try store.write { store in
             for item in chosen { try store.outbox.retry(requestId: item.requestId, at: now) }

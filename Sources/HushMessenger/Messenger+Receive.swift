@@ -77,7 +77,11 @@ extension Messenger {
             guard !ephemeral else { throw MessengerError.protocolFailure("typing indicator without a session") }
             // Both sides started a session at once ("crossed" first messages):
             // both keep the one whose handshake id is lower, so they converge.
+            // That only applies when ours has sealed something: a session that
+            // `contact add` started but never used cannot have reached the peer,
+            // so the peer will never switch to it and we must take theirs.
             if let current, current.pendingHandshake != nil,
+               current.ratchet.sendCount > 0 || current.ratchet.previousSendCount > 0,
                !Messenger.handshakeWins(handshake.ephemeralKey.rawRepresentation, over: current.handshakeID) {
                 throw MessengerError.protocolFailure("crossed first messages: both sides started a session at once; the peer switches to ours, so this one message is lost; ask them to resend it")
             }

@@ -18,7 +18,7 @@ extension Messenger {
     @discardableResult
     public func sync() async throws -> SyncReport {
         var report = SyncReport()
-        _ = await flushOutbox()
+        let first = await flushOutbox()
         while true {
             let cursor = try store.settings.syncCursor() ?? 0
             let page = try await relayCall { () async throws(DeliveryFailure) -> MailboxPage in
@@ -39,7 +39,13 @@ extension Messenger {
             }
             guard page.hasMore, !page.envelopes.isEmpty else { break }
         }
-        report.outbox = await flushOutbox()
+        // The report covers both passes: what the first one posted (the user's
+        // pending messages) counts as much as the receipts the second one posts.
+        var outbox = await flushOutbox()
+        outbox.sent += first.sent
+        outbox.failed += first.failed
+        outbox.retrying = (try? store.outbox.items(status: .pending).count) ?? max(outbox.retrying, first.retrying)
+        report.outbox = outbox
         if prekeysMayNeedRefill, (try? await replenishPrekeys()) != nil { prekeysMayNeedRefill = false }
         return report
     }

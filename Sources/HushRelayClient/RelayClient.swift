@@ -24,13 +24,27 @@ public final class RelayClient: Sendable {
     }
 
     /// - Parameter baseURL: e.g. `http://127.0.0.1:8080` (no trailing slash).
-    public init(baseURL: String, httpClient: HTTPClient = .shared, timeout: TimeAmount = .seconds(30),
+    public init(baseURL: String, httpClient: HTTPClient = RelayClient.failFastHTTPClient, timeout: TimeAmount = .seconds(30),
                 logger: Logger = Logger(label: "hush.relay-client")) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.http = httpClient
         self.timeout = timeout
         self.logger = logger
     }
+
+    /// The default HTTP client: `HTTPClient.shared`'s settings, except that a
+    /// refused or failed connection fails the request at once (connect timeout
+    /// 5 s) instead of being retried in the pool until the request's deadline.
+    /// With the shared client every call to a relay that is down took the full
+    /// 30 s, so `hush send` hung 30 s per queued message during an outage; the
+    /// outbox has its own backoff and retries later anyway. Never shut down:
+    /// it lives as long as the process.
+    public static let failFastHTTPClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration.singletonConfiguration
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .seconds(5)
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
 
     /// The current token's expiry (Unix ms), nil before `authenticate`.
     public var tokenExpiresAt: Int64? { session.withLock { $0?.expiresAt } }

@@ -28,6 +28,8 @@ enum ExitStatus: Int32 {
     case safetyNumberMismatch = 23
     /// Some envelopes could not be decrypted and were set aside.
     case quarantined = 24
+    /// Bad command-line usage (ArgumentParser's own code for validation errors).
+    case usage = 64
 
     static func of(_ error: any Error) -> ExitStatus {
         switch error {
@@ -44,6 +46,9 @@ enum ExitStatus: Int32 {
             }
         case is DatabaseError:
             return .databaseUnusable
+        case is ValidationError:
+            // Thrown from run() (e.g. an empty message on stdin): still a usage error.
+            return .usage
         case let error as MessengerError:
             switch error {
             case .identityChanged: return .identityChanged

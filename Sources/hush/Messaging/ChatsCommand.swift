@@ -126,7 +126,7 @@ struct OutboxCommand: AsyncParsableCommand {
         discussion: """
             Examples:
               hush outbox
-              hush retry            # retry every failed message now
+              hush retry            # post every failed or pending message now
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -157,7 +157,7 @@ struct OutboxCommand: AsyncParsableCommand {
 struct RetryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "retry",
-        abstract: "Retry failed messages now (all, or the one whose request id starts with ID).",
+        abstract: "Post failed and pending messages now (all, or the one whose request id starts with ID).",
         discussion: """
             Examples:
               hush retry

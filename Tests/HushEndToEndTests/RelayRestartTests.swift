@@ -1,0 +1,64 @@
+import Foundation
+import Glibc
+import Testing
+
+/// The relay dies (SIGKILL) mid-exchange and comes back on the same port and
+/// data directory: nothing is lost and nothing is delivered twice.
+@Suite struct RelayRestartTests {
+    @Test func sendsDuringARelayOutageStayPendingAndAreDeliveredOnceAfterRestart() throws {
+        let bed = try Testbed("restart")
+        let alice = try bed.newUser("alice")
+        let bob = try bed.newUser("bob")
+        try bed.addContact(alice, bob)
+        try bed.send(alice, to: "bob", "hello before anything breaks")
+        try bed.sync(bob)
+        try bed.addContact(bob, alice)
+        try bed.sync(alice)
+
+        // Accepted by the relay but not yet fetched when the relay dies.
+        #expect(try bed.send(alice, to: "bob", "stored when the relay died")["status"] as? String == "sent")
+        let port = bed.relay.port
+        bed.relay.kill()
+
+        // Sends during the outage are sealed and queued, and say so.
+        let outage = ["sent during the outage, one", "sent during the outage, two"]
+        for text in outage {
+            let result = try bed.hush(alice, ["send", "bob", text, "--json"])
+            #expect(result.status == 0, "\(result)")
+            #expect(try result.json()["status"] as? String == "pending")
+            #expect(result.stderr.contains("stays in the outbox"), "\(result)")
+        }
+        let pending = try bed.outbox(alice)
+        #expect(pending.count == 2)
+        #expect(pending.allSatisfy { $0["status"] as? String == "pending" && $0["lastError"] is String })
+        #expect(try bed.history(alice, with: "bob").suffix(2).map(\.status) == ["pending", "pending"])
+        // A sync cannot reach the relay: exit 22, with a message.
+        let offline = try bed.hush(bob, ["sync"])
+        #expect(offline.status == 22, "\(offline)")
+        #expect(offline.stderr.contains("relay"))
+
+        // Same port, same data directory.
+        try bed.relay.start()
+        #expect(bed.relay.port == port)
+
+        // `hush retry` posts every pending message now, whatever its backoff said.
+        let retry = try bed.hush(alice, ["retry"])
+        #expect(retry.status == 0, "\(retry)")
+        #expect(retry.stdout.contains("Sent 2,"), "\(retry)")
+        #expect(try bed.outbox(alice).isEmpty)
+        #expect(try bed.history(alice, with: "bob").suffix(3).map(\.status) == ["sent", "sent", "sent"])
+        // Retrying again and syncing again send nothing twice.
+        try bed.succeed(alice, ["retry"])
+        try bed.sync(alice)
+
+        let report = try bed.sync(bob)
+        #expect(report["received"] as? Int == 3)
+        let received = try bed.history(bob, with: "alice").incoming
+        let expected = ["hello before anything breaks", "stored when the relay died"] + outage
+        #expect(received.bodies == expected, "each message exactly once, in order")
+        #expect(try bed.sync(bob)["received"] as? Int == 0)
+
+        try bed.sync(alice)
+        #expect(try bed.history(alice, with: "bob").outgoing.map(\.status) == ["delivered", "delivered", "delivered", "delivered"])
+    }
+}

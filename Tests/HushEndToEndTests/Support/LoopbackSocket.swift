@@ -1,0 +1,212 @@
+import Foundation
+import Glibc
+
+/// Plain POSIX TCP on 127.0.0.1, for the test doubles below.
+enum LoopbackSocket {
+    static func address(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port)).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return address
+    }
+
+    /// A listening socket on `port` (0: any free port); returns it with the port it got.
+    static func listen(port: Int) throws -> (fd: Int32, port: Int) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw HarnessError("socket() failed: errno \(errno)") }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = address(port: port)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, Glibc.listen(fd, 64) == 0 else {
+            let error = errno
+            close(fd)
+            throw HarnessError("cannot listen on 127.0.0.1:\(port): errno \(error)")
+        }
+        var actual = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return (fd, Int(UInt16(bigEndian: actual.sin_port)))
+    }
+
+    static func connect(port: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw HarnessError("socket() failed: errno \(errno)") }
+        var address = address(port: port)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            let error = errno
+            close(fd)
+            throw HarnessError("cannot connect to 127.0.0.1:\(port): errno \(error)")
+        }
+        return fd
+    }
+
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if written <= 0 { return false }
+            offset += written
+        }
+        return true
+    }
+
+    /// Reads whatever arrives next; empty at the end of the stream or on error.
+    static func readSome(_ fd: Int32) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        return count > 0 ? Array(buffer[..<count]) : []
+    }
+}
+
+/// A listener that accepts connections and never answers: a relay that hangs.
+/// A client that connects to it blocks until its own timeout.
+final class BlackHole: @unchecked Sendable {
+    let port: Int
+    private let listener: Int32
+    private let lock = NSLock()
+    private var accepted: [Int32] = []
+    private var stopped = false
+
+    init(port: Int) throws {
+        (listener, self.port) = try LoopbackSocket.listen(port: port)
+        let listener = self.listener
+        Thread.detachNewThread { [self] in
+            while true {
+                let fd = accept(listener, nil, nil)
+                if fd < 0 { return }
+                let keep = lock.withLock { () -> Bool in
+                    if !stopped { accepted.append(fd) }
+                    return !stopped
+                }
+                if !keep { close(fd); return }
+            }
+        }
+    }
+
+    /// How many connections it has swallowed.
+    var connections: Int { lock.withLock { accepted.count } }
+
+    func stop() {
+        let fds = lock.withLock { () -> [Int32] in
+            guard !stopped else { return [] }
+            stopped = true
+            return accepted
+        }
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+        for fd in fds { shutdown(fd, Int32(SHUT_RDWR)); close(fd) }
+    }
+
+    deinit { stop() }
+}
+
+/// A TCP forwarder between a `hush` client and the real relay that keeps a
+/// copy of everything the client sent, so a test can lift a genuine sealed
+/// envelope off the wire (as anyone on the network path could).
+final class RecordingProxy: @unchecked Sendable {
+    let port: Int
+    private let listener: Int32
+    private let lock = NSLock()
+    private var sent = [UInt8]()
+    private var sockets: [Int32] = []
+    private var stopped = false
+
+    init(forwardingTo target: Int) throws {
+        (listener, port) = try LoopbackSocket.listen(port: 0)
+        let listener = self.listener
+        Thread.detachNewThread { [self] in
+            while true {
+                let client = accept(listener, nil, nil)
+                if client < 0 { return }
+                guard let upstream = try? LoopbackSocket.connect(port: target) else { close(client); continue }
+                lock.withLock { sockets += [client, upstream] }
+                pump(from: client, to: upstream, record: true)
+                pump(from: upstream, to: client, record: false)
+            }
+        }
+    }
+
+    var url: String { "http://127.0.0.1:\(port)" }
+
+    private func pump(from source: Int32, to destination: Int32, record: Bool) {
+        Thread.detachNewThread { [self] in
+            while true {
+                let bytes = LoopbackSocket.readSome(source)
+                if bytes.isEmpty { break }
+                if record { lock.withLock { sent += bytes } }
+                if !LoopbackSocket.writeAll(destination, bytes) { break }
+            }
+            shutdown(destination, Int32(SHUT_WR))
+        }
+    }
+
+    /// The sealed envelopes of every deposit that went through, in order.
+    var depositedEnvelopes: [[UInt8]] {
+        let text = lock.withLock { String(decoding: sent, as: UTF8.self) }
+        var envelopes: [[UInt8]] = []
+        var rest = text[...]
+        while let key = rest.range(of: "\"envelope\":\"") {
+            rest = rest[key.upperBound...]
+            guard let end = rest.firstIndex(of: "\"") else { break }
+            // JSONEncoder escapes "/" as "\/" inside strings.
+            let base64 = rest[..<end].replacingOccurrences(of: "\\/", with: "/")
+            if let data = Data(base64Encoded: base64) { envelopes.append([UInt8](data)) }
+            rest = rest[end...]
+        }
+        return envelopes
+    }
+
+    func stop() {
+        let fds = lock.withLock { () -> [Int32] in
+            guard !stopped else { return [] }
+            stopped = true
+            return sockets
+        }
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+        for fd in fds { shutdown(fd, Int32(SHUT_RDWR)) }
+    }
+
+    deinit { stop() }
+}
+
+/// One HTTP/1.1 request over a fresh connection, the way any client on the
+/// network could talk to the relay (no Hush code involved).
+enum RawHTTP {
+    struct Response {
+        let status: Int
+        let body: String
+    }
+
+    static func post(port: Int, path: String, json body: String) throws -> Response {
+        let fd = try LoopbackSocket.connect(port: port)
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let payload = Array(body.utf8)
+        let head = "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Type: application/json\r\n" +
+            "Content-Length: \(payload.count)\r\nConnection: close\r\n\r\n"
+        guard LoopbackSocket.writeAll(fd, Array(head.utf8) + payload) else { throw HarnessError("could not send the request") }
+        var response = [UInt8]()
+        while true {
+            let bytes = LoopbackSocket.readSome(fd)
+            if bytes.isEmpty { break }
+            response += bytes
+        }
+        let text = String(decoding: response, as: UTF8.self)
+        let parts = text.components(separatedBy: "\r\n\r\n")
+        let statusLine = parts.first?.split(separator: "\r\n").first ?? ""
+        let fields = statusLine.split(separator: " ")
+        guard fields.count >= 2, let status = Int(fields[1]) else { throw HarnessError("no HTTP response: \(text)") }
+        return Response(status: status, body: parts.dropFirst().joined(separator: "\r\n\r\n"))
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import Glibc
+
+/// A real relay: `hush relay serve --port P --data DIR` as a child process.
+/// It can be killed (SIGKILL, no chance to clean up) and started again on
+/// the same port and data directory.
+final class RelayServer: @unchecked Sendable {
+    let dataDirectory: String
+    private(set) var port: Int
+    private var child: ChildProcess?
+
+    var url: String { "http://127.0.0.1:\(port)" }
+
+    /// Starts a relay on `port` (0: a free one, read back from its first line).
+    init(dataDirectory: String, port: Int = 0) throws {
+        self.dataDirectory = dataDirectory
+        self.port = port
+        try start()
+    }
+
+    /// Starts the relay again on the same port and data directory.
+    func start() throws {
+        precondition(child == nil, "the relay already runs")
+        let process = try ChildProcess(["relay", "serve", "--host", "127.0.0.1", "--port", String(port), "--data", dataDirectory,
+                                        "--log-level", "error"], environment: HushEnvironment.base)
+        // The relay prints one line once it listens: "hush relay listening on http://HOST:PORT".
+        let ready = process.wait(timeout: 30) { $0.lines.contains { $0.hasPrefix("hush relay listening on http://") } || !$0.isRunning }
+        guard ready, let line = process.lines.first(where: { $0.hasPrefix("hush relay listening on http://") }),
+              let colon = line.lastIndex(of: ":"), let listening = Int(line[line.index(after: colon)...]) else {
+            let result = process.finish(timeout: 1)
+            throw HarnessError("the relay did not start on port \(port): \(result)")
+        }
+        if port != 0 && listening != port { throw HarnessError("the relay listens on \(listening), not \(port)") }
+        port = listening
+        child = process
+    }
+
+    /// SIGKILL: the relay gets no chance to flush or close anything.
+    func kill() {
+        guard let child else { return }
+        child.signal(SIGKILL)
+        _ = child.finish(timeout: 10)
+        self.child = nil
+    }
+
+    /// A graceful stop (SIGTERM).
+    func stop() {
+        guard let child else { return }
+        child.signal(SIGTERM)
+        _ = child.finish(timeout: 10)
+        self.child = nil
+    }
+
+    var isRunning: Bool { child?.isRunning ?? false }
+
+    deinit { kill() }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+
+/// One user of a test: a data directory of their own.
+struct User: Sendable {
+    let name: String
+    let home: String
+    /// `hush1…`, from `hush init --json`.
+    var address: String = ""
+    /// 64 hex digits of the identity key: the relay's name for their mailbox.
+    var identityKey: String = ""
+}
+
+/// A temporary directory with a real relay process and the homes of the
+/// test's users. Every `hush` call is a separate process of the real binary.
+final class Testbed: @unchecked Sendable {
+    let root: String
+    let relay: RelayServer
+
+    init(_ label: String = "test") throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("hush-e2e-\(label)-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        relay = try RelayServer(dataDirectory: root + "/relay")
+    }
+
+    deinit {
+        relay.kill()
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    func environment(for user: User?, overrides: [String: String?] = [:]) -> [String: String] {
+        var environment = HushEnvironment.base
+        environment["HUSH_PASSPHRASE"] = HushEnvironment.passphrase
+        if let user { environment["HUSH_HOME"] = user.home }
+        for (key, value) in overrides { environment[key] = value }
+        return environment
+    }
+
+    /// Runs `hush ARGUMENTS` as `user` (HUSH_HOME) to the end; killed after `timeout` seconds.
+    @discardableResult
+    func hush(_ user: User?, _ arguments: [String], stdin: String? = nil, environment overrides: [String: String?] = [:],
+              timeout: Double = 60) throws -> CommandResult {
+        try ChildProcess(arguments, environment: environment(for: user, overrides: overrides), stdin: stdin).finish(timeout: timeout)
+    }
+
+    /// Starts `hush ARGUMENTS` as `user` and returns at once.
+    func spawn(_ user: User, _ arguments: [String]) throws -> ChildProcess {
+        try ChildProcess(arguments, environment: environment(for: user))
+    }
+
+    /// `hush init --name NAME --relay URL --json`: a new identity registered with the relay.
+    func newUser(_ name: String, relayURL: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws -> User {
+        var user = User(name: name, home: root + "/" + name)
+        user = try initialise(user, relayURL: relayURL ?? relay.url, sourceLocation: sourceLocation)
+        return user
+    }
+
+    /// (Re-)initialises `user`'s home; `force` replaces an existing identity.
+    func initialise(_ user: User, relayURL: String, force: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) throws -> User {
+        let result = try hush(user, ["init", "--name", user.name, "--relay", relayURL, "--json"] + (force ? ["--force"] : []))
+        try #require(result.status == 0, "\(result)", sourceLocation: sourceLocation)
+        let object = try result.json()
+        #expect(object["registered"] as? Bool == true, "\(result)", sourceLocation: sourceLocation)
+        var user = user
+        user.address = try #require(object["address"] as? String, sourceLocation: sourceLocation)
+        user.identityKey = try #require(object["identityKey"] as? String, sourceLocation: sourceLocation)
+        return user
+    }
+
+    /// Runs a command that must succeed, and returns its result.
+    @discardableResult
+    func succeed(_ user: User?, _ arguments: [String], stdin: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws -> CommandResult {
+        let result = try hush(user, arguments, stdin: stdin)
+        try #require(result.status == 0 && !result.crashed, "\(result)", sourceLocation: sourceLocation)
+        return result
+    }
+
+    /// `hush contact add NAME ADDRESS`, which must succeed.
+    func addContact(_ user: User, _ contact: User, as name: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try succeed(user, ["contact", "add", name ?? contact.name, contact.address, "--json"], sourceLocation: sourceLocation)
+    }
+
+    /// `hush send NAME TEXT --json`, which must succeed; returns the printed message.
+    @discardableResult
+    func send(_ user: User, to name: String, _ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
+        try succeed(user, ["send", name, text, "--json"], sourceLocation: sourceLocation).json()
+    }
+
+    /// `hush sync --json`, which must succeed; returns its report.
+    @discardableResult
+    func sync(_ user: User, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
+        try succeed(user, ["sync", "--json"], sourceLocation: sourceLocation).json()
+    }
+
+    /// The stored conversation, without marking anything read: `hush history NAME --json --no-receipts`.
+    func history(_ user: User, with name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [Message] {
+        let object = try succeed(user, ["history", name, "--json", "--no-receipts", "--limit", "500"], sourceLocation: sourceLocation).json()
+        let messages = try #require(object["messages"] as? [[String: Any]], sourceLocation: sourceLocation)
+        return messages.map(Message.init)
+    }
+
+    /// `hush outbox --json`: the requests not yet accepted by the relay.
+    func outbox(_ user: User, sourceLocation: SourceLocation = #_sourceLocation) throws -> [[String: Any]] {
+        let object = try succeed(user, ["outbox", "--json"], sourceLocation: sourceLocation).json()
+        return try #require(object["outbox"] as? [[String: Any]], sourceLocation: sourceLocation)
+    }
+}
+
+/// One message of `hush history --json`.
+struct Message: CustomStringConvertible {
+    let body: String
+    let direction: String
+    let status: String
+    let clientMessageId: String
+    let raw: [String: Any]
+
+    init(_ object: [String: Any]) {
+        raw = object
+        body = object["body"] as? String ?? ""
+        direction = object["direction"] as? String ?? ""
+        status = object["status"] as? String ?? ""
+        clientMessageId = object["clientMessageId"] as? String ?? ""
+    }
+
+    var description: String { "\(direction) \(status) \"\(body)\"" }
+}
+
+extension Array where Element == Message {
+    var incoming: [Message] { filter { $0.direction == "in" } }
+    var outgoing: [Message] { filter { $0.direction == "out" } }
+    var bodies: [String] { map(\.body) }
+
+    /// How many times a message with `body` is stored.
+    func count(_ body: String) -> Int { filter { $0.body == body }.count }
+}
