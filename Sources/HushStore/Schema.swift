@@ -12,7 +12,7 @@ public enum Schema {
         migrator.register(version: 3, name: "full-text search over message bodies", createFullTextSearch)
         migrator.register(version: 4, name: "settings, relay sync cursor, quarantine", createSettingsAndQuarantine)
         migrator.register(version: 5, name: "contacts' delivery credentials", addDeliveryCredentials)
-        migrator.register(version: 6, name: "search index and summaries kept per insert, not by triggers", dropInsertTriggers)
+        migrator.register(version: 6, name: "search index and summaries kept per insert, not by triggers; list-order index", dropInsertTriggers)
         return migrator
     }()
 
