@@ -25,8 +25,7 @@ public struct ConversationRepository {
     public func list(limit: Int = 1000) throws -> [ConversationSummary] {
         try database.query("""
             SELECT c.id, c.contact_id, c.title, c.unread_count, c.last_activity_at, \(StoredMessage.columns(prefix: "m."))
-            FROM conversations c LEFT JOIN messages m
-                ON m.conversation_id = c.id AND m.position = c.last_position AND m.id = c.last_message_id
+            FROM conversations c LEFT JOIN messages m ON m.id = c.last_message_id
             ORDER BY c.last_activity_at IS NULL, c.last_activity_at DESC, c.id DESC
             LIMIT ?
             """, [limit]) { row in

@@ -20,24 +20,22 @@ public struct MessageRepository {
         let position = try MessagePosition.of(serverId: message.serverId, createdAt: message.createdAt)
         let read: Milliseconds? = message.status == .read ? message.createdAt : nil
         return try database.withinTransaction { db in
-            // The table has no rowid (see Schema version 7): ids are
-            // allocated like one, max + 1, inside the write transaction.
-            let id = try db.queryFirst("SELECT coalesce(max(id), 0) + 1 FROM messages") { try $0.get(0, as: Int64.self) } ?? 1
             // OR IGNORE skips only the duplicate: every other constraint is
             // guaranteed by the types above, and foreign keys still fail loudly.
             try db.execute("""
-                INSERT OR IGNORE INTO messages(conversation_id, position, id, server_id, client_message_id, direction, sender,
-                    body, content_type, status, created_at, relay_timestamp, read_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, [message.conversationId, position, id, message.serverId, message.clientMessageId, message.direction.rawValue,
+                INSERT OR IGNORE INTO messages(conversation_id, server_id, client_message_id, direction, sender, body,
+                    content_type, status, created_at, relay_timestamp, read_at, position)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, [message.conversationId, message.serverId, message.clientMessageId, message.direction.rawValue,
                       message.sender, message.body, message.contentType, message.status.rawValue, message.createdAt,
-                      message.relayTimestamp, read])
+                      message.relayTimestamp, read, position])
             guard db.changes == 1 else {
                 let existing = try db.queryFirst("SELECT id FROM messages WHERE client_message_id = ?",
                                                  [message.clientMessageId]) { try $0.get(0, as: Int64.self) }
                 guard let existing else { throw StoreError.notFound("the conversation of the message") }
                 return .duplicate(existingId: existing)
             }
+            let id = db.lastInsertRowID
             try db.execute("INSERT INTO messages_fts(docid, body) VALUES (?, ?)", [id, message.body])
             let unread = message.direction == .incoming && read == nil ? 1 : 0
             // OR FAIL: on this one-row update it fails exactly like the
@@ -134,19 +132,16 @@ public struct MessageRepository {
         guard status == .delivered || status == .read else {
             throw StoreError.invalidArgument("a receipt is delivered or read")
         }
-        // An acknowledged message's position is its server id, so the
-        // primary key finds it (Schema version 7).
-        let position = try MessagePosition.acknowledged(serverId: serverId)
         if status == .delivered {
             try database.execute("""
                 UPDATE messages SET status = 'delivered', delivered_at = coalesce(delivered_at, ?)
-                WHERE conversation_id = ? AND position = ? AND server_id = ? AND direction = 'out' AND status IN ('pending', 'sent')
-                """, [time, conversationId, position, serverId])
+                WHERE conversation_id = ? AND server_id = ? AND direction = 'out' AND status IN ('pending', 'sent')
+                """, [time, conversationId, serverId])
         } else {
             try database.execute("""
                 UPDATE messages SET status = 'read', read_at = coalesce(read_at, ?), delivered_at = coalesce(delivered_at, ?)
-                WHERE conversation_id = ? AND position = ? AND server_id = ? AND direction = 'out' AND status != 'failed'
-                """, [time, time, conversationId, position, serverId])
+                WHERE conversation_id = ? AND server_id = ? AND direction = 'out' AND status != 'failed'
+                """, [time, time, conversationId, serverId])
         }
     }
 
@@ -164,15 +159,12 @@ public struct MessageRepository {
         var arguments: [any DatabaseValueConvertible] = [match]
         if let conversationId { arguments.append(conversationId) }
         arguments.append(limit)
-        // CROSS JOIN keeps the index outermost, walking matches in docid
-        // order (FTS4 consumes ORDER BY docid DESC): no sort of every match,
-        // and snippets are made only for the rows returned.
         return try database.query("""
             SELECT \(StoredMessage.columns(prefix: "m.")),
                    snippet(messages_fts, '[', ']', '…', -1, 12)
-            FROM messages_fts CROSS JOIN messages m ON m.id = messages_fts.docid
+            FROM messages_fts JOIN messages m ON m.id = messages_fts.docid
             WHERE messages_fts MATCH ? \(filter)
-            ORDER BY messages_fts.docid DESC LIMIT ?
+            ORDER BY m.id DESC LIMIT ?
             """, arguments) { row in
             SearchHit(message: try StoredMessage(row: row), snippet: try row.get(14))
         }

@@ -15,11 +15,6 @@ import HushStore
             INSERT INTO messages(conversation_id, server_id, client_message_id, direction, sender, body, content_type, status, created_at, position)
             VALUES (1, 5, 'c1', 'in', 'old', 'written before migrating aardvark', 'text/plain', 'delivered', 10, 5)
             """)
-        if version >= 6 {
-            // From version 6 the code, not triggers, kept the index and summary.
-            try db.execute("INSERT INTO messages_fts(docid, body) VALUES (last_insert_rowid(), 'written before migrating aardvark')")
-            try db.execute("UPDATE conversations SET last_message_id = 1, last_position = 5, last_activity_at = 10, unread_count = 1 WHERE id = 1")
-        }
         if version >= 2 {
             try db.execute("INSERT INTO ratchet_sessions(contact_id, state, updated_at) VALUES (1, x'0a0b', 1)")
         }
