@@ -177,6 +177,17 @@ public final class Database {
         }
     }
 
+    /// Runs `body` in a transaction of its own, or directly inside the one
+    /// already open, with no savepoint. For hot paths called once per row of
+    /// a batch: a savepoint makes SQLite copy every page it then touches into
+    /// the sub-journal (encrypted again by SQLCipher) and makes FTS4 flush
+    /// its pending terms into a new segment. Inside a caller's transaction a
+    /// throw leaves that transaction to be rolled back by the caller.
+    public func withinTransaction<T>(_ body: (Database) throws -> T) throws -> T {
+        if isInTransaction { return try body(self) }
+        return try transaction(.immediate, body)
+    }
+
     public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
     // MARK: Maintenance

@@ -14,37 +14,37 @@ public protocol DatabaseValueConvertible {
 }
 
 extension DatabaseValue: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { self }
-    public static func fromDatabaseValue(_ value: DatabaseValue) -> DatabaseValue? { value }
+    @inlinable public var databaseValue: DatabaseValue { self }
+    @inlinable public static func fromDatabaseValue(_ value: DatabaseValue) -> DatabaseValue? { value }
 }
 
 extension Int64: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { .integer(self) }
-    public static func fromDatabaseValue(_ value: DatabaseValue) -> Int64? {
+    @inlinable public var databaseValue: DatabaseValue { .integer(self) }
+    @inlinable public static func fromDatabaseValue(_ value: DatabaseValue) -> Int64? {
         if case let .integer(v) = value { return v }
         return nil
     }
 }
 
 extension Int: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { .integer(Int64(self)) }
-    public static func fromDatabaseValue(_ value: DatabaseValue) -> Int? {
+    @inlinable public var databaseValue: DatabaseValue { .integer(Int64(self)) }
+    @inlinable public static func fromDatabaseValue(_ value: DatabaseValue) -> Int? {
         if case let .integer(v) = value { return Int(exactly: v) }
         return nil
     }
 }
 
 extension Bool: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { .integer(self ? 1 : 0) }
-    public static func fromDatabaseValue(_ value: DatabaseValue) -> Bool? {
+    @inlinable public var databaseValue: DatabaseValue { .integer(self ? 1 : 0) }
+    @inlinable public static func fromDatabaseValue(_ value: DatabaseValue) -> Bool? {
         if case let .integer(v) = value { return v != 0 }
         return nil
     }
 }
 
 extension Double: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { .real(self) }
-    public static func fromDatabaseValue(_ value: DatabaseValue) -> Double? {
+    @inlinable public var databaseValue: DatabaseValue { .real(self) }
+    @inlinable public static func fromDatabaseValue(_ value: DatabaseValue) -> Double? {
         switch value {
         case let .real(v): return v
         case let .integer(v): return Double(v)
@@ -54,16 +54,16 @@ extension Double: DatabaseValueConvertible {
 }
 
 extension String: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { .text(self) }
-    public static func fromDatabaseValue(_ value: DatabaseValue) -> String? {
+    @inlinable public var databaseValue: DatabaseValue { .text(self) }
+    @inlinable public static func fromDatabaseValue(_ value: DatabaseValue) -> String? {
         if case let .text(v) = value { return v }
         return nil
     }
 }
 
 extension Array: DatabaseValueConvertible where Element == UInt8 {
-    public var databaseValue: DatabaseValue { .blob(self) }
-    public static func fromDatabaseValue(_ value: DatabaseValue) -> [UInt8]? {
+    @inlinable public var databaseValue: DatabaseValue { .blob(self) }
+    @inlinable public static func fromDatabaseValue(_ value: DatabaseValue) -> [UInt8]? {
         switch value {
         case let .blob(v): return v
         case .null: return nil
@@ -73,8 +73,8 @@ extension Array: DatabaseValueConvertible where Element == UInt8 {
 }
 
 extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { self?.databaseValue ?? .null }
-    public static func fromDatabaseValue(_ value: DatabaseValue) -> Wrapped?? {
+    @inlinable public var databaseValue: DatabaseValue { self?.databaseValue ?? .null }
+    @inlinable public static func fromDatabaseValue(_ value: DatabaseValue) -> Wrapped?? {
         if case .null = value { return .some(nil) }
         return Wrapped.fromDatabaseValue(value).map { .some($0) }
     }

@@ -2,11 +2,17 @@ import CSQLCipher
 
 /// The current row of a statement being stepped. Valid only inside the
 /// closure it is handed to.
+///
+/// The accessors are inlinable so that callers in other modules get them
+/// specialised for the concrete type: unspecialised, each column read went
+/// through the Swift runtime's generic metadata cache (a lock and a hash
+/// lookup), which was most of the cost of decoding a conversation list.
 public struct Row {
-    let statement: Statement
+    @usableFromInline let statement: Statement
 
     public var columnCount: Int { Int(sqlite3_column_count(statement.handle)) }
 
+    @inlinable
     public func value(at index: Int) -> DatabaseValue {
         let handle = statement.handle
         let column = Int32(index)
@@ -28,15 +34,21 @@ public struct Row {
 
     /// The column at `index` as `T`; throws when the stored value does not
     /// convert (a NULL into a non-optional, text into an integer…).
+    @inlinable
     public func get<T: DatabaseValueConvertible>(_ index: Int, as type: T.Type = T.self) throws(DatabaseError) -> T {
         let value = value(at: index)
         guard let converted = T.fromDatabaseValue(value) else {
-            throw DatabaseError(kind: .other, resultCode: SQLITE_MISMATCH,
-                                message: "column \(index) does not hold a \(T.self)", sql: statement.sql)
+            throw mismatch(column: index, type: T.self)
         }
         return converted
     }
 
+    @usableFromInline
+    func mismatch(column index: Int, type: Any.Type) -> DatabaseError {
+        DatabaseError(kind: .other, resultCode: SQLITE_MISMATCH, message: "column \(index) does not hold a \(type)", sql: statement.sql)
+    }
+
+    @inlinable
     public subscript<T: DatabaseValueConvertible>(_ index: Int) -> T {
         get throws(DatabaseError) { try get(index) }
     }

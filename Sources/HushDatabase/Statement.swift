@@ -7,7 +7,7 @@ let transientDestructor = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlit
 /// is reset and its bindings cleared after each use, so cached statements can
 /// be reused safely.
 public final class Statement {
-    let handle: OpaquePointer
+    @usableFromInline let handle: OpaquePointer
     unowned let database: Database
     public let sql: String
 

@@ -20,7 +20,8 @@ public struct ConversationRepository {
     }
 
     /// Conversations ordered by their latest message (newest first; empty
-    /// ones last), with unread counts and the last message.
+    /// ones last), with unread counts and the last message. The ORDER BY is
+    /// the index `conversations_by_activity`: keep the two identical.
     public func list(limit: Int = 1000) throws -> [ConversationSummary] {
         try database.query("""
             SELECT c.id, c.contact_id, c.title, c.unread_count, c.last_activity_at, \(StoredMessage.columns(prefix: "m."))

@@ -5,26 +5,51 @@ import HushDatabase
 public struct MessageRepository {
     let database: Database
 
-    /// Stores one message. A second copy (same client message id) is not
-    /// stored again: the existing id comes back as `.duplicate`.
+    /// Stores one message, its search-index entry and its conversation's
+    /// summary. A second copy (same client message id) is not stored again:
+    /// the existing id comes back as `.duplicate`.
+    ///
+    /// Three single-row statements rather than `AFTER INSERT` triggers: a
+    /// trigger makes the INSERT a multi-row write that needs a statement
+    /// journal, and each statement journal costs SQLCipher an encryption of
+    /// every page the row touches and makes FTS4 flush its pending terms into
+    /// a one-document segment (then merge those). None of the three opens
+    /// one, so a batch reaches the index as one segment at commit.
     @discardableResult
     public func insert(_ message: NewMessage) throws -> InsertResult {
         let position = try MessagePosition.of(serverId: message.serverId, createdAt: message.createdAt)
         let read: Milliseconds? = message.status == .read ? message.createdAt : nil
-        // OR IGNORE skips only the duplicate: every other constraint is
-        // guaranteed by the types above, and foreign keys still fail loudly.
-        try database.execute("""
-            INSERT OR IGNORE INTO messages(conversation_id, server_id, client_message_id, direction, sender, body,
-                content_type, status, created_at, relay_timestamp, read_at, position)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, [message.conversationId, message.serverId, message.clientMessageId, message.direction.rawValue,
-                  message.sender, message.body, message.contentType, message.status.rawValue, message.createdAt,
-                  message.relayTimestamp, read, position])
-        if database.changes == 1 { return .inserted(id: database.lastInsertRowID) }
-        let existing = try database.queryFirst("SELECT id FROM messages WHERE client_message_id = ?",
-                                               [message.clientMessageId]) { try $0.get(0, as: Int64.self) }
-        guard let existing else { throw StoreError.notFound("the conversation of the message") }
-        return .duplicate(existingId: existing)
+        return try database.withinTransaction { db in
+            // OR IGNORE skips only the duplicate: every other constraint is
+            // guaranteed by the types above, and foreign keys still fail loudly.
+            try db.execute("""
+                INSERT OR IGNORE INTO messages(conversation_id, server_id, client_message_id, direction, sender, body,
+                    content_type, status, created_at, relay_timestamp, read_at, position)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, [message.conversationId, message.serverId, message.clientMessageId, message.direction.rawValue,
+                      message.sender, message.body, message.contentType, message.status.rawValue, message.createdAt,
+                      message.relayTimestamp, read, position])
+            guard db.changes == 1 else {
+                let existing = try db.queryFirst("SELECT id FROM messages WHERE client_message_id = ?",
+                                                 [message.clientMessageId]) { try $0.get(0, as: Int64.self) }
+                guard let existing else { throw StoreError.notFound("the conversation of the message") }
+                return .duplicate(existingId: existing)
+            }
+            let id = db.lastInsertRowID
+            try db.execute("INSERT INTO messages_fts(docid, body) VALUES (?, ?)", [id, message.body])
+            let unread = message.direction == .incoming && read == nil ? 1 : 0
+            // OR FAIL: on this one-row update it fails exactly like the
+            // default ABORT, without asking for a statement journal.
+            try db.execute("""
+                UPDATE OR FAIL conversations SET
+                    last_message_id = CASE WHEN last_position IS NULL OR ?1 >= last_position THEN ?2 ELSE last_message_id END,
+                    last_activity_at = CASE WHEN last_position IS NULL OR ?1 >= last_position THEN ?3 ELSE last_activity_at END,
+                    last_position = max(coalesce(last_position, ?1), ?1),
+                    unread_count = unread_count + ?4
+                WHERE id = ?5
+                """, [position, id, message.createdAt, unread, message.conversationId])
+            return .inserted(id: id)
+        }
     }
 
     /// Stores many messages in one transaction (sync batches, imports).

@@ -12,6 +12,7 @@ public enum Schema {
         migrator.register(version: 3, name: "full-text search over message bodies", createFullTextSearch)
         migrator.register(version: 4, name: "settings, relay sync cursor, quarantine", createSettingsAndQuarantine)
         migrator.register(version: 5, name: "contacts' delivery credentials", addDeliveryCredentials)
+        migrator.register(version: 6, name: "search index and summaries kept per insert, not by triggers; list-order index", dropInsertTriggers)
         return migrator
     }()
 
@@ -34,9 +35,9 @@ public enum Schema {
                 contact_id INTEGER UNIQUE REFERENCES contacts(id) ON DELETE CASCADE,
                 title TEXT NOT NULL,
                 created_at INTEGER NOT NULL,
-                -- Denormalised summary kept by the trigger below and by
-                -- MessageRepository, so the conversation list reads one row
-                -- per conversation instead of scanning history.
+                -- Denormalised summary kept by MessageRepository (by the
+                -- trigger below until version 6), so the conversation list
+                -- reads one row per conversation instead of scanning history.
                 last_message_id INTEGER,
                 last_position INTEGER,
                 last_activity_at INTEGER,
