@@ -102,3 +102,12 @@ extension Messenger {
         try store.contacts.contact(identityKey: key.rawRepresentation)
     }
 }
+
+extension Messenger {
+    /// Whether the contact gave us its delivery credential (so our deposits
+    /// to it are not subject to the relay's stranger rate limit).
+    public func deliveryCredentialKnown(for name: String) throws -> Bool {
+        guard let contact = try store.contacts.contact(named: name) else { throw MessengerError.unknownContact(name) }
+        return try store.contacts.deliveryCredential(contactId: contact.id) != nil
+    }
+}

@@ -69,7 +69,8 @@ extension Messenger {
     func process(_ envelope: MailboxEnvelope, ephemeral: Bool = false) throws {
         let opened = try SealedSender.open(envelope.bytes, recipient: identity)
         let now = clock.now()
-        let (contact, isNew) = try contactForSender(opened.sender, at: now)
+        let (contact, _) = try contactForSender(opened.sender, at: now)
+        var acceptedHandshake = false
         let session: Session
         var consumedPrekeys: [(PrekeyKind, UInt32)] = []
         let current = try? loadSession(contactId: contact.id)
@@ -86,6 +87,7 @@ extension Messenger {
                 throw MessengerError.protocolFailure("crossed first messages: both sides started a session at once; the peer switches to ours, so this one message is lost; ask them to resend it")
             }
             session = try acceptSession(opened, handshake: handshake)
+            acceptedHandshake = true
             if let oneTime = handshake.oneTimePrekeyID { consumedPrekeys.append((.oneTimeX25519, oneTime)) }
             if handshake.kemPrekeyKind == .oneTimeKEM { consumedPrekeys.append((.oneTimeKEM, handshake.kemPrekeyID)) }
         } else {
@@ -99,8 +101,10 @@ extension Messenger {
         for (kind, id) in consumedPrekeys { try store.prekeys.delete(kind: kind.storeName, id: Int64(id)) }
         if !consumedPrekeys.isEmpty { prekeysMayNeedRefill = true }
         try apply(content, from: contact, envelope: envelope)
-        if isNew, let credential = try ownDeliveryCredential() {
-            // Answer a first contact with what it needs to reach us without the stranger rate limit.
+        if acceptedHandshake, let credential = try ownDeliveryCredential() {
+            // Whoever starts a session with us (a stranger, or a contact who
+            // added us first) gets what it needs to pass the relay's stranger
+            // rate limit; the relay never learns which contact presents it.
             try seal(.deliveryCredential(credential), to: contact.name)
         }
     }

@@ -182,3 +182,20 @@ import HushStore
         await #expect(throws: MessengerError.self) { try await alice.messenger.addContact(name: "typo", address: "hush1notanaddress") }
     }
 }
+
+@Suite struct DeliveryCredentialTests {
+    @Test func theInitiatorLearnsTheCredentialEvenWhenBothAddedEachOtherFirst() async throws {
+        let relay = InMemoryRelay()
+        let alice = try Participant("alice", relay: relay)
+        let bob = try Participant("bob", relay: relay)
+        try await alice.messenger.register()
+        try await bob.messenger.register()
+        try await alice.messenger.addContact(name: "bob", address: bob.address)
+        try await bob.messenger.addContact(name: "alice", address: alice.address)
+        try await alice.messenger.send(text: "first", to: "bob")
+        #expect(try await bob.messenger.sync().received == 1)
+        #expect(try await alice.messenger.deliveryCredentialKnown(for: "bob") == false)
+        _ = try await alice.messenger.sync()
+        #expect(try await alice.messenger.deliveryCredentialKnown(for: "bob"))
+    }
+}
