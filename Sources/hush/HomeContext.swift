@@ -35,15 +35,12 @@ struct HomeContext {
 
 /// The public identity key as 16 groups of 4 hex digits, for reading aloud.
 func identityFingerprint(_ contents: KeystoreContents) -> String {
-    let hex = Hex.encode(contents.identityKeyPair().publicKey.rawRepresentation)
-    var groups: [String] = []
-    var index = hex.startIndex
-    while index < hex.endIndex {
-        let next = hex.index(index, offsetBy: 4)
-        groups.append(String(hex[index..<next]))
-        index = next
-    }
-    return groups.joined(separator: " ")
+    identityFingerprint(publicKey: contents.identityKeyPair().publicKey.rawRepresentation)
+}
+
+func identityFingerprint(publicKey: [UInt8]) -> String {
+    let hex = Array(Hex.encode(publicKey))
+    return stride(from: 0, to: hex.count, by: 4).map { String(hex[$0..<min($0 + 4, hex.count)]) }.joined(separator: " ")
 }
 
 /// Prints a JSON object with sorted keys on stdout.

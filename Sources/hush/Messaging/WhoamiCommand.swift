@@ -23,10 +23,7 @@ struct WhoamiCommand: AsyncParsableCommand {
             let context = try MessengerContext.open(global)
             let registered = try await context.messenger.isRegistered()
             let key = Hex.encode(context.identity.publicKey.rawRepresentation)
-            let fingerprint = stride(from: 0, to: key.count, by: 4).map { offset -> String in
-                let start = key.index(key.startIndex, offsetBy: offset)
-                return String(key[start..<key.index(start, offsetBy: 4)])
-            }.joined(separator: " ")
+            let fingerprint = identityFingerprint(publicKey: context.identity.publicKey.rawRepresentation)
             if global.json {
                 try printJSON(["address": context.identity.address.description, "identityKey": key,
                                "relay": context.relayURL ?? NSNull(), "registered": registered])
