@@ -21,7 +21,7 @@ struct AuditLocalCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let context = try MessengerContext.open(global)
+            let context = try MessengerContext.open(global, offline: true)
             let directory = context.home.directory
             let header = (try? FileHandle(forReadingFrom: URL(fileURLWithPath: directory.databasePath)).readData(ofLength: 16)) ?? Data()
             let databaseEncrypted = !header.starts(with: Data("SQLite format 3".utf8))

@@ -15,7 +15,7 @@ struct ChatsCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let conversations = try await MessengerContext.open(global).messenger.conversations()
+            let conversations = try await MessengerContext.open(global, offline: true).messenger.conversations()
             if global.json {
                 try printJSON(["conversations": conversations.map { conversation -> [String: Any] in
                     var object: [String: Any] = ["contact": conversation.title, "unread": conversation.unreadCount,
@@ -101,7 +101,7 @@ struct SearchCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let messenger = try MessengerContext.open(global).messenger
+            let messenger = try MessengerContext.open(global, offline: true).messenger
             let hits = try await messenger.search(words.joined(separator: " "), limit: limit)
             var rows: [[String: Any]] = []
             for hit in hits {
@@ -133,7 +133,7 @@ struct OutboxCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let items = try await MessengerContext.open(global).messenger.outbox()
+            let items = try await MessengerContext.open(global, offline: true).messenger.outbox()
             if global.json {
                 try printJSON(["outbox": items.map { item -> [String: Any] in
                     var object: [String: Any] = ["requestId": item.requestId, "status": item.status.rawValue,

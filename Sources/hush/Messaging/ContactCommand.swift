@@ -51,7 +51,7 @@ struct ContactCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let contacts = try await MessengerContext.open(global).messenger.contacts()
+                let contacts = try await MessengerContext.open(global, offline: true).messenger.contacts()
                 if global.json {
                     try printJSON(["contacts": contacts.map { ["name": $0.name, "address": $0.address, "verification": $0.verification.rawValue,
                                                                "identityChanged": $0.pendingIdentityKey != nil] }])
@@ -78,7 +78,7 @@ struct ContactCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                try await MessengerContext.open(global).messenger.removeContact(name: name)
+                try await MessengerContext.open(global, offline: true).messenger.removeContact(name: name)
                 print("Removed \(name) and the conversation with them.")
             }
         }

@@ -15,15 +15,17 @@ struct MessengerContext {
     let relayURL: String?
 
     /// Unlocks the keystore, opens the store and connects the pipeline to the
-    /// relay recorded at `hush init --relay` (or `relayOverride`).
-    static func open(_ options: GlobalOptions, relayOverride: String? = nil) throws -> MessengerContext {
+    /// relay recorded at `hush init --relay` (or `relayOverride`). Commands
+    /// that only read local data pass `offline: true` and skip the HTTP stack
+    /// (its event loop costs a one-shot command tens of milliseconds).
+    static func open(_ options: GlobalOptions, relayOverride: String? = nil, offline: Bool = false) throws -> MessengerContext {
         let home = try HomeContext(options)
         let contents = try home.unlock()
         let store = try home.openStore(contents)
         let identity = try IdentityKeyPair(seed: contents.identitySeed)
         if let relayOverride { try store.settings.set(SettingsRepository.Name.relayURL, to: relayOverride) }
         let relayURL = try store.settings.value(SettingsRepository.Name.relayURL)
-        let transport: any RelayTransport = relayURL.map { RelayClientTransport(client: RelayClient(baseURL: $0)) } ?? NoRelay()
+        let transport: any RelayTransport = offline ? NoRelay() : relayURL.map { RelayClientTransport(client: RelayClient(baseURL: $0)) } ?? NoRelay()
         let messenger = Messenger(identity: identity, store: store, transport: transport)
         return MessengerContext(home: home, identity: identity, messenger: messenger, relayURL: relayURL)
     }

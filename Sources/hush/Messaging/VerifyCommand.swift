@@ -28,7 +28,7 @@ struct VerifyCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let messenger = try MessengerContext.open(global).messenger
+            let messenger = try MessengerContext.open(global, offline: true).messenger
             let (number, contact) = try await messenger.safetyNumber(with: name)
             if let compare {
                 let matched = try await check(compare, number: number, messenger: messenger)

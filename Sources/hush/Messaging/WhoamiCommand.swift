@@ -20,7 +20,7 @@ struct WhoamiCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let context = try MessengerContext.open(global)
+            let context = try MessengerContext.open(global, offline: true)
             let registered = try await context.messenger.isRegistered()
             let key = Hex.encode(context.identity.publicKey.rawRepresentation)
             let fingerprint = identityFingerprint(publicKey: context.identity.publicKey.rawRepresentation)
