@@ -122,20 +122,33 @@ enum EndToEndBenchmark {
         }
         var environment = ProcessInfo.processInfo.environment
         environment["HUSH_PASSPHRASE"] = "bench passphrase"
-        func runHush(_ arguments: [String]) throws {
+        environment["HUSH_TIMINGS"] = "1"
+        /// Runs hush; returns the unlock time it reported on stderr (ms), if any.
+        @discardableResult
+        func runHush(_ arguments: [String]) throws -> Double? {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: hush)
             process.arguments = arguments
             process.environment = environment
             process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
+            let errors = Pipe()
+            process.standardError = errors
             try process.run()
+            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()
             guard process.terminationStatus == 0 else { throw BenchError("hush \(arguments.joined(separator: " ")) exited \(process.terminationStatus)") }
+            return text.range(of: "timing: unlock ").flatMap { Double(text[$0.upperBound...].prefix { $0.isNumber || $0 == "." }) }
         }
         let rounds = 5
-        let total = try (0..<rounds).map { _ in try time { try runHush(["chats", "--home", home]) } }.sorted()[rounds / 2]
-        let unlock = try (0..<rounds).map { _ in try time { _ = try keystore.unlock(passphrase: passphrase) } }.sorted()[rounds / 2]
+        // Each run's "rest" is its wall time minus the unlock it measured itself.
+        var totals: [Double] = [], rests: [Double] = [], unlocks: [Double] = []
+        for _ in 0..<rounds {
+            var unlockInProcess = 0.0
+            let wall = try time { unlockInProcess = try runHush(["chats", "--home", home]) ?? 0 }
+            totals.append(wall); unlocks.append(unlockInProcess); rests.append(wall - unlockInProcess)
+        }
+        let total = totals.sorted()[rounds / 2], unlock = unlocks.sorted()[rounds / 2], rest = rests.sorted()[rounds / 2]
+        _ = passphrase
         let startup = try (0..<rounds).map { _ in try time { try runHush(["chats", "--help"]) } }.sorted()[rounds / 2]
         let query = try time {
             let store = try MessageStore(path: directory.databasePath, key: contents.databaseKey)
@@ -145,7 +158,7 @@ enum EndToEndBenchmark {
         print("`hush chats` on \(messages) messages in 100 conversations (median of \(rounds) runs)")
         print("  whole command                     \(pad(total)) ms")
         print("  passphrase unlock (Argon2id moderate) \(pad(unlock)) ms")
-        print("  the rest (total − unlock)         \(pad(total - unlock)) ms   target ≤ 50 ms")
+        print("  the rest (total − unlock, per run) \(pad(rest)) ms   target ≤ 50 ms")
         print("    of which process start + parse  \(pad(startup)) ms   (`hush chats --help`, baseline)")
         print("    open store + list, in-process   \(pad(query)) ms")
     }
