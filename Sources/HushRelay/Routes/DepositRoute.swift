@@ -13,11 +13,7 @@ enum DepositRoute {
         router.post("/v1/mailboxes/{identity}/messages") { request, context in
             try core.limit(core.limits.perAddress, context.remoteAddress)
             let mailbox = try core.identity(fromPath: context)
-            let json = try await JSONBody.decode(DepositRequest.self, from: request, limit: RelayLimits.maxJSONBodyBytes)
-            guard RequestIDRules.isValid(json.requestID) else { throw RelayError.malformed("requestID must be 1…64 of [A-Za-z0-9_-]") }
-            guard !json.envelope.bytes.isEmpty else { throw RelayError.malformed("the envelope is empty") }
-            guard json.envelope.bytes.count <= RelayLimits.maxEnvelopeBytes else { throw RelayError.tooLarge("the envelope") }
-            let body = DepositBody(requestID: json.requestID, envelope: json.envelope.bytes, credential: json.credential?.bytes)
+            let body = try await DepositBody.read(request)
             let now = core.now
             let outcome = try await core.storage.submit(DepositSubmission(
                 mailbox: mailbox, requestID: body.requestID, envelope: body.envelope,
@@ -28,11 +24,12 @@ enum DepositRoute {
             if case .stored = outcome {
                 // Only after the commit (a pushed envelope is always also in the mailbox), and
                 // encoded only when the recipient has a socket open.
-                let message = MailboxMessage(messageID: record.messageID, timestamp: record.timestamp, expiresAt: record.expiresAt, envelope: Base64Bytes(body.envelope))
-                if let frame = SocketFrames.encode(.message(message)) { core.hub.send(frame, to: mailbox) }
+                core.hub.send(to: mailbox) {
+                    SocketFrames.message(messageID: record.messageID, timestamp: record.timestamp, expiresAt: record.expiresAt, envelope: body.envelope)
+                }
                 core.logger.debug("envelope deposited", metadata: ["size": "\(body.envelope.count)", "messageID": "\(record.messageID)"])
             }
-            return try JSONBody.response(DepositResponse(messageID: record.messageID, timestamp: record.timestamp), status: .created)
+            return depositResponse(messageID: record.messageID, timestamp: record.timestamp)
         }
     }
 
@@ -55,10 +52,4 @@ enum DepositRoute {
         Response(status: .created, headers: [.contentType: "application/json"],
                  body: .init(byteBuffer: ByteBuffer(string: "{\"messageID\":\(messageID),\"timestamp\":\(timestamp)}")))
     }
-}
-
-struct DepositBody {
-    var requestID: String
-    var envelope: [UInt8]
-    var credential: [UInt8]?
 }
