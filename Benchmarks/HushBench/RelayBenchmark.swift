@@ -5,6 +5,7 @@ import HushRelay
 import HushRelayAPI
 import HushRelayClient
 import Logging
+import NIOCore
 import Synchronization
 
 /// Relay load on loopback, the relay in a child process (`HushBench relay serve`):
@@ -14,23 +15,35 @@ import Synchronization
 ///     the deposit's own HTTP round trip;
 ///  3. the relay's RSS with 10,000 idle sockets (bytes per connection).
 /// Options: --deposits N (20000) --concurrency N (64) --clients N (1000)
-///          --pushes N (2000) --idle N (10000). Every loop is bounded in count and time.
+///          --pushes N (2000) --idle N (10000) --only throughput,push,idle
+///          --drivers memory,sqlcipher. Every loop is bounded in count and time.
 enum RelayBenchmark {
     static func run(arguments: [String]) async throws {
         if arguments.first == "serve" { return try await serve(Array(arguments.dropFirst())) }
         func option(_ name: String, _ fallback: Int) -> Int {
             arguments.firstIndex(of: name).flatMap { arguments.indices.contains($0 + 1) ? Int(arguments[$0 + 1]) : nil } ?? fallback
         }
+        func text(_ name: String, _ fallback: String) -> String {
+            arguments.firstIndex(of: name).flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil } ?? fallback
+        }
         let fileLimit = RelayBench.raiseFileLimit()
         print("cores: \(ProcessInfo.processInfo.activeProcessorCount), open-file limit: \(fileLimit); relay and load generator share the machine")
         let deposits = option("--deposits", 20_000), concurrency = option("--concurrency", 64)
+        let phases = Set(text("--only", "throughput,push,idle").split(separator: ",").map(String.init))
+        let drivers = text("--drivers", "memory,sqlcipher").split(separator: ",").map(String.init)
         let http = RelayBench.makeHTTPClient(connections: concurrency)
         do {
-            for driver in ["memory", "sqlcipher"] {
-                try await throughput(driver: driver, requests: deposits, concurrency: concurrency, http: http)
+            if phases.contains("throughput") {
+                for driver in drivers {
+                    try await throughput(driver: driver, requests: deposits, concurrency: concurrency, http: http)
+                }
             }
-            try await pushLatency(clients: option("--clients", 1_000), pushes: option("--pushes", 2_000), http: http)
-            try await idleMemory(connections: min(option("--idle", 10_000), max(0, fileLimit / 2 - 200)), http: http)
+            if phases.contains("push") {
+                try await pushLatency(clients: option("--clients", 1_000), pushes: option("--pushes", 2_000), http: http)
+            }
+            if phases.contains("idle") {
+                try await idleMemory(connections: min(option("--idle", 10_000), max(0, fileLimit / 2 - 200)), http: http)
+            }
         } catch {
             try? await http.shutdown()
             throw error
@@ -40,6 +53,11 @@ enum RelayBenchmark {
 
     // MARK: 1. Throughput
 
+    /// Health (baseline), then deposits in the binary form (what `RelayClient`
+    /// sends) and in the JSON form, each with the CPU time the relay and the
+    /// load generator spent per request: on a shared machine the relay's CPU
+    /// per request is the steadier figure, and 1 / it is the rate one
+    /// dedicated core would sustain.
     static func throughput(driver: String, requests: Int, concurrency: Int, http: HTTPClient) async throws {
         let relay = try RelayBench.ChildRelay(driver: driver)
         defer { relay.stop() }
@@ -49,18 +67,40 @@ enum RelayBenchmark {
         let client = RelayClient(baseURL: base, httpClient: http)
         // Warm-up: connections and code paths.
         _ = try await RelayBench.concurrently(total: concurrency * 4, concurrency: concurrency, deadlineSeconds: 30) { _ in _ = try await client.health() }
-        let health = try await RelayBench.concurrently(total: requests, concurrency: concurrency, deadlineSeconds: 60) { _ in
-            _ = try await client.health()
+        let health = try await RelayBench.metered(relay) {
+            try await RelayBench.concurrently(total: requests, concurrency: concurrency, deadlineSeconds: 60) { _ in
+                _ = try await client.health()
+            }
         }
         let envelope = [UInt8](repeating: 0xA5, count: 1_024)
-        let stored = try await RelayBench.concurrently(total: requests, concurrency: concurrency, deadlineSeconds: 60) { index in
-            _ = try await client.deposit(recipient: recipient.publicKey, envelope: envelope, requestID: "bench-\(index)", credential: nil)
+        let binary = try await RelayBench.metered(relay) {
+            try await RelayBench.concurrently(total: requests, concurrency: concurrency, deadlineSeconds: 60) { index in
+                _ = try await client.deposit(recipient: recipient.publicKey, envelope: envelope, requestID: "bench-\(index)", credential: nil)
+            }
         }
-        let healthRate = Double(health.completed) / health.seconds
-        let depositRate = Double(stored.completed) / stored.seconds
-        print("throughput [\(driver)]: GET /v1/health \(RelayBench.format(healthRate, 0))/s (\(health.completed) in \(RelayBench.format(health.seconds, 2)) s); "
-              + "deposit 1 KiB \(RelayBench.format(depositRate, 0))/s (\(stored.completed) in \(RelayBench.format(stored.seconds, 2)) s); "
-              + "deposit/health = \(RelayBench.format(depositRate / healthRate, 2)); relay RSS \(relay.residentBytes() / 1_048_576) MiB")
+        let path = RelayPaths.mailboxMessages(recipient.publicKey)
+        let json = try await RelayBench.metered(relay) {
+            try await RelayBench.concurrently(total: requests, concurrency: concurrency, deadlineSeconds: 60) { index in
+                let body = try JSONEncoder().encode(DepositRequest(requestID: "json-\(index)", envelope: Base64Bytes(envelope), credential: nil))
+                let answer = try await client.send(.POST, path, body: ByteBuffer(bytes: body), contentType: "application/json")
+                guard answer.status == 201 else { throw BenchError("JSON deposit answered \(answer.status)") }
+            }
+        }
+        func line(_ name: String, _ run: (result: (completed: Int, seconds: Double), relayCPU: Double, loadCPU: Double)) -> (rate: Double, cpu: Double) {
+            let rate = Double(run.result.completed) / run.result.seconds
+            let relayMicros = run.relayCPU / Double(max(1, run.result.completed)) * 1e6
+            let loadMicros = run.loadCPU / Double(max(1, run.result.completed)) * 1e6
+            print("throughput [\(driver)] \(name): \(RelayBench.format(rate, 0))/s (\(run.result.completed) in \(RelayBench.format(run.result.seconds, 2)) s); "
+                  + "relay CPU \(RelayBench.format(relayMicros, 1)) µs/request (\(RelayBench.format(1e6 / relayMicros, 0))/s per relay core), "
+                  + "load generator CPU \(RelayBench.format(loadMicros, 1)) µs/request")
+            return (rate, relayMicros)
+        }
+        let base0 = line("GET /v1/health", health)
+        let binaryRate = line("deposit 1 KiB binary", binary)
+        let jsonRate = line("deposit 1 KiB JSON", json)
+        print("throughput [\(driver)] ratios to health: binary deposit/health = \(RelayBench.format(binaryRate.rate / base0.rate, 2)) by rate, "
+              + "\(RelayBench.format(base0.cpu / binaryRate.cpu, 2)) by relay CPU; JSON deposit/health = \(RelayBench.format(jsonRate.rate / base0.rate, 2)) by rate, "
+              + "\(RelayBench.format(base0.cpu / jsonRate.cpu, 2)) by relay CPU; relay RSS \(relay.residentBytes() / 1_048_576) MiB")
     }
 
     // MARK: 2. Push latency

@@ -42,6 +42,9 @@ enum RelayBench {
         /// Resident set size of the child, from /proc.
         func residentBytes() -> Int { RelayBench.residentBytes(pid: process.processIdentifier) }
 
+        /// CPU time (user + system) the child has used so far, from /proc.
+        func cpuSeconds() -> Double { RelayBench.cpuSeconds(pid: process.processIdentifier) }
+
         /// SIGTERM, then SIGKILL if it has not exited within `seconds`.
         func stop(seconds: Int = 10) {
             kill(process.processIdentifier, SIGTERM)
@@ -121,6 +124,31 @@ enum RelayBench {
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
               let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
         return kilobytes * 1024
+    }
+
+    /// CPU time (user + system) of process `pid`: fields 14 and 15 of /proc/PID/stat, in clock ticks.
+    static func cpuSeconds(pid: Int32) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return 0 }
+        // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// CPU time (user + system) of this process: the load generator's own cost.
+    static func selfCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+
+    /// Runs `body` and reports, beside its result, the relay's and the load generator's CPU seconds during it.
+    static func metered<T>(_ relay: ChildRelay, _ body: () async throws -> T) async rethrows -> (result: T, relayCPU: Double, loadCPU: Double) {
+        let relayStart = relay.cpuSeconds(), loadStart = selfCPUSeconds()
+        let result = try await body()
+        return (result, relay.cpuSeconds() - relayStart, selfCPUSeconds() - loadStart)
     }
 
     /// Raises this process's open-file limit to its hard limit (children inherit it).

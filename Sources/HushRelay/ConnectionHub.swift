@@ -69,6 +69,17 @@ public final class ConnectionHub: Sendable {
         return targets.count
     }
 
+    /// Yields the frame `build` makes to every socket of `identity`, building
+    /// it only when there is one (most deposits find their recipient offline).
+    @discardableResult
+    func send(to identity: [UInt8], frame build: () -> String) -> Int {
+        let targets = state.withLock { $0.sockets[identity] ?? [] }
+        guard !targets.isEmpty else { return 0 }
+        let frame = build()
+        for socket in targets { socket.continuation.yield(frame) }
+        return targets.count
+    }
+
     /// Open sockets, for logs and the load generator.
     public var connectionCount: Int { state.withLock { $0.total } }
 }

@@ -121,9 +121,14 @@ public final class RelayClient: Sendable {
 
     /// Deposits a sealed envelope for `recipient`. Safe to repeat with the
     /// same `requestID`: the relay answers with the first result.
+    /// Sent in the binary form (raw envelope body, request id and credential
+    /// in headers: no base64, no JSON to build or parse on either side).
     public func deposit(recipient: [UInt8], envelope: [UInt8], requestID: String, credential: [UInt8]?) async throws(RelayClientError) -> DepositResponse {
-        let body = DepositRequest(requestID: requestID, envelope: Base64Bytes(envelope), credential: credential.map(Base64Bytes.init))
-        return try await call(.POST, RelayPaths.mailboxMessages(recipient), body: body, as: DepositResponse.self)
+        var headers = [(BinaryDeposit.requestIDHeader, requestID)]
+        if let credential { headers.append((BinaryDeposit.credentialHeader, Data(credential).base64EncodedString())) }
+        let raw = try await send(.POST, RelayPaths.mailboxMessages(recipient), body: ByteBuffer(bytes: envelope),
+                                 contentType: BinaryDeposit.contentType, headers: headers)
+        return try decode(DepositResponse.self, from: raw)
     }
 
     /// Envelopes after `after` in the authenticated identity's mailbox (or `mailbox`, which the relay refuses unless it is ours).

@@ -3,31 +3,10 @@ import HushCrypto
 import HushRelayAPI
 import Hummingbird
 
-/// Deposit (anyone, sealed sender), sync and acknowledge (owner only).
+/// Deposit (anyone, sealed sender; see `DepositRoute`), sync and acknowledge (owner only).
 enum MailboxRoutes {
     static func add(to router: Router<RelayRequestContext>, core: RelayCore) {
-        router.post("/v1/mailboxes/{identity}/messages") { request, context in
-            try core.limit(core.limits.perAddress, context.remoteAddress)
-            let mailbox = try core.identity(fromPath: context)
-            let body = try await JSONBody.decode(DepositRequest.self, from: request, limit: RelayLimits.maxJSONBodyBytes)
-            guard RequestIDRules.isValid(body.requestID) else { throw RelayError.malformed("requestID must be 1…64 of [A-Za-z0-9_-]") }
-            guard !body.envelope.bytes.isEmpty else { throw RelayError.malformed("the envelope is empty") }
-            guard body.envelope.bytes.count <= RelayLimits.maxEnvelopeBytes else { throw RelayError.tooLarge("the envelope") }
-            guard try await core.storage.isRegistered(identity: mailbox) else { throw RelayError.notFound("mailbox") }
-            try await checkDeliveryRight(body, mailbox: mailbox, context: context, core: core)
-            let now = core.now
-            let outcome = try await core.storage.deposit(
-                mailbox: mailbox, requestID: body.requestID, envelope: body.envelope.bytes, now: now,
-                expiresAt: now + core.configuration.retentionSeconds * 1000,
-                quota: MailboxQuota(maxCount: core.configuration.mailboxQuotaCount, maxBytes: core.configuration.mailboxQuotaBytes))
-            let record = outcome.record
-            if case .stored = outcome {
-                let message = MailboxMessage(messageID: record.messageID, timestamp: record.timestamp, expiresAt: record.expiresAt, envelope: body.envelope)
-                if let frame = SocketFrames.encode(.message(message)) { core.hub.send(frame, to: mailbox) }
-                core.logger.debug("envelope deposited", metadata: ["size": "\(body.envelope.bytes.count)", "messageID": "\(record.messageID)"])
-            }
-            return try JSONBody.response(DepositResponse(messageID: record.messageID, timestamp: record.timestamp), status: .created)
-        }
+        DepositRoute.add(to: router, core: core)
 
         router.get("/v1/mailboxes/{identity}/messages") { request, context in
             try core.limit(core.limits.perAddress, context.remoteAddress)
@@ -77,27 +56,19 @@ enum MailboxRoutes {
             return try JSONBody.response(CredentialsResponse(count: count))
         }
     }
-
-    /// A deposit with a credential must present a valid one (403); one without
-    /// is first contact: a repeat of an earlier request id passes, anything new
-    /// spends from the tight per-mailbox and per-address buckets (429).
-    static func checkDeliveryRight(_ body: DepositRequest, mailbox: [UInt8], context: RelayRequestContext, core: RelayCore) async throws {
-        if let credential = body.credential {
-            guard credential.bytes.count == RelayLimits.credentialLength,
-                  try await core.storage.hasCredential(mailbox: mailbox, hash: DeliveryCredential.hash(credential.bytes)) else {
-                throw RelayError.invalidCredential
-            }
-            return
-        }
-        if try await core.storage.findDeposit(mailbox: mailbox, requestID: body.requestID) != nil { return }
-        try core.limit(core.limits.firstContactPerAddress, context.remoteAddress)
-        try core.limit(core.limits.firstContactPerMailbox, Hex.encode(mailbox))
-    }
 }
 
 /// Socket frames are encoded once per event and shared by all recipients' sockets.
 enum SocketFrames {
     static func encode(_ event: SocketServerEvent) -> String? {
         (try? JSONEncoder().encode(event)).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The `message` event, written directly: it is built for every pushed
+    /// deposit, and holds only integers and base64 (nothing to escape).
+    static func message(messageID: UInt64, timestamp: Int64, expiresAt: Int64, envelope: [UInt8]) -> String {
+        let encoded = Data(envelope).base64EncodedString()
+        return "{\"type\":\"message\",\"message\":{\"messageID\":\(messageID),\"timestamp\":\(timestamp),"
+            + "\"expiresAt\":\(expiresAt),\"envelope\":\"\(encoded)\"}}"
     }
 }

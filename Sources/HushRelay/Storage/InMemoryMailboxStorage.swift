@@ -144,25 +144,45 @@ public final class InMemoryMailboxStorage: MailboxStorage {
     public func deposit(mailbox: [UInt8], requestID: String, envelope: [UInt8], now: Int64, expiresAt: Int64,
                         quota: MailboxQuota) async throws -> DepositOutcome {
         let digest = SHA256.hash(envelope)
-        return try state.withLock { state in
-            var box = state.mailboxes[mailbox] ?? Mailbox()
-            if let earlier = box.deposits[requestID] {
-                guard ConstantTime.equals(earlier.envelopeDigest, digest) else {
-                    throw RelayError.conflict("request id already used with a different envelope")
-                }
-                return .repeated(earlier)
+        let deposit = DepositSubmission(mailbox: mailbox, requestID: requestID, envelope: envelope, admission: .firstContact(admit: {}),
+                                        now: now, expiresAt: expiresAt, quota: quota)
+        return try state.withLock { state in try Self.store(deposit, digest: digest, checks: false, in: &state) }
+    }
+
+    /// Every check and the store under one lock acquisition.
+    public func submit(_ deposit: DepositSubmission) async throws -> DepositOutcome {
+        let digest = SHA256.hash(deposit.envelope)
+        return try state.withLock { state in try Self.store(deposit, digest: digest, checks: true, in: &state) }
+    }
+
+    /// Same order as the SQL driver: registration, credential, repeat, first-contact admission, quota.
+    private static func store(_ deposit: DepositSubmission, digest: [UInt8], checks: Bool, in state: inout State) throws -> DepositOutcome {
+        if checks {
+            guard state.identities[deposit.mailbox] != nil else { throw RelayError.notFound("mailbox") }
+            if case let .credential(hash) = deposit.admission {
+                guard state.mailboxes[deposit.mailbox]?.credentials.contains(hash) ?? false else { throw RelayError.invalidCredential }
             }
-            guard box.messages.count < quota.maxCount, box.bytes + envelope.count <= quota.maxBytes else {
-                throw RelayError.quotaExceeded
-            }
-            let id = state.ids.next(nowMilliseconds: now)
-            let record = DepositRecord(messageID: id, timestamp: now, expiresAt: expiresAt, envelopeDigest: digest)
-            box.messages[id] = StoredEnvelope(messageID: id, timestamp: now, expiresAt: expiresAt, envelope: envelope)
-            box.bytes += envelope.count
-            box.deposits[requestID] = record
-            state.mailboxes[mailbox] = box
-            return .stored(record)
         }
+        // Taken out of the table while it changes, so that its dictionaries are
+        // uniquely referenced and change in place instead of being copied whole.
+        var box = state.mailboxes.removeValue(forKey: deposit.mailbox) ?? Mailbox()
+        defer { state.mailboxes[deposit.mailbox] = box }
+        if let earlier = box.deposits[deposit.requestID] {
+            guard ConstantTime.equals(earlier.envelopeDigest, digest) else {
+                throw RelayError.conflict("request id already used with a different envelope")
+            }
+            return .repeated(earlier)
+        }
+        if checks, case let .firstContact(admit) = deposit.admission { try admit() }
+        guard box.messages.count < deposit.quota.maxCount, box.bytes + deposit.envelope.count <= deposit.quota.maxBytes else {
+            throw RelayError.quotaExceeded
+        }
+        let id = state.ids.next(nowMilliseconds: deposit.now)
+        let record = DepositRecord(messageID: id, timestamp: deposit.now, expiresAt: deposit.expiresAt, envelopeDigest: digest)
+        box.messages[id] = StoredEnvelope(messageID: id, timestamp: deposit.now, expiresAt: deposit.expiresAt, envelope: deposit.envelope)
+        box.bytes += deposit.envelope.count
+        box.deposits[deposit.requestID] = record
+        return .stored(record)
     }
 
     public func messages(mailbox: [UInt8], after: UInt64, limit: Int, now: Int64) async throws -> [StoredEnvelope] {
@@ -175,7 +195,8 @@ public final class InMemoryMailboxStorage: MailboxStorage {
 
     public func acknowledge(mailbox: [UInt8], messageIDs: [UInt64]) async throws -> Int {
         state.withLock { state in
-            guard var box = state.mailboxes[mailbox] else { return 0 }
+            guard var box = state.mailboxes.removeValue(forKey: mailbox) else { return 0 }
+            defer { state.mailboxes[mailbox] = box }
             var deleted = 0
             for id in Set(messageIDs) {
                 if let removed = box.messages.removeValue(forKey: id) {
@@ -183,7 +204,6 @@ public final class InMemoryMailboxStorage: MailboxStorage {
                     deleted += 1
                 }
             }
-            state.mailboxes[mailbox] = box
             return deleted
         }
     }

@@ -49,6 +49,15 @@ public protocol MailboxStorage: Sendable {
     /// `.quotaExceeded` when the mailbox would exceed `quota`.
     func deposit(mailbox: [UInt8], requestID: String, envelope: [UInt8], now: Int64, expiresAt: Int64,
                  quota: MailboxQuota) async throws -> DepositOutcome
+    /// What the deposit route calls: every check and the store as one
+    /// atomic step, in this order: the mailbox is registered (`.notFound`),
+    /// the credential is registered (`.invalidCredential`), a repeated request
+    /// id returns the earlier result (`.conflict` when the envelope differs),
+    /// a new first contact is admitted (whatever `admit` throws), the quota
+    /// holds (`.quotaExceeded`). Returns only once the deposit is durable;
+    /// a driver may batch concurrent submissions into one transaction. A
+    /// default built from the calls above exists for drivers without one.
+    func submit(_ deposit: DepositSubmission) async throws -> DepositOutcome
     /// Unexpired envelopes with id > `after`, oldest first, at most `limit`.
     func messages(mailbox: [UInt8], after: UInt64, limit: Int, now: Int64) async throws -> [StoredEnvelope]
     /// Deletes the listed envelopes of this mailbox; returns how many existed.

@@ -6,11 +6,25 @@ import Foundation
 
 /// The embedded default driver: one SQLCipher file, one connection behind a
 /// lock (SQLite serialises writers anyway), each operation one transaction.
+/// Deposits go through a group commit: those that arrive while a commit is
+/// in flight are checked and stored together in the next transaction, and
+/// each caller is answered after the COMMIT that holds its deposit.
 public final class SQLCipherMailboxStorage: MailboxStorage, @unchecked Sendable {
-    // Unchecked: `database` and `ids` are touched only while `lock` is held.
+    // Unchecked: `database` and `ids` are touched only while `lock` is held;
+    // `depositQueue` is set once in `init`, before the storage is shared.
     private let lock = NSLock()
     private let database: Database
     private var ids: MessageIDClock
+    private var depositQueue: GroupCommitQueue<PendingDeposit, DepositOutcome>!
+
+    /// Most deposits in one transaction: bounds how long a commit holds the lock.
+    static let maxDepositsPerCommit = 256
+
+    private struct PendingDeposit: Sendable {
+        let submission: DepositSubmission
+        /// Computed by the caller, so hashing runs in parallel, not on the writer.
+        let digest: [UInt8]
+    }
 
     /// Opens (creating and migrating) the database at `path` with `key`.
     public init(path: String, key: SecureBytes) throws {
@@ -21,6 +35,10 @@ public final class SQLCipherMailboxStorage: MailboxStorage, @unchecked Sendable 
         } ?? nil
         self.database = database
         self.ids = MessageIDClock(last: UInt64(max(0, last ?? 0)))
+        self.depositQueue = GroupCommitQueue(label: "hush.relay.deposits", maxBatch: Self.maxDepositsPerCommit) { [weak self] batch in
+            guard let self else { return batch.map { _ in .failure(RelayError.unavailable) } }
+            return self.commitDeposits(batch)
+        }
     }
 
     /// Runs `body` in one immediate transaction under the lock.
@@ -195,25 +213,85 @@ public final class SQLCipherMailboxStorage: MailboxStorage, @unchecked Sendable 
                         quota: MailboxQuota) async throws -> DepositOutcome {
         let digest = SHA256.hash(envelope)
         return try write { db, ids in
-            if let earlier = try Self.depositRecord(mailbox: mailbox, requestID: requestID, db: db) {
-                guard ConstantTime.equals(earlier.envelopeDigest, digest) else {
-                    throw RelayError.conflict("request id already used with a different envelope")
-                }
-                return .repeated(earlier)
-            }
-            let (count, bytes) = try db.queryFirst("SELECT count, bytes FROM mailbox_usage WHERE mailbox = ?", [mailbox]) { row in
-                (try row.get(0, as: Int.self), try row.get(1, as: Int.self))
-            } ?? (0, 0)
-            guard count < quota.maxCount, bytes + envelope.count <= quota.maxBytes else { throw RelayError.quotaExceeded }
-            let id = ids.next(nowMilliseconds: now)
-            try db.execute("INSERT INTO messages (id, mailbox, created_at, expires_at, size, envelope) VALUES (?, ?, ?, ?, ?, ?)",
-                           [Int64(id), mailbox, now, expiresAt, envelope.count, envelope])
-            try db.execute("INSERT OR IGNORE INTO mailbox_usage (mailbox, count, bytes) VALUES (?, 0, 0)", [mailbox])
-            try db.execute("UPDATE mailbox_usage SET count = count + 1, bytes = bytes + ? WHERE mailbox = ?", [envelope.count, mailbox])
-            try db.execute("INSERT INTO deposits (mailbox, request_id, envelope_digest, message_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)",
-                           [mailbox, requestID, digest, Int64(id), now, expiresAt])
-            return .stored(DepositRecord(messageID: id, timestamp: now, expiresAt: expiresAt, envelopeDigest: digest))
+            let deposit = DepositSubmission(mailbox: mailbox, requestID: requestID, envelope: envelope, admission: .firstContact(admit: {}),
+                                            now: now, expiresAt: expiresAt, quota: quota)
+            return try Self.store(deposit, digest: digest, checks: false, db: db, ids: &ids)
         }
+    }
+
+    /// Registration, delivery right, idempotency, quota and the store in one
+    /// step, batched with the deposits arriving meanwhile (group commit).
+    public func submit(_ deposit: DepositSubmission) async throws -> DepositOutcome {
+        try await depositQueue.submit(PendingDeposit(submission: deposit, digest: SHA256.hash(deposit.envelope)))
+    }
+
+    /// One transaction for the whole batch. A deposit refused by a check
+    /// (404, 403, 409, 413, 429) has written nothing, so only it fails; a
+    /// database failure rolls the transaction back and fails every deposit
+    /// of the batch (each caller gets a 500 and may retry with its request
+    /// id), so no answer ever claims a deposit that is not committed.
+    private func commitDeposits(_ batch: [PendingDeposit]) -> [Result<DepositOutcome, any Error>] {
+        lock.lock()
+        defer { lock.unlock() }
+        var ids = self.ids
+        var results: [Result<DepositOutcome, any Error>] = []
+        results.reserveCapacity(batch.count)
+        do {
+            try database.transaction(.immediate) { db in
+                for pending in batch {
+                    do {
+                        results.append(.success(try Self.store(pending.submission, digest: pending.digest, checks: true, db: db, ids: &ids)))
+                    } catch let refusal as RelayError {
+                        results.append(.failure(refusal))
+                    }
+                }
+            }
+        } catch {
+            return batch.map { _ in .failure(error) }
+        }
+        self.ids = ids
+        return results
+    }
+
+    /// Checks (with `checks`: registration and delivery right) and stores one
+    /// deposit inside the caller's transaction. Every refusal is thrown before
+    /// the first write, so a refused deposit leaves nothing behind.
+    private static func store(_ deposit: DepositSubmission, digest: [UInt8], checks: Bool, db: Database,
+                              ids: inout MessageIDClock) throws -> DepositOutcome {
+        let mailbox = deposit.mailbox, requestID = deposit.requestID, envelope = deposit.envelope
+        if checks {
+            guard try db.queryFirst("SELECT 1 FROM identities WHERE identity = ?", [mailbox], { _ in true }) != nil else {
+                throw RelayError.notFound("mailbox")
+            }
+            if case let .credential(hash) = deposit.admission {
+                guard try db.queryFirst("SELECT 1 FROM credentials WHERE mailbox = ? AND credential_hash = ?", [mailbox, hash], { _ in true }) != nil else {
+                    throw RelayError.invalidCredential
+                }
+            }
+        }
+        if let earlier = try depositRecord(mailbox: mailbox, requestID: requestID, db: db) {
+            guard ConstantTime.equals(earlier.envelopeDigest, digest) else {
+                throw RelayError.conflict("request id already used with a different envelope")
+            }
+            return .repeated(earlier)
+        }
+        if checks, case let .firstContact(admit) = deposit.admission { try admit() }
+        let usage = try db.queryFirst("SELECT count, bytes FROM mailbox_usage WHERE mailbox = ?", [mailbox]) { row in
+            (try row.get(0, as: Int.self), try row.get(1, as: Int.self))
+        }
+        let (count, bytes) = usage ?? (0, 0)
+        guard count < deposit.quota.maxCount, bytes + envelope.count <= deposit.quota.maxBytes else { throw RelayError.quotaExceeded }
+        let id = ids.next(nowMilliseconds: deposit.now)
+        try db.execute("INSERT INTO messages (id, mailbox, created_at, expires_at, size, envelope) VALUES (?, ?, ?, ?, ?, ?)",
+                       [Int64(id), mailbox, deposit.now, deposit.expiresAt, envelope.count, envelope])
+        if usage == nil {
+            try db.execute("INSERT INTO mailbox_usage (mailbox, count, bytes) VALUES (?, 1, ?)", [mailbox, envelope.count])
+        } else {
+            try db.execute("UPDATE mailbox_usage SET count = count + 1, bytes = bytes + ? WHERE mailbox = ?", [envelope.count, mailbox])
+        }
+        try db.execute("INSERT INTO deposits (mailbox, request_id, envelope_digest, message_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)",
+                       [mailbox, requestID, digest, Int64(id), deposit.now, deposit.expiresAt])
+        return .stored(DepositRecord(messageID: id, timestamp: deposit.now, expiresAt: deposit.expiresAt, envelopeDigest: digest))
     }
 
     public func messages(mailbox: [UInt8], after: UInt64, limit: Int, now: Int64) async throws -> [StoredEnvelope] {

@@ -1,0 +1,55 @@
+import HushCrypto
+import HushRelayAPI
+import Hummingbird
+
+/// `POST /v1/mailboxes/{identity}/messages`: anyone may deposit (sealed
+/// sender), with a delivery credential or as a rate-limited first contact.
+/// Every check after parsing runs inside the storage's atomic deposit step
+/// (one batched transaction on SQLCipher), in this order: mailbox registered
+/// (404), credential (403), repeat of a request id (same 201, or 409), first-
+/// contact limits (429), quota (413).
+enum DepositRoute {
+    static func add(to router: Router<RelayRequestContext>, core: RelayCore) {
+        router.post("/v1/mailboxes/{identity}/messages") { request, context in
+            try core.limit(core.limits.perAddress, context.remoteAddress)
+            let mailbox = try core.identity(fromPath: context)
+            let body = try await DepositBody.read(request)
+            let now = core.now
+            let outcome = try await core.storage.submit(DepositSubmission(
+                mailbox: mailbox, requestID: body.requestID, envelope: body.envelope,
+                admission: admission(body, mailbox: mailbox, address: context.remoteAddress, core: core),
+                now: now, expiresAt: now + core.configuration.retentionSeconds * 1000,
+                quota: MailboxQuota(maxCount: core.configuration.mailboxQuotaCount, maxBytes: core.configuration.mailboxQuotaBytes)))
+            let record = outcome.record
+            if case .stored = outcome {
+                // Only after the commit (a pushed envelope is always also in the mailbox), and
+                // encoded only when the recipient has a socket open.
+                core.hub.send(to: mailbox) {
+                    SocketFrames.message(messageID: record.messageID, timestamp: record.timestamp, expiresAt: record.expiresAt, envelope: body.envelope)
+                }
+                core.logger.debug("envelope deposited", metadata: ["size": "\(body.envelope.count)", "messageID": "\(record.messageID)"])
+            }
+            return depositResponse(messageID: record.messageID, timestamp: record.timestamp)
+        }
+    }
+
+    /// A credential must be registered for the mailbox (a wrong-length one can
+    /// never be, so it is compared as an impossible hash); without one the
+    /// deposit is first contact, admitted by the tight per-address and
+    /// per-mailbox buckets, which the storage consults only for a new request id.
+    static func admission(_ body: DepositBody, mailbox: [UInt8], address: String, core: RelayCore) -> DepositSubmission.Admission {
+        if let credential = body.credential {
+            return .credential(hash: credential.count == RelayLimits.credentialLength ? DeliveryCredential.hash(credential) : [])
+        }
+        return .firstContact {
+            try core.limit(core.limits.firstContactPerAddress, address)
+            try core.limit(core.limits.firstContactPerMailbox, Hex.encode(mailbox))
+        }
+    }
+
+    /// `{"messageID":…,"timestamp":…}`: two integers, written directly.
+    static func depositResponse(messageID: UInt64, timestamp: Int64) -> Response {
+        Response(status: .created, headers: [.contentType: "application/json"],
+                 body: .init(byteBuffer: ByteBuffer(string: "{\"messageID\":\(messageID),\"timestamp\":\(timestamp)}")))
+    }
+}
