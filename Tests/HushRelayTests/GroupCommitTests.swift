@@ -1,6 +1,7 @@
 import Foundation
 import HushCrypto
 @testable import HushRelay
+import HushRelayAPI
 import Synchronization
 import Testing
 
@@ -93,21 +94,23 @@ import Testing
         }
         // Interleaved so that refusals and accepted deposits share batches.
         var mixed: [DepositSubmission] = []
+        var expectedRefusal: [Int: RelayError] = [:]
         for (index, deposit) in accepted.enumerated() {
             mixed.append(deposit)
-            if index % 8 == 0, index / 8 < refusals.count { mixed.append(refusals[index / 8].0) }
+            if index % 8 == 0, index / 8 < refusals.count {
+                expectedRefusal[mixed.count] = refusals[index / 8].1
+                mixed.append(refusals[index / 8].0)
+            }
         }
+        #expect(expectedRefusal.count == refusals.count)
         let results = await Self.submitConcurrently(storage, mixed)
-        var refusalIndex = 0
         for (index, result) in results.enumerated() {
-            if let refusal = refusals.first(where: { $0.0.requestID == mixed[index].requestID && $0.0.mailbox == mixed[index].mailbox && $0.0.envelope == mixed[index].envelope }) {
-                #expect(throws: refusal.1) { try result.get() }
-                refusalIndex += 1
+            if let refusal = expectedRefusal[index] {
+                #expect(throws: refusal) { try result.get() }
             } else {
                 guard case .stored = try result.get() else { throw TestFailure("an accepted deposit was not stored") }
             }
         }
-        #expect(refusalIndex == refusals.count)
         #expect(try await storage.inventory().messages.count == accepted.count + 1)
     }
 
