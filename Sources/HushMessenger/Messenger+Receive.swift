@@ -1,4 +1,5 @@
 import HushCrypto
+import HushDatabase
 import HushProtocol
 import HushStore
 
@@ -16,20 +17,26 @@ public enum ReceiveOutcome: Sendable, Equatable {
 extension Messenger {
     /// Decrypts and stores one envelope. The message, the advanced ratchet
     /// state, the consumed one-time prekeys and the sync cursor are written in
-    /// one transaction; on any failure nothing but a quarantine record is
-    /// written, so the session still decrypts the next genuine message.
+    /// one transaction; when the envelope cannot be used, only a quarantine
+    /// record is written, so the session still decrypts the next genuine one.
+    ///
+    /// A failure of our own database (disk full, locked, damaged) is not the
+    /// envelope's fault: it is rethrown, nothing is quarantined, the cursor
+    /// stays, and the caller must not acknowledge, so the relay keeps it.
     @discardableResult
-    public func receive(_ envelope: MailboxEnvelope) -> ReceiveOutcome {
-        if let cursor = try? store.settings.syncCursor(), envelope.serverID <= cursor { return .alreadyProcessed }
+    public func receive(_ envelope: MailboxEnvelope) throws -> ReceiveOutcome {
+        if envelope.serverID <= (try store.settings.syncCursor() ?? 0) { return .alreadyProcessed }
         do {
             try store.write { store in
                 try process(envelope)
                 try store.settings.advanceSyncCursor(to: envelope.serverID)
             }
             return .stored
+        } catch where Messenger.isLocalStorageFailure(error) {
+            throw error
         } catch {
             let reason = Messenger.quarantineReason(for: error)
-            try? store.write { store in
+            try store.write { store in
                 try store.quarantine.add(serverId: envelope.serverID, envelope: envelope.bytes, reason: reason, at: clock.now())
                 try store.settings.advanceSyncCursor(to: envelope.serverID)
             }
@@ -44,6 +51,11 @@ extension Messenger {
         try? store.write { store in
             try process(MailboxEnvelope(serverID: 0, relayTimestamp: clock.now(), bytes: bytes), ephemeral: true)
         }
+    }
+
+    /// Errors of our own database, as opposed to an unusable envelope.
+    static func isLocalStorageFailure(_ error: any Error) -> Bool {
+        error is DatabaseError || error is StoreError
     }
 
     /// The tie-break for crossed handshakes: the lexicographically lower id wins.

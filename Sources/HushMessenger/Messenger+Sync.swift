@@ -25,18 +25,27 @@ extension Messenger {
                 try await transport.fetch(after: cursor, limit: Messenger.syncPageSize)
             }
             var handled: [Int64] = []
+            var localFailure: (any Error)?
             for envelope in page.envelopes {
-                switch receive(envelope) {
-                case .stored: report.received += 1
-                case .quarantined: report.quarantined += 1
-                case .alreadyProcessed: break
+                do {
+                    switch try receive(envelope) {
+                    case .stored: report.received += 1
+                    case .quarantined: report.quarantined += 1
+                    case .alreadyProcessed: break
+                    }
+                    handled.append(envelope.serverID)
+                } catch {
+                    // Our own database failed: stop here; the relay keeps this
+                    // envelope and everything after it for the next sync.
+                    localFailure = error
+                    break
                 }
-                handled.append(envelope.serverID)
             }
             if !handled.isEmpty {
                 // Only now, after the commits above, may the relay delete them.
                 try await relayCall { () async throws(DeliveryFailure) in try await transport.acknowledge(handled) }
             }
+            if let localFailure { throw localFailure }
             guard page.hasMore, !page.envelopes.isEmpty else { break }
         }
         // The report covers both passes: what the first one posted (the user's

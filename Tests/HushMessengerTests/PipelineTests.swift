@@ -199,3 +199,29 @@ import HushStore
         #expect(try await alice.messenger.deliveryCredentialKnown(for: "bob"))
     }
 }
+
+@Suite struct LocalFailureTests {
+    @Test func aLocalDatabaseFailureLeavesTheEnvelopeAtTheRelay() async throws {
+        let relay = InMemoryRelay()
+        let alice = try Participant("alice", relay: relay)
+        let bob = try Participant("bob", relay: relay)
+        try await alice.messenger.register()
+        try await bob.messenger.register()
+        try await alice.messenger.addContact(name: "bob", address: bob.address)
+        try await alice.messenger.send(text: "must not be lost", to: "bob")
+        // Bob's database refuses every message insert, as a full disk would.
+        let side = try MessageStore(path: bob.databasePath, key: bob.databaseKey)
+        try side.database.execute("""
+            CREATE TRIGGER simulated_disk_full BEFORE INSERT ON messages BEGIN SELECT RAISE(FAIL, 'simulated'); END;
+            """)
+        await #expect(throws: (any Error).self) { try await bob.messenger.sync() }
+        #expect(relay.stored(for: bob.identity.publicKey).count == 1)
+        #expect(try await bob.messenger.quarantined().isEmpty)
+        #expect(try await bob.messenger.relayCursor() == 0)
+        try side.database.execute("DROP TRIGGER simulated_disk_full")
+        #expect(try await bob.messenger.sync().received == 1)
+        #expect(relay.stored(for: bob.identity.publicKey).isEmpty)
+        let contact = try #require(try await bob.messenger.contacts().first)
+        #expect(try await bob.messenger.history(with: contact.name).map(\.body) == ["must not be lost"])
+    }
+}

@@ -12,6 +12,10 @@ final class Participant {
     let directory: URL
     let clock: ManualClock
     let messenger: Messenger
+    /// The messenger's database file and key, so a test can open a second
+    /// connection to inject local faults.
+    let databasePath: String
+    let databaseKey: SecureBytes
 
     init(_ name: String, relay: InMemoryRelay, clock: ManualClock = ManualClock(), seed: String? = nil) throws {
         self.name = name
@@ -19,7 +23,9 @@ final class Participant {
         identity = IdentityKeyPair.generate(using: DeterministicRandom(seed: seed ?? "identity-\(name)"))
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("hush-messenger-\(name)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let store = try MessageStore(path: directory.appendingPathComponent("messages.db").path, key: SecureBytes(randomCount: 32))
+        databasePath = directory.appendingPathComponent("messages.db").path
+        databaseKey = SecureBytes(randomCount: 32)
+        let store = try MessageStore(path: databasePath, key: databaseKey)
         messenger = Messenger(identity: identity, store: store, transport: relay.transport(for: identity), clock: clock,
                               random: DeterministicRandom(seed: "random-\(name)-\(seed ?? "")"),
                               backoff: BackoffPolicy(baseMilliseconds: 1_000, capMilliseconds: 8_000, maximumAttempts: 3))
