@@ -42,8 +42,8 @@ public final class Database {
             try Database.applyKey(key, to: connection)
             try configure(encrypted: key != nil, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         } catch {
-            statementCache.removeAll()
-            sqlite3_close_v2(connection)
+            // `self` is fully initialised here, so deinit closes the connection
+            // (closing it here too would close a freed handle a second time).
             throw error
         }
     }

@@ -31,6 +31,9 @@ public struct Migrator: Sendable {
         let goal = target ?? latestVersion
         for migration in migrations where migration.version > current && migration.version <= goal {
             try database.transaction(.exclusive) { db in
+                // Another process may have migrated between our first read and
+                // this exclusive lock: re-read inside it and skip what is done.
+                guard try db.schemaVersion() < migration.version else { return }
                 try migration.apply(db)
                 try db.execute("PRAGMA user_version = \(migration.version)")
             }
