@@ -32,7 +32,7 @@ public final class ConnectionHub: Sendable {
     /// already has `maxPerIdentity`.
     func register(identity: [UInt8]) -> (id: UInt64, frames: AsyncStream<String>) {
         let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(ConnectionHub.bufferedFramesPerSocket))
-        let evicted: Socket? = state.withLock { state in
+        let (id, evicted): (UInt64, Socket?) = state.withLock { state in
             state.nextID += 1
             var list = state.sockets[identity] ?? []
             var evicted: Socket?
@@ -43,10 +43,9 @@ public final class ConnectionHub: Sendable {
             list.append(Socket(id: state.nextID, continuation: continuation))
             state.sockets[identity] = list
             state.total += 1
-            return evicted
+            return (state.nextID, evicted)
         }
         evicted?.continuation.finish()
-        let id = state.withLock { $0.nextID }
         return (id, stream)
     }
 

@@ -135,7 +135,12 @@ public final class RelayClient: Sendable {
     public func sync(after: UInt64 = 0, limit: Int = RelayLimits.defaultSyncLimit, mailbox: [UInt8]? = nil) async throws(RelayClientError) -> SyncResponse {
         let owner: [UInt8]
         if let mailbox { owner = mailbox } else { owner = try currentSession().identity }
-        return try await call(.GET, RelayPaths.mailboxMessages(owner) + "?after=\(after)&limit=\(limit)", authenticated: true, as: SyncResponse.self)
+        // A full page of the largest envelopes, base64 in JSON, exceeds the
+        // default 4 MiB response cap: size the cap by the page instead.
+        let cap = max(limit, 1) * (RelayLimits.maxJSONBodyBytes + 256) + 4096
+        let raw = try await send(.GET, RelayPaths.mailboxMessages(owner) + "?after=\(after)&limit=\(limit)",
+                                 authenticated: true, maxResponseBytes: cap)
+        return try decode(SyncResponse.self, from: raw)
     }
 
     /// Deletes delivered envelopes; returns how many were still stored.
