@@ -33,7 +33,8 @@ public enum PassphraseSource: Sendable, Equatable {
         switch self {
         case let .environment(name, value):
             guard !value.isEmpty else { throw .passphraseUnavailable("\(name) is empty") }
-            passphrase = SecureBytes(copying: Array(value.utf8), storage: .guarded)
+            // Straight from the string's bytes: no intermediate array left unwiped.
+            passphrase = SecureBytes(copying: value.utf8, storage: .guarded)
         case let .file(path):
             passphrase = try PassphraseSource.readFirstLine(path)
         case .terminal:
@@ -60,4 +61,19 @@ public enum PassphraseSource: Sendable, Equatable {
         guard end > 0 else { throw .passphraseUnavailable("the first line of \(path) is empty") }
         return SecureBytes(copying: bytes[0..<end], storage: .guarded)
     }
+}
+
+extension PassphraseSource: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// Names the source, never the passphrase an environment source carries
+    /// (a failed test expectation or a `print` would otherwise show it).
+    public var description: String {
+        switch self {
+        case .terminal: return "terminal"
+        case let .file(path): return "file \(path)"
+        case let .environment(name, _): return "environment variable \(name) (redacted)"
+        }
+    }
+
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .enum) }
 }

@@ -110,3 +110,15 @@ import HushCrypto
         #expect(throws: KeystoreError.unknownCost("cheap")) { _ = try KeyDerivationCost.named("cheap") }
     }
 }
+
+@Suite struct PassphraseSourceRedactionTests {
+    @Test func anEnvironmentSourceNeverShowsItsPassphrase() {
+        let source = PassphraseSource.resolve(file: nil, environment: ["HUSH_PASSPHRASE": "correct horse battery"])
+        var dumped = ""
+        dump(source, to: &dumped)
+        for text in [String(describing: source), String(reflecting: source), dumped] {
+            #expect(!text.contains("correct horse"), "leaked in: \(text)")
+        }
+        #expect(String(describing: source).contains("HUSH_PASSPHRASE"))
+    }
+}

@@ -57,7 +57,13 @@ public enum MLKEM {
         public init(seed: SecureBytes) throws(ProtocolError) {
             guard seed.count == MLKEM.seedLength else { throw .malformed(what: "ML-KEM seed") }
             do {
-                key = try seed.withUnsafeBytes { try MLKEM768.PrivateKey(seedRepresentation: Data($0), publicKey: nil) }
+                // Lend the seed without copying it into an unwiped Data buffer.
+                key = try seed.withUnsafeBytes { bytes in
+                    try MLKEM768.PrivateKey(
+                        seedRepresentation: Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: bytes.baseAddress!),
+                                                 count: bytes.count, deallocator: .none),
+                        publicKey: nil)
+                }
             } catch {
                 throw .crypto(.invalidKey)
             }

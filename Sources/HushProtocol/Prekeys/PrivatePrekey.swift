@@ -69,7 +69,10 @@ public struct PrivatePrekey: Sendable {
 
     /// Versioned bytes for the store (contain the secret: keep them encrypted).
     public func serialized() -> SecureBytes {
-        var out: [UInt8] = [PrivatePrekey.serializationVersion, kind.rawValue]
+        var out: [UInt8] = []
+        // Reserve everything first: a reallocation would free an unwiped copy of the secret.
+        out.reserveCapacity(6 + secret.count + Ed25519.signatureLength)
+        out += [PrivatePrekey.serializationVersion, kind.rawValue]
         out.appendBigEndian(id)
         secret.withUnsafeBytes { out.append(contentsOf: $0) }
         out.append(contentsOf: signed.signature)
