@@ -57,5 +57,6 @@ import HushCrypto
         for text in [String(describing: key), String(reflecting: key), dumped] {
             #expect(!text.contains(seedHex))
         }
+        #expect(!dumpShows(key.seed.copyBytes(), in: dumped))
     }
 }

@@ -89,5 +89,7 @@ import Testing
         #expect(!printed.contains(Hex.encode(token)))
         #expect(!printed.contains("\(token[0]), \(token[1]), \(token[2])"))  // Swift's array printing
         #expect(!printed.contains(Hex.encode(kem.seed.copyBytes())))
+        #expect(!dumpShows(token, in: dumped))
+        #expect(!dumpShows(kem.seed.copyBytes(), in: dumped))
     }
 }
