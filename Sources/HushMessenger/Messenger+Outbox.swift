@@ -37,21 +37,19 @@ extension Messenger {
                     emit(.statusChanged(clientMessageID: message.clientMessageId, status: message.status, contact: recipient.name))
                 }
             } catch let failure as DeliveryFailure {
-                switch backoff.decision(for: failure, failures: item.failCount + 1, alreadyReauthenticated: true, using: random) {
-                case let .retry(after):
+                // Deposits carry no token, so a 401 here is not fixed by logging
+                // in: `alreadyReauthenticated: true` turns it into a give-up.
+                let decision = backoff.decision(for: failure, failures: item.failCount + 1, alreadyReauthenticated: true, using: random)
+                if case let .retry(after) = decision {
                     try? store.outbox.markFailed(requestId: item.requestId, error: failure.description, nextAttemptAt: now + after)
                     report.retrying += 1
-                case let .giveUp(reason):
+                } else {
+                    let reason = if case let .giveUp(reason) = decision { reason } else { failure.description }
                     try? store.outbox.markFailed(requestId: item.requestId, error: reason, nextAttemptAt: nil)
                     report.failed += 1
                     if let messageID = item.messageId, let message = try? store.messages.message(id: messageID) {
                         emit(.statusChanged(clientMessageID: message.clientMessageId, status: .failed, contact: recipient.name))
                     }
-                case .reauthenticateAndRetry:
-                    // withReauthentication already re-authenticated once; treat as retryable later.
-                    try? store.outbox.markFailed(requestId: item.requestId, error: failure.description,
-                                                 nextAttemptAt: now + backoff.delay(forAttempt: item.failCount + 1, using: random))
-                    report.retrying += 1
                 }
             } catch {
                 // A local store error after the relay accepted: the request stays
