@@ -22,6 +22,7 @@ public final class RelayCore: Sendable {
         let firstContactPerMailbox: RateLimiter
         let firstContactPerAddress: RateLimiter
         let authPerAddress: RateLimiter
+        let bundlesPerIdentity: RateLimiter
     }
 
     public init(configuration: RelayConfiguration, storage: any MailboxStorage, blobs: BlobStore,
@@ -39,7 +40,8 @@ public final class RelayCore: Sendable {
             perIdentity: RateLimiter(rule: rules.perIdentity),
             firstContactPerMailbox: RateLimiter(rule: rules.firstContactPerMailbox),
             firstContactPerAddress: RateLimiter(rule: rules.firstContactPerAddress),
-            authPerAddress: RateLimiter(rule: rules.authPerAddress)
+            authPerAddress: RateLimiter(rule: rules.authPerAddress),
+            bundlesPerIdentity: RateLimiter(rule: rules.bundlesPerIdentity)
         )
     }
 

@@ -102,6 +102,23 @@ import Testing
         }
     }
 
+    @Test func bundleFetchesPerIdentityAreRateLimitedSoPrekeysCannotBeDrained() async throws {
+        let relay = try TestRelay { $0.rateLimits.bundlesPerIdentity = .init(burst: 3, perSecond: 1.0 / 3600) }
+        let alice = try TestUser(seed: "alice")
+        let bob = try TestUser(seed: "bob")
+        let oneTime = try alice.oneTime(.oneTimeX25519, ids: 1...10)
+        try await relay.application().test(.router) { client in
+            _ = try await client.json(.post, RelayPaths.identities, alice.registration(at: relay.now, oneTime: oneTime))
+            _ = try await client.json(.post, RelayPaths.identities, bob.registration(at: relay.now, oneTime: []))
+            for _ in 0..<3 { #expect(try await client.get(RelayPaths.bundle(alice.identity)).status == .ok) }
+            let limited = try await client.get(RelayPaths.bundle(alice.identity))
+            #expect(limited.status == .tooManyRequests)
+            #expect(limited.headers[.retryAfter] != nil)
+            // Another identity's bundle is not affected.
+            #expect(try await client.get(RelayPaths.bundle(bob.identity)).status == .ok)
+        }
+    }
+
     @Test func bundleOfUnknownOrInvalidIdentity() async throws {
         let relay = try TestRelay()
         let stranger = try TestUser(seed: "stranger")

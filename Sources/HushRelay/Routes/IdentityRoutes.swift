@@ -34,6 +34,7 @@ enum IdentityRoutes {
         router.get("/v1/identities/{identity}/bundle") { _, context in
             try core.limit(core.limits.perAddress, context.remoteAddress)
             let identity = try core.identity(fromPath: context)
+            try core.limit(core.limits.bundlesPerIdentity, Hex.encode(identity))
             guard let bundle = try await core.storage.takeBundle(identity: identity) else { throw RelayError.notFound("identity") }
             return try JSONBody.response(PrekeyBundleDTO(bundle))
         }
