@@ -126,25 +126,6 @@ public struct MessageRepository {
         }
     }
 
-    /// Records the peer's delivery or read receipt for an outgoing message.
-    /// Status only moves forward (a late "delivered" does not undo "read").
-    public func recordReceipt(serverId: Int64, conversationId: Int64, status: MessageStatus, at time: Milliseconds) throws {
-        guard status == .delivered || status == .read else {
-            throw StoreError.invalidArgument("a receipt is delivered or read")
-        }
-        if status == .delivered {
-            try database.execute("""
-                UPDATE messages SET status = 'delivered', delivered_at = coalesce(delivered_at, ?)
-                WHERE conversation_id = ? AND server_id = ? AND direction = 'out' AND status IN ('pending', 'sent')
-                """, [time, conversationId, serverId])
-        } else {
-            try database.execute("""
-                UPDATE messages SET status = 'read', read_at = coalesce(read_at, ?), delivered_at = coalesce(delivered_at, ?)
-                WHERE conversation_id = ? AND server_id = ? AND direction = 'out' AND status != 'failed'
-                """, [time, time, conversationId, serverId])
-        }
-    }
-
     // MARK: Search
 
     /// Full-text search over bodies (FTS4), newest first. Each word of

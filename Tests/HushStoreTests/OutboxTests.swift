@@ -40,8 +40,9 @@ import HushStore
         let message = try #require(try fixture.store.messages.message(id: id))
         #expect(message.serverId == 77 && message.status == .sent && message.position == 77)
         #expect(try fixture.store.outbox.item(requestId: "r") == nil)
-        try fixture.store.messages.recordReceipt(serverId: 77, conversationId: chat, status: .read, at: 9)
-        try fixture.store.messages.recordReceipt(serverId: 77, conversationId: chat, status: .delivered, at: 10)
+        // Receipts name the client message id; a late "delivered" does not undo "read".
+        #expect(try fixture.store.messages.advanceOutgoingStatus(clientMessageId: message.clientMessageId, to: .read, at: 9))
+        #expect(try !fixture.store.messages.advanceOutgoingStatus(clientMessageId: message.clientMessageId, to: .delivered, at: 10))
         let read = try #require(try fixture.store.messages.message(id: id))
         #expect(read.status == .read && read.readAt == 9 && read.deliveredAt == 9)
     }
