@@ -54,6 +54,6 @@ func identityFingerprint(publicKey: [UInt8]) -> String {
 
 /// Prints a JSON object with sorted keys on stdout.
 func printJSON(_ object: [String: Any]) throws {
-    let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+    let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
     print(String(decoding: data, as: UTF8.self))
 }

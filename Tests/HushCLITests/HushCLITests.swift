@@ -51,6 +51,8 @@ import Testing
         let object = try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [String: Any]
         let identity = try #require(object?["identityKey"] as? String)
         #expect(identity.count == 64)
+        // Issue 19: `--json` output must not escape slashes (`text\/plain`, `\/home\/...`).
+        #expect(first.stdout.contains("/") && !first.stdout.contains("\\/"), "\(first.stdout)")
 
         let files = try FileManager.default.contentsOfDirectory(atPath: home.path).sorted()
         #expect(files.contains("keystore") && files.contains("messages.db"))

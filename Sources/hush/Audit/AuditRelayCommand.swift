@@ -31,7 +31,7 @@ struct AuditRelayCommand: AsyncParsableCommand {
                 object["canary"] = ["filesScanned": scan.filesScanned, "found": scan.foundAnywhere,
                                     "encodings": Dictionary(uniqueKeysWithValues: scan.findings.map { ($0.encoding.rawValue, $0.files) })]
             }
-            let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+            let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
             print(String(decoding: data, as: UTF8.self))
         } else {
             print(RelayAudit.render(inventory, dataDirectory: data))
