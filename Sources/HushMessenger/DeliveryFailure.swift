@@ -15,6 +15,14 @@ public enum DeliveryFailure: Error, Sendable, Equatable {
     case unavailable(reason: String)
 }
 
+extension DeliveryFailure {
+    /// The relay answered and said no (as opposed to not answering at all).
+    public var isRefusal: Bool {
+        if case .unavailable = self { return false }
+        return true
+    }
+}
+
 /// What the outbox does next after a failure.
 public enum RetryDecision: Sendable, Equatable {
     case reauthenticateAndRetry

@@ -9,6 +9,10 @@ public struct OutboxReport: Sendable, Equatable {
     public var failed = 0
     /// When the next pending request is due (ms since 1970), if any.
     public var nextAttemptAt: Int64?
+    /// Messages (store row ids) whose deposit the relay answered in this pass
+    /// with a refusal (4xx, 429 included) rather than being unreachable: the
+    /// CLI reports the two differently.
+    public var refusedMessageIDs: Set<Int64> = []
 }
 
 extension Messenger {
@@ -40,6 +44,7 @@ extension Messenger {
                 // Deposits carry no token, so a 401 here is not fixed by logging
                 // in: `alreadyReauthenticated: true` turns it into a give-up.
                 let decision = backoff.decision(for: failure, failures: item.failCount + 1, alreadyReauthenticated: true, using: random)
+                if failure.isRefusal, let messageID = item.messageId { report.refusedMessageIDs.insert(messageID) }
                 if case let .retry(after) = decision {
                     try? store.outbox.markFailed(requestId: item.requestId, error: failure.description, nextAttemptAt: now + after)
                     report.retrying += 1

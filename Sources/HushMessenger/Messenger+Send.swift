@@ -8,15 +8,21 @@ extension Messenger {
     /// deliver the outbox. Returns the message as stored after that attempt.
     @discardableResult
     public func send(text: String, to name: String) async throws -> StoredMessage {
+        try await sendReportingDelivery(text: text, to: name).message
+    }
+
+    /// `send`, also telling whether the relay refused the message in this
+    /// attempt (it stays in the outbox either way, unless given up on).
+    public func sendReportingDelivery(text: String, to name: String) async throws -> (message: StoredMessage, refusedByRelay: Bool) {
         guard text.utf8.count <= ContentLimits.maxTextLength else {
             throw MessengerError.messageTooLong(limit: ContentLimits.maxTextLength)
         }
         let messageID = try seal(.text(text), to: name, recordAs: text)
-        await flushOutbox()
+        let report = await flushOutbox()
         guard let stored = try store.messages.message(clientMessageId: messageID.description) else {
             throw MessengerError.unknownMessage(messageID.description)
         }
-        return stored
+        return (stored, report.refusedMessageIDs.contains(stored.id))
     }
 
     /// Seals `body` for `name` and queues it. When `recordAs` is given the

@@ -1,3 +1,4 @@
+import Glibc
 import HushCrypto
 import HushDatabase
 
@@ -12,8 +13,29 @@ public final class MessageStore {
 
     /// Opens (creating when missing) and migrates the store at `path`.
     /// `key` is the keystore's 32-byte database key; nil only for benchmarks.
-    public init(path: String, key: SecureBytes?) throws {
-        database = try Database(path: path, key: key)
+    public convenience init(path: String, key: SecureBytes?) throws {
+        try self.init(database: try Database(path: path, key: key))
+    }
+
+    /// Opens the store of an existing identity: the file must exist, be
+    /// non-empty and already carry the schema. Only `hush init` creates a
+    /// store; every other command uses this, so a deleted or emptied
+    /// `messages.db` is reported instead of silently replaced by an empty one
+    /// (which would lose every session, and with them every waiting message).
+    public static func openExisting(path: String, key: SecureBytes) throws -> MessageStore {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if errno == ENOENT { throw StoreError.databaseMissing(path: path, reason: .missing) }
+            throw StoreError.databaseMissing(path: path, reason: .unreadable(errno: errno))
+        }
+        guard info.st_size > 0 else { throw StoreError.databaseMissing(path: path, reason: .empty) }
+        let database = try Database(path: path, key: key)
+        guard try database.schemaVersion() > 0 else { throw StoreError.databaseMissing(path: path, reason: .empty) }
+        return try MessageStore(database: database)
+    }
+
+    private init(database: Database) throws {
+        self.database = database
         // Every page SQLCipher reads is decrypted and HMAC-checked, so a
         // page-cache miss costs far more than in plain SQLite: keep the hot
         // index pages (history, conversations, search) in memory. 32 MiB.

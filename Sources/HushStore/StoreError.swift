@@ -1,3 +1,4 @@
+import Glibc
 import HushDatabase
 
 /// Errors of the message store beyond the database's own (`DatabaseError`).
@@ -7,11 +8,28 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case notFound(String)
     /// An argument outside what the store accepts.
     case invalidArgument(String)
+    /// The identity's database is gone or was replaced by an empty file.
+    case databaseMissing(path: String, reason: MissingDatabase)
+
+    public enum MissingDatabase: Sendable, Equatable {
+        case missing, empty
+        case unreadable(errno: Int32)
+    }
 
     public var description: String {
         switch self {
         case let .notFound(what): return "\(what) was not found in the local store"
         case let .invalidArgument(detail): return "invalid argument: \(detail)"
+        case let .databaseMissing(path, reason):
+            let what = switch reason {
+            case .missing: "is missing"
+            case .empty: "is empty"
+            case let .unreadable(code): "cannot be inspected (\(String(cString: strerror(code))))"
+            }
+            return "the message database \(path) \(what), but this identity created one: every session, contact and " +
+                "message lives there. Restore messages.db from your backup into the data directory and try again; " +
+                "nothing was registered, sent or fetched. To start over with an empty database instead (contacts must " +
+                "then be added again), run `hush doctor --new-database`."
         }
     }
 }

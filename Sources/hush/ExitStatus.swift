@@ -28,6 +28,8 @@ enum ExitStatus: Int32 {
     case safetyNumberMismatch = 23
     /// Some envelopes could not be decrypted and were set aside.
     case quarantined = 24
+    /// The message is safe in the outbox but the relay could not be reached yet.
+    case queued = 25
     /// Bad command-line usage (ArgumentParser's own code for validation errors).
     case usage = 64
 
@@ -46,6 +48,9 @@ enum ExitStatus: Int32 {
             }
         case is DatabaseError:
             return .databaseUnusable
+        case let error as StoreError:
+            if case .databaseMissing = error { return .databaseUnusable }
+            return .failure
         case is ValidationError:
             // Thrown from run() (e.g. an empty message on stdin): still a usage error.
             return .usage

@@ -37,7 +37,15 @@ struct HomeContext {
         return contents
     }
 
+    /// Opens this identity's existing database; a missing or emptied one is
+    /// an error (see `MessageStore.openExisting`), never silently recreated.
     func openStore(_ contents: KeystoreContents) throws -> MessageStore {
+        try MessageStore.openExisting(path: directory.databasePath, key: contents.databaseKey)
+    }
+
+    /// Creates a new, empty database for this identity: only `hush init` and
+    /// an explicit `hush doctor --new-database` do this.
+    func createStore(_ contents: KeystoreContents) throws -> MessageStore {
         try MessageStore(path: directory.databasePath, key: contents.databaseKey)
     }
 }

@@ -63,7 +63,7 @@ struct InitCommand: AsyncParsableCommand {
             // The old database (if any) was keyed by the old keystore and is
             // unreadable now: remove it with its WAL before creating the new one.
             for suffix in ["", "-wal", "-shm"] { unlink(context.directory.databasePath + suffix) }
-            let store = try context.openStore(contents)
+            let store = try context.createStore(contents)
             try store.settings.set(SettingsRepository.Name.displayName, to: name)
             try store.settings.set(SettingsRepository.Name.relayURL, to: relay)
             try context.directory.checkPermissions()

@@ -11,6 +11,10 @@ struct SendCommand: AsyncParsableCommand {
             it to the relay. If the relay cannot be reached the message stays pending and is retried \
             with backoff by `hush sync`, `hush chat` or `hush retry`.
 
+            Exits 0 when the relay accepted the message, 25 when it is queued in the outbox because the \
+            relay could not be reached, and 22 when the relay refused it (rate limit, or a refusal \
+            that will not be retried).
+
             Examples:
               hush send bob "see you at 8"
               echo "from a script" | hush send bob
@@ -31,17 +35,21 @@ struct SendCommand: AsyncParsableCommand {
             }
             guard !body.isEmpty else { throw ValidationError("nothing to send: the message is empty") }
             let context = try MessengerContext.open(global)
-            let message = try await context.messenger.send(text: body, to: name)
+            let (message, refused) = try await context.messenger.sendReportingDelivery(text: body, to: name)
             if global.json {
                 try printJSON(Presentation.json(message, contact: name))
             } else {
                 print("[\(message.id)] to \(name): \(Presentation.mark(message.status))")
             }
-            if message.status == .pending || message.status == .failed {
-                if let reason = try await context.messenger.outbox().first(where: { $0.messageId == message.id })?.lastError {
-                    printError("not delivered to the relay yet (\(reason)); it stays in the outbox and `hush sync` retries it")
-                }
+            guard message.status == .pending || message.status == .failed else { return }
+            let reason = try await context.messenger.outbox().first(where: { $0.messageId == message.id })?.lastError ?? "no answer"
+            if message.status == .failed {
+                printError("the relay did not take the message and it will not be retried (\(reason)); `hush retry` tries again")
+                throw ExitCode(ExitStatus.relayUnavailable.rawValue)
             }
+            printError("not delivered to the relay yet (\(reason)); it stays in the outbox and `hush sync` retries it")
+            // Queued either way; the code tells a script whether the relay said no or was not reached.
+            throw ExitCode((refused ? ExitStatus.relayUnavailable : ExitStatus.queued).rawValue)
         }
     }
 }
