@@ -13,4 +13,12 @@ struct Hush: AsyncParsableCommand {
             VectorsCommand.self, DemoCommand.self,
         ]
     )
+
+    @Flag(name: .long, help: "Print the versions of hush, its protocol, libsodium and SQLCipher.")
+    var version = false
+
+    func run() async throws {
+        guard version else { throw CleanExit.helpRequest(self) }
+        print(VersionReport.text)
+    }
 }

@@ -44,6 +44,21 @@ import Testing
         return Result(status: process.terminationStatus, stdout: stdout, stderr: stderr)
     }
 
+    @Test func versionNamesTheReleaseTheProtocolAndTheLibrariesLoaded() throws {
+        let result = try hush(["--version"], passphrase: nil)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4, "\(result.stdout)")
+        #expect(lines.first?.hasPrefix("hush ") == true)
+        #expect(lines.contains { $0.hasPrefix("protocol") && $0.contains(" 1 ") })
+        // Version numbers as the libraries report them: digits and dots.
+        for library in ["libsodium", "SQLCipher"] {
+            let line = try #require(lines.first { $0.hasPrefix(library) }, "\(result.stdout)")
+            let version = line.dropFirst(library.count).trimmingCharacters(in: .whitespaces).prefix { $0 != " " }
+            #expect(!version.isEmpty && version.allSatisfy { $0.isNumber || $0 == "." } && version.contains("."), "\(line)")
+        }
+    }
+
     @Test func initCreatesAnEncryptedHomeAndASecondInitIsRefused() throws {
         let home = try Home()
         let first = try hush(["init", "--home", home.path, "--name", "alice", "--json"])
