@@ -224,7 +224,7 @@ let package = Package(
         .testTarget(
             name: "HushRelayTests",
             dependencies: [
-                "HushRelay", "HushRelayAPI", "HushRelayClient", "HushAudit", "HushProtocol", "HushCrypto",
+                "HushRelay", "HushRelayAPI", "HushRelayClient", "HushMessenger", "HushAudit", "HushProtocol", "HushCrypto",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),

@@ -37,6 +37,8 @@ public enum RelayLimits {
     /// Seconds a challenge stays valid, and a bearer token.
     public static let challengeLifetimeSeconds: Int64 = 60
     public static let tokenLifetimeSeconds: Int64 = 3_600
+    /// The longest Retry-After (seconds) a client honours; a longer one is read as this.
+    public static let maxRetryAfterSeconds = 86_400
     /// How far a registration timestamp may be from the relay's clock (seconds).
     public static let registrationClockSkewSeconds: Int64 = 300
     /// Concurrent sockets per identity.

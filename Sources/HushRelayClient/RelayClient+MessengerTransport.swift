@@ -116,9 +116,16 @@ private final class SocketHolder: Sendable {
 }
 
 extension DeliveryFailure {
+    /// The relay's Retry-After is its number, not ours: a negative one means
+    /// now, and one beyond a day is read as a day (Int64 arithmetic on it
+    /// would otherwise overflow and trap).
+    static func retryAfterMilliseconds(_ seconds: Int) -> Int64 {
+        Int64(min(max(seconds, 0), RelayLimits.maxRetryAfterSeconds)) * 1000
+    }
+
     /// 401 re-authenticate; 413 too large; 429 back off (Retry-After);
     /// 5xx and network errors retry; other 4xx are permanent.
-    init(_ error: RelayClientError) {
+    public init(_ error: RelayClientError) {
         switch error {
         case .notAuthenticated, .socketRefused:
             self = .unauthorized
@@ -126,7 +133,7 @@ extension DeliveryFailure {
             switch status {
             case 401: self = .unauthorized
             case 413: self = .tooLarge
-            case 429: self = .rateLimited(retryAfterMilliseconds: retryAfter.map { Int64($0) * 1000 })
+            case 429: self = .rateLimited(retryAfterMilliseconds: retryAfter.map(DeliveryFailure.retryAfterMilliseconds))
             case 500...: self = .unavailable(reason: "HTTP \(status)")
             default: self = .rejected(status: status, code: code)
             }

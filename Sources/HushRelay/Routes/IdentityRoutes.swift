@@ -14,8 +14,11 @@ enum IdentityRoutes {
             guard body.oneTimePrekeys.count <= RelayLimits.maxPrekeysPerRequest else {
                 throw RelayError.malformed("more than \(RelayLimits.maxPrekeysPerRequest) one-time prekeys")
             }
-            let skew = RelayLimits.registrationClockSkewSeconds * 1000
-            guard abs(body.timestamp - core.now) <= skew else {
+            // The timestamp is the client's: any Int64. Subtract with overflow
+            // reported (a plain `-` traps on Int64.min and kills the relay).
+            let skew = UInt64(RelayLimits.registrationClockSkewSeconds) * 1000
+            let (difference, overflowed) = body.timestamp.subtractingReportingOverflow(core.now)
+            guard !overflowed, difference.magnitude <= skew else {
                 throw RelayError.malformed("the registration timestamp is too far from the relay's clock")
             }
             guard identity.signingKey.isValidSignature(body.proof.bytes, for: RegistrationProof.message(for: body)) else {
