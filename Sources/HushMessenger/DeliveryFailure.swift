@@ -21,6 +21,12 @@ extension DeliveryFailure {
         if case .unavailable = self { return false }
         return true
     }
+
+    /// 403 on a deposit: the relay does not know the delivery credential presented.
+    public var refusesCredential: Bool {
+        if case .rejected(403, _) = self { return true }
+        return false
+    }
 }
 
 /// What the outbox does next after a failure.

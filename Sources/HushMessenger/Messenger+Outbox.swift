@@ -40,6 +40,16 @@ extension Messenger {
                 if let messageID = item.messageId, let message = try store.messages.message(id: messageID) {
                     emit(.statusChanged(clientMessageID: message.clientMessageId, status: message.status, contact: recipient.name))
                 }
+            } catch let failure as DeliveryFailure where failure.refusesCredential && recipient.credential != nil {
+                // The relay no longer knows the credential the contact gave us
+                // (they re-registered, or it was lost): forget it and deposit as
+                // a first contact at once. The contact hands over its current
+                // one with the next thing it seals to us.
+                try? store.write { store in
+                    try store.contacts.setDeliveryCredential(nil, contactId: recipient.contactId)
+                    try store.outbox.markFailed(requestId: item.requestId, error: failure.description, nextAttemptAt: now)
+                }
+                report.retrying += 1
             } catch let failure as DeliveryFailure {
                 // Deposits carry no token, so a 401 here is not fixed by logging
                 // in: `alreadyReauthenticated: true` turns it into a give-up.
@@ -81,10 +91,11 @@ extension Messenger {
         return await flushOutbox()
     }
 
-    private func recipientIdentity(conversationId: Int64) throws -> (key: IdentityKey, credential: [UInt8]?, name: String) {
+    private func recipientIdentity(conversationId: Int64) throws -> (key: IdentityKey, credential: [UInt8]?, name: String, contactId: Int64) {
         guard let contact = try store.contacts.contact(conversationId: conversationId) else {
             throw MessengerError.unknownContact("conversation \(conversationId)")
         }
-        return (try IdentityKey(rawRepresentation: contact.identityKey), try store.contacts.deliveryCredential(contactId: contact.id), contact.name)
+        return (try IdentityKey(rawRepresentation: contact.identityKey), try store.contacts.deliveryCredential(contactId: contact.id),
+                contact.name, contact.id)
     }
 }

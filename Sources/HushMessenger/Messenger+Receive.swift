@@ -23,26 +23,42 @@ extension Messenger {
     /// A failure of our own database (disk full, locked, damaged) is not the
     /// envelope's fault: it is rethrown, nothing is quarantined, the cursor
     /// stays, and the caller must not acknowledge, so the relay keeps it.
+    ///
+    /// The "already processed" check runs inside each write transaction (an
+    /// immediate one: the write lock), so two processes syncing one home at
+    /// once never both process an envelope; the second sees the first's
+    /// cursor, instead of failing to decrypt a message its ratchet already
+    /// consumed and reporting it as replayed.
     @discardableResult
     public func receive(_ envelope: MailboxEnvelope) throws -> ReceiveOutcome {
-        if envelope.serverID <= (try store.settings.syncCursor() ?? 0) { return .alreadyProcessed }
         do {
-            try store.write { store in
+            let processed: Bool = try store.write { store in
+                if try Messenger.alreadyProcessed(envelope, in: store) { return false }
                 try process(envelope)
                 try store.settings.advanceSyncCursor(to: envelope.serverID)
+                return true
             }
-            return .stored
+            return processed ? .stored : .alreadyProcessed
         } catch where Messenger.isLocalStorageFailure(error) {
             throw error
         } catch {
             let reason = Messenger.quarantineReason(for: error)
-            try store.write { store in
+            let quarantined: Bool = try store.write { store in
+                // Another process may have stored it between the two transactions.
+                if try Messenger.alreadyProcessed(envelope, in: store) { return false }
                 try store.quarantine.add(serverId: envelope.serverID, envelope: envelope.bytes, reason: reason, at: clock.now())
                 try store.settings.advanceSyncCursor(to: envelope.serverID)
+                return true
             }
+            guard quarantined else { return .alreadyProcessed }
             emit(.quarantined(reason: reason))
             return .quarantined(reason: reason)
         }
+    }
+
+    /// At or below the sync cursor: stored or set aside by an earlier run.
+    static func alreadyProcessed(_ envelope: MailboxEnvelope, in store: MessageStore) throws -> Bool {
+        envelope.serverID <= (try store.settings.syncCursor() ?? 0)
     }
 
     /// Handles an ephemeral envelope (typing): decrypted with the session but
@@ -82,7 +98,6 @@ extension Messenger {
         let opened = try SealedSender.open(envelope.bytes, recipient: identity)
         let now = clock.now()
         let (contact, _) = try contactForSender(opened.sender, at: now)
-        var acceptedHandshake = false
         let session: Session
         var consumedPrekeys: [(PrekeyKind, UInt32)] = []
         let current = try? loadSession(contactId: contact.id)
@@ -99,7 +114,9 @@ extension Messenger {
                 throw MessengerError.protocolFailure("crossed first messages: both sides started a session at once; the peer switches to ours, so this one message is lost; ask them to resend it")
             }
             session = try acceptSession(opened, handshake: handshake)
-            acceptedHandshake = true
+            // A new session may come from a peer who lost everything (a new
+            // database): whatever we gave them before, give it again.
+            try store.contacts.setCredentialSent(nil, contactId: contact.id)
             if let oneTime = handshake.oneTimePrekeyID { consumedPrekeys.append((.oneTimeX25519, oneTime)) }
             if handshake.kemPrekeyKind == .oneTimeKEM { consumedPrekeys.append((.oneTimeKEM, handshake.kemPrekeyID)) }
         } else {
@@ -113,11 +130,12 @@ extension Messenger {
         for (kind, id) in consumedPrekeys { try store.prekeys.delete(kind: kind.storeName, id: Int64(id)) }
         if !consumedPrekeys.isEmpty { prekeysMayNeedRefill = true }
         try apply(content, from: contact, envelope: envelope)
-        if acceptedHandshake, let credential = try ownDeliveryCredential() {
-            // Whoever starts a session with us (a stranger, or a contact who
-            // added us first) gets what it needs to pass the relay's stranger
-            // rate limit; the relay never learns which contact presents it.
-            try seal(.deliveryCredential(credential), to: contact.name)
+        if !ephemeral {
+            // Whoever writes to us (a stranger, a contact who added us first, or
+            // the contact whose session we started, answering) gets what it needs
+            // to pass the relay's stranger rate limit, once per credential; the
+            // relay never learns which contact presents it.
+            try handOverCredential(to: contact)
         }
     }
 

@@ -53,6 +53,20 @@ extension Messenger {
         return content.id
     }
 
+    /// Seals our delivery credential for `contact` unless they already hold
+    /// the current one. Called for everything received from a contact, so
+    /// both sides of a session hold each other's after the first exchange
+    /// (whoever started it), and a changed credential reaches a contact with
+    /// the next thing they send us. Runs inside the caller's transaction.
+    func handOverCredential(to contact: Contact) throws {
+        guard let credential = try ownDeliveryCredential(),
+              try store.contacts.credentialSent(contactId: contact.id) != credential else { return }
+        try store.write { store in
+            try seal(.deliveryCredential(credential), to: contact.name)
+            try store.contacts.setCredentialSent(credential, contactId: contact.id)
+        }
+    }
+
     /// Sends a typing indicator over the live connection only: it is never
     /// queued or stored, and is dropped when the contact is offline.
     public func sendTyping(_ active: Bool, to name: String) async throws {

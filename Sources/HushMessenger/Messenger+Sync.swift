@@ -19,11 +19,17 @@ extension Messenger {
     public func sync() async throws -> SyncReport {
         var report = SyncReport()
         let first = await flushOutbox()
+        // From the start of the mailbox, not from the cursor: whatever the relay
+        // still holds at or below the cursor was processed by a run that died
+        // before its acknowledgement (or by another process whose ack is in
+        // flight). It is acknowledged below without being processed again,
+        // instead of staying at the relay until it expires.
+        var after: Int64 = 0
         while true {
-            let cursor = try store.settings.syncCursor() ?? 0
             let page = try await relayCall { () async throws(DeliveryFailure) -> MailboxPage in
-                try await transport.fetch(after: cursor, limit: Messenger.syncPageSize)
+                try await transport.fetch(after: after, limit: Messenger.syncPageSize)
             }
+            if let last = page.envelopes.last { after = max(after, last.serverID) }
             var handled: [Int64] = []
             var localFailure: (any Error)?
             for envelope in page.envelopes {

@@ -33,7 +33,19 @@ extension ContactRepository {
         } ?? nil
     }
 
-    public func setDeliveryCredential(_ token: [UInt8], contactId: Int64) throws {
+    public func setDeliveryCredential(_ token: [UInt8]?, contactId: Int64) throws {
         try database.execute("UPDATE contacts SET delivery_credential = ? WHERE id = ?", [token, contactId])
+    }
+
+    /// Our delivery credential as last handed to the contact (nil: never, or
+    /// to be handed over again).
+    public func credentialSent(contactId: Int64) throws -> [UInt8]? {
+        try database.queryFirst("SELECT credential_sent FROM contacts WHERE id = ?", [contactId]) {
+            try $0.get(0, as: [UInt8]?.self)
+        } ?? nil
+    }
+
+    public func setCredentialSent(_ token: [UInt8]?, contactId: Int64) throws {
+        try database.execute("UPDATE contacts SET credential_sent = ? WHERE id = ?", [token, contactId])
     }
 }

@@ -45,12 +45,14 @@ import Testing
         #expect(try bed.history(alice, with: "bob").last?.status == "pending")
 
         // The next run posts it.
+        // The message, and Alice's delivery credential, handed over when she
+        // first hears from Bob (his credential and receipt arrive in this sync).
         let report = try bed.sync(alice)
-        #expect(report["sent"] as? Int == 1)
+        #expect(report["sent"] as? Int == 2)
         #expect(try bed.outbox(alice).isEmpty)
         try bed.sync(alice)
 
-        #expect(try bed.sync(bob)["received"] as? Int == 1)
+        #expect(try bed.sync(bob)["received"] as? Int == 2, "the message and Alice's credential")
         let received = try bed.history(bob, with: "alice").incoming
         #expect(received.count("sealed, then the sender died") == 1)
         #expect(received.count == 2)

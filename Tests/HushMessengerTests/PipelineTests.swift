@@ -197,6 +197,33 @@ import HushStore
         #expect(try await alice.messenger.deliveryCredentialKnown(for: "bob") == false)
         _ = try await alice.messenger.sync()
         #expect(try await alice.messenger.deliveryCredentialKnown(for: "bob"))
+        // The side that answered holds the starter's credential once it hears from it again.
+        #expect(try await bob.messenger.deliveryCredentialKnown(for: "alice") == false)
+        _ = try await bob.messenger.sync()
+        #expect(try await bob.messenger.deliveryCredentialKnown(for: "alice"))
+    }
+
+    @Test func aRefusedCredentialIsDroppedAndTheMessageGoesAsAFirstContact() async throws {
+        let relay = InMemoryRelay()
+        let alice = try Participant("alice", relay: relay), bob = try Participant("bob", relay: relay)
+        try await alice.messenger.register()
+        try await bob.messenger.register()
+        try await alice.messenger.addContact(name: "bob", address: bob.address)
+        try await alice.messenger.send(text: "first", to: "bob")
+        _ = try await bob.messenger.sync()
+        _ = try await alice.messenger.sync()
+        #expect(try await alice.messenger.deliveryCredentialKnown(for: "bob"))
+
+        relay.state.withLock { $0.depositFailures = [.rejected(status: 403, code: "invalid_credential")] }
+        let refused = try await alice.messenger.send(text: "after a 403", to: "bob")
+        #expect(refused.status == .pending, "kept, not given up")
+        #expect(try await alice.messenger.deliveryCredentialKnown(for: "bob") == false)
+        _ = try await alice.messenger.sync()
+        #expect(try await alice.messenger.outbox().isEmpty)
+        let report = try await bob.messenger.sync()
+        #expect(report.received >= 1 && report.quarantined == 0, "\(report)")
+        let bodies = try await bob.messenger.conversations().compactMap { $0.lastMessage?.body }
+        #expect(bodies.contains("after a 403"), "\(bodies)")
     }
 }
 

@@ -119,6 +119,15 @@ final class RecordingProxy: @unchecked Sendable {
     private var sent = [UInt8]()
     private var sockets: [Int32] = []
     private var stopped = false
+    private var acksRefused = false
+
+    /// While true, a connection that carries an acknowledgement
+    /// (`POST …/ack`) is cut before the relay sees it: a client that dies
+    /// between its commit and its ack, as the relay experiences it.
+    var refuseAcknowledgements: Bool {
+        get { lock.withLock { acksRefused } }
+        set { lock.withLock { acksRefused = newValue } }
+    }
 
     init(forwardingTo target: Int) throws {
         (listener, port) = try LoopbackSocket.listen(port: 0)
@@ -142,6 +151,10 @@ final class RecordingProxy: @unchecked Sendable {
             while true {
                 let bytes = LoopbackSocket.readSome(source)
                 if bytes.isEmpty { break }
+                if record, refuseAcknowledgements, String(decoding: bytes, as: UTF8.self).contains("/ack HTTP/1.1") {
+                    shutdown(source, Int32(SHUT_RDWR))
+                    break
+                }
                 if record { lock.withLock { sent += bytes } }
                 if !LoopbackSocket.writeAll(destination, bytes) { break }
             }
