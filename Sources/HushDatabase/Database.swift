@@ -87,9 +87,11 @@ public final class Database {
         guard let version, !version.isEmpty else {
             throw DatabaseError(kind: .notSQLCipher, message: "PRAGMA cipher_version returned no row")
         }
+        // Before the first read: another process of the same home may be
+        // checkpointing or writing, and a read then waits instead of failing.
+        sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
         // The first real read: fails with SQLITE_NOTADB on a wrong key.
         _ = try prepare("SELECT count(*) FROM sqlite_master").queryFirstValue(as: Int64.self)
-        sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
         _ = try prepare("PRAGMA journal_mode = WAL").queryFirstValue(as: String.self)
         try execute("PRAGMA foreign_keys = ON")
         try execute("PRAGMA synchronous = NORMAL")

@@ -79,14 +79,18 @@ extension Messenger {
     /// Posts failed and pending requests now (the user's `hush retry`): failed
     /// ones become pending again, and pending ones waiting out their backoff are
     /// due at once; after an outage the user should not have to wait for the
-    /// jittered schedule, which grows to minutes.
+    /// jittered schedule, which grows to minutes. A text message is sealed
+    /// again on the current session first: the conversation may have moved on
+    /// while it waited.
     public func retry(requestID: String?) async throws -> OutboxReport {
         let now = clock.now()
         let waiting = try store.outbox.items(status: .failed) + store.outbox.items(status: .pending)
         let chosen = requestID.map { id in waiting.filter { $0.requestId.hasPrefix(id) } } ?? waiting
         if let requestID, chosen.isEmpty { throw MessengerError.unknownMessage(requestID) }
         try store.write { store in
-            for item in chosen { try store.outbox.retry(requestId: item.requestId, at: now) }
+            for item in chosen where try !resealForRetry(item) {
+                try store.outbox.retry(requestId: item.requestId, at: now)
+            }
         }
         return await flushOutbox()
     }

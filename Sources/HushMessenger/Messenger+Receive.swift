@@ -10,6 +10,9 @@ public enum ReceiveOutcome: Sendable, Equatable {
     /// Could not be decrypted or decoded; kept aside with the reason, and
     /// safe to acknowledge (the relay copy adds nothing).
     case quarantined(reason: String)
+    /// Could not be decrypted, and the sender (known, with a session) was
+    /// asked to send it again: set aside too, but expected to recover.
+    case resendRequested(reason: String)
     /// Already processed earlier (at or below the sync cursor).
     case alreadyProcessed
 }
@@ -43,16 +46,17 @@ extension Messenger {
             throw error
         } catch {
             let reason = Messenger.quarantineReason(for: error)
-            let quarantined: Bool = try store.write { store in
+            let reported: Bool? = try store.write { store in
                 // Another process may have stored it between the two transactions.
-                if try Messenger.alreadyProcessed(envelope, in: store) { return false }
+                if try Messenger.alreadyProcessed(envelope, in: store) { return nil }
+                let reported = reportUndecryptable(envelope)
                 try store.quarantine.add(serverId: envelope.serverID, envelope: envelope.bytes, reason: reason, at: clock.now())
                 try store.settings.advanceSyncCursor(to: envelope.serverID)
-                return true
+                return reported
             }
-            guard quarantined else { return .alreadyProcessed }
+            guard let reported else { return .alreadyProcessed }
             emit(.quarantined(reason: reason))
-            return .quarantined(reason: reason)
+            return reported ? .resendRequested(reason: reason) : .quarantined(reason: reason)
         }
     }
 
@@ -111,7 +115,7 @@ extension Messenger {
             if let current, current.pendingHandshake != nil,
                current.ratchet.sendCount > 0 || current.ratchet.previousSendCount > 0,
                !Messenger.handshakeWins(handshake.ephemeralKey.rawRepresentation, over: current.handshakeID) {
-                throw MessengerError.protocolFailure("crossed first messages: both sides started a session at once; the peer switches to ours, so this one message is lost; ask them to resend it")
+                throw MessengerError.protocolFailure("crossed first messages: both sides started a session at once and the peer's lost the tie-break; the peer is asked to resend it on ours")
             }
             session = try acceptSession(opened, handshake: handshake)
             // A new session may come from a peer who lost everything (a new
@@ -122,7 +126,7 @@ extension Messenger {
         } else {
             session = try loadSession(contactId: contact.id)
         }
-        let skipped = try PersistentSkippedKeys(store: store, contactId: contact.id)
+        let skipped = try PersistentSkippedKeys(store: store, contactId: contact.id, now: now)
         let plaintext = try session.open(opened, skippedKeys: skipped.memory, using: random)
         let content = try Content(decoding: plaintext)
         try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
@@ -160,6 +164,8 @@ extension Messenger {
         case .profile:
             // Display names are shown only after the user names the contact; nothing to store yet.
             break
+        case let .decryptionError(digest):
+            try answerDecryptionError(digest, from: contact)
         }
     }
 

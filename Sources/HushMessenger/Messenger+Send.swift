@@ -43,7 +43,8 @@ extension Messenger {
                 let message = NewMessage(conversationId: conversation, clientMessageId: content.id.description,
                                          direction: .outgoing, sender: identity.address.description, body: text,
                                          contentType: content.body.contentTypeName, status: .pending, createdAt: now)
-                _ = try store.outbox.enqueueOutgoing(message, requestId: requestID, sealedPayload: envelope, at: now)
+                let messageId = try store.outbox.enqueueOutgoing(message, requestId: requestID, sealedPayload: envelope, at: now)
+                try store.resends.recordEnvelope(digest: SHA256.hash(envelope), messageId: messageId, at: now)
             } else {
                 try store.outbox.enqueue(requestId: requestID, messageId: nil, conversationId: conversation,
                                          sealedPayload: envelope, at: now)

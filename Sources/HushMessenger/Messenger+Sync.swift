@@ -5,12 +5,17 @@ import HushStore
 /// What `sync` did.
 public struct SyncReport: Sendable, Equatable {
     public var received = 0
+    /// Set aside with no way to recover them (unknown sender, no session, a replay).
     public var quarantined = 0
+    /// Set aside, and their senders asked to send them again (docs/PROTOCOL.md §10.1).
+    public var resendRequested = 0
     public var outbox = OutboxReport()
 }
 
 extension Messenger {
     public static let syncPageSize = 100
+    /// How long the relay keeps an envelope at most (its default retention).
+    static let relayRetentionMilliseconds: Int64 = 30 * 24 * 3600 * 1000
 
     /// Flushes the outbox, then fetches, decrypts, stores and acknowledges
     /// everything waiting after the sync cursor, page by page; then flushes
@@ -18,6 +23,8 @@ extension Messenger {
     @discardableResult
     public func sync() async throws -> SyncReport {
         var report = SyncReport()
+        // A decryption error can only name an envelope the relay still held.
+        try store.resends.forgetEnvelopes(sealedBefore: clock.now() - Messenger.relayRetentionMilliseconds)
         let first = await flushOutbox()
         // From the start of the mailbox, not from the cursor: whatever the relay
         // still holds at or below the cursor was processed by a run that died
@@ -37,6 +44,7 @@ extension Messenger {
                     switch try receive(envelope) {
                     case .stored: report.received += 1
                     case .quarantined: report.quarantined += 1
+                    case .resendRequested: report.resendRequested += 1
                     case .alreadyProcessed: break
                     }
                     handled.append(envelope.serverID)

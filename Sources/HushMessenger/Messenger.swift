@@ -46,11 +46,32 @@ public actor Messenger {
         eventSink.yield(event)
     }
 
-    /// Authenticates once per run (and again after a 401, once).
+    /// Authenticates once per run (and again after a 401, once). The token is
+    /// kept in the (encrypted) store until shortly before it expires, so a
+    /// script that runs `hush sync` often does not log in every time (the
+    /// relay rate-limits logins per address). After a 401 the kept token is
+    /// not tried again.
     func ensureAuthenticated() async throws(DeliveryFailure) {
         guard !authenticated else { return }
+        if !reauthenticated, let kept = keptSessionToken(), kept.expiresAt > clock.now() + Messenger.tokenRenewalMarginMilliseconds {
+            transport.resume(kept, identity: identity)
+            authenticated = true
+            return
+        }
         try await transport.authenticate(identity: identity)
         authenticated = true
+        if let token = transport.sessionToken {
+            try? store.settings.set(SettingsRepository.Name.sessionToken, to: "\(token.expiresAt) \(token.token)")
+        }
+    }
+
+    /// A token younger than this margin before its expiry is not resumed.
+    static let tokenRenewalMarginMilliseconds: Int64 = 60_000
+
+    private func keptSessionToken() -> SessionToken? {
+        guard let value = try? store.settings.value(SettingsRepository.Name.sessionToken),
+              let space = value.firstIndex(of: " "), let expiresAt = Int64(value[..<space]) else { return nil }
+        return SessionToken(token: String(value[value.index(after: space)...]), expiresAt: expiresAt)
     }
 
     /// Runs a relay call, re-authenticating once when the relay answers 401.

@@ -10,6 +10,8 @@ public enum MessengerEvent: Sendable, Equatable {
     case typing(contact: String, active: Bool)
     /// Something arrived that could not be decrypted; it was set aside.
     case quarantined(reason: String)
+    /// The contact could not decrypt an outgoing message; it was sealed and queued again.
+    case resent(clientMessageID: String, contact: String)
     /// The live connection to the relay went up or down.
     case connection(online: Bool)
 }

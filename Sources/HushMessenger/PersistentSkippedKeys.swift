@@ -12,9 +12,12 @@ struct PersistentSkippedKeys {
     let memory: InMemorySkippedMessageKeyStore
     private let loadedCount: Int
 
-    init(store: MessageStore, contactId: Int64) throws {
+    init(store: MessageStore, contactId: Int64, now: Int64) throws {
         self.store = store
         self.contactId = contactId
+        // The age bound (RatchetLimits.maxSkippedKeyAgeSeconds), applied before
+        // every use so an expired key never opens anything.
+        try store.skippedKeys.deleteOlder(than: now - RatchetLimits.maxSkippedKeyAgeSeconds * 1000, contactId: contactId)
         let stored = try store.skippedKeys.all(contactId: contactId)
         memory = InMemorySkippedMessageKeyStore(keys: stored.map {
             SkippedMessageKey(headerKey: SecureBytes(copying: $0.headerKey), counter: UInt32(clamping: $0.counter), messageKey: $0.messageKey)

@@ -56,6 +56,11 @@ public struct MailboxPage: Sendable, Equatable {
 public protocol RelayTransport: Sendable {
     /// Obtains a fresh session token (challenge signed by the identity key).
     func authenticate(identity: IdentityKeyPair) async throws(DeliveryFailure)
+    /// The session token in use, so a later run can resume it instead of
+    /// logging in again (nil when there is none, or the transport keeps none).
+    var sessionToken: SessionToken? { get }
+    /// Uses a token `identity` obtained in an earlier run.
+    func resume(_ token: SessionToken, identity: IdentityKeyPair)
     /// Publishes the identity with its prekeys (proof of possession inside).
     func register(identity: IdentityKeyPair, signedPrekey: SignedPrekey, lastResortKEMPrekey: SignedPrekey,
                   oneTimePrekeys: [SignedPrekey]) async throws(DeliveryFailure)
@@ -78,4 +83,20 @@ public protocol RelayTransport: Sendable {
     func connect() async throws(DeliveryFailure) -> AsyncStream<TransportEvent>
     /// Sends an ephemeral envelope over the live connection (dropped when the recipient is offline).
     func sendEphemeral(_ envelope: [UInt8], to recipient: IdentityKey, credential: [UInt8]) async throws(DeliveryFailure)
+}
+
+/// A relay session token and when the relay said it expires (its clock, ms).
+public struct SessionToken: Sendable, Equatable {
+    public let token: String
+    public let expiresAt: Int64
+
+    public init(token: String, expiresAt: Int64) {
+        self.token = token
+        self.expiresAt = expiresAt
+    }
+}
+
+extension RelayTransport {
+    public var sessionToken: SessionToken? { nil }
+    public func resume(_ token: SessionToken, identity: IdentityKeyPair) {}
 }

@@ -16,6 +16,14 @@ public struct RelayClientTransport: RelayTransport {
         _ = try await map { () async throws(RelayClientError) in try await client.authenticate(identity: identity.signingKey) }
     }
 
+    public var sessionToken: SessionToken? {
+        client.currentToken.map { SessionToken(token: $0.token, expiresAt: $0.expiresAt) }
+    }
+
+    public func resume(_ token: SessionToken, identity: IdentityKeyPair) {
+        client.useToken(token.token, identity: identity.publicKey.rawRepresentation, expiresAt: token.expiresAt)
+    }
+
     public func register(identity: IdentityKeyPair, signedPrekey: SignedPrekey, lastResortKEMPrekey: SignedPrekey,
                          oneTimePrekeys: [SignedPrekey]) async throws(DeliveryFailure) {
         _ = try await map { () async throws(RelayClientError) in

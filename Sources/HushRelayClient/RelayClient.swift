@@ -46,6 +46,9 @@ public final class RelayClient: Sendable {
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 
+    /// The current token and its expiry (Unix ms), nil before `authenticate`.
+    public var currentToken: (token: String, expiresAt: Int64)? { session.withLock { $0.map { ($0.token, $0.expiresAt) } } }
+
     /// The current token's expiry (Unix ms), nil before `authenticate`.
     public var tokenExpiresAt: Int64? { session.withLock { $0?.expiresAt } }
 

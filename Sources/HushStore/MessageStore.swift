@@ -52,6 +52,7 @@ public final class MessageStore {
     public var prekeys: PrekeyRepository { PrekeyRepository(database: database) }
     public var settings: SettingsRepository { SettingsRepository(database: database) }
     public var quarantine: QuarantineRepository { QuarantineRepository(database: database) }
+    public var resends: ResendRepository { ResendRepository(database: database) }
 
     /// Runs `body` in one transaction (batched writes); rolled back on a throw.
     public func write<T>(_ body: (MessageStore) throws -> T) throws -> T {

@@ -71,8 +71,11 @@ public struct OutboxRepository {
         return try database.transaction { db in
             guard let item = try item(requestId: requestId) else { throw StoreError.notFound("outbox request") }
             if let messageId = item.messageId {
+                // A message resent after a decryption error keeps the id, time and
+                // place its first acceptance gave it.
                 try db.execute("""
-                    UPDATE messages SET server_id = ?, relay_timestamp = ?, position = ?,
+                    UPDATE messages SET server_id = coalesce(server_id, ?), relay_timestamp = coalesce(relay_timestamp, ?),
+                        position = CASE WHEN server_id IS NULL THEN ? ELSE position END,
                         status = CASE WHEN status IN ('pending', 'failed') THEN 'sent' ELSE status END
                     WHERE id = ?
                     """, [serverId, relayTimestamp, position, messageId])
@@ -105,6 +108,22 @@ public struct OutboxRepository {
         try database.transaction { db in
             guard let item = try item(requestId: requestId) else { throw StoreError.notFound("outbox request") }
             try db.execute("UPDATE outbox SET status = 'pending', next_attempt_at = ? WHERE request_id = ?", [time, requestId])
+            if let messageId = item.messageId {
+                try db.execute("UPDATE messages SET status = 'pending' WHERE id = ? AND status = 'failed'", [messageId])
+            }
+        }
+    }
+
+    /// The user asked to retry a request whose message was sealed again on
+    /// the current session: the new envelope replaces the old under a new
+    /// request id (the relay may have taken the old one without our knowing;
+    /// the same id with other bytes would be refused as a conflict).
+    public func replaceEnvelope(requestId: String, newRequestId: String, sealedPayload: [UInt8], at time: Milliseconds) throws {
+        try database.transaction { db in
+            guard let item = try item(requestId: requestId) else { throw StoreError.notFound("outbox request") }
+            try db.execute("""
+                UPDATE outbox SET request_id = ?, payload = ?, status = 'pending', next_attempt_at = ? WHERE request_id = ?
+                """, [newRequestId, sealedPayload, time, requestId])
             if let messageId = item.messageId {
                 try db.execute("UPDATE messages SET status = 'pending' WHERE id = ? AND status = 'failed'", [messageId])
             }

@@ -18,6 +18,11 @@ public struct QuarantineRepository {
                              [serverId, envelope, reason, time])
     }
 
+    /// Whether these exact bytes were set aside before (a replayed envelope).
+    public func contains(envelope: [UInt8]) throws -> Bool {
+        try database.queryFirst("SELECT 1 FROM quarantined_envelopes WHERE envelope = ? LIMIT 1", [envelope]) { _ in true } ?? false
+    }
+
     public func all() throws -> [Entry] {
         try database.query("SELECT id, server_id, envelope, reason, received_at FROM quarantined_envelopes ORDER BY id") { row in
             Entry(id: try row.get(0), serverId: try row.get(1), envelope: try row.get(2), reason: try row.get(3), receivedAt: try row.get(4))

@@ -14,6 +14,7 @@ public enum Schema {
         migrator.register(version: 5, name: "contacts' delivery credentials", addDeliveryCredentials)
         migrator.register(version: 6, name: "search index and summaries kept per insert, not by triggers; list-order index", dropInsertTriggers)
         migrator.register(version: 7, name: "which delivery credential each contact was given", addCredentialHandOver)
+        migrator.register(version: 8, name: "digests of sent envelopes and resends, for decryption errors", addResends)
         return migrator
     }()
 

@@ -13,6 +13,8 @@ public struct SettingsRepository {
         public static let displayName = "profile.name"
         /// Our delivery credential (hex), which we give our contacts.
         public static let deliveryCredential = "relay.delivery_credential"
+        /// The relay session token and its expiry ("<ms> <token>"), kept between runs.
+        public static let sessionToken = "relay.session_token"
     }
 
     public func value(_ name: String) throws -> String? {

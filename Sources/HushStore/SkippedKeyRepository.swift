@@ -50,4 +50,9 @@ public struct SkippedKeyRepository {
     public func deleteOlder(than time: Milliseconds) throws {
         try database.execute("DELETE FROM skipped_message_keys WHERE created_at < ?", [time])
     }
+
+    /// Deletes one contact's keys stored before `time` (expired).
+    public func deleteOlder(than time: Milliseconds, contactId: Int64) throws {
+        try database.execute("DELETE FROM skipped_message_keys WHERE contact_id = ? AND created_at < ?", [contactId, time])
+    }
 }

@@ -216,6 +216,7 @@ func contentCases() throws -> [[String: Any]] {
                                                                  blobID: Array("01J9ZQ4X7V".utf8), fileName: "photo.jpg"))),
         ("delivery credential", .deliveryCredential(VectorSeeds.bytes("content/credential", 32))),
         ("profile", .profile(displayName: "Alice")),
+        ("decryption error naming an envelope", .decryptionError(envelopeDigest: SHA256.hash(Array("sealed envelope".utf8)))),
     ]
     var cases: [[String: Any]] = []
     for (comment, body) in bodies {
@@ -223,11 +224,11 @@ func contentCases() throws -> [[String: Any]] {
         cases.append(["comment": comment, "valid": true, "type": Int(body.typeByte), "message_id": Hex.encode(id.bytes), "encoded": Hex.encode(encoded)])
     }
     let text = try Content(id: id, sentAt: sentAt, body: .text("hi")).encoded()
-    var unknownType = text; unknownType[1] = 0x09
+    var unknownType = text; unknownType[1] = 0x0A
     var badUTF8 = text; badUTF8[badUTF8.count - 1] = 0xFF
     var zeroReceipt: [UInt8] = [0x01, 0x02] + id.bytes + [UInt8](repeating: 0, count: 8); zeroReceipt += [0x00, 0x00]
     for (comment, bytes) in [("trailing byte", text + [0x00]), ("unknown version 0x02", [0x02] + text.dropFirst()),
-                             ("unknown type 0x09", unknownType), ("invalid UTF-8", badUTF8), ("truncated", Array(text.dropLast())),
+                             ("unknown type 0x0a", unknownType), ("invalid UTF-8", badUTF8), ("truncated", Array(text.dropLast())),
                              ("receipt with zero ids", zeroReceipt)] {
         cases.append(["comment": comment, "valid": false, "encoded": Hex.encode(bytes)])
     }

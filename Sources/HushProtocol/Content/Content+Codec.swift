@@ -9,6 +9,7 @@
 ///                                || file name length (1) || file name (UTF-8)
 ///     delivery credential (0x07): token (32)
 ///     profile (0x08):            length (1: 1…64) || display name (UTF-8)
+///     decryption error (0x09):   envelope digest (32: SHA-256 of the sealed envelope)
 extension Content {
     public func encoded() throws(ProtocolError) -> [UInt8] {
         var out: [UInt8] = [Content.version, body.typeByte]
@@ -43,6 +44,9 @@ extension Content {
             guard (1...ContentLimits.maxDisplayNameLength).contains(utf8.count) else { throw .limitExceeded(what: "display name") }
             out.append(UInt8(utf8.count))
             out += utf8
+        case let .decryptionError(digest):
+            guard digest.count == ContentLimits.envelopeDigestLength else { throw .malformed(what: "envelope digest") }
+            out += digest
         }
         return out
     }
@@ -83,6 +87,8 @@ extension Content {
             let length = Int(try reader.u8())
             guard (1...ContentLimits.maxDisplayNameLength).contains(length) else { throw .malformed(what: "display name length") }
             body = .profile(displayName: try Content.utf8(try reader.read(length)))
+        case 0x09:
+            body = .decryptionError(envelopeDigest: try reader.read(ContentLimits.envelopeDigestLength))
         default:
             throw .malformed(what: "content type")
         }

@@ -32,6 +32,9 @@ public enum ContentBody: Sendable, Equatable {
     case deliveryCredential([UInt8])
     /// The sender's display name.
     case profile(displayName: String)
+    /// "I could not decrypt the envelope whose SHA-256 is `envelopeDigest`
+    /// (as you deposited it): send its content again on the current session."
+    case decryptionError(envelopeDigest: [UInt8])
 
     public var typeByte: UInt8 {
         switch self {
@@ -43,6 +46,7 @@ public enum ContentBody: Sendable, Equatable {
         case .attachment: return 0x06
         case .deliveryCredential: return 0x07
         case .profile: return 0x08
+        case .decryptionError: return 0x09
         }
     }
 }
@@ -89,4 +93,6 @@ public enum ContentLimits {
     /// 4 GiB: attachments stream through secretstream in chunks.
     public static let maxAttachmentSize: UInt64 = 1 << 32
     public static let deliveryCredentialLength = 32
+    /// SHA-256 of a sealed envelope, naming it in a decryption error.
+    public static let envelopeDigestLength = 32
 }

@@ -8,8 +8,14 @@ public enum RatchetLimits {
     public static let maxSkippedKeysPerChain = 1_000
     /// The most skipped message keys kept for one session; the oldest go first.
     public static let maxSkippedKeysTotal = 2_000
-    /// The most receiving chains (header keys) with skipped keys kept per session.
-    public static let maxSkippedChains = 5
+    /// The most receiving chains (header keys) with skipped keys kept per
+    /// session. Every turn of a conversation starts a chain, so this is how
+    /// many turns late a delayed message may arrive and still open (a
+    /// message held in its sender's outbox through an outage, say).
+    public static let maxSkippedChains = 50
+    /// Seconds a skipped message key is kept at most: the relay's retention,
+    /// after which the envelope it would open has expired anyway.
+    public static let maxSkippedKeyAgeSeconds: Int64 = 30 * 24 * 3600
 }
 
 /// The ratchet's own constants (docs/PROTOCOL.md, "Double Ratchet").

@@ -57,6 +57,8 @@ struct ChatCommand: AsyncParsableCommand {
                         screen.show(Presentation.style.dim("  message \(id.prefix(8)): ") + Presentation.mark(status))
                     case let .typing(from, active) where from == contact:
                         presence.seen(typing: active)
+                    case let .resent(id, to) where to == contact:
+                        screen.show(Presentation.style.dim("  message \(id.prefix(8)): could not be decrypted by \(contact), sent again"))
                     case let .quarantined(reason):
                         screen.show(Presentation.style.bad("set aside an undecryptable envelope: \(reason)"))
                     case let .connection(online):

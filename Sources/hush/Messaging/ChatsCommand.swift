@@ -68,11 +68,19 @@ struct HistoryCommand: AsyncParsableCommand {
         try await reportingErrors {
             let messenger = try MessengerContext.open(global).messenger
             let page = try await messenger.history(with: name, before: before, after: after, limit: limit)
+            let resent = Set(try await messenger.resentMessages(in: name))
             if global.json {
-                try printJSON(["messages": page.map { Presentation.json($0, contact: name) }])
+                try printJSON(["messages": page.map { message in
+                    var object = Presentation.json(message, contact: name)
+                    if resent.contains(message.clientMessageId) { object["resent"] = true }
+                    return object
+                }])
             } else {
                 if page.isEmpty { print("No messages.") }
-                for message in page { print(Presentation.line(message, contact: name)) }
+                for message in page {
+                    let note = resent.contains(message.clientMessageId) ? Presentation.style.dim("  (resent: \(name) could not decrypt it)") : ""
+                    print(Presentation.line(message, contact: name) + note)
+                }
             }
             if !noReceipts { try await messenger.markRead(contact: name) }
         }

@@ -59,6 +59,8 @@ struct ListenCommand: AsyncParsableCommand {
             return ["event": "typing", "contact": contact, "active": active]
         case let .quarantined(reason):
             return ["event": "quarantined", "reason": reason]
+        case let .resent(id, contact):
+            return ["event": "resent", "clientMessageId": id, "contact": contact]
         case let .connection(online):
             return ["event": "connection", "online": online]
         }
@@ -70,6 +72,7 @@ struct ListenCommand: AsyncParsableCommand {
         case "status": return "message \(String(describing: object["clientMessageId"] ?? "").prefix(8)) to \(object["contact"] ?? "?"): \(object["status"] ?? "")"
         case "typing": return "\(object["contact"] ?? "?") \((object["active"] as? Bool) == true ? "is typing…" : "stopped typing")"
         case "quarantined": return "set aside an envelope: \(object["reason"] ?? "")"
+        case "resent": return "message \(String(describing: object["clientMessageId"] ?? "").prefix(8)) to \(object["contact"] ?? "?"): could not be decrypted there, sent again"
         default: return (object["online"] as? Bool) == true ? "connected to the relay" : "disconnected from the relay; reconnecting"
         }
     }

@@ -70,12 +70,15 @@ struct SyncCommand: AsyncParsableCommand {
         try await reportingErrors {
             let report = try await MessengerContext.open(global).messenger.sync()
             if global.json {
-                try printJSON(["received": report.received, "quarantined": report.quarantined, "sent": report.outbox.sent,
-                               "retrying": report.outbox.retrying, "failed": report.outbox.failed])
+                try printJSON(["received": report.received, "quarantined": report.quarantined, "resendRequested": report.resendRequested,
+                               "sent": report.outbox.sent, "retrying": report.outbox.retrying, "failed": report.outbox.failed])
             } else {
                 print("Received \(report.received), sent \(report.outbox.sent)" +
                       (report.outbox.retrying > 0 ? ", \(report.outbox.retrying) waiting to retry" : "") +
                       (report.outbox.failed > 0 ? ", \(report.outbox.failed) failed (see `hush outbox`)" : ""))
+            }
+            if report.resendRequested > 0 {
+                printError("\(report.resendRequested) envelope(s) could not be decrypted; their senders were asked to send them again (they arrive with a later sync)")
             }
             if report.quarantined > 0 {
                 printError("\(report.quarantined) envelope(s) could not be decrypted and were set aside; `hush audit local` lists them")

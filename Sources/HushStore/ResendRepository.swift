@@ -1,0 +1,37 @@
+import HushDatabase
+
+/// The sender's side of decryption errors: which message each sealed
+/// envelope carried, and which messages were already resent.
+public struct ResendRepository {
+    let database: Database
+
+    /// Remembers that the envelope with `digest` carries message `messageId`.
+    public func recordEnvelope(digest: [UInt8], messageId: Int64, at time: Milliseconds) throws {
+        try database.execute("INSERT OR REPLACE INTO sent_envelopes(digest, message_id, sealed_at) VALUES (?, ?, ?)",
+                             [digest, messageId, time])
+    }
+
+    /// The message an envelope we sealed carried, if we still remember it.
+    public func messageId(forEnvelope digest: [UInt8]) throws -> Int64? {
+        try database.queryFirst("SELECT message_id FROM sent_envelopes WHERE digest = ?", [digest]) { try $0.get(0, as: Int64.self) }
+    }
+
+    /// Records a resend; false when the message was already resent once.
+    public func markResent(messageId: Int64, at time: Milliseconds) throws -> Bool {
+        try database.execute("INSERT OR IGNORE INTO message_resends(message_id, resent_at) VALUES (?, ?)", [messageId, time])
+        return database.changes == 1
+    }
+
+    /// Client message ids of a conversation's messages resent after a decryption error, oldest first.
+    public func resentClientMessageIds(conversationId: Int64) throws -> [String] {
+        try database.query("""
+            SELECT m.client_message_id FROM message_resends r JOIN messages m ON m.id = r.message_id
+            WHERE m.conversation_id = ? ORDER BY r.resent_at, m.id
+            """, [conversationId]) { try $0.get(0, as: String.self) }
+    }
+
+    /// Forgets envelopes sealed before `time` (the relay has expired them).
+    public func forgetEnvelopes(sealedBefore time: Milliseconds) throws {
+        try database.execute("DELETE FROM sent_envelopes WHERE sealed_at < ?", [time])
+    }
+}
