@@ -8,7 +8,7 @@ BUILD_FLAGS ?=
 DEB_PACKAGES := pkg-config libsodium-dev libsqlcipher-dev sqlcipher libqrencode-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build test vectors bench demo clean
+.PHONY: all deps build test soak vectors bench demo clean
 
 all: build
 
@@ -30,6 +30,14 @@ test: deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(SWIFT) test --skip-build $(BUILD_FLAGS)
 	$(SWIFT) run --skip-build $(BUILD_FLAGS) hush vectors
+
+# The kill -9 soak at full size: alice and bob exchange SOAK_MESSAGES messages while
+# `hush send`, `hush sync` and the relay are killed at random (loopback only, bounded).
+# `make test` runs the same soak with 30 messages. Replay a run with HUSH_SOAK_SEED=N.
+SOAK_MESSAGES ?= 400
+soak: deps
+	$(SWIFT) build --build-tests $(BUILD_FLAGS)
+	HUSH_SOAK_MESSAGES=$(SOAK_MESSAGES) $(SWIFT) test --skip-build $(BUILD_FLAGS) --filter KillSoakTests
 
 vectors: build
 	$(SWIFT) run --skip-build $(BUILD_FLAGS) hush vectors $(VECTORS)

@@ -92,11 +92,19 @@ final class Testbed: @unchecked Sendable {
         try succeed(user, ["sync", "--json"], sourceLocation: sourceLocation).json()
     }
 
-    /// The stored conversation, without marking anything read: `hush history NAME --json --no-receipts`.
+    /// The whole stored conversation, oldest first, without marking anything
+    /// read: `hush history NAME --json --no-receipts`, page by page (`--before`).
     func history(_ user: User, with name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [Message] {
-        let object = try succeed(user, ["history", name, "--json", "--no-receipts", "--limit", "500"], sourceLocation: sourceLocation).json()
-        let messages = try #require(object["messages"] as? [[String: Any]], sourceLocation: sourceLocation)
-        return messages.map(Message.init)
+        var all: [Message] = []
+        var before: [String] = []
+        while true {
+            let arguments = ["history", name, "--json", "--no-receipts", "--limit", "500"] + before
+            let object = try succeed(user, arguments, sourceLocation: sourceLocation).json()
+            let page = try #require(object["messages"] as? [[String: Any]], sourceLocation: sourceLocation).map(Message.init)
+            all = page + all
+            guard page.count == 500, let oldest = page.first?.raw["id"] as? Int else { return all }
+            before = ["--before", String(oldest)]
+        }
     }
 
     /// `hush outbox --json`: the requests not yet accepted by the relay.
