@@ -30,10 +30,10 @@ public struct RelayConfiguration: Sendable {
         public var firstContactPerMailbox = RateLimiter.Rule(burst: 5, perSecond: 1.0 / 600)
         /// Credential-less deposits, per client IP: 10 at once, then one per minute.
         public var firstContactPerAddress = RateLimiter.Rule(burst: 10, perSecond: 1.0 / 60)
-        /// Bundle fetches per target identity: each one consumes that identity's
-        /// one-time prekeys, and the route needs no login, so without this one
-        /// client could drain anyone's prekeys in seconds (then every new
-        /// session falls back to the signed and last-resort keys).
+        /// Bundle fetches per target identity that consume one-time prekeys: the
+        /// route needs no login, so without this one client could drain anyone's
+        /// prekeys in seconds. Beyond it bundles are served without one-time
+        /// prekeys (never refused, so nobody can lock newcomers out).
         public var bundlesPerIdentity = RateLimiter.Rule(burst: 20, perSecond: 1.0 / 30)
         /// Registrations and challenges, per client IP.
         public var authPerAddress = RateLimiter.Rule(burst: 30, perSecond: 1)

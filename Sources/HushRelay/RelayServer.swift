@@ -49,6 +49,11 @@ public struct RelayServer: Sendable {
         let socketRouter = Router(context: RelayRequestContext.self)
         SocketRoute.add(to: socketRouter, core: core)
         let configuration = core.configuration
+        // The libraries' own logger stays at notice or above whatever the relay
+        // logs: at trace the WebSocket layer prints the first bytes of every
+        // frame, and request logs carry paths with identity keys.
+        var libraryLogger = core.logger
+        libraryLogger.logLevel = max(core.logger.logLevel, .notice)
         var app = Application(
             router: makeRouter(),
             server: .http1WebSocketUpgrade(
@@ -61,7 +66,7 @@ public struct RelayServer: Sendable {
             ),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "hush-relay"),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
-            logger: core.logger
+            logger: libraryLogger
         )
         app.addServices(ExpirySweeper(core: core))
         return app

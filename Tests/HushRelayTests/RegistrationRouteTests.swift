@@ -102,20 +102,32 @@ import Testing
         }
     }
 
-    @Test func bundleFetchesPerIdentityAreRateLimitedSoPrekeysCannotBeDrained() async throws {
+    @Test func beyondThePerTargetBudgetBundlesComeWithoutOneTimePrekeysSoNeitherDrainNorLockOut() async throws {
         let relay = try TestRelay { $0.rateLimits.bundlesPerIdentity = .init(burst: 3, perSecond: 1.0 / 3600) }
         let alice = try TestUser(seed: "alice")
         let bob = try TestUser(seed: "bob")
-        let oneTime = try alice.oneTime(.oneTimeX25519, ids: 1...10)
+        let oneTime = try alice.oneTime(.oneTimeX25519, ids: 1...10) + alice.oneTime(.oneTimeKEM, ids: 11...20)
         try await relay.application().test(.router) { client in
             _ = try await client.json(.post, RelayPaths.identities, alice.registration(at: relay.now, oneTime: oneTime))
-            _ = try await client.json(.post, RelayPaths.identities, bob.registration(at: relay.now, oneTime: []))
-            for _ in 0..<3 { #expect(try await client.get(RelayPaths.bundle(alice.identity)).status == .ok) }
-            let limited = try await client.get(RelayPaths.bundle(alice.identity))
-            #expect(limited.status == .tooManyRequests)
-            #expect(limited.headers[.retryAfter] != nil)
-            // Another identity's bundle is not affected.
-            #expect(try await client.get(RelayPaths.bundle(bob.identity)).status == .ok)
+            _ = try await client.json(.post, RelayPaths.identities, bob.registration(at: relay.now, oneTime: try bob.oneTime(.oneTimeX25519, ids: 1...2)))
+            for _ in 0..<3 {
+                let bundle = try JSON.decode(PrekeyBundleDTO.self, try await client.get(RelayPaths.bundle(alice.identity)).body)
+                #expect(bundle.oneTimePrekey != nil)
+            }
+            for _ in 0..<20 {
+                let beyond = try await client.get(RelayPaths.bundle(alice.identity))
+                #expect(beyond.status == .ok, "never refused for the budget")
+                let bundle = try JSON.decode(PrekeyBundleDTO.self, beyond.body)
+                #expect(bundle.oneTimePrekey == nil)
+                #expect(bundle.kemPrekey == SignedPrekeyDTO(alice.lastResortKEM))
+                #expect(bundle.signedPrekey == SignedPrekeyDTO(alice.signedPrekey))
+            }
+            // Seven of each kind are still there for fetches within a later budget.
+            let token = try await client.authenticate(alice)
+            let counts = try JSON.decode(PrekeyCountResponse.self, try await client.get(RelayPaths.prekeyCount, token: token).body)
+            #expect(counts == PrekeyCountResponse(oneTimeX25519: 7, oneTimeKEM: 7))
+            // Another identity's budget is its own.
+            #expect(try JSON.decode(PrekeyBundleDTO.self, try await client.get(RelayPaths.bundle(bob.identity)).body).oneTimePrekey != nil)
         }
     }
 

@@ -1,9 +1,12 @@
 import Hummingbird
 import Logging
+import NIOHTTP1
 
 /// Turns every error into the relay's JSON error body: `RelayError` as is,
 /// Hummingbird's own HTTP errors (unknown route, body too large) by status,
-/// anything else into a 500 whose detail is logged and never sent.
+/// a request the HTTP parser refused (a malformed chunk, say) into a 400, and
+/// anything else into a 500 whose detail is logged and never sent. Logged
+/// paths never carry an identity key (`LoggedPath`).
 struct ErrorMappingMiddleware: RouterMiddleware {
     typealias Context = RelayRequestContext
     let logger: Logger
@@ -12,7 +15,9 @@ struct ErrorMappingMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let error as RelayError {
-            if case .internalFailure = error { logger.error("request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"]) }
+            if case .internalFailure = error {
+                logger.error("request failed", metadata: ["error": "\(error)", "path": "\(LoggedPath(request.uri.path))"])
+            }
             return error.makeResponse()
         } catch let error as HTTPError {
             switch error.status {
@@ -21,11 +26,15 @@ struct ErrorMappingMiddleware: RouterMiddleware {
             case .methodNotAllowed: return RelayError.badRequest("method not allowed").makeResponse()
             case .badRequest: return RelayError.badRequest("the request could not be parsed").makeResponse()
             default:
-                logger.error("request failed", metadata: ["status": "\(error.status.code)", "path": "\(request.uri.path)"])
+                logger.error("request failed", metadata: ["status": "\(error.status.code)", "path": "\(LoggedPath(request.uri.path))"])
                 return RelayError.internalFailure("HTTP \(error.status.code)").makeResponse()
             }
+        } catch is HTTPParserError {
+            // The client sent bytes that are not HTTP/1.1 (a bad chunk size, say):
+            // its mistake, a 4xx; the connection is closed after this answer.
+            return RelayError.badRequest("the request could not be parsed as HTTP/1.1").makeResponse()
         } catch {
-            logger.error("request failed", metadata: ["error": "\(String(describing: type(of: error)))", "path": "\(request.uri.path)"])
+            logger.error("request failed", metadata: ["error": "\(String(describing: type(of: error)))", "path": "\(LoggedPath(request.uri.path))"])
             return RelayError.internalFailure("unexpected").makeResponse()
         }
     }

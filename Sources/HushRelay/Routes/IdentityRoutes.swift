@@ -37,8 +37,14 @@ enum IdentityRoutes {
         router.get("/v1/identities/{identity}/bundle") { _, context in
             try core.limit(core.limits.perAddress, context.remoteAddress)
             let identity = try core.identity(fromPath: context)
-            try core.limit(core.limits.bundlesPerIdentity, Hex.encode(identity))
-            guard let bundle = try await core.storage.takeBundle(identity: identity) else { throw RelayError.notFound("identity") }
+            // Beyond the per-target budget the bundle is still served, without
+            // one-time prekeys: nobody can drain them, and nobody can stop a
+            // newcomer from adding this contact either (the handshake falls
+            // back to the signed and last-resort prekeys).
+            let withinBudget = core.limits.bundlesPerIdentity.acquire(Hex.encode(identity), nowMilliseconds: core.now) == nil
+            guard let bundle = try await core.storage.takeBundle(identity: identity, consumingOneTimePrekeys: withinBudget) else {
+                throw RelayError.notFound("identity")
+            }
             return try JSONBody.response(PrekeyBundleDTO(bundle))
         }
     }

@@ -69,11 +69,12 @@ public final class InMemoryMailboxStorage: MailboxStorage {
         }
     }
 
-    public func takeBundle(identity: [UInt8]) async throws -> PrekeyBundle? {
+    public func takeBundle(identity: [UInt8], consumingOneTimePrekeys: Bool) async throws -> PrekeyBundle? {
         try state.withLock { state in
             guard var entry = state.identities[identity] else { return nil }
-            let oneTime = entry.oneTimeX25519.keys.min().flatMap { entry.oneTimeX25519.removeValue(forKey: $0) }
-            let kem = entry.oneTimeKEM.keys.min().flatMap { entry.oneTimeKEM.removeValue(forKey: $0) } ?? entry.lastResortKEMPrekey
+            let oneTime = consumingOneTimePrekeys ? entry.oneTimeX25519.keys.min().flatMap { entry.oneTimeX25519.removeValue(forKey: $0) } : nil
+            let kem = (consumingOneTimePrekeys ? entry.oneTimeKEM.keys.min().flatMap { entry.oneTimeKEM.removeValue(forKey: $0) } : nil)
+                ?? entry.lastResortKEMPrekey
             state.identities[identity] = entry
             return try PrekeyBundle(identityKey: IdentityKey(rawRepresentation: identity), signedPrekey: entry.signedPrekey,
                                     kemPrekey: kem, oneTimePrekey: oneTime)

@@ -21,8 +21,9 @@ public protocol MailboxStorage: Sendable {
     func addOneTimePrekeys(identity: [UInt8], _ prekeys: [SignedPrekey]) async throws -> PrekeyCounts
     func prekeyCounts(identity: [UInt8]) async throws -> PrekeyCounts
     /// The bundle, consuming one one-time X25519 and one one-time KEM prekey
-    /// when any are left; nil when the identity is unknown.
-    func takeBundle(identity: [UInt8]) async throws -> PrekeyBundle?
+    /// when any are left and `consumingOneTimePrekeys`; without, the signed
+    /// and last-resort prekeys only. nil when the identity is unknown.
+    func takeBundle(identity: [UInt8], consumingOneTimePrekeys: Bool) async throws -> PrekeyBundle?
 
     // MARK: Authentication
 

@@ -100,13 +100,14 @@ public final class SQLCipherMailboxStorage: MailboxStorage, @unchecked Sendable 
         }
     }
 
-    public func takeBundle(identity: [UInt8]) async throws -> PrekeyBundle? {
+    public func takeBundle(identity: [UInt8], consumingOneTimePrekeys: Bool) async throws -> PrekeyBundle? {
         try write { db, _ in
             guard let (signed, lastResort) = try db.queryFirst(
                 "SELECT signed_prekey, last_resort_kem_prekey FROM identities WHERE identity = ?", [identity],
                 { row in (try row.get(0, as: [UInt8].self), try row.get(1, as: [UInt8].self)) }) else { return nil }
-            let oneTime = try Self.takeOneTime(kind: .oneTimeX25519, identity: identity, db: db)
-            let kem = try Self.takeOneTime(kind: .oneTimeKEM, identity: identity, db: db) ?? PrekeyCodec.decode(lastResort)
+            let oneTime = consumingOneTimePrekeys ? try Self.takeOneTime(kind: .oneTimeX25519, identity: identity, db: db) : nil
+            let kem = try (consumingOneTimePrekeys ? Self.takeOneTime(kind: .oneTimeKEM, identity: identity, db: db) : nil)
+                ?? PrekeyCodec.decode(lastResort)
             return try PrekeyBundle(identityKey: IdentityKey(rawRepresentation: identity),
                                     signedPrekey: PrekeyCodec.decode(signed), kemPrekey: kem, oneTimePrekey: oneTime)
         }

@@ -216,14 +216,23 @@ enum RawHTTP {
     }
 
     static func post(port: Int, path: String, json body: String) throws -> Response {
+        let payload = Array(body.utf8)
+        let head = "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Type: application/json\r\n" +
+            "Content-Length: \(payload.count)\r\nConnection: close\r\n\r\n"
+        return try exchange(port: port, Array(head.utf8) + payload)
+    }
+
+    static func get(port: Int, path: String) throws -> Response {
+        try exchange(port: port, Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8))
+    }
+
+    /// Sends `request` on a fresh connection and reads the response until the relay closes it.
+    static func exchange(port: Int, _ request: [UInt8]) throws -> Response {
         let fd = try LoopbackSocket.connect(port: port)
         defer { close(fd) }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let payload = Array(body.utf8)
-        let head = "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Type: application/json\r\n" +
-            "Content-Length: \(payload.count)\r\nConnection: close\r\n\r\n"
-        guard LoopbackSocket.writeAll(fd, Array(head.utf8) + payload) else { throw HarnessError("could not send the request") }
+        guard LoopbackSocket.writeAll(fd, request) else { throw HarnessError("could not send the request") }
         var response = [UInt8]()
         while true {
             let bytes = LoopbackSocket.readSome(fd)

@@ -6,14 +6,16 @@ import Glibc
 /// the same port and data directory.
 final class RelayServer: @unchecked Sendable {
     let dataDirectory: String
+    let logLevel: String
     private(set) var port: Int
     private var child: ChildProcess?
 
     var url: String { "http://127.0.0.1:\(port)" }
 
     /// Starts a relay on `port` (0: a free one, read back from its first line).
-    init(dataDirectory: String, port: Int = 0) throws {
+    init(dataDirectory: String, port: Int = 0, logLevel: String = "error") throws {
         self.dataDirectory = dataDirectory
+        self.logLevel = logLevel
         self.port = port
         try start()
     }
@@ -22,7 +24,7 @@ final class RelayServer: @unchecked Sendable {
     func start() throws {
         precondition(child == nil, "the relay already runs")
         let process = try ChildProcess(["relay", "serve", "--host", "127.0.0.1", "--port", String(port), "--data", dataDirectory,
-                                        "--log-level", "error"], environment: HushEnvironment.base)
+                                        "--log-level", logLevel], environment: HushEnvironment.base)
         // The relay prints one line once it listens: "hush relay listening on http://HOST:PORT".
         let ready = process.wait(timeout: 30) { $0.lines.contains { $0.hasPrefix("hush relay listening on http://") } || !$0.isRunning }
         guard ready, let line = process.lines.first(where: { $0.hasPrefix("hush relay listening on http://") }),
@@ -52,6 +54,9 @@ final class RelayServer: @unchecked Sendable {
     }
 
     var isRunning: Bool { child?.isRunning ?? false }
+
+    /// What the running relay logged so far (standard error).
+    var log: String { child?.stderr ?? "" }
 
     deinit { kill() }
 }

@@ -17,10 +17,10 @@ final class Testbed: @unchecked Sendable {
     let root: String
     let relay: RelayServer
 
-    init(_ label: String = "test") throws {
+    init(_ label: String = "test", relayLogLevel: String = "error") throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("hush-e2e-\(label)-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        relay = try RelayServer(dataDirectory: root + "/relay")
+        relay = try RelayServer(dataDirectory: root + "/relay", logLevel: relayLogLevel)
     }
 
     deinit {
