@@ -111,6 +111,7 @@ let package = Package(
             dependencies: [
                 "HushRelayAPI", "HushProtocol", "HushCrypto", "HushDatabase",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),

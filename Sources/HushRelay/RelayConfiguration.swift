@@ -19,6 +19,8 @@ public struct RelayConfiguration: Sendable {
     public var rateLimits = RateLimits()
     /// Seconds between WebSocket pings; a peer that misses a pong is closed.
     public var pingIntervalSeconds: Int64 = 30
+    /// Deadlines and caps for connections.
+    public var connectionLimits = ConnectionLimits()
 
     /// Token buckets: `burst` requests at once, refilled at `perSecond`.
     public struct RateLimits: Sendable {

@@ -1,5 +1,6 @@
 import HushCrypto
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -14,7 +15,16 @@ import NIOCore
 public struct RelayServer: Sendable {
     public let core: RelayCore
 
-    public init(core: RelayCore) { self.core = core }
+    /// Open connections, within `RelayConfiguration.connectionLimits`.
+    let connections: ConnectionCounter
+
+    public init(core: RelayCore) {
+        self.core = core
+        connections = ConnectionCounter(limits: core.configuration.connectionLimits)
+    }
+
+    /// How many connections are open now (tests, metrics).
+    public var openConnections: Int { connections.open }
 
     /// The embedded default: the SQLCipher file in the data directory, keyed
     /// by the key file created there on first start.
@@ -54,16 +64,19 @@ public struct RelayServer: Sendable {
         // frame, and request logs carry paths with identity keys.
         var libraryLogger = core.logger
         libraryLogger.logLevel = max(core.logger.logLevel, .notice)
+        let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: .init(idleTimeout: .seconds(configuration.connectionLimits.idleTimeoutSeconds)),
+            ws: .init(maxFrameSize: 1 << 17, autoPing: .enabled(timePeriod: .seconds(configuration.pingIntervalSeconds)),
+                      closeTimeout: .seconds(10)))
+        let webSocketResponder = socketRouter.buildResponder()
+        let counter = connections
         var app = Application(
             router: makeRouter(),
-            server: .http1WebSocketUpgrade(
-                webSocketRouter: socketRouter,
-                configuration: .init(
-                    http1: .init(idleTimeout: .seconds(75)),
-                    ws: .init(maxFrameSize: 1 << 17, autoPing: .enabled(timePeriod: .seconds(configuration.pingIntervalSeconds)),
-                              closeTimeout: .seconds(10))
-                )
-            ),
+            server: HTTPServerBuilder { responder in
+                GuardedHTTPChannel(inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
+                                                                       configuration: channelConfiguration),
+                                   counter: counter)
+            },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "hush-relay"),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: libraryLogger

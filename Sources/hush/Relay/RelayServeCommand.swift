@@ -15,11 +15,19 @@ struct RelayServeCommand: AsyncParsableCommand {
     @Option(help: "Data directory (key file, database, blobs); created when missing.") var data = "relay-data"
     @Option(help: "Days an undelivered envelope or blob is kept.") var retentionDays = 30
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel = "info"
+    @Option(help: "Seconds a new connection has to send its first request head.") var requestHeadTimeout: Int64 = 10
+    @Option(help: "Seconds a connection may stay silent between requests or body reads (WebSockets exempt).") var idleTimeout: Int64 = 30
+    @Option(help: "Open connections one client address may hold.") var maxConnectionsPerAddress = 64
+    @Option(help: "Open connections in all (keep below the descriptor limit, `ulimit -n`).") var maxConnections = 4_096
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0…65535") }
         guard (1...3_650).contains(retentionDays) else { throw ValidationError("--retention-days must be 1…3650") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+        guard (1...3_600).contains(requestHeadTimeout) else { throw ValidationError("--request-head-timeout must be 1…3600 seconds") }
+        guard (1...3_600).contains(idleTimeout) else { throw ValidationError("--idle-timeout must be 1…3600 seconds") }
+        guard (1...1_000_000).contains(maxConnectionsPerAddress) else { throw ValidationError("--max-connections-per-address must be 1…1000000") }
+        guard (1...1_000_000).contains(maxConnections) else { throw ValidationError("--max-connections must be 1…1000000") }
     }
 
     func run() async throws {
@@ -30,6 +38,10 @@ struct RelayServeCommand: AsyncParsableCommand {
         configuration.port = port
         configuration.dataDirectory = data
         configuration.retentionSeconds = Int64(retentionDays) * 86_400
+        configuration.connectionLimits.requestHeadTimeoutSeconds = requestHeadTimeout
+        configuration.connectionLimits.idleTimeoutSeconds = idleTimeout
+        configuration.connectionLimits.maxConnectionsPerAddress = maxConnectionsPerAddress
+        configuration.connectionLimits.maxConnections = maxConnections
         let relay = try RelayServer.embedded(configuration: configuration, logger: logger)
         let host = self.host
         let app = relay.makeApplication { port in

@@ -34,9 +34,25 @@ enum LoopbackSocket {
         return (fd, Int(UInt16(bigEndian: actual.sin_port)))
     }
 
-    static func connect(port: Int) throws -> Int32 {
+    /// Connects to 127.0.0.1:`port`, from the loopback address `source`
+    /// when given (all of 127.0.0.0/8 reaches the loopback interface, so one
+    /// machine can act as many client addresses).
+    static func connect(port: Int, from source: String? = nil) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw HarnessError("socket() failed: errno \(errno)") }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                let error = errno
+                close(fd)
+                throw HarnessError("cannot bind to \(source): errno \(error)")
+            }
+        }
         var address = address(port: port)
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }

@@ -13,9 +13,13 @@ final class RelayServer: @unchecked Sendable {
     var url: String { "http://127.0.0.1:\(port)" }
 
     /// Starts a relay on `port` (0: a free one, read back from its first line).
-    init(dataDirectory: String, port: Int = 0, logLevel: String = "error") throws {
+    /// Further `hush relay serve` options (connection limits, say).
+    let options: [String]
+
+    init(dataDirectory: String, port: Int = 0, logLevel: String = "error", options: [String] = []) throws {
         self.dataDirectory = dataDirectory
         self.logLevel = logLevel
+        self.options = options
         self.port = port
         try start()
     }
@@ -24,7 +28,7 @@ final class RelayServer: @unchecked Sendable {
     func start() throws {
         precondition(child == nil, "the relay already runs")
         let process = try ChildProcess(["relay", "serve", "--host", "127.0.0.1", "--port", String(port), "--data", dataDirectory,
-                                        "--log-level", logLevel], environment: HushEnvironment.base)
+                                        "--log-level", logLevel] + options, environment: HushEnvironment.base)
         // The relay prints one line once it listens: "hush relay listening on http://HOST:PORT".
         let ready = process.wait(timeout: 30) { $0.lines.contains { $0.hasPrefix("hush relay listening on http://") } || !$0.isRunning }
         guard ready, let line = process.lines.first(where: { $0.hasPrefix("hush relay listening on http://") }),

@@ -1,0 +1,41 @@
+import HummingbirdCore
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+
+/// Hummingbird's HTTP/1 + WebSocket child channel with the relay's connection
+/// rules in front (`ConnectionGate`): a place per client address and in total
+/// (the excess gets a raw 503 and is closed), a deadline for the first request
+/// head, and a 400 and close for bytes the HTTP parser refuses.
+struct GuardedHTTPChannel: ServerChildChannel {
+    typealias Value = HTTP1WebSocketUpgradeChannel.Value
+
+    let inner: HTTP1WebSocketUpgradeChannel
+    let counter: ConnectionCounter
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        let address = channel.remoteAddress?.ipAddress ?? "unknown"
+        let admission: ConnectionGate.Admission
+        if counter.admit(address) {
+            channel.closeFuture.whenComplete { _ in counter.release(address) }
+            admission = .admitted(headTimeout: .seconds(counter.limits.requestHeadTimeoutSeconds))
+        } else {
+            counter.markRefused(channel)
+            admission = .refused
+        }
+        return channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(ConnectionGate(admission), position: .first)
+        }.flatMap {
+            inner.setup(channel: channel, logger: logger)
+        }.flatMapThrowing { value in
+            try channel.pipeline.syncOperations.addHandler(ParserErrorCloser())
+            return value
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        // A refused connection is answered and closed by its gate: no HTTP exchange follows.
+        if counter.takeRefused(value.channel) { return }
+        await inner.handle(value: value, logger: logger)
+    }
+}
