@@ -39,7 +39,8 @@ public enum RelayAudit {
         lines.append("")
         lines.append("Blobs (\(inventory.blobs.count)):")
         for blob in inventory.blobs {
-            lines.append("  blob \(blob.id) size \(blob.size) B uploaded \(iso(blob.createdAt)) expires \(iso(blob.expiresAt))")
+            let uploader = blob.uploader.map { " by " + Hex.encode($0) } ?? ""
+            lines.append("  blob \(blob.id) size \(blob.size) B uploaded \(iso(blob.createdAt))\(uploader) expires \(iso(blob.expiresAt))")
         }
         lines.append("")
         lines.append("Summary: \(inventory.identities.count) identities, "
@@ -66,7 +67,11 @@ public enum RelayAudit {
                 ["mailbox": Hex.encode($0.mailbox), "messageID": $0.messageID, "timestamp": $0.timestamp,
                  "expiresAt": $0.expiresAt, "size": $0.size] as [String: Any]
             },
-            "blobs": inventory.blobs.map { ["id": $0.id, "size": $0.size, "createdAt": $0.createdAt, "expiresAt": $0.expiresAt] as [String: Any] },
+            "blobs": inventory.blobs.map { blob in
+                var object: [String: Any] = ["id": blob.id, "size": blob.size, "createdAt": blob.createdAt, "expiresAt": blob.expiresAt]
+                if let uploader = blob.uploader { object["uploader"] = Hex.encode(uploader) }
+                return object
+            },
             "summary": ["identities": inventory.identities.count, "messages": inventory.messages.count,
                         "depositRecords": inventory.depositRecords, "tokens": inventory.tokens,
                         "challenges": inventory.challenges, "blobs": inventory.blobs.count],

@@ -16,6 +16,8 @@ public struct RelayConfiguration: Sendable {
     public var mailboxQuotaCount: Int = RelayLimits.mailboxQuotaCount
     public var mailboxQuotaBytes: Int = RelayLimits.mailboxQuotaBytes
     public var maxBlobBytes: Int = RelayLimits.maxBlobBytes
+    /// Blob storage one identity may hold at once (unexpired blobs).
+    public var blobQuota = BlobQuota(maxBytes: 256 << 20, maxCount: 1_000)
     public var rateLimits = RateLimits()
     /// Seconds between WebSocket pings; a peer that misses a pong is closed.
     public var pingIntervalSeconds: Int64 = 30
@@ -37,6 +39,8 @@ public struct RelayConfiguration: Sendable {
         /// prekeys in seconds. Beyond it bundles are served without one-time
         /// prekeys (never refused, so nobody can lock newcomers out).
         public var bundlesPerIdentity = RateLimiter.Rule(burst: 20, perSecond: 1.0 / 30)
+        /// Blob uploads per identity: 20 at once, then one every 3 s.
+        public var blobUploadsPerIdentity = RateLimiter.Rule(burst: 20, perSecond: 1.0 / 3)
         /// Registrations and challenges, per client IP.
         public var authPerAddress = RateLimiter.Rule(burst: 30, perSecond: 1)
         public init() {}
@@ -50,6 +54,7 @@ public struct RelayConfiguration: Sendable {
             limits.firstContactPerMailbox = open
             limits.firstContactPerAddress = open
             limits.bundlesPerIdentity = open
+            limits.blobUploadsPerIdentity = open
             limits.authPerAddress = open
             return limits
         }

@@ -23,6 +23,7 @@ public final class RelayCore: Sendable {
         let firstContactPerAddress: RateLimiter
         let authPerAddress: RateLimiter
         let bundlesPerIdentity: RateLimiter
+        let blobUploadsPerIdentity: RateLimiter
     }
 
     public init(configuration: RelayConfiguration, storage: any MailboxStorage, blobs: BlobStore,
@@ -41,7 +42,8 @@ public final class RelayCore: Sendable {
             firstContactPerMailbox: RateLimiter(rule: rules.firstContactPerMailbox),
             firstContactPerAddress: RateLimiter(rule: rules.firstContactPerAddress),
             authPerAddress: RateLimiter(rule: rules.authPerAddress),
-            bundlesPerIdentity: RateLimiter(rule: rules.bundlesPerIdentity)
+            bundlesPerIdentity: RateLimiter(rule: rules.bundlesPerIdentity),
+            blobUploadsPerIdentity: RateLimiter(rule: rules.blobUploadsPerIdentity)
         )
     }
 

@@ -16,6 +16,8 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
     case staleRegistration
     case tooLarge(String)
     case quotaExceeded
+    /// The uploader's blob quota (bytes or count) is used up.
+    case blobQuotaExceeded(String)
     case malformed(String)
     case invalidSignature(String)
     case rateLimited(retryAfterSeconds: Int)
@@ -30,7 +32,7 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
         case .forbidden, .invalidCredential: .forbidden
         case .notFound: .notFound
         case .conflict, .staleRegistration: .conflict
-        case .tooLarge, .quotaExceeded: .contentTooLarge
+        case .tooLarge, .quotaExceeded, .blobQuotaExceeded: .contentTooLarge
         case .malformed, .invalidSignature: .unprocessableContent
         case .rateLimited: .tooManyRequests
         case .unavailable: .serviceUnavailable
@@ -49,7 +51,7 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
         case .conflict: .conflict
         case .staleRegistration: .staleRegistration
         case .tooLarge: .tooLarge
-        case .quotaExceeded: .quotaExceeded
+        case .quotaExceeded, .blobQuotaExceeded: .quotaExceeded
         case .malformed: .malformed
         case .invalidSignature: .invalidSignature
         case .rateLimited: .rateLimited
@@ -71,6 +73,7 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
         case .staleRegistration: "a newer registration of this identity exists: register with the current time"
         case let .tooLarge(what): "\(what) is larger than the relay accepts"
         case .quotaExceeded: "the mailbox is full: its owner must sync and acknowledge; retry later"
+        case let .blobQuotaExceeded(what): "your blob storage is full (\(what)): wait for older blobs to expire"
         case let .malformed(what): "malformed request: \(what)"
         case let .invalidSignature(what): "the signature on the \(what) does not verify"
         case let .rateLimited(seconds): "too many requests: retry after \(seconds) s"

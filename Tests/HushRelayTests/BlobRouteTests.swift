@@ -55,4 +55,34 @@ import Testing
             #expect(invalid.status == .badRequest)
         }
     }
+
+    @Test func perIdentityQuotasAndUploadRateRefuseWithClearErrors() async throws {
+        let relay = try TestRelay {
+            $0.blobQuota = BlobQuota(maxBytes: 3 << 20, maxCount: 100)
+            $0.rateLimits.blobUploadsPerIdentity = .init(burst: 5, perSecond: 1.0 / 3600)
+        }
+        let alice = try TestUser(seed: "alice"), bob = try TestUser(seed: "bob")
+        try await relay.application().test(.router) { client in
+            let aliceToken = try await client.registerAndAuthenticate(alice, relay: relay)
+            let bobToken = try await client.registerAndAuthenticate(bob, relay: relay)
+            func upload(_ size: Int, _ token: String) async throws -> TestResponse {
+                try await client.execute(uri: RelayPaths.blobs, method: .post, headers: [.authorization: "Bearer \(token)"],
+                                         body: ByteBuffer(bytes: [UInt8](repeating: 7, count: size)))
+            }
+            #expect(try await upload(2 << 20, aliceToken).status == .created)
+            // Over the byte quota: 413 quota_exceeded, and no file is left behind.
+            let over = try await upload(2 << 20, aliceToken)
+            #expect(over.status == .contentTooLarge)
+            #expect(JSON.errorCode(over) == "quota_exceeded")
+            #expect(try JSON.decode(RelayErrorBody.self, over.body).error.message.contains("blob storage is full"))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: relay.blobs.path).count == 1)
+            // Bob's quota is his own.
+            #expect(try await upload(2 << 20, bobToken).status == .created)
+            // The upload rate: five at once, then 429.
+            for _ in 0..<3 { #expect(try await upload(10, aliceToken).status == .created) }
+            let limited = try await upload(10, aliceToken)
+            #expect(limited.status == .tooManyRequests)
+            #expect(limited.headers[.retryAfter] != nil)
+        }
+    }
 }

@@ -73,4 +73,27 @@ import Testing
         let inventory = try await opened.storage.inventory()
         #expect(inventory.messages.count == 1 && inventory.messages[0].size == 1)
     }
+
+    @Test(arguments: Driver.allCases)
+    func blobQuotasCountOnlyTheUploadersUnexpiredBlobs(driver: Driver) async throws {
+        let opened = try Opened(driver)
+        let alice = [UInt8](repeating: 1, count: 32), bob = [UInt8](repeating: 2, count: 32)
+        let quota = BlobQuota(maxBytes: 1_000, maxCount: 3)
+        try await opened.storage.recordBlob(id: "a1", size: 600, uploader: alice, quota: quota, createdAt: 0, expiresAt: 100)
+        await #expect(throws: RelayError.blobQuotaExceeded("1000 bytes at most")) {
+            try await opened.storage.recordBlob(id: "a2", size: 401, uploader: alice, quota: quota, createdAt: 1, expiresAt: 100)
+        }
+        try await opened.storage.recordBlob(id: "a2", size: 400, uploader: alice, quota: quota, createdAt: 1, expiresAt: 100)
+        try await opened.storage.recordBlob(id: "b1", size: 1_000, uploader: bob, quota: quota, createdAt: 1, expiresAt: 100)
+        #expect(try await opened.storage.blobUsage(uploader: alice, now: 2) == BlobUsage(count: 2, bytes: 1_000))
+        // Expired blobs no longer count.
+        #expect(try await opened.storage.blobUsage(uploader: alice, now: 100) == BlobUsage(count: 0, bytes: 0))
+        for index in 0..<3 {
+            try await opened.storage.recordBlob(id: "c\(index)", size: 1, uploader: alice, quota: quota, createdAt: 100, expiresAt: 200)
+        }
+        await #expect(throws: RelayError.blobQuotaExceeded("3 blobs at most")) {
+            try await opened.storage.recordBlob(id: "c3", size: 1, uploader: alice, quota: quota, createdAt: 100, expiresAt: 200)
+        }
+        #expect(try await opened.storage.inventory().blobs.first { $0.id == "b1" }?.uploader == bob)
+    }
 }

@@ -8,13 +8,23 @@ enum BlobRoutes {
     static func add(to router: Router<RelayRequestContext>, core: RelayCore) {
         router.post("/v1/blobs") { request, context in
             try core.limit(core.limits.perAddress, context.remoteAddress)
-            _ = try await core.authenticate(request)
-            let maxBytes = core.configuration.maxBlobBytes
-            if let declared = request.headers[.contentLength].flatMap(Int.init), declared > maxBytes {
-                throw RelayError.tooLarge("the blob")
-            }
+            let grant = try await core.authenticate(request)
+            try core.limit(core.limits.blobUploadsPerIdentity, Hex.encode(grant.identity))
+            // The quota is checked before the body is read (declared size) and
+            // again, atomically, when the blob is recorded (actual size).
+            let quota = core.configuration.blobQuota
+            let usage = try await core.storage.blobUsage(uploader: grant.identity, now: core.now)
+            let declared = request.headers[.contentLength].flatMap(Int.init)
+            try quota.check(adding: declared ?? 1, to: usage)
+            let maxBytes = min(core.configuration.maxBlobBytes, quota.maxBytes - usage.bytes)
+            if let declared, declared > core.configuration.maxBlobBytes { throw RelayError.tooLarge("the blob") }
             let id = Hex.encode(core.random.bytes(32))
-            let size = try await core.blobs.write(id: id, body: request.body, maxBytes: maxBytes)
+            let size: Int
+            do {
+                size = try await core.blobs.write(id: id, body: request.body, maxBytes: maxBytes)
+            } catch RelayError.tooLarge(_) where maxBytes < core.configuration.maxBlobBytes {
+                throw quota.bytesExceeded
+            }
             guard size > 0 else {
                 core.blobs.delete(id: id)
                 throw RelayError.malformed("the blob is empty")
@@ -22,7 +32,7 @@ enum BlobRoutes {
             let now = core.now
             let expiresAt = now + core.configuration.retentionSeconds * 1000
             do {
-                try await core.storage.recordBlob(id: id, size: size, createdAt: now, expiresAt: expiresAt)
+                try await core.storage.recordBlob(id: id, size: size, uploader: grant.identity, quota: quota, createdAt: now, expiresAt: expiresAt)
             } catch {
                 core.blobs.delete(id: id)
                 throw error

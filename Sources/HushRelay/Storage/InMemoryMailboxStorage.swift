@@ -209,8 +209,20 @@ public final class InMemoryMailboxStorage: MailboxStorage {
         }
     }
 
-    public func recordBlob(id: String, size: Int, createdAt: Int64, expiresAt: Int64) async throws {
-        state.withLock { $0.blobs[id] = BlobRecord(id: id, size: size, createdAt: createdAt, expiresAt: expiresAt) }
+    public func recordBlob(id: String, size: Int, uploader: [UInt8], quota: BlobQuota, createdAt: Int64, expiresAt: Int64) async throws {
+        try state.withLock { state in
+            try quota.check(adding: size, to: Self.blobUsage(uploader: uploader, now: createdAt, in: state))
+            state.blobs[id] = BlobRecord(id: id, size: size, createdAt: createdAt, expiresAt: expiresAt, uploader: uploader)
+        }
+    }
+
+    public func blobUsage(uploader: [UInt8], now: Int64) async throws -> BlobUsage {
+        state.withLock { Self.blobUsage(uploader: uploader, now: now, in: $0) }
+    }
+
+    private static func blobUsage(uploader: [UInt8], now: Int64, in state: State) -> BlobUsage {
+        let mine = state.blobs.values.filter { $0.uploader == uploader && $0.expiresAt > now }
+        return BlobUsage(count: mine.count, bytes: mine.reduce(0) { $0 + $1.size })
     }
 
     public func blob(id: String, now: Int64) async throws -> BlobRecord? {

@@ -66,7 +66,11 @@ public protocol MailboxStorage: Sendable {
 
     // MARK: Blobs
 
-    func recordBlob(id: String, size: Int, createdAt: Int64, expiresAt: Int64) async throws
+    /// Records a blob `uploader` stored, unless that would take the
+    /// uploader's unexpired blobs over `quota` (`RelayError.blobQuotaExceeded`).
+    func recordBlob(id: String, size: Int, uploader: [UInt8], quota: BlobQuota, createdAt: Int64, expiresAt: Int64) async throws
+    /// What `uploader`'s unexpired blobs take now.
+    func blobUsage(uploader: [UInt8], now: Int64) async throws -> BlobUsage
     func blob(id: String, now: Int64) async throws -> BlobRecord?
 
     // MARK: Maintenance
@@ -133,6 +137,40 @@ public struct BlobRecord: Sendable, Equatable {
     public var size: Int
     public var createdAt: Int64
     public var expiresAt: Int64
+    /// The identity that uploaded it (authenticated upload).
+    public var uploader: [UInt8]?
+}
+
+/// How much blob storage one identity may hold at once.
+public struct BlobQuota: Sendable, Equatable {
+    public var maxBytes: Int
+    public var maxCount: Int
+
+    public init(maxBytes: Int, maxCount: Int) {
+        self.maxBytes = maxBytes
+        self.maxCount = maxCount
+    }
+
+    /// Refuses `size` more bytes on top of `usage`.
+    func check(adding size: Int, to usage: BlobUsage) throws {
+        guard usage.count < maxCount else { throw RelayError.blobQuotaExceeded("\(maxCount) blobs at most") }
+        guard size <= maxBytes - usage.bytes else { throw bytesExceeded }
+    }
+
+    /// The error for a blob that does not fit in the byte quota.
+    var bytesExceeded: RelayError {
+        .blobQuotaExceeded((maxBytes >= 1 << 20 ? "\(maxBytes >> 20) MiB" : "\(maxBytes) bytes") + " at most")
+    }
+}
+
+public struct BlobUsage: Sendable, Equatable {
+    public var count: Int
+    public var bytes: Int
+
+    public init(count: Int, bytes: Int) {
+        self.count = count
+        self.bytes = bytes
+    }
 }
 
 public struct SweepResult: Sendable, Equatable {

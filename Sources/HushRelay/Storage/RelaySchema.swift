@@ -68,6 +68,12 @@ enum RelaySchema {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.register(version: 2, name: "blob uploaders, for per-identity blob quotas") { db in
+            try db.execute("""
+                ALTER TABLE blobs ADD COLUMN uploader BLOB;
+                CREATE INDEX blobs_by_uploader ON blobs(uploader, expires_at);
+                """)
+        }
         return migrator
     }
 }

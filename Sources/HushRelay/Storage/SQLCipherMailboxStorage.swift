@@ -328,16 +328,29 @@ public final class SQLCipherMailboxStorage: MailboxStorage, @unchecked Sendable 
 
     // MARK: Blobs
 
-    public func recordBlob(id: String, size: Int, createdAt: Int64, expiresAt: Int64) async throws {
+    public func recordBlob(id: String, size: Int, uploader: [UInt8], quota: BlobQuota, createdAt: Int64, expiresAt: Int64) async throws {
         try write { db, _ in
-            try db.execute("INSERT INTO blobs (id, size, created_at, expires_at) VALUES (?, ?, ?, ?)", [id, size, createdAt, expiresAt])
+            try quota.check(adding: size, to: try Self.blobUsage(uploader: uploader, now: createdAt, db: db))
+            try db.execute("INSERT INTO blobs (id, size, created_at, expires_at, uploader) VALUES (?, ?, ?, ?, ?)",
+                           [id, size, createdAt, expiresAt, uploader])
         }
+    }
+
+    public func blobUsage(uploader: [UInt8], now: Int64) async throws -> BlobUsage {
+        try read { db in try Self.blobUsage(uploader: uploader, now: now, db: db) }
+    }
+
+    private static func blobUsage(uploader: [UInt8], now: Int64, db: Database) throws -> BlobUsage {
+        try db.queryFirst("SELECT count(*), coalesce(sum(size), 0) FROM blobs WHERE uploader = ? AND expires_at > ?", [uploader, now]) {
+            BlobUsage(count: try $0.get(0, as: Int.self), bytes: try $0.get(1, as: Int.self))
+        } ?? BlobUsage(count: 0, bytes: 0)
     }
 
     public func blob(id: String, now: Int64) async throws -> BlobRecord? {
         try read { db in
             try db.queryFirst("SELECT size, created_at, expires_at FROM blobs WHERE id = ? AND expires_at > ?", [id, now]) { row in
-                BlobRecord(id: id, size: try row.get(0, as: Int.self), createdAt: try row.get(1, as: Int64.self), expiresAt: try row.get(2, as: Int64.self))
+                BlobRecord(id: id, size: try row.get(0, as: Int.self), createdAt: try row.get(1, as: Int64.self), expiresAt: try row.get(2, as: Int64.self),
+                           uploader: nil)
             }
         }
     }
@@ -393,9 +406,10 @@ public final class SQLCipherMailboxStorage: MailboxStorage, @unchecked Sendable 
             inventory.depositRecords = try db.queryFirst("SELECT count(*) FROM deposits") { try $0.get(0, as: Int.self) } ?? 0
             inventory.challenges = try db.queryFirst("SELECT count(*) FROM challenges") { try $0.get(0, as: Int.self) } ?? 0
             inventory.tokens = try db.queryFirst("SELECT count(*) FROM tokens") { try $0.get(0, as: Int.self) } ?? 0
-            inventory.blobs = try db.query("SELECT id, size, created_at, expires_at FROM blobs ORDER BY id") { row in
+            inventory.blobs = try db.query("SELECT id, size, created_at, expires_at, uploader FROM blobs ORDER BY id") { row in
                 BlobRecord(id: try row.get(0, as: String.self), size: try row.get(1, as: Int.self),
-                           createdAt: try row.get(2, as: Int64.self), expiresAt: try row.get(3, as: Int64.self))
+                           createdAt: try row.get(2, as: Int64.self), expiresAt: try row.get(3, as: Int64.self),
+                           uploader: try row.get(4, as: [UInt8]?.self))
             }
             return inventory
         }

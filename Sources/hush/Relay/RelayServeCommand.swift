@@ -19,6 +19,8 @@ struct RelayServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a connection may stay silent between requests or body reads (WebSockets exempt).") var idleTimeout: Int64 = 30
     @Option(help: "Open connections one client address may hold.") var maxConnectionsPerAddress = 64
     @Option(help: "Open connections in all (keep below the descriptor limit, `ulimit -n`).") var maxConnections = 4_096
+    @Option(help: "MiB of unexpired blobs one identity may store.") var blobQuotaMib = 256
+    @Option(help: "Unexpired blobs one identity may store.") var blobQuotaCount = 1_000
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0…65535") }
@@ -28,6 +30,8 @@ struct RelayServeCommand: AsyncParsableCommand {
         guard (1...3_600).contains(idleTimeout) else { throw ValidationError("--idle-timeout must be 1…3600 seconds") }
         guard (1...1_000_000).contains(maxConnectionsPerAddress) else { throw ValidationError("--max-connections-per-address must be 1…1000000") }
         guard (1...1_000_000).contains(maxConnections) else { throw ValidationError("--max-connections must be 1…1000000") }
+        guard (1...1_048_576).contains(blobQuotaMib) else { throw ValidationError("--blob-quota-mib must be 1…1048576") }
+        guard (1...10_000_000).contains(blobQuotaCount) else { throw ValidationError("--blob-quota-count must be 1…10000000") }
     }
 
     func run() async throws {
@@ -42,6 +46,7 @@ struct RelayServeCommand: AsyncParsableCommand {
         configuration.connectionLimits.idleTimeoutSeconds = idleTimeout
         configuration.connectionLimits.maxConnectionsPerAddress = maxConnectionsPerAddress
         configuration.connectionLimits.maxConnections = maxConnections
+        configuration.blobQuota = BlobQuota(maxBytes: blobQuotaMib << 20, maxCount: blobQuotaCount)
         let relay = try RelayServer.embedded(configuration: configuration, logger: logger)
         let host = self.host
         let app = relay.makeApplication { port in
