@@ -6,8 +6,8 @@ import HushCrypto
 public enum RelayAudit {
     /// Opens the data directory's database with its key file, read-mostly
     /// (the schema is migrated if needed), and takes the inventory.
-    public static func inventory(dataDirectory: String) async throws -> RelayInventory {
-        let directory = RelayDataDirectory(path: dataDirectory)
+    public static func inventory(dataDirectory: String, keyFile: String? = nil) async throws -> RelayInventory {
+        let directory = RelayDataDirectory(path: dataDirectory, keyFile: keyFile)
         let key = try directory.loadKey()
         let storage = try SQLCipherMailboxStorage(path: directory.databaseFile, key: key)
         return try await storage.inventory()

@@ -7,6 +7,8 @@ public struct RelayConfiguration: Sendable {
     public var port: Int = 8080
     /// Where the key file, the database and blobs live.
     public var dataDirectory: String = "relay-data"
+    /// Where the database key lives; nil: `relay.key` inside the data directory.
+    public var keyFile: String?
     /// How long an undelivered envelope (and a blob) is kept.
     public var retentionSeconds: Int64 = 30 * 24 * 3600
     /// How often expired items are swept.

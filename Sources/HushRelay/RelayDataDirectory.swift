@@ -8,22 +8,52 @@ import HushCrypto
 ///     relay.db     the SQLCipher database (+ -wal, -shm)
 ///     blobs/       encrypted attachment files, one per blob id
 ///
-/// A copy of the directory without `relay.key` reveals nothing; the key file
-/// is what an operator protects (or keeps on another volume).
+/// A copy of the directory without the key reveals nothing. By default the
+/// key file sits in the directory, which protects against a lost or copied
+/// database file alone; an operator who keeps the key elsewhere
+/// (`keyFile`: another volume, a systemd credential) also protects against
+/// a copy of the whole data directory.
 public struct RelayDataDirectory: Sendable {
     public let path: String
+    public let keyFile: String
 
-    public init(path: String) { self.path = path }
+    /// - Parameter keyFile: where the database key lives; nil: `DIR/relay.key`.
+    public init(path: String, keyFile: String? = nil) {
+        self.path = path
+        self.keyFile = keyFile ?? path + "/relay.key"
+    }
 
-    public var keyFile: String { path + "/relay.key" }
+    /// The key file an operator chose: `--key-file`, else `$HUSH_RELAY_KEY_FILE`,
+    /// else a systemd credential named `relay.key` (`$CREDENTIALS_DIRECTORY`);
+    /// nil for the default inside the data directory.
+    public static func keyFile(option: String?, environment: [String: String]) -> String? {
+        if let option, !option.isEmpty { return option }
+        if let path = environment["HUSH_RELAY_KEY_FILE"], !path.isEmpty { return path }
+        if let credentials = environment["CREDENTIALS_DIRECTORY"], !credentials.isEmpty,
+           access(credentials + "/relay.key", F_OK) == 0 {
+            return credentials + "/relay.key"
+        }
+        return nil
+    }
     public var databaseFile: String { path + "/relay.db" }
     public var blobDirectory: String { path + "/blobs" }
 
-    /// Creates the directory (0700) and its blob folder when missing.
+    /// Creates the directory (0700) and its blob folder when missing, then
+    /// refuses to start when the directory, the blob folder or the database
+    /// files are open to other users (as for the key file): someone may
+    /// already have copied them, and loose modes would let the next one.
     public func prepare() throws {
         for directory in [path, blobDirectory] {
             if mkdir(directory, 0o700) != 0 && errno != EEXIST {
                 throw RelayError.internalFailure("cannot create \(directory): \(String(cString: strerror(errno)))")
+            }
+        }
+        for file in [path, blobDirectory, databaseFile, databaseFile + "-wal", databaseFile + "-shm"] {
+            var info = stat()
+            guard stat(file, &info) == 0 else { continue }
+            guard info.st_mode & 0o077 == 0 else {
+                throw RelayError.internalFailure("\(file) is open to other users (mode \(String(info.st_mode & 0o777, radix: 8))): " +
+                                                 "run chmod go-rwx on it, and consider whether it was copied")
             }
         }
     }

@@ -30,7 +30,7 @@ public struct RelayServer: Sendable {
     /// by the key file created there on first start.
     public static func embedded(configuration: RelayConfiguration, logger: Logger,
                                 clock: any RelayClock = SystemRelayClock()) throws -> RelayServer {
-        let directory = RelayDataDirectory(path: configuration.dataDirectory)
+        let directory = RelayDataDirectory(path: configuration.dataDirectory, keyFile: configuration.keyFile)
         try directory.prepare()
         let key = try directory.loadOrCreateKey()
         let storage = try SQLCipherMailboxStorage(path: directory.databaseFile, key: key)

@@ -9,7 +9,8 @@ import HushRelay
 struct AuditRelayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "relay", abstract: "Print everything a relay's data directory holds.")
 
-    @Option(help: "The relay's data directory (with its relay.key).") var data: String
+    @Option(help: "The relay's data directory.") var data: String
+    @Option(help: "The relay's key file, when it is not DIR/relay.key (also $HUSH_RELAY_KEY_FILE).") var keyFile: String?
     @Option(help: "A plaintext to look for in every file, in UTF-8, UTF-16, hex and base64.") var canary: String?
     @Flag(help: "Print JSON instead of text.") var json = false
 
@@ -20,7 +21,8 @@ struct AuditRelayCommand: AsyncParsableCommand {
     func run() async throws {
         let inventory: RelayInventory
         do {
-            inventory = try await RelayAudit.inventory(dataDirectory: data)
+            inventory = try await RelayAudit.inventory(
+                dataDirectory: data, keyFile: RelayDataDirectory.keyFile(option: keyFile, environment: ProcessInfo.processInfo.environment))
         } catch {
             throw ValidationError("cannot open the relay data in \(data): \(error)")
         }

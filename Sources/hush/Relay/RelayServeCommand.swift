@@ -12,7 +12,9 @@ struct RelayServeCommand: AsyncParsableCommand {
 
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
     @Option(help: "Port to listen on (0 picks a free one).") var port = 8080
-    @Option(help: "Data directory (key file, database, blobs); created when missing.") var data = "relay-data"
+    @Option(help: "Data directory (database, blobs, and the key file unless --key-file); created when missing.") var data = "relay-data"
+    @Option(help: ArgumentHelp("The database key file, kept outside the data directory (also $HUSH_RELAY_KEY_FILE, or a systemd credential relay.key); created 0600 when missing.", valueName: "PATH"))
+    var keyFile: String?
     @Option(help: "Days an undelivered envelope or blob is kept.") var retentionDays = 30
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel = "info"
     @Option(help: "Seconds a new connection has to send its first request head.") var requestHeadTimeout: Int64 = 10
@@ -41,6 +43,7 @@ struct RelayServeCommand: AsyncParsableCommand {
         configuration.host = host
         configuration.port = port
         configuration.dataDirectory = data
+        configuration.keyFile = RelayDataDirectory.keyFile(option: keyFile, environment: ProcessInfo.processInfo.environment)
         configuration.retentionSeconds = Int64(retentionDays) * 86_400
         configuration.connectionLimits.requestHeadTimeoutSeconds = requestHeadTimeout
         configuration.connectionLimits.idleTimeoutSeconds = idleTimeout
