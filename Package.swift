@@ -253,7 +253,8 @@ let package = Package(
         // relay process on loopback (depends on "hush" so it is built first).
         .testTarget(
             name: "HushEndToEndTests",
-            dependencies: ["hush"],
+            // HushRelayAPI for the first-contact proof of work a raw deposit must carry.
+            dependencies: ["hush", "HushRelayAPI", "HushCrypto"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -32,8 +32,6 @@ public struct RelayConfiguration: Sendable {
         public var perAddress = RateLimiter.Rule(burst: 400, perSecond: 200)
         /// Authenticated requests, per identity.
         public var perIdentity = RateLimiter.Rule(burst: 200, perSecond: 50)
-        /// Credential-less (first contact) deposits, per mailbox: 5 at once, then one per 10 minutes.
-        public var firstContactPerMailbox = RateLimiter.Rule(burst: 5, perSecond: 1.0 / 600)
         /// Credential-less deposits, per client IP: 10 at once, then one per minute.
         public var firstContactPerAddress = RateLimiter.Rule(burst: 10, perSecond: 1.0 / 60)
         /// Bundle fetches per target identity that consume one-time prekeys: the
@@ -41,6 +39,9 @@ public struct RelayConfiguration: Sendable {
         /// prekeys in seconds. Beyond it bundles are served without one-time
         /// prekeys (never refused, so nobody can lock newcomers out).
         public var bundlesPerIdentity = RateLimiter.Rule(burst: 20, perSecond: 1.0 / 30)
+        /// Zero bits of proof of work a first-contact deposit needs in the quiet
+        /// case (`FirstContactDifficulty` raises it under a flood). 0 disables it.
+        public var firstContactWorkBits = 16
         /// Blob uploads per identity: 20 at once, then one every 3 s.
         public var blobUploadsPerIdentity = RateLimiter.Rule(burst: 20, perSecond: 1.0 / 3)
         /// Registrations and challenges, per client IP.
@@ -53,7 +54,7 @@ public struct RelayConfiguration: Sendable {
             let open = RateLimiter.Rule(burst: 10_000_000, perSecond: 10_000_000)
             limits.perAddress = open
             limits.perIdentity = open
-            limits.firstContactPerMailbox = open
+            limits.firstContactWorkBits = 0
             limits.firstContactPerAddress = open
             limits.bundlesPerIdentity = open
             limits.blobUploadsPerIdentity = open

@@ -15,11 +15,11 @@ public final class RelayCore: Sendable {
     public let random: any RandomSource
     public let logger: Logger
     let limits: Limiters
+    let firstContactDifficulty: FirstContactDifficulty
 
     struct Limiters: Sendable {
         let perAddress: RateLimiter
         let perIdentity: RateLimiter
-        let firstContactPerMailbox: RateLimiter
         let firstContactPerAddress: RateLimiter
         let authPerAddress: RateLimiter
         let bundlesPerIdentity: RateLimiter
@@ -36,10 +36,10 @@ public final class RelayCore: Sendable {
         self.random = random
         self.logger = logger
         let rules = configuration.rateLimits
+        self.firstContactDifficulty = FirstContactDifficulty(baseBits: rules.firstContactWorkBits)
         self.limits = Limiters(
             perAddress: RateLimiter(rule: rules.perAddress),
             perIdentity: RateLimiter(rule: rules.perIdentity),
-            firstContactPerMailbox: RateLimiter(rule: rules.firstContactPerMailbox),
             firstContactPerAddress: RateLimiter(rule: rules.firstContactPerAddress),
             authPerAddress: RateLimiter(rule: rules.authPerAddress),
             bundlesPerIdentity: RateLimiter(rule: rules.bundlesPerIdentity),

@@ -21,6 +21,8 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
     case malformed(String)
     case invalidSignature(String)
     case rateLimited(retryAfterSeconds: Int)
+    /// A first-contact deposit without enough proof of work (`FirstContactWork`).
+    case workRequired(bits: Int)
     case unavailable
     /// A storage or file-system failure; detail goes to the log, not the client.
     case internalFailure(String)
@@ -35,6 +37,7 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
         case .tooLarge, .quotaExceeded, .blobQuotaExceeded: .contentTooLarge
         case .malformed, .invalidSignature: .unprocessableContent
         case .rateLimited: .tooManyRequests
+        case .workRequired: .preconditionRequired
         case .unavailable: .serviceUnavailable
         case .internalFailure: .internalServerError
         }
@@ -55,6 +58,7 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
         case .malformed: .malformed
         case .invalidSignature: .invalidSignature
         case .rateLimited: .rateLimited
+        case .workRequired: .workRequired
         case .unavailable: .unavailable
         case .internalFailure: .internalError
         }
@@ -77,6 +81,7 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .malformed(what): "malformed request: \(what)"
         case let .invalidSignature(what): "the signature on the \(what) does not verify"
         case let .rateLimited(seconds): "too many requests: retry after \(seconds) s"
+        case let .workRequired(bits): "a first-contact deposit needs proof of work of \(bits) bits (see Hush-Work-Bits): compute it and retry"
         case .unavailable: "the relay is unavailable: retry later"
         case .internalFailure: "the relay failed to complete the request: retry later"
         }
@@ -101,6 +106,7 @@ extension RelayError: HTTPResponseError {
         var headers: HTTPFields = [.contentType: "application/json"]
         switch self {
         case let .rateLimited(seconds): headers[.retryAfter] = String(max(1, seconds))
+        case let .workRequired(bits): headers[HTTPFields.Element.Name(FirstContactWork.bitsHeader)!] = String(bits)
         case .unavailable: headers[.retryAfter] = "5"
         default: break
         }

@@ -7,10 +7,13 @@ public struct DepositRequest: Codable, Sendable {
     public var requestID: String
     public var envelope: Base64Bytes
     public var credential: Base64Bytes?
-    public init(requestID: String, envelope: Base64Bytes, credential: Base64Bytes?) {
+    /// A first contact's proof-of-work nonce (`FirstContactWork`).
+    public var work: Base64Bytes?
+    public init(requestID: String, envelope: Base64Bytes, credential: Base64Bytes?, work: Base64Bytes? = nil) {
         self.requestID = requestID
         self.envelope = envelope
         self.credential = credential
+        self.work = work
     }
 }
 

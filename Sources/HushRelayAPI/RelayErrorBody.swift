@@ -44,6 +44,8 @@ public enum RelayErrorCode: String, Codable, Sendable, CaseIterable {
     case malformed = "malformed"
     /// 422: a signature (registration proof, prekey) does not verify.
     case invalidSignature = "invalid_signature"
+    /// 428: a first-contact deposit needs (more) proof of work; `Hush-Work-Bits` says how much.
+    case workRequired = "work_required"
     /// 429: too many requests; wait `Retry-After` seconds.
     case rateLimited = "rate_limited"
     /// 500: the relay failed; retry later with backoff.

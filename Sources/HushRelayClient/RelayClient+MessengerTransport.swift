@@ -141,6 +141,8 @@ extension DeliveryFailure {
             switch status {
             case 401: self = .unauthorized
             case 413: self = .tooLarge
+            // First-contact work the client would not or could not do now: later, with backoff.
+            case 428: self = .rateLimited(retryAfterMilliseconds: nil)
             case 429: self = .rateLimited(retryAfterMilliseconds: retryAfter.map(DeliveryFailure.retryAfterMilliseconds))
             case 500...: self = .unavailable(reason: "HTTP \(status)")
             default: self = .rejected(status: status, code: code)

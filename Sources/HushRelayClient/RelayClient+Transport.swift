@@ -8,6 +8,8 @@ import NIOHTTP1
 public struct RelayRawResponse: Sendable {
     public var status: Int
     public var retryAfter: String?
+    /// `Hush-Work-Bits` of a 428 `work_required` answer.
+    public var workBits: Int? = nil
     public var body: [UInt8]
 
     /// Throws the typed error for any status outside 2xx.
@@ -57,6 +59,7 @@ extension RelayClient {
             let response = try await http.execute(request, timeout: timeout)
             let bytes = try await response.body.collect(upTo: maxResponseBytes)
             return RelayRawResponse(status: Int(response.status.code), retryAfter: response.headers.first(name: "Retry-After"),
+                                    workBits: response.headers.first(name: FirstContactWork.bitsHeader).flatMap(Int.init),
                                     body: Array(bytes.readableBytesView))
         } catch {
             throw .transport(String(describing: type(of: error)))

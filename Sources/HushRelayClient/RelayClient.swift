@@ -126,13 +126,30 @@ public final class RelayClient: Sendable {
     /// same `requestID`: the relay answers with the first result.
     /// Sent in the binary form (raw envelope body, request id and credential
     /// in headers: no base64, no JSON to build or parse on either side).
+    /// Without a credential the deposit is a first contact: when the relay
+    /// answers 428 `work_required`, the proof of work it asks for is computed
+    /// (`FirstContactWork`, on average 2^bits hashes) and the deposit sent
+    /// again, up to three times (the difficulty may rise meanwhile).
     public func deposit(recipient: [UInt8], envelope: [UInt8], requestID: String, credential: [UInt8]?) async throws(RelayClientError) -> DepositResponse {
-        var headers = [(BinaryDeposit.requestIDHeader, requestID)]
-        if let credential { headers.append((BinaryDeposit.credentialHeader, Data(credential).base64EncodedString())) }
-        let raw = try await send(.POST, RelayPaths.mailboxMessages(recipient), body: ByteBuffer(bytes: envelope),
-                                 contentType: BinaryDeposit.contentType, headers: headers)
-        return try decode(DepositResponse.self, from: raw)
+        var work: [UInt8]?
+        for _ in 0..<3 {
+            var headers = [(BinaryDeposit.requestIDHeader, requestID)]
+            if let credential { headers.append((BinaryDeposit.credentialHeader, Data(credential).base64EncodedString())) }
+            if let work { headers.append((FirstContactWork.header, Data(work).base64EncodedString())) }
+            let raw = try await send(.POST, RelayPaths.mailboxMessages(recipient), body: ByteBuffer(bytes: envelope),
+                                     contentType: BinaryDeposit.contentType, headers: headers)
+            guard raw.status == 428, credential == nil, let bits = raw.workBits, bits <= Self.maxWorkBits else {
+                return try decode(DepositResponse.self, from: raw)
+            }
+            work = FirstContactWork.solve(mailbox: recipient, requestID: requestID, envelope: envelope, bits: bits)
+        }
+        throw .http(status: 428, code: RelayErrorCode.workRequired.rawValue,
+                    message: "the relay kept raising the first-contact work; retry later", retryAfterSeconds: nil)
     }
+
+    /// The most work a client does for one first contact (2^28 hashes: minutes);
+    /// a relay asking for more is treated as refusing for now.
+    static let maxWorkBits = 28
 
     /// Envelopes after `after` in the authenticated identity's mailbox (or `mailbox`, which the relay refuses unless it is ours).
     public func sync(after: UInt64 = 0, limit: Int = RelayLimits.defaultSyncLimit, mailbox: [UInt8]? = nil) async throws(RelayClientError) -> SyncResponse {

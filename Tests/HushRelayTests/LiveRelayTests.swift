@@ -147,7 +147,7 @@ import Testing
     @Test func quotaAndRateLimitOverTheWire() async throws {
         try await Self.withLiveRelay(configure: {
             $0.mailboxQuotaCount = 2
-            $0.rateLimits.firstContactPerMailbox = .init(burst: 3, perSecond: 1.0 / 600)
+            $0.rateLimits.firstContactPerAddress = .init(burst: 3, perSecond: 1.0 / 600)
         }) { _, _, bobClient, alice, _ in
             _ = try await bobClient.deposit(recipient: alice.identity, envelope: [1], requestID: "a", credential: nil)
             _ = try await bobClient.deposit(recipient: alice.identity, envelope: [1], requestID: "b", credential: nil)

@@ -66,6 +66,9 @@ struct TestRelay {
     init(configure: (inout RelayConfiguration) -> Void = { _ in }, storage: any MailboxStorage = InMemoryMailboxStorage()) throws {
         var configuration = RelayConfiguration()
         configuration.port = 0
+        // Router tests deposit as strangers all the time: first-contact work is
+        // off unless a test turns it on (FirstContactWorkTests does).
+        configuration.rateLimits.firstContactWorkBits = 0
         configure(&configuration)
         clock = ManualRelayClock()
         blobs = try TemporaryDirectory()

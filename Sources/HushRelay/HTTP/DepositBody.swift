@@ -9,10 +9,13 @@ struct DepositBody {
     var requestID: String
     var envelope: [UInt8]
     var credential: [UInt8]?
+    /// The first-contact proof of work's nonce (`FirstContactWork`), if any.
+    var work: [UInt8]?
 
     // (HTTPField itself is not re-exported by Hummingbird; its Name is reachable as the element type of HTTPFields.)
     static let requestIDField = HTTPFields.Element.Name(BinaryDeposit.requestIDHeader)!
     static let credentialField = HTTPFields.Element.Name(BinaryDeposit.credentialHeader)!
+    static let workField = HTTPFields.Element.Name(FirstContactWork.header)!
 
     /// Reads and checks either form: 413 beyond the size limits, 422 when
     /// malformed (bad request id, empty envelope, credential not base64).
@@ -22,7 +25,7 @@ struct DepositBody {
             body = try await readBinary(request)
         } else {
             let json = try await JSONBody.decode(DepositRequest.self, from: request, limit: RelayLimits.maxJSONBodyBytes)
-            body = DepositBody(requestID: json.requestID, envelope: json.envelope.bytes, credential: json.credential?.bytes)
+            body = DepositBody(requestID: json.requestID, envelope: json.envelope.bytes, credential: json.credential?.bytes, work: json.work?.bytes)
         }
         guard RequestIDRules.isValid(body.requestID) else { throw RelayError.malformed("requestID must be 1…64 of [A-Za-z0-9_-]") }
         guard !body.envelope.isEmpty else { throw RelayError.malformed("the envelope is empty") }
@@ -45,10 +48,17 @@ struct DepositBody {
             }
             credential = Array(data)
         }
+        var work: [UInt8]?
+        if let text = request.headers[workField] {
+            guard text.utf8.count <= 24, let data = Data(base64Encoded: text) else {
+                throw RelayError.malformed("\(FirstContactWork.header) is not base64")
+            }
+            work = Array(data)
+        }
         let buffer: ByteBuffer
         do { buffer = try await JSONBody.collect(request, limit: RelayLimits.maxEnvelopeBytes) } catch RelayError.tooLarge {
             throw RelayError.tooLarge("the envelope")
         }
-        return DepositBody(requestID: requestID, envelope: Array(buffer.readableBytesView), credential: credential)
+        return DepositBody(requestID: requestID, envelope: Array(buffer.readableBytesView), credential: credential, work: work)
     }
 }

@@ -35,15 +35,27 @@ enum DepositRoute {
 
     /// A credential must be registered for the mailbox (a wrong-length one can
     /// never be, so it is compared as an impossible hash); without one the
-    /// deposit is first contact, admitted by the tight per-address and
-    /// per-mailbox buckets, which the storage consults only for a new request id.
+    /// deposit is a first contact: it must carry proof of work of the mailbox's
+    /// current difficulty (428 otherwise, checked before anything is stored, so
+    /// a flood without work never reaches the recipient) and pass the
+    /// per-address bucket. The storage consults this only for a new request id.
+    /// There is no per-mailbox refusal any more: five anonymous deposits used
+    /// to lock every newcomer out of a mailbox for ten minutes.
     static func admission(_ body: DepositBody, mailbox: [UInt8], address: String, core: RelayCore) -> DepositSubmission.Admission {
         if let credential = body.credential {
             return .credential(hash: credential.count == RelayLimits.credentialLength ? DeliveryCredential.hash(credential) : [])
         }
         return .firstContact {
+            let key = Hex.encode(mailbox)
+            let bits = core.firstContactDifficulty.bits(for: key, now: core.now)
+            if bits > 0 {
+                let prefix = FirstContactWork.prefix(mailbox: mailbox, requestID: body.requestID, envelope: body.envelope)
+                guard let nonce = body.work, FirstContactWork.isValid(nonce: nonce, prefix: prefix, bits: bits) else {
+                    throw RelayError.workRequired(bits: bits)
+                }
+            }
             try core.limit(core.limits.firstContactPerAddress, address)
-            try core.limit(core.limits.firstContactPerMailbox, Hex.encode(mailbox))
+            core.firstContactDifficulty.record(key, now: core.now)
         }
     }
 

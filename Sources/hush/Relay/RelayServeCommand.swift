@@ -21,6 +21,7 @@ struct RelayServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a connection may stay silent between requests or body reads (WebSockets exempt).") var idleTimeout: Int64 = 30
     @Option(help: "Open connections one client address may hold.") var maxConnectionsPerAddress = 64
     @Option(help: "Open connections in all (keep below the descriptor limit, `ulimit -n`).") var maxConnections = 4_096
+    @Option(help: "Zero bits of proof of work a first-contact deposit needs when its mailbox is quiet (0 turns it off).") var firstContactWorkBits = 16
     @Option(help: "MiB of unexpired blobs one identity may store.") var blobQuotaMib = 256
     @Option(help: "Unexpired blobs one identity may store.") var blobQuotaCount = 1_000
 
@@ -32,6 +33,7 @@ struct RelayServeCommand: AsyncParsableCommand {
         guard (1...3_600).contains(idleTimeout) else { throw ValidationError("--idle-timeout must be 1…3600 seconds") }
         guard (1...1_000_000).contains(maxConnectionsPerAddress) else { throw ValidationError("--max-connections-per-address must be 1…1000000") }
         guard (1...1_000_000).contains(maxConnections) else { throw ValidationError("--max-connections must be 1…1000000") }
+        guard (0...28).contains(firstContactWorkBits) else { throw ValidationError("--first-contact-work-bits must be 0…28") }
         guard (1...1_048_576).contains(blobQuotaMib) else { throw ValidationError("--blob-quota-mib must be 1…1048576") }
         guard (1...10_000_000).contains(blobQuotaCount) else { throw ValidationError("--blob-quota-count must be 1…10000000") }
     }
@@ -50,6 +52,7 @@ struct RelayServeCommand: AsyncParsableCommand {
         configuration.connectionLimits.maxConnectionsPerAddress = maxConnectionsPerAddress
         configuration.connectionLimits.maxConnections = maxConnections
         configuration.blobQuota = BlobQuota(maxBytes: blobQuotaMib << 20, maxCount: blobQuotaCount)
+        configuration.rateLimits.firstContactWorkBits = firstContactWorkBits
         let relay = try RelayServer.embedded(configuration: configuration, logger: logger)
         let host = self.host
         let app = relay.makeApplication { port in

@@ -229,6 +229,8 @@ enum RawHTTP {
     struct Response {
         let status: Int
         let body: String
+        /// Header fields, names lower-cased.
+        var headers: [String: String] = [:]
     }
 
     static func post(port: Int, path: String, json body: String) throws -> Response {
@@ -243,8 +245,8 @@ enum RawHTTP {
     }
 
     /// Sends `request` on a fresh connection and reads the response until the relay closes it.
-    static func exchange(port: Int, _ request: [UInt8]) throws -> Response {
-        let fd = try LoopbackSocket.connect(port: port)
+    static func exchange(port: Int, _ request: [UInt8], from source: String? = nil) throws -> Response {
+        let fd = try LoopbackSocket.connect(port: port, from: source)
         defer { close(fd) }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -260,6 +262,11 @@ enum RawHTTP {
         let statusLine = parts.first?.split(separator: "\r\n").first ?? ""
         let fields = statusLine.split(separator: " ")
         guard fields.count >= 2, let status = Int(fields[1]) else { throw HarnessError("no HTTP response: \(text)") }
-        return Response(status: status, body: parts.dropFirst().joined(separator: "\r\n\r\n"))
+        var headers: [String: String] = [:]
+        for line in (parts.first ?? "").split(separator: "\r\n").dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return Response(status: status, body: parts.dropFirst().joined(separator: "\r\n\r\n"), headers: headers)
     }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import HushCrypto
+import HushRelayAPI
 import Testing
 
 extension Testbed {
@@ -17,9 +19,17 @@ extension Testbed {
     }
 
     /// Deposits raw bytes into `user`'s mailbox with a plain HTTP POST, as
-    /// anyone who knows the identity key could (deposits need no login).
-    func depositRaw(_ envelope: [UInt8], to user: User, requestID: String) throws -> RawHTTP.Response {
-        let body = "{\"requestID\":\"\(requestID)\",\"envelope\":\"\(Data(envelope).base64EncodedString())\"}"
-        return try RawHTTP.post(port: relay.port, path: "/v1/mailboxes/\(user.identityKey)/messages", json: body)
+    /// anyone who knows the identity key could (deposits need no login), doing
+    /// the first-contact proof of work the relay asks for (`withWork`) or not.
+    func depositRaw(_ envelope: [UInt8], to user: User, requestID: String, withWork: Bool = true) throws -> RawHTTP.Response {
+        func post(work: [UInt8]?) throws -> RawHTTP.Response {
+            let field = work.map { ",\"work\":\"\(Data($0).base64EncodedString())\"" } ?? ""
+            let body = "{\"requestID\":\"\(requestID)\",\"envelope\":\"\(Data(envelope).base64EncodedString())\"\(field)}"
+            return try RawHTTP.post(port: relay.port, path: "/v1/mailboxes/\(user.identityKey)/messages", json: body)
+        }
+        let first = try post(work: nil)
+        guard withWork, first.status == 428, let bits = first.headers["hush-work-bits"].flatMap(Int.init) else { return first }
+        let mailbox = try Array(Hex.decode(user.identityKey))
+        return try post(work: FirstContactWork.solve(mailbox: mailbox, requestID: requestID, envelope: envelope, bits: bits))
     }
 }
