@@ -1,9 +1,16 @@
+import HushProtocol
+
 /// Every size and count a client controls, as one named constant each. The
 /// relay refuses anything beyond them (413 for sizes, 422 for counts and
 /// shapes); clients use the same numbers to refuse early.
 public enum RelayLimits {
-    /// Largest sealed envelope a mailbox accepts (bytes, before base64).
-    public static let maxEnvelopeBytes = 64 * 1024
+    /// Smallest sealed envelope a mailbox accepts: the protocol's smallest
+    /// (docs/PROTOCOL.md §9.1, `SealedSender.minimumLength`, 434 bytes).
+    public static let minEnvelopeBytes = SealedSender.minimumLength
+    /// Largest sealed envelope a mailbox accepts (bytes, before base64): the
+    /// protocol's largest (`SealedSender.maximumLength`, 68,896 bytes). One
+    /// rule, from one place: the relay refuses what no client can produce.
+    public static let maxEnvelopeBytes = SealedSender.maximumLength
     /// Largest ephemeral envelope (typing indicator) relayed over a socket.
     public static let maxEphemeralBytes = 4 * 1024
     /// Largest JSON request body: an envelope in base64 plus field overhead.

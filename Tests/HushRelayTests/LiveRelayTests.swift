@@ -46,14 +46,14 @@ import Testing
     @Test func pushOnDeposit() async throws {
         try await Self.withLiveRelay { _, aliceClient, bobClient, alice, _ in
             let socket = try await aliceClient.connectSocket()
-            let receipt = try await bobClient.deposit(recipient: alice.identity, envelope: [7, 7, 7], requestID: "push-1", credential: nil)
+            let receipt = try await bobClient.deposit(recipient: alice.identity, envelope: sealedSized([7, 7, 7]), requestID: "push-1", credential: nil)
             let event = await Self.nextEvent(socket)
             guard case let .message(message) = event else {
                 Issue.record("expected a pushed message, got \(String(describing: event))")
                 return
             }
             #expect(message.messageID == receipt.messageID)
-            #expect(message.envelope.bytes == [7, 7, 7])
+            #expect(message.envelope.bytes == sealedSized([7, 7, 7]))
             await socket.close()
         }
     }
@@ -77,8 +77,8 @@ import Testing
 
     @Test func idempotentRedepositAndAckThenGone() async throws {
         try await Self.withLiveRelay { _, aliceClient, bobClient, alice, _ in
-            let first = try await bobClient.deposit(recipient: alice.identity, envelope: [1], requestID: "once", credential: nil)
-            let again = try await bobClient.deposit(recipient: alice.identity, envelope: [1], requestID: "once", credential: nil)
+            let first = try await bobClient.deposit(recipient: alice.identity, envelope: sealedSized([1]), requestID: "once", credential: nil)
+            let again = try await bobClient.deposit(recipient: alice.identity, envelope: sealedSized([1]), requestID: "once", credential: nil)
             #expect(first == again)
             let synced = try await aliceClient.sync()
             #expect(synced.messages.map(\.messageID) == [first.messageID])
@@ -149,16 +149,16 @@ import Testing
             $0.mailboxQuotaCount = 2
             $0.rateLimits.firstContactPerAddress = .init(burst: 3, perSecond: 1.0 / 600)
         }) { _, _, bobClient, alice, _ in
-            _ = try await bobClient.deposit(recipient: alice.identity, envelope: [1], requestID: "a", credential: nil)
-            _ = try await bobClient.deposit(recipient: alice.identity, envelope: [1], requestID: "b", credential: nil)
+            _ = try await bobClient.deposit(recipient: alice.identity, envelope: sealedSized([1]), requestID: "a", credential: nil)
+            _ = try await bobClient.deposit(recipient: alice.identity, envelope: sealedSized([1]), requestID: "b", credential: nil)
             do {
-                _ = try await bobClient.deposit(recipient: alice.identity, envelope: [1], requestID: "c", credential: nil)
+                _ = try await bobClient.deposit(recipient: alice.identity, envelope: sealedSized([1]), requestID: "c", credential: nil)
                 Issue.record("deposit over quota accepted")
             } catch let error as RelayClientError {
                 #expect(error.status == 413 && error.code == "quota_exceeded")
             }
             do {
-                _ = try await bobClient.deposit(recipient: alice.identity, envelope: [1], requestID: "d", credential: nil)
+                _ = try await bobClient.deposit(recipient: alice.identity, envelope: sealedSized([1]), requestID: "d", credential: nil)
                 Issue.record("first contact beyond the limit accepted")
             } catch let error as RelayClientError {
                 #expect(error.status == 429 && error.isRetryable && (error.retryAfterSeconds ?? 0) > 0)

@@ -120,6 +120,12 @@ extension TestClientProtocol {
     }
 }
 
+/// `bytes` padded with zeros to the smallest envelope the relay accepts, so
+/// tests can tell envelopes apart by a short prefix.
+func sealedSized(_ bytes: [UInt8]) -> [UInt8] {
+    bytes + [UInt8](repeating: 0, count: max(0, RelayLimits.minEnvelopeBytes - bytes.count))
+}
+
 struct TestFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }

@@ -29,7 +29,7 @@ import Testing
             try await relayClient.authenticate(identity: alice.key)
             var ids: [UInt64] = []
             for index in 0..<3 {
-                let envelope = Array("\(canary) #\(index)".utf8)
+                let envelope = sealedSized(Array("\(canary) #\(index)".utf8))
                 ids.append(try await relayClient.deposit(recipient: alice.identity, envelope: envelope, requestID: "m\(index)", credential: nil).messageID)
             }
             #expect(try await relayClient.ack(ids: [ids[1]]) == 1)
@@ -43,12 +43,12 @@ import Testing
             try await relayClient.authenticate(identity: alice.key)
             let synced = try await relayClient.sync()
             #expect(synced.messages.map(\.messageID) == [ids[0], ids[2]])
-            #expect(synced.messages.map { String(decoding: $0.envelope.bytes, as: UTF8.self) } == ["\(canary) #0", "\(canary) #2"])
+            #expect(synced.messages.map { String(decoding: $0.envelope.bytes.prefix { $0 != 0 }, as: UTF8.self) } == ["\(canary) #0", "\(canary) #2"])
             // Ids keep increasing after the restart.
-            let next = try await relayClient.deposit(recipient: alice.identity, envelope: [1], requestID: "after-restart", credential: nil)
+            let next = try await relayClient.deposit(recipient: alice.identity, envelope: sealedSized([1]), requestID: "after-restart", credential: nil)
             #expect(next.messageID > ids[2])
             // A repeat of a request made before the restart answers as before.
-            let repeatAfterRestart = try await relayClient.deposit(recipient: alice.identity, envelope: Array("\(canary) #0".utf8), requestID: "m0", credential: nil)
+            let repeatAfterRestart = try await relayClient.deposit(recipient: alice.identity, envelope: sealedSized(Array("\(canary) #0".utf8)), requestID: "m0", credential: nil)
             #expect(repeatAfterRestart.messageID == ids[0])
         }
 

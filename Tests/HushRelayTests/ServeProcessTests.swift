@@ -49,7 +49,7 @@ import Testing
         #expect(try await client.health().status == "ok")
         try await client.register(identity: user.key, signedPrekey: user.signedPrekey, lastResortKEMPrekey: user.lastResortKEM, oneTimePrekeys: [])
         try await client.authenticate(identity: user.key)
-        _ = try await client.deposit(recipient: user.identity, envelope: [1, 2, 3], requestID: "p1", credential: nil)
+        _ = try await client.deposit(recipient: user.identity, envelope: sealedSized([1, 2, 3]), requestID: "p1", credential: nil)
         #expect(try await client.sync().messages.count == 1)
 
         kill(process.processIdentifier, SIGTERM)

@@ -28,7 +28,9 @@ struct DepositBody {
             body = DepositBody(requestID: json.requestID, envelope: json.envelope.bytes, credential: json.credential?.bytes, work: json.work?.bytes)
         }
         guard RequestIDRules.isValid(body.requestID) else { throw RelayError.malformed("requestID must be 1…64 of [A-Za-z0-9_-]") }
-        guard !body.envelope.isEmpty else { throw RelayError.malformed("the envelope is empty") }
+        guard body.envelope.count >= RelayLimits.minEnvelopeBytes else {
+            throw RelayError.malformed("the envelope is shorter than \(RelayLimits.minEnvelopeBytes) bytes, the smallest sealed envelope")
+        }
         guard body.envelope.count <= RelayLimits.maxEnvelopeBytes else { throw RelayError.tooLarge("the envelope") }
         return body
     }
