@@ -11,10 +11,7 @@ import Testing
         let bed = try Testbed("missing-db")
         let alice = try bed.newUser("alice")
         let bob = try bed.newUser("bob")
-        try bed.addContact(alice, bob)
-        try bed.send(alice, to: "bob", "hello")
-        try bed.sync(bob)
-        try bed.addContact(bob, alice)
+        try bed.meet(alice, bob)
         let waiting = ["one", "two", "three"]
         for text in waiting { try bed.send(alice, to: "bob", text) }
         #expect(try bed.storedEnvelopes(for: bob) == 3)

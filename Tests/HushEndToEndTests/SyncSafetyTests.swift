@@ -11,10 +11,7 @@ import Testing
     @Test func afterTheFirstExchangeBothSidesHoldEachOthersCredential() throws {
         let bed = try Testbed("credentials")
         let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
-        try bed.addContact(alice, bob)
-        try bed.send(alice, to: "bob", "Hi Bob")
-        try bed.sync(bob)
-        try bed.addContact(bob, alice)
+        try bed.meet(alice, bob, first: "Hi Bob")
         try bed.send(bob, to: "alice", "Hi Alice")
         try bed.sync(alice)
         try bed.sync(bob)
@@ -37,10 +34,7 @@ import Testing
     @Test func twoSyncsOfOneHomeAtOnceNeverReportTampering() throws {
         let bed = try Testbed("concurrent-sync")
         let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
-        try bed.addContact(alice, bob)
-        try bed.send(alice, to: "bob", "hello")
-        try bed.sync(bob)
-        try bed.addContact(bob, alice)
+        try bed.meet(alice, bob)
         try bed.sync(alice)  // Bob's credential: Alice's deposits are no longer first contacts.
         var sent = ["hello"]
         for round in 1...6 {

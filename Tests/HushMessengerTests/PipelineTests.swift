@@ -9,11 +9,7 @@ import HushStore
     /// Alice and Bob registered on one relay, Alice has added Bob.
     private func pair() async throws -> (InMemoryRelay, Participant, Participant) {
         let relay = InMemoryRelay()
-        let alice = try Participant("alice", relay: relay)
-        let bob = try Participant("bob", relay: relay)
-        try await alice.messenger.register()
-        try await bob.messenger.register()
-        try await alice.messenger.addContact(name: "bob", address: bob.address)
+        let (alice, bob) = try await relay.pair()
         return (relay, alice, bob)
     }
 
@@ -207,10 +203,7 @@ import HushStore
 
     @Test func aRefusedCredentialIsDroppedAndTheMessageGoesAsAFirstContact() async throws {
         let relay = InMemoryRelay()
-        let alice = try Participant("alice", relay: relay), bob = try Participant("bob", relay: relay)
-        try await alice.messenger.register()
-        try await bob.messenger.register()
-        try await alice.messenger.addContact(name: "bob", address: bob.address)
+        let (alice, bob) = try await relay.pair()
         try await alice.messenger.send(text: "first", to: "bob")
         _ = try await bob.messenger.sync()
         _ = try await alice.messenger.sync()

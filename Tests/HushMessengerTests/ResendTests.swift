@@ -11,10 +11,7 @@ import HushStore
     /// Alice and Bob in an established session (each holds the other's credential).
     private func conversation() async throws -> (InMemoryRelay, Participant, Participant) {
         let relay = InMemoryRelay()
-        let alice = try Participant("alice", relay: relay), bob = try Participant("bob", relay: relay)
-        try await alice.messenger.register()
-        try await bob.messenger.register()
-        try await alice.messenger.addContact(name: "bob", address: bob.address)
+        let (alice, bob) = try await relay.pair()
         try await alice.messenger.send(text: "hello", to: "bob")
         _ = try await bob.messenger.sync()
         try await bob.messenger.addContact(name: "alice", address: alice.address)
@@ -51,19 +48,20 @@ import HushStore
         #expect(try await bob.messenger.history(with: "alice", limit: 500).map(\.body).contains("delayed through an outage"))
     }
 
-    /// Bob's skipped key for the message has aged out (`maxSkippedKeyAgeSeconds`).
-    private func ageOut(_ bob: Participant) {
+    /// Delivers `envelope` to Bob only after `turns` more turns and after his
+    /// skipped key for it has aged out (`maxSkippedKeyAgeSeconds`).
+    private func deliverTooLate(_ envelope: MailboxEnvelope, via relay: InMemoryRelay, _ alice: Participant, _ bob: Participant,
+                                turns: Int) async throws {
+        try await converse(alice, bob, turns: turns)
         bob.clock.advance(milliseconds: (RatchetLimits.maxSkippedKeyAgeSeconds + 86_400) * 1000)
+        relay.inject(envelope.bytes, into: bob.identity.publicKey)
     }
 
     @Test func aMessageThatCannotBeDecryptedIsReportedAndResentOnce() async throws {
         let (relay, alice, bob) = try await conversation()
         try await alice.messenger.send(text: "delayed past every bound", to: "bob")
         let delayed = try #require(withhold(from: relay, bob))
-        try await converse(alice, bob, turns: 3)
-        ageOut(bob)
-
-        relay.inject(delayed.bytes, into: bob.identity.publicKey)
+        try await deliverTooLate(delayed, via: relay, alice, bob, turns: 3)
         let report = try await bob.messenger.sync()
         #expect(report.resendRequested == 1 && report.quarantined == 0, "its key is gone; Alice is asked: \(report)")
         _ = try await alice.messenger.sync()   // the decryption error arrives; the message is sealed again
@@ -90,16 +88,12 @@ import HushStore
         let (relay, alice, bob) = try await conversation()
         try await alice.messenger.send(text: "once", to: "bob")
         let first = try #require(withhold(from: relay, bob))
-        try await converse(alice, bob, turns: 2)
-        ageOut(bob)
-        relay.inject(first.bytes, into: bob.identity.publicKey)
+        try await deliverTooLate(first, via: relay, alice, bob, turns: 2)
         #expect(try await bob.messenger.sync().resendRequested == 1)
         // Alice's resend is delayed past the bound too.
         _ = try await alice.messenger.sync()
         let resend = try #require(withhold(from: relay, bob))
-        try await converse(alice, bob, turns: 2)
-        ageOut(bob)
-        relay.inject(resend.bytes, into: bob.identity.publicKey)
+        try await deliverTooLate(resend, via: relay, alice, bob, turns: 2)
         #expect(try await bob.messenger.sync().resendRequested == 1, "Bob asks again; Alice does not resend twice")
         _ = try await alice.messenger.sync()
         #expect(try await alice.messenger.outbox().isEmpty, "resent once, not in a loop")

@@ -80,6 +80,15 @@ final class Testbed: @unchecked Sendable {
         try succeed(user, ["contact", "add", name ?? contact.name, contact.address, "--json"], sourceLocation: sourceLocation)
     }
 
+    /// README's first steps: `alice` adds `bob` and writes `first`; `bob` syncs
+    /// and names `alice` (she wrote first, so he knows her only by address).
+    func meet(_ alice: User, _ bob: User, first: String = "hello", sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try addContact(alice, bob, sourceLocation: sourceLocation)
+        try send(alice, to: bob.name, first, sourceLocation: sourceLocation)
+        try sync(bob, sourceLocation: sourceLocation)
+        try addContact(bob, alice, sourceLocation: sourceLocation)
+    }
+
     /// `hush send NAME TEXT --json`, which must succeed; returns the printed message.
     @discardableResult
     func send(_ user: User, to name: String, _ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {

@@ -35,3 +35,14 @@ final class Participant {
 
     deinit { try? FileManager.default.removeItem(at: directory) }
 }
+
+extension InMemoryRelay {
+    /// Alice and Bob, registered on this relay; Alice has added Bob.
+    func pair() async throws -> (alice: Participant, bob: Participant) {
+        let alice = try Participant("alice", relay: self), bob = try Participant("bob", relay: self)
+        try await alice.messenger.register()
+        try await bob.messenger.register()
+        try await alice.messenger.addContact(name: "bob", address: bob.address)
+        return (alice, bob)
+    }
+}
