@@ -13,6 +13,10 @@ public enum ReceiveOutcome: Sendable, Equatable {
     /// Could not be decrypted, and the sender (known, with a session) was
     /// asked to send it again: set aside too, but expected to recover.
     case resendRequested(reason: String)
+    /// Could not be used for a cause on our side (no session, a missing
+    /// private prekey): kept at the relay, NOT safe to acknowledge, and tried
+    /// again by every sync.
+    case deferred(reason: String)
     /// Already processed earlier (at or below the sync cursor).
     case alreadyProcessed
 }
@@ -32,23 +36,46 @@ extension Messenger {
     /// once never both process an envelope; the second sees the first's
     /// cursor, instead of failing to decrypt a message its ratchet already
     /// consumed and reporting it as replayed.
+    ///
+    /// An envelope that fails for a cause on our side (`missingLocalState`) is
+    /// deferred: recorded, not acknowledged, and tried again by the next sync
+    /// (the relay still holds it), never dropped for a fault that is ours.
     @discardableResult
     public func receive(_ envelope: MailboxEnvelope) throws -> ReceiveOutcome {
         do {
             let processed: Bool = try store.write { store in
                 if try Messenger.alreadyProcessed(envelope, in: store) { return false }
                 try process(envelope)
+                try store.quarantine.resolveDeferred(serverId: envelope.serverID)
                 try store.settings.advanceSyncCursor(to: envelope.serverID)
                 return true
             }
             return processed ? .stored : .alreadyProcessed
         } catch where Messenger.isLocalStorageFailure(error) {
             throw error
+        } catch let error as MessengerError {
+            guard case let .missingLocalState(reason) = error else { return try setAside(envelope, error) }
+            let deferred: Bool = try store.write { store in
+                if try Messenger.alreadyProcessed(envelope, in: store) { return false }
+                try store.quarantine.deferEnvelope(serverId: envelope.serverID, envelope: envelope.bytes, reason: reason, at: clock.now())
+                try store.settings.advanceSyncCursor(to: envelope.serverID)
+                return true
+            }
+            return deferred ? .deferred(reason: reason) : .alreadyProcessed
         } catch {
+            return try setAside(envelope, error)
+        }
+    }
+
+    /// Quarantines an envelope that cannot be used (and tells its sender when
+    /// the sealed layer names a contact); safe to acknowledge.
+    private func setAside(_ envelope: MailboxEnvelope, _ error: any Error) throws -> ReceiveOutcome {
+        do {
             let reason = Messenger.quarantineReason(for: error)
             let reported: Bool? = try store.write { store in
                 // Another process may have stored it between the two transactions.
                 if try Messenger.alreadyProcessed(envelope, in: store) { return nil }
+                try store.quarantine.resolveDeferred(serverId: envelope.serverID)
                 let reported = reportUndecryptable(envelope)
                 try store.quarantine.add(serverId: envelope.serverID, envelope: envelope.bytes, reason: reason, at: clock.now())
                 try store.settings.advanceSyncCursor(to: envelope.serverID)
@@ -60,9 +87,11 @@ extension Messenger {
         }
     }
 
-    /// At or below the sync cursor: stored or set aside by an earlier run.
+    /// At or below the sync cursor, and not deferred: stored or set aside for
+    /// good by an earlier run.
     static func alreadyProcessed(_ envelope: MailboxEnvelope, in store: MessageStore) throws -> Bool {
-        envelope.serverID <= (try store.settings.syncCursor() ?? 0)
+        guard envelope.serverID <= (try store.settings.syncCursor() ?? 0) else { return false }
+        return try !store.quarantine.isDeferred(serverId: envelope.serverID)
     }
 
     /// Handles an ephemeral envelope (typing): decrypted with the session but
@@ -207,7 +236,7 @@ extension Messenger {
     private func acceptSession(_ opened: OpenedEnvelope, handshake: HandshakeInit) throws -> Session {
         func prekey(_ kind: PrekeyKind, _ id: UInt32) throws -> PrivatePrekey {
             guard let stored = try store.prekeys.prekey(kind: kind.storeName, id: Int64(id)) else {
-                throw MessengerError.protocolFailure("the first message names a \(kind) prekey (\(id)) we no longer have")
+                throw MessengerError.missingLocalState("the first message names a \(kind) prekey (\(id)) we no longer have")
             }
             return try PrivatePrekey(serialized: stored.privateKey, identity: identity.publicKey)
         }

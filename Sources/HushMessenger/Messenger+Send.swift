@@ -90,7 +90,7 @@ extension Messenger {
 
     func loadSession(contactId: Int64) throws -> Session {
         guard let state = try store.sessions.load(contactId: contactId) else {
-            throw MessengerError.protocolFailure("no session with this contact: remove and add the contact again")
+            throw MessengerError.missingLocalState("no session with this contact: remove and add the contact again")
         }
         return try Session(serialized: state)
     }

@@ -9,6 +9,8 @@ public struct SyncReport: Sendable, Equatable {
     public var quarantined = 0
     /// Set aside, and their senders asked to send them again (docs/PROTOCOL.md §10.1).
     public var resendRequested = 0
+    /// Failed for a cause on our side; left at the relay and tried again next time.
+    public var deferred = 0
     public var outbox = OutboxReport()
 }
 
@@ -46,6 +48,10 @@ extension Messenger {
                     case .quarantined: report.quarantined += 1
                     case .resendRequested: report.resendRequested += 1
                     case .alreadyProcessed: break
+                    case .deferred:
+                        // Ours to fix, not the envelope's: the relay keeps it.
+                        report.deferred += 1
+                        continue
                     }
                     handled.append(envelope.serverID)
                 } catch {

@@ -13,6 +13,10 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
     case messageTooLong(limit: Int)
     case relay(DeliveryFailure)
     case protocolFailure(String)
+    /// State this device should hold is missing (a session, a private
+    /// prekey): the cause is on our side, so an envelope failing for it is
+    /// kept at the relay and tried again, never acknowledged.
+    case missingLocalState(String)
     case unknownMessage(String)
 
     public var description: String {
@@ -35,7 +39,7 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
             return "the message is longer than \(limit) bytes: split it"
         case let .relay(failure):
             return "the relay could not be used: \(failure)"
-        case let .protocolFailure(reason):
+        case let .protocolFailure(reason), let .missingLocalState(reason):
             return reason
         case let .unknownMessage(id):
             return "no outbox message with id \(id): see `hush outbox`"

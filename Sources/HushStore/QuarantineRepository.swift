@@ -18,6 +18,25 @@ public struct QuarantineRepository {
                              [serverId, envelope, reason, time])
     }
 
+    /// Sets aside an envelope that failed for a cause on our side: it is not
+    /// acknowledged, and `isDeferred` makes the next sync try it again.
+    /// One row per relay id, however often it is tried.
+    public func deferEnvelope(serverId: Int64, envelope: [UInt8], reason: String, at time: Milliseconds) throws {
+        try database.execute("DELETE FROM quarantined_envelopes WHERE server_id = ? AND deferred = 1", [serverId])
+        try database.execute("""
+            INSERT INTO quarantined_envelopes(server_id, envelope, reason, received_at, deferred) VALUES (?, ?, ?, ?, 1)
+            """, [serverId, envelope, reason, time])
+    }
+
+    public func isDeferred(serverId: Int64) throws -> Bool {
+        try database.queryFirst("SELECT 1 FROM quarantined_envelopes WHERE server_id = ? AND deferred = 1", [serverId]) { _ in true } ?? false
+    }
+
+    /// A deferred envelope opened, or failed for good (then it is set aside anew).
+    public func resolveDeferred(serverId: Int64) throws {
+        try database.execute("DELETE FROM quarantined_envelopes WHERE server_id = ? AND deferred = 1", [serverId])
+    }
+
     /// Whether these exact bytes were set aside before (a replayed envelope).
     public func contains(envelope: [UInt8]) throws -> Bool {
         try database.queryFirst("SELECT 1 FROM quarantined_envelopes WHERE envelope = ? LIMIT 1", [envelope]) { _ in true } ?? false

@@ -15,6 +15,7 @@ public enum Schema {
         migrator.register(version: 6, name: "search index and summaries kept per insert, not by triggers; list-order index", dropInsertTriggers)
         migrator.register(version: 7, name: "which delivery credential each contact was given", addCredentialHandOver)
         migrator.register(version: 8, name: "digests of sent envelopes and resends, for decryption errors", addResends)
+        migrator.register(version: 9, name: "envelopes deferred for a local cause, kept at the relay", addDeferredEnvelopes)
         return migrator
     }()
 

@@ -59,7 +59,7 @@ enum ExitStatus: Int32 {
             case .identityChanged: return .identityChanged
             case .unknownContact, .contactExists, .nothingToAccept, .invalidAddress, .ownAddress: return .contactProblem
             case .relay, .notRegistered: return .relayUnavailable
-            case .messageTooLong, .protocolFailure, .unknownMessage: return .failure
+            case .messageTooLong, .protocolFailure, .missingLocalState, .unknownMessage: return .failure
             }
         default:
             return .failure

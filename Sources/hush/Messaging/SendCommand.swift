@@ -71,6 +71,7 @@ struct SyncCommand: AsyncParsableCommand {
             let report = try await MessengerContext.open(global).messenger.sync()
             if global.json {
                 try printJSON(["received": report.received, "quarantined": report.quarantined, "resendRequested": report.resendRequested,
+                               "deferred": report.deferred,
                                "sent": report.outbox.sent, "retrying": report.outbox.retrying, "failed": report.outbox.failed])
             } else {
                 print("Received \(report.received), sent \(report.outbox.sent)" +
@@ -80,10 +81,15 @@ struct SyncCommand: AsyncParsableCommand {
             if report.resendRequested > 0 {
                 printError("\(report.resendRequested) envelope(s) could not be decrypted; their senders were asked to send them again (they arrive with a later sync)")
             }
+            if report.deferred > 0 {
+                printError("\(report.deferred) envelope(s) could not be opened because this device lacks the state for them " +
+                           "(a session or a prekey: was a contact removed, or an old backup restored?); they stay at the relay " +
+                           "and every sync tries them again; `hush audit local` lists them")
+            }
             if report.quarantined > 0 {
                 printError("\(report.quarantined) envelope(s) could not be decrypted and were set aside; `hush audit local` lists them")
-                throw ExitCode(ExitStatus.quarantined.rawValue)
             }
+            if report.quarantined > 0 || report.deferred > 0 { throw ExitCode(ExitStatus.quarantined.rawValue) }
         }
     }
 }
