@@ -26,8 +26,11 @@ extension Messenger {
             }
         }
         if let other = try contact(forIdentity: address.identityKey) {
-            // Someone who wrote first was filed under "unknown-…": naming them
-            // keeps the session their first message started.
+            // Someone who wrote first was filed under "unknown-…" as a message
+            // request: adding them accepts it under the chosen name and keeps
+            // the session their first message started.
+            if other.standing == .blocked { throw MessengerError.contactBlocked(name: other.name) }
+            if other.standing == .requested { return try await acceptRequest(name: other.name, renameTo: name) }
             guard other.name.hasPrefix(Messenger.unknownContactPrefix) else { throw MessengerError.contactExists(name: other.name) }
             try store.write { store in try store.contacts.rename(contactId: other.id, to: name) }
             return try store.contacts.contact(id: other.id) ?? other

@@ -31,25 +31,12 @@ extension Messenger {
             }
             try? store.outbox.recordAttempt(requestId: item.requestId, at: now)
             do {
-                // Deposits are anonymous (sealed sender): no session token. Logging in
-                // first would tell the relay which identity posts each envelope.
-                let receipt = try await transport.deposit(item.payload, to: recipient.key, requestID: item.requestId,
-                                                          credential: recipient.credential)
+                let receipt = try await deposit(item, to: recipient)
                 _ = try store.outbox.markSent(requestId: item.requestId, serverId: receipt.serverID, relayTimestamp: receipt.relayTimestamp)
                 report.sent += 1
                 if let messageID = item.messageId, let message = try store.messages.message(id: messageID) {
                     emit(.statusChanged(clientMessageID: message.clientMessageId, status: message.status, contact: recipient.name))
                 }
-            } catch let failure as DeliveryFailure where failure.refusesCredential && recipient.credential != nil {
-                // The relay no longer knows the credential the contact gave us
-                // (they re-registered, or it was lost): forget it and deposit as
-                // a first contact at once. The contact hands over its current
-                // one with the next thing it seals to us.
-                try? store.write { store in
-                    try store.contacts.setDeliveryCredential(nil, contactId: recipient.contactId)
-                    try store.outbox.markFailed(requestId: item.requestId, error: failure.description, nextAttemptAt: now)
-                }
-                report.retrying += 1
             } catch let failure as DeliveryFailure {
                 // Deposits carry no token, so a 401 here is not fixed by logging
                 // in: `alreadyReauthenticated: true` turns it into a give-up.
@@ -93,6 +80,23 @@ extension Messenger {
             }
         }
         return await flushOutbox()
+    }
+
+    /// Deposits an outbox request. Deposits are anonymous (sealed sender): no
+    /// session token; logging in first would tell the relay which identity
+    /// posts each envelope. When the relay no longer knows the credential the
+    /// contact gave us (they re-registered, lost it, or replaced it after
+    /// blocking someone), it is forgotten and the envelope deposited as a
+    /// first contact at once; the contact hands over its current one with the
+    /// next thing it seals to us.
+    private func deposit(_ item: OutboxItem, to recipient: (key: IdentityKey, credential: [UInt8]?, name: String, contactId: Int64))
+        async throws(DeliveryFailure) -> DepositReceipt {
+        do {
+            return try await transport.deposit(item.payload, to: recipient.key, requestID: item.requestId, credential: recipient.credential)
+        } catch where error.refusesCredential && recipient.credential != nil {
+            try? store.contacts.setDeliveryCredential(nil, contactId: recipient.contactId)
+            return try await transport.deposit(item.payload, to: recipient.key, requestID: item.requestId, credential: nil)
+        }
     }
 
     private func recipientIdentity(conversationId: Int64) throws -> (key: IdentityKey, credential: [UInt8]?, name: String, contactId: Int64) {

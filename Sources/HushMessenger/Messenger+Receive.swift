@@ -17,8 +17,17 @@ public enum ReceiveOutcome: Sendable, Equatable {
     /// private prekey): kept at the relay, NOT safe to acknowledge, and tried
     /// again by every sync.
     case deferred(reason: String)
+    /// From a blocked contact: dropped unread, safe to acknowledge.
+    case dropped
     /// Already processed earlier (at or below the sync cursor).
     case alreadyProcessed
+}
+
+/// What `process` did with a decryptable envelope.
+enum ProcessResult {
+    case applied
+    /// The sender is blocked: nothing was decrypted past the sealed layer.
+    case droppedFromBlocked
 }
 
 extension Messenger {
@@ -43,14 +52,14 @@ extension Messenger {
     @discardableResult
     public func receive(_ envelope: MailboxEnvelope) throws -> ReceiveOutcome {
         do {
-            let processed: Bool = try store.write { store in
-                if try Messenger.alreadyProcessed(envelope, in: store) { return false }
-                try process(envelope)
+            let outcome: ReceiveOutcome = try store.write { store in
+                if try Messenger.alreadyProcessed(envelope, in: store) { return .alreadyProcessed }
+                let result = try process(envelope)
                 try store.quarantine.resolveDeferred(serverId: envelope.serverID)
                 try store.settings.advanceSyncCursor(to: envelope.serverID)
-                return true
+                return result == .applied ? .stored : .dropped
             }
-            return processed ? .stored : .alreadyProcessed
+            return outcome
         } catch where Messenger.isLocalStorageFailure(error) {
             throw error
         } catch let error as MessengerError {
@@ -98,7 +107,7 @@ extension Messenger {
     /// never stored as a message.
     public func receiveEphemeral(_ bytes: [UInt8]) {
         try? store.write { store in
-            try process(MailboxEnvelope(serverID: 0, relayTimestamp: clock.now(), bytes: bytes), ephemeral: true)
+            _ = try process(MailboxEnvelope(serverID: 0, relayTimestamp: clock.now(), bytes: bytes), ephemeral: true)
         }
     }
 
@@ -127,10 +136,13 @@ extension Messenger {
     }
 
     /// Decrypts `envelope` and applies its content. Runs inside the caller's transaction.
-    func process(_ envelope: MailboxEnvelope, ephemeral: Bool = false) throws {
+    func process(_ envelope: MailboxEnvelope, ephemeral: Bool = false) throws -> ProcessResult {
         let opened = try SealedSender.open(envelope.bytes, recipient: identity)
         let now = clock.now()
         let (contact, _) = try contactForSender(opened.sender, at: now)
+        // Checked before the ratchet: a blocked sender's session does not move,
+        // so unblocking later finds it where it was.
+        if contact.standing == .blocked { return .droppedFromBlocked }
         let session: Session
         var consumedPrekeys: [(PrekeyKind, UInt32)] = []
         let current = try? loadSession(contactId: contact.id)
@@ -170,6 +182,7 @@ extension Messenger {
             // relay never learns which contact presents it.
             try handOverCredential(to: contact)
         }
+        return .applied
     }
 
     private func apply(_ content: Content, from contact: Contact, envelope: MailboxEnvelope) throws {
@@ -184,10 +197,9 @@ extension Messenger {
             try updateOutgoing(ids, to: .delivered, contact: contact, at: now)
         case let .readReceipt(ids):
             try updateOutgoing(ids, to: .read, contact: contact, at: now)
-        case .typingStarted:
-            emit(.typing(contact: contact.name, active: true))
-        case .typingStopped:
-            emit(.typing(contact: contact.name, active: false))
+        case .typingStarted, .typingStopped:
+            // A stranger's typing is not shown: a request is read when the user chooses.
+            if contact.standing == .accepted { emit(.typing(contact: contact.name, active: content.body == .typingStarted)) }
         case let .deliveryCredential(token):
             try store.contacts.setDeliveryCredential(token, contactId: contact.id)
         case .profile:
@@ -204,6 +216,11 @@ extension Messenger {
                                  direction: .incoming, sender: contact.address, body: body, contentType: contentType,
                                  status: .delivered, createdAt: Int64(clamping: content.sentAt), relayTimestamp: envelope.relayTimestamp)
         guard case let .inserted(id) = try store.messages.insert(message) else { return }
+        // A request gets its receipts when (and if) the user accepts it.
+        guard contact.standing == .accepted else {
+            if let stored = try store.messages.message(id: id) { emit(.request(stored, contact: contact.name)) }
+            return
+        }
         try seal(.deliveryReceipt([content.id]), to: contact.name)
         if let stored = try store.messages.message(id: id) { emit(.received(stored, contact: contact.name)) }
     }
@@ -217,7 +234,7 @@ extension Messenger {
     }
 
     /// The contact this identity belongs to, created (named after its
-    /// address) when a stranger writes first.
+    /// address) as a message request when a stranger writes first.
     private func contactForSender(_ sender: IdentityKey, at time: Int64) throws -> (Contact, isNew: Bool) {
         if let contact = try contact(forIdentity: sender) { return (contact, false) }
         let address = sender.address.description
@@ -228,7 +245,8 @@ extension Messenger {
             name = base + "-\(suffix)"
             suffix += 1
         }
-        let contact = try store.contacts.add(name: name, address: address, identityKey: sender.rawRepresentation, at: time)
+        let contact = try store.contacts.add(name: name, address: address, identityKey: sender.rawRepresentation,
+                                             standing: .requested, at: time)
         _ = try store.conversations.conversation(forContact: contact.id, title: name, at: time)
         return (contact, true)
     }
@@ -259,7 +277,7 @@ extension Messenger {
             let unread = try store.messages.unreadIncoming(conversationId: conversation)
             guard let last = unread.last else { return 0 }
             _ = try store.messages.markRead(upTo: last.id, in: conversation, at: now)
-            if contact.verification != .changed {
+            if contact.verification != .changed, contact.standing == .accepted {
                 for chunk in stride(from: 0, to: unread.count, by: ContentLimits.maxReceiptIDs) {
                     let ids = try unread[chunk..<min(chunk + ContentLimits.maxReceiptIDs, unread.count)]
                         .map { try MessageID(hex: $0.clientMessageId) }

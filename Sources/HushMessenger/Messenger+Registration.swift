@@ -43,7 +43,7 @@ extension Messenger {
             return token
         }()
         try await relayCall { () async throws(DeliveryFailure) in
-            try await transport.addDeliveryCredentials([credential])
+            try await transport.updateDeliveryCredentials(add: [credential], remove: [])
         }
         try store.write { store in try store.settings.set(SettingsRepository.Name.registration, to: "registered") }
     }

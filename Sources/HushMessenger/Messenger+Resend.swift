@@ -15,7 +15,7 @@ extension Messenger {
     /// Returns whether the sender was told.
     func reportUndecryptable(_ envelope: MailboxEnvelope) -> Bool {
         guard let opened = try? SealedSender.open(envelope.bytes, recipient: identity),
-              let contact = try? contact(forIdentity: opened.sender), contact.verification != .changed,
+              let contact = try? contact(forIdentity: opened.sender), contact.verification != .changed, contact.standing == .accepted,
               (try? store.sessions.load(contactId: contact.id)) != nil,
               (try? store.quarantine.contains(envelope: envelope.bytes)) == false else { return false }
         // Best effort: failing to report must not stop the envelope being set aside.

@@ -32,6 +32,13 @@ extension Messenger {
     func seal(_ body: ContentBody, to name: String, recordAs text: String? = nil) throws -> MessageID {
         guard let contact = try store.contacts.contact(named: name) else { throw MessengerError.unknownContact(name) }
         guard contact.verification != .changed else { throw MessengerError.identityChanged(name: name) }
+        // Nothing at all goes to a stranger before the user accepts, nor to
+        // someone blocked (docs/PROTOCOL.md §10.2).
+        switch contact.standing {
+        case .accepted: break
+        case .requested: throw MessengerError.requestNotAccepted(name: contact.name)
+        case .blocked: throw MessengerError.contactBlocked(name: contact.name)
+        }
         let now = clock.now()
         let content = Content(id: MessageID.random(using: random), sentAt: UInt64(now), body: body)
         try store.write { store in
@@ -60,7 +67,7 @@ extension Messenger {
     /// (whoever started it), and a changed credential reaches a contact with
     /// the next thing they send us. Runs inside the caller's transaction.
     func handOverCredential(to contact: Contact) throws {
-        guard let credential = try ownDeliveryCredential(),
+        guard contact.standing == .accepted, let credential = try ownDeliveryCredential(),
               try store.contacts.credentialSent(contactId: contact.id) != credential else { return }
         try store.write { store in
             try seal(.deliveryCredential(credential), to: contact.name)
@@ -71,7 +78,7 @@ extension Messenger {
     /// Sends a typing indicator over the live connection only: it is never
     /// queued or stored, and is dropped when the contact is offline.
     public func sendTyping(_ active: Bool, to name: String) async throws {
-        guard let contact = try store.contacts.contact(named: name), contact.verification != .changed,
+        guard let contact = try store.contacts.contact(named: name), contact.verification != .changed, contact.standing == .accepted,
               let credential = try store.contacts.deliveryCredential(contactId: contact.id) else { return }
         let now = clock.now()
         let content = Content(id: MessageID.random(using: random), sentAt: UInt64(now),

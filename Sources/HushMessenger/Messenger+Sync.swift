@@ -11,6 +11,8 @@ public struct SyncReport: Sendable, Equatable {
     public var resendRequested = 0
     /// Failed for a cause on our side; left at the relay and tried again next time.
     public var deferred = 0
+    /// From blocked contacts: dropped unread (and acknowledged).
+    public var dropped = 0
     public var outbox = OutboxReport()
 }
 
@@ -27,6 +29,9 @@ extension Messenger {
         var report = SyncReport()
         // A decryption error can only name an envelope the relay still held.
         try store.resends.forgetEnvelopes(sealedBefore: clock.now() - Messenger.relayRetentionMilliseconds)
+        // Before anything goes out: a credential replaced after a block must be
+        // registered before contacts are handed the new one.
+        try? await withdrawRevokedCredentials()
         let first = await flushOutbox()
         // From the start of the mailbox, not from the cursor: whatever the relay
         // still holds at or below the cursor was processed by a run that died
@@ -47,6 +52,7 @@ extension Messenger {
                     case .stored: report.received += 1
                     case .quarantined: report.quarantined += 1
                     case .resendRequested: report.resendRequested += 1
+                    case .dropped: report.dropped += 1
                     case .alreadyProcessed: break
                     case .deferred:
                         // Ours to fix, not the envelope's: the relay keeps it.

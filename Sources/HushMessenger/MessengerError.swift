@@ -18,6 +18,11 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
     /// kept at the relay and tried again, never acknowledged.
     case missingLocalState(String)
     case unknownMessage(String)
+    /// The contact wrote first and the user has not accepted the request yet.
+    case requestNotAccepted(name: String)
+    case contactBlocked(name: String)
+    /// `requests accept|block` named a contact that is no request.
+    case noRequest(name: String)
 
     public var description: String {
         switch self {
@@ -41,6 +46,12 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
             return "the relay could not be used: \(failure)"
         case let .protocolFailure(reason), let .missingLocalState(reason):
             return reason
+        case let .requestNotAccepted(name):
+            return "\(name) wrote to you first and the message request is not accepted: nothing is sent to them until you run `hush requests accept \(name)` (or block them with `hush requests block \(name)`)"
+        case let .contactBlocked(name):
+            return "\(name) is blocked: their messages are dropped and nothing is sent to them; `hush requests accept \(name)` unblocks"
+        case let .noRequest(name):
+            return "no message request from '\(name)': `hush requests` lists them"
         case let .unknownMessage(id):
             return "no outbox message with id \(id): see `hush outbox`"
         }

@@ -4,6 +4,8 @@ import HushStore
 public enum MessengerEvent: Sendable, Equatable {
     /// A new incoming message was stored.
     case received(StoredMessage, contact: String)
+    /// A stranger's message was stored as a message request (nothing sent back).
+    case request(StoredMessage, contact: String)
     /// An outgoing message changed status (sent, delivered, read, failed).
     case statusChanged(clientMessageID: String, status: MessageStatus, contact: String)
     /// The contact started or stopped typing.

@@ -70,8 +70,9 @@ public protocol RelayTransport: Sendable {
     func prekeyCounts() async throws(DeliveryFailure) -> (x25519: Int, kem: Int)
     /// Fetches a bundle (consuming one-time prekeys at the relay).
     func fetchBundle(for identity: IdentityKey) async throws(DeliveryFailure) -> PrekeyBundle
-    /// Registers the hashes of delivery credentials we hand to contacts.
-    func addDeliveryCredentials(_ tokens: [[UInt8]]) async throws(DeliveryFailure)
+    /// Registers the hashes of delivery credentials we hand to contacts and
+    /// withdraws those we replaced (after blocking someone who held one).
+    func updateDeliveryCredentials(add tokens: [[UInt8]], remove revoked: [[UInt8]]) async throws(DeliveryFailure)
     /// Deposits a sealed envelope, idempotent on `requestID`.
     func deposit(_ envelope: [UInt8], to recipient: IdentityKey, requestID: String,
                  credential: [UInt8]?) async throws(DeliveryFailure) -> DepositReceipt

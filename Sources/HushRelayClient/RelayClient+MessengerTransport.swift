@@ -46,8 +46,8 @@ public struct RelayClientTransport: RelayTransport {
         try await map { () async throws(RelayClientError) in try await client.fetchBundle(for: identity.rawRepresentation) }
     }
 
-    public func addDeliveryCredentials(_ tokens: [[UInt8]]) async throws(DeliveryFailure) {
-        _ = try await map { () async throws(RelayClientError) in try await client.updateCredentials(add: tokens) }
+    public func updateDeliveryCredentials(add tokens: [[UInt8]], remove revoked: [[UInt8]]) async throws(DeliveryFailure) {
+        _ = try await map { () async throws(RelayClientError) in try await client.updateCredentials(add: tokens, remove: revoked) }
     }
 
     public func deposit(_ envelope: [UInt8], to recipient: IdentityKey, requestID: String,

@@ -7,6 +7,17 @@ public enum VerificationState: String, Sendable, CaseIterable {
     case changed
 }
 
+/// Whether the user accepted a contact (`hush contact add`, or accepting a
+/// message request), has not decided yet on a stranger who wrote first, or
+/// blocked them.
+public enum ContactStanding: String, Sendable, CaseIterable {
+    case accepted
+    /// A stranger wrote first: their messages are kept, nothing is sent back.
+    case requested
+    /// Their envelopes are dropped unread.
+    case blocked
+}
+
 public struct Contact: Sendable, Equatable {
     public let id: Int64
     public var name: String
@@ -16,4 +27,5 @@ public struct Contact: Sendable, Equatable {
     /// A new identity key seen for this contact, waiting for the user's decision.
     public var pendingIdentityKey: [UInt8]?
     public let createdAt: Milliseconds
+    public var standing: ContactStanding = .accepted
 }

@@ -4,20 +4,22 @@ import HushDatabase
 public struct ContactRepository {
     let database: Database
 
-    static let columns = "id, name, address, identity_key, verification, pending_identity_key, created_at"
+    static let columns = "id, name, address, identity_key, verification, pending_identity_key, created_at, standing"
 
     func decode(_ row: Row) throws -> Contact {
         Contact(id: try row.get(0), name: try row.get(1), address: try row.get(2), identityKey: try row.get(3),
                 verification: VerificationState(rawValue: try row.get(4)) ?? .unverified,
-                pendingIdentityKey: try row.get(5), createdAt: try row.get(6))
+                pendingIdentityKey: try row.get(5), createdAt: try row.get(6),
+                standing: ContactStanding(rawValue: try row.get(7)) ?? .blocked)
     }
 
     /// Adds a contact; the name must be unique (a constraint error otherwise).
-    public func add(name: String, address: String, identityKey: [UInt8], at time: Milliseconds) throws -> Contact {
-        try database.execute("INSERT INTO contacts(name, address, identity_key, created_at) VALUES (?, ?, ?, ?)",
-                             [name, address, identityKey, time])
+    public func add(name: String, address: String, identityKey: [UInt8], standing: ContactStanding = .accepted,
+                    at time: Milliseconds) throws -> Contact {
+        try database.execute("INSERT INTO contacts(name, address, identity_key, created_at, standing) VALUES (?, ?, ?, ?, ?)",
+                             [name, address, identityKey, time, standing.rawValue])
         return Contact(id: database.lastInsertRowID, name: name, address: address, identityKey: identityKey,
-                       verification: .unverified, pendingIdentityKey: nil, createdAt: time)
+                       verification: .unverified, pendingIdentityKey: nil, createdAt: time, standing: standing)
     }
 
     public func contact(named name: String) throws -> Contact? {
@@ -51,7 +53,14 @@ public struct ContactRepository {
         if database.changes == 0 { throw StoreError.notFound("a pending identity key for contact \(contactId)") }
     }
 
+    public func setStanding(_ standing: ContactStanding, contactId: Int64) throws {
+        try database.execute("UPDATE contacts SET standing = ? WHERE id = ?", [standing.rawValue, contactId])
+        if database.changes == 0 { throw StoreError.notFound("contact \(contactId)") }
+    }
+
     public func rename(contactId: Int64, to name: String) throws {
         try database.execute("UPDATE contacts SET name = ? WHERE id = ?", [name, contactId])
+        // The conversation list shows the title: it follows the contact's name.
+        try database.execute("UPDATE conversations SET title = ? WHERE contact_id = ?", [name, contactId])
     }
 }

@@ -13,6 +13,9 @@ public struct SettingsRepository {
         public static let displayName = "profile.name"
         /// Our delivery credential (hex), which we give our contacts.
         public static let deliveryCredential = "relay.delivery_credential"
+        /// Delivery credentials replaced after a block (hex, comma-separated):
+        /// still registered at the relay until it confirms their removal.
+        public static let revokedDeliveryCredentials = "relay.revoked_delivery_credentials"
         /// The relay session token and its expiry ("<ms> <token>"), kept between runs.
         public static let sessionToken = "relay.session_token"
     }

@@ -57,7 +57,8 @@ enum ExitStatus: Int32 {
         case let error as MessengerError:
             switch error {
             case .identityChanged: return .identityChanged
-            case .unknownContact, .contactExists, .nothingToAccept, .invalidAddress, .ownAddress: return .contactProblem
+            case .unknownContact, .contactExists, .nothingToAccept, .invalidAddress, .ownAddress,
+                 .requestNotAccepted, .contactBlocked, .noRequest: return .contactProblem
             case .relay, .notRegistered: return .relayUnavailable
             case .messageTooLong, .protocolFailure, .missingLocalState, .unknownMessage: return .failure
             }

@@ -89,8 +89,9 @@ struct DemoScript {
         section("What the relay holds right now: one sealed envelope, no plaintext")
         try hush(nil, ["audit", "relay", "--data", relayData, "--canary", canary])
 
-        section("Bob fetches, decrypts and names his new contact")
+        section("Bob fetches and decrypts: a message request, answered only once he adds Alice")
         try hush("bob", ["sync"])
+        try hush("bob", ["requests"])
         try hush("bob", ["contact", "add", "alice", aliceAddress])
         try hush("alice", ["sync"])
         try hush("alice", ["history", "bob", "--no-receipts"])

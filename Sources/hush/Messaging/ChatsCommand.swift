@@ -15,7 +15,11 @@ struct ChatsCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let conversations = try await MessengerContext.open(global, offline: true).messenger.conversations()
+            let messenger = try MessengerContext.open(global, offline: true).messenger
+            // Requests are listed by `hush requests`, blocked contacts nowhere.
+            let unaccepted = Set(try await (messenger.messageRequests() + messenger.messageRequests(blocked: true)).map(\.contact.id))
+            let conversations = try await messenger.conversations().filter { $0.contactId.map { !unaccepted.contains($0) } ?? true }
+            let requests = try await messenger.messageRequests().count
             if global.json {
                 try printJSON(["conversations": conversations.map { conversation -> [String: Any] in
                     var object: [String: Any] = ["contact": conversation.title, "unread": conversation.unreadCount,
@@ -27,6 +31,7 @@ struct ChatsCommand: AsyncParsableCommand {
                 return
             }
             if conversations.isEmpty { print("No conversations yet.") }
+            if requests > 0 { print(Presentation.style.bold("\(requests) message request(s): `hush requests`")) }
             for conversation in conversations {
                 let unread = conversation.unreadCount > 0 ? Presentation.style.bold(" (\(conversation.unreadCount) unread)") : ""
                 let from = conversation.lastMessage.map { $0.direction == .outgoing ? "you: " : "" } ?? ""

@@ -7,7 +7,8 @@ struct ListenCommand: AsyncParsableCommand {
         commandName: "listen",
         abstract: "Stay connected and print incoming events as they arrive (for scripts and notifications).",
         discussion: """
-            Events: message (a new incoming message), status (an outgoing message became sent, \
+            Events: message (a new incoming message), request (a message from a stranger: a message \
+            request, nothing is sent back until `hush requests accept`), status (an outgoing message became sent, \
             delivered, read or failed), typing, quarantined, connection. With --json each event is one \
             JSON object on its own line. Stops on Ctrl-C, or after --timeout seconds.
 
@@ -53,6 +54,10 @@ struct ListenCommand: AsyncParsableCommand {
             var object = Presentation.json(message, contact: contact)
             object["event"] = "message"
             return object
+        case let .request(message, contact):
+            var object = Presentation.json(message, contact: contact)
+            object["event"] = "request"
+            return object
         case let .statusChanged(id, status, contact):
             return ["event": "status", "clientMessageId": id, "status": status.rawValue, "contact": contact]
         case let .typing(contact, active):
@@ -69,6 +74,9 @@ struct ListenCommand: AsyncParsableCommand {
     static func text(_ object: [String: Any]) -> String {
         switch object["event"] as? String {
         case "message": return "\(object["contact"] ?? "?"): \(object["body"] ?? "")"
+        case "request":
+            let contact = object["contact"] ?? "?"
+            return "message request from \(contact): \(object["body"] ?? "") (`hush requests accept \(contact)` to answer, `hush requests block \(contact)` to block)"
         case "status": return "message \(String(describing: object["clientMessageId"] ?? "").prefix(8)) to \(object["contact"] ?? "?"): \(object["status"] ?? "")"
         case "typing": return "\(object["contact"] ?? "?") \((object["active"] as? Bool) == true ? "is typing…" : "stopped typing")"
         case "quarantined": return "set aside an envelope: \(object["reason"] ?? "")"

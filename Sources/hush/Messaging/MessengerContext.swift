@@ -40,7 +40,7 @@ struct NoRelay: RelayTransport {
     func uploadPrekeys(_ prekeys: [SignedPrekey]) async throws(DeliveryFailure) -> (x25519: Int, kem: Int) { throw failure }
     func prekeyCounts() async throws(DeliveryFailure) -> (x25519: Int, kem: Int) { throw failure }
     func fetchBundle(for identity: IdentityKey) async throws(DeliveryFailure) -> PrekeyBundle { throw failure }
-    func addDeliveryCredentials(_ tokens: [[UInt8]]) async throws(DeliveryFailure) { throw failure }
+    func updateDeliveryCredentials(add tokens: [[UInt8]], remove revoked: [[UInt8]]) async throws(DeliveryFailure) { throw failure }
     func deposit(_ envelope: [UInt8], to recipient: IdentityKey, requestID: String,
                  credential: [UInt8]?) async throws(DeliveryFailure) -> DepositReceipt { throw failure }
     func fetch(after serverID: Int64, limit: Int) async throws(DeliveryFailure) -> MailboxPage { throw failure }

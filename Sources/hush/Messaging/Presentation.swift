@@ -49,6 +49,18 @@ enum Presentation {
         return object
     }
 
+    /// Untrusted text on one line for a terminal: line breaks become spaces,
+    /// other control characters (escape sequences could restyle or rewrite
+    /// the screen) become U+FFFD, and it is cut to `length` characters.
+    static func oneLine(_ text: String, length: Int = 72) -> String {
+        var line = String(String.UnicodeScalarView(text.unicodeScalars.map { scalar -> Unicode.Scalar in
+            if scalar == "\n" || scalar == "\r" || scalar == "\t" { return " " }
+            return scalar.properties.generalCategory == .control ? "\u{FFFD}" : scalar
+        }))
+        if line.count > length { line = String(line.prefix(length - 1)) + "…" }
+        return line
+    }
+
     /// One JSON object on one line (for `--json` streams).
     static func jsonLine(_ object: [String: Any]) -> String {
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return "{}" }

@@ -68,15 +68,21 @@ struct SyncCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let report = try await MessengerContext.open(global).messenger.sync()
+            let messenger = try MessengerContext.open(global).messenger
+            let report = try await messenger.sync()
+            let requests = try await messenger.messageRequests().count
             if global.json {
                 try printJSON(["received": report.received, "quarantined": report.quarantined, "resendRequested": report.resendRequested,
-                               "deferred": report.deferred,
+                               "deferred": report.deferred, "dropped": report.dropped, "requests": requests,
                                "sent": report.outbox.sent, "retrying": report.outbox.retrying, "failed": report.outbox.failed])
             } else {
                 print("Received \(report.received), sent \(report.outbox.sent)" +
                       (report.outbox.retrying > 0 ? ", \(report.outbox.retrying) waiting to retry" : "") +
-                      (report.outbox.failed > 0 ? ", \(report.outbox.failed) failed (see `hush outbox`)" : ""))
+                      (report.outbox.failed > 0 ? ", \(report.outbox.failed) failed (see `hush outbox`)" : "") +
+                      (report.dropped > 0 ? ", dropped \(report.dropped) from blocked contacts" : ""))
+                if requests > 0 {
+                    print("\(requests) message request(s) from people who are not your contacts: `hush requests`")
+                }
             }
             if report.resendRequested > 0 {
                 printError("\(report.resendRequested) envelope(s) could not be decrypted; their senders were asked to send them again (they arrive with a later sync)")

@@ -101,7 +101,7 @@ final class InMemoryRelay: Sendable {
             }
         }
 
-        func addDeliveryCredentials(_ tokens: [[UInt8]]) async throws(DeliveryFailure) {}
+        func updateDeliveryCredentials(add tokens: [[UInt8]], remove revoked: [[UInt8]]) async throws(DeliveryFailure) {}
 
         func deposit(_ envelope: [UInt8], to recipient: IdentityKey, requestID: String,
                      credential: [UInt8]?) async throws(DeliveryFailure) -> DepositReceipt {

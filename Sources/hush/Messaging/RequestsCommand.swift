@@ -1,0 +1,100 @@
+import ArgumentParser
+import HushMessenger
+import HushStore
+
+struct RequestsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "requests",
+        abstract: "Message requests: strangers who wrote first. Accept to answer them, or block them.",
+        discussion: """
+            A message from someone who is not your contact is kept as a message request under a name \
+            like unknown-1a2b3c4d. Until you accept it nothing is sent back to them: no delivery or read \
+            receipt, no typing indicator, no delivery credential, so they cannot even tell whether you \
+            exist or read it. Blocking drops their further messages unread and replaces your delivery \
+            credential if they held it.
+
+            Examples:
+              hush requests
+              hush requests accept unknown-1a2b3c4d --name carol
+              hush requests block unknown-1a2b3c4d
+              hush requests list --blocked
+            """,
+        subcommands: [List.self, Accept.self, Block.self],
+        defaultSubcommand: List.self
+    )
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List pending message requests (or blocked contacts).")
+        @OptionGroup var global: GlobalOptions
+        @Flag(help: "List blocked contacts instead.") var blocked = false
+
+        func run() async throws {
+            try await reportingErrors {
+                let requests = try await MessengerContext.open(global, offline: true).messenger.messageRequests(blocked: blocked)
+                if global.json {
+                    try printJSON([(blocked ? "blocked" : "requests"): requests.map { request -> [String: Any] in
+                        var object: [String: Any] = ["name": request.contact.name, "address": request.contact.address,
+                                                     "messages": request.messageCount, "firstSeenAt": request.contact.createdAt]
+                        if let last = request.lastMessage { object["lastMessage"] = Presentation.json(last, contact: request.contact.name) }
+                        return object
+                    }])
+                    return
+                }
+                if requests.isEmpty { print(blocked ? "Nobody is blocked." : "No message requests.") }
+                for request in requests {
+                    let count = request.messageCount == 1 ? "1 message" : "\(request.messageCount) messages"
+                    print("\(Presentation.style.bold(request.contact.name))  \(count)  \(Presentation.style.dim(Presentation.time(request.lastMessage?.createdAt ?? request.contact.createdAt)))")
+                    print("  \(request.contact.address)")
+                    if let body = request.lastMessage?.body { print("  \(Presentation.oneLine(body))") }
+                }
+                if !requests.isEmpty && !blocked {
+                    print(Presentation.style.dim("Accept with `hush requests accept NAME [--name NEW]` (compare safety numbers with `hush verify NAME`), or `hush requests block NAME`."))
+                }
+            }
+        }
+    }
+
+    struct Accept: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Accept a message request (or unblock): they get the receipts they are owed and can reach you as a contact.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The request's name, from `hush requests`.") var name: String
+        @Option(name: .customLong("name"), help: "Name the contact (1 to 64 characters) instead of keeping the unknown-… name.") var rename: String?
+
+        func validate() throws {
+            if let rename, rename.trimmingCharacters(in: .whitespaces).isEmpty || rename.count > 64 {
+                throw ValidationError("the contact name must be 1 to 64 characters")
+            }
+        }
+
+        func run() async throws {
+            try await reportingErrors {
+                let contact = try await MessengerContext.open(global).messenger.acceptRequest(name: name, renameTo: rename)
+                if global.json {
+                    try printJSON(["name": contact.name, "address": contact.address, "standing": contact.standing.rawValue])
+                } else {
+                    print("Accepted \(contact.name); they now get receipts and can reach you as a contact.")
+                    print("Compare safety numbers with `hush verify \(contact.name)` to rule out a relay in the middle.")
+                }
+            }
+        }
+    }
+
+    struct Block: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Block a message request or a contact: their messages are dropped unread from now on.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The request's or contact's name.") var name: String
+
+        func run() async throws {
+            try await reportingErrors {
+                try await MessengerContext.open(global).messenger.block(name: name)
+                if global.json {
+                    try printJSON(["name": name, "standing": "blocked"])
+                } else {
+                    print("Blocked \(name): their messages are dropped unread; nothing is sent to them. `hush requests accept \(name)` unblocks.")
+                }
+            }
+        }
+    }
+}
