@@ -83,12 +83,21 @@ extension Messenger {
         let now = clock.now()
         let content = Content(id: MessageID.random(using: random), sentAt: UInt64(now),
                               body: active ? .typingStarted : .typingStopped)
-        let envelope: [UInt8] = try store.write { store in
+        let envelope: [UInt8]? = try store.write { store in
             let session = try loadSession(contactId: contact.id)
+            // Each ephemeral envelope takes a message number of the sending
+            // chain, and one the contact misses (no socket open) is a gap it
+            // bridges with skipped keys, at most RatchetLimits.maxForwardJump
+            // (a chain's head, or an old chain's tail plus a new chain's head).
+            // Half of it per chain keeps both within the bound, so dropped
+            // typing indicators never make later messages undecryptable
+            // (docs/PROTOCOL.md, Appendix B).
+            guard session.ratchet.sendCount < UInt32(RatchetLimits.maxForwardJump / 2) else { return nil }
             let envelope = try session.seal(try content.encoded(), using: random)
             try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
             return envelope
         }
+        guard let envelope else { return }
         let recipient = try IdentityKey(rawRepresentation: contact.identityKey)
         try? await withReauthentication { () async throws(DeliveryFailure) in
             try await transport.sendEphemeral(envelope, to: recipient, credential: credential)
