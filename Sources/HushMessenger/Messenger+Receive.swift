@@ -170,6 +170,11 @@ extension Messenger {
         let skipped = try PersistentSkippedKeys(store: store, contactId: contact.id, now: now)
         let plaintext = try session.open(opened, skippedKeys: skipped.memory, using: random)
         let content = try Content(decoding: plaintext)
+        // The ephemeral path stores nothing and is acknowledged to no one:
+        // anything but typing arriving that way is refused, not applied.
+        if ephemeral, content.body != .typingStarted, content.body != .typingStopped {
+            throw MessengerError.protocolFailure("only typing indicators travel as ephemeral envelopes")
+        }
         try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
         try skipped.persist(at: now)
         for (kind, id) in consumedPrekeys { try store.prekeys.delete(kind: kind.storeName, id: Int64(id)) }
@@ -216,8 +221,10 @@ extension Messenger {
                                  direction: .incoming, sender: contact.address, body: body, contentType: contentType,
                                  status: .delivered, createdAt: Int64(clamping: content.sentAt), relayTimestamp: envelope.relayTimestamp)
         guard case let .inserted(id) = try store.messages.insert(message) else { return }
-        // A request gets its receipts when (and if) the user accepts it.
-        guard contact.standing == .accepted else {
+        // A request gets its receipts when (and if) the user accepts it. While
+        // a changed identity key waits for the user, nothing is sealed to the
+        // contact; what still arrives on the old session is stored all the same.
+        guard contact.standing == .accepted, contact.verification != .changed else {
             if let stored = try store.messages.message(id: id) { emit(.request(stored, contact: contact.name)) }
             return
         }
@@ -227,7 +234,10 @@ extension Messenger {
 
     private func updateOutgoing(_ ids: [MessageID], to status: MessageStatus, contact: Contact, at time: Int64) throws {
         for id in ids {
-            if try store.messages.advanceOutgoingStatus(clientMessageId: id.description, to: status, at: time) {
+            // Scoped to the sender's conversation: a contact can confirm only
+            // what was sent to it.
+            let conversation = try store.conversations.conversation(forContact: contact.id, title: contact.name, at: time)
+            if try store.messages.advanceOutgoingStatus(clientMessageId: id.description, to: status, at: time, conversationId: conversation) {
                 emit(.statusChanged(clientMessageID: id.description, status: status, contact: contact.name))
             }
         }

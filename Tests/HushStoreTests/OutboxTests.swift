@@ -40,9 +40,12 @@ import HushStore
         let message = try #require(try fixture.store.messages.message(id: id))
         #expect(message.serverId == 77 && message.status == .sent && message.position == 77)
         #expect(try fixture.store.outbox.item(requestId: "r") == nil)
-        // Receipts name the client message id; a late "delivered" does not undo "read".
-        #expect(try fixture.store.messages.advanceOutgoingStatus(clientMessageId: message.clientMessageId, to: .read, at: 9))
-        #expect(try !fixture.store.messages.advanceOutgoingStatus(clientMessageId: message.clientMessageId, to: .delivered, at: 10))
+        // Receipts name the client message id, within the sender's conversation
+        // only; a late "delivered" does not undo "read".
+        let other = try fixture.conversation("someone else")
+        #expect(try !fixture.store.messages.advanceOutgoingStatus(clientMessageId: message.clientMessageId, to: .read, at: 8, conversationId: other))
+        #expect(try fixture.store.messages.advanceOutgoingStatus(clientMessageId: message.clientMessageId, to: .read, at: 9, conversationId: chat))
+        #expect(try !fixture.store.messages.advanceOutgoingStatus(clientMessageId: message.clientMessageId, to: .delivered, at: 10, conversationId: chat))
         let read = try #require(try fixture.store.messages.message(id: id))
         #expect(read.status == .read && read.readAt == 9 && read.deliveredAt == 9)
     }
