@@ -8,7 +8,7 @@ BUILD_FLAGS ?=
 DEB_PACKAGES := pkg-config libsodium-dev libsqlcipher-dev sqlcipher libqrencode-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build test soak vectors bench demo clean
+.PHONY: all deps build test soak vectors bench demo clean fuzz fuzz-build fuzz-seeds test-asan test-tsan
 
 all: build
 
@@ -30,6 +30,8 @@ test: deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(SWIFT) test --skip-build $(BUILD_FLAGS)
 	$(SWIFT) run --skip-build $(BUILD_FLAGS) hush vectors
+	# A short fuzz pass over every target (the test suite above replayed the corpora).
+	$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SECONDS_IN_TEST)
 
 # The kill -9 soak at full size: alice and bob exchange SOAK_MESSAGES messages while
 # `hush send`, `hush sync` and the relay are killed at random (loopback only, bounded).
@@ -38,6 +40,30 @@ SOAK_MESSAGES ?= 400
 soak: deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	HUSH_SOAK_MESSAGES=$(SOAK_MESSAGES) $(SWIFT) test --skip-build $(BUILD_FLAGS) --filter KillSoakTests
+
+# Fuzzing with libFuzzer and AddressSanitizer (Fuzz/, a package of its own).
+# Each target runs FUZZ_SECONDS from its committed seeds; `make test` runs
+# FUZZ_SECONDS_IN_TEST per target. A crash stops with the input in Fuzz/Findings.
+FUZZ_SECONDS ?= 300
+FUZZ_SECONDS_IN_TEST ?= 8
+FUZZ_TARGETS ?= sealed-sender ratchet session-state content padding address bundle safety-number keystore relay-request vector-file
+fuzz-build: deps
+	cd Fuzz && $(SWIFT) build -c debug --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library --product HushFuzz
+fuzz: fuzz-build
+	Fuzz/run-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+# Regenerates the seed corpora from the real encoders and Vectors/protocol.
+fuzz-seeds: deps
+	$(SWIFT) build --build-tests $(BUILD_FLAGS)
+	HUSH_WRITE_FUZZ_SEEDS=1 $(SWIFT) test --skip-build $(BUILD_FLAGS) --filter FuzzSeedTests
+
+# The whole suite under AddressSanitizer, and the relay and messenger suites
+# under ThreadSanitizer, each in a build directory of its own.
+test-asan: deps
+	$(SWIFT) build --build-tests --sanitize=address --build-path .build-asan
+	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --sanitize=address --build-path .build-asan
+test-tsan: deps
+	$(SWIFT) build --build-tests --sanitize=thread --build-path .build-tsan
+	$(SWIFT) test --skip-build --sanitize=thread --build-path .build-tsan --filter 'HushRelayTests|HushMessengerTests'
 
 vectors: build
 	$(SWIFT) run --skip-build $(BUILD_FLAGS) hush vectors $(VECTORS)

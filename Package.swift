@@ -17,6 +17,9 @@ let package = Package(
     products: [
         .executable(name: "hush", targets: ["hush"]),
         .library(name: "HushCrypto", targets: ["HushCrypto"]),
+        // For the libFuzzer driver in Fuzz/ (a package of its own, built with
+        // the fuzzer and address sanitizers by `make fuzz`).
+        .library(name: "HushFuzzTargets", targets: ["HushFuzzTargets"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
@@ -148,6 +151,13 @@ let package = Package(
             dependencies: ["CQRencode"],
             swiftSettings: swiftSettings
         ),
+        // Every parser of bytes someone else chose, one entry per fuzz target;
+        // the tests replay the committed corpora through it.
+        .target(
+            name: "HushFuzzTargets",
+            dependencies: ["HushCrypto", "HushProtocol", "HushKeystore", "HushRelayAPI", "HushVectors"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "HushVectors",
             dependencies: ["HushCrypto", "HushProtocol"],
@@ -236,6 +246,11 @@ let package = Package(
         .testTarget(
             name: "HushTerminalTests",
             dependencies: ["HushTerminal"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HushFuzzTargetsTests",
+            dependencies: ["HushFuzzTargets"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

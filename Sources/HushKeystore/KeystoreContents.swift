@@ -49,7 +49,7 @@ public struct KeystoreContents: Sendable {
         try! Ed25519.PrivateKey(seed: identitySeed)
     }
 
-    func encoded() -> SecureBytes {
+    @_spi(Fuzzing) public func encoded() -> SecureBytes {
         var entries: [(UInt16, SecureBytes)] = [
             (EntryType.identitySeed, identitySeed),
             (EntryType.databaseKey, databaseKey),
@@ -75,7 +75,9 @@ public struct KeystoreContents: Sendable {
         }
     }
 
-    init(decoding payload: SecureBytes, path: String) throws(KeystoreError) {
+    /// Public to the fuzz targets only (SPI): in use it is reached after the
+    /// AEAD opened, so only with the passphrase.
+    @_spi(Fuzzing) public init(decoding payload: SecureBytes, path: String) throws(KeystoreError) {
         var seed: SecureBytes?
         var key: SecureBytes?
         var created: UInt64?

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import HushCrypto
-@testable import HushKeystore
+@_spi(Fuzzing) @testable import HushKeystore
 
 @Suite struct KeystoreFormatTests {
     let cost = Argon2id.Cost.insecureTestOnly

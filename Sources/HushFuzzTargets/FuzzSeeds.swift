@@ -1,0 +1,88 @@
+import Foundation
+import HushCrypto
+@_spi(Fuzzing) import HushKeystore
+import HushProtocol
+import HushRelayAPI
+
+/// Seed inputs for each target, made by the real encoders and taken from the
+/// protocol vectors, so fuzzing starts from inputs that pass the first
+/// checks. `make fuzz-seeds` writes them to Fuzz/Corpus (committed).
+public enum FuzzSeeds {
+    public static func generate(vectorsDirectory: URL) throws -> [FuzzTarget: [[UInt8]]] {
+        let vectors = try ProtocolVectorFields(directory: vectorsDirectory)
+        let live = LiveSession.shared
+        let bobAddress = HushAddress(identityKey: live.bob.publicKey)
+        let signed = try PrivatePrekey.generate(kind: .signedX25519, id: 7, identity: live.bob)
+        let kem = try PrivatePrekey.generate(kind: .lastResortKEM, id: 8, identity: live.bob)
+        let oneTime = try PrivatePrekey.generate(kind: .oneTimeX25519, id: 9, identity: live.bob)
+        let bundle = try PrekeyBundle(identityKey: live.bob.publicKey, signedPrekey: signed.signed, kemPrekey: kem.signed,
+                                      oneTimePrekey: oneTime.signed)
+        let aliceSession = try Session.initiate(identity: live.alice, to: bobAddress, bundle: bundle)
+        let text = try Content(id: MessageID(bytes: [UInt8](repeating: 0x42, count: 16)), sentAt: 1_800_000_000_000,
+                               body: .text("a seed message")).encoded()
+        let envelope = try aliceSession.seal(text)
+        let opened = try SealedSender.open(envelope, recipient: live.bob)
+        let encoder = JSONEncoder()
+        func json<T: Encodable>(_ selector: UInt8, _ value: T) throws -> [UInt8] { [selector] + Array(try encoder.encode(value)) }
+
+        let registration = RegisterRequest.signed(identity: live.bob.signingKey, signedPrekey: signed.signed,
+                                                  lastResortKEMPrekey: kem.signed, oneTimePrekeys: [oneTime.signed],
+                                                  timestamp: 1_800_000_000_000)
+        let nonce = [UInt8](repeating: 0x11, count: 32)
+        let deposit = DepositRequest(requestID: "seed-request-1", envelope: Base64Bytes(envelope), credential: nil,
+                                     work: Base64Bytes([UInt8](repeating: 0, count: 8)))
+        let mailboxMessage = MailboxMessage(messageID: 1, timestamp: 1_800_000_000_000, expiresAt: 1_802_592_000_000,
+                                            envelope: Base64Bytes(envelope))
+        let keystore = KeystoreContents(identitySeed: SecureBytes(copying: [UInt8](repeating: 1, count: 32)),
+                                        databaseKey: SecureBytes(copying: [UInt8](repeating: 2, count: 32)), createdAt: 1)
+        let header = KeystoreHeader(cost: .minimum, salt: [UInt8](repeating: 3, count: Argon2id.saltLength),
+                                    nonce: [UInt8](repeating: 4, count: XChaCha20Poly1305.nonceLength))
+
+        return [
+            .sealedSender: [envelope] + vectors.hex("envelope"),
+            .ratchet: [opened.ratchetMessage] + vectors.hex("ratchet_message"),
+            .sessionState: [live.bobStateBytes, aliceSession.serialized().copyBytes()],
+            .content: [text, try Padding.pad(text)] + vectors.hex("encoded"),
+            .padding: [try Padding.pad(text), try Padding.pad([])],
+            .address: ([bobAddress.description] + vectors.strings("address")).map { Array($0.utf8) },
+            .bundle: [signed.signed.encoded, kem.signed.encoded, Array(try encoder.encode(PrekeyBundleDTO(bundle)))],
+            .safetyNumber: vectors.hex("scannable") + vectors.hex("alice_scannable") + vectors.hex("bob_scannable"),
+            .keystore: [header.encoded + [UInt8](repeating: 5, count: 120), keystore.encoded().copyBytes()],
+            .relayRequest: [
+                try json(0, registration),
+                try json(1, UploadPrekeysRequest(oneTimePrekeys: [SignedPrekeyDTO(oneTime.signed)])),
+                try json(2, TokenRequest(identityKey: Base64Bytes(live.bob.publicKey.rawRepresentation), nonce: Base64Bytes(nonce),
+                                         signature: Base64Bytes(AuthChallenge.sign(nonce: nonce, with: live.bob.signingKey)))),
+                try json(3, ChallengeRequest(identityKey: Base64Bytes(live.bob.publicKey.rawRepresentation))),
+                try json(4, deposit),
+                try json(5, AckRequest(messageIDs: [1, 2, UInt64.max])),
+                try json(6, CredentialsRequest(add: [Base64Bytes(nonce)], remove: [Base64Bytes(nonce)])),
+                try json(7, SocketClientFrame(recipient: Base64Bytes(nonce), credential: Base64Bytes(nonce), envelope: Base64Bytes(envelope))),
+                try json(8, SocketServerEvent.message(mailboxMessage)),
+                try json(9, SyncResponse(messages: [mailboxMessage], hasMore: true)),
+                try json(10, PrekeyBundleDTO(bundle)),
+                try json(11, RelayErrorBody(code: .rateLimited, message: "slow down")),
+            ],
+            .vectorFile: try vectors.files.map { Array(try Data(contentsOf: $0)) },
+        ]
+    }
+}
+
+/// Field values from every case of the protocol vector files.
+private struct ProtocolVectorFields {
+    let files: [URL]
+    private let cases: [[String: Any]]
+
+    init(directory: URL) throws {
+        let protocolDirectory = directory.appendingPathComponent("protocol")
+        files = try FileManager.default.contentsOfDirectory(atPath: protocolDirectory.path)
+            .filter { $0.hasSuffix(".json") }.sorted().map { protocolDirectory.appendingPathComponent($0) }
+        cases = try files.flatMap { file -> [[String: Any]] in
+            let object = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any]
+            return object?["cases"] as? [[String: Any]] ?? []
+        }
+    }
+
+    func strings(_ key: String) -> [String] { cases.compactMap { $0[key] as? String } }
+    func hex(_ key: String) -> [[UInt8]] { strings(key).compactMap { try? Hex.decode($0) } }
+}

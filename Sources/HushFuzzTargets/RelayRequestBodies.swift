@@ -1,0 +1,64 @@
+import Foundation
+import HushProtocol
+import HushRelayAPI
+
+/// The JSON bodies that cross the relay's API in either direction: what a
+/// client sends (a hostile client against the relay) and what the relay
+/// answers (a hostile relay against the client). The first input byte picks
+/// the body; the rest is decoded as that body and then checked the way its
+/// reader checks it.
+enum RelayRequestBodies {
+    static func check(_ input: [UInt8]) {
+        guard let selector = input.first else { return }
+        let json = Data(input.dropFirst())
+        let decoder = JSONDecoder()
+        switch selector % 12 {
+        case 0:
+            guard let request = try? decoder.decode(RegisterRequest.self, from: json) else { return }
+            let identity = try? IdentityKey(rawRepresentation: request.identityKey.bytes)
+            let message = RegistrationProof.message(for: request)
+            _ = identity?.signingKey.isValidSignature(request.proof.bytes, for: message)
+            for prekey in [request.signedPrekey, request.lastResortKEMPrekey] + request.oneTimePrekeys {
+                if let prekey = try? prekey.prekey(), let identity { _ = try? prekey.verify(by: identity) }
+            }
+        case 1:
+            guard let request = try? decoder.decode(UploadPrekeysRequest.self, from: json) else { return }
+            for prekey in request.oneTimePrekeys { _ = try? prekey.prekey() }
+        case 2:
+            guard let request = try? decoder.decode(TokenRequest.self, from: json),
+                  let identity = try? IdentityKey(rawRepresentation: request.identityKey.bytes) else { return }
+            let message = AuthChallenge.message(identityKey: request.identityKey.bytes, nonce: request.nonce.bytes)
+            _ = identity.signingKey.isValidSignature(request.signature.bytes, for: message)
+        case 3:
+            _ = try? decoder.decode(ChallengeRequest.self, from: json)
+        case 4:
+            guard let request = try? decoder.decode(DepositRequest.self, from: json) else { return }
+            _ = RequestIDRules.isValid(request.requestID)
+            _ = try? SealedSender.checkShape(request.envelope.bytes)
+            if let work = request.work {
+                let prefix = FirstContactWork.prefix(mailbox: request.credential?.bytes ?? [], requestID: request.requestID,
+                                                     envelope: request.envelope.bytes)
+                _ = FirstContactWork.isValid(nonce: work.bytes, prefix: prefix, bits: Int(selector))
+            }
+        case 5:
+            _ = try? decoder.decode(AckRequest.self, from: json)
+        case 6:
+            _ = try? decoder.decode(CredentialsRequest.self, from: json)
+        case 7:
+            guard let frame = try? decoder.decode(SocketClientFrame.self, from: json) else { return }
+            _ = try? SealedSender.checkShape(frame.envelope.bytes)
+        case 8:
+            _ = try? decoder.decode(SocketServerEvent.self, from: json)
+        case 9:
+            guard let page = try? decoder.decode(SyncResponse.self, from: json) else { return }
+            for message in page.messages { _ = try? SealedSender.checkShape(message.envelope.bytes) }
+        case 10:
+            guard let dto = try? decoder.decode(PrekeyBundleDTO.self, from: json), let bundle = try? dto.bundle() else { return }
+            _ = try? bundle.verify()
+        default:
+            _ = try? decoder.decode(RelayErrorBody.self, from: json)
+            _ = try? decoder.decode(TokenResponse.self, from: json)
+            _ = try? decoder.decode(DepositResponse.self, from: json)
+        }
+    }
+}
