@@ -60,7 +60,7 @@ fuzz-seeds: deps
 # under ThreadSanitizer, each in a build directory of its own.
 test-asan: deps
 	$(SWIFT) build --build-tests --sanitize=address --build-path .build-asan
-	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --sanitize=address --build-path .build-asan
+	ASAN_OPTIONS=detect_leaks=0:suppressions=$(CURDIR)/Tests/asan-suppressions.txt $(SWIFT) test --skip-build --sanitize=address --build-path .build-asan
 test-tsan: deps
 	$(SWIFT) build --build-tests --sanitize=thread --build-path .build-tsan
 	$(SWIFT) test --skip-build --sanitize=thread --build-path .build-tsan --filter 'HushRelayTests|HushMessengerTests'

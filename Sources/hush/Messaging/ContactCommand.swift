@@ -26,9 +26,7 @@ struct ContactCommand: AsyncParsableCommand {
         @Argument(help: "Their address (hush1…), from `hush whoami` on their side.") var address: String
 
         func validate() throws {
-            guard !name.trimmingCharacters(in: .whitespaces).isEmpty, name.count <= 64 else {
-                throw ValidationError("the contact name must be 1 to 64 characters")
-            }
+            try ContactNameRule.check(name)
         }
 
         func run() async throws {

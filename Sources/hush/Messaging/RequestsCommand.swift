@@ -62,9 +62,7 @@ struct RequestsCommand: AsyncParsableCommand {
         @Option(name: .customLong("name"), help: "Name the contact (1 to 64 characters) instead of keeping the unknown-… name.") var rename: String?
 
         func validate() throws {
-            if let rename, rename.trimmingCharacters(in: .whitespaces).isEmpty || rename.count > 64 {
-                throw ValidationError("the contact name must be 1 to 64 characters")
-            }
+            if let rename { try ContactNameRule.check(rename) }
         }
 
         func run() async throws {
