@@ -48,8 +48,11 @@ public struct RatchetSuite: VectorSuite {
                         _ = try ratchet.decrypt(message.message, skippedKeys: store, using: random)
                         throw VectorFailure("event \(index): replayed \(label) decrypted")
                     } catch is ProtocolError {}
+                    try random.checkUsedAsRecorded()
                 } else {
-                    try expectHex(try ratchet.decrypt(message.message, skippedKeys: store, using: random), message.content, "event \(index) (\(label)) plaintext")
+                    let plaintext = try ratchet.decrypt(message.message, skippedKeys: store, using: random)
+                    try random.checkUsedAsRecorded()
+                    try expectHex(plaintext, message.content, "event \(index) (\(label)) plaintext")
                     try expectEqual(store.count(), try event.int("skipped_after"), "event \(index) skipped keys stored")
                 }
             default:
