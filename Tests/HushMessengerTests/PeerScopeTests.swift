@@ -53,6 +53,21 @@ import Testing
         #expect(try await bob.messenger.history(with: "alice").map(\.body) == ["hello"])
     }
 
+    /// Each typing indicator takes a message number, and one the contact
+    /// never gets (no socket open) is a gap it must bridge. Hours of `hush
+    /// chat` towards an offline contact sent more than the protocol's bound
+    /// (1,000), and every later message of that direction was refused.
+    @Test func typingIndicatorsNobodyReceivedNeverMakeLaterMessagesUndecryptable() async throws {
+        let relay = InMemoryRelay()
+        let (alice, bob) = try await acquainted(relay)
+        #expect(try await alice.messenger.deliveryCredentialKnown(for: "bob"))
+        for _ in 0..<1_100 { try await alice.messenger.sendTyping(true, to: "bob") }
+        try await alice.messenger.send(text: "after a long silence", to: "bob")
+        let report = try await bob.messenger.sync()
+        #expect(report.quarantined == 0 && report.resendRequested == 0, "\(report)")
+        #expect(try await bob.messenger.history(with: "alice").map(\.body).contains("after a long silence"))
+    }
+
     @Test func messagesArrivingWhileAnIdentityChangeWaitsAreStored() async throws {
         let relay = InMemoryRelay()
         let (alice, bob) = try await acquainted(relay)
