@@ -16,6 +16,9 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
         case constraint
         /// The disk or the file system is full.
         case diskFull
+        /// A read or write of the file failed (a file-size limit, a read-only
+        /// or failing disk); SQLite rolled the transaction back.
+        case ioFailure
         /// The database is locked by another process for longer than the busy timeout.
         case busy
         /// The file is damaged.
@@ -54,6 +57,7 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
         case SQLITE_NOTADB: return .wrongKeyOrNotADatabase
         case SQLITE_CONSTRAINT: return .constraint
         case SQLITE_FULL: return .diskFull
+        case SQLITE_IOERR: return .ioFailure
         case SQLITE_BUSY, SQLITE_LOCKED: return .busy
         case SQLITE_CORRUPT: return .corrupt
         default: return .other
@@ -70,6 +74,8 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
             return "the database has schema version \(found) but this Hush supports up to \(supported): update Hush"
         case .diskFull:
             return "the disk is full: free some space and try again (nothing was written)"
+        case .ioFailure:
+            return "the database file could not be written or read (\(message)): the disk may be full, read-only or failing; free some space or check the disk, then try again (the failed change was not written)"
         case .busy:
             return "the database is in use by another Hush process: wait for it to finish and try again"
         case .corrupt:
@@ -79,4 +85,10 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
             return "database error \(resultCode) (\(message))\(statement)"
         }
     }
+}
+
+extension DatabaseError {
+    /// The storage itself failed (full, or an I/O error), as opposed to a
+    /// bad request or a damaged file: worth retrying once there is room.
+    public var isStorageFailure: Bool { kind == .diskFull || kind == .ioFailure }
 }

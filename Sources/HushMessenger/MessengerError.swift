@@ -65,7 +65,7 @@ extension DeliveryFailure: CustomStringConvertible {
         case let .rejected(status, code): return "the relay rejected the request (HTTP \(status), \(code))"
         case .tooLarge: return "the request is larger than the relay accepts"
         case let .rateLimited(after): return "the relay is rate-limiting us" + (after.map { "; retry in \(($0 + 999) / 1000) s" } ?? "")
-        case let .unavailable(reason): return "the relay is unreachable (\(reason)); check the URL and that it runs, then retry"
+        case let .unavailable(reason): return "the relay could not be used right now (\(reason)); check the URL and that it runs, then retry"
         }
     }
 }

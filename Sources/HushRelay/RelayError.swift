@@ -24,6 +24,9 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A first-contact deposit without enough proof of work (`FirstContactWork`).
     case workRequired(bits: Int)
     case unavailable
+    /// The database or disk failed (full, an I/O error): nothing was stored,
+    /// and the client should retry later.
+    case storageUnavailable
     /// A storage or file-system failure; detail goes to the log, not the client.
     case internalFailure(String)
 
@@ -38,7 +41,7 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
         case .malformed, .invalidSignature: .unprocessableContent
         case .rateLimited: .tooManyRequests
         case .workRequired: .preconditionRequired
-        case .unavailable: .serviceUnavailable
+        case .unavailable, .storageUnavailable: .serviceUnavailable
         case .internalFailure: .internalServerError
         }
     }
@@ -59,7 +62,7 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidSignature: .invalidSignature
         case .rateLimited: .rateLimited
         case .workRequired: .workRequired
-        case .unavailable: .unavailable
+        case .unavailable, .storageUnavailable: .unavailable
         case .internalFailure: .internalError
         }
     }
@@ -83,6 +86,7 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .rateLimited(seconds): "too many requests: retry after \(seconds) s"
         case let .workRequired(bits): "a first-contact deposit needs proof of work of \(bits) bits (see Hush-Work-Bits): compute it and retry"
         case .unavailable: "the relay is unavailable: retry later"
+        case .storageUnavailable: "the relay cannot store anything now (its disk is full or failing); nothing was stored: retry later"
         case .internalFailure: "the relay failed to complete the request: retry later"
         }
     }
@@ -108,6 +112,7 @@ extension RelayError: HTTPResponseError {
         case let .rateLimited(seconds): headers[.retryAfter] = String(max(1, seconds))
         case let .workRequired(bits): headers[HTTPFields.Element.Name(FirstContactWork.bitsHeader)!] = String(bits)
         case .unavailable: headers[.retryAfter] = "5"
+        case .storageUnavailable: headers[.retryAfter] = "30"
         default: break
         }
         let data = (try? JSONEncoder().encode(body)) ?? Data()

@@ -137,14 +137,14 @@ extension DeliveryFailure {
         switch error {
         case .notAuthenticated, .socketRefused:
             self = .unauthorized
-        case let .http(status, code, _, retryAfter):
+        case let .http(status, code, message, retryAfter):
             switch status {
             case 401: self = .unauthorized
             case 413: self = .tooLarge
             // First-contact work the client would not or could not do now: later, with backoff.
             case 428: self = .rateLimited(retryAfterMilliseconds: nil)
             case 429: self = .rateLimited(retryAfterMilliseconds: retryAfter.map(DeliveryFailure.retryAfterMilliseconds))
-            case 500...: self = .unavailable(reason: "HTTP \(status)")
+            case 500...: self = .unavailable(reason: "HTTP \(status)" + (message.isEmpty ? "" : ": \(message)"))
             default: self = .rejected(status: status, code: code)
             }
         case let .transport(what):

@@ -1,10 +1,12 @@
 import Hummingbird
+import HushDatabase
 import Logging
 import NIOHTTP1
 
 /// Turns every error into the relay's JSON error body: `RelayError` as is,
 /// Hummingbird's own HTTP errors (unknown route, body too large) by status,
-/// a request the HTTP parser refused (a malformed chunk, say) into a 400, and
+/// a request the HTTP parser refused (a malformed chunk, say) into a 400, a
+/// full or failing disk into a 503 with Retry-After, and
 /// anything else into a 500 whose detail is logged and never sent. Logged
 /// paths never carry an identity key (`LoggedPath`).
 struct ErrorMappingMiddleware: RouterMiddleware {
@@ -29,6 +31,11 @@ struct ErrorMappingMiddleware: RouterMiddleware {
                 logger.error("request failed", metadata: ["status": "\(error.status.code)", "path": "\(LoggedPath(request.uri.path))"])
                 return RelayError.internalFailure("HTTP \(error.status.code)").makeResponse()
             }
+        } catch let error as DatabaseError where error.isStorageFailure {
+            // A full or failing disk is the relay's state, not a bug: 503 with
+            // Retry-After, so clients keep the request and try again later.
+            logger.error("storage failed", metadata: ["error": "\(error)", "path": "\(LoggedPath(request.uri.path))"])
+            return RelayError.storageUnavailable.makeResponse()
         } catch is HTTPParserError {
             // The client sent bytes that are not HTTP/1.1 (a bad chunk size, say):
             // its mistake, a 4xx; the connection is closed after this answer.

@@ -12,10 +12,19 @@ final class ChildProcess: @unchecked Sendable {
     private let exited = DispatchSemaphore(value: 0)
     private let drained = DispatchGroup()
 
-    init(_ arguments: [String], environment: [String: String], stdin: String? = nil) throws {
+    /// `fileSizeLimit` (bytes) runs the process with RLIMIT_FSIZE and SIGXFSZ
+    /// ignored: a write past that size fails with EFBIG, as on a full disk,
+    /// for this process only.
+    init(_ arguments: [String], environment: [String: String], stdin: String? = nil, fileSizeLimit: Int? = nil) throws {
         self.arguments = arguments
-        process.executableURL = URL(fileURLWithPath: HushBinary.path)
-        process.arguments = arguments
+        if let fileSizeLimit {
+            // POSIX sh counts `ulimit -f` in 512-byte blocks.
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "trap '' XFSZ; ulimit -f \(max(1, fileSizeLimit / 512)) && exec \"$0\" \"$@\"", HushBinary.path] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: HushBinary.path)
+            process.arguments = arguments
+        }
         process.environment = environment
         let outPipe = Pipe(), errPipe = Pipe()
         process.standardOutput = outPipe

@@ -15,6 +15,9 @@ final class RelayServer: @unchecked Sendable {
     /// Starts a relay on `port` (0: a free one, read back from its first line).
     /// Further `hush relay serve` options (connection limits, say).
     let options: [String]
+    /// When set, the next `start()` runs the relay as if its disk held only
+    /// this many bytes per file (see `ChildProcess`).
+    var fileSizeLimit: Int?
 
     init(dataDirectory: String, port: Int = 0, logLevel: String = "error", options: [String] = []) throws {
         self.dataDirectory = dataDirectory
@@ -28,7 +31,8 @@ final class RelayServer: @unchecked Sendable {
     func start() throws {
         precondition(child == nil, "the relay already runs")
         let process = try ChildProcess(["relay", "serve", "--host", "127.0.0.1", "--port", String(port), "--data", dataDirectory,
-                                        "--log-level", logLevel] + options, environment: HushEnvironment.base)
+                                        "--log-level", logLevel] + options, environment: HushEnvironment.base,
+                                       fileSizeLimit: fileSizeLimit)
         // The relay prints one line once it listens: "hush relay listening on http://HOST:PORT".
         let ready = process.wait(timeout: 30) { $0.lines.contains { $0.hasPrefix("hush relay listening on http://") } || !$0.isRunning }
         guard ready, let line = process.lines.first(where: { $0.hasPrefix("hush relay listening on http://") }),

@@ -39,8 +39,9 @@ final class Testbed: @unchecked Sendable {
     /// Runs `hush ARGUMENTS` as `user` (HUSH_HOME) to the end; killed after `timeout` seconds.
     @discardableResult
     func hush(_ user: User?, _ arguments: [String], stdin: String? = nil, environment overrides: [String: String?] = [:],
-              timeout: Double = 60) throws -> CommandResult {
-        try ChildProcess(arguments, environment: environment(for: user, overrides: overrides), stdin: stdin).finish(timeout: timeout)
+              timeout: Double = 60, fileSizeLimit: Int? = nil) throws -> CommandResult {
+        try ChildProcess(arguments, environment: environment(for: user, overrides: overrides), stdin: stdin,
+                         fileSizeLimit: fileSizeLimit).finish(timeout: timeout)
     }
 
     /// Starts `hush ARGUMENTS` as `user` and returns at once.
