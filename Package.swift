@@ -239,6 +239,7 @@ let package = Package(
                 "HushRelay", "HushRelayAPI", "HushRelayClient", "HushMessenger", "HushAudit", "HushProtocol", "HushCrypto",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
