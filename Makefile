@@ -33,13 +33,15 @@ test: deps
 	# A short fuzz pass over every target (the test suite above replayed the corpora).
 	$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SECONDS_IN_TEST)
 
-# The kill -9 soak at full size: alice and bob exchange SOAK_MESSAGES messages while
-# `hush send`, `hush sync` and the relay are killed at random (loopback only, bounded).
-# `make test` runs the same soak with 30 messages. Replay a run with HUSH_SOAK_SEED=N.
+# The soaks at full size: the kill -9 soak (alice and bob exchange SOAK_MESSAGES messages while
+# `hush send`, `hush sync` and the relay are killed at random) and the fault soak (three users
+# through a proxy that corrupts, duplicates, delays and cuts, with kills and a full disk).
+# Loopback only, bounded.
+# `make test` runs them with 30 and 36 messages. Replay a run with HUSH_SOAK_SEED=N.
 SOAK_MESSAGES ?= 400
 soak: deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
-	HUSH_SOAK_MESSAGES=$(SOAK_MESSAGES) $(SWIFT) test --skip-build $(BUILD_FLAGS) --filter KillSoakTests
+	HUSH_SOAK_MESSAGES=$(SOAK_MESSAGES) $(SWIFT) test --skip-build $(BUILD_FLAGS) --filter 'KillSoakTests|FaultSoakTests'
 
 # Fuzzing with libFuzzer and AddressSanitizer (Fuzz/, a package of its own).
 # Each target runs FUZZ_SECONDS from its committed seeds; `make test` runs

@@ -24,6 +24,8 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A first-contact deposit without enough proof of work (`FirstContactWork`).
     case workRequired(bits: Int)
     case unavailable
+    /// The deposited envelope does not match the digest sent with it.
+    case digestMismatch
     /// The database or disk failed (full, an I/O error): nothing was stored,
     /// and the client should retry later.
     case storageUnavailable
@@ -32,7 +34,7 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var status: HTTPResponse.Status {
         switch self {
-        case .badRequest: .badRequest
+        case .badRequest, .digestMismatch: .badRequest
         case .unauthorized, .authenticationFailed: .unauthorized
         case .forbidden, .invalidCredential: .forbidden
         case .notFound: .notFound
@@ -49,6 +51,7 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
     public var code: RelayErrorCode {
         switch self {
         case .badRequest: .badRequest
+        case .digestMismatch: .digestMismatch
         case .unauthorized: .unauthorized
         case .authenticationFailed: .authenticationFailed
         case .forbidden: .forbidden
@@ -86,6 +89,7 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .rateLimited(seconds): "too many requests: retry after \(seconds) s"
         case let .workRequired(bits): "a first-contact deposit needs proof of work of \(bits) bits (see Hush-Work-Bits): compute it and retry"
         case .unavailable: "the relay is unavailable: retry later"
+        case .digestMismatch: "the envelope does not match its SHA-256: it was damaged on the way; nothing was stored: send it again with the same request id"
         case .storageUnavailable: "the relay cannot store anything now (its disk is full or failing); nothing was stored: retry later"
         case .internalFailure: "the relay failed to complete the request: retry later"
         }

@@ -9,11 +9,15 @@ public struct DepositRequest: Codable, Sendable {
     public var credential: Base64Bytes?
     /// A first contact's proof-of-work nonce (`FirstContactWork`).
     public var work: Base64Bytes?
-    public init(requestID: String, envelope: Base64Bytes, credential: Base64Bytes?, work: Base64Bytes? = nil) {
+    /// SHA-256 of `envelope` (`EnvelopeDigest`); optional, checked when present.
+    public var envelopeSHA256: Base64Bytes?
+    public init(requestID: String, envelope: Base64Bytes, credential: Base64Bytes?, work: Base64Bytes? = nil,
+                envelopeSHA256: Base64Bytes? = nil) {
         self.requestID = requestID
         self.envelope = envelope
         self.credential = credential
         self.work = work
+        self.envelopeSHA256 = envelopeSHA256
     }
 }
 
@@ -35,12 +39,20 @@ public struct MailboxMessage: Codable, Sendable, Equatable {
     public var timestamp: Int64
     public var expiresAt: Int64
     public var envelope: Base64Bytes
-    public init(messageID: UInt64, timestamp: Int64, expiresAt: Int64, envelope: Base64Bytes) {
+    /// SHA-256 of `envelope` (`EnvelopeDigest`): the client checks it before
+    /// using the envelope and fetches again on a mismatch.
+    public var envelopeSHA256: Base64Bytes?
+    public init(messageID: UInt64, timestamp: Int64, expiresAt: Int64, envelope: Base64Bytes,
+                envelopeSHA256: Base64Bytes? = nil) {
         self.messageID = messageID
         self.timestamp = timestamp
         self.expiresAt = expiresAt
         self.envelope = envelope
+        self.envelopeSHA256 = envelopeSHA256
     }
+
+    /// Whether the envelope arrived as the relay holds it (or no digest came).
+    public var isIntact: Bool { EnvelopeDigest.matches(envelopeSHA256?.bytes, envelope.bytes) }
 }
 
 /// `GET /v1/mailboxes/{identity}/messages?after=ID&limit=N` (owner only).

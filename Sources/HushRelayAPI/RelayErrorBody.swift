@@ -44,6 +44,9 @@ public enum RelayErrorCode: String, Codable, Sendable, CaseIterable {
     case malformed = "malformed"
     /// 422: a signature (registration proof, prekey) does not verify.
     case invalidSignature = "invalid_signature"
+    /// 400: the envelope does not match its `Hush-Envelope-SHA256` / `envelopeSHA256`:
+    /// damaged in transit; nothing was stored; send it again (same request id).
+    case digestMismatch = "digest_mismatch"
     /// 428: a first-contact deposit needs (more) proof of work; `Hush-Work-Bits` says how much.
     case workRequired = "work_required"
     /// 429: too many requests; wait `Retry-After` seconds.

@@ -58,11 +58,22 @@ public struct RelayClientTransport: RelayTransport {
         return DepositReceipt(serverID: Int64(clamping: response.messageID), relayTimestamp: response.timestamp)
     }
 
+    /// A page is used only when every envelope matches its digest (a damaged
+    /// one would fail its sealed layer and be set aside as a forgery): a
+    /// damaged page is fetched again, twice at most, and otherwise the sync
+    /// fails without acknowledging anything of it. Envelopes are handed on
+    /// in id order, whatever order the page came in (the receiver's cursor
+    /// assumes it).
     public func fetch(after serverID: Int64, limit: Int) async throws(DeliveryFailure) -> MailboxPage {
-        let page = try await map { () async throws(RelayClientError) in
-            try await client.sync(after: UInt64(max(serverID, 0)), limit: limit)
+        for _ in 0..<3 {
+            let page = try await map { () async throws(RelayClientError) in
+                try await client.sync(after: UInt64(max(serverID, 0)), limit: limit)
+            }
+            guard page.messages.allSatisfy(\.isIntact) else { continue }
+            let envelopes = page.messages.map(\.mailboxEnvelope).sorted { $0.serverID < $1.serverID }
+            return MailboxPage(envelopes: envelopes, hasMore: page.hasMore)
         }
-        return MailboxPage(envelopes: page.messages.map(\.mailboxEnvelope), hasMore: page.hasMore)
+        throw .unavailable(reason: "envelopes kept arriving damaged from the relay (their SHA-256 did not match)")
     }
 
     public func acknowledge(_ serverIDs: [Int64]) async throws(DeliveryFailure) {
@@ -145,6 +156,9 @@ extension DeliveryFailure {
             case 428: self = .rateLimited(retryAfterMilliseconds: nil)
             case 429: self = .rateLimited(retryAfterMilliseconds: retryAfter.map(DeliveryFailure.retryAfterMilliseconds))
             case 500...: self = .unavailable(reason: "HTTP \(status)" + (message.isEmpty ? "" : ": \(message)"))
+            // Damaged on the way: nothing was stored; the same request again is the cure.
+            case 400 where code == RelayErrorCode.digestMismatch.rawValue:
+                self = .unavailable(reason: "the envelope arrived damaged at the relay")
             default: self = .rejected(status: status, code: code)
             }
         case let .transport(what):

@@ -133,7 +133,8 @@ public final class RelayClient: Sendable {
     public func deposit(recipient: [UInt8], envelope: [UInt8], requestID: String, credential: [UInt8]?) async throws(RelayClientError) -> DepositResponse {
         var work: [UInt8]?
         for _ in 0..<3 {
-            var headers = [(BinaryDeposit.requestIDHeader, requestID)]
+            var headers = [(BinaryDeposit.requestIDHeader, requestID),
+                           (EnvelopeDigest.header, Data(EnvelopeDigest.of(envelope)).base64EncodedString())]
             if let credential { headers.append((BinaryDeposit.credentialHeader, Data(credential).base64EncodedString())) }
             if let work { headers.append((FirstContactWork.header, Data(work).base64EncodedString())) }
             let raw = try await send(.POST, RelayPaths.mailboxMessages(recipient), body: ByteBuffer(bytes: envelope),

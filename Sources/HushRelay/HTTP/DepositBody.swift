@@ -11,11 +11,14 @@ struct DepositBody {
     var credential: [UInt8]?
     /// The first-contact proof of work's nonce (`FirstContactWork`), if any.
     var work: [UInt8]?
+    /// The sender's SHA-256 of the envelope (`EnvelopeDigest`), if sent.
+    var digest: [UInt8]?
 
     // (HTTPField itself is not re-exported by Hummingbird; its Name is reachable as the element type of HTTPFields.)
     static let requestIDField = HTTPFields.Element.Name(BinaryDeposit.requestIDHeader)!
     static let credentialField = HTTPFields.Element.Name(BinaryDeposit.credentialHeader)!
     static let workField = HTTPFields.Element.Name(FirstContactWork.header)!
+    static let digestField = HTTPFields.Element.Name(EnvelopeDigest.header)!
 
     /// Reads and checks either form: 413 beyond the size limits, 422 when
     /// malformed (bad request id, empty envelope, credential not base64).
@@ -25,13 +28,18 @@ struct DepositBody {
             body = try await readBinary(request)
         } else {
             let json = try await JSONBody.decode(DepositRequest.self, from: request, limit: RelayLimits.maxJSONBodyBytes)
-            body = DepositBody(requestID: json.requestID, envelope: json.envelope.bytes, credential: json.credential?.bytes, work: json.work?.bytes)
+            body = DepositBody(requestID: json.requestID, envelope: json.envelope.bytes, credential: json.credential?.bytes, work: json.work?.bytes,
+                               digest: json.envelopeSHA256?.bytes)
         }
         guard RequestIDRules.isValid(body.requestID) else { throw RelayError.malformed("requestID must be 1…64 of [A-Za-z0-9_-]") }
         guard body.envelope.count >= RelayLimits.minEnvelopeBytes else {
             throw RelayError.malformed("the envelope is shorter than \(RelayLimits.minEnvelopeBytes) bytes, the smallest sealed envelope")
         }
         guard body.envelope.count <= RelayLimits.maxEnvelopeBytes else { throw RelayError.tooLarge("the envelope") }
+        if let digest = body.digest {
+            guard digest.count == EnvelopeDigest.length else { throw RelayError.malformed("\(EnvelopeDigest.header) is a 32-byte SHA-256") }
+            guard EnvelopeDigest.matches(digest, body.envelope) else { throw RelayError.digestMismatch }
+        }
         return body
     }
 
@@ -57,10 +65,17 @@ struct DepositBody {
             }
             work = Array(data)
         }
+        var digest: [UInt8]?
+        if let text = request.headers[digestField] {
+            guard text.utf8.count <= 64, let data = Data(base64Encoded: text) else {
+                throw RelayError.malformed("\(EnvelopeDigest.header) is not base64")
+            }
+            digest = Array(data)
+        }
         let buffer: ByteBuffer
         do { buffer = try await JSONBody.collect(request, limit: RelayLimits.maxEnvelopeBytes) } catch RelayError.tooLarge {
             throw RelayError.tooLarge("the envelope")
         }
-        return DepositBody(requestID: requestID, envelope: Array(buffer.readableBytesView), credential: credential, work: work)
+        return DepositBody(requestID: requestID, envelope: Array(buffer.readableBytesView), credential: credential, work: work, digest: digest)
     }
 }

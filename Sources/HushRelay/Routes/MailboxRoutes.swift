@@ -26,7 +26,8 @@ enum MailboxRoutes {
             // One extra row tells whether more follow.
             let stored = try await core.storage.messages(mailbox: mailbox, after: after, limit: limit + 1, now: core.now)
             let page = stored.prefix(limit).map {
-                MailboxMessage(messageID: $0.messageID, timestamp: $0.timestamp, expiresAt: $0.expiresAt, envelope: Base64Bytes($0.envelope))
+                MailboxMessage(messageID: $0.messageID, timestamp: $0.timestamp, expiresAt: $0.expiresAt, envelope: Base64Bytes($0.envelope),
+                               envelopeSHA256: Base64Bytes(EnvelopeDigest.of($0.envelope)))
             }
             return try JSONBody.response(SyncResponse(messages: Array(page), hasMore: stored.count > limit))
         }
@@ -68,7 +69,8 @@ enum SocketFrames {
     /// deposit, and holds only integers and base64 (nothing to escape).
     static func message(messageID: UInt64, timestamp: Int64, expiresAt: Int64, envelope: [UInt8]) -> String {
         let encoded = Data(envelope).base64EncodedString()
+        let digest = Data(EnvelopeDigest.of(envelope)).base64EncodedString()
         return "{\"type\":\"message\",\"message\":{\"messageID\":\(messageID),\"timestamp\":\(timestamp),"
-            + "\"expiresAt\":\(expiresAt),\"envelope\":\"\(encoded)\"}}"
+            + "\"expiresAt\":\(expiresAt),\"envelope\":\"\(encoded)\",\"envelopeSHA256\":\"\(digest)\"}}"
     }
 }
