@@ -3,10 +3,10 @@ import Glibc
 import Testing
 
 /// The fault soak: three users write to each other through a path that
-/// corrupts deposits and sync pages, sends deposits twice, holds requests
-/// back and cuts answers (`FaultProxy`), while their `hush send`/`hush sync`
-/// are killed with SIGKILL at random and one user's disk is full for a
-/// stretch. At the end every message its sender stored is in its
+/// corrupts deposits and sync pages, reorders pages, sends deposits twice,
+/// holds requests back and cuts answers (`FaultProxy`), while their `hush
+/// send`/`hush sync` and the relay are killed with SIGKILL at random and one
+/// user's disk is full for a stretch. At the end every message its sender stored is in its
 /// recipient's history exactly once, nothing is set aside or left at the
 /// relay, and every database passes its integrity check. (Order is counted,
 /// not required: a message whose deposit had to be retried arrives after
@@ -34,7 +34,8 @@ import Testing
 }
 
 struct FaultSoak {
-    static let faults = FaultProxy.Odds(corruptDeposit: 0.15, corruptSyncPage: 0.15, duplicateDeposit: 0.1, delay: 0.05, cutAfterAnswer: 0.05)
+    static let faults = FaultProxy.Odds(corruptDeposit: 0.15, corruptSyncPage: 0.15, reorderSyncPage: 0.2, duplicateDeposit: 0.1,
+                                        delay: 0.05, cutAfterAnswer: 0.05)
 
     let settings: SoakSettings
     let bed: Testbed
@@ -73,6 +74,12 @@ struct FaultSoak {
             figures.attempted += 1
             try command(recipient, ["sync", "--json"])
             if random.chance(0.1) { try command(sender, ["retry"]) }
+            if random.chance(0.04) {
+                // The relay dies between two requests and comes back on the same port.
+                bed.relay.kill()
+                figures.relayKills += 1
+                try bed.relay.start()
+            }
             if let full = diskFull { diskFull = full.turns > 1 ? (full.user, full.turns - 1) : nil }
         }
     }

@@ -12,6 +12,7 @@ final class FaultProxy: @unchecked Sendable {
     struct Odds: Sendable {
         var corruptDeposit = 0.0
         var corruptSyncPage = 0.0
+        var reorderSyncPage = 0.0
         var duplicateDeposit = 0.0
         var delay = 0.0
         var cutAfterAnswer = 0.0
@@ -21,11 +22,12 @@ final class FaultProxy: @unchecked Sendable {
         var requests = 0
         var corruptedDeposits = 0
         var corruptedPages = 0
+        var reorderedPages = 0
         var duplicatedDeposits = 0
         var delayed = 0
         var cutAnswers = 0
         var description: String {
-            "\(requests) requests: \(corruptedDeposits) deposits and \(corruptedPages) sync pages corrupted, "
+            "\(requests) requests: \(corruptedDeposits) deposits and \(corruptedPages) sync pages corrupted, \(reorderedPages) pages reordered, "
                 + "\(duplicatedDeposits) deposits sent twice, \(delayed) delayed, \(cutAnswers) answers cut"
         }
     }
@@ -102,6 +104,11 @@ final class FaultProxy: @unchecked Sendable {
                 let index = range.lowerBound + (range.count / 2)
                 answer.body[index] = answer.body[index] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
             }
+            if isSync, chance({ $0.reorderSyncPage }), let reordered = Self.reversedPage(answer.body) {
+                count { $0.reorderedPages += 1 }
+                answer.body = reordered
+                answer.head = HTTPStreamReader.withContentLength(answer.head, reordered.count)
+            }
             if chance({ $0.cutAfterAnswer }) {
                 count { $0.cutAnswers += 1 }
                 return
@@ -121,6 +128,15 @@ final class FaultProxy: @unchecked Sendable {
         // end, whatever framing it used (Content-Length or chunked).
         var reader = HTTPStreamReader(fd: upstream)
         return reader.nextMessage(bodyToEndOfStream: true)
+    }
+
+    /// A sync page (Content-Length framed) with its messages in reverse order,
+    /// or nil when it has fewer than two or is not such a page.
+    static func reversedPage(_ body: [UInt8]) -> [UInt8]? {
+        guard var page = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],
+              let messages = page["messages"] as? [Any], messages.count > 1 else { return nil }
+        page["messages"] = Array(messages.reversed())
+        return (try? JSONSerialization.data(withJSONObject: page)).map { [UInt8]($0) }
     }
 
     /// The bytes of the first `"envelope":"…"` value of a sync page.
