@@ -21,14 +21,7 @@ import Testing
         try soak.run()
         let figures = try soak.settleAndCount()
         print(figures.summary + "; in transit: \(soak.proxy.figures); disk full: \(soak.diskFullRefusals) commands refused")
-        #expect(figures.lost == 0, "\(figures.summary)")
-        #expect(figures.duplicated == 0, "\(figures.summary)")
-        #expect(figures.phantom == 0, "\(figures.summary)")
-        #expect(figures.setAside == 0, "\(figures.summary)")
-        #expect(figures.leftOnRelay == 0, "\(figures.summary)")
-        #expect(figures.stuck == 0, "\(figures.summary)")
-        #expect(figures.integrityProblems == 0, "\(figures.summary)")
-        #expect(figures.crashes.isEmpty, "\(figures.crashes.joined(separator: "\n"))")
+        figures.expectNothingLost()
         #expect(soak.proxy.figures.corruptedDeposits + soak.proxy.figures.corruptedPages > 0, "the path damaged nothing: \(soak.proxy.figures)")
     }
 }

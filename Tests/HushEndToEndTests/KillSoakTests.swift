@@ -18,14 +18,7 @@ import Testing
         try soak.run()
         let figures = try soak.settleAndCount()
         print(figures.summary)
-        #expect(figures.lost == 0, "\(figures.summary)")
-        #expect(figures.duplicated == 0, "\(figures.summary)")
-        #expect(figures.phantom == 0, "\(figures.summary)")
-        #expect(figures.setAside == 0, "\(figures.summary)")
-        #expect(figures.leftOnRelay == 0, "\(figures.summary)")
-        #expect(figures.stuck == 0, "\(figures.summary)")
-        #expect(figures.integrityProblems == 0, "\(figures.summary)")
-        #expect(figures.crashes.isEmpty, "\(figures.crashes.joined(separator: "\n"))")
+        figures.expectNothingLost()
     }
 }
 
@@ -181,6 +174,19 @@ struct SoakFigures {
         let order = Dictionary(sent.bodies.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         let positions = receivedBodies.compactMap { order[$0] }
         outOfOrder += zip(positions, positions.dropFirst()).filter { $0 > $1 }.count
+    }
+
+    /// The promise every soak checks: nothing lost, duplicated, invented,
+    /// set aside, left behind or stuck; sound databases; no crash.
+    func expectNothingLost(sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(lost == 0, "\(summary)", sourceLocation: sourceLocation)
+        #expect(duplicated == 0, "\(summary)", sourceLocation: sourceLocation)
+        #expect(phantom == 0, "\(summary)", sourceLocation: sourceLocation)
+        #expect(setAside == 0, "\(summary)", sourceLocation: sourceLocation)
+        #expect(leftOnRelay == 0, "\(summary)", sourceLocation: sourceLocation)
+        #expect(stuck == 0, "\(summary)", sourceLocation: sourceLocation)
+        #expect(integrityProblems == 0, "\(summary)", sourceLocation: sourceLocation)
+        #expect(crashes.isEmpty, "\(crashes.joined(separator: "\n"))", sourceLocation: sourceLocation)
     }
 
     var summary: String {

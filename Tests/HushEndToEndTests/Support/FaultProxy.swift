@@ -177,41 +177,38 @@ struct HTTPStreamReader {
     init(fd: Int32) { self.fd = fd }
 
     mutating func nextMessage(bodyToEndOfStream: Bool = false) -> Message? {
-        let separator = Array("\r\n\r\n".utf8)
-        var headEnd: Int?
-        while headEnd == nil {
-            if buffer.count >= separator.count {
-                headEnd = (0...(buffer.count - separator.count)).first { buffer[$0..<$0 + separator.count].elementsEqual(separator) }
+        while true {
+            if let (head, bodyStart, length) = Self.head(in: buffer, at: 0) {
+                if bodyToEndOfStream {
+                    while case let more = LoopbackSocket.readSome(fd), !more.isEmpty { buffer += more }
+                    let message = Message(head: head, body: Array(buffer[bodyStart...]))
+                    buffer = []
+                    return message
+                }
+                if buffer.count >= bodyStart + length {
+                    let message = Message(head: head, body: Array(buffer[bodyStart..<bodyStart + length]))
+                    buffer.removeFirst(bodyStart + length)
+                    return message
+                }
             }
-            if headEnd == nil {
-                let more = LoopbackSocket.readSome(fd)
-                if more.isEmpty { return nil }
-                buffer += more
-            }
-        }
-        let end = headEnd! + separator.count
-        let head = String(decoding: buffer[..<end], as: UTF8.self)
-        if bodyToEndOfStream {
-            while true {
-                let more = LoopbackSocket.readSome(fd)
-                if more.isEmpty { break }
-                buffer += more
-            }
-            let body = Array(buffer[end...])
-            buffer = []
-            return Message(head: head, body: body)
-        }
-        let length = head.lowercased().components(separatedBy: "\r\n")
-            .first { $0.hasPrefix("content-length:") }
-            .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
-        while buffer.count < end + length {
             let more = LoopbackSocket.readSome(fd)
             if more.isEmpty { return nil }
             buffer += more
         }
-        let body = Array(buffer[end..<end + length])
-        buffer.removeFirst(end + length)
-        return Message(head: head, body: body)
+    }
+
+    /// The message head starting at `offset` of `bytes` once it is complete:
+    /// its text, where its body starts, and its Content-Length (0 without one).
+    static func head(in bytes: [UInt8], at offset: Int) -> (head: String, bodyStart: Int, length: Int)? {
+        let separator = Array("\r\n\r\n".utf8)
+        guard bytes.count - offset >= separator.count,
+              let end = (offset...(bytes.count - separator.count)).first(where: { bytes[$0..<$0 + separator.count].elementsEqual(separator) })
+        else { return nil }
+        let head = String(decoding: bytes[offset..<end + separator.count], as: UTF8.self)
+        let length = head.lowercased().components(separatedBy: "\r\n")
+            .first { $0.hasPrefix("content-length:") }
+            .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+        return (head, end + separator.count, length)
     }
 
     /// `head` with its Content-Length set to `length` and the connection

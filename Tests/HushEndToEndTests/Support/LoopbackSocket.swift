@@ -184,20 +184,12 @@ final class RecordingProxy: @unchecked Sendable {
     /// (base64 in "envelope"). Walks the recorded bytes request by request.
     var depositedEnvelopes: [[UInt8]] {
         let bytes = lock.withLock { sent }
-        let separator: [UInt8] = Array("\r\n\r\n".utf8)
         var envelopes: [[UInt8]] = []
         var offset = 0
-        while offset + separator.count <= bytes.count,
-              let headerEnd = (offset...(bytes.count - separator.count)).first(where: { Array(bytes[$0..<$0 + separator.count]) == separator }) {
-            let header = String(decoding: bytes[offset..<headerEnd], as: UTF8.self)
-            let lowered = header.lowercased()
-            let length = lowered.components(separatedBy: "\r\n")
-                .first { $0.hasPrefix("content-length:") }
-                .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
-            let bodyStart = headerEnd + separator.count
+        while let (header, bodyStart, length) = HTTPStreamReader.head(in: bytes, at: offset) {
             let body = Array(bytes[bodyStart..<min(bodyStart + length, bytes.count)])
             if header.hasPrefix("POST "), header.components(separatedBy: "\r\n").first?.contains("/messages") == true {
-                if lowered.contains("application/octet-stream") {
+                if header.lowercased().contains("application/octet-stream") {
                     envelopes.append(body)
                 } else if let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
                           let base64 = object["envelope"] as? String, let data = Data(base64Encoded: base64) {
