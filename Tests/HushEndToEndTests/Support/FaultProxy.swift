@@ -39,20 +39,20 @@ final class FaultProxy: @unchecked Sendable {
     private var odds: Odds
     private var random: SoakRandom
     private var counts = Counts()
-    private var sockets: [Int32] = []
-    private var stopped = false
+    private let connections: OpenSockets
 
     init(forwardingTo target: Int, odds: Odds, seed: UInt64) throws {
         self.target = target
         self.odds = odds
         random = SoakRandom(seed: seed)
         (listener, port) = try LoopbackSocket.listen(port: 0)
+        connections = OpenSockets(listener: listener)
         let listener = self.listener
         Thread.detachNewThread { [self] in
             while true {
                 let client = accept(listener, nil, nil)
                 if client < 0 { return }
-                lock.withLock { sockets.append(client) }
+                connections.track(client)
                 Thread.detachNewThread { [self] in serve(client) }
             }
         }
@@ -149,16 +149,7 @@ final class FaultProxy: @unchecked Sendable {
         return valueStart..<end
     }
 
-    func stop() {
-        let fds = lock.withLock { () -> [Int32] in
-            guard !stopped else { return [] }
-            stopped = true
-            return sockets
-        }
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
-        for fd in fds { shutdown(fd, Int32(SHUT_RDWR)) }
-    }
+    func stop() { connections.stop() }
 
     deinit { stop() }
 }

@@ -133,8 +133,7 @@ final class RecordingProxy: @unchecked Sendable {
     private let listener: Int32
     private let lock = NSLock()
     private var sent = [UInt8]()
-    private var sockets: [Int32] = []
-    private var stopped = false
+    private let connections: OpenSockets
     private var acksRefused = false
 
     /// While true, a connection that carries an acknowledgement
@@ -147,13 +146,14 @@ final class RecordingProxy: @unchecked Sendable {
 
     init(forwardingTo target: Int) throws {
         (listener, port) = try LoopbackSocket.listen(port: 0)
+        connections = OpenSockets(listener: listener)
         let listener = self.listener
         Thread.detachNewThread { [self] in
             while true {
                 let client = accept(listener, nil, nil)
                 if client < 0 { return }
                 guard let upstream = try? LoopbackSocket.connect(port: target) else { close(client); continue }
-                lock.withLock { sockets += [client, upstream] }
+                connections.track(client, upstream)
                 pump(from: client, to: upstream, record: true)
                 pump(from: upstream, to: client, record: false)
             }
@@ -201,16 +201,7 @@ final class RecordingProxy: @unchecked Sendable {
         return envelopes
     }
 
-    func stop() {
-        let fds = lock.withLock { () -> [Int32] in
-            guard !stopped else { return [] }
-            stopped = true
-            return sockets
-        }
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
-        for fd in fds { shutdown(fd, Int32(SHUT_RDWR)) }
-    }
+    func stop() { connections.stop() }
 
     deinit { stop() }
 }
@@ -260,5 +251,29 @@ enum RawHTTP {
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
         return Response(status: status, body: parts.dropFirst().joined(separator: "\r\n\r\n"), headers: headers)
+    }
+}
+
+/// The listening socket of a test proxy and the connections it opened:
+/// `stop` shuts them all down, once.
+final class OpenSockets: @unchecked Sendable {
+    private let listener: Int32
+    private let lock = NSLock()
+    private var sockets: [Int32] = []
+    private var stopped = false
+
+    init(listener: Int32) { self.listener = listener }
+
+    func track(_ fds: Int32...) { lock.withLock { sockets += fds } }
+
+    func stop() {
+        let fds = lock.withLock { () -> [Int32] in
+            guard !stopped else { return [] }
+            stopped = true
+            return sockets
+        }
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+        for fd in fds { shutdown(fd, Int32(SHUT_RDWR)) }
     }
 }
