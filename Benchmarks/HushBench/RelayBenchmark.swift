@@ -218,7 +218,7 @@ enum RelayBenchmark {
         if option("--driver") == "memory" {
             let directory = RelayDataDirectory(path: configuration.dataDirectory)
             try directory.prepare()
-            server = RelayServer(core: RelayCore(configuration: configuration, storage: InMemoryMailboxStorage(),
+            server = RelayServer(core: RelayCore(configuration: configuration, storage: RelayStorage(InMemoryRelayStorage()),
                                                  blobs: BlobStore(directory: directory.blobDirectory), logger: logger))
         } else {
             server = try RelayServer.embedded(configuration: configuration, logger: logger)

@@ -23,7 +23,7 @@ struct ExpirySweeper: Service {
     }
 
     static func sweep(_ core: RelayCore) async throws -> SweepResult {
-        let result = try await core.storage.sweep(now: core.now)
+        let result = try await core.storage.expiry.sweep(now: core.now)
         for id in result.expiredBlobIDs { core.blobs.delete(id: id) }
         if result.envelopes + result.expiredBlobIDs.count > 0 {
             core.logger.info("expired items swept", metadata: [

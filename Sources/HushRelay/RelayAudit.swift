@@ -9,7 +9,7 @@ public enum RelayAudit {
     public static func inventory(dataDirectory: String, keyFile: String? = nil) async throws -> RelayInventory {
         let directory = RelayDataDirectory(path: dataDirectory, keyFile: keyFile)
         let key = try directory.loadKey()
-        let storage = try SQLCipherMailboxStorage(path: directory.databaseFile, key: key)
+        let storage = try SQLCipherRelayStorage(path: directory.databaseFile, key: key)
         return try await storage.inventory()
     }
 

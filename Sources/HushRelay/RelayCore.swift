@@ -8,7 +8,7 @@ import Logging
 /// hub, the clock, randomness, rate limiters and the logger.
 public final class RelayCore: Sendable {
     public let configuration: RelayConfiguration
-    public let storage: any MailboxStorage
+    public let storage: RelayStorage
     public let blobs: BlobStore
     public let hub: ConnectionHub
     public let clock: any RelayClock
@@ -26,7 +26,7 @@ public final class RelayCore: Sendable {
         let blobUploadsPerIdentity: RateLimiter
     }
 
-    public init(configuration: RelayConfiguration, storage: any MailboxStorage, blobs: BlobStore,
+    public init(configuration: RelayConfiguration, storage: RelayStorage, blobs: BlobStore,
                 clock: any RelayClock = SystemRelayClock(), random: any RandomSource = SystemRandom(), logger: Logger) {
         self.configuration = configuration
         self.storage = storage
@@ -70,7 +70,7 @@ public final class RelayCore: Sendable {
             throw RelayError.unauthorized
         }
         let token = String(header.dropFirst("Bearer ".count))
-        guard let grant = try await storage.tokenIdentity(hash: TokenIssuer.hash(token), now: now) else {
+        guard let grant = try await storage.auth.tokenIdentity(hash: TokenIssuer.hash(token), now: now) else {
             throw RelayError.unauthorized
         }
         try limit(limits.perIdentity, Hex.encode(grant.identity))

@@ -33,7 +33,7 @@ public struct RelayServer: Sendable {
         let directory = RelayDataDirectory(path: configuration.dataDirectory, keyFile: configuration.keyFile)
         try directory.prepare()
         let key = try directory.loadOrCreateKey()
-        let storage = try SQLCipherMailboxStorage(path: directory.databaseFile, key: key)
+        let storage = RelayStorage(try SQLCipherRelayStorage(path: directory.databaseFile, key: key))
         let core = RelayCore(configuration: configuration, storage: storage, blobs: BlobStore(directory: directory.blobDirectory),
                              clock: clock, logger: logger)
         return RelayServer(core: core)

@@ -11,10 +11,10 @@ import Testing
     static let quota = MailboxQuota(maxCount: 10_000, maxBytes: 10_000_000)
 
     /// A SQLCipher storage on a fresh file with `mailboxes` registered identities.
-    static func storage(mailboxes: Int) async throws -> (SQLCipherMailboxStorage, TemporaryDirectory, [[UInt8]], SecureBytes) {
+    static func storage(mailboxes: Int) async throws -> (SQLCipherRelayStorage, TemporaryDirectory, [[UInt8]], SecureBytes) {
         let directory = try TemporaryDirectory()
         let key = SecureBytes(randomCount: 32, using: DeterministicRandom(seed: "group-commit-key"))
-        let storage = try SQLCipherMailboxStorage(path: directory.path + "/relay.db", key: key)
+        let storage = try SQLCipherRelayStorage(path: directory.path + "/relay.db", key: key)
         var identities: [[UInt8]] = []
         for index in 0..<mailboxes {
             let user = try TestUser(seed: "group-\(index)")
@@ -33,7 +33,7 @@ import Testing
     }
 
     /// Submits all at once; results in submission order.
-    static func submitConcurrently(_ storage: any MailboxStorage, _ deposits: [DepositSubmission]) async -> [Result<DepositOutcome, any Error>] {
+    static func submitConcurrently(_ storage: any MailboxStore, _ deposits: [DepositSubmission]) async -> [Result<DepositOutcome, any Error>] {
         await withTaskGroup(of: (Int, Result<DepositOutcome, any Error>).self) { group in
             for (index, deposit) in deposits.enumerated() {
                 group.addTask {
@@ -58,7 +58,7 @@ import Testing
         }
         #expect(Set(records.map(\.messageID)).count == deposits.count)
         // Every caller was answered after its commit: a second connection to the file sees them all.
-        let other = try SQLCipherMailboxStorage(path: directory.path + "/relay.db", key: key)
+        let other = try SQLCipherRelayStorage(path: directory.path + "/relay.db", key: key)
         let inventory = try await other.inventory()
         #expect(inventory.messages.count == deposits.count && inventory.depositRecords == deposits.count)
         // Per mailbox, ids increase in the order the messages are listed.
@@ -136,30 +136,5 @@ import Testing
         #expect(try await queue.submit(7) == 70)
         let seen = batches.withLock { $0 }
         #expect(seen.count == 3 && seen[0] == [0] && Set(seen[1]) == Set(1...5) && seen[2] == [7])
-    }
-
-    @Test(arguments: [false, true])
-    func bothDriversAgreeOnTheOrderOfChecks(sqlcipher: Bool) async throws {
-        let directory = try TemporaryDirectory()
-        let storage: any MailboxStorage = sqlcipher
-            ? try SQLCipherMailboxStorage(path: directory.path + "/relay.db", key: SecureBytes(randomCount: 32, using: DeterministicRandom(seed: "k")))
-            : InMemoryMailboxStorage()
-        let user = try TestUser(seed: "order")
-        let stranger = [UInt8](repeating: 3, count: 32)
-        _ = try await storage.register(identity: user.identity, signedPrekey: user.signedPrekey, lastResortKEMPrekey: user.lastResortKEM,
-                                       oneTimePrekeys: [], registeredAt: 1)
-        let admitted = Mutex(0)
-        let counting = DepositSubmission.Admission.firstContact { admitted.withLock { $0 += 1 } }
-        // Unknown mailbox before anything else: the admission is not consulted.
-        await #expect(throws: RelayError.notFound("mailbox")) { try await storage.submit(Self.submission(stranger, "a", [1], admission: counting)) }
-        #expect(admitted.withLock { $0 } == 0)
-        // A new first contact is admitted once; its repeat is not charged again.
-        let stored = try await storage.submit(Self.submission(user.identity, "a", [1], admission: counting))
-        #expect(try await storage.submit(Self.submission(user.identity, "a", [1], admission: counting)) == .repeated(stored.record))
-        #expect(admitted.withLock { $0 } == 1)
-        // A credential is checked before the repeat: a wrong one is refused even for a known request id.
-        await #expect(throws: RelayError.invalidCredential) {
-            try await storage.submit(Self.submission(user.identity, "a", [1], admission: .credential(hash: [])))
-        }
     }
 }

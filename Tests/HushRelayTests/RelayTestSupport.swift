@@ -63,7 +63,7 @@ struct TestRelay {
     let clock: ManualRelayClock
     let blobs: TemporaryDirectory
 
-    init(configure: (inout RelayConfiguration) -> Void = { _ in }, storage: any MailboxStorage = InMemoryMailboxStorage()) throws {
+    init(configure: (inout RelayConfiguration) -> Void = { _ in }, storage: RelayStorage = RelayStorage(InMemoryRelayStorage())) throws {
         var configuration = RelayConfiguration()
         configuration.port = 0
         // Router tests deposit as strangers all the time: first-contact work is

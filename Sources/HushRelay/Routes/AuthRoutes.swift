@@ -11,10 +11,10 @@ enum AuthRoutes {
             try core.limit(core.limits.authPerAddress, context.remoteAddress)
             let body = try await JSONBody.decode(ChallengeRequest.self, from: request, limit: 1024)
             let identity = try IdentityRoutes.parseIdentity(body.identityKey.bytes)
-            guard try await core.storage.isRegistered(identity: identity.rawRepresentation) else { throw RelayError.notFound("identity") }
+            guard try await core.storage.identities.isRegistered(identity: identity.rawRepresentation) else { throw RelayError.notFound("identity") }
             let nonce = core.random.bytes(RelayLimits.challengeNonceLength)
             let expiresAt = core.now + core.configuration.challengeLifetimeSeconds * 1000
-            try await core.storage.storeChallenge(nonce: nonce, identity: identity.rawRepresentation, expiresAt: expiresAt)
+            try await core.storage.auth.storeChallenge(nonce: nonce, identity: identity.rawRepresentation, expiresAt: expiresAt)
             return try JSONBody.response(ChallengeResponse(nonce: Base64Bytes(nonce), expiresAt: expiresAt))
         }
 
@@ -24,14 +24,14 @@ enum AuthRoutes {
             let identity = try IdentityRoutes.parseIdentity(body.identityKey.bytes)
             guard body.nonce.bytes.count == RelayLimits.challengeNonceLength else { throw RelayError.malformed("nonce length") }
             // Consume first: whatever the signature, this nonce is spent.
-            let fresh = try await core.storage.consumeChallenge(nonce: body.nonce.bytes, identity: identity.rawRepresentation, now: core.now)
+            let fresh = try await core.storage.auth.consumeChallenge(nonce: body.nonce.bytes, identity: identity.rawRepresentation, now: core.now)
             let message = AuthChallenge.message(identityKey: identity.rawRepresentation, nonce: body.nonce.bytes)
             guard fresh, identity.signingKey.isValidSignature(body.signature.bytes, for: message) else {
                 throw RelayError.authenticationFailed
             }
             let token = TokenIssuer.make(using: core.random)
             let expiresAt = core.now + core.configuration.tokenLifetimeSeconds * 1000
-            try await core.storage.storeToken(hash: TokenIssuer.hash(token), identity: identity.rawRepresentation, expiresAt: expiresAt)
+            try await core.storage.auth.storeToken(hash: TokenIssuer.hash(token), identity: identity.rawRepresentation, expiresAt: expiresAt)
             return try JSONBody.response(TokenResponse(token: token, expiresAt: expiresAt))
         }
     }

@@ -13,7 +13,7 @@ enum BlobRoutes {
             // The quota is checked before the body is read (declared size) and
             // again, atomically, when the blob is recorded (actual size).
             let quota = core.configuration.blobQuota
-            let usage = try await core.storage.blobUsage(uploader: grant.identity, now: core.now)
+            let usage = try await core.storage.blobs.blobUsage(uploader: grant.identity, now: core.now)
             let declared = request.headers[.contentLength].flatMap(Int.init)
             try quota.check(adding: declared ?? 1, to: usage)
             let maxBytes = min(core.configuration.maxBlobBytes, quota.maxBytes - usage.bytes)
@@ -32,7 +32,7 @@ enum BlobRoutes {
             let now = core.now
             let expiresAt = now + core.configuration.retentionSeconds * 1000
             do {
-                try await core.storage.recordBlob(id: id, size: size, uploader: grant.identity, quota: quota, createdAt: now, expiresAt: expiresAt)
+                try await core.storage.blobs.recordBlob(id: id, size: size, uploader: grant.identity, quota: quota, createdAt: now, expiresAt: expiresAt)
             } catch {
                 core.blobs.delete(id: id)
                 throw error
@@ -45,7 +45,7 @@ enum BlobRoutes {
             guard let id = context.parameters.get("id"), BlobStore.isValidID(id) else {
                 throw RelayError.badRequest("a blob id is 64 lower-case hex digits")
             }
-            guard let record = try await core.storage.blob(id: id, now: core.now), let reader = core.blobs.read(id: id) else {
+            guard let record = try await core.storage.blobs.blob(id: id, now: core.now), let reader = core.blobs.read(id: id) else {
                 throw RelayError.notFound("blob")
             }
             let body = ResponseBody(contentLength: record.size) { writer in

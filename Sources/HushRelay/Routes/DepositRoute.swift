@@ -15,7 +15,7 @@ enum DepositRoute {
             let mailbox = try core.identity(fromPath: context)
             let body = try await DepositBody.read(request)
             let now = core.now
-            let outcome = try await core.storage.submit(DepositSubmission(
+            let outcome = try await core.storage.mailboxes.submit(DepositSubmission(
                 mailbox: mailbox, requestID: body.requestID, envelope: body.envelope,
                 admission: admission(body, mailbox: mailbox, address: context.remoteAddress, core: core),
                 now: now, expiresAt: now + core.configuration.retentionSeconds * 1000,

@@ -27,7 +27,7 @@ enum IdentityRoutes {
             let signed = try verified(body.signedPrekey, kinds: [.signedX25519], by: identity)
             let lastResort = try verified(body.lastResortKEMPrekey, kinds: [.lastResortKEM], by: identity)
             let oneTime = try body.oneTimePrekeys.map { try verified($0, kinds: [.oneTimeX25519, .oneTimeKEM], by: identity) }
-            let counts = try await core.storage.register(identity: identity.rawRepresentation, signedPrekey: signed,
+            let counts = try await core.storage.identities.register(identity: identity.rawRepresentation, signedPrekey: signed,
                                                          lastResortKEMPrekey: lastResort, oneTimePrekeys: oneTime,
                                                          registeredAt: body.timestamp)
             core.logger.info("identity registered", metadata: ["oneTimeX25519": "\(counts.oneTimeX25519)", "oneTimeKEM": "\(counts.oneTimeKEM)"])
@@ -42,7 +42,7 @@ enum IdentityRoutes {
             // newcomer from adding this contact either (the handshake falls
             // back to the signed and last-resort prekeys).
             let withinBudget = core.limits.bundlesPerIdentity.acquire(Hex.encode(identity), nowMilliseconds: core.now) == nil
-            guard let bundle = try await core.storage.takeBundle(identity: identity, consumingOneTimePrekeys: withinBudget) else {
+            guard let bundle = try await core.storage.identities.takeBundle(identity: identity, consumingOneTimePrekeys: withinBudget) else {
                 throw RelayError.notFound("identity")
             }
             return try JSONBody.response(PrekeyBundleDTO(bundle))

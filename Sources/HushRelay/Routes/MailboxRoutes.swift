@@ -24,7 +24,7 @@ enum MailboxRoutes {
                 return limit
             } ?? RelayLimits.defaultSyncLimit
             // One extra row tells whether more follow.
-            let stored = try await core.storage.messages(mailbox: mailbox, after: after, limit: limit + 1, now: core.now)
+            let stored = try await core.storage.mailboxes.messages(mailbox: mailbox, after: after, limit: limit + 1, now: core.now)
             let page = stored.prefix(limit).map {
                 MailboxMessage(messageID: $0.messageID, timestamp: $0.timestamp, expiresAt: $0.expiresAt, envelope: Base64Bytes($0.envelope),
                                envelopeSHA256: Base64Bytes(EnvelopeDigest.of($0.envelope)))
@@ -38,7 +38,7 @@ enum MailboxRoutes {
             _ = try await core.authenticate(request, owner: mailbox)
             let body = try await JSONBody.decode(AckRequest.self, from: request, limit: 64 * 1024)
             guard body.messageIDs.count <= RelayLimits.maxAckIDs else { throw RelayError.malformed("more than \(RelayLimits.maxAckIDs) ids") }
-            let deleted = try await core.storage.acknowledge(mailbox: mailbox, messageIDs: body.messageIDs)
+            let deleted = try await core.storage.mailboxes.acknowledge(mailbox: mailbox, messageIDs: body.messageIDs)
             return try JSONBody.response(AckResponse(deleted: deleted))
         }
 
@@ -53,7 +53,7 @@ enum MailboxRoutes {
             guard (body.add + body.remove).allSatisfy({ $0.bytes.count == RelayLimits.credentialLength }) else {
                 throw RelayError.malformed("credential hashes are 32 bytes")
             }
-            let count = try await core.storage.updateCredentials(mailbox: mailbox, add: body.add.map(\.bytes), remove: body.remove.map(\.bytes))
+            let count = try await core.storage.credentials.updateCredentials(mailbox: mailbox, add: body.add.map(\.bytes), remove: body.remove.map(\.bytes))
             return try JSONBody.response(CredentialsResponse(count: count))
         }
     }

@@ -13,14 +13,14 @@ enum PrekeyRoutes {
             }
             let identity = try IdentityRoutes.parseIdentity(grant.identity)
             let prekeys = try body.oneTimePrekeys.map { try IdentityRoutes.verified($0, kinds: [.oneTimeX25519, .oneTimeKEM], by: identity) }
-            let counts = try await core.storage.addOneTimePrekeys(identity: grant.identity, prekeys)
+            let counts = try await core.storage.identities.addOneTimePrekeys(identity: grant.identity, prekeys)
             return try JSONBody.response(PrekeyCountResponse(oneTimeX25519: counts.oneTimeX25519, oneTimeKEM: counts.oneTimeKEM))
         }
 
         router.get("/v1/prekeys/count") { request, context in
             try core.limit(core.limits.perAddress, context.remoteAddress)
             let grant = try await core.authenticate(request)
-            let counts = try await core.storage.prekeyCounts(identity: grant.identity)
+            let counts = try await core.storage.identities.prekeyCounts(identity: grant.identity)
             return try JSONBody.response(PrekeyCountResponse(oneTimeX25519: counts.oneTimeX25519, oneTimeKEM: counts.oneTimeKEM))
         }
     }

@@ -90,7 +90,7 @@ enum SocketRoute {
         }
         try core.limit(core.limits.perIdentity, Hex.encode(sender))
         guard frame.credential.bytes.count == RelayLimits.credentialLength,
-              try await core.storage.hasCredential(mailbox: frame.recipient.bytes, hash: DeliveryCredential.hash(frame.credential.bytes)) else {
+              try await core.storage.credentials.hasCredential(mailbox: frame.recipient.bytes, hash: DeliveryCredential.hash(frame.credential.bytes)) else {
             throw RelayError.invalidCredential
         }
         if let event = SocketFrames.encode(.ephemeral(frame.envelope)) {

@@ -1,6 +1,6 @@
 import HushRelayAPI
 
-/// One deposit with everything the relay must check before storing it, so
+/// One deposit with everything `DepositPolicy` checks before storing it, so
 /// that a driver can run the checks and the store as one atomic step, and
 /// batch many such steps into one transaction (group commit).
 public struct DepositSubmission: Sendable {
@@ -32,22 +32,5 @@ public struct DepositSubmission: Sendable {
         self.now = now
         self.expiresAt = expiresAt
         self.quota = quota
-    }
-}
-
-extension MailboxStorage {
-    /// The checks and the store composed from the single-purpose calls, for
-    /// drivers without a combined path. Not atomic across the calls, which
-    /// only matters for the order of racing first contacts.
-    public func submit(_ deposit: DepositSubmission) async throws -> DepositOutcome {
-        guard try await isRegistered(identity: deposit.mailbox) else { throw RelayError.notFound("mailbox") }
-        switch deposit.admission {
-        case let .credential(hash):
-            guard try await hasCredential(mailbox: deposit.mailbox, hash: hash) else { throw RelayError.invalidCredential }
-        case let .firstContact(admit):
-            if try await findDeposit(mailbox: deposit.mailbox, requestID: deposit.requestID) == nil { try admit() }
-        }
-        return try await self.deposit(mailbox: deposit.mailbox, requestID: deposit.requestID, envelope: deposit.envelope,
-                                      now: deposit.now, expiresAt: deposit.expiresAt, quota: deposit.quota)
     }
 }

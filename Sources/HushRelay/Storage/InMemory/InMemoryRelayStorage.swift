@@ -3,9 +3,9 @@ import HushProtocol
 import HushRelayAPI
 import Synchronization
 
-/// The in-memory driver: same semantics as the SQL one, nothing on disk.
+/// The in-memory driver: same semantics as the SQL ones, nothing on disk.
 /// For tests and for measuring what the database costs.
-public final class InMemoryMailboxStorage: MailboxStorage {
+public final class InMemoryRelayStorage: RelayStorageDriver {
     struct IdentityState {
         var registeredAt: Int64
         var signedPrekey: SignedPrekey
@@ -138,52 +138,10 @@ public final class InMemoryMailboxStorage: MailboxStorage {
         state.withLock { $0.mailboxes[mailbox]?.credentials.contains(hash) ?? false }
     }
 
-    public func findDeposit(mailbox: [UInt8], requestID: String) async throws -> DepositRecord? {
-        state.withLock { $0.mailboxes[mailbox]?.deposits[requestID] }
-    }
-
-    public func deposit(mailbox: [UInt8], requestID: String, envelope: [UInt8], now: Int64, expiresAt: Int64,
-                        quota: MailboxQuota) async throws -> DepositOutcome {
-        let digest = SHA256.hash(envelope)
-        let deposit = DepositSubmission(mailbox: mailbox, requestID: requestID, envelope: envelope, admission: .firstContact(admit: {}),
-                                        now: now, expiresAt: expiresAt, quota: quota)
-        return try state.withLock { state in try Self.store(deposit, digest: digest, checks: false, in: &state) }
-    }
-
     /// Every check and the store under one lock acquisition.
     public func submit(_ deposit: DepositSubmission) async throws -> DepositOutcome {
         let digest = SHA256.hash(deposit.envelope)
-        return try state.withLock { state in try Self.store(deposit, digest: digest, checks: true, in: &state) }
-    }
-
-    /// Same order as the SQL driver: registration, credential, repeat, first-contact admission, quota.
-    private static func store(_ deposit: DepositSubmission, digest: [UInt8], checks: Bool, in state: inout State) throws -> DepositOutcome {
-        if checks {
-            guard state.identities[deposit.mailbox] != nil else { throw RelayError.notFound("mailbox") }
-            if case let .credential(hash) = deposit.admission {
-                guard state.mailboxes[deposit.mailbox]?.credentials.contains(hash) ?? false else { throw RelayError.invalidCredential }
-            }
-        }
-        // Taken out of the table while it changes, so that its dictionaries are
-        // uniquely referenced and change in place instead of being copied whole.
-        var box = state.mailboxes.removeValue(forKey: deposit.mailbox) ?? Mailbox()
-        defer { state.mailboxes[deposit.mailbox] = box }
-        if let earlier = box.deposits[deposit.requestID] {
-            guard ConstantTime.equals(earlier.envelopeDigest, digest) else {
-                throw RelayError.conflict("request id already used with a different envelope")
-            }
-            return .repeated(earlier)
-        }
-        if checks, case let .firstContact(admit) = deposit.admission { try admit() }
-        guard box.messages.count < deposit.quota.maxCount, box.bytes + deposit.envelope.count <= deposit.quota.maxBytes else {
-            throw RelayError.quotaExceeded
-        }
-        let id = state.ids.next(nowMilliseconds: deposit.now)
-        let record = DepositRecord(messageID: id, timestamp: deposit.now, expiresAt: deposit.expiresAt, envelopeDigest: digest)
-        box.messages[id] = StoredEnvelope(messageID: id, timestamp: deposit.now, expiresAt: deposit.expiresAt, envelope: deposit.envelope)
-        box.bytes += deposit.envelope.count
-        box.deposits[deposit.requestID] = record
-        return .stored(record)
+        return try state.withLock { state in try DepositPolicy.apply(deposit, digest: digest, to: &state) }
     }
 
     public func messages(mailbox: [UInt8], after: UInt64, limit: Int, now: Int64) async throws -> [StoredEnvelope] {

@@ -1,0 +1,78 @@
+import HushCrypto
+import HushDatabase
+import HushRelayAPI
+import Foundation
+
+/// The embedded default driver: one SQLCipher file, one connection behind a
+/// lock (SQLite serialises writers anyway), each operation one transaction.
+/// Deposits go through a group commit: those that arrive while a commit is
+/// in flight are checked and stored together in the next transaction, and
+/// each caller is answered after the COMMIT that holds its deposit. The
+/// stores are extensions in the files beside this one.
+public final class SQLCipherRelayStorage: @unchecked Sendable {
+    // Unchecked: `database` and `ids` are touched only while `lock` is held;
+    // `depositQueue` is set once in `init`, before the storage is shared.
+    private let lock = NSLock()
+    private let database: Database
+    private var ids: MessageIDClock
+    private var depositQueue: GroupCommitQueue<PendingDeposit, DepositOutcome>!
+
+    /// Most deposits in one transaction: bounds how long a commit holds the lock.
+    static let maxDepositsPerCommit = 256
+
+    struct PendingDeposit: Sendable {
+        let submission: DepositSubmission
+        /// Computed by the caller, so hashing runs in parallel, not on the writer.
+        let digest: [UInt8]
+    }
+
+    /// Opens (creating and migrating) the database at `path` with `key`.
+    public init(path: String, key: SecureBytes) throws {
+        let database = try Database(path: path, key: key)
+        try RelaySchema.migrator.migrate(database)
+        let last = try database.queryFirst("SELECT max(m) FROM (SELECT max(id) AS m FROM messages UNION ALL SELECT max(message_id) FROM deposits)") {
+            row in try row.get(0, as: Int64?.self)
+        } ?? nil
+        self.database = database
+        self.ids = MessageIDClock(last: UInt64(max(0, last ?? 0)))
+        self.depositQueue = GroupCommitQueue(label: "hush.relay.deposits", maxBatch: Self.maxDepositsPerCommit) { [weak self] batch in
+            guard let self else { return batch.map { _ in .failure(RelayError.unavailable) } }
+            return self.commitDeposits(batch)
+        }
+    }
+
+    /// Runs `body` in one immediate transaction under the lock.
+    func write<T>(_ body: (Database) throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try database.transaction(.immediate) { db in try body(db) }
+    }
+
+    func read<T>(_ body: (Database) throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(database)
+    }
+
+    /// Queues the deposit for the next group commit.
+    func enqueue(_ deposit: DepositSubmission) async throws -> DepositOutcome {
+        try await depositQueue.submit(PendingDeposit(submission: deposit, digest: SHA256.hash(deposit.envelope)))
+    }
+
+    /// One transaction for the whole batch, through `DepositPolicy`. The id
+    /// clock advances only when the transaction commits.
+    private func commitDeposits(_ batch: [PendingDeposit]) -> [Result<DepositOutcome, any Error>] {
+        lock.lock()
+        defer { lock.unlock() }
+        var ledger = SQLCipherDepositLedger(db: database, ids: ids)
+        do {
+            let results = try database.transaction(.immediate) { _ in
+                try DepositPolicy.applyBatch(batch.map { ($0.submission, $0.digest) }, to: &ledger)
+            }
+            ids = ledger.ids
+            return results
+        } catch {
+            return batch.map { _ in .failure(error) }
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import HushProtocol
+
+// The values the relay's stores take and return. Identities are raw 32-byte
+// Ed25519 keys; times are Unix milliseconds.
+
+public struct PrekeyCounts: Sendable, Equatable {
+    public var oneTimeX25519: Int
+    public var oneTimeKEM: Int
+    public init(oneTimeX25519: Int, oneTimeKEM: Int) {
+        self.oneTimeX25519 = oneTimeX25519
+        self.oneTimeKEM = oneTimeKEM
+    }
+}
+
+public struct TokenGrant: Sendable, Equatable {
+    public var identity: [UInt8]
+    public var expiresAt: Int64
+}
+
+public struct MailboxQuota: Sendable {
+    public var maxCount: Int
+    public var maxBytes: Int
+    public init(maxCount: Int, maxBytes: Int) {
+        self.maxCount = maxCount
+        self.maxBytes = maxBytes
+    }
+}
+
+/// What a deposit produced; the same for every repeat of a request id.
+public struct DepositRecord: Sendable, Equatable {
+    public var messageID: UInt64
+    public var timestamp: Int64
+    public var expiresAt: Int64
+    /// SHA-256 of the envelope, to tell a true repeat from a reused id.
+    public var envelopeDigest: [UInt8]
+}
+
+public enum DepositOutcome: Sendable, Equatable {
+    case stored(DepositRecord)
+    case repeated(DepositRecord)
+
+    public var record: DepositRecord {
+        switch self {
+        case let .stored(record), let .repeated(record): record
+        }
+    }
+}
+
+public struct StoredEnvelope: Sendable, Equatable {
+    public var messageID: UInt64
+    public var timestamp: Int64
+    public var expiresAt: Int64
+    public var envelope: [UInt8]
+}
+
+public struct BlobRecord: Sendable, Equatable {
+    public var id: String
+    public var size: Int
+    public var createdAt: Int64
+    public var expiresAt: Int64
+    /// The identity that uploaded it (authenticated upload).
+    public var uploader: [UInt8]?
+}
+
+/// How much blob storage one identity may hold at once.
+public struct BlobQuota: Sendable, Equatable {
+    public var maxBytes: Int
+    public var maxCount: Int
+
+    public init(maxBytes: Int, maxCount: Int) {
+        self.maxBytes = maxBytes
+        self.maxCount = maxCount
+    }
+
+    /// Refuses `size` more bytes on top of `usage`.
+    func check(adding size: Int, to usage: BlobUsage) throws {
+        guard usage.count < maxCount else { throw RelayError.blobQuotaExceeded("\(maxCount) blobs at most") }
+        guard size <= maxBytes - usage.bytes else { throw bytesExceeded }
+    }
+
+    /// The error for a blob that does not fit in the byte quota.
+    var bytesExceeded: RelayError {
+        .blobQuotaExceeded((maxBytes >= 1 << 20 ? "\(maxBytes >> 20) MiB" : "\(maxBytes) bytes") + " at most")
+    }
+}
+
+public struct BlobUsage: Sendable, Equatable {
+    public var count: Int
+    public var bytes: Int
+
+    public init(count: Int, bytes: Int) {
+        self.count = count
+        self.bytes = bytes
+    }
+}
+
+public struct SweepResult: Sendable, Equatable {
+    public var envelopes = 0
+    public var depositRecords = 0
+    public var challenges = 0
+    public var tokens = 0
+    public var expiredBlobIDs: [String] = []
+    public init() {}
+}
+
+/// Everything a relay holds, for `hush audit relay`: no envelope bytes, no
+/// token hashes, only the fields and sizes.
+public struct RelayInventory: Sendable {
+    public struct Identity: Sendable {
+        public var identity: [UInt8]
+        public var registeredAt: Int64
+        public var signedPrekeyID: UInt32
+        public var lastResortKEMPrekeyID: UInt32
+        public var oneTimeX25519: Int
+        public var oneTimeKEM: Int
+        public var credentials: Int
+    }
+    public struct Message: Sendable {
+        public var mailbox: [UInt8]
+        public var messageID: UInt64
+        public var timestamp: Int64
+        public var expiresAt: Int64
+        public var size: Int
+    }
+    public var identities: [Identity] = []
+    public var messages: [Message] = []
+    public var depositRecords = 0
+    public var challenges = 0
+    public var tokens = 0
+    public var blobs: [BlobRecord] = []
+    public init() {}
+}

@@ -1,0 +1,48 @@
+import HushCrypto
+import HushRelay
+import HushRelayAPI
+import Testing
+
+/// The storage drivers every store and policy test runs against.
+enum StorageDriver: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case memory, sqlcipher
+    var testDescription: String { rawValue }
+}
+
+/// A freshly opened driver with nothing stored, and what it lives in.
+final class OpenedDriver: @unchecked Sendable {
+    let driver: any RelayStorageDriver
+    let directory: TemporaryDirectory
+
+    init(_ kind: StorageDriver) async throws {
+        directory = try TemporaryDirectory()
+        switch kind {
+        case .memory:
+            driver = InMemoryRelayStorage()
+        case .sqlcipher:
+            driver = try SQLCipherRelayStorage(path: directory.path + "/relay.db",
+                                               key: SecureBytes(randomCount: 32, using: DeterministicRandom(seed: "key")))
+        }
+    }
+
+    var storage: RelayStorage { RelayStorage(driver) }
+}
+
+extension IdentityStore {
+    /// Registers `identity` (any 32 bytes: the stores do not verify keys;
+    /// the routes do) with a test user's prekeys.
+    func registerForTest(_ identity: [UInt8], at registeredAt: Int64 = 1) async throws {
+        let user = try TestUser(seed: "prekeys")
+        _ = try await register(identity: identity, signedPrekey: user.signedPrekey, lastResortKEMPrekey: user.lastResortKEM,
+                               oneTimePrekeys: [], registeredAt: registeredAt)
+    }
+}
+
+extension MailboxStore {
+    /// A first-contact deposit that every admission check lets through.
+    func deposit(mailbox: [UInt8], requestID: String, envelope: [UInt8], now: Int64, expiresAt: Int64,
+                 quota: MailboxQuota) async throws -> DepositOutcome {
+        try await submit(DepositSubmission(mailbox: mailbox, requestID: requestID, envelope: envelope, admission: .firstContact(admit: {}),
+                                           now: now, expiresAt: expiresAt, quota: quota))
+    }
+}
