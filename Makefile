@@ -6,6 +6,11 @@ BUILD_FLAGS ?=
 # Debian packages the build and tests need. pkg-config finds the C libraries;
 # the sqlcipher command line is used by tests that prove the database is unreadable.
 DEB_PACKAGES := pkg-config libsodium-dev libsqlcipher-dev sqlcipher libqrencode-dev
+# What only the tests need: the relay's PostgreSQL tests start a throwaway
+# cluster (scripts/postgres-test-cluster) in a temporary directory on a free
+# loopback port, as the unprivileged `postgres` user when run as root, and
+# remove it when the test process exits.
+TEST_DEB_PACKAGES := postgresql
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps build test soak vectors bench demo clean fuzz fuzz-build fuzz-seeds test-asan test-tsan
@@ -27,6 +32,7 @@ build: deps
 	$(SWIFT) build $(BUILD_FLAGS)
 
 test: deps
+	$(MAKE) deps DEB_PACKAGES="$(TEST_DEB_PACKAGES)"
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(SWIFT) test --skip-build $(BUILD_FLAGS)
 	$(SWIFT) run --skip-build $(BUILD_FLAGS) hush vectors

@@ -32,6 +32,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
         .package(url: "https://github.com/apple/swift-http-types", exact: "1.8.0"),
+        // The relay's PostgreSQL driver (several relay instances on one database).
+        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
     ],
     targets: [
         // MARK: C libraries (Debian packages)
@@ -123,6 +125,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The relay's stores on PostgreSQL, for several relay instances behind a
+        // load balancer: the only module that imports PostgresNIO.
+        .target(
+            name: "HushRelayPostgres",
+            dependencies: [
+                "HushRelay", "HushRelayAPI", "HushProtocol", "HushCrypto",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // HTTP + WebSocket client of the relay: the messenger's transport, also
         // used by tests and the load generator.
         .target(
@@ -170,7 +183,7 @@ let package = Package(
             name: "hush",
             dependencies: [
                 "HushCrypto", "HushProtocol", "HushKeystore", "HushStore", "HushMessenger",
-                "HushRelay", "HushRelayAPI", "HushRelayClient", "HushAudit", "HushTerminal", "HushVectors",
+                "HushRelay", "HushRelayPostgres", "HushRelayAPI", "HushRelayClient", "HushAudit", "HushTerminal", "HushVectors",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -233,10 +246,20 @@ let package = Package(
             dependencies: ["HushMessenger", "HushStore", "HushProtocol", "HushCrypto"],
             swiftSettings: swiftSettings
         ),
+        // A throwaway PostgreSQL cluster for the relay's PostgreSQL tests.
+        .target(
+            name: "PostgresTestCluster",
+            dependencies: [
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/Support/PostgresTestCluster",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "HushRelayTests",
             dependencies: [
-                "HushRelay", "HushRelayAPI", "HushRelayClient", "HushMessenger", "HushAudit", "HushProtocol", "HushCrypto",
+                "HushRelay", "HushRelayPostgres", "PostgresTestCluster", "HushRelayAPI", "HushRelayClient", "HushMessenger", "HushAudit", "HushProtocol", "HushCrypto",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -270,7 +293,7 @@ let package = Package(
         .testTarget(
             name: "HushEndToEndTests",
             // HushRelayAPI for the first-contact proof of work a raw deposit must carry.
-            dependencies: ["hush", "HushRelayAPI", "HushCrypto"],
+            dependencies: ["hush", "HushRelayAPI", "HushCrypto", "PostgresTestCluster"],
             swiftSettings: swiftSettings
         ),
     ]

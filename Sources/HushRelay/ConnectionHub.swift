@@ -79,6 +79,9 @@ public final class ConnectionHub: Sendable {
         return targets.count
     }
 
+    /// Identities with at least one open socket.
+    var connectedIdentities: [[UInt8]] { state.withLock { Array($0.sockets.keys) } }
+
     /// Open sockets, for logs and the load generator.
     public var connectionCount: Int { state.withLock { $0.total } }
 }

@@ -82,6 +82,7 @@ public struct RelayServer: Sendable {
             logger: libraryLogger
         )
         app.addServices(ExpirySweeper(core: core))
+        if let feed = core.storage.deposits { app.addServices(DepositFeedService(core: core, feed: feed)) }
         return app
     }
 

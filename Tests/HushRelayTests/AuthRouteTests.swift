@@ -5,8 +5,9 @@ import HushRelayAPI
 import Testing
 
 @Suite struct AuthRouteTests {
-    @Test func challengeForUnknownIdentityIs404() async throws {
-        let relay = try TestRelay()
+    @Test(arguments: StorageDriver.allCases)
+    func challengeForUnknownIdentityIs404(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver)
         let stranger = try TestUser(seed: "stranger")
         try await relay.application().test(.router) { client in
             let response = try await client.json(.post, RelayPaths.challenge, ChallengeRequest(identityKey: Base64Bytes(stranger.identity)))
@@ -14,8 +15,9 @@ import Testing
         }
     }
 
-    @Test func replayedChallengeIsRefused() async throws {
-        let relay = try TestRelay()
+    @Test(arguments: StorageDriver.allCases)
+    func replayedChallengeIsRefused(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver)
         let alice = try TestUser(seed: "alice")
         try await relay.application().test(.router) { client in
             _ = try await client.json(.post, RelayPaths.identities, alice.registration(at: relay.now))
@@ -30,8 +32,9 @@ import Testing
         }
     }
 
-    @Test func expiredChallengeIsRefused() async throws {
-        let relay = try TestRelay()
+    @Test(arguments: StorageDriver.allCases)
+    func expiredChallengeIsRefused(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver)
         let alice = try TestUser(seed: "alice")
         try await relay.application().test(.router) { client in
             _ = try await client.json(.post, RelayPaths.identities, alice.registration(at: relay.now))
@@ -44,8 +47,9 @@ import Testing
         }
     }
 
-    @Test func challengeSignedByAnotherKeyIsRefused() async throws {
-        let relay = try TestRelay()
+    @Test(arguments: StorageDriver.allCases)
+    func challengeSignedByAnotherKeyIsRefused(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver)
         let alice = try TestUser(seed: "alice"), mallory = try TestUser(seed: "mallory")
         try await relay.application().test(.router) { client in
             _ = try await client.json(.post, RelayPaths.identities, alice.registration(at: relay.now))
@@ -57,8 +61,9 @@ import Testing
         }
     }
 
-    @Test func expiredAndForgedTokensAreRefused() async throws {
-        let relay = try TestRelay()
+    @Test(arguments: StorageDriver.allCases)
+    func expiredAndForgedTokensAreRefused(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver)
         let alice = try TestUser(seed: "alice")
         try await relay.application().test(.router) { client in
             let token = try await client.registerAndAuthenticate(alice, relay: relay)
@@ -71,8 +76,9 @@ import Testing
         }
     }
 
-    @Test func socketPathWithoutUpgradeNeedsToken() async throws {
-        let relay = try TestRelay()
+    @Test(arguments: StorageDriver.allCases)
+    func socketPathWithoutUpgradeNeedsToken(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver)
         let alice = try TestUser(seed: "alice")
         try await relay.application().test(.router) { client in
             #expect(try await client.get(RelayPaths.socket).status == .unauthorized)

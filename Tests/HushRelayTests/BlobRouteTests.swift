@@ -7,8 +7,9 @@ import NIOCore
 import Testing
 
 @Suite struct BlobRouteTests {
-    @Test func uploadDownloadExpire() async throws {
-        let relay = try TestRelay {
+    @Test(arguments: StorageDriver.allCases)
+    func uploadDownloadExpire(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver) {
             $0.maxBlobBytes = 100_000
             $0.retentionSeconds = 60
         }
@@ -34,8 +35,9 @@ import Testing
         }
     }
 
-    @Test func oversizedBlobIs413AndLeavesNoFile() async throws {
-        let relay = try TestRelay { $0.maxBlobBytes = 1_000 }
+    @Test(arguments: StorageDriver.allCases)
+    func oversizedBlobIs413AndLeavesNoFile(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver) { $0.maxBlobBytes = 1_000 }
         let alice = try TestUser(seed: "alice")
         try await relay.application().test(.router) { client in
             let token = try await client.registerAndAuthenticate(alice, relay: relay)
@@ -46,8 +48,9 @@ import Testing
         }
     }
 
-    @Test func unknownAndInvalidBlobIDs() async throws {
-        let relay = try TestRelay()
+    @Test(arguments: StorageDriver.allCases)
+    func unknownAndInvalidBlobIDs(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver)
         try await relay.application().test(.router) { client in
             let unknown = try await client.get(RelayPaths.blob(String(repeating: "a", count: 64)))
             let invalid = try await client.get(RelayPaths.blob("..%2Frelay.key"))
@@ -56,8 +59,9 @@ import Testing
         }
     }
 
-    @Test func perIdentityQuotasAndUploadRateRefuseWithClearErrors() async throws {
-        let relay = try TestRelay {
+    @Test(arguments: StorageDriver.allCases)
+    func perIdentityQuotasAndUploadRateRefuseWithClearErrors(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver) {
             $0.blobQuota = BlobQuota(maxBytes: 3 << 20, maxCount: 100)
             $0.rateLimits.blobUploadsPerIdentity = .init(burst: 5, perSecond: 1.0 / 3600)
         }

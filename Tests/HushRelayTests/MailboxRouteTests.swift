@@ -6,8 +6,9 @@ import NIOCore
 import Testing
 
 @Suite struct MailboxRouteTests {
-    @Test func depositSyncAckRoundTrip() async throws {
-        let relay = try TestRelay()
+    @Test(arguments: StorageDriver.allCases)
+    func depositSyncAckRoundTrip(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver)
         let alice = try TestUser(seed: "alice")
         try await relay.application().test(.router) { client in
             let token = try await client.registerAndAuthenticate(alice, relay: relay)
@@ -35,8 +36,9 @@ import Testing
         }
     }
 
-    @Test func repeatedRequestIDReturnsSameResultAndConflictsOnOtherEnvelope() async throws {
-        let relay = try TestRelay()
+    @Test(arguments: StorageDriver.allCases)
+    func repeatedRequestIDReturnsSameResultAndConflictsOnOtherEnvelope(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver)
         let alice = try TestUser(seed: "alice")
         try await relay.application().test(.router) { client in
             let token = try await client.registerAndAuthenticate(alice, relay: relay)
@@ -52,8 +54,9 @@ import Testing
         }
     }
 
-    @Test func depositErrors() async throws {
-        let relay = try TestRelay()
+    @Test(arguments: StorageDriver.allCases)
+    func depositErrors(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver)
         let alice = try TestUser(seed: "alice"), stranger = try TestUser(seed: "stranger")
         try await relay.application().test(.router) { client in
             _ = try await client.registerAndAuthenticate(alice, relay: relay)
@@ -69,8 +72,9 @@ import Testing
         }
     }
 
-    @Test func firstContactIsRateLimitedButCredentialsPass() async throws {
-        let relay = try TestRelay { $0.rateLimits.firstContactPerAddress = .init(burst: 2, perSecond: 1.0 / 600) }
+    @Test(arguments: StorageDriver.allCases)
+    func firstContactIsRateLimitedButCredentialsPass(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver) { $0.rateLimits.firstContactPerAddress = .init(burst: 2, perSecond: 1.0 / 600) }
         let alice = try TestUser(seed: "alice")
         let credential = DeterministicRandom(seed: "credential").bytes(32)
         try await relay.application().test(.router) { client in
@@ -96,8 +100,9 @@ import Testing
         }
     }
 
-    @Test func anotherIdentitysMailboxIsRefused() async throws {
-        let relay = try TestRelay()
+    @Test(arguments: StorageDriver.allCases)
+    func anotherIdentitysMailboxIsRefused(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver)
         let alice = try TestUser(seed: "alice"), mallory = try TestUser(seed: "mallory")
         try await relay.application().test(.router) { client in
             _ = try await client.registerAndAuthenticate(alice, relay: relay)
@@ -115,8 +120,9 @@ import Testing
         }
     }
 
-    @Test func syncAndAckLimits() async throws {
-        let relay = try TestRelay()
+    @Test(arguments: StorageDriver.allCases)
+    func syncAndAckLimits(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver)
         let alice = try TestUser(seed: "alice")
         try await relay.application().test(.router) { client in
             let token = try await client.registerAndAuthenticate(alice, relay: relay)
@@ -128,8 +134,9 @@ import Testing
         }
     }
 
-    @Test func quotaRefusesBeyondCountAndBytes() async throws {
-        let relay = try TestRelay {
+    @Test(arguments: StorageDriver.allCases)
+    func quotaRefusesBeyondCountAndBytes(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver) {
             $0.mailboxQuotaCount = 3
             $0.mailboxQuotaBytes = 2_000
             $0.rateLimits.firstContactPerAddress = .init(burst: 100, perSecond: 1)
@@ -151,8 +158,9 @@ import Testing
         }
     }
 
-    @Test func undeliveredEnvelopesExpire() async throws {
-        let relay = try TestRelay { $0.retentionSeconds = 3_600 }
+    @Test(arguments: StorageDriver.allCases)
+    func undeliveredEnvelopesExpire(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver) { $0.retentionSeconds = 3_600 }
         let alice = try TestUser(seed: "alice")
         try await relay.application().test(.router) { client in
             let token = try await client.registerAndAuthenticate(alice, relay: relay)

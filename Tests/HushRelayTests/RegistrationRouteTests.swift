@@ -7,8 +7,9 @@ import NIOCore
 import Testing
 
 @Suite struct RegistrationRouteTests {
-    @Test func healthAnswersOK() async throws {
-        let relay = try TestRelay()
+    @Test(arguments: StorageDriver.allCases)
+    func healthAnswersOK(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver)
         try await relay.application().test(.router) { client in
             let response = try await client.get(RelayPaths.health)
             #expect(response.status == .ok)
@@ -16,8 +17,9 @@ import Testing
         }
     }
 
-    @Test func registrationStoresPrekeysAndRefusesReplay() async throws {
-        let relay = try TestRelay()
+    @Test(arguments: StorageDriver.allCases)
+    func registrationStoresPrekeysAndRefusesReplay(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver)
         let alice = try TestUser(seed: "alice")
         let oneTime = try alice.oneTime(.oneTimeX25519, ids: 10...12) + alice.oneTime(.oneTimeKEM, ids: 20...21)
         try await relay.application().test(.router) { client in
@@ -32,8 +34,9 @@ import Testing
         }
     }
 
-    @Test func registrationWithForgedProofIsRefused() async throws {
-        let relay = try TestRelay()
+    @Test(arguments: StorageDriver.allCases)
+    func registrationWithForgedProofIsRefused(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver)
         let alice = try TestUser(seed: "alice"), mallory = try TestUser(seed: "mallory")
         try await relay.application().test(.router) { client in
             var request = alice.registration(at: relay.now)
@@ -44,8 +47,9 @@ import Testing
         }
     }
 
-    @Test func registrationWithPrekeySignedByAnotherKeyIsRefused() async throws {
-        let relay = try TestRelay()
+    @Test(arguments: StorageDriver.allCases)
+    func registrationWithPrekeySignedByAnotherKeyIsRefused(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver)
         let alice = try TestUser(seed: "alice"), mallory = try TestUser(seed: "mallory")
         try await relay.application().test(.router) { client in
             // Mallory's prekey inside Alice's otherwise valid, freshly proven registration.
@@ -57,8 +61,9 @@ import Testing
         }
     }
 
-    @Test func malformedRegistrationsAre422() async throws {
-        let relay = try TestRelay()
+    @Test(arguments: StorageDriver.allCases)
+    func malformedRegistrationsAre422(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver)
         let alice = try TestUser(seed: "alice")
         try await relay.application().test(.router) { client in
             let notJSON = try await client.execute(uri: RelayPaths.identities, method: .post, body: ByteBuffer(string: "{not json"))
@@ -74,8 +79,9 @@ import Testing
         }
     }
 
-    @Test func oversizedRegistrationBodyIs413() async throws {
-        let relay = try TestRelay()
+    @Test(arguments: StorageDriver.allCases)
+    func oversizedRegistrationBodyIs413(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver)
         try await relay.application().test(.router) { client in
             let body = ByteBuffer(repeating: UInt8(ascii: " "), count: RelayLimits.maxRegistrationBodyBytes + 1)
             let response = try await client.execute(uri: RelayPaths.identities, method: .post, body: body)
@@ -84,8 +90,9 @@ import Testing
         }
     }
 
-    @Test func bundleConsumesOneTimePrekeysThenFallsBack() async throws {
-        let relay = try TestRelay()
+    @Test(arguments: StorageDriver.allCases)
+    func bundleConsumesOneTimePrekeysThenFallsBack(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver)
         let alice = try TestUser(seed: "alice")
         let oneTime = try alice.oneTime(.oneTimeX25519, ids: 10...10) + alice.oneTime(.oneTimeKEM, ids: 20...20)
         try await relay.application().test(.router) { client in
@@ -102,8 +109,9 @@ import Testing
         }
     }
 
-    @Test func beyondThePerTargetBudgetBundlesComeWithoutOneTimePrekeysSoNeitherDrainNorLockOut() async throws {
-        let relay = try TestRelay { $0.rateLimits.bundlesPerIdentity = .init(burst: 3, perSecond: 1.0 / 3600) }
+    @Test(arguments: StorageDriver.allCases)
+    func beyondThePerTargetBudgetBundlesComeWithoutOneTimePrekeysSoNeitherDrainNorLockOut(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver) { $0.rateLimits.bundlesPerIdentity = .init(burst: 3, perSecond: 1.0 / 3600) }
         let alice = try TestUser(seed: "alice")
         let bob = try TestUser(seed: "bob")
         let oneTime = try alice.oneTime(.oneTimeX25519, ids: 1...10) + alice.oneTime(.oneTimeKEM, ids: 11...20)
@@ -131,8 +139,9 @@ import Testing
         }
     }
 
-    @Test func bundleOfUnknownOrInvalidIdentity() async throws {
-        let relay = try TestRelay()
+    @Test(arguments: StorageDriver.allCases)
+    func bundleOfUnknownOrInvalidIdentity(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver)
         let stranger = try TestUser(seed: "stranger")
         try await relay.application().test(.router) { client in
             #expect(try await client.get(RelayPaths.bundle(stranger.identity)).status == .notFound)
@@ -142,8 +151,9 @@ import Testing
         }
     }
 
-    @Test func prekeyUploadNeedsTokenAndCountsRemaining() async throws {
-        let relay = try TestRelay()
+    @Test(arguments: StorageDriver.allCases)
+    func prekeyUploadNeedsTokenAndCountsRemaining(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver)
         let alice = try TestUser(seed: "alice")
         try await relay.application().test(.router) { client in
             let token = try await client.registerAndAuthenticate(alice, relay: relay)
@@ -160,8 +170,9 @@ import Testing
         }
     }
 
-    @Test func unknownRouteAnswersJSON404() async throws {
-        let relay = try TestRelay()
+    @Test(arguments: StorageDriver.allCases)
+    func unknownRouteAnswersJSON404(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver)
         try await relay.application().test(.router) { client in
             let response = try await client.get("/v1/nothing-here")
             #expect(response.status == .notFound)

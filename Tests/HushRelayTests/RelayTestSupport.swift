@@ -57,13 +57,25 @@ enum JSON {
     }
 }
 
-/// A relay on the in-memory driver with a manual clock, for router tests.
+/// A relay with a manual clock, for router tests: on the in-memory driver,
+/// or on the driver a test runs against (`StorageDriver`).
 struct TestRelay {
     let server: RelayServer
     let clock: ManualRelayClock
     let blobs: TemporaryDirectory
+    /// Keeps a SQLCipher file or PostgreSQL database open for the relay's life.
+    let opened: OpenedDriver?
 
     init(configure: (inout RelayConfiguration) -> Void = { _ in }, storage: RelayStorage = RelayStorage(InMemoryRelayStorage())) throws {
+        try self.init(configure: configure, storage: storage, opened: nil)
+    }
+
+    init(driver: StorageDriver, configure: (inout RelayConfiguration) -> Void = { _ in }) async throws {
+        let opened = try await OpenedDriver(driver)
+        try self.init(configure: configure, storage: opened.storage, opened: opened)
+    }
+
+    private init(configure: (inout RelayConfiguration) -> Void, storage: RelayStorage, opened: OpenedDriver?) throws {
         var configuration = RelayConfiguration()
         configuration.port = 0
         // Router tests deposit as strangers all the time: first-contact work is
@@ -72,6 +84,7 @@ struct TestRelay {
         configure(&configuration)
         clock = ManualRelayClock()
         blobs = try TemporaryDirectory()
+        self.opened = opened
         var logger = Logger(label: "test.relay")
         logger.logLevel = .warning
         let core = RelayCore(configuration: configuration, storage: storage, blobs: BlobStore(directory: blobs.path),

@@ -1,11 +1,14 @@
 import HushCrypto
 import HushRelay
 import HushRelayAPI
+import HushRelayPostgres
+import Logging
+import PostgresTestCluster
 import Testing
 
 /// The storage drivers every store and policy test runs against.
 enum StorageDriver: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case memory, sqlcipher
+    case memory, sqlcipher, postgres
     var testDescription: String { rawValue }
 }
 
@@ -22,8 +25,22 @@ final class OpenedDriver: @unchecked Sendable {
         case .sqlcipher:
             driver = try SQLCipherRelayStorage(path: directory.path + "/relay.db",
                                                key: SecureBytes(randomCount: 32, using: DeterministicRandom(seed: "key")))
+        case .postgres:
+            let storage = try await PostgresRelayStorage(url: PostgresURL(PostgresTestCluster.freshDatabase("driver")),
+                                                         instance: "test", maxConnections: 4, logger: Self.quietLogger)
+            driver = storage
+            close = { storage.close() }
         }
     }
+
+    private var close: () -> Void = {}
+    deinit { close() }
+
+    static let quietLogger: Logger = {
+        var logger = Logger(label: "test.postgres")
+        logger.logLevel = .critical
+        return logger
+    }()
 
     var storage: RelayStorage { RelayStorage(driver) }
 }

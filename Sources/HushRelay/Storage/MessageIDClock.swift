@@ -6,13 +6,13 @@
 /// next millisecond, and a clock stepping back never reuses an id. 2^51 at
 /// year 2100 keeps ids exact in JSON doubles. Not thread-safe: the driver
 /// calls it under its own lock.
-struct MessageIDClock {
-    static let sequenceBits: UInt64 = 10
-    private(set) var last: UInt64
+package struct MessageIDClock {
+    package static let sequenceBits: UInt64 = 10
+    package private(set) var last: UInt64
 
-    init(last: UInt64 = 0) { self.last = last }
+    package init(last: UInt64 = 0) { self.last = last }
 
-    mutating func next(nowMilliseconds now: Int64) -> UInt64 {
+    package mutating func next(nowMilliseconds now: Int64) -> UInt64 {
         let candidate = UInt64(max(0, now)) << MessageIDClock.sequenceBits
         last = max(candidate, last + 1)
         return last

@@ -2,12 +2,12 @@ import HushProtocol
 
 /// How the SQL driver stores a signed prekey in one column:
 /// kind (1) || id (4, BE) || signature (64) || public key.
-enum PrekeyCodec {
-    static func encode(_ prekey: SignedPrekey) -> [UInt8] {
+package enum PrekeyCodec {
+    package static func encode(_ prekey: SignedPrekey) -> [UInt8] {
         [prekey.kind.rawValue] + withUnsafeBytes(of: prekey.id.bigEndian, Array.init) + prekey.signature + prekey.publicKey
     }
 
-    static func decode(_ bytes: [UInt8]) throws -> SignedPrekey {
+    package static func decode(_ bytes: [UInt8]) throws -> SignedPrekey {
         guard bytes.count > 69, let kind = PrekeyKind(rawValue: bytes[0]) else {
             throw RelayError.internalFailure("stored prekey does not decode")
         }

@@ -113,8 +113,12 @@ public struct RelayStorage: Sendable {
 
 /// Deposits other relay instances stored, as they commit.
 public protocol DepositFeed: Sendable {
-    /// Runs until cancelled, calling `handle` with each envelope another
-    /// instance stored. A lost notice loses nothing: the recipient's next
-    /// sync (every socket syncs when it connects) finds the envelope.
-    func run(_ handle: @escaping @Sendable (_ mailbox: [UInt8], _ envelope: StoredEnvelope) async -> Void) async throws
+    /// Runs until cancelled, calling `deliver` with each envelope another
+    /// instance stored. After its own connection to the database was lost
+    /// and restored, it also delivers what was stored meanwhile for the
+    /// mailboxes `listening` names (those with a socket here). Nothing is lost
+    /// either way: envelopes stay stored until acknowledged, and every socket
+    /// syncs when it connects.
+    func run(listening: @escaping @Sendable () -> [[UInt8]],
+             deliver: @escaping @Sendable (_ mailbox: [UInt8], _ envelope: StoredEnvelope) -> Void) async throws
 }

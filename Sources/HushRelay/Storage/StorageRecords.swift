@@ -15,6 +15,11 @@ public struct PrekeyCounts: Sendable, Equatable {
 public struct TokenGrant: Sendable, Equatable {
     public var identity: [UInt8]
     public var expiresAt: Int64
+
+    public init(identity: [UInt8], expiresAt: Int64) {
+        self.identity = identity
+        self.expiresAt = expiresAt
+    }
 }
 
 public struct MailboxQuota: Sendable {
@@ -33,6 +38,13 @@ public struct DepositRecord: Sendable, Equatable {
     public var expiresAt: Int64
     /// SHA-256 of the envelope, to tell a true repeat from a reused id.
     public var envelopeDigest: [UInt8]
+
+    public init(messageID: UInt64, timestamp: Int64, expiresAt: Int64, envelopeDigest: [UInt8]) {
+        self.messageID = messageID
+        self.timestamp = timestamp
+        self.expiresAt = expiresAt
+        self.envelopeDigest = envelopeDigest
+    }
 }
 
 public enum DepositOutcome: Sendable, Equatable {
@@ -51,6 +63,13 @@ public struct StoredEnvelope: Sendable, Equatable {
     public var timestamp: Int64
     public var expiresAt: Int64
     public var envelope: [UInt8]
+
+    public init(messageID: UInt64, timestamp: Int64, expiresAt: Int64, envelope: [UInt8]) {
+        self.messageID = messageID
+        self.timestamp = timestamp
+        self.expiresAt = expiresAt
+        self.envelope = envelope
+    }
 }
 
 public struct BlobRecord: Sendable, Equatable {
@@ -60,6 +79,14 @@ public struct BlobRecord: Sendable, Equatable {
     public var expiresAt: Int64
     /// The identity that uploaded it (authenticated upload).
     public var uploader: [UInt8]?
+
+    public init(id: String, size: Int, createdAt: Int64, expiresAt: Int64, uploader: [UInt8]?) {
+        self.id = id
+        self.size = size
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.uploader = uploader
+    }
 }
 
 /// How much blob storage one identity may hold at once.
@@ -73,7 +100,7 @@ public struct BlobQuota: Sendable, Equatable {
     }
 
     /// Refuses `size` more bytes on top of `usage`.
-    func check(adding size: Int, to usage: BlobUsage) throws {
+    package func check(adding size: Int, to usage: BlobUsage) throws {
         guard usage.count < maxCount else { throw RelayError.blobQuotaExceeded("\(maxCount) blobs at most") }
         guard size <= maxBytes - usage.bytes else { throw bytesExceeded }
     }
@@ -114,6 +141,16 @@ public struct RelayInventory: Sendable {
         public var oneTimeX25519: Int
         public var oneTimeKEM: Int
         public var credentials: Int
+
+        public init(identity: [UInt8], registeredAt: Int64, signedPrekeyID: UInt32, lastResortKEMPrekeyID: UInt32, oneTimeX25519: Int, oneTimeKEM: Int, credentials: Int) {
+            self.identity = identity
+            self.registeredAt = registeredAt
+            self.signedPrekeyID = signedPrekeyID
+            self.lastResortKEMPrekeyID = lastResortKEMPrekeyID
+            self.oneTimeX25519 = oneTimeX25519
+            self.oneTimeKEM = oneTimeKEM
+            self.credentials = credentials
+        }
     }
     public struct Message: Sendable {
         public var mailbox: [UInt8]
@@ -121,6 +158,14 @@ public struct RelayInventory: Sendable {
         public var timestamp: Int64
         public var expiresAt: Int64
         public var size: Int
+
+        public init(mailbox: [UInt8], messageID: UInt64, timestamp: Int64, expiresAt: Int64, size: Int) {
+            self.mailbox = mailbox
+            self.messageID = messageID
+            self.timestamp = timestamp
+            self.expiresAt = expiresAt
+            self.size = size
+        }
     }
     public var identities: [Identity] = []
     public var messages: [Message] = []

@@ -2,15 +2,20 @@ import ArgumentParser
 import Foundation
 import HushAudit
 import HushRelay
+import HushRelayPostgres
+import Logging
 
-/// `hush audit relay --data DIR [--canary TEXT] [--json]`: every item a
-/// relay's data directory holds, with the fields the relay keeps, and
-/// optionally a scan of every file for a known plaintext.
+/// `hush audit relay --data DIR [--database URL] [--canary TEXT] [--json]`:
+/// every item a relay stores (in its data directory, or on PostgreSQL), with
+/// the fields the relay keeps, and optionally a scan of every file of the
+/// data directory for a known plaintext.
 struct AuditRelayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "relay", abstract: "Print everything a relay's data directory holds.")
 
     @Option(help: "The relay's data directory.") var data: String
     @Option(help: "The relay's key file, when it is not DIR/relay.key (also $HUSH_RELAY_KEY_FILE).") var keyFile: String?
+    @Option(help: ArgumentHelp("The relay's PostgreSQL database, for relays run with --database (also $HUSH_RELAY_DATABASE; password in $PGPASSWORD).", valueName: "postgres://USER@HOST:PORT/DB"))
+    var database: String?
     @Option(help: "A plaintext to look for in every file, in UTF-8, UTF-16, hex and base64.") var canary: String?
     @Flag(help: "Print JSON instead of text.") var json = false
 
@@ -20,11 +25,22 @@ struct AuditRelayCommand: AsyncParsableCommand {
 
     func run() async throws {
         let inventory: RelayInventory
-        do {
-            inventory = try await RelayAudit.inventory(
-                dataDirectory: data, keyFile: RelayDataDirectory.keyFile(option: keyFile, environment: ProcessInfo.processInfo.environment))
-        } catch {
-            throw ValidationError("cannot open the relay data in \(data): \(error)")
+        let environment = ProcessInfo.processInfo.environment
+        if let database = database ?? environment["HUSH_RELAY_DATABASE"], !database.isEmpty {
+            var url = try PostgresURL(database)
+            if url.password == nil { url.password = environment["PGPASSWORD"] }
+            var logger = Logger(label: "hush.audit")
+            logger.logLevel = .critical
+            let storage = try await PostgresRelayStorage(url: url, instance: "audit", maxConnections: 1, logger: logger)
+            defer { storage.close() }
+            inventory = try await storage.inventory()
+        } else {
+            do {
+                inventory = try await RelayAudit.inventory(
+                    dataDirectory: data, keyFile: RelayDataDirectory.keyFile(option: keyFile, environment: environment))
+            } catch {
+                throw ValidationError("cannot open the relay data in \(data): \(error)")
+            }
         }
         let scan = try canary.map { try CanaryScanner.scan(directory: data, canary: $0) }
         if json {

@@ -1,11 +1,13 @@
 import ArgumentParser
 import Foundation
+import HushCrypto
 import HushRelay
+import HushRelayPostgres
 import Hummingbird
 import Logging
 
-/// `hush relay serve`: the relay on its embedded SQLCipher database.
-/// Prints `hush relay listening on http://HOST:PORT` once ready (tests and
+/// `hush relay serve`: the relay on its embedded SQLCipher database, or on
+/// PostgreSQL (`--database postgres://…`) for several instances. Prints `hush relay listening on http://HOST:PORT` once ready (tests and
 /// the demo parse that line); stops gracefully on SIGINT/SIGTERM.
 struct RelayServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "serve", abstract: "Serve the relay API on HTTP and WebSocket.")
@@ -15,6 +17,8 @@ struct RelayServeCommand: AsyncParsableCommand {
     @Option(help: "Data directory (database, blobs, and the key file unless --key-file); created when missing.") var data = "relay-data"
     @Option(help: ArgumentHelp("The database key file, kept outside the data directory (also $HUSH_RELAY_KEY_FILE, or a systemd credential relay.key); created 0600 when missing.", valueName: "PATH"))
     var keyFile: String?
+    @Option(help: ArgumentHelp("Use PostgreSQL instead of the embedded database, for several relay instances sharing it (also $HUSH_RELAY_DATABASE; put a password in $PGPASSWORD, not on the command line). Blobs stay in --data, which all instances must share.", valueName: "postgres://USER@HOST:PORT/DB"))
+    var database: String?
     @Option(help: "Days an undelivered envelope or blob is kept.") var retentionDays = 30
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel = "info"
     @Option(help: "Seconds a new connection has to send its first request head.") var requestHeadTimeout: Int64 = 10
@@ -53,12 +57,33 @@ struct RelayServeCommand: AsyncParsableCommand {
         configuration.connectionLimits.maxConnections = maxConnections
         configuration.blobQuota = BlobQuota(maxBytes: blobQuotaMib << 20, maxCount: blobQuotaCount)
         configuration.rateLimits.firstContactWorkBits = firstContactWorkBits
-        let relay = try RelayServer.embedded(configuration: configuration, logger: logger)
+        let environment = ProcessInfo.processInfo.environment
+        let relay: RelayServer
+        if let database = database ?? environment["HUSH_RELAY_DATABASE"], !database.isEmpty {
+            var url = try PostgresURL(database)
+            if url.password == nil { url.password = environment["PGPASSWORD"] }
+            relay = try await Self.onPostgres(url, configuration: configuration, logger: logger)
+        } else {
+            relay = try RelayServer.embedded(configuration: configuration, logger: logger)
+        }
         let host = self.host
         let app = relay.makeApplication { port in
             // Written straight to fd 1: stdout may be a pipe, where print() would buffer.
             FileHandle.standardOutput.write(Data("hush relay listening on http://\(host):\(port)\n".utf8))
         }
         try await app.runService()
+    }
+
+    /// A relay instance on PostgreSQL: shared stores, pushes from the other
+    /// instances through the deposit feed, blob bytes in the data directory.
+    static func onPostgres(_ url: PostgresURL, configuration: RelayConfiguration, logger: Logger) async throws -> RelayServer {
+        let directory = RelayDataDirectory(path: configuration.dataDirectory, keyFile: configuration.keyFile)
+        try directory.prepare()
+        let instance = Hex.encode(SystemRandom().bytes(8))
+        let storage = try await PostgresRelayStorage(url: url, instance: instance, logger: logger)
+        logger.info("relay storage on PostgreSQL", metadata: ["database": "\(url)", "instance": "\(instance)"])
+        let core = RelayCore(configuration: configuration, storage: RelayStorage(storage, deposits: PostgresDepositFeed(storage: storage)),
+                             blobs: BlobStore(directory: directory.blobDirectory), logger: logger)
+        return RelayServer(core: core)
     }
 }

@@ -127,7 +127,9 @@ final class BlackHole: @unchecked Sendable {
 
 /// A TCP forwarder between a `hush` client and the real relay that keeps a
 /// copy of everything the client sent, so a test can lift a genuine sealed
-/// envelope off the wire (as anyone on the network path could).
+/// envelope off the wire (as anyone on the network path could). Given
+/// several relays it is a load balancer with failover: each connection goes
+/// to the first relay that accepts it.
 final class RecordingProxy: @unchecked Sendable {
     let port: Int
     private let listener: Int32
@@ -144,7 +146,11 @@ final class RecordingProxy: @unchecked Sendable {
         set { lock.withLock { acksRefused = newValue } }
     }
 
-    init(forwardingTo target: Int) throws {
+    convenience init(forwardingTo target: Int) throws {
+        try self.init(balancing: [target])
+    }
+
+    init(balancing targets: [Int]) throws {
         (listener, port) = try LoopbackSocket.listen(port: 0)
         connections = OpenSockets(listener: listener)
         let listener = self.listener
@@ -152,7 +158,7 @@ final class RecordingProxy: @unchecked Sendable {
             while true {
                 let client = accept(listener, nil, nil)
                 if client < 0 { return }
-                guard let upstream = try? LoopbackSocket.connect(port: target) else { close(client); continue }
+                guard let upstream = targets.lazy.compactMap({ try? LoopbackSocket.connect(port: $0) }).first else { close(client); continue }
                 connections.track(client, upstream)
                 pump(from: client, to: upstream, record: true)
                 pump(from: upstream, to: client, record: false)

@@ -20,12 +20,13 @@ extension Testbed {
 
     /// Deposits raw bytes into `user`'s mailbox with a plain HTTP POST, as
     /// anyone who knows the identity key could (deposits need no login), doing
-    /// the first-contact proof of work the relay asks for (`withWork`) or not.
-    func depositRaw(_ envelope: [UInt8], to user: User, requestID: String, withWork: Bool = true) throws -> RawHTTP.Response {
+    /// the first-contact proof of work the relay asks for (`withWork`) or not;
+    /// to the test's relay, or to the one listening on `port`.
+    func depositRaw(_ envelope: [UInt8], to user: User, requestID: String, withWork: Bool = true, port: Int? = nil) throws -> RawHTTP.Response {
         func post(work: [UInt8]?) throws -> RawHTTP.Response {
             let field = work.map { ",\"work\":\"\(Data($0).base64EncodedString())\"" } ?? ""
             let body = "{\"requestID\":\"\(requestID)\",\"envelope\":\"\(Data(envelope).base64EncodedString())\"\(field)}"
-            return try RawHTTP.post(port: relay.port, path: "/v1/mailboxes/\(user.identityKey)/messages", json: body)
+            return try RawHTTP.post(port: port ?? relay.port, path: "/v1/mailboxes/\(user.identityKey)/messages", json: body)
         }
         let first = try post(work: nil)
         guard withWork, first.status == 428, let bits = first.headers["hush-work-bits"].flatMap(Int.init) else { return first }

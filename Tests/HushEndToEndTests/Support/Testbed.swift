@@ -17,10 +17,11 @@ final class Testbed: @unchecked Sendable {
     let root: String
     let relay: RelayServer
 
-    init(_ label: String = "test", relayLogLevel: String = "error") throws {
+    /// - Parameter relayOptions: further `hush relay serve` options (`--database URL`, say).
+    init(_ label: String = "test", relayLogLevel: String = "error", relayOptions: [String] = []) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("hush-e2e-\(label)-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        relay = try RelayServer(dataDirectory: root + "/relay", logLevel: relayLogLevel)
+        relay = try RelayServer(dataDirectory: root + "/relay", logLevel: relayLogLevel, options: relayOptions)
     }
 
     deinit {

@@ -35,7 +35,7 @@ public final class SQLCipherRelayStorage: @unchecked Sendable {
         } ?? nil
         self.database = database
         self.ids = MessageIDClock(last: UInt64(max(0, last ?? 0)))
-        self.depositQueue = GroupCommitQueue(label: "hush.relay.deposits", maxBatch: Self.maxDepositsPerCommit) { [weak self] batch in
+        self.depositQueue = GroupCommitQueue(label: "hush.relay.deposits", maxBatch: Self.maxDepositsPerCommit) { [weak self] (batch: [PendingDeposit]) in
             guard let self else { return batch.map { _ in .failure(RelayError.unavailable) } }
             return self.commitDeposits(batch)
         }
