@@ -33,10 +33,8 @@ extension PostgresRelayStorage: AuthStore {
 
     public func tokenIdentity(hash: [UInt8], now: Int64) async throws -> TokenGrant? {
         try await guarded {
-            let rows = try await client.query(
-                "SELECT identity, expires_at FROM tokens WHERE token_hash = \(hash.bytea) AND expires_at > \(now)", logger: logger)
             var grant: TokenGrant?
-            for try await (identity, expiresAt) in rows.decode((ByteBuffer, Int64).self) { grant = TokenGrant(identity: identity.bytes, expiresAt: expiresAt) }
+            for try await found in try await client.execute(TokenLookup(hash: hash, now: now), logger: logger) { grant = found }
             return grant
         }
     }

@@ -10,14 +10,9 @@ extension PostgresRelayStorage: MailboxStore {
 
     public func messages(mailbox: [UInt8], after: UInt64, limit: Int, now: Int64) async throws -> [StoredEnvelope] {
         try await guarded {
-            let rows = try await client.query("""
-                SELECT id, created_at, expires_at, envelope FROM messages
-                WHERE mailbox = \(mailbox.bytea) AND id > \(Int64(clamping: after)) AND expires_at > \(now) ORDER BY id LIMIT \(limit)
-                """, logger: logger)
             var envelopes: [StoredEnvelope] = []
-            for try await (id, created, expires, envelope) in rows.decode((Int64, Int64, Int64, ByteBuffer).self) {
-                envelopes.append(StoredEnvelope(messageID: UInt64(id), timestamp: created, expiresAt: expires, envelope: envelope.bytes))
-            }
+            let page = MailboxPage(mailbox: mailbox, after: Int64(clamping: after), now: now, limit: Int64(max(0, limit)))
+            for try await envelope in try await client.execute(page, logger: logger) { envelopes.append(envelope) }
             return envelopes
         }
     }

@@ -33,6 +33,24 @@ public final class PostgresRelayStorage: Sendable {
     /// taking deposits. Throws `PostgresStorageError.unreachable` when the
     /// server cannot be reached.
     public init(url: PostgresURL, instance: String, maxConnections: Int = 20, logger: Logger) async throws {
+        // One connection first, to fail fast with a clear reason (the pool
+        // would retry a refused login forever) and to migrate on.
+        let probe: PostgresConnection
+        do {
+            probe = try await PostgresConnection.connect(configuration: url.connectionConfiguration(), id: 0, logger: logger)
+        } catch {
+            throw PostgresStorageError(connecting: error, to: url)
+        }
+        do {
+            try await PostgresSchema.migrate(probe, logger: logger)
+            try? await probe.close()
+        } catch let error as PostgresStorageError {
+            try? await probe.close()
+            throw error
+        } catch {
+            try? await probe.close()
+            throw PostgresStorageError(connecting: error, to: url)
+        }
         var configuration = url.clientConfiguration()
         configuration.options.maximumConnections = maxConnections
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
@@ -41,19 +59,8 @@ public final class PostgresRelayStorage: Sendable {
         self.logger = logger
         self.instance = instance
         self.runTask = Task { await client.run() }
-        let queue = GroupCommitQueue<PendingDeposit, DepositOutcome>(maxBatch: Self.maxDepositsPerCommit) { [client, logger, instance] batch in
+        self.depositQueue = GroupCommitQueue<PendingDeposit, DepositOutcome>(maxBatch: Self.maxDepositsPerCommit) { [client, logger, instance] batch in
             await Self.commitDeposits(batch, client: client, instance: instance, logger: logger)
-        }
-        self.depositQueue = queue
-        do {
-            try await PostgresSchema.migrate(client, logger: logger)
-        } catch let error as PostgresStorageError {
-            runTask.cancel()
-            throw error
-        } catch {
-            runTask.cancel()
-            logger.error("PostgreSQL failed", metadata: ["error": "\(String(reflecting: error))"])
-            throw PostgresStorageError.unreachable(url.description)
         }
     }
 

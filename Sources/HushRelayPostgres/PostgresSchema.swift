@@ -89,8 +89,8 @@ enum PostgresSchema {
     ]
 
     /// Brings the database to the newest version; refuses one newer than this build.
-    static func migrate(_ client: PostgresClient, logger: Logger) async throws {
-        try await client.withTransaction(logger: logger) { connection in
+    static func migrate(_ connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.withTransaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
             try await connection.query("""
                 CREATE TABLE IF NOT EXISTS hush_relay_schema (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())

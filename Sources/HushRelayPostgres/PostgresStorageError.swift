@@ -5,13 +5,36 @@ import PostgresNIO
 public enum PostgresStorageError: Error, CustomStringConvertible {
     case newerSchema(found: Int, supported: Int)
     case unreachable(String)
+    case refusedLogin(String)
+    case noDatabase(String)
+    case failed(String, sqlState: String)
+
+    /// What went wrong opening the database, by the server's SQLSTATE.
+    init(connecting error: any Error, to url: PostgresURL) {
+        if let error = error as? PSQLError, [.authMechanismRequiresPassword, .saslError].contains(error.code) {
+            self = .refusedLogin(url.description)
+            return
+        }
+        switch sqlState(of: error) {
+        case "28P01"?, "28000"?: self = .refusedLogin(url.description)
+        case "3D000"?: self = .noDatabase(url.description)
+        case let state?: self = .failed(url.description, sqlState: state)
+        case nil: self = .unreachable(url.description)
+        }
+    }
 
     public var description: String {
         switch self {
         case let .newerSchema(found, supported):
             "the relay database has schema version \(found), newer than this relay understands (\(supported)): run a newer hush"
         case let .unreachable(url):
-            "cannot reach PostgreSQL at \(url): check that the server runs, the URL's user and database exist, and the network allows it"
+            "cannot reach PostgreSQL at \(url): check that the server runs and that host, port and sslmode are right"
+        case let .refusedLogin(url):
+            "PostgreSQL refused the login for \(url): check the user, and give its password in $PGPASSWORD"
+        case let .noDatabase(url):
+            "the database in \(url) does not exist: create it (createdb -O USER NAME) and start the relay again"
+        case let .failed(url, state):
+            "PostgreSQL at \(url) failed while the relay prepared its tables (SQLSTATE \(state)): check that the user may create tables"
         }
     }
 }
