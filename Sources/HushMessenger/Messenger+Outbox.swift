@@ -25,14 +25,14 @@ extension Messenger {
         guard let due = try? store.outbox.due(at: now) else { return report }
         for item in due {
             guard let recipient = try? recipientIdentity(conversationId: item.conversationId) else {
-                try? store.outbox.markFailed(requestId: item.requestId, error: "the contact no longer exists", nextAttemptAt: nil)
+                try? store.sendQueue.markFailed(requestId: item.requestId, error: "the contact no longer exists", nextAttemptAt: nil)
                 report.failed += 1
                 continue
             }
             try? store.outbox.recordAttempt(requestId: item.requestId, at: now)
             do {
                 let receipt = try await deposit(item, to: recipient)
-                _ = try store.outbox.markSent(requestId: item.requestId, serverId: receipt.serverID, relayTimestamp: receipt.relayTimestamp)
+                _ = try store.sendQueue.markSent(requestId: item.requestId, serverId: receipt.serverID, relayTimestamp: receipt.relayTimestamp)
                 report.sent += 1
                 if let messageID = item.messageId, let message = try store.messages.message(id: messageID) {
                     emit(.statusChanged(clientMessageID: message.clientMessageId, status: message.status, contact: recipient.name))
@@ -43,11 +43,11 @@ extension Messenger {
                 let decision = backoff.decision(for: failure, failures: item.failCount + 1, alreadyReauthenticated: true, using: random)
                 if failure.isRefusal, let messageID = item.messageId { report.refusedMessageIDs.insert(messageID) }
                 if case let .retry(after) = decision {
-                    try? store.outbox.markFailed(requestId: item.requestId, error: failure.description, nextAttemptAt: now + after)
+                    try? store.sendQueue.markFailed(requestId: item.requestId, error: failure.description, nextAttemptAt: now + after)
                     report.retrying += 1
                 } else {
                     let reason = if case let .giveUp(reason) = decision { reason } else { failure.description }
-                    try? store.outbox.markFailed(requestId: item.requestId, error: reason, nextAttemptAt: nil)
+                    try? store.sendQueue.markFailed(requestId: item.requestId, error: reason, nextAttemptAt: nil)
                     report.failed += 1
                     if let messageID = item.messageId, let message = try? store.messages.message(id: messageID) {
                         emit(.statusChanged(clientMessageID: message.clientMessageId, status: .failed, contact: recipient.name))
@@ -76,7 +76,7 @@ extension Messenger {
         if let requestID, chosen.isEmpty { throw MessengerError.unknownMessage(requestID) }
         try store.write { store in
             for item in chosen where try !resealForRetry(item) {
-                try store.outbox.retry(requestId: item.requestId, at: now)
+                try store.sendQueue.retry(requestId: item.requestId, at: now)
             }
         }
         return await flushOutbox()

@@ -18,8 +18,13 @@ extension Messenger {
               let contact = try? contact(forIdentity: opened.sender), contact.verification != .changed, contact.standing == .accepted,
               (try? store.sessions.load(contactId: contact.id)) != nil,
               (try? store.quarantine.contains(envelope: envelope.bytes)) == false else { return false }
-        // Best effort: failing to report must not stop the envelope being set aside.
-        return (try? seal(.decryptionError(envelopeDigest: SHA256.hash(envelope.bytes)), to: contact.name)) != nil
+        // Best effort: failing to report must not stop the envelope being set
+        // aside. The one savepoint on this path, on purpose: the failure is
+        // swallowed, so a half-written seal (an envelope queued without its
+        // advanced session) must be rolled back on its own.
+        return (try? store.write { _ in
+            try seal(.decryptionError(envelopeDigest: SHA256.hash(envelope.bytes)), to: contact.name)
+        }) != nil
     }
 
     /// Client message ids of the messages to `name` that were resent after
@@ -47,7 +52,7 @@ extension Messenger {
     /// Seals `message` again on the current session and queues it under a
     /// new request id; the store keeps its id, time and place.
     func reseal(_ message: StoredMessage, for contact: Contact) throws {
-        try store.write { store in
+        try store.withinWrite { store in
             guard let envelope = try sealAgain(message, for: contact) else { return }
             try store.outbox.enqueue(requestId: Hex.encode(random.bytes(16)), messageId: message.id,
                                      conversationId: message.conversationId, sealedPayload: envelope, at: clock.now())
@@ -61,9 +66,9 @@ extension Messenger {
         guard let messageId = item.messageId, let message = try store.messages.message(id: messageId),
               let contact = try store.contacts.contact(conversationId: item.conversationId), contact.verification != .changed
         else { return false }
-        return try store.write { store in
+        return try store.withinWrite { store in
             guard let envelope = try sealAgain(message, for: contact) else { return false }
-            try store.outbox.replaceEnvelope(requestId: item.requestId, newRequestId: Hex.encode(random.bytes(16)),
+            try store.sendQueue.replaceEnvelope(requestId: item.requestId, newRequestId: Hex.encode(random.bytes(16)),
                                              sealedPayload: envelope, at: clock.now())
             return true
         }

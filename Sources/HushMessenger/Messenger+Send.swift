@@ -41,7 +41,9 @@ extension Messenger {
         }
         let now = clock.now()
         let content = Content(id: MessageID.random(using: random), sentAt: UInt64(now), body: body)
-        try store.write { store in
+        // Joins the caller's transaction (a sync seals a receipt per message
+        // it stores): no savepoint per message.
+        try store.withinWrite { store in
             let session = try loadSession(contactId: contact.id)
             let envelope = try session.seal(try content.encoded(), using: random)
             let conversation = try store.conversations.conversation(forContact: contact.id, title: contact.name, at: now)
@@ -50,7 +52,7 @@ extension Messenger {
                 let message = NewMessage(conversationId: conversation, clientMessageId: content.id.description,
                                          direction: .outgoing, sender: identity.address.description, body: text,
                                          contentType: content.body.contentTypeName, status: .pending, createdAt: now)
-                let messageId = try store.outbox.enqueueOutgoing(message, requestId: requestID, sealedPayload: envelope, at: now)
+                let messageId = try store.sendQueue.queue(message, requestId: requestID, sealedPayload: envelope, at: now)
                 try store.resends.recordEnvelope(digest: SHA256.hash(envelope), messageId: messageId, at: now)
             } else {
                 try store.outbox.enqueue(requestId: requestID, messageId: nil, conversationId: conversation,
@@ -69,7 +71,7 @@ extension Messenger {
     func handOverCredential(to contact: Contact) throws {
         guard contact.standing == .accepted, let credential = try ownDeliveryCredential(),
               try store.contacts.credentialSent(contactId: contact.id) != credential else { return }
-        try store.write { store in
+        try store.withinWrite { store in
             try seal(.deliveryCredential(credential), to: contact.name)
             try store.contacts.setCredentialSent(credential, contactId: contact.id)
         }

@@ -36,8 +36,8 @@ final class StoreFixture {
 
     @discardableResult
     func outgoingPending(_ conversation: Int64, body: String, at time: Int64, requestId: String) throws -> Int64 {
-        try store.outbox.enqueueOutgoing(NewMessage(conversationId: conversation, clientMessageId: "out-\(requestId)",
+        try store.sendQueue.queue(NewMessage(conversationId: conversation, clientMessageId: "out-\(requestId)",
                                                     direction: .outgoing, sender: "me", body: body, status: .pending, createdAt: time),
-                                         requestId: requestId, sealedPayload: Array("sealed-\(requestId)".utf8), at: time)
+                                  requestId: requestId, sealedPayload: Array("sealed-\(requestId)".utf8), at: time)
     }
 }
