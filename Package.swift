@@ -269,8 +269,9 @@ let package = Package(
         // relay process on loopback (depends on "hush" so it is built first).
         .testTarget(
             name: "HushEndToEndTests",
-            // HushRelayAPI for the first-contact proof of work a raw deposit must carry.
-            dependencies: ["hush", "HushRelayAPI", "HushCrypto"],
+            // HushRelayAPI for the first-contact proof of work a raw deposit must carry;
+            // HushRelayClient (with HushMessenger and HushProtocol) to drive a transport directly.
+            dependencies: ["hush", "HushRelayAPI", "HushCrypto", "HushRelayClient", "HushMessenger", "HushProtocol"],
             swiftSettings: swiftSettings
         ),
     ]
