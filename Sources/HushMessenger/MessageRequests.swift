@@ -50,7 +50,7 @@ final class MessageRequests {
         if let newName, newName != name, try store.contacts.contact(named: newName) != nil {
             throw MessengerError.contactExists(name: newName)
         }
-        let accepted: Contact = try store.write { store in
+        let accepted: Contact = try store.withinWrite { store in
             try store.contacts.setStanding(.accepted, contactId: contact.id)
             if let newName, newName != name { try store.contacts.rename(contactId: contact.id, to: newName) }
             guard let accepted = try store.contacts.contact(id: contact.id) else { throw MessengerError.unknownContact(name) }
@@ -71,7 +71,7 @@ final class MessageRequests {
         let contact = try dependencies.contact(named: name)
         guard contact.standing != .blocked else { return }
         let rotate = try store.contacts.credentialSent(contactId: contact.id) != nil
-        try store.write { store in
+        try store.withinWrite { store in
             try store.contacts.setStanding(.blocked, contactId: contact.id)
             if rotate { try credentials.replace() }
         }

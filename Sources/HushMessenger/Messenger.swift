@@ -98,7 +98,8 @@ public actor Messenger {
 
     /// Posts failed and pending requests now (`hush retry`), sealing texts again first.
     public func retry(requestID: String?) async throws -> OutboxReport {
-        try await outgoing.retry(requestID: requestID)
+        try store.write { _ in try outgoing.makeDueNow(requestID: requestID) }
+        return await outgoing.flush()
     }
 
     /// Sends a typing indicator over the live connection only.

@@ -87,23 +87,23 @@ final class Outbox {
         return report
     }
 
-    /// Posts failed and pending requests now (the user's `hush retry`): failed
-    /// ones become pending again, and pending ones waiting out their backoff are
+    /// Makes failed and pending requests (those whose id starts with
+    /// `requestID`, or all) due now, for the user's `hush retry`: failed ones
+    /// become pending again, and pending ones waiting out their backoff are
     /// due at once; after an outage the user should not have to wait for the
     /// jittered schedule, which grows to minutes. A text message is sealed
     /// again on the current session first: the conversation may have moved on
-    /// while it waited.
-    func retry(isolation: isolated (any Actor)? = #isolation, requestID: String?) async throws -> OutboxReport {
+    /// while it waited. Joins the caller's transaction.
+    func makeDueNow(requestID: String?) throws {
         let now = dependencies.clock.now()
         let waiting = try store.outbox.items(status: .failed) + store.outbox.items(status: .pending)
         let chosen = requestID.map { id in waiting.filter { $0.requestId.hasPrefix(id) } } ?? waiting
         if let requestID, chosen.isEmpty { throw MessengerError.unknownMessage(requestID) }
-        try store.write { store in
+        try store.withinWrite { store in
             for item in chosen where try !resealForRetry(item) {
                 try store.sendQueue.retry(requestId: item.requestId, at: now)
             }
         }
-        return await flush()
     }
 
     /// Pending and failed requests, for `hush outbox`.
