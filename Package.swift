@@ -164,6 +164,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Test doubles and helpers shared by the client-side test targets
+        // (temporary directories, dump inspection). No production target
+        // depends on it.
+        .target(
+            name: "HushTesting",
+            dependencies: [],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Executables
 
         .executableTarget(
@@ -205,32 +214,32 @@ let package = Package(
 
         .testTarget(
             name: "HushCryptoTests",
-            dependencies: ["HushCrypto"],
+            dependencies: ["HushCrypto", "HushTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HushProtocolTests",
-            dependencies: ["HushProtocol", "HushCrypto", "HushVectors"],
+            dependencies: ["HushProtocol", "HushCrypto", "HushVectors", "HushTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HushDatabaseTests",
-            dependencies: ["HushDatabase", "HushCrypto"],
+            dependencies: ["HushDatabase", "HushCrypto", "HushTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HushKeystoreTests",
-            dependencies: ["HushKeystore", "HushCrypto"],
+            dependencies: ["HushKeystore", "HushCrypto", "HushTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HushStoreTests",
-            dependencies: ["HushStore", "HushDatabase", "HushKeystore", "HushCrypto", "HushCrashWriter"],
+            dependencies: ["HushStore", "HushDatabase", "HushKeystore", "HushCrypto", "HushCrashWriter", "HushTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HushMessengerTests",
-            dependencies: ["HushMessenger", "HushStore", "HushProtocol", "HushCrypto"],
+            dependencies: ["HushMessenger", "HushStore", "HushProtocol", "HushCrypto", "HushTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -262,7 +271,7 @@ let package = Package(
         // Runs the real `hush` binary as separate processes.
         .testTarget(
             name: "HushCLITests",
-            dependencies: ["hush", "HushCrypto"],
+            dependencies: ["hush", "HushCrypto", "HushTesting"],
             swiftSettings: swiftSettings
         ),
         // End to end: the real `hush` binary as separate processes against a real
