@@ -265,7 +265,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HushVectorsTests",
-            dependencies: ["HushVectors", "HushCrypto"],
+            dependencies: ["HushVectors", "HushCrypto", "HushTesting"],
             swiftSettings: swiftSettings
         ),
         // Runs the real `hush` binary as separate processes.
@@ -280,7 +280,7 @@ let package = Package(
             name: "HushEndToEndTests",
             // HushRelayAPI for the first-contact proof of work a raw deposit must carry;
             // HushRelayClient (with HushMessenger and HushProtocol) to drive a transport directly.
-            dependencies: ["hush", "HushRelayAPI", "HushCrypto", "HushRelayClient", "HushMessenger", "HushProtocol"],
+            dependencies: ["hush", "HushRelayAPI", "HushCrypto", "HushRelayClient", "HushMessenger", "HushProtocol", "HushTesting"],
             swiftSettings: swiftSettings
         ),
     ]

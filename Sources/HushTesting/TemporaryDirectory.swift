@@ -1,7 +1,9 @@
 import Foundation
 
 /// A fresh directory under the system temporary directory, private to the
-/// user (0700, as a data directory must be), removed on deinit.
+/// user (0700, as a data directory must be), removed on deinit. Swift may
+/// end a local's lifetime at its last use: a test that only takes a path
+/// from it keeps it with `defer { withExtendedLifetime(directory) {} }`.
 public final class TemporaryDirectory: Sendable {
     public let url: URL
 

@@ -3,6 +3,7 @@ import HushCrypto
 import HushMessenger
 import HushProtocol
 import HushRelayClient
+import HushTesting
 import Testing
 
 /// A typing indicator goes over the live socket the transport already holds.
@@ -45,10 +46,9 @@ import Testing
     }
 
     @Test func typingReusesTheLiveSocketInsteadOfEvictingIt() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("hush-e2e-typing-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        let relay = try RelayServer(dataDirectory: root + "/relay")
+        let root = try TemporaryDirectory(label: "e2e-typing")
+        defer { withExtendedLifetime(root) {} }
+        let relay = try RelayServer(dataDirectory: root.path("relay"))
         defer { relay.stop() }
         let alice = try await Party("typing-alice", relay: relay), bob = try await Party("typing-bob", relay: relay)
 

@@ -11,6 +11,7 @@ import HushTesting
 
     @Test func canaryAppearsInNoFileOfTheDataDirectory() throws {
         let root = try TemporaryDirectory(label: "canary")
+        defer { withExtendedLifetime(root) {} }
         let home = DataDirectory(path: root.path("home"))
         let contents = KeystoreContents.generate(createdAt: 1, using: DeterministicRandom(seed: "canary"))
         try KeystoreFile(directory: home).create(contents, passphrase: SecureBytes(copying: Array("pw".utf8)), cost: .insecureTestOnly)

@@ -33,6 +33,7 @@ import HushTesting
     @Test(arguments: 0..<Schema.latestVersion)
     func migratesFromEveryEarlierVersionKeepingData(version: Int) throws {
         let directory = try TemporaryDirectory(label: "migrate")
+        defer { withExtendedLifetime(directory) {} }
         let path = directory.path("messages.db")
         let key = SecureBytes(randomCount: 32, using: DeterministicRandom(seed: "migrate"))
         do {
