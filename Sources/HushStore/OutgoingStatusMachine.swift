@@ -3,11 +3,10 @@
 /// `MessageRepository+Status` are derived from `sources(of:)`, so the rule
 /// exists once, here.
 ///
-///     pending ──relay accepted──▶ sent ──receipt──▶ delivered ──receipt──▶ read
-///      │   ▲                                                                ▲
-///      │   └── the user retries ── failed ──relay accepted──▶ sent          │
-///      └── given up ──────────────▶ failed                                  │
-///     (a receipt may overtake the relay's answer: pending/sent → delivered/read)
+///     pending ──relay accepted──▶ sent ──delivery receipt──▶ delivered ──read receipt──▶ read
+///     pending ──given up──▶ failed ──user retries──▶ pending
+///     failed ──relay accepted (a retry)──▶ sent
+///     pending/sent ──receipt──▶ delivered/read   (a receipt may overtake the relay's answer)
 ///
 /// Status only moves forward: a late "delivered" never undoes "read", and a
 /// message the peer confirmed never becomes failed or pending again.
