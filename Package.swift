@@ -177,6 +177,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Test doubles and helpers shared by the client-side test targets
+        // (temporary directories, dump inspection). No production target
+        // depends on it.
+        .target(
+            name: "HushTesting",
+            dependencies: [],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Executables
 
         .executableTarget(
@@ -218,32 +227,32 @@ let package = Package(
 
         .testTarget(
             name: "HushCryptoTests",
-            dependencies: ["HushCrypto"],
+            dependencies: ["HushCrypto", "HushTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HushProtocolTests",
-            dependencies: ["HushProtocol", "HushCrypto", "HushVectors"],
+            dependencies: ["HushProtocol", "HushCrypto", "HushVectors", "HushTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HushDatabaseTests",
-            dependencies: ["HushDatabase", "HushCrypto"],
+            dependencies: ["HushDatabase", "HushCrypto", "HushTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HushKeystoreTests",
-            dependencies: ["HushKeystore", "HushCrypto"],
+            dependencies: ["HushKeystore", "HushCrypto", "HushTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HushStoreTests",
-            dependencies: ["HushStore", "HushDatabase", "HushKeystore", "HushCrypto", "HushCrashWriter"],
+            dependencies: ["HushStore", "HushDatabase", "HushKeystore", "HushCrypto", "HushCrashWriter", "HushTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HushMessengerTests",
-            dependencies: ["HushMessenger", "HushStore", "HushProtocol", "HushCrypto"],
+            dependencies: ["HushMessenger", "HushStore", "HushProtocol", "HushCrypto", "HushTesting"],
             swiftSettings: swiftSettings
         ),
         // A throwaway PostgreSQL cluster for the relay's PostgreSQL tests.
@@ -259,7 +268,7 @@ let package = Package(
         .testTarget(
             name: "HushRelayTests",
             dependencies: [
-                "HushRelay", "HushRelayPostgres", "PostgresTestCluster", "HushRelayAPI", "HushRelayClient", "HushMessenger", "HushAudit", "HushProtocol", "HushCrypto",
+                "HushRelay", "HushRelayPostgres", "PostgresTestCluster", "HushTesting", "HushRelayAPI", "HushRelayClient", "HushMessenger", "HushAudit", "HushProtocol", "HushCrypto",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -279,21 +288,23 @@ let package = Package(
         ),
         .testTarget(
             name: "HushVectorsTests",
-            dependencies: ["HushVectors", "HushCrypto"],
+            dependencies: ["HushVectors", "HushCrypto", "HushTesting"],
             swiftSettings: swiftSettings
         ),
         // Runs the real `hush` binary as separate processes.
         .testTarget(
             name: "HushCLITests",
-            dependencies: ["hush", "HushCrypto"],
+            dependencies: ["hush", "HushCrypto", "HushTesting"],
             swiftSettings: swiftSettings
         ),
         // End to end: the real `hush` binary as separate processes against a real
         // relay process on loopback (depends on "hush" so it is built first).
         .testTarget(
             name: "HushEndToEndTests",
-            // HushRelayAPI for the first-contact proof of work a raw deposit must carry.
-            dependencies: ["hush", "HushRelayAPI", "HushCrypto", "PostgresTestCluster"],
+            // HushRelayAPI for the first-contact proof of work a raw deposit must carry;
+            // HushRelayClient (with HushMessenger and HushProtocol) to drive a transport directly;
+            // PostgresTestCluster for several relays on one database.
+            dependencies: ["hush", "HushRelayAPI", "HushCrypto", "HushRelayClient", "HushMessenger", "HushProtocol", "HushTesting", "PostgresTestCluster"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -15,6 +15,9 @@ public final class Database {
     public let path: String
     private var statementCache: [String: Statement] = [:]
     private var savepointDepth = 0
+    /// How many savepoints this connection has opened (nested `transaction`
+    /// calls): tests read it to show a hot path nests none.
+    public private(set) var savepointsOpened = 0
 
     /// Opens (creating when missing) the database at `path`.
     ///
@@ -155,6 +158,7 @@ public final class Database {
     public func transaction<T>(_ kind: TransactionKind = .immediate, _ body: (Database) throws -> T) throws -> T {
         if isInTransaction {
             savepointDepth += 1
+            savepointsOpened += 1
             let name = "hush_savepoint_\(savepointDepth)"
             defer { savepointDepth -= 1 }
             try execute("SAVEPOINT \(name)")

@@ -3,7 +3,8 @@ import HushCrypto
 /// How an attempt to reach the relay failed, reduced to what the outbox must
 /// decide. The relay client maps its own errors (HTTP status, network) into these.
 public enum DeliveryFailure: Error, Sendable, Equatable {
-    /// 401: the token expired or was revoked. Re-authenticate once, then retry.
+    /// 401: the token expired or was revoked. `RelaySession` re-authenticates
+    /// once and retries; anywhere else it is final.
     case unauthorized
     /// 422 and other client errors the relay will refuse again: never retried.
     case rejected(status: Int, code: String)
@@ -31,19 +32,19 @@ extension DeliveryFailure {
 
 /// What the outbox does next after a failure.
 public enum RetryDecision: Sendable, Equatable {
-    case reauthenticateAndRetry
     case retry(afterMilliseconds: Int64)
     case giveUp(reason: String)
 }
 
 extension BackoffPolicy {
-    /// The decision for the `failures`-th consecutive failure (1-based) of one request.
-    public func decision(for failure: DeliveryFailure, failures: Int, alreadyReauthenticated: Bool, using random: any RandomSource) -> RetryDecision {
+    /// The decision for the `failures`-th consecutive failure (1-based) of
+    /// one outbox request. Deposits carry no session token, so logging in
+    /// cannot fix a 401 on one: it is final here (re-authenticating is
+    /// `RelaySession`'s rule, for the calls that carry a token).
+    public func decision(for failure: DeliveryFailure, failures: Int, using random: any RandomSource) -> RetryDecision {
         switch failure {
         case .unauthorized:
-            return alreadyReauthenticated
-                ? .giveUp(reason: "the relay refused our credentials after re-authenticating; run `hush sync` to register again")
-                : .reauthenticateAndRetry
+            return .giveUp(reason: "the relay refused our credentials after re-authenticating; run `hush sync` to register again")
         case let .rejected(status, code):
             return .giveUp(reason: "the relay rejected the message (HTTP \(status), \(code)); it will not be retried")
         case .tooLarge:

@@ -13,126 +13,148 @@ import HushStore
 ///   commit. A crash at any point loses nothing and duplicates nothing.
 /// - The relay de-duplicates on the request id; the receiver de-duplicates on
 ///   the client message id.
+///
+/// It composes parts with one job each (`RelaySession`, `Outbox`, `Inbox`,
+/// `Contacts`, `MessageRequests`, `DeliveryCredentials`, `Prekeys`,
+/// `LiveSync`, `Conversations`) and owns the transaction boundary: the parts
+/// write with `MessageStore.withinWrite`, joining the transaction opened
+/// here, or, in the flows that must write between relay calls (and per
+/// received envelope), opening a short one of their own; none nests a
+/// savepoint except where a failure is swallowed on purpose.
 public actor Messenger {
     public let identity: IdentityKeyPair
     let store: MessageStore
-    let transport: any RelayTransport
-    let clock: any MessengerClock
-    let random: any RandomSource
-    let backoff: BackoffPolicy
     let (events, eventSink) = AsyncStream<MessengerEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
-    /// Whether this run re-authenticated already after a 401 (the rule: once).
-    var reauthenticated = false
-    var authenticated = false
-    /// Whether prekey counts at the relay may have dropped (a first-contact
-    /// message used one-time prekeys, or this run has not checked yet).
-    var prekeysMayNeedRefill = true
+    let relay: RelaySession
+    let outgoing: Outbox
+    let credentials: DeliveryCredentials
+    let prekeys: Prekeys
+    let requests: MessageRequests
+    let contactBook: Contacts
+    let inbox: Inbox
+    let live: LiveSync
+    let conversationLog: Conversations
 
     public init(identity: IdentityKeyPair, store: MessageStore, transport: any RelayTransport,
                 clock: any MessengerClock = SystemClock(), random: any RandomSource = SystemRandom(),
                 backoff: BackoffPolicy = .outbox) {
         self.identity = identity
         self.store = store
-        self.transport = transport
-        self.clock = clock
-        self.random = random
-        self.backoff = backoff
+        let dependencies = MessengerDependencies(identity: identity, store: store, transport: transport, clock: clock,
+                                                 random: random, events: eventSink)
+        relay = RelaySession(dependencies)
+        outgoing = Outbox(dependencies, backoff: backoff)
+        credentials = DeliveryCredentials(dependencies, outbox: outgoing, relay: relay)
+        prekeys = Prekeys(dependencies, relay: relay)
+        requests = MessageRequests(dependencies, outbox: outgoing, credentials: credentials)
+        contactBook = Contacts(dependencies, requests: requests)
+        let applier = ContentApplier(dependencies, outbox: outgoing)
+        let opener = EnvelopeOpener(dependencies, contacts: contactBook, prekeys: prekeys, credentials: credentials, applier: applier)
+        inbox = Inbox(dependencies, opener: opener, outbox: outgoing, contacts: contactBook)
+        live = LiveSync(dependencies, relay: relay, inbox: inbox, outbox: outgoing, credentials: credentials, prekeys: prekeys)
+        conversationLog = Conversations(dependencies, outbox: outgoing)
     }
 
     /// Events for live views. One consumer at a time.
     public nonisolated var eventStream: AsyncStream<MessengerEvent> { events }
 
-    func emit(_ event: MessengerEvent) {
-        eventSink.yield(event)
+    public static let syncPageSize = LiveSync.pageSize
+
+    // MARK: Sending
+
+    /// Stores `text` as a pending message for `name`, seals it, and queues the
+    /// sealed envelope in the outbox, all in one transaction; then tries to
+    /// deliver the outbox. Returns the message as stored after that attempt.
+    @discardableResult
+    public func send(text: String, to name: String) async throws -> StoredMessage {
+        try await sendReportingDelivery(text: text, to: name).message
     }
 
-    /// Authenticates once per run (and again after a 401, once). The token is
-    /// kept in the (encrypted) store until shortly before it expires, so a
-    /// script that runs `hush sync` often does not log in every time (the
-    /// relay rate-limits logins per address). After a 401 the kept token is
-    /// not tried again.
-    func ensureAuthenticated() async throws(DeliveryFailure) {
-        guard !authenticated else { return }
-        if !reauthenticated, let kept = keptSessionToken(), kept.expiresAt > clock.now() + Messenger.tokenRenewalMarginMilliseconds {
-            transport.resume(kept, identity: identity)
-            authenticated = true
-            return
+    /// `send`, also telling whether the relay refused the message in this
+    /// attempt (it stays in the outbox either way, unless given up on).
+    public func sendReportingDelivery(text: String, to name: String) async throws -> (message: StoredMessage, refusedByRelay: Bool) {
+        guard text.utf8.count <= ContentLimits.maxTextLength else {
+            throw MessengerError.messageTooLong(limit: ContentLimits.maxTextLength)
         }
-        try await transport.authenticate(identity: identity)
-        authenticated = true
-        if let token = transport.sessionToken {
-            try? store.settings.set(SettingsRepository.Name.sessionToken, to: "\(token.expiresAt) \(token.token)")
+        let messageID = try store.write { _ in try outgoing.seal(.text(text), to: name, recordAs: text) }
+        let report = await outgoing.flush()
+        guard let stored = try store.messages.message(clientMessageId: messageID.description) else {
+            throw MessengerError.unknownMessage(messageID.description)
         }
+        return (stored, report.refusedMessageIDs.contains(stored.id))
     }
 
-    /// A token younger than this margin before its expiry is not resumed.
-    static let tokenRenewalMarginMilliseconds: Int64 = 60_000
-
-    private func keptSessionToken() -> SessionToken? {
-        guard let value = try? store.settings.value(SettingsRepository.Name.sessionToken),
-              let space = value.firstIndex(of: " "), let expiresAt = Int64(value[..<space]) else { return nil }
-        return SessionToken(token: String(value[value.index(after: space)...]), expiresAt: expiresAt)
+    /// Seals `body` for `name` and queues it (receipts and other control content).
+    @discardableResult
+    func seal(_ body: ContentBody, to name: String) throws -> MessageID {
+        try store.write { _ in try outgoing.seal(body, to: name) }
     }
 
-    /// Runs a relay call, re-authenticating once when the relay answers 401.
-    func withReauthentication<T: Sendable>(_ call: () async throws(DeliveryFailure) -> T) async throws(DeliveryFailure) -> T {
-        try await ensureAuthenticated()
-        do {
-            return try await call()
-        } catch .unauthorized {
-            guard !reauthenticated else { throw .unauthorized }
-            reauthenticated = true
-            authenticated = false
-            try await ensureAuthenticated()
-            return try await call()
-        }
+    /// Posts every due outbox request once.
+    @discardableResult
+    public func flushOutbox() async -> OutboxReport {
+        await outgoing.flush()
     }
 
-    // MARK: Queries the CLI shows
-
-    public func conversations() throws -> [ConversationSummary] {
-        try store.conversations.list()
+    /// Posts failed and pending requests now (`hush retry`), sealing texts again first.
+    public func retry(requestID: String?) async throws -> OutboxReport {
+        try store.write { _ in try outgoing.makeDueNow(requestID: requestID) }
+        return await outgoing.flush()
     }
 
-    public func contacts() throws -> [Contact] {
-        try store.contacts.all()
+    /// Sends a typing indicator over the live connection only.
+    public func sendTyping(_ active: Bool, to name: String) async throws {
+        try await live.sendTyping(active, to: name)
     }
 
-    public func outbox() throws -> [OutboxItem] {
-        try store.outbox.items(status: .pending) + store.outbox.items(status: .failed)
+    /// Marks the conversation with `name` read and sends read receipts.
+    @discardableResult
+    public func markRead(contact name: String) async throws -> Int {
+        let marked = try store.write { _ in try conversationLog.markRead(contact: name) }
+        if marked > 0 { await outgoing.flush() }
+        return marked
     }
 
-    public func search(_ query: String, limit: Int = 20) throws -> [SearchHit] {
-        try store.messages.search(query, limit: limit)
+    // MARK: Receiving
+
+    /// Decrypts and stores one envelope (see `Inbox.receive`).
+    @discardableResult
+    public func receive(_ envelope: MailboxEnvelope) throws -> ReceiveOutcome {
+        try inbox.receive(envelope)
     }
 
-    public func relayCursor() throws -> Int64 {
-        try store.settings.syncCursor() ?? 0
-    }
-}
-
-extension Messenger {
-    /// A page of the conversation with `name`, oldest first (keyset pagination).
-    public func history(with name: String, before: Int64? = nil, after: Int64? = nil, limit: Int = 50) throws -> [StoredMessage] {
-        guard let contact = try store.contacts.contact(named: name) else { throw MessengerError.unknownContact(name) }
-        let conversation = try store.conversations.conversation(forContact: contact.id, title: contact.name, at: clock.now())
-        return try store.messages.history(conversationId: conversation, before: before, after: after, limit: limit)
+    /// Handles an ephemeral envelope (typing): never stored as a message.
+    public func receiveEphemeral(_ bytes: [UInt8]) {
+        inbox.receiveEphemeral(bytes)
     }
 
-    /// The contact name of a conversation, for listing search hits.
-    public func contactName(conversationId: Int64) throws -> String? {
-        try store.contacts.contact(conversationId: conversationId)?.name
+    /// Flushes the outbox, fetches and stores everything waiting, acknowledges it, flushes again.
+    @discardableResult
+    public func sync() async throws -> SyncReport {
+        try await live.sync()
     }
 
-    public func storageUsage() throws -> [StorageUsage] {
-        try store.conversations.storageUsage()
+    /// Stays connected until cancelled, reconnecting with backoff.
+    public func runLive() async {
+        await live.runLive()
     }
 
-    public func quarantined() throws -> [QuarantineRepository.Entry] {
-        try store.quarantine.all()
+    /// Retries due outbox requests until cancelled (the live view runs it beside `runLive`).
+    public func runOutboxRetries() async {
+        await live.runOutboxRetries()
     }
 
-    public func doctor() throws -> DoctorReport {
-        try store.doctor()
+    // MARK: Registration
+
+    /// Registers this identity with the relay: its prekeys (the private halves
+    /// kept in the store) and our delivery credential.
+    public func register() async throws {
+        try await prekeys.publish()
+        try await credentials.register()
+        try store.write { store in try store.settings.set(SettingsRepository.Name.registration, to: "registered") }
+    }
+
+    public func isRegistered() throws -> Bool {
+        try store.settings.value(SettingsRepository.Name.registration) == "registered"
     }
 }

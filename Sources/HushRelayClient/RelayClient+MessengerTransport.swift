@@ -7,6 +7,7 @@ import HushRelayAPI
 /// failures reduced to the `DeliveryFailure` the outbox decides on.
 public struct RelayClientTransport: RelayTransport {
     public let client: RelayClient
+    private let live = LiveSocketSlot()
 
     public init(client: RelayClient) {
         self.client = client
@@ -83,6 +84,8 @@ public struct RelayClientTransport: RelayTransport {
     public func connect() async throws(DeliveryFailure) -> AsyncStream<TransportEvent> {
         let socket = try await map { () async throws(RelayClientError) in try await client.connectSocket() }
         let holder = SocketHolder(socket: socket)
+        let live = self.live
+        live.hold(socket)
         return AsyncStream { continuation in
             let task = Task {
                 for await event in socket.events {
@@ -94,15 +97,18 @@ public struct RelayClientTransport: RelayTransport {
                     case .error:
                         continue
                     case let .closed(_, reason):
+                        live.release(socket)
                         continuation.yield(.disconnected(reason: reason ?? "closed"))
                         continuation.finish()
                         return
                     }
                 }
+                live.release(socket)
                 continuation.yield(.disconnected(reason: "closed"))
                 continuation.finish()
             }
             continuation.onTermination = { _ in
+                live.release(holder.socket)
                 task.cancel()
                 Task { await holder.socket.close() }
             }
@@ -110,8 +116,16 @@ public struct RelayClientTransport: RelayTransport {
     }
 
     public func sendEphemeral(_ envelope: [UInt8], to recipient: IdentityKey, credential: [UInt8]) async throws(DeliveryFailure) {
-        // The live socket belongs to the stream `connect` returned; an
-        // ephemeral send opens its own short connection only when needed.
+        // Over the live socket when `connect` holds one; a short connection
+        // of its own only when there is none (or it closed under us).
+        if let socket = live.socket {
+            do {
+                try await socket.sendEphemeral(to: recipient.rawRepresentation, credential: credential, envelope: envelope)
+                return
+            } catch {
+                live.release(socket)
+            }
+        }
         let socket = try await map { () async throws(RelayClientError) in try await client.connectSocket() }
         defer { Task { await socket.close() } }
         try await map { () async throws(RelayClientError) in

@@ -51,24 +51,12 @@ public struct ConversationRepository {
 
     /// Deletes a conversation with its messages, outbox entries and search index entries.
     public func delete(_ conversationId: Int64) throws {
-        try database.transaction { db in
+        try database.withinTransaction { db in
             // Explicit, so the search-index triggers run whatever foreign_keys says.
             try db.execute("DELETE FROM messages WHERE conversation_id = ?", [conversationId])
             try db.execute("DELETE FROM outbox WHERE conversation_id = ?", [conversationId])
             try db.execute("DELETE FROM conversations WHERE id = ?", [conversationId])
             if db.changes == 0 { throw StoreError.notFound("conversation \(conversationId)") }
         }
-    }
-
-    /// Recomputes the denormalised last message and unread count.
-    func refreshSummary(_ conversationId: Int64) throws {
-        try database.execute("""
-            UPDATE conversations SET
-                last_message_id = (SELECT id FROM messages WHERE conversation_id = ?1 ORDER BY position DESC, id DESC LIMIT 1),
-                last_position = (SELECT position FROM messages WHERE conversation_id = ?1 ORDER BY position DESC, id DESC LIMIT 1),
-                last_activity_at = (SELECT created_at FROM messages WHERE conversation_id = ?1 ORDER BY position DESC, id DESC LIMIT 1),
-                unread_count = (SELECT count(*) FROM messages WHERE conversation_id = ?1 AND direction = 'in' AND read_at IS NULL)
-            WHERE id = ?1
-            """, [conversationId])
     }
 }

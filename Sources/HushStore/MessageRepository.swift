@@ -55,7 +55,7 @@ public struct MessageRepository {
     /// Stores many messages in one transaction (sync batches, imports).
     @discardableResult
     public func insert(contentsOf messages: [NewMessage]) throws -> [InsertResult] {
-        try database.transaction { _ in try messages.map { try insert($0) } }
+        try database.withinTransaction { _ in try messages.map { try insert($0) } }
     }
 
     public func message(id: Int64) throws -> StoredMessage? {
@@ -100,30 +100,11 @@ public struct MessageRepository {
         return page.reversed()
     }
 
-    private func position(of messageId: Int64, in conversationId: Int64) throws -> Int64 {
+    func position(of messageId: Int64, in conversationId: Int64) throws -> Int64 {
         let position = try database.queryFirst("SELECT position FROM messages WHERE id = ? AND conversation_id = ?",
                                                 [messageId, conversationId]) { try $0.get(0, as: Int64.self) }
         guard let position else { throw StoreError.notFound("message \(messageId)") }
         return position
-    }
-
-    // MARK: Status
-
-    /// Marks every incoming message up to and including `messageId` (in
-    /// display order) as read at `time`. Returns how many changed.
-    @discardableResult
-    public func markRead(upTo messageId: Int64, in conversationId: Int64, at time: Milliseconds) throws -> Int {
-        try database.transaction { db in
-            let anchor = try position(of: messageId, in: conversationId)
-            try db.execute("""
-                UPDATE messages SET read_at = ?, status = 'read'
-                WHERE conversation_id = ? AND direction = 'in' AND read_at IS NULL
-                  AND position <= ? AND (position < ? OR id <= ?)
-                """, [time, conversationId, anchor, anchor, messageId])
-            let changed = db.changes
-            try ConversationRepository(database: db).refreshSummary(conversationId)
-            return changed
-        }
     }
 
     // MARK: Search
@@ -157,15 +138,26 @@ public struct MessageRepository {
     /// and returns how many went. Conversation summaries are recomputed.
     @discardableResult
     public func deleteMessages(olderThan time: Milliseconds) throws -> Int {
-        try database.transaction { db in
+        try database.withinTransaction { db in
             let affected = try db.query("SELECT DISTINCT conversation_id FROM messages WHERE created_at < ?", [time]) {
                 try $0.get(0, as: Int64.self)
             }
             try db.execute("DELETE FROM messages WHERE created_at < ?", [time])
             let deleted = db.changes
-            let conversations = ConversationRepository(database: db)
-            for id in affected { try conversations.refreshSummary(id) }
+            for id in affected { try refreshConversationSummary(id) }
             return deleted
+        }
+    }
+
+    /// Deletes outgoing message `messageId` if the relay never acknowledged
+    /// it (a dropped request's message); an acknowledged one stays history.
+    public func deleteUnacknowledged(messageId: Int64) throws {
+        try database.withinTransaction { db in
+            let conversationId = try db.queryFirst("SELECT conversation_id FROM messages WHERE id = ? AND server_id IS NULL",
+                                                   [messageId]) { try $0.get(0, as: Int64.self) }
+            guard let conversationId else { return }
+            try db.execute("DELETE FROM messages WHERE id = ?", [messageId])
+            try refreshConversationSummary(conversationId)
         }
     }
 }

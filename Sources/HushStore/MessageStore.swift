@@ -53,10 +53,22 @@ public final class MessageStore {
     public var settings: SettingsRepository { SettingsRepository(database: database) }
     public var quarantine: QuarantineRepository { QuarantineRepository(database: database) }
     public var resends: ResendRepository { ResendRepository(database: database) }
+    /// Outgoing messages with their relay requests: the send path's writes.
+    public var sendQueue: SendQueue { SendQueue(database: database) }
 
     /// Runs `body` in one transaction (batched writes); rolled back on a throw.
+    /// Inside another transaction it is a savepoint: for a part whose failure
+    /// the caller catches and carries on past, which must leave nothing behind.
     public func write<T>(_ body: (MessageStore) throws -> T) throws -> T {
         try database.transaction { _ in try body(self) }
+    }
+
+    /// `write` that joins the transaction already open instead of nesting a
+    /// savepoint in it (see `Database.withinTransaction`): for writes done
+    /// once per message inside a batch. A throw inside the caller's
+    /// transaction is the caller's to roll back.
+    public func withinWrite<T>(_ body: (MessageStore) throws -> T) throws -> T {
+        try database.withinTransaction { _ in try body(self) }
     }
 
     public func schemaVersion() throws -> Int { try database.schemaVersion() }

@@ -19,7 +19,7 @@ extension SkippedKeyRepository {
     /// not from the last rewrite.
     public func replaceAll(contactId: Int64, with keys: [(headerKey: [UInt8], counter: Int64, messageKey: SecureBytes)],
                            at time: Milliseconds) throws {
-        try database.transaction { db in
+        try database.withinTransaction { db in
             var firstStored: [SkippedKeyName: Milliseconds] = [:]
             for (name, stored) in try db.query("""
                 SELECT ratchet_key, counter, created_at FROM skipped_message_keys WHERE contact_id = ?

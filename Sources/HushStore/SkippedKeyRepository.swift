@@ -18,7 +18,7 @@ public struct SkippedKeyRepository {
 
     /// Returns the key and deletes it: a skipped key opens one message once.
     public func take(contactId: Int64, ratchetKey: [UInt8], counter: Int64) throws -> SecureBytes? {
-        try database.transaction { db in
+        try database.withinTransaction { db in
             let key = try db.queryFirst("""
                 SELECT message_key FROM skipped_message_keys WHERE contact_id = ? AND ratchet_key = ? AND counter = ?
                 """, [contactId, ratchetKey, counter]) { row in

@@ -5,7 +5,8 @@ public enum MessageDirection: String, Sendable {
     case outgoing = "out"
 }
 
-/// pending → sent (the relay has it) → delivered → read, or failed.
+/// pending → sent (the relay has it) → delivered → read, or failed; the
+/// moves an outgoing message may make are `OutgoingStatusMachine`.
 public enum MessageStatus: String, Sendable, CaseIterable {
     case pending, sent, delivered, read, failed
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HushTesting
 import Testing
 
 /// Runs the built `hush` binary as a process against a temporary --home.
@@ -19,10 +20,9 @@ import Testing
     }
 
     final class Home {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("hush-cli-test-\(UUID().uuidString)")
-        var path: String { root.appendingPathComponent("home").path }
-        init() throws { try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true) }
-        deinit { try? FileManager.default.removeItem(at: root) }
+        let root: TemporaryDirectory
+        var path: String { root.path("home") }
+        init() throws { root = try TemporaryDirectory(label: "cli-test") }
     }
 
     func hush(_ arguments: [String], passphrase: String? = "test passphrase", extra: [String: String] = [:]) throws -> Result {
@@ -120,7 +120,7 @@ import Testing
     @Test func passphraseChangeWorksAndTheOldOneStops() throws {
         let home = try Home()
         #expect(try hush(["init", "--home", home.path]).status == 0)
-        let passphraseFile = home.root.appendingPathComponent("new-pass").path
+        let passphraseFile = home.root.path("new-pass")
         try "the new one\nignored second line\n".write(toFile: passphraseFile, atomically: true, encoding: .utf8)
         let change = try hush(["passphrase", "change", "--home", home.path, "--new-passphrase-file", passphraseFile])
         #expect(change.status == 0, "\(change.stderr)")

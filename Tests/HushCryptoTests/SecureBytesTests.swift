@@ -1,3 +1,4 @@
+import HushTesting
 import Testing
 @testable import HushCrypto
 

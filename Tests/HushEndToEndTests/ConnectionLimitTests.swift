@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HushTesting
 import Testing
 
 /// Connections that never send a request, send one a byte at a time, or send
@@ -43,9 +44,9 @@ import Testing
     }
 
     @Test func silentDribblingAndGarbageConnectionsAreClosedWithinTheDeadline() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("hush-conn-\(UUID().uuidString.prefix(8))").path
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        let relay = try relay(root, [])
+        let root = try TemporaryDirectory(label: "conn")
+        defer { withExtendedLifetime(root) {} }
+        let relay = try relay(root.path, [])
         defer { relay.kill() }
 
         let silent = try (0..<50).map { _ in try LoopbackSocket.connect(port: relay.port) }
@@ -79,9 +80,9 @@ import Testing
     }
 
     @Test func connectionsBeyondTheCapsAreRefusedWhileOtherAddressesAreServed() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("hush-caps-\(UUID().uuidString.prefix(8))").path
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        let relay = try relay(root, ["--max-connections-per-address", "5", "--max-connections", "12"])
+        let root = try TemporaryDirectory(label: "caps")
+        defer { withExtendedLifetime(root) {} }
+        let relay = try relay(root.path, ["--max-connections-per-address", "5", "--max-connections", "12"])
         defer { relay.kill() }
 
         // 127.0.0.9 holds five; its sixth is refused with a 503 at once.

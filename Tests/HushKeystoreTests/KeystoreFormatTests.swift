@@ -1,4 +1,5 @@
 import Foundation
+import HushTesting
 import Testing
 import HushCrypto
 @_spi(Fuzzing) @testable import HushKeystore

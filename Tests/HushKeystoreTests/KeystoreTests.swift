@@ -1,4 +1,5 @@
 import Foundation
+import HushTesting
 import Testing
 import HushCrypto
 @testable import HushKeystore
@@ -11,13 +12,20 @@ import HushCrypto
         KeystoreContents.generate(createdAt: 1_700_000_000, using: DeterministicRandom(seed: seed))
     }
 
-    func newStore() throws -> (TemporaryDirectory, KeystoreFile) {
-        let temporary = try TemporaryDirectory()
-        return (temporary, KeystoreFile(directory: DataDirectory(path: temporary.path("home"))))
+    /// Lives as long as the test (Swift Testing makes one suite value per
+    /// test), so the keystore's home is never left behind.
+    let temporary: TemporaryDirectory
+
+    init() throws {
+        temporary = try TemporaryDirectory(label: "keystore-test")
+    }
+
+    func newStore() -> KeystoreFile {
+        KeystoreFile(directory: DataDirectory(path: temporary.path("home")))
     }
 
     @Test func createThenUnlockReturnsTheSameSecrets() throws {
-        let (_, keystore) = try newStore()
+        let keystore = newStore()
         let contents = makeContents()
         try keystore.create(contents, passphrase: passphrase, cost: cost)
         let opened = try keystore.unlock(passphrase: passphrase)
@@ -29,7 +37,7 @@ import HushCrypto
     }
 
     @Test func createsTheDirectory0700AndTheFile0600() throws {
-        let (_, keystore) = try newStore()
+        let keystore = newStore()
         try keystore.create(makeContents(), passphrase: passphrase, cost: cost)
         var info = stat()
         #expect(stat(keystore.directory.path, &info) == 0 && info.st_mode & 0o777 == 0o700)
@@ -37,7 +45,7 @@ import HushCrypto
     }
 
     @Test func wrongPassphraseFailsClearly() throws {
-        let (_, keystore) = try newStore()
+        let keystore = newStore()
         try keystore.create(makeContents(), passphrase: passphrase, cost: cost)
         #expect(throws: KeystoreError.wrongPassphrase) {
             _ = try keystore.unlock(passphrase: SecureBytes(copying: Array("wrong".utf8)))
@@ -54,7 +62,7 @@ import HushCrypto
     }
 
     @Test func secondCreateRefusesWithoutForce() throws {
-        let (_, keystore) = try newStore()
+        let keystore = newStore()
         try keystore.create(makeContents(seed: "first"), passphrase: passphrase, cost: cost)
         #expect(throws: KeystoreError.identityExists(path: keystore.path)) {
             try keystore.create(makeContents(seed: "second"), passphrase: passphrase, cost: cost)
@@ -65,7 +73,7 @@ import HushCrypto
     }
 
     @Test func changePassphraseRewrapsWithANewSaltAndTheOldStopsWorking() throws {
-        let (_, keystore) = try newStore()
+        let keystore = newStore()
         let contents = makeContents()
         try keystore.create(contents, passphrase: passphrase, cost: cost)
         let before = try keystore.header()
@@ -78,7 +86,7 @@ import HushCrypto
     }
 
     @Test func missingKeystoreSaysRunInit() throws {
-        let (_, keystore) = try newStore()
+        let keystore = newStore()
         #expect(throws: KeystoreError.noIdentity(home: keystore.directory.path)) {
             _ = try keystore.unlock(passphrase: passphrase)
         }
@@ -86,7 +94,7 @@ import HushCrypto
     }
 
     @Test func leftoverTemporaryFileIsIgnoredAndTheOldKeystoreStillOpens() throws {
-        let (_, keystore) = try newStore()
+        let keystore = newStore()
         let contents = makeContents()
         try keystore.create(contents, passphrase: passphrase, cost: cost)
         // What a crash between writing the temporary file and the rename leaves.
@@ -102,7 +110,7 @@ import HushCrypto
     }
 
     @Test func groupOrOtherPermissionsAreRefused() throws {
-        let (_, keystore) = try newStore()
+        let keystore = newStore()
         try keystore.create(makeContents(), passphrase: passphrase, cost: cost)
         chmod(keystore.path, 0o644)
         #expect { _ = try keystore.unlock(passphrase: passphrase) } throws: { error in

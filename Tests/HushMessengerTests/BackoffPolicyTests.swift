@@ -19,21 +19,22 @@ import HushCrypto
 
     @Test func decisionsFollowTheStatusRules() {
         let random = DeterministicRandom(seed: "decisions")
-        #expect(policy.decision(for: .unauthorized, failures: 1, alreadyReauthenticated: false, using: random) == .reauthenticateAndRetry)
-        if case .giveUp = policy.decision(for: .unauthorized, failures: 2, alreadyReauthenticated: true, using: random) {} else {
-            Issue.record("a second 401 must give up")
+        // Re-authenticating once is RelaySession's rule (PipelineTests covers
+        // it); a deposit carries no token, so a 401 on one is final.
+        if case .giveUp = policy.decision(for: .unauthorized, failures: 1, using: random) {} else {
+            Issue.record("a 401 on a deposit must give up")
         }
-        if case .giveUp = policy.decision(for: .rejected(status: 422, code: "malformed"), failures: 1, alreadyReauthenticated: false, using: random) {} else {
+        if case .giveUp = policy.decision(for: .rejected(status: 422, code: "malformed"), failures: 1, using: random) {} else {
             Issue.record("422 must not be retried")
         }
-        guard case let .retry(wait) = policy.decision(for: .rateLimited(retryAfterMilliseconds: 25_000), failures: 1, alreadyReauthenticated: false, using: random) else {
+        guard case let .retry(wait) = policy.decision(for: .rateLimited(retryAfterMilliseconds: 25_000), failures: 1, using: random) else {
             Issue.record("429 must be retried"); return
         }
         #expect(wait >= 25_000)
-        if case .giveUp = policy.decision(for: .unavailable(reason: "503"), failures: 5, alreadyReauthenticated: false, using: random) {} else {
+        if case .giveUp = policy.decision(for: .unavailable(reason: "503"), failures: 5, using: random) {} else {
             Issue.record("must give up after the maximum attempts")
         }
-        if case .retry = policy.decision(for: .unavailable(reason: "503"), failures: 4, alreadyReauthenticated: false, using: random) {} else {
+        if case .retry = policy.decision(for: .unavailable(reason: "503"), failures: 4, using: random) {} else {
             Issue.record("must retry below the maximum attempts")
         }
     }

@@ -1,5 +1,6 @@
 import HushCrypto
 @testable import HushProtocol
+import HushTesting
 import Testing
 
 @Suite struct PaddingTests {

@@ -3,6 +3,7 @@ import HushCrypto
 @testable import HushRelay
 import HushRelayAPI
 import Synchronization
+import HushTesting
 import Testing
 
 /// Deposits through `submit`, which the SQLCipher driver batches into one

@@ -6,20 +6,9 @@ import HushCrypto
 import HushProtocol
 import HushRelay
 import HushRelayAPI
+import HushTesting
 import Logging
 import NIOCore
-
-/// A fresh directory under the system temporary directory, removed on deinit.
-final class TemporaryDirectory: @unchecked Sendable {
-    let path: String
-
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("hush-relay-test-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
 
 /// A test user: a seeded identity key and prekeys signed by it.
 struct TestUser: Sendable {

@@ -5,6 +5,7 @@ import HushCrypto
 import HushRelay
 import HushRelayClient
 import Logging
+import HushTesting
 import Testing
 
 /// The embedded SQLCipher relay across a restart, and what its directory reveals.

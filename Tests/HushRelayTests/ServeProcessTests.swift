@@ -1,6 +1,7 @@
 import Foundation
 import HushCrypto
 import HushRelayClient
+import HushTesting
 import Testing
 
 /// `hush relay serve --port 0` as a real process: parse the listening line,

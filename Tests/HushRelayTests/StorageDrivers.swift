@@ -4,6 +4,7 @@ import HushRelayAPI
 import HushRelayPostgres
 import Logging
 import PostgresTestCluster
+import HushTesting
 import Testing
 
 /// The storage drivers every store and policy test runs against.

@@ -4,14 +4,15 @@ import HushCrypto
 import HushDatabase
 import HushKeystore
 import HushStore
+import HushTesting
 
 @Suite struct StoreEncryptionAtRestTests {
     let canary = "canary-51e0-plaintext-never-on-disk"
 
     @Test func canaryAppearsInNoFileOfTheDataDirectory() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("hush-canary-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: root) }
-        let home = DataDirectory(path: root.appendingPathComponent("home").path)
+        let root = try TemporaryDirectory(label: "canary")
+        defer { withExtendedLifetime(root) {} }
+        let home = DataDirectory(path: root.path("home"))
         let contents = KeystoreContents.generate(createdAt: 1, using: DeterministicRandom(seed: "canary"))
         try KeystoreFile(directory: home).create(contents, passphrase: SecureBytes(copying: Array("pw".utf8)), cost: .insecureTestOnly)
         let store = try MessageStore(path: home.databasePath, key: contents.databaseKey)

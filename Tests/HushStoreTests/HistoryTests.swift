@@ -14,7 +14,7 @@ import HushStore
         #expect(bodies == ["first", "second", "pending early", "pending late"])
 
         // Acknowledging a pending message moves it among the acknowledged ones.
-        try fixture.store.outbox.markSent(requestId: "r1", serverId: 15, relayTimestamp: 500)
+        try fixture.store.sendQueue.markSent(requestId: "r1", serverId: 15, relayTimestamp: 500)
         let after = try fixture.store.messages.history(conversationId: chat)
         #expect(after.map(\.body) == ["first", "pending early", "second", "pending late"])
         #expect(after[1].status == .sent && after[1].serverId == 15 && after[1].relayTimestamp == 500)

@@ -3,6 +3,7 @@ import Testing
 import HushCrypto
 import HushDatabase
 import HushStore
+import HushTesting
 
 @Suite struct MigrationTests {
     /// Writes what a user of schema `version` would have, with raw SQL as
@@ -31,10 +32,9 @@ import HushStore
 
     @Test(arguments: 0..<Schema.latestVersion)
     func migratesFromEveryEarlierVersionKeepingData(version: Int) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hush-migrate-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("messages.db").path
+        let directory = try TemporaryDirectory(label: "migrate")
+        defer { withExtendedLifetime(directory) {} }
+        let path = directory.path("messages.db")
         let key = SecureBytes(randomCount: 32, using: DeterministicRandom(seed: "migrate"))
         do {
             let db = try Database(path: path, key: key)

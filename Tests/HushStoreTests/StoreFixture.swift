@@ -1,25 +1,23 @@
 import Foundation
 import HushCrypto
 import HushStore
+import HushTesting
 
-/// A store in a fresh temporary directory, removed on deinit.
+/// A store in a fresh temporary directory, removed with the fixture.
 final class StoreFixture {
-    let directory: URL
+    let directory: TemporaryDirectory
     let key: SecureBytes
     let store: MessageStore
 
     init(seed: String = "store-fixture") throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("hush-store-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = try TemporaryDirectory(label: "store-test")
         key = SecureBytes(randomCount: 32, using: DeterministicRandom(seed: seed), storage: .guarded)
-        store = try MessageStore(path: directory.appendingPathComponent("messages.db").path, key: key)
+        store = try MessageStore(path: directory.path("messages.db"), key: key)
     }
 
-    var path: String { directory.appendingPathComponent("messages.db").path }
+    var path: String { directory.path("messages.db") }
 
-    func file(_ name: String) -> String { directory.appendingPathComponent(name).path }
-
-    deinit { try? FileManager.default.removeItem(at: directory) }
+    func file(_ name: String) -> String { directory.path(name) }
 
     /// A conversation with a contact named `name`.
     func conversation(_ name: String) throws -> Int64 {
@@ -36,8 +34,8 @@ final class StoreFixture {
 
     @discardableResult
     func outgoingPending(_ conversation: Int64, body: String, at time: Int64, requestId: String) throws -> Int64 {
-        try store.outbox.enqueueOutgoing(NewMessage(conversationId: conversation, clientMessageId: "out-\(requestId)",
+        try store.sendQueue.queue(NewMessage(conversationId: conversation, clientMessageId: "out-\(requestId)",
                                                     direction: .outgoing, sender: "me", body: body, status: .pending, createdAt: time),
-                                         requestId: requestId, sealedPayload: Array("sealed-\(requestId)".utf8), at: time)
+                                  requestId: requestId, sealedPayload: Array("sealed-\(requestId)".utf8), at: time)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HushTesting
 import Testing
 import HushVectors
 
@@ -34,8 +35,7 @@ import HushVectors
     /// Each file with one expected value changed (or one invalid case marked
     /// valid) must fail: the runner really compares.
     @Test func corruptedCopiesFail() throws {
-        let directory = try VectorFixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try TemporaryDirectory(label: "vectors")
         for file in try VectorFixtures.vectorFiles() {
             var object = try VectorFixtures.readObject(file)
             var cases = try #require(object["cases"] as? [[String: Any]])
@@ -49,7 +49,7 @@ import HushVectors
             }
             cases[0] = first
             object["cases"] = cases
-            let copy = directory.appendingPathComponent(file.lastPathComponent)
+            let copy = directory.url.appendingPathComponent(file.lastPathComponent)
             try VectorFixtures.write(object, to: copy)
             let result = try VectorRunner().run(fileAt: copy.path)
             #expect(result.failed >= 1, "corrupting \(file.lastPathComponent) went unnoticed")

@@ -1,4 +1,5 @@
 import Foundation
+import HushTesting
 import Testing
 
 /// Runs the built `hush` executable as a real process.
@@ -27,9 +28,8 @@ import Testing
     }
 
     @Test func unknownFormatExitsWithTwoAndNamesTheFile() throws {
-        let directory = try VectorFixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent("mystery.json")
+        let directory = try TemporaryDirectory(label: "vectors")
+        let file = directory.url.appendingPathComponent("mystery.json")
         try Data(#"{"greeting": "hello"}"#.utf8).write(to: file)
         let result = try Self.run(["vectors", file.path])
         #expect(result.status == 2)
@@ -47,9 +47,8 @@ import Testing
     }
 
     @Test func aFailingCaseExitsWithOne() throws {
-        let directory = try VectorFixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent("bad.json")
+        let directory = try TemporaryDirectory(label: "vectors")
+        let file = directory.url.appendingPathComponent("bad.json")
         try VectorFixtures.write([
             "suite": "hkdf-sha256", "source": "a deliberately wrong case",
             "cases": [["id": "wrong-okm", "ikm": "0b", "salt": "", "info": "", "length": 1, "okm": "00"]],

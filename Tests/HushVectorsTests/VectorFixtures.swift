@@ -14,13 +14,6 @@ enum VectorFixtures {
             .sorted { $0.lastPathComponent < $1.lastPathComponent }
     }
 
-    /// A fresh temporary directory, removed by the caller's `defer`.
-    static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("hush-vectors-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
-
     static func write(_ object: Any, to url: URL) throws {
         try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted]).write(to: url)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HushTesting
 import Testing
 
 /// One user of a test: a data directory of their own.
@@ -14,19 +15,20 @@ struct User: Sendable {
 /// A temporary directory with a real relay process and the homes of the
 /// test's users. Every `hush` call is a separate process of the real binary.
 final class Testbed: @unchecked Sendable {
-    let root: String
+    /// Removed after `deinit` has killed the relay that writes into it.
+    private let directory: TemporaryDirectory
     let relay: RelayServer
 
     /// - Parameter relayOptions: further `hush relay serve` options (`--database URL`, say).
     init(_ label: String = "test", relayLogLevel: String = "error", relayOptions: [String] = []) throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("hush-e2e-\(label)-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        relay = try RelayServer(dataDirectory: root + "/relay", logLevel: relayLogLevel, options: relayOptions)
+        directory = try TemporaryDirectory(label: "e2e-\(label)")
+        relay = try RelayServer(dataDirectory: directory.path("relay"), logLevel: relayLogLevel, options: relayOptions)
     }
+
+    var root: String { directory.path }
 
     deinit {
         relay.kill()
-        try? FileManager.default.removeItem(atPath: root)
     }
 
     func environment(for user: User?, overrides: [String: String?] = [:]) -> [String: String] {

@@ -3,13 +3,14 @@ import HushCrypto
 import HushMessenger
 import HushProtocol
 import HushStore
+import HushTesting
 
 /// One user for pipeline tests: an identity, a real SQLCipher store in a
 /// temporary directory, and a messenger on the in-memory relay.
 final class Participant {
     let name: String
     let identity: IdentityKeyPair
-    let directory: URL
+    let directory: TemporaryDirectory
     let clock: ManualClock
     let messenger: Messenger
     /// The messenger's database file and key, so a test can open a second
@@ -21,9 +22,8 @@ final class Participant {
         self.name = name
         self.clock = clock
         identity = IdentityKeyPair.generate(using: DeterministicRandom(seed: seed ?? "identity-\(name)"))
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("hush-messenger-\(name)-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        databasePath = directory.appendingPathComponent("messages.db").path
+        directory = try TemporaryDirectory(label: "messenger-\(name)")
+        databasePath = directory.path("messages.db")
         databaseKey = SecureBytes(randomCount: 32)
         let store = try MessageStore(path: databasePath, key: databaseKey)
         messenger = Messenger(identity: identity, store: store, transport: relay.transport(for: identity), clock: clock,
@@ -32,8 +32,6 @@ final class Participant {
     }
 
     var address: String { identity.address.description }
-
-    deinit { try? FileManager.default.removeItem(at: directory) }
 }
 
 extension InMemoryRelay {

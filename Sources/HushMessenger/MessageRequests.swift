@@ -16,9 +16,20 @@ public struct MessageRequest: Sendable, Equatable {
 /// credential, no decryption-error report — until the user accepts. Blocking
 /// drops their further envelopes unread and withdraws the credential they may
 /// hold.
-extension Messenger {
+final class MessageRequests {
+    private let dependencies: MessengerDependencies
+    private let outbox: Outbox
+    private let credentials: DeliveryCredentials
+    private var store: MessageStore { dependencies.store }
+
+    init(_ dependencies: MessengerDependencies, outbox: Outbox, credentials: DeliveryCredentials) {
+        self.dependencies = dependencies
+        self.outbox = outbox
+        self.credentials = credentials
+    }
+
     /// Pending requests (or, with `blocked`, the blocked contacts), newest first.
-    public func messageRequests(blocked: Bool = false) throws -> [MessageRequest] {
+    func list(blocked: Bool) throws -> [MessageRequest] {
         let wanted: ContactStanding = blocked ? .blocked : .requested
         let contacts = try store.contacts.all().filter { $0.standing == wanted }
         let summaries = Dictionary(try store.conversations.list().compactMap { summary in summary.contactId.map { ($0, summary) } },
@@ -32,94 +43,55 @@ extension Messenger {
 
     /// Accepts the request from `name` (or unblocks a blocked contact),
     /// optionally naming them: the receipts owed for what they sent are
-    /// queued, and they get our delivery credential.
-    @discardableResult
-    public func acceptRequest(name: String, renameTo newName: String? = nil) async throws -> Contact {
+    /// queued, and they get our delivery credential; then the outbox is flushed.
+    func accept(isolation: isolated (any Actor)? = #isolation, name: String, renameTo newName: String? = nil) async throws -> Contact {
         guard let contact = try store.contacts.contact(named: name) else { throw MessengerError.noRequest(name: name) }
         guard contact.standing != .accepted else { throw MessengerError.noRequest(name: name) }
         if let newName, newName != name, try store.contacts.contact(named: newName) != nil {
             throw MessengerError.contactExists(name: newName)
         }
-        let now = clock.now()
-        let accepted: Contact = try store.write { store in
+        let accepted: Contact = try store.withinWrite { store in
             try store.contacts.setStanding(.accepted, contactId: contact.id)
             if let newName, newName != name { try store.contacts.rename(contactId: contact.id, to: newName) }
             guard let accepted = try store.contacts.contact(id: contact.id) else { throw MessengerError.unknownContact(name) }
             if accepted.verification != .changed, try store.sessions.load(contactId: contact.id) != nil {
-                try sendOwedReceipts(to: accepted, at: now)
-                try handOverCredential(to: accepted)
+                try sendOwedReceipts(to: accepted)
+                try credentials.handOver(to: accepted)
             }
             return accepted
         }
-        await flushOutbox()
+        await outbox.flush()
         return accepted
     }
 
     /// Blocks `name` (a request or any contact): their envelopes are dropped
     /// unread from now on, and when they held our delivery credential it is
     /// replaced (the others get the new one).
-    public func block(name: String) async throws {
-        guard let contact = try store.contacts.contact(named: name) else { throw MessengerError.unknownContact(name) }
+    func block(isolation: isolated (any Actor)? = #isolation, name: String) async throws {
+        let contact = try dependencies.contact(named: name)
         guard contact.standing != .blocked else { return }
         let rotate = try store.contacts.credentialSent(contactId: contact.id) != nil
-        try store.write { store in
+        try store.withinWrite { store in
             try store.contacts.setStanding(.blocked, contactId: contact.id)
-            if rotate { try replaceDeliveryCredential() }
+            if rotate { try credentials.replace() }
         }
         guard rotate else { return }
         // Best effort now; `sync` finishes what the relay did not confirm.
-        try? await withdrawRevokedCredentials()
-        await flushOutbox()
+        try? await credentials.withdrawRevoked()
+        await outbox.flush()
     }
 
     /// Queues a delivery receipt for every message the contact sent while
     /// their request waited, and a read receipt for those already read.
-    private func sendOwedReceipts(to contact: Contact, at time: Int64) throws {
-        let conversation = try store.conversations.conversation(forContact: contact.id, title: contact.name, at: time)
+    private func sendOwedReceipts(to contact: Contact) throws {
+        let conversation = try dependencies.conversation(with: contact)
         let owed = try store.messages.incomingReceiptState(conversationId: conversation)
         for (body, ids) in [(ContentBody.deliveryReceipt, owed.map(\.clientMessageId)),
                             (ContentBody.readReceipt, owed.filter(\.read).map(\.clientMessageId))] {
             for start in stride(from: 0, to: ids.count, by: ContentLimits.maxReceiptIDs) {
                 let chunk = try ids[start..<min(start + ContentLimits.maxReceiptIDs, ids.count)].map { try MessageID(hex: $0) }
-                try seal(body(chunk), to: contact.name)
+                try outbox.seal(body(chunk), to: contact.name)
             }
-        }
-    }
-
-    /// A new own delivery credential; the old one is kept as revoked until
-    /// the relay confirms its removal. Every accepted contact that held the
-    /// old one is handed the new one.
-    private func replaceDeliveryCredential() throws {
-        guard let old = try ownDeliveryCredential() else { return }
-        let fresh = random.bytes(ContentLimits.deliveryCredentialLength)
-        let revoked = try revokedDeliveryCredentials() + [old]
-        try store.settings.set(SettingsRepository.Name.revokedDeliveryCredentials, to: revoked.map(Hex.encode).joined(separator: ","))
-        try store.settings.set(SettingsRepository.Name.deliveryCredential, to: Hex.encode(fresh))
-        for contact in try store.contacts.all() where contact.standing == .accepted && contact.verification != .changed {
-            guard try store.contacts.credentialSent(contactId: contact.id) != nil,
-                  try store.sessions.load(contactId: contact.id) != nil else { continue }
-            try handOverCredential(to: contact)
-        }
-    }
-
-    func revokedDeliveryCredentials() throws -> [[UInt8]] {
-        guard let value = try store.settings.value(SettingsRepository.Name.revokedDeliveryCredentials), !value.isEmpty else { return [] }
-        return try value.split(separator: ",").map { try Hex.decode(String($0)) }
-    }
-
-    /// Registers the current credential and withdraws the revoked ones at the
-    /// relay; forgets the revoked ones once it confirmed.
-    func withdrawRevokedCredentials() async throws {
-        let revoked = try revokedDeliveryCredentials()
-        guard !revoked.isEmpty, let current = try ownDeliveryCredential() else { return }
-        try await relayCall { () async throws(DeliveryFailure) in
-            try await transport.updateDeliveryCredentials(add: [current], remove: revoked)
-        }
-        try store.write { store in
-            // Only what was withdrawn: a block in between may have added more.
-            let remaining = try revokedDeliveryCredentials().filter { !revoked.contains($0) }
-            try store.settings.set(SettingsRepository.Name.revokedDeliveryCredentials,
-                                   to: remaining.isEmpty ? nil : remaining.map(Hex.encode).joined(separator: ","))
         }
     }
 }

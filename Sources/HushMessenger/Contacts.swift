@@ -1,0 +1,141 @@
+import HushCrypto
+import HushProtocol
+import HushStore
+
+/// Contacts: adding one from its address (fetching its bundle and starting a
+/// session), identity-key changes, safety numbers and verification, removal,
+/// and the contact a stranger who writes first is filed under.
+final class Contacts {
+    private let dependencies: MessengerDependencies
+    private let requests: MessageRequests
+    private var store: MessageStore { dependencies.store }
+
+    /// The name prefix of contacts created for strangers who wrote first.
+    static let unknownContactPrefix = "unknown-"
+
+    init(_ dependencies: MessengerDependencies, requests: MessageRequests) {
+        self.dependencies = dependencies
+        self.requests = requests
+    }
+
+    /// Adds a contact from its address: fetches and verifies its bundle and
+    /// starts a session. When `name` already names a contact with a different
+    /// identity key, the new key is recorded as pending and sending to that
+    /// contact is blocked until `acceptIdentityChange`.
+    func add(isolation: isolated (any Actor)? = #isolation, name: String, address text: String) async throws -> Contact {
+        let address: HushAddress
+        do { address = try HushAddress(parsing: text) } catch { throw MessengerError.invalidAddress(error.description) }
+        guard address.identityKey != dependencies.identity.publicKey else { throw MessengerError.ownAddress }
+        if let existing = try store.contacts.contact(named: name) {
+            let known = try IdentityKey(rawRepresentation: existing.identityKey)
+            switch IdentityKeyChange.check(known: known, presented: address.identityKey) {
+            case .unchanged, .firstUse:
+                return existing
+            case .changed:
+                try store.withinWrite { store in
+                    try store.contacts.recordChangedIdentityKey(address.identityKey.rawRepresentation, contactId: existing.id)
+                }
+                throw MessengerError.identityChanged(name: name)
+            }
+        }
+        if let other = try contact(forIdentity: address.identityKey) {
+            // Someone who wrote first was filed under "unknown-…" as a message
+            // request: adding them accepts it under the chosen name and keeps
+            // the session their first message started.
+            if other.standing == .blocked { throw MessengerError.contactBlocked(name: other.name) }
+            if other.standing == .requested { return try await requests.accept(name: other.name, renameTo: name) }
+            guard other.name.hasPrefix(Self.unknownContactPrefix) else { throw MessengerError.contactExists(name: other.name) }
+            try store.withinWrite { store in try store.contacts.rename(contactId: other.id, to: name) }
+            return try store.contacts.contact(id: other.id) ?? other
+        }
+        let session = try await startSession(with: address)
+        let now = dependencies.clock.now()
+        return try store.withinWrite { store in
+            let contact = try store.contacts.add(name: name, address: address.description,
+                                                 identityKey: address.identityKey.rawRepresentation, at: now)
+            _ = try store.conversations.conversation(forContact: contact.id, title: name, at: now)
+            try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
+            return contact
+        }
+    }
+
+    /// Accepts a contact's changed identity key: the new key replaces the old,
+    /// the contact becomes unverified, and a new session starts.
+    func acceptIdentityChange(isolation: isolated (any Actor)? = #isolation, name: String) async throws {
+        let contact = try dependencies.contact(named: name)
+        guard let pending = contact.pendingIdentityKey else { throw MessengerError.nothingToAccept(name: name) }
+        let newKey = try IdentityKey(rawRepresentation: pending)
+        let session = try await startSession(with: newKey.address)
+        let now = dependencies.clock.now()
+        try store.withinWrite { store in
+            try store.contacts.acceptPendingIdentityKey(contactId: contact.id)
+            try store.contacts.setAddress(newKey.address.description, contactId: contact.id)
+            try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
+            try store.skippedKeys.trim(contactId: contact.id, keepingNewest: 0)
+        }
+    }
+
+    func remove(name: String) throws {
+        let contact = try dependencies.contact(named: name)
+        try store.contacts.remove(contactId: contact.id)
+    }
+
+    /// The safety number with a contact (for its current identity key, or
+    /// the pending one after a change, which is what the user must compare).
+    func safetyNumber(with name: String) throws -> (number: SafetyNumber, contact: Contact) {
+        let contact = try dependencies.contact(named: name)
+        let remote = try IdentityKey(rawRepresentation: contact.pendingIdentityKey ?? contact.identityKey)
+        return (SafetyNumber(local: dependencies.identity.publicKey, remote: remote), contact)
+    }
+
+    /// Marks the contact verified when `displayed` (digits read out, or the
+    /// scanned code's digits) matches the safety number. Returns whether it did.
+    func verify(name: String, displayed: String) throws -> Bool {
+        let (number, contact) = try safetyNumber(with: name)
+        guard contact.verification != .changed, number.matches(displayed: displayed) else { return false }
+        try store.contacts.setVerification(.verified, contactId: contact.id)
+        return true
+    }
+
+    func contact(forIdentity key: IdentityKey) throws -> Contact? {
+        try store.contacts.contact(identityKey: key.rawRepresentation)
+    }
+
+    /// The contact this identity belongs to, created (named after its
+    /// address) as a message request when a stranger writes first. Joins the
+    /// caller's transaction.
+    func contactForSender(_ sender: IdentityKey, at time: Int64) throws -> Contact {
+        if let contact = try contact(forIdentity: sender) { return contact }
+        let address = sender.address.description
+        let base = Self.unknownContactPrefix + String(address.dropFirst(5).prefix(8))
+        var name = base
+        var suffix = 2
+        while try store.contacts.contact(named: name) != nil {
+            name = base + "-\(suffix)"
+            suffix += 1
+        }
+        let contact = try store.contacts.add(name: name, address: address, identityKey: sender.rawRepresentation,
+                                             standing: .requested, at: time)
+        _ = try store.conversations.conversation(forContact: contact.id, title: name, at: time)
+        return contact
+    }
+
+    /// Whether the contact gave us its delivery credential (so our deposits
+    /// to it are not subject to the relay's stranger rate limit).
+    func deliveryCredentialKnown(for name: String) throws -> Bool {
+        try store.contacts.deliveryCredential(contactId: dependencies.contact(named: name).id) != nil
+    }
+
+    /// Fetches, verifies and uses a bundle for `address`.
+    private func startSession(isolation: isolated (any Actor)? = #isolation, with address: HushAddress) async throws -> Session {
+        // Bundles are public: fetched without logging in, so the relay does not
+        // learn which identity looks up whom (its contact list).
+        let bundle: PrekeyBundle
+        do { bundle = try await dependencies.transport.fetchBundle(for: address.identityKey) } catch { throw MessengerError.relay(error) }
+        do {
+            return try Session.initiate(identity: dependencies.identity, to: address, bundle: bundle, using: dependencies.random)
+        } catch {
+            throw MessengerError.protocolFailure("the relay's bundle for \(address) was refused: \(error.description)")
+        }
+    }
+}

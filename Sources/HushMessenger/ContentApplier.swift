@@ -1,0 +1,90 @@
+import HushCrypto
+import HushProtocol
+import HushStore
+
+/// Applies decrypted content from a contact: stores texts and attachment
+/// notes (queueing the delivery receipt), advances our outgoing messages on
+/// receipts, shows typing, keeps the contact's delivery credential, and
+/// answers decryption errors by sealing the message again. Runs inside the
+/// caller's transaction.
+final class ContentApplier {
+    private let dependencies: MessengerDependencies
+    private let outbox: Outbox
+    private var store: MessageStore { dependencies.store }
+
+    init(_ dependencies: MessengerDependencies, outbox: Outbox) {
+        self.dependencies = dependencies
+        self.outbox = outbox
+    }
+
+    func apply(_ content: Content, from contact: Contact, envelope: MailboxEnvelope) throws {
+        switch content.body {
+        case let .text(text):
+            try storeIncoming(text, contentType: "text/plain", content: content, from: contact, envelope: envelope)
+        case let .attachment(pointer):
+            try storeIncoming("[attachment \(pointer.fileName.isEmpty ? "unnamed" : pointer.fileName), \(pointer.size) bytes]",
+                              contentType: "attachment", content: content, from: contact, envelope: envelope)
+        case let .deliveryReceipt(ids):
+            try advanceOutgoing(ids, to: .delivered, contact: contact)
+        case let .readReceipt(ids):
+            try advanceOutgoing(ids, to: .read, contact: contact)
+        case .typingStarted, .typingStopped:
+            // A stranger's typing is not shown: a request is read when the user chooses.
+            if contact.standing == .accepted {
+                dependencies.emit(.typing(contact: contact.name, active: content.body == .typingStarted))
+            }
+        case let .deliveryCredential(token):
+            try store.contacts.setDeliveryCredential(token, contactId: contact.id)
+        case .profile:
+            // Display names are shown only after the user names the contact; nothing to store yet.
+            break
+        case let .decryptionError(digest):
+            try answerDecryptionError(digest, from: contact)
+        }
+    }
+
+    private func storeIncoming(_ body: String, contentType: String, content: Content, from contact: Contact,
+                               envelope: MailboxEnvelope) throws {
+        let conversation = try dependencies.conversation(with: contact)
+        let message = NewMessage(conversationId: conversation, serverId: envelope.serverID, clientMessageId: content.id.description,
+                                 direction: .incoming, sender: contact.address, body: body, contentType: contentType,
+                                 status: .delivered, createdAt: Int64(clamping: content.sentAt), relayTimestamp: envelope.relayTimestamp)
+        guard case let .inserted(id) = try store.messages.insert(message) else { return }
+        // A request gets its receipts when (and if) the user accepts it. While
+        // a changed identity key waits for the user, nothing is sealed to the
+        // contact; what still arrives on the old session is stored all the same.
+        guard contact.standing == .accepted, contact.verification != .changed else {
+            if let stored = try store.messages.message(id: id) { dependencies.emit(.request(stored, contact: contact.name)) }
+            return
+        }
+        try outbox.seal(.deliveryReceipt([content.id]), to: contact.name)
+        if let stored = try store.messages.message(id: id) { dependencies.emit(.received(stored, contact: contact.name)) }
+    }
+
+    private func advanceOutgoing(_ ids: [MessageID], to status: MessageStatus, contact: Contact) throws {
+        let time = dependencies.clock.now()
+        for id in ids {
+            // Scoped to the sender's conversation: a contact can confirm only
+            // what was sent to it.
+            let conversation = try store.conversations.conversation(forContact: contact.id, title: contact.name, at: time)
+            if try store.messages.advanceOutgoingStatus(clientMessageId: id.description, to: status, at: time, conversationId: conversation) {
+                dependencies.emit(.statusChanged(clientMessageID: id.description, status: status, contact: contact.name))
+            }
+        }
+    }
+
+    /// Sender side of decryption errors (docs/PROTOCOL.md §10.1): `contact`
+    /// could not decrypt the envelope with `digest`. Reseals the message it
+    /// carried unless the contact already confirmed it (a receipt) or it was
+    /// resent once already.
+    private func answerDecryptionError(_ digest: [UInt8], from contact: Contact) throws {
+        guard let messageId = try store.resends.messageId(forEnvelope: digest),
+              let message = try store.messages.message(id: messageId), message.direction == .outgoing,
+              message.status != .delivered, message.status != .read,
+              try store.contacts.contact(conversationId: message.conversationId)?.id == contact.id,
+              try store.resends.markResent(messageId: messageId, at: dependencies.clock.now())
+        else { return }
+        try outbox.reseal(message, for: contact)
+        dependencies.emit(.resent(clientMessageID: message.clientMessageId, contact: contact.name))
+    }
+}

@@ -1,0 +1,96 @@
+import HushCrypto
+import HushProtocol
+import HushStore
+
+/// Opens one envelope: the sealed-sender layer, the sender's contact (a new
+/// message request for a stranger), the session (accepting a first message's
+/// handshake, or settling crossed ones), the ratchet with its skipped keys;
+/// then hands the content to `ContentApplier`. Runs inside the caller's
+/// transaction: the caller commits the result or rolls everything back.
+final class EnvelopeOpener {
+    private let dependencies: MessengerDependencies
+    private let contacts: Contacts
+    private let prekeys: Prekeys
+    private let credentials: DeliveryCredentials
+    private let applier: ContentApplier
+    private var store: MessageStore { dependencies.store }
+
+    init(_ dependencies: MessengerDependencies, contacts: Contacts, prekeys: Prekeys, credentials: DeliveryCredentials,
+         applier: ContentApplier) {
+        self.dependencies = dependencies
+        self.contacts = contacts
+        self.prekeys = prekeys
+        self.credentials = credentials
+        self.applier = applier
+    }
+
+    /// Decrypts `envelope` and applies its content.
+    func open(_ envelope: MailboxEnvelope, ephemeral: Bool = false) throws -> OpenResult {
+        let opened = try SealedSender.open(envelope.bytes, recipient: dependencies.identity)
+        let now = dependencies.clock.now()
+        let contact = try contacts.contactForSender(opened.sender, at: now)
+        // Checked before the ratchet: a blocked sender's session does not move,
+        // so unblocking later finds it where it was.
+        if contact.standing == .blocked { return .droppedFromBlocked }
+        let session: Session
+        var consumedPrekeys: [(PrekeyKind, UInt32)] = []
+        let current = try? dependencies.loadSession(contactId: contact.id)
+        if let handshake = opened.handshake, current.map({ !$0.matches(handshake) }) ?? true {
+            guard !ephemeral else { throw MessengerError.protocolFailure("typing indicator without a session") }
+            try Self.refuseLosingCrossedHandshake(handshake, current: current)
+            session = try acceptSession(opened, handshake: handshake)
+            // A new session may come from a peer who lost everything (a new
+            // database): whatever we gave them before, give it again.
+            try store.contacts.setCredentialSent(nil, contactId: contact.id)
+            if let oneTime = handshake.oneTimePrekeyID { consumedPrekeys.append((.oneTimeX25519, oneTime)) }
+            if handshake.kemPrekeyKind == .oneTimeKEM { consumedPrekeys.append((.oneTimeKEM, handshake.kemPrekeyID)) }
+        } else {
+            session = try dependencies.loadSession(contactId: contact.id)
+        }
+        let skipped = try PersistentSkippedKeys(store: store, contactId: contact.id, now: now)
+        let plaintext = try session.open(opened, skippedKeys: skipped.memory, using: dependencies.random)
+        let content = try Content(decoding: plaintext)
+        // The ephemeral path stores nothing and is acknowledged to no one:
+        // anything but typing arriving that way is refused, not applied.
+        if ephemeral, content.body != .typingStarted, content.body != .typingStopped {
+            throw MessengerError.protocolFailure("only typing indicators travel as ephemeral envelopes")
+        }
+        try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
+        try skipped.persist(at: now)
+        try prekeys.consume(consumedPrekeys)
+        try applier.apply(content, from: contact, envelope: envelope)
+        if !ephemeral {
+            // Whoever writes to us (a stranger, a contact who added us first, or
+            // the contact whose session we started, answering) gets what it needs
+            // to pass the relay's stranger rate limit, once per credential; the
+            // relay never learns which contact presents it.
+            try credentials.handOver(to: contact)
+        }
+        return .applied
+    }
+
+    /// Both sides started a session at once ("crossed" first messages): both
+    /// keep the one whose handshake id is lower, so they converge. That only
+    /// applies when ours has sealed something: a session that `contact add`
+    /// started but never used cannot have reached the peer, so the peer will
+    /// never switch to it and we must take theirs.
+    private static func refuseLosingCrossedHandshake(_ handshake: HandshakeInit, current: Session?) throws {
+        guard let current, current.pendingHandshake != nil,
+              current.ratchet.sendCount > 0 || current.ratchet.previousSendCount > 0,
+              !handshakeWins(handshake.ephemeralKey.rawRepresentation, over: current.handshakeID) else { return }
+        throw MessengerError.protocolFailure("crossed first messages: both sides started a session at once and the peer's lost the tie-break; the peer is asked to resend it on ours")
+    }
+
+    /// The tie-break for crossed handshakes: the lexicographically lower id wins.
+    static func handshakeWins(_ incoming: [UInt8], over ours: [UInt8]) -> Bool {
+        incoming.lexicographicallyPrecedes(ours)
+    }
+
+    private func acceptSession(_ opened: OpenedEnvelope, handshake: HandshakeInit) throws -> Session {
+        let signed = try prekeys.privatePrekey(.signedX25519, id: handshake.signedPrekeyID)
+        let oneTime = try handshake.oneTimePrekeyID.map { try prekeys.privatePrekey(.oneTimeX25519, id: $0) }
+        let kem = try prekeys.privatePrekey(handshake.kemPrekeyKind, id: handshake.kemPrekeyID)
+        return try Session.accept(identity: dependencies.identity, opened: opened, signedPrekey: signed, oneTimePrekey: oneTime,
+                                  kemPrekey: kem)
+    }
+}

@@ -1,0 +1,137 @@
+import HushCrypto
+import HushDatabase
+import HushProtocol
+import HushStore
+
+/// Receiving one envelope: opened and applied (`EnvelopeOpener`), deferred
+/// when the cause of a failure is ours, or quarantined when the envelope
+/// cannot be used. Decides what is safe to acknowledge at the relay.
+final class Inbox {
+    private let dependencies: MessengerDependencies
+    private let opener: EnvelopeOpener
+    private let outbox: Outbox
+    private let contacts: Contacts
+    private var store: MessageStore { dependencies.store }
+
+    init(_ dependencies: MessengerDependencies, opener: EnvelopeOpener, outbox: Outbox, contacts: Contacts) {
+        self.dependencies = dependencies
+        self.opener = opener
+        self.outbox = outbox
+        self.contacts = contacts
+    }
+
+    /// Decrypts and stores one envelope. The message, the advanced ratchet
+    /// state, the consumed one-time prekeys and the sync cursor are written in
+    /// one transaction; when the envelope cannot be used, only a quarantine
+    /// record is written, so the session still decrypts the next genuine one.
+    ///
+    /// A failure of our own database (disk full, locked, damaged) is not the
+    /// envelope's fault: it is rethrown, nothing is quarantined, the cursor
+    /// stays, and the caller must not acknowledge, so the relay keeps it.
+    ///
+    /// The "already processed" check runs inside each write transaction (an
+    /// immediate one: the write lock), so two processes syncing one home at
+    /// once never both process an envelope; the second sees the first's
+    /// cursor, instead of failing to decrypt a message its ratchet already
+    /// consumed and reporting it as replayed.
+    ///
+    /// An envelope that fails for a cause on our side (`missingLocalState`) is
+    /// deferred: recorded, not acknowledged, and tried again by the next sync
+    /// (the relay still holds it), never dropped for a fault that is ours.
+    func receive(_ envelope: MailboxEnvelope) throws -> ReceiveOutcome {
+        do {
+            return try store.withinWrite { store in
+                if try Self.alreadyProcessed(envelope, in: store) { return .alreadyProcessed }
+                let result = try opener.open(envelope)
+                try store.quarantine.resolveDeferred(serverId: envelope.serverID)
+                try store.settings.advanceSyncCursor(to: envelope.serverID)
+                return result == .applied ? .stored : .dropped
+            }
+        } catch where Self.isLocalStorageFailure(error) {
+            throw error
+        } catch MessengerError.missingLocalState(let reason) {
+            let deferred: Bool = try store.withinWrite { store in
+                if try Self.alreadyProcessed(envelope, in: store) { return false }
+                try store.quarantine.deferEnvelope(serverId: envelope.serverID, envelope: envelope.bytes, reason: reason,
+                                                   at: dependencies.clock.now())
+                try store.settings.advanceSyncCursor(to: envelope.serverID)
+                return true
+            }
+            return deferred ? .deferred(reason: reason) : .alreadyProcessed
+        } catch {
+            return try setAside(envelope, error)
+        }
+    }
+
+    /// Handles an ephemeral envelope (typing): decrypted with the session but
+    /// never stored as a message.
+    func receiveEphemeral(_ bytes: [UInt8]) {
+        let envelope = MailboxEnvelope(serverID: 0, relayTimestamp: dependencies.clock.now(), bytes: bytes)
+        try? store.withinWrite { _ in _ = try opener.open(envelope, ephemeral: true) }
+    }
+
+    /// Quarantines an envelope that cannot be used (and tells its sender when
+    /// the sealed layer names a contact); safe to acknowledge.
+    private func setAside(_ envelope: MailboxEnvelope, _ error: any Error) throws -> ReceiveOutcome {
+        let reason = Self.quarantineReason(for: error)
+        let reported: Bool? = try store.withinWrite { store in
+            // Another process may have stored it between the two transactions.
+            if try Self.alreadyProcessed(envelope, in: store) { return nil }
+            try store.quarantine.resolveDeferred(serverId: envelope.serverID)
+            let reported = reportUndecryptable(envelope)
+            try store.quarantine.add(serverId: envelope.serverID, envelope: envelope.bytes, reason: reason, at: dependencies.clock.now())
+            try store.settings.advanceSyncCursor(to: envelope.serverID)
+            return reported
+        }
+        guard let reported else { return .alreadyProcessed }
+        dependencies.emit(.quarantined(reason: reason))
+        return reported ? .resendRequested(reason: reason) : .quarantined(reason: reason)
+    }
+
+    /// Receiver side of decryption errors (docs/PROTOCOL.md §10.1), inside
+    /// the transaction that sets the envelope aside: when the sealed layer
+    /// names a contact we hold a session with, the envelope's SHA-256 is
+    /// sealed back to them so they can send it again. An envelope whose
+    /// sealed layer does not open, or whose exact bytes were set aside before
+    /// (a replay), is not answered. Returns whether the sender was told.
+    private func reportUndecryptable(_ envelope: MailboxEnvelope) -> Bool {
+        guard let opened = try? SealedSender.open(envelope.bytes, recipient: dependencies.identity),
+              let contact = try? contacts.contact(forIdentity: opened.sender), contact.verification != .changed,
+              contact.standing == .accepted,
+              (try? store.sessions.load(contactId: contact.id)) != nil,
+              (try? store.quarantine.contains(envelope: envelope.bytes)) == false else { return false }
+        // Best effort: failing to report must not stop the envelope being set
+        // aside. The one savepoint on this path, on purpose: the failure is
+        // swallowed, so a half-written seal (an envelope queued without its
+        // advanced session) must be rolled back on its own.
+        return (try? store.write { _ in
+            try outbox.seal(.decryptionError(envelopeDigest: SHA256.hash(envelope.bytes)), to: contact.name)
+        }) != nil
+    }
+
+    /// At or below the sync cursor, and not deferred: stored or set aside for
+    /// good by an earlier run.
+    private static func alreadyProcessed(_ envelope: MailboxEnvelope, in store: MessageStore) throws -> Bool {
+        guard envelope.serverID <= (try store.settings.syncCursor() ?? 0) else { return false }
+        return try !store.quarantine.isDeferred(serverId: envelope.serverID)
+    }
+
+    /// Errors of our own database, as opposed to an unusable envelope.
+    static func isLocalStorageFailure(_ error: any Error) -> Bool {
+        error is DatabaseError || error is StoreError
+    }
+
+    static func quarantineReason(for error: any Error) -> String {
+        switch error {
+        case let error as ProtocolError:
+            switch error {
+            case .decryptionFailed: return "could not be decrypted: tampered with, replayed, or from an unknown session"
+            case .messageGapTooLarge: return "too many messages were skipped in one chain (over the protocol's bound)"
+            case .senderMismatch: return "the sender inside does not match the session"
+            default: return "refused by the protocol: \(error.description)"
+            }
+        case let error as MessengerError: return error.description
+        default: return "could not be stored: \(error)"
+        }
+    }
+}

@@ -1,0 +1,175 @@
+import HushCrypto
+import HushProtocol
+import HushStore
+
+/// Fetching the mailbox page by page, the live connection with its
+/// reconnects, and typing indicators over that connection.
+final class LiveSync {
+    private let dependencies: MessengerDependencies
+    private let relay: RelaySession
+    private let inbox: Inbox
+    private let outbox: Outbox
+    private let credentials: DeliveryCredentials
+    private let prekeys: Prekeys
+    private var store: MessageStore { dependencies.store }
+
+    static let pageSize = 100
+    /// How long the relay keeps an envelope at most (its default retention).
+    static let relayRetentionMilliseconds: Int64 = 30 * 24 * 3600 * 1000
+
+    init(_ dependencies: MessengerDependencies, relay: RelaySession, inbox: Inbox, outbox: Outbox,
+         credentials: DeliveryCredentials, prekeys: Prekeys) {
+        self.dependencies = dependencies
+        self.relay = relay
+        self.inbox = inbox
+        self.outbox = outbox
+        self.credentials = credentials
+        self.prekeys = prekeys
+    }
+
+    /// Flushes the outbox, then fetches, decrypts, stores and acknowledges
+    /// everything waiting after the sync cursor, page by page; then flushes
+    /// the receipts that produced, and tops up prekeys.
+    func sync(isolation: isolated (any Actor)? = #isolation) async throws -> SyncReport {
+        var report = SyncReport()
+        // A decryption error can only name an envelope the relay still held.
+        try store.resends.forgetEnvelopes(sealedBefore: dependencies.clock.now() - Self.relayRetentionMilliseconds)
+        // Before anything goes out: a credential replaced after a block must be
+        // registered before contacts are handed the new one.
+        try? await credentials.withdrawRevoked()
+        let first = await outbox.flush()
+        // From the start of the mailbox, not from the cursor: whatever the relay
+        // still holds at or below the cursor was processed by a run that died
+        // before its acknowledgement (or by another process whose ack is in
+        // flight). It is acknowledged below without being processed again,
+        // instead of staying at the relay until it expires.
+        var after: Int64 = 0
+        let transport = dependencies.transport
+        while true {
+            let page = try await relay.call { [after] () async throws(DeliveryFailure) -> MailboxPage in
+                try await transport.fetch(after: after, limit: Self.pageSize)
+            }
+            if let last = page.envelopes.last { after = max(after, last.serverID) }
+            let (handled, localFailure) = receive(page, into: &report)
+            if !handled.isEmpty {
+                // Only now, after the commits above, may the relay delete them.
+                try await relay.call { () async throws(DeliveryFailure) in try await transport.acknowledge(handled) }
+            }
+            if let localFailure { throw localFailure }
+            guard page.hasMore, !page.envelopes.isEmpty else { break }
+        }
+        // The report covers both passes: what the first one posted (the user's
+        // pending messages) counts as much as the receipts the second one posts.
+        var outboxReport = await outbox.flush()
+        outboxReport.sent += first.sent
+        outboxReport.failed += first.failed
+        outboxReport.retrying = (try? store.outbox.items(status: .pending).count) ?? max(outboxReport.retrying, first.retrying)
+        report.outbox = outboxReport
+        await prekeys.replenishIfNeeded()
+        return report
+    }
+
+    /// Receives a page's envelopes in order. Returns those the relay may
+    /// delete, and the failure of our own database that stopped the page, if
+    /// one did: the relay keeps that envelope and everything after it.
+    private func receive(_ page: MailboxPage, into report: inout SyncReport) -> (handled: [Int64], localFailure: (any Error)?) {
+        var handled: [Int64] = []
+        for envelope in page.envelopes {
+            do {
+                switch try inbox.receive(envelope) {
+                case .stored: report.received += 1
+                case .quarantined: report.quarantined += 1
+                case .resendRequested: report.resendRequested += 1
+                case .dropped: report.dropped += 1
+                case .alreadyProcessed: break
+                case .deferred:
+                    // Ours to fix, not the envelope's: the relay keeps it.
+                    report.deferred += 1
+                    continue
+                }
+                handled.append(envelope.serverID)
+            } catch {
+                return (handled, error)
+            }
+        }
+        return (handled, nil)
+    }
+
+    /// Stays connected: processes pushed envelopes as they arrive (by syncing
+    /// after the cursor, so nothing is skipped or processed twice), typing
+    /// indicators, and due outbox retries; reconnects with backoff capped at
+    /// 30 s. Returns when the task is cancelled.
+    func runLive(isolation: isolated (any Actor)? = #isolation) async {
+        var failures = 0
+        let transport = dependencies.transport
+        while !Task.isCancelled {
+            do {
+                let stream = try await relay.call { () async throws(DeliveryFailure) -> AsyncStream<TransportEvent> in
+                    try await transport.connect()
+                }
+                failures = 0
+                dependencies.emit(.connection(online: true))
+                _ = try? await sync()
+                for await event in stream {
+                    switch event {
+                    case .envelope:
+                        _ = try? await sync()
+                    case let .ephemeral(bytes):
+                        inbox.receiveEphemeral(bytes)
+                    case .disconnected:
+                        break
+                    }
+                    if Task.isCancelled { break }
+                }
+            } catch {
+                failures += 1
+            }
+            dependencies.emit(.connection(online: false))
+            guard !Task.isCancelled else { return }
+            try? await dependencies.clock.sleep(milliseconds: max(100, BackoffPolicy.reconnect.delay(forAttempt: max(failures, 1),
+                                                                                                     using: dependencies.random)))
+        }
+    }
+
+    /// Retries due outbox requests until cancelled (the live view runs it beside `runLive`).
+    func runOutboxRetries(isolation: isolated (any Actor)? = #isolation) async {
+        while !Task.isCancelled {
+            let report = await outbox.flush()
+            let wait = report.nextAttemptAt.map { max(100, $0 - dependencies.clock.now()) } ?? 1_000
+            try? await dependencies.clock.sleep(milliseconds: min(wait, 5_000))
+        }
+    }
+
+    /// Sends a typing indicator over the live connection only: it is never
+    /// queued or stored, and is dropped when the contact is offline.
+    func sendTyping(isolation: isolated (any Actor)? = #isolation, _ active: Bool, to name: String) async throws {
+        guard let contact = try store.contacts.contact(named: name), contact.verification != .changed, contact.standing == .accepted,
+              let credential = try store.contacts.deliveryCredential(contactId: contact.id),
+              let envelope = try sealTyping(active, to: contact) else { return }
+        let recipient = try IdentityKey(rawRepresentation: contact.identityKey)
+        let transport = dependencies.transport
+        try? await relay.withReauthentication { () async throws(DeliveryFailure) in
+            try await transport.sendEphemeral(envelope, to: recipient, credential: credential)
+        }
+    }
+
+    private func sealTyping(_ active: Bool, to contact: Contact) throws -> [UInt8]? {
+        let now = dependencies.clock.now()
+        let content = Content(id: MessageID.random(using: dependencies.random), sentAt: UInt64(now),
+                              body: active ? .typingStarted : .typingStopped)
+        return try store.withinWrite { store in
+            let session = try dependencies.loadSession(contactId: contact.id)
+            // Each ephemeral envelope takes a message number of the sending
+            // chain, and one the contact misses (no socket open) is a gap it
+            // bridges with skipped keys, at most RatchetLimits.maxForwardJump
+            // (a chain's head, or an old chain's tail plus a new chain's head).
+            // Half of it per chain keeps both within the bound, so dropped
+            // typing indicators never make later messages undecryptable
+            // (docs/PROTOCOL.md, Appendix B).
+            guard session.ratchet.sendCount < UInt32(RatchetLimits.maxForwardJump / 2) else { return nil }
+            let envelope = try session.seal(try content.encoded(), using: dependencies.random)
+            try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
+            return envelope
+        }
+    }
+}

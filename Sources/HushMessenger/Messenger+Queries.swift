@@ -1,0 +1,52 @@
+import HushStore
+
+/// What the CLI shows: read-only queries over the store.
+extension Messenger {
+    public func conversations() throws -> [ConversationSummary] {
+        try store.conversations.list()
+    }
+
+    public func contacts() throws -> [Contact] {
+        try store.contacts.all()
+    }
+
+    /// Pending and failed outbox requests.
+    public func outbox() throws -> [OutboxItem] {
+        try outgoing.waiting()
+    }
+
+    public func search(_ query: String, limit: Int = 20) throws -> [SearchHit] {
+        try store.messages.search(query, limit: limit)
+    }
+
+    public func relayCursor() throws -> Int64 {
+        try store.settings.syncCursor() ?? 0
+    }
+
+    /// A page of the conversation with `name`, oldest first (keyset pagination).
+    public func history(with name: String, before: Int64? = nil, after: Int64? = nil, limit: Int = 50) throws -> [StoredMessage] {
+        try conversationLog.history(with: name, before: before, after: after, limit: limit)
+    }
+
+    /// Client message ids of the messages to `name` resent after a decryption error.
+    public func resentMessages(in name: String) throws -> [String] {
+        try conversationLog.resentMessages(in: name)
+    }
+
+    /// The contact name of a conversation, for listing search hits.
+    public func contactName(conversationId: Int64) throws -> String? {
+        try store.contacts.contact(conversationId: conversationId)?.name
+    }
+
+    public func storageUsage() throws -> [StorageUsage] {
+        try store.conversations.storageUsage()
+    }
+
+    public func quarantined() throws -> [QuarantineRepository.Entry] {
+        try store.quarantine.all()
+    }
+
+    public func doctor() throws -> DoctorReport {
+        try store.doctor()
+    }
+}

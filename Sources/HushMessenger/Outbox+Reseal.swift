@@ -1,0 +1,49 @@
+import HushCrypto
+import HushProtocol
+import HushStore
+
+/// Sealing a stored message again on the current session: for a contact who
+/// could not decrypt it (docs/PROTOCOL.md §10.1), and for `hush retry` of a
+/// message the relay never accepted, so the receiver needs no old skipped
+/// key for it. The message keeps its id, time and place.
+extension Outbox {
+    /// Seals `message` again and queues it under a new request id.
+    func reseal(_ message: StoredMessage, for contact: Contact) throws {
+        try dependencies.store.withinWrite { store in
+            guard let envelope = try sealAgain(message, for: contact) else { return }
+            try store.outbox.enqueue(requestId: Hex.encode(dependencies.random.bytes(16)), messageId: message.id,
+                                     conversationId: message.conversationId, sealedPayload: envelope, at: dependencies.clock.now())
+        }
+    }
+
+    /// Replaces a waiting request's envelope with one sealed on the current
+    /// session. False for requests that carry no text (receipts,
+    /// credentials): those are posted as they are.
+    func resealForRetry(_ item: OutboxItem) throws -> Bool {
+        let store = dependencies.store
+        guard let messageId = item.messageId, let message = try store.messages.message(id: messageId),
+              let contact = try store.contacts.contact(conversationId: item.conversationId), contact.verification != .changed
+        else { return false }
+        return try store.withinWrite { store in
+            guard let envelope = try sealAgain(message, for: contact) else { return false }
+            try store.sendQueue.replaceEnvelope(requestId: item.requestId, newRequestId: Hex.encode(dependencies.random.bytes(16)),
+                                                sealedPayload: envelope, at: dependencies.clock.now())
+            return true
+        }
+    }
+
+    /// The message's content sealed on the current session (the session state
+    /// saved, the envelope's digest recorded), or nil when it cannot be: only
+    /// text can (an attachment's key is not kept with the message).
+    private func sealAgain(_ message: StoredMessage, for contact: Contact) throws -> [UInt8]? {
+        guard message.contentType == "text/plain" else { return nil }
+        let content = Content(id: try MessageID(hex: message.clientMessageId), sentAt: UInt64(clamping: message.createdAt),
+                              body: .text(message.body))
+        let now = dependencies.clock.now()
+        let session = try dependencies.loadSession(contactId: contact.id)
+        let envelope = try session.seal(try content.encoded(), using: dependencies.random)
+        try dependencies.store.resends.recordEnvelope(digest: SHA256.hash(envelope), messageId: message.id, at: now)
+        try dependencies.store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
+        return envelope
+    }
+}

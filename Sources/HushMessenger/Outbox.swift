@@ -1,0 +1,176 @@
+import HushCrypto
+import HushProtocol
+import HushStore
+
+/// Seal-and-queue, flush, retry and backoff: everything that leaves this
+/// device goes through here. Plaintext is sealed before anything is written,
+/// so the outbox and the relay only ever hold sealed envelopes; the sealed
+/// envelope, its request and the advanced ratchet state are written together.
+final class Outbox {
+    let dependencies: MessengerDependencies
+    private let backoff: BackoffPolicy
+    private var store: MessageStore { dependencies.store }
+
+    init(_ dependencies: MessengerDependencies, backoff: BackoffPolicy) {
+        self.dependencies = dependencies
+        self.backoff = backoff
+    }
+
+    /// Seals `body` for `name` and queues it. When `recordAs` is given the
+    /// content is also stored as an outgoing message shown in the history;
+    /// receipts and profile updates are queued without one. Joins the
+    /// caller's transaction (a sync seals a receipt per message it stores),
+    /// so there is no savepoint per message.
+    @discardableResult
+    func seal(_ body: ContentBody, to name: String, recordAs text: String? = nil) throws -> MessageID {
+        let contact = try dependencies.contact(named: name)
+        guard contact.verification != .changed else { throw MessengerError.identityChanged(name: name) }
+        // Nothing at all goes to a stranger before the user accepts, nor to
+        // someone blocked (docs/PROTOCOL.md §10.2).
+        switch contact.standing {
+        case .accepted: break
+        case .requested: throw MessengerError.requestNotAccepted(name: contact.name)
+        case .blocked: throw MessengerError.contactBlocked(name: contact.name)
+        }
+        let random = dependencies.random, now = dependencies.clock.now()
+        let content = Content(id: MessageID.random(using: random), sentAt: UInt64(now), body: body)
+        try store.withinWrite { store in
+            let session = try dependencies.loadSession(contactId: contact.id)
+            let envelope = try session.seal(try content.encoded(), using: random)
+            let conversation = try dependencies.conversation(with: contact)
+            let requestID = Hex.encode(random.bytes(16))
+            if let text {
+                let message = NewMessage(conversationId: conversation, clientMessageId: content.id.description,
+                                         direction: .outgoing, sender: dependencies.identity.address.description, body: text,
+                                         contentType: content.body.contentTypeName, status: .pending, createdAt: now)
+                let messageId = try store.sendQueue.queue(message, requestId: requestID, sealedPayload: envelope, at: now)
+                try store.resends.recordEnvelope(digest: SHA256.hash(envelope), messageId: messageId, at: now)
+            } else {
+                try store.outbox.enqueue(requestId: requestID, messageId: nil, conversationId: conversation,
+                                         sealedPayload: envelope, at: now)
+            }
+            try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
+        }
+        return content.id
+    }
+
+    /// Posts every due outbox request once. On 201 the request becomes a
+    /// sent message carrying the relay's id; failures follow `BackoffPolicy`.
+    @discardableResult
+    func flush(isolation: isolated (any Actor)? = #isolation) async -> OutboxReport {
+        var report = OutboxReport()
+        let now = dependencies.clock.now()
+        guard let due = try? store.outbox.due(at: now) else { return report }
+        for item in due {
+            guard let recipient = try? recipient(conversationId: item.conversationId) else {
+                try? store.sendQueue.markFailed(requestId: item.requestId, error: "the contact no longer exists", nextAttemptAt: nil)
+                report.failed += 1
+                continue
+            }
+            try? store.outbox.recordAttempt(requestId: item.requestId, at: now)
+            do {
+                let receipt = try await deposit(item, to: recipient)
+                _ = try store.sendQueue.markSent(requestId: item.requestId, serverId: receipt.serverID, relayTimestamp: receipt.relayTimestamp)
+                report.sent += 1
+                if let messageID = item.messageId, let message = try store.messages.message(id: messageID) {
+                    dependencies.emit(.statusChanged(clientMessageID: message.clientMessageId, status: message.status, contact: recipient.name))
+                }
+            } catch let failure as DeliveryFailure {
+                record(failure, of: item, for: recipient, at: now, in: &report)
+            } catch {
+                // A local store error after the relay accepted: the request stays
+                // pending and the relay's idempotency returns the same id next time.
+                report.retrying += 1
+            }
+        }
+        report.nextAttemptAt = try? store.outbox.items(status: .pending).map(\.nextAttemptAt).min()
+        return report
+    }
+
+    /// Makes failed and pending requests (those whose id starts with
+    /// `requestID`, or all) due now, for the user's `hush retry`: failed ones
+    /// become pending again, and pending ones waiting out their backoff are
+    /// due at once; after an outage the user should not have to wait for the
+    /// jittered schedule, which grows to minutes. A text message is sealed
+    /// again on the current session first: the conversation may have moved on
+    /// while it waited. Joins the caller's transaction.
+    func makeDueNow(requestID: String?) throws {
+        let now = dependencies.clock.now()
+        let waiting = try store.outbox.items(status: .failed) + store.outbox.items(status: .pending)
+        let chosen = requestID.map { id in waiting.filter { $0.requestId.hasPrefix(id) } } ?? waiting
+        if let requestID, chosen.isEmpty { throw MessengerError.unknownMessage(requestID) }
+        try store.withinWrite { store in
+            for item in chosen where try !resealForRetry(item) {
+                try store.sendQueue.retry(requestId: item.requestId, at: now)
+            }
+        }
+    }
+
+    /// Pending and failed requests, for `hush outbox`.
+    func waiting() throws -> [OutboxItem] {
+        try store.outbox.items(status: .pending) + store.outbox.items(status: .failed)
+    }
+
+    /// Records a failed deposit as `BackoffPolicy` decides: retry later, or give up.
+    private func record(_ failure: DeliveryFailure, of item: OutboxItem, for recipient: Recipient, at now: Int64,
+                        in report: inout OutboxReport) {
+        let decision = backoff.decision(for: failure, failures: item.failCount + 1, using: dependencies.random)
+        if failure.isRefusal, let messageID = item.messageId { report.refusedMessageIDs.insert(messageID) }
+        if case let .retry(after) = decision {
+            try? store.sendQueue.markFailed(requestId: item.requestId, error: failure.description, nextAttemptAt: now + after)
+            report.retrying += 1
+            return
+        }
+        let reason = if case let .giveUp(reason) = decision { reason } else { failure.description }
+        try? store.sendQueue.markFailed(requestId: item.requestId, error: reason, nextAttemptAt: nil)
+        report.failed += 1
+        if let messageID = item.messageId, let message = try? store.messages.message(id: messageID) {
+            dependencies.emit(.statusChanged(clientMessageID: message.clientMessageId, status: .failed, contact: recipient.name))
+        }
+    }
+
+    /// Who a request goes to, and the delivery credential they gave us.
+    private struct Recipient {
+        let key: IdentityKey
+        let credential: [UInt8]?
+        let name: String
+        let contactId: Int64
+    }
+
+    /// Deposits an outbox request. Deposits are anonymous (sealed sender): no
+    /// session token; logging in first would tell the relay which identity
+    /// posts each envelope. When the relay no longer knows the credential the
+    /// contact gave us (they re-registered, lost it, or replaced it after
+    /// blocking someone), it is forgotten and the envelope deposited as a
+    /// first contact at once; the contact hands over its current one with the
+    /// next thing it seals to us.
+    private func deposit(isolation: isolated (any Actor)? = #isolation, _ item: OutboxItem,
+                         to recipient: Recipient) async throws(DeliveryFailure) -> DepositReceipt {
+        let transport = dependencies.transport
+        do {
+            return try await transport.deposit(item.payload, to: recipient.key, requestID: item.requestId, credential: recipient.credential)
+        } catch where error.refusesCredential && recipient.credential != nil {
+            try? store.contacts.setDeliveryCredential(nil, contactId: recipient.contactId)
+            return try await transport.deposit(item.payload, to: recipient.key, requestID: item.requestId, credential: nil)
+        }
+    }
+
+    private func recipient(conversationId: Int64) throws -> Recipient {
+        guard let contact = try store.contacts.contact(conversationId: conversationId) else {
+            throw MessengerError.unknownContact("conversation \(conversationId)")
+        }
+        return Recipient(key: try IdentityKey(rawRepresentation: contact.identityKey),
+                         credential: try store.contacts.deliveryCredential(contactId: contact.id), name: contact.name, contactId: contact.id)
+    }
+}
+
+extension ContentBody {
+    /// The `content_type` the store records for a message shown in history.
+    var contentTypeName: String {
+        switch self {
+        case .text: return "text/plain"
+        case .attachment: return "attachment"
+        default: return "control"
+        }
+    }
+}

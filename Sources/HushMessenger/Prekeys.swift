@@ -1,0 +1,113 @@
+import HushCrypto
+import HushProtocol
+import HushStore
+
+/// How many one-time prekeys of each kind to publish, and when to top up.
+public enum PrekeyPolicy {
+    public static let batchSize = 50
+    public static let refillBelow = 20
+}
+
+/// Our prekeys: generated here, private halves kept in the store, public
+/// halves published at the relay, and topped up as first contacts use them.
+final class Prekeys {
+    private let dependencies: MessengerDependencies
+    private let relay: RelaySession
+    private var store: MessageStore { dependencies.store }
+    /// Whether prekey counts at the relay may have dropped (a first-contact
+    /// message used one-time prekeys, or this run has not checked yet).
+    var mayNeedRefill = true
+
+    init(_ dependencies: MessengerDependencies, relay: RelaySession) {
+        self.dependencies = dependencies
+        self.relay = relay
+    }
+
+    /// Publishes the identity with the signed X25519 prekey, the ML-KEM
+    /// last-resort prekey (both kept when they exist already) and a fresh
+    /// batch of one-time prekeys of both kinds, keeping the private halves.
+    func publish(isolation: isolated (any Actor)? = #isolation) async throws {
+        let identity = dependencies.identity, random = dependencies.random
+        var created: [PrivatePrekey] = []
+        let existingSigned = try store.prekeys.highestId(kind: PrekeyKind.signedX25519.storeName)
+        let signed = try existingSigned.flatMap { try load(.signedX25519, $0) }
+            ?? PrivatePrekey.generate(kind: .signedX25519, id: 1, identity: identity, using: random)
+        let lastResort = try store.prekeys.highestId(kind: PrekeyKind.lastResortKEM.storeName).flatMap { try load(.lastResortKEM, $0) }
+            ?? PrivatePrekey.generate(kind: .lastResortKEM, id: 1, identity: identity, using: random)
+        if existingSigned == nil { created += [signed, lastResort] }
+        let oneTime = try generateOneTime()
+        created += oneTime
+        try keep(created)
+        // Registration carries its own proof of possession: no session token yet.
+        do {
+            try await dependencies.transport.register(identity: identity, signedPrekey: signed.signed, lastResortKEMPrekey: lastResort.signed,
+                                                      oneTimePrekeys: oneTime.map(\.signed))
+        } catch {
+            throw MessengerError.relay(error)
+        }
+    }
+
+    /// Uploads more one-time prekeys when the relay holds fewer than
+    /// `PrekeyPolicy.refillBelow`, if first contacts may have used some.
+    func replenishIfNeeded(isolation: isolated (any Actor)? = #isolation) async {
+        guard mayNeedRefill, (try? await replenish()) != nil else { return }
+        mayNeedRefill = false
+    }
+
+    /// The private half of one of our prekeys, or `missingLocalState`: an
+    /// envelope naming a prekey we no longer have is ours to fix, not the
+    /// envelope's.
+    func privatePrekey(_ kind: PrekeyKind, id: UInt32) throws -> PrivatePrekey {
+        guard let prekey = try load(kind, Int64(id)) else {
+            throw MessengerError.missingLocalState("the first message names a \(kind) prekey (\(id)) we no longer have")
+        }
+        return prekey
+    }
+
+    /// Deletes one-time prekeys a first message used. Joins the caller's transaction.
+    func consume(_ used: [(PrekeyKind, UInt32)]) throws {
+        for (kind, id) in used { try store.prekeys.delete(kind: kind.storeName, id: Int64(id)) }
+        if !used.isEmpty { mayNeedRefill = true }
+    }
+
+    private func replenish(isolation: isolated (any Actor)? = #isolation) async throws {
+        let transport = dependencies.transport
+        let counts = try await relay.call { () async throws(DeliveryFailure) in try await transport.prekeyCounts() }
+        guard min(counts.x25519, counts.kem) < PrekeyPolicy.refillBelow else { return }
+        let fresh = try generateOneTime()
+        try keep(fresh)
+        _ = try await relay.call { () async throws(DeliveryFailure) in try await transport.uploadPrekeys(fresh.map(\.signed)) }
+    }
+
+    private func keep(_ prekeys: [PrivatePrekey]) throws {
+        let now = dependencies.clock.now()
+        try store.withinWrite { store in
+            for prekey in prekeys {
+                try store.prekeys.save(kind: prekey.kind.storeName, id: Int64(prekey.id), privateKey: prekey.serialized(),
+                                       publicKey: prekey.signed.publicKey, at: now)
+            }
+        }
+    }
+
+    private func generateOneTime() throws -> [PrivatePrekey] {
+        var result: [PrivatePrekey] = []
+        for kind in [PrekeyKind.oneTimeX25519, .oneTimeKEM] {
+            let start = UInt32(clamping: (try store.prekeys.highestId(kind: kind.storeName) ?? 0) + 1)
+            for offset in 0..<UInt32(PrekeyPolicy.batchSize) {
+                result.append(try PrivatePrekey.generate(kind: kind, id: start + offset, identity: dependencies.identity,
+                                                         using: dependencies.random))
+            }
+        }
+        return result
+    }
+
+    private func load(_ kind: PrekeyKind, _ id: Int64) throws -> PrivatePrekey? {
+        guard let stored = try store.prekeys.prekey(kind: kind.storeName, id: id) else { return nil }
+        return try PrivatePrekey(serialized: stored.privateKey, identity: dependencies.identity.publicKey)
+    }
+}
+
+extension PrekeyKind {
+    /// The name the store files private prekeys under.
+    var storeName: String { String(describing: self) }
+}

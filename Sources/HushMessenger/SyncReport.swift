@@ -1,0 +1,14 @@
+
+/// What `sync` did.
+public struct SyncReport: Sendable, Equatable {
+    public var received = 0
+    /// Set aside with no way to recover them (unknown sender, no session, a replay).
+    public var quarantined = 0
+    /// Set aside, and their senders asked to send them again (docs/PROTOCOL.md §10.1).
+    public var resendRequested = 0
+    /// Failed for a cause on our side; left at the relay and tried again next time.
+    public var deferred = 0
+    /// From blocked contacts: dropped unread (and acknowledged).
+    public var dropped = 0
+    public var outbox = OutboxReport()
+}

@@ -1,0 +1,28 @@
+import Testing
+@testable import HushMessenger
+
+extension Messenger {
+    /// Savepoints the messenger's store connection has opened so far.
+    func savepointsOpened() -> Int { store.database.savepointsOpened }
+}
+
+/// Sending, receiving and the receipts a sync seals per stored message all
+/// join one transaction each, with no savepoint per message.
+@Suite struct MessengerSavepointTests {
+    @Test func sendingAndSyncingOpenNoSavepoint() async throws {
+        let relay = InMemoryRelay()
+        let (alice, bob) = try await relay.pair()
+        try await alice.messenger.send(text: "first", to: "bob")
+        _ = try await bob.messenger.sync()
+        // Accepting the request seals the owed receipts and the credential.
+        try await bob.messenger.addContact(name: "alice", address: alice.address)
+        for index in 0..<5 { try await alice.messenger.send(text: "message \(index)", to: "bob") }
+        #expect(try await bob.messenger.sync().received == 5)
+        _ = try await alice.messenger.sync()
+        #expect(try await bob.messenger.markRead(contact: "alice") == 6)
+        _ = try await alice.messenger.sync()
+        #expect(try await alice.messenger.history(with: "bob").allSatisfy { $0.status == .read })
+        #expect(await alice.messenger.savepointsOpened() == 0)
+        #expect(await bob.messenger.savepointsOpened() == 0)
+    }
+}
