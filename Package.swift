@@ -289,7 +289,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HushClientTests",
-            dependencies: ["HushClient", "HushKeystore", "HushStore", "HushMessenger"],
+            dependencies: ["HushClient", "HushKeystore", "HushStore", "HushMessenger", "HushTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
