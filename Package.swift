@@ -2,8 +2,8 @@
 //
 // Hush: an end-to-end encrypted messaging core.
 // Dependencies point down only:
-//   hush (CLI) -> Messenger / Relay / RelayClient / Vectors -> Store / Keystore -> Protocol -> Crypto -> C
-// Only HushCrypto imports libsodium; only HushDatabase imports SQLCipher;
+//   hush (CLI) -> Client / Relay (+ RelayPostgres) / Vectors -> Messenger / RelayClient -> Store / Keystore -> Protocol -> Crypto -> C
+// Only HushCrypto imports libsodium; only HushDatabase imports SQLCipher; only HushRelayPostgres imports PostgresNIO;
 // the relay never imports the client's keystore or store.
 import PackageDescription
 

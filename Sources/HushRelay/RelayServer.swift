@@ -86,6 +86,11 @@ public struct RelayServer: Sendable {
         return app
     }
 
+    /// Serves until SIGINT or SIGTERM (then finishes the requests in flight).
+    public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        try await makeApplication(onListening: onListening).runService()
+    }
+
     /// Runs one expiry sweep now (tests; the service does it periodically).
     @discardableResult
     public func sweepNow() async throws -> SweepResult { try await ExpirySweeper.sweep(core) }

@@ -64,6 +64,9 @@ public final class PostgresRelayStorage: Sendable {
         }
     }
 
+    /// A random name for one relay process, to tell its own notices apart.
+    public static func newInstanceID() -> String { Hex.encode(SystemRandom().bytes(8)) }
+
     /// Closes the pool; pending calls fail.
     public func close() {
         runTask.cancel()

@@ -1,9 +1,7 @@
 import ArgumentParser
 import Foundation
-import HushCrypto
 import HushRelay
 import HushRelayPostgres
-import Hummingbird
 import Logging
 
 /// `hush relay serve`: the relay on its embedded SQLCipher database, or on
@@ -67,11 +65,10 @@ struct RelayServeCommand: AsyncParsableCommand {
             relay = try RelayServer.embedded(configuration: configuration, logger: logger)
         }
         let host = self.host
-        let app = relay.makeApplication { port in
+        try await relay.run { port in
             // Written straight to fd 1: stdout may be a pipe, where print() would buffer.
             FileHandle.standardOutput.write(Data("hush relay listening on http://\(host):\(port)\n".utf8))
         }
-        try await app.runService()
     }
 
     /// A relay instance on PostgreSQL: shared stores, pushes from the other
@@ -79,7 +76,7 @@ struct RelayServeCommand: AsyncParsableCommand {
     static func onPostgres(_ url: PostgresURL, configuration: RelayConfiguration, logger: Logger) async throws -> RelayServer {
         let directory = RelayDataDirectory(path: configuration.dataDirectory, keyFile: configuration.keyFile)
         try directory.prepare()
-        let instance = Hex.encode(SystemRandom().bytes(8))
+        let instance = PostgresRelayStorage.newInstanceID()
         let storage = try await PostgresRelayStorage(url: url, instance: instance, logger: logger)
         logger.info("relay storage on PostgreSQL", metadata: ["database": "\(url)", "instance": "\(instance)"])
         let core = RelayCore(configuration: configuration, storage: RelayStorage(storage, deposits: PostgresDepositFeed(storage: storage)),
