@@ -291,10 +291,12 @@ let package = Package(
             dependencies: ["HushVectors", "HushCrypto", "HushTesting"],
             swiftSettings: swiftSettings
         ),
-        // Runs the real `hush` binary as separate processes.
+        // Runs the real `hush` binary as separate processes; the help golden
+        // tests walk its ArgumentParser commands in-process.
         .testTarget(
             name: "HushCLITests",
-            dependencies: ["hush", "HushCrypto", "HushTesting"],
+            dependencies: ["hush", "HushCrypto", "HushTesting",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings
         ),
         // End to end: the real `hush` binary as separate processes against a real
