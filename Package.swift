@@ -3,7 +3,7 @@
 // Hush: an end-to-end encrypted messaging core.
 // Dependencies point down only:
 //   hush (CLI) -> Messenger / Relay / RelayClient / Vectors -> Store / Keystore -> Protocol -> Crypto -> C
-// Only HushCrypto imports libsodium; only HushDatabase imports SQLCipher;
+// Only HushCrypto imports libsodium (and HushBench, for its raw baseline); only HushDatabase imports SQLCipher;
 // the relay never imports the client's keystore or store.
 import PackageDescription
 
@@ -177,12 +177,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // Test doubles and helpers shared by the client-side test targets
-        // (temporary directories, dump inspection). No production target
-        // depends on it.
+        // Test doubles and helpers shared by the test targets and the benchmark
+        // (deterministic randomness, temporary directories, dump inspection).
+        // No production target depends on it.
         .target(
             name: "HushTesting",
-            dependencies: [],
+            dependencies: ["HushCrypto"],
             swiftSettings: swiftSettings
         ),
 
@@ -210,10 +210,12 @@ let package = Package(
             dependencies: ["HushStore", "HushCrypto"],
             swiftSettings: swiftSettings
         ),
+        // CSodium for its raw-libsodium baseline (RawSodiumBaseline), the one
+        // import of libsodium outside HushCrypto; HushTesting for seeded inputs.
         .executableTarget(
             name: "HushBench",
             dependencies: [
-                "HushCrypto", "HushProtocol", "HushDatabase", "HushStore", "HushKeystore", "HushMessenger",
+                "CSodium", "HushTesting", "HushCrypto", "HushProtocol", "HushDatabase", "HushStore", "HushKeystore", "HushMessenger",
                 "HushRelay", "HushRelayAPI", "HushRelayClient",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
