@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HushCrypto
 import HushMessenger
 import HushTerminal
 
@@ -83,7 +84,7 @@ struct ChatCommand: AsyncParsableCommand {
                 guard let event = screen.feed(byte) else { continue }
                 switch event {
                 case .edited:
-                    let now = Int64(Date().timeIntervalSince1970 * 1000)
+                    let now = SystemClock().now()
                     if typingSince == nil || now - typingSince! > ChatCommand.typingIdleMilliseconds {
                         typingSince = now
                         try? await messenger.sendTyping(true, to: contact)
@@ -115,10 +116,13 @@ struct ChatCommand: AsyncParsableCommand {
 
 /// What the prompt line says about the contact and the relay.
 final class Presence: @unchecked Sendable {
+    private let clock: any TimeSource
     private let lock = NSLock()
     private var lastSeen: Int64 = 0
     private var typing = false
     private var online = false
+
+    init(clock: any TimeSource = SystemClock()) { self.clock = clock }
 
     var relayOnline: Bool {
         get { lock.withLock { online } }
@@ -127,7 +131,7 @@ final class Presence: @unchecked Sendable {
 
     func seen(typing active: Bool = false) {
         lock.withLock {
-            lastSeen = Int64(Date().timeIntervalSince1970 * 1000)
+            lastSeen = clock.now()
             typing = active
         }
     }
@@ -135,7 +139,7 @@ final class Presence: @unchecked Sendable {
     func status(for contact: String) -> String {
         lock.withLock {
             guard online else { return "relay offline, reconnecting" }
-            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            let now = clock.now()
             let present = now - lastSeen < ChatCommand.onlineWindowMilliseconds
             if present && typing { return "\(contact) is typing…" }
             return present ? "\(contact) is online" : ""
