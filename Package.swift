@@ -62,17 +62,19 @@ let package = Package(
 
         // MARK: Core
 
+        // Every primitive: libsodium, and swift-crypto for ML-KEM-768 only
+        // (behind HushCrypto's MLKEM; no other module imports swift-crypto).
         .target(
             name: "HushCrypto",
-            dependencies: ["CSodium"],
+            dependencies: [
+                "CSodium",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "HushProtocol",
-            dependencies: [
-                "HushCrypto",
-                .product(name: "Crypto", package: "swift-crypto"),
-            ],
+            dependencies: ["HushCrypto"],
             swiftSettings: swiftSettings
         ),
         // The SQLCipher layer shared by the client store and the relay: the only
