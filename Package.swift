@@ -188,13 +188,24 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // The application layer under every front end: creating and opening an
+        // account, the ready client, local audit, presence, and the one protocol
+        // through which each module's errors carry exit code and message.
+        .target(
+            name: "HushClient",
+            dependencies: [
+                "HushCrypto", "HushProtocol", "HushDatabase", "HushKeystore", "HushStore", "HushMessenger",
+                "HushRelayClient", "HushAudit",
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Executables
 
         .executableTarget(
             name: "hush",
             dependencies: [
-                "HushCrypto", "HushProtocol", "HushKeystore", "HushStore", "HushMessenger",
-                "HushRelay", "HushRelayPostgres", "HushRelayAPI", "HushRelayClient", "HushAudit", "HushTerminal", "HushVectors",
+                "HushClient", "HushTerminal", "HushRelay", "HushRelayPostgres", "HushVectors",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -278,6 +289,11 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HushClientTests",
+            dependencies: ["HushClient", "HushKeystore", "HushStore", "HushMessenger", "HushTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -82,6 +82,8 @@ public final class ConnectionHub: Sendable {
     /// Identities with at least one open socket.
     var connectedIdentities: [[UInt8]] { state.withLock { Array($0.sockets.keys) } }
 
+    func isConnected(_ identity: [UInt8]) -> Bool { state.withLock { $0.sockets[identity] != nil } }
+
     /// Open sockets, for logs and the load generator.
     public var connectionCount: Int { state.withLock { $0.total } }
 }

@@ -9,14 +9,23 @@ struct DepositFeedService: Service {
     let feed: any DepositFeed
 
     func run() async throws {
-        let hub = core.hub
         try await cancelWhenGracefulShutdown {
-            try await feed.run(listening: { hub.connectedIdentities }) { mailbox, stored in
-                hub.send(to: mailbox) {
-                    SocketFrames.message(messageID: stored.messageID, timestamp: stored.timestamp, expiresAt: stored.expiresAt,
-                                         envelope: stored.envelope)
-                }
-            }
+            try await feed.run(HubSockets(hub: core.hub))
+        }
+    }
+}
+
+/// The connection hub, as the deposit feed sees it.
+struct HubSockets: DepositFeedSockets {
+    let hub: ConnectionHub
+
+    var connectedMailboxes: [[UInt8]] { hub.connectedIdentities }
+
+    func isConnected(_ mailbox: [UInt8]) -> Bool { hub.isConnected(mailbox) }
+
+    func deliver(_ stored: StoredEnvelope, to mailbox: [UInt8]) {
+        hub.send(to: mailbox) {
+            SocketFrames.message(messageID: stored.messageID, timestamp: stored.timestamp, expiresAt: stored.expiresAt, envelope: stored.envelope)
         }
     }
 }

@@ -3,44 +3,56 @@ import HushCrypto
 import HushRelay
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// Deposits the other relay instances committed, heard through PostgreSQL's
 /// LISTEN/NOTIFY on a connection of its own. A notice carries the instance,
 /// the mailbox and the message id only, never the envelope, which is read
-/// from the table (so a notice is small and nothing secret travels twice).
+/// from the table only when a socket for that mailbox is here.
+///
+/// The connection is probed every `probeInterval` (a half-open connection
+/// would otherwise stay silent for hours); after a loss, and at the start,
+/// every socket here whose mailbox got something since the last moment the
+/// connection was known alive (minus `catchUpMargin`, for clock skew between
+/// instances: ids follow the depositing instance's clock) gets one envelope,
+/// which makes its client sync.
 public struct PostgresDepositFeed: DepositFeed {
     let storage: PostgresRelayStorage
+    static let probeInterval = Duration.seconds(5)
+    static let probeTimeout = Duration.seconds(5)
+    static let catchUpMargin: Int64 = 60_000
 
     public init(storage: PostgresRelayStorage) {
         self.storage = storage
     }
 
-    public func run(listening: @escaping @Sendable () -> [[UInt8]],
-                    deliver: @escaping @Sendable (_ mailbox: [UInt8], _ envelope: StoredEnvelope) -> Void) async throws {
+    struct FeedEnded: Error {}
+
+    public func run(_ sockets: any DepositFeedSockets) async throws {
         let logger = storage.logger
-        /// When the last connection was lost (Unix ms), for the catch-up.
-        var lostAt: Int64?
+        let alive = Heartbeat()
         var connectionID = 0
         while !Task.isCancelled {
             connectionID += 1
+            let missedSince = alive.last - Self.catchUpMargin
             do {
                 let connection = try await PostgresConnection.connect(configuration: storage.url.connectionConfiguration(),
                                                                       id: connectionID, logger: logger)
                 do {
                     try await connection.listen(on: PostgresRelayStorage.depositChannel) { notices in
-                        if let lostAt {
-                            // Ids follow the clock (ms << 10): whatever was stored since a
-                            // little before the loss has a higher id.
-                            let since = UInt64(max(0, lostAt - 5_000)) << MessageIDClock.sequenceBits
-                            for mailbox in listening() {
-                                for stored in try await storage.messages(mailbox: mailbox, after: since, limit: 1_000, now: Self.now()) {
-                                    deliver(mailbox, stored)
+                        try await withThrowingTaskGroup(of: Void.self) { group in
+                            group.addTask { try await probe(connection, alive: alive, logger: logger) }
+                            group.addTask {
+                                try await catchUp(since: missedSince, sockets: sockets)
+                                for try await notice in notices {
+                                    alive.beat()
+                                    guard let (mailbox, id) = parse(notice.payload), sockets.isConnected(mailbox) else { continue }
+                                    if let stored = try await storage.message(mailbox: mailbox, id: id) { sockets.deliver(stored, to: mailbox) }
                                 }
+                                throw FeedEnded()
                             }
-                        }
-                        for try await notice in notices {
-                            guard let (mailbox, id) = parse(notice.payload) else { continue }
-                            if let stored = try await storage.message(mailbox: mailbox, id: id) { deliver(mailbox, stored) }
+                            try await group.next()
+                            group.cancelAll()
                         }
                     }
                 } catch {
@@ -49,11 +61,41 @@ public struct PostgresDepositFeed: DepositFeed {
                 }
                 try? await connection.close()
             } catch where !Task.isCancelled {
-                logger.warning("lost the PostgreSQL notice connection; reconnecting", metadata: ["error": "\(String(reflecting: error))"])
+                logger.warning("lost the PostgreSQL notice connection; reconnecting", metadata: ["error": "\(PostgresFailure(error))"])
             }
             guard !Task.isCancelled else { return }
-            if lostAt == nil { lostAt = Self.now() }
             try? await Task.sleep(for: .seconds(1))
+        }
+    }
+
+    /// `SELECT 1` every `probeInterval`; throws when one takes longer than `probeTimeout`.
+    private func probe(_ connection: PostgresConnection, alive: Heartbeat, logger: Logger) async throws {
+        while true {
+            try await Task.sleep(for: Self.probeInterval)
+            try await withThrowingTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    try await connection.query("SELECT 1", logger: logger)
+                    return true
+                }
+                group.addTask {
+                    try await Task.sleep(for: Self.probeTimeout)
+                    return false
+                }
+                let answered = try await group.next() ?? false
+                group.cancelAll()
+                guard answered else { throw FeedEnded() }
+            }
+            alive.beat()
+        }
+    }
+
+    /// One envelope stored since `since` (Unix ms) to each mailbox with a socket here.
+    private func catchUp(since: Int64, sockets: any DepositFeedSockets) async throws {
+        let after = UInt64(max(0, since)) << MessageIDClock.sequenceBits
+        for mailbox in sockets.connectedMailboxes {
+            if let stored = try await storage.messages(mailbox: mailbox, after: after, limit: 1, now: Self.now()).first {
+                sockets.deliver(stored, to: mailbox)
+            }
         }
     }
 
@@ -67,6 +109,13 @@ public struct PostgresDepositFeed: DepositFeed {
     }
 
     static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+}
+
+/// When the notice connection was last known alive (Unix ms).
+final class Heartbeat: Sendable {
+    private let time = Mutex(PostgresDepositFeed.now())
+    var last: Int64 { time.withLock { $0 } }
+    func beat() { time.withLock { $0 = PostgresDepositFeed.now() } }
 }
 
 extension PostgresRelayStorage {

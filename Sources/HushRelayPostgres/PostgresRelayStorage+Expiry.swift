@@ -9,6 +9,11 @@ extension PostgresRelayStorage: ExpiryStore {
             var result = SweepResult()
             try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock + 1))", logger: logger)
             // Mailbox rows stay (they hold the last message id, which must never go back).
+            // Locked first, in the order deposits lock them, so the two cannot deadlock.
+            try await connection.query("""
+                SELECT 1 FROM mailboxes WHERE mailbox IN (SELECT DISTINCT mailbox FROM messages WHERE expires_at <= \(now))
+                ORDER BY mailbox FOR UPDATE
+                """, logger: logger)
             let gone = try await connection.query("""
                 WITH gone AS (DELETE FROM messages WHERE expires_at <= \(now) RETURNING mailbox, size),
                      totals AS (SELECT mailbox, count(*) AS n, sum(size) AS b FROM gone GROUP BY mailbox),

@@ -40,6 +40,7 @@ extension PostgresRelayStorage: MailboxStore {
     /// (503: nothing of it is stored, every caller may retry).
     static func commitDeposits(_ batch: [PendingDeposit], client: PostgresClient, instance: String,
                                logger: Logger) async -> [Result<DepositOutcome, any Error>] {
+        let batch = batch.map { PendingDeposit(submission: $0.submission.admittingOnce(), digest: $0.digest) }
         var attempt = 0
         while true {
             attempt += 1
@@ -48,9 +49,11 @@ extension PostgresRelayStorage: MailboxStore {
                     try await commit(batch, on: connection, instance: instance, logger: logger)
                 }
             } catch where isRetryable(error) && attempt < 5 {
+                // Apart in time from the transaction it collided with.
+                try? await Task.sleep(for: .milliseconds(Int.random(in: 5...(20 * attempt))))
                 continue
             } catch {
-                logger.error("PostgreSQL failed", metadata: ["error": "\(String(reflecting: error))"])
+                logger.error("PostgreSQL failed", metadata: ["error": "\(PostgresFailure(error))"])
                 return batch.map { _ in .failure(RelayError.storageUnavailable) }
             }
         }
@@ -64,20 +67,20 @@ extension PostgresRelayStorage: MailboxStore {
         guard !written.isEmpty else { return results }
         try await connection.query("""
             INSERT INTO messages (mailbox, id, created_at, expires_at, size, envelope)
-            SELECT * FROM unnest(\(written.map(\.mailbox.bytea)), \(written.map { Int64($0.record.messageID) }),
+            SELECT * FROM unnest(\(written.map(\.mailbox.bytea)), \(written.map { Int64(clamping: $0.record.messageID) }),
                 \(written.map(\.record.timestamp)), \(written.map(\.record.expiresAt)),
                 \(written.map { Int32($0.envelope.count) }), \(written.map(\.envelope.bytea)))
             """, logger: logger)
         try await connection.query("""
             INSERT INTO deposits (mailbox, request_id, envelope_digest, message_id, created_at, expires_at)
             SELECT * FROM unnest(\(written.map(\.mailbox.bytea)), \(written.map(\.requestID)), \(written.map(\.record.envelopeDigest.bytea)),
-                \(written.map { Int64($0.record.messageID) }), \(written.map(\.record.timestamp)), \(written.map(\.record.expiresAt)))
+                \(written.map { Int64(clamping: $0.record.messageID) }), \(written.map(\.record.timestamp)), \(written.map(\.record.expiresAt)))
             """, logger: logger)
         let changed = ledger.mailboxes.filter(\.value.changed)
         try await connection.query("""
             UPDATE mailboxes AS m SET count = u.count, bytes = u.bytes, last_id = u.last_id
-            FROM unnest(\(changed.map(\.key.bytea)), \(changed.map { Int32($0.value.usage.count) }),
-                \(changed.map { Int64($0.value.usage.bytes) }), \(changed.map { Int64($0.value.lastID) })) AS u(mailbox, count, bytes, last_id)
+            FROM unnest(\(changed.map(\.key.bytea)), \(changed.map { Int64($0.value.usage.count) }),
+                \(changed.map { Int64($0.value.usage.bytes) }), \(changed.map { Int64(clamping: $0.value.lastID) })) AS u(mailbox, count, bytes, last_id)
             WHERE m.mailbox = u.mailbox
             """, logger: logger)
         // Delivered at COMMIT, to every instance listening (this one skips its own).
@@ -96,7 +99,7 @@ extension PostgresRelayStorage: MailboxStore {
             SELECT mailbox, count, bytes, last_id FROM mailboxes WHERE mailbox = ANY(\(mailboxes.map(\.bytea)))
             ORDER BY mailbox FOR UPDATE
             """, logger: logger)
-        for try await (mailbox, count, bytes, lastID) in locked.decode((ByteBuffer, Int32, Int64, Int64).self) {
+        for try await (mailbox, count, bytes, lastID) in locked.decode((ByteBuffer, Int64, Int64, Int64).self) {
             rows[mailbox.bytes] = .init(usage: MailboxUsage(count: Int(count), bytes: Int(bytes)), lastID: UInt64(lastID))
         }
         var credentialPairs: [(mailbox: [UInt8], hash: [UInt8])] = []

@@ -81,7 +81,7 @@ public final class PostgresRelayStorage: Sendable {
         } catch let error as RelayError {
             throw error
         } catch {
-            logger.error("PostgreSQL failed", metadata: ["error": "\(String(reflecting: error))"])
+            logger.error("PostgreSQL failed", metadata: ["error": "\(PostgresFailure(error))"])
             throw RelayError.storageUnavailable
         }
     }

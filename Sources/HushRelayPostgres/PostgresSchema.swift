@@ -34,7 +34,7 @@ enum PostgresSchema {
             """
             CREATE TABLE mailboxes (
                 mailbox bytea PRIMARY KEY REFERENCES identities(identity) ON DELETE CASCADE,
-                count integer NOT NULL DEFAULT 0,
+                count bigint NOT NULL DEFAULT 0,
                 bytes bigint NOT NULL DEFAULT 0,
                 last_id bigint NOT NULL DEFAULT 0
             )

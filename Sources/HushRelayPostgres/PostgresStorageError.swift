@@ -1,3 +1,4 @@
+import HushRelay
 import PostgresNIO
 
 /// Why the PostgreSQL driver could not do what was asked, in words an
@@ -55,4 +56,27 @@ func sqlState(of error: any Error) -> String? {
 /// failure, deadlock.
 func isRetryable(_ error: any Error) -> Bool {
     ["23505", "40001", "40P01"].contains(sqlState(of: error) ?? "")
+}
+
+/// A failure as the log shows it: postgres-nio's error code, the SQLSTATE
+/// and the server's message; never the query or its bind values (mailboxes,
+/// token hashes, envelopes), nor the server's `detail` (it quotes key values).
+struct PostgresFailure: CustomStringConvertible {
+    let description: String
+
+    init(_ error: any Error) {
+        switch error {
+        case let error as PSQLError:
+            let state = error.serverInfo?[.sqlState].map { " SQLSTATE \($0)" } ?? ""
+            let message = error.serverInfo?[.message].map { ": \($0)" } ?? ""
+            description = "\(error.code)\(state)\(message)"
+        case let error as PostgresTransactionError:
+            let inner = error.closureError ?? error.commitError ?? error.beginError ?? error.rollbackError
+            description = inner.map { "in a transaction: \(PostgresFailure($0))" } ?? "a transaction failed"
+        case let error as RelayError:
+            description = "\(error)"
+        default:
+            description = String(describing: type(of: error))
+        }
+    }
 }

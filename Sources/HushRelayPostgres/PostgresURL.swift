@@ -29,8 +29,9 @@ public struct PostgresURL: Sendable, CustomStringConvertible {
         guard (1...65_535).contains(port) else { throw PostgresURLError("the port must be 1 to 65535") }
         self.host = host
         self.port = port
-        self.username = user.removingPercentEncoding ?? user
-        self.password = components.password.map { $0.removingPercentEncoding ?? $0 }
+        // (`user` and `password` come percent-decoded already.)
+        self.username = user
+        self.password = components.password
         self.database = database
         let loopback = host == "localhost" || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
         let mode = components.queryItems?.first { $0.name == "sslmode" }?.value
@@ -59,11 +60,22 @@ public struct PostgresURL: Sendable, CustomStringConvertible {
         case .prefer: .prefer(.makeClientConfiguration())
         case .require: .require(.makeClientConfiguration())
         }
-        return PostgresClient.Configuration(host: host, port: port, username: username, password: password, database: database, tls: tls)
+        var configuration = PostgresClient.Configuration(host: host, port: port, username: username, password: password,
+                                                         database: database, tls: tls)
+        configuration.options.additionalStartupParameters = Self.timeouts
+        return configuration
     }
 
+    /// A statement or an idle transaction that hangs (a half-open connection,
+    /// a stuck lock) fails instead of holding every deposit behind it: the
+    /// callers get 503 and retry.
+    static let timeouts = [("statement_timeout", "15s"), ("idle_in_transaction_session_timeout", "30s")]
+
     func connectionConfiguration() throws -> PostgresConnection.Configuration {
-        PostgresConnection.Configuration(host: host, port: port, username: username, password: password, database: database, tls: try tls())
+        var configuration = PostgresConnection.Configuration(host: host, port: port, username: username, password: password,
+                                                             database: database, tls: try tls())
+        configuration.options.additionalStartupParameters = Self.timeouts
+        return configuration
     }
 }
 

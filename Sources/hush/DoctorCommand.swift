@@ -1,8 +1,6 @@
 import ArgumentParser
-import Glibc
+import HushClient
 import HushTerminal
-import HushKeystore
-import HushStore
 
 struct DoctorCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -28,18 +26,15 @@ struct DoctorCommand: ParsableCommand {
     var newDatabase = false
 
     func run() throws {
-        let report = try reportingErrors { () throws -> (DoctorReport, KeystoreHeader, String, String) in
-            let context = try HomeContext(global)
-            let contents = try context.unlock()
-            let header = try context.keystore.header()
-            let store = try openOrCreateStore(context, contents)
-            return (try store.doctor(), header, context.directory.path, identityFingerprint(contents))
+        let checkup = try reportingErrors {
+            try AccountCheckup.run(global.accountHome(), createMissingDatabase: newDatabase)
         }
-        let (doctor, header, home, fingerprint) = report
+        if checkup.createdDatabase { print("Created an empty messages.db for this identity: add your contacts again.") }
+        let (doctor, home, fingerprint) = (checkup.database, checkup.home, checkup.fingerprint)
         if global.json {
             try printJSON([
                 "home": home, "permissions": "ok", "identityKey": fingerprint.replacingOccurrences(of: " ", with: ""),
-                "keystore": ["version": Int(header.version), "kdf": header.cost.description],
+                "keystore": ["version": Int(checkup.keystoreVersion), "kdf": checkup.kdf],
                 "database": ["cipherVersion": doctor.cipherVersion, "schemaVersion": doctor.schemaVersion,
                              "latestSchemaVersion": doctor.latestSchemaVersion, "pageCount": doctor.pageCount,
                              "pageSize": doctor.pageSize,
@@ -48,7 +43,7 @@ struct DoctorCommand: ParsableCommand {
             ])
         } else {
             print("data directory          \(home) (\(TerminalStyle.standard.good("permissions ok")))")
-            print("keystore                version \(header.version), \(header.cost)")
+            print("keystore                version \(checkup.keystoreVersion), \(checkup.kdf)")
             print("identity key            \(fingerprint)")
             print("SQLCipher               \(doctor.cipherVersion)")
             print("schema                  version \(doctor.schemaVersion) of \(doctor.latestSchemaVersion)")
@@ -56,32 +51,7 @@ struct DoctorCommand: ParsableCommand {
             print("integrity_check         \(Self.text(doctor.integrity))")
             print("cipher_integrity_check  \(Self.text(doctor.cipherIntegrity))")
         }
-        if !doctor.healthy { throw ExitCode(ExitStatus.doctorFoundProblems.rawValue) }
-    }
-
-    /// Opens the database; a missing or emptied one is a failed check (exit 18
-    /// with what to do), or, with --new-database, replaced by an empty one.
-    private func openOrCreateStore(_ context: HomeContext, _ contents: KeystoreContents) throws -> MessageStore {
-        let store: MessageStore
-        do {
-            store = try context.openStore(contents)
-        } catch let error as StoreError {
-            guard case .databaseMissing = error else { throw error }
-            guard newDatabase else {
-                printError(error.description)
-                throw ExitCode(ExitStatus.doctorFoundProblems.rawValue)
-            }
-            // An empty file, or SQLite's leftovers beside a missing one, are replaced.
-            for suffix in ["", "-wal", "-shm"] { unlink(context.directory.databasePath + suffix) }
-            let created = try context.createStore(contents)
-            print("Created an empty messages.db for this identity: add your contacts again.")
-            return created
-        }
-        if newDatabase {
-            printError("messages.db exists and holds data: --new-database only creates one when it is missing or empty")
-            throw ExitCode(ExitStatus.usage.rawValue)
-        }
-        return store
+        if !doctor.healthy { throw ExitCode(.doctorFoundProblems) }
     }
 
     static func text(_ check: DoctorReport.Check) -> String {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import HushClient
 
 @main
 struct Hush: AsyncParsableCommand {

@@ -1,10 +1,6 @@
 import ArgumentParser
-import Glibc
-import HushKeystore
-import HushMessenger
-import HushProtocol
-import HushRelayClient
-import HushStore
+import Foundation
+import HushClient
 
 struct InitCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -51,49 +47,25 @@ struct InitCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let context = try HomeContext(global)
-            let keystore = context.keystore
-            // Refuse before asking for a passphrase that would not be used.
-            if keystore.exists && !force { throw KeystoreError.identityExists(path: keystore.path) }
-            let cost = try KeyDerivationCost.resolve(option: kdf.kdfCost, environment: context.environment)
-            try context.directory.create()
-            let passphrase = try context.passphraseSource.read(prompt: "New passphrase: ", confirm: true)
-            let contents = KeystoreContents.generate(createdAt: UInt64(time(nil)))
-            try keystore.create(contents, passphrase: passphrase, cost: cost, force: force)
-            // The old database (if any) was keyed by the old keystore and is
-            // unreadable now: remove it with its WAL before creating the new one.
-            for suffix in ["", "-wal", "-shm"] { unlink(context.directory.databasePath + suffix) }
-            let store = try context.createStore(contents)
-            try store.settings.set(SettingsRepository.Name.displayName, to: name)
-            try store.settings.set(SettingsRepository.Name.relayURL, to: relay)
-            try context.directory.checkPermissions()
-            let identity = try IdentityKeyPair(seed: contents.identitySeed)
-            var registrationError: (any Error)?
-            if let relay {
-                let messenger = Messenger(identity: identity, store: store,
-                                          transport: RelayClientTransport(client: RelayClient(baseURL: relay)))
-                do { try await messenger.register() } catch { registrationError = error }
-            }
-
-            let fingerprint = identityFingerprint(contents)
+            let account = try await Account.create(in: global.accountHome(), name: name, relay: relay,
+                                                   kdfCost: kdf.kdfCost, replacingExisting: force)
             if global.json {
-                var object: [String: Any] = ["home": context.directory.path, "identityKey": fingerprint.replacingOccurrences(of: " ", with: ""),
-                                             "address": identity.address.description,
-                                             "database": context.directory.databasePath, "kdf": cost.description,
-                                             "registered": relay != nil && registrationError == nil]
+                var object: [String: Any] = ["home": account.home, "identityKey": account.fingerprint.replacingOccurrences(of: " ", with: ""),
+                                             "address": account.address, "database": account.database, "kdf": account.kdf,
+                                             "registered": relay != nil && account.registrationError == nil]
                 if let name { object["name"] = name }
                 if let relay { object["relay"] = relay }
                 try printJSON(object)
             } else {
-                print("Created a new identity in \(context.directory.path)")
-                print("Address:      \(identity.address)")
-                print("Identity key: \(fingerprint)")
-                if let relay, registrationError == nil { print("Registered with the relay \(relay).") }
+                print("Created a new identity in \(account.home)")
+                print("Address:      \(account.address)")
+                print("Identity key: \(account.fingerprint)")
+                if let relay, account.registrationError == nil { print("Registered with the relay \(relay).") }
                 print("Keep your passphrase safe: without it the keystore and messages cannot be recovered.")
             }
-            if let registrationError {
+            if let registrationError = account.registrationError {
                 printError("the identity was created, but registering with the relay failed: \(registrationError); run `hush register` when the relay is reachable")
-                throw ExitCode(ExitStatus.relayUnavailable.rawValue)
+                throw ExitCode(.relayUnavailable)
             }
         }
     }

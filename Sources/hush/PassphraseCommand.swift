@@ -1,5 +1,5 @@
 import ArgumentParser
-import HushKeystore
+import HushClient
 
 struct PassphraseCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -33,21 +33,9 @@ struct ChangePassphraseCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            let context = try HomeContext(global)
-            let keystore = context.keystore
-            guard keystore.exists else { throw KeystoreError.noIdentity(home: context.directory.path) }
-            let current = try keystore.header().cost
-            let cost = kdf.kdfCost != nil || context.environment[KeyDerivationCost.environmentVariable] != nil
-                ? try KeyDerivationCost.resolve(option: kdf.kdfCost, environment: context.environment) : current
-            let old = try context.passphraseSource.read(prompt: "Current passphrase: ")
-            // Check the old passphrase before asking for a new one.
-            _ = try keystore.unlock(passphrase: old)
-            let newSource = PassphraseSource.resolve(file: newPassphraseFile, environment: context.environment,
-                                                     variable: PassphraseSource.newPassphraseEnvironmentVariable)
-            let new = try newSource.read(prompt: "New passphrase: ", confirm: true)
-            try keystore.changePassphrase(from: old, to: new, cost: cost)
+            let cost = try Account.changePassphrase(global.accountHome(), newPassphraseFile: newPassphraseFile, kdfCost: kdf.kdfCost)
             if global.json {
-                try printJSON(["changed": true, "kdf": cost.description])
+                try printJSON(["changed": true, "kdf": cost])
             } else {
                 print("Passphrase changed. The old passphrase no longer opens the keystore.")
             }

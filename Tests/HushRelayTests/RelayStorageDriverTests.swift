@@ -109,7 +109,7 @@ import Testing
     }
 
     @Test(arguments: StorageDriver.allCases)
-    func aRefusedDepositInABatchLeavesNothingAndTheOthersAreStored(driver: StorageDriver) async throws {
+    func concurrentDepositsBeyondTheQuotaAreRefusedAndLeaveNothing(driver: StorageDriver) async throws {
         let opened = try await OpenedDriver(driver)
         let mailbox = [UInt8](repeating: 7, count: 32)
         try await opened.driver.registerForTest(mailbox)

@@ -17,13 +17,3 @@ public protocol DepositLedger {
     mutating func store(mailbox: [UInt8], requestID: String, envelope: [UInt8], record: DepositRecord) throws
 }
 
-/// How many envelopes, and how many bytes of them, a mailbox holds.
-public struct MailboxUsage: Sendable, Equatable {
-    public var count: Int
-    public var bytes: Int
-
-    public init(count: Int, bytes: Int) {
-        self.count = count
-        self.bytes = bytes
-    }
-}

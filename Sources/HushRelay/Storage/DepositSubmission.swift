@@ -1,4 +1,5 @@
 import HushRelayAPI
+import Synchronization
 
 /// One deposit with everything `DepositPolicy` checks before storing it, so
 /// that a driver can run the checks and the store as one atomic step, and
@@ -32,5 +33,23 @@ public struct DepositSubmission: Sendable {
         self.now = now
         self.expiresAt = expiresAt
         self.quota = quota
+    }
+}
+
+extension DepositSubmission {
+    /// The same deposit, its first-contact admission run at most once: a
+    /// driver that retries a transaction (PostgreSQL, after a conflict with
+    /// another instance) must not charge the sender's rate limit twice.
+    public func admittingOnce() -> DepositSubmission {
+        guard case let .firstContact(admit) = admission else { return self }
+        let outcome = Mutex<Result<Void, any Error>?>(nil)
+        var copy = self
+        copy.admission = .firstContact {
+            try outcome.withLock { outcome in
+                if outcome == nil { outcome = Result { try admit() } }
+                return try outcome!.get()
+            }
+        }
+        return copy
     }
 }

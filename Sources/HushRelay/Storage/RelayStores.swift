@@ -113,12 +113,20 @@ public struct RelayStorage: Sendable {
 
 /// Deposits other relay instances stored, as they commit.
 public protocol DepositFeed: Sendable {
-    /// Runs until cancelled, calling `deliver` with each envelope another
-    /// instance stored. After its own connection to the database was lost
-    /// and restored, it also delivers what was stored meanwhile for the
-    /// mailboxes `listening` names (those with a socket here). Nothing is lost
-    /// either way: envelopes stay stored until acknowledged, and every socket
-    /// syncs when it connects.
-    func run(listening: @escaping @Sendable () -> [[UInt8]],
-             deliver: @escaping @Sendable (_ mailbox: [UInt8], _ envelope: StoredEnvelope) -> Void) async throws
+    /// Runs until cancelled, handing `sockets` each envelope another instance
+    /// stored for a mailbox with a socket here. After its own connection to
+    /// the database was lost and restored (and when it starts), it also
+    /// pokes the sockets here whose mailboxes got something meanwhile.
+    /// Nothing is lost either way: envelopes stay stored until acknowledged,
+    /// and every socket syncs when it connects.
+    func run(_ sockets: any DepositFeedSockets) async throws
+}
+
+/// The sockets of this instance, as the deposit feed sees them.
+public protocol DepositFeedSockets: Sendable {
+    /// Mailboxes with at least one socket here.
+    var connectedMailboxes: [[UInt8]] { get }
+    func isConnected(_ mailbox: [UInt8]) -> Bool
+    /// Pushes the envelope to the mailbox's sockets here.
+    func deliver(_ envelope: StoredEnvelope, to mailbox: [UInt8])
 }

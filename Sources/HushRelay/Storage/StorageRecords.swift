@@ -111,7 +111,8 @@ public struct BlobQuota: Sendable, Equatable {
     }
 }
 
-public struct BlobUsage: Sendable, Equatable {
+/// How many items, and how many bytes of them, something holds.
+public struct StoredUsage: Sendable, Equatable {
     public var count: Int
     public var bytes: Int
 
@@ -120,6 +121,11 @@ public struct BlobUsage: Sendable, Equatable {
         self.bytes = bytes
     }
 }
+
+/// One identity's unexpired blobs.
+public typealias BlobUsage = StoredUsage
+/// A mailbox's envelopes.
+public typealias MailboxUsage = StoredUsage
 
 public struct SweepResult: Sendable, Equatable {
     public var envelopes = 0

@@ -1,7 +1,5 @@
 import ArgumentParser
-import Foundation
-import HushAudit
-import HushStore
+import HushClient
 
 struct AuditLocalCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -21,37 +19,26 @@ struct AuditLocalCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let context = try MessengerContext.open(global, offline: true)
-            let directory = context.home.directory
-            let header = (try? FileHandle(forReadingFrom: URL(fileURLWithPath: directory.databasePath)).readData(ofLength: 16)) ?? Data()
-            let databaseEncrypted = !header.starts(with: Data("SQLite format 3".utf8))
-            let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-            let loose = files.filter { file in
-                let attributes = try? FileManager.default.attributesOfItem(atPath: directory.path + "/" + file)
-                let mode = (attributes?[.posixPermissions] as? NSNumber)?.intValue ?? 0
-                return mode & 0o077 != 0
-            }
-            let quarantined = try await context.messenger.quarantined()
-            let doctor = try await context.messenger.doctor()
-            let scan = try canary.map { try CanaryScanner.scan(directory: directory.path, canary: $0) }
+            let audit = try await LocalAudit.run(global.openAccount(offline: true), canary: canary)
+            let loose = audit.filesReadableByOthers
             if global.json {
                 var object: [String: Any] = [
-                    "home": directory.path, "databaseEncrypted": databaseEncrypted, "filesReadableByOthers": loose,
-                    "quarantined": quarantined.map { ["serverId": $0.serverId as Any, "reason": $0.reason, "bytes": $0.envelope.count] },
-                    "integrity": doctor.healthy,
+                    "home": audit.home, "databaseEncrypted": audit.databaseEncrypted, "filesReadableByOthers": loose,
+                    "quarantined": audit.quarantined.map { ["serverId": $0.serverId as Any, "reason": $0.reason, "bytes": $0.envelope.count] },
+                    "integrity": audit.integrityHealthy,
                 ]
-                if let scan { object["canary"] = ["found": scan.foundAnywhere, "filesScanned": scan.filesScanned] }
+                if let scan = audit.canaryScan { object["canary"] = ["found": scan.foundAnywhere, "filesScanned": scan.filesScanned] }
                 try printJSON(object)
             } else {
-                print("Data directory   \(directory.path)")
+                print("Data directory   \(audit.home)")
                 print("Permissions      " + (loose.isEmpty ? Presentation.style.good("owner only (0700 directory, 0600 files)") : Presentation.style.bad("readable by others: \(loose.joined(separator: ", "))")))
-                print("Database         " + (databaseEncrypted ? Presentation.style.good("encrypted (no SQLite header; SQLCipher)") : Presentation.style.bad("PLAINTEXT")))
-                print("Integrity        " + (doctor.healthy ? Presentation.style.good("ok") : Presentation.style.bad("problems: run `hush doctor`")))
-                print("Set aside        \(quarantined.count) envelope(s) that could not be decrypted")
-                for entry in quarantined { print("  relay id \(entry.serverId.map(String.init) ?? "?"): \(entry.reason) (\(entry.envelope.count) bytes)") }
-                if let scan, let canary { print(""); print(CanaryScanner.render(scan, canaryLength: canary.count)) }
+                print("Database         " + (audit.databaseEncrypted ? Presentation.style.good("encrypted (no SQLite header; SQLCipher)") : Presentation.style.bad("PLAINTEXT")))
+                print("Integrity        " + (audit.integrityHealthy ? Presentation.style.good("ok") : Presentation.style.bad("problems: run `hush doctor`")))
+                print("Set aside        \(audit.quarantined.count) envelope(s) that could not be decrypted")
+                for entry in audit.quarantined { print("  relay id \(entry.serverId.map(String.init) ?? "?"): \(entry.reason) (\(entry.envelope.count) bytes)") }
+                if let scan = audit.canaryScan, let canary { print(""); print(CanaryScanner.render(scan, canaryLength: canary.count)) }
             }
-            if !loose.isEmpty || !databaseEncrypted || scan?.foundAnywhere == true { throw ExitCode.failure }
+            if audit.failed { throw ExitCode.failure }
         }
     }
 }

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import HushAudit
+import HushClient
 import HushRelay
 import HushRelayPostgres
 import Logging

@@ -1,5 +1,5 @@
 import ArgumentParser
-import HushStore
+import HushClient
 
 struct ChatsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,11 +15,7 @@ struct ChatsCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let messenger = try MessengerContext.open(global, offline: true).messenger
-            // Requests are listed by `hush requests`, blocked contacts nowhere.
-            let unaccepted = Set(try await (messenger.messageRequests() + messenger.messageRequests(blocked: true)).map(\.contact.id))
-            let conversations = try await messenger.conversations().filter { $0.contactId.map { !unaccepted.contains($0) } ?? true }
-            let requests = try await messenger.messageRequests().count
+            let (conversations, requests) = try await global.openAccount(offline: true).conversationList()
             if global.json {
                 try printJSON(["conversations": conversations.map { conversation -> [String: Any] in
                     var object: [String: Any] = ["contact": conversation.title, "unread": conversation.unreadCount,
@@ -71,9 +67,8 @@ struct HistoryCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let messenger = try MessengerContext.open(global).messenger
-            let page = try await messenger.history(with: name, before: before, after: after, limit: limit)
-            let resent = Set(try await messenger.resentMessages(in: name))
+            let client = try global.openAccount()
+            let (page, resent) = try await client.history(with: name, before: before, after: after, limit: limit)
             if global.json {
                 try printJSON(["messages": page.map { message in
                     var object = Presentation.json(message, contact: name)
@@ -87,7 +82,7 @@ struct HistoryCommand: AsyncParsableCommand {
                     print(Presentation.line(message, contact: name) + note)
                 }
             }
-            if !noReceipts { try await messenger.markRead(contact: name) }
+            if !noReceipts { try await client.markRead(contact: name) }
         }
     }
 }
@@ -114,11 +109,9 @@ struct SearchCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let messenger = try MessengerContext.open(global, offline: true).messenger
-            let hits = try await messenger.search(words.joined(separator: " "), limit: limit)
+            let hits = try await global.openAccount(offline: true).search(words.joined(separator: " "), limit: limit)
             var rows: [[String: Any]] = []
-            for hit in hits {
-                let contact = try await messenger.contactName(conversationId: hit.message.conversationId) ?? "?"
+            for (hit, contact) in hits {
                 if global.json {
                     var object = Presentation.json(hit.message, contact: contact)
                     object["snippet"] = hit.snippet
@@ -146,7 +139,7 @@ struct OutboxCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let items = try await MessengerContext.open(global, offline: true).messenger.outbox()
+            let items = try await global.openAccount(offline: true).outbox()
             if global.json {
                 try printJSON(["outbox": items.map { item -> [String: Any] in
                     var object: [String: Any] = ["requestId": item.requestId, "status": item.status.rawValue,
@@ -182,9 +175,9 @@ struct RetryCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let report = try await MessengerContext.open(global).messenger.retry(requestID: id)
+            let report = try await global.openAccount().retry(requestID: id)
             print("Sent \(report.sent), still waiting \(report.retrying), failed \(report.failed)")
-            if report.failed > 0 { throw ExitCode(ExitStatus.relayUnavailable.rawValue) }
+            if report.failed > 0 { throw ExitCode(.relayUnavailable) }
         }
     }
 }

@@ -1,6 +1,5 @@
 import ArgumentParser
-import HushMessenger
-import HushStore
+import HushClient
 
 struct ContactCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -31,8 +30,7 @@ struct ContactCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let context = try MessengerContext.open(global)
-                let contact = try await context.messenger.addContact(name: name, address: address)
+                let contact = try await global.openAccount().addContact(name: name, address: address)
                 if global.json {
                     try printJSON(["name": contact.name, "address": contact.address, "verification": contact.verification.rawValue])
                 } else {
@@ -49,7 +47,7 @@ struct ContactCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let contacts = try await MessengerContext.open(global, offline: true).messenger.contacts()
+                let contacts = try await global.openAccount(offline: true).contacts()
                 if global.json {
                     try printJSON(["contacts": contacts.map { ["name": $0.name, "address": $0.address, "verification": $0.verification.rawValue,
                                                                "identityChanged": $0.pendingIdentityKey != nil] }])
@@ -76,7 +74,7 @@ struct ContactCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                try await MessengerContext.open(global, offline: true).messenger.removeContact(name: name)
+                try await global.openAccount(offline: true).removeContact(name: name)
                 print("Removed \(name) and the conversation with them.")
             }
         }
@@ -95,7 +93,7 @@ struct ContactCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                try await MessengerContext.open(global).messenger.acceptIdentityChange(name: name)
+                try await global.openAccount().acceptIdentityChange(name: name)
                 print("Accepted \(name)'s new identity key; a new session started. The contact is unverified until you compare safety numbers again.")
             }
         }

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import HushMessenger
+import HushClient
 
 struct ListenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -22,12 +22,11 @@ struct ListenCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let messenger = try MessengerContext.open(global).messenger
+            let client = try global.openAccount()
             let json = global.json
-            let live = Task { await messenger.runLive() }
-            let retries = Task { await messenger.runOutboxRetries() }
+            let live = client.startLive()
             let printer = Task {
-                for await event in messenger.eventStream {
+                for await event in client.events {
                     let object = ListenCommand.describe(event)
                     if json {
                         print(Presentation.jsonLine(object))
@@ -42,8 +41,7 @@ struct ListenCommand: AsyncParsableCommand {
             } else {
                 await waitForInterrupt()
             }
-            live.cancel()
-            retries.cancel()
+            for task in live { task.cancel() }
             printer.cancel()
         }
     }

@@ -1,5 +1,5 @@
 import Foundation
-import HushStore
+import HushClient
 import HushTerminal
 
 /// How messages and times look in the terminal.

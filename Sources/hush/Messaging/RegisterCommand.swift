@@ -1,5 +1,5 @@
 import ArgumentParser
-import HushMessenger
+import HushClient
 
 struct RegisterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -27,13 +27,12 @@ struct RegisterCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let context = try MessengerContext.open(global, relayOverride: relay)
-            guard let url = context.relayURL else { throw MessengerError.notRegistered }
-            try await context.messenger.register()
+            let client = try global.openAccount(relayOverride: relay)
+            let url = try await client.register()
             if global.json {
-                try printJSON(["relay": url, "address": context.identity.address.description, "registered": true])
+                try printJSON(["relay": url, "address": client.address, "registered": true])
             } else {
-                print("Registered \(context.identity.address) with \(url)")
+                print("Registered \(client.address) with \(url)")
             }
         }
     }

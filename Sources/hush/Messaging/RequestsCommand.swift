@@ -1,6 +1,5 @@
 import ArgumentParser
-import HushMessenger
-import HushStore
+import HushClient
 
 struct RequestsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -30,7 +29,7 @@ struct RequestsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let requests = try await MessengerContext.open(global, offline: true).messenger.messageRequests(blocked: blocked)
+                let requests = try await global.openAccount(offline: true).messageRequests(blocked: blocked)
                 if global.json {
                     try printJSON([(blocked ? "blocked" : "requests"): requests.map { request -> [String: Any] in
                         var object: [String: Any] = ["name": request.contact.name, "address": request.contact.address,
@@ -67,7 +66,7 @@ struct RequestsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let contact = try await MessengerContext.open(global).messenger.acceptRequest(name: name, renameTo: rename)
+                let contact = try await global.openAccount().acceptRequest(name: name, renameTo: rename)
                 if global.json {
                     try printJSON(["name": contact.name, "address": contact.address, "standing": contact.standing.rawValue])
                 } else {
@@ -86,7 +85,7 @@ struct RequestsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                try await MessengerContext.open(global).messenger.block(name: name)
+                try await global.openAccount().block(name: name)
                 if global.json {
                     try printJSON(["name": name, "standing": "blocked"])
                 } else {

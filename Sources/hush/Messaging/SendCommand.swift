@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import HushMessenger
+import HushClient
 
 struct SendCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -34,18 +34,16 @@ struct SendCommand: AsyncParsableCommand {
                 body = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
             }
             guard !body.isEmpty else { throw ValidationError("nothing to send: the message is empty") }
-            let context = try MessengerContext.open(global)
-            let (message, refused) = try await context.messenger.sendReportingDelivery(text: body, to: name)
+            let (message, refused, reason) = try await global.openAccount().send(text: body, to: name)
             if global.json {
                 try printJSON(Presentation.json(message, contact: name))
             } else {
                 print("[\(message.id)] to \(name): \(Presentation.mark(message.status))")
             }
-            guard message.status == .pending || message.status == .failed else { return }
-            let reason = try await context.messenger.outbox().first(where: { $0.messageId == message.id })?.lastError ?? "no answer"
+            guard let reason else { return }
             if message.status == .failed {
                 printError("the relay did not take the message and it will not be retried (\(reason)); `hush retry` tries again")
-                throw ExitCode(ExitStatus.relayUnavailable.rawValue)
+                throw ExitCode(.relayUnavailable)
             }
             printError("not delivered to the relay yet (\(reason)); it stays in the outbox and `hush sync` retries it")
             // Queued either way; the code tells a script whether the relay said no or was not reached.
@@ -68,9 +66,7 @@ struct SyncCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let messenger = try MessengerContext.open(global).messenger
-            let report = try await messenger.sync()
-            let requests = try await messenger.messageRequests().count
+            let (report, requests) = try await global.openAccount().sync()
             if global.json {
                 try printJSON(["received": report.received, "quarantined": report.quarantined, "resendRequested": report.resendRequested,
                                "deferred": report.deferred, "dropped": report.dropped, "requests": requests,
@@ -95,7 +91,7 @@ struct SyncCommand: AsyncParsableCommand {
             if report.quarantined > 0 {
                 printError("\(report.quarantined) envelope(s) could not be decrypted and were set aside; `hush audit local` lists them")
             }
-            if report.quarantined > 0 || report.deferred > 0 { throw ExitCode(ExitStatus.quarantined.rawValue) }
+            if report.quarantined > 0 || report.deferred > 0 { throw ExitCode(.quarantined) }
         }
     }
 }

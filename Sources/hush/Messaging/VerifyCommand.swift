@@ -1,7 +1,5 @@
 import ArgumentParser
-import HushCrypto
-import HushMessenger
-import HushProtocol
+import HushClient
 import HushTerminal
 
 struct VerifyCommand: AsyncParsableCommand {
@@ -28,10 +26,9 @@ struct VerifyCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let messenger = try MessengerContext.open(global, offline: true).messenger
-            let (number, contact) = try await messenger.safetyNumber(with: name)
+            let client = try global.openAccount(offline: true)
             if let compare {
-                let matched = try await check(compare, number: number, messenger: messenger)
+                let matched = try await client.compareSafetyNumber(with: name, code: compare)
                 if global.json {
                     try printJSON(["contact": name, "matches": matched, "verified": matched])
                 } else if matched {
@@ -39,9 +36,10 @@ struct VerifyCommand: AsyncParsableCommand {
                 } else {
                     printError("the safety numbers do NOT match: do not trust this session; someone may be in the middle, or the digits were misread")
                 }
-                if !matched { throw ExitCode(ExitStatus.safetyNumberMismatch.rawValue) }
+                if !matched { throw ExitCode(.safetyNumberMismatch) }
                 return
             }
+            let (number, contact) = try await client.safetyNumber(with: name)
             let scannable = number.scannable.serialized()
             if global.json {
                 try printJSON(["contact": name, "safetyNumber": number.grouped, "scannable": Hex.encode(scannable),
@@ -61,15 +59,5 @@ struct VerifyCommand: AsyncParsableCommand {
                 print("Scannable code (hex): \(Hex.encode(scannable))")
             }
         }
-    }
-
-    private func check(_ code: String, number: SafetyNumber, messenger: Messenger) async throws -> Bool {
-        let compact = code.filter { !$0.isWhitespace }
-        if compact.count == 60, compact.allSatisfy(\.isNumber) {
-            return try await messenger.verify(name: name, displayed: compact)
-        }
-        // The scanned code: the contact's serialized scannable fingerprint, in hex.
-        guard let scanned = try? Hex.decode(compact), (try? number.scannable.matches(scanned: scanned)) == true else { return false }
-        return try await messenger.verify(name: name, displayed: number.digits)
     }
 }

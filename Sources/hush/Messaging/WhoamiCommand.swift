@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
-import HushCrypto
-import HushStore
+import HushClient
 
 struct WhoamiCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -20,17 +19,15 @@ struct WhoamiCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let context = try MessengerContext.open(global, offline: true)
-            let registered = try await context.messenger.isRegistered()
-            let key = Hex.encode(context.identity.publicKey.rawRepresentation)
-            let fingerprint = identityFingerprint(publicKey: context.identity.publicKey.rawRepresentation)
+            let client = try global.openAccount(offline: true)
+            let registered = try await client.isRegistered()
             if global.json {
-                try printJSON(["address": context.identity.address.description, "identityKey": key,
-                               "relay": context.relayURL ?? NSNull(), "registered": registered])
+                try printJSON(["address": client.address, "identityKey": client.identityKey,
+                               "relay": client.relayURL ?? NSNull(), "registered": registered])
             } else {
-                print("Address:      \(context.identity.address)")
-                print("Identity key: \(fingerprint)")
-                print("Relay:        \(context.relayURL ?? "none") \(registered ? "(registered)" : "(not registered)")")
+                print("Address:      \(client.address)")
+                print("Identity key: \(client.fingerprint)")
+                print("Relay:        \(client.relayURL ?? "none") \(registered ? "(registered)" : "(not registered)")")
             }
         }
     }

@@ -3,13 +3,13 @@ import HushDatabase
 
 /// What `hush --version` prints: this release, the protocol it speaks and the
 /// C libraries actually loaded (a bug report needs all four).
-enum VersionReport {
+public enum VersionReport {
     /// The release of this `hush`; bumped with each tagged release.
-    static let release = "0.2.0"
+    public static let release = "0.2.0"
     /// docs/PROTOCOL.md's version: every wire structure carries it as its version byte.
-    static let protocolVersion = 1
+    public static let protocolVersion = 1
 
-    static var text: String {
+    public static var text: String {
         let database = Database.libraryVersions()
         return """
             hush \(release)

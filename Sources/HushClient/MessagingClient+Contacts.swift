@@ -1,0 +1,45 @@
+import HushCrypto
+import HushMessenger
+import HushProtocol
+import HushStore
+
+/// Contacts, message requests and safety numbers.
+extension MessagingClient {
+    public func addContact(name: String, address: String) async throws -> Contact {
+        try await messenger.addContact(name: name, address: address)
+    }
+
+    public func contacts() async throws -> [Contact] { try await messenger.contacts() }
+
+    public func removeContact(name: String) async throws { try await messenger.removeContact(name: name) }
+
+    public func acceptIdentityChange(name: String) async throws { try await messenger.acceptIdentityChange(name: name) }
+
+    public func messageRequests(blocked: Bool = false) async throws -> [MessageRequest] {
+        try await messenger.messageRequests(blocked: blocked)
+    }
+
+    public func acceptRequest(name: String, renameTo newName: String?) async throws -> Contact {
+        try await messenger.acceptRequest(name: name, renameTo: newName)
+    }
+
+    public func block(name: String) async throws { try await messenger.block(name: name) }
+
+    public func safetyNumber(with name: String) async throws -> (number: SafetyNumber, contact: Contact) {
+        try await messenger.safetyNumber(with: name)
+    }
+
+    /// Checks a code against the safety number with `name`: the 60 digits read
+    /// out (spaces ignored) or the hex of a scanned code. A match marks the
+    /// contact verified.
+    public func compareSafetyNumber(with name: String, code: String) async throws -> Bool {
+        let (number, _) = try await messenger.safetyNumber(with: name)
+        let compact = code.filter { !$0.isWhitespace }
+        if compact.count == 60, compact.allSatisfy(\.isNumber) {
+            return try await messenger.verify(name: name, displayed: compact)
+        }
+        // The scanned code: the contact's serialized scannable fingerprint, in hex.
+        guard let scanned = try? Hex.decode(compact), (try? number.scannable.matches(scanned: scanned)) == true else { return false }
+        return try await messenger.verify(name: name, displayed: number.digits)
+    }
+}

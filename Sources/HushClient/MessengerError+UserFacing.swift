@@ -1,0 +1,15 @@
+import HushMessenger
+
+extension MessengerError: UserFacingError {
+    public var exitCode: Int32 {
+        let status: ExitStatus
+        switch self {
+        case .identityChanged: status = .identityChanged
+        case .unknownContact, .contactExists, .nothingToAccept, .invalidAddress, .ownAddress,
+             .requestNotAccepted, .contactBlocked, .noRequest: status = .contactProblem
+        case .relay, .notRegistered: status = .relayUnavailable
+        case .messageTooLong, .protocolFailure, .missingLocalState, .unknownMessage: status = .failure
+        }
+        return status.rawValue
+    }
+}

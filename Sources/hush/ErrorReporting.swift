@@ -1,0 +1,54 @@
+import ArgumentParser
+import Foundation
+import HushClient
+
+extension ExitStatus {
+    /// The exit code for any error: its own when it is a `UserFacingError`,
+    /// the usage code for a `ValidationError` thrown from `run()` (e.g. an
+    /// empty message on stdin), else a plain failure.
+    static func code(for error: any Error) -> Int32 {
+        if let error = error as? any UserFacingError { return error.exitCode }
+        if error is ValidationError { return ExitStatus.usage.rawValue }
+        return ExitStatus.failure.rawValue
+    }
+
+    static func message(for error: any Error) -> String {
+        (error as? any UserFacingError)?.userMessage ?? String(describing: error)
+    }
+}
+
+/// Runs a command body: any error is printed as one clear line on stderr
+/// and turned into its exit code.
+func reportingErrors<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let exit as ExitCode {
+        throw exit
+    } catch {
+        printError(ExitStatus.message(for: error))
+        throw ExitCode(ExitStatus.code(for: error))
+    }
+}
+
+/// The async form of `reportingErrors`, for commands that talk to the relay.
+func reportingErrors<T>(_ body: () async throws -> T) async throws -> T {
+    do {
+        return try await body()
+    } catch let exit as ExitCode {
+        throw exit
+    } catch {
+        printError(ExitStatus.message(for: error))
+        throw ExitCode(ExitStatus.code(for: error))
+    }
+}
+
+/// Writes straight to the file descriptor: unbuffered, so it never lands
+/// after output that follows it.
+func printError(_ message: String) {
+    let line = "hush: error: \(message)\n"
+    _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+}
+
+extension ExitCode {
+    init(_ status: ExitStatus) { self.init(status.rawValue) }
+}
