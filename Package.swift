@@ -3,7 +3,8 @@
 // Hush: an end-to-end encrypted messaging core.
 // Dependencies point down only:
 //   hush (CLI) -> Client / Relay (+ RelayPostgres) / Vectors -> Messenger / RelayClient -> Store / Keystore -> Protocol -> Crypto -> C
-// Only HushCrypto imports libsodium; only HushDatabase imports SQLCipher; only HushRelayPostgres imports PostgresNIO;
+// Only HushCrypto imports libsodium (and HushBench, for its raw baseline) and swift-crypto (ML-KEM);
+// only HushDatabase imports SQLCipher; only HushRelayPostgres imports PostgresNIO;
 // the relay never imports the client's keystore or store.
 import PackageDescription
 
@@ -62,17 +63,19 @@ let package = Package(
 
         // MARK: Core
 
+        // Every primitive: libsodium, and swift-crypto for ML-KEM-768 only
+        // (behind HushCrypto's MLKEM; no other module imports swift-crypto).
         .target(
             name: "HushCrypto",
-            dependencies: ["CSodium"],
+            dependencies: [
+                "CSodium",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "HushProtocol",
-            dependencies: [
-                "HushCrypto",
-                .product(name: "Crypto", package: "swift-crypto"),
-            ],
+            dependencies: ["HushCrypto"],
             swiftSettings: swiftSettings
         ),
         // The SQLCipher layer shared by the client store and the relay: the only
@@ -177,12 +180,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // Test doubles and helpers shared by the client-side test targets
-        // (temporary directories, dump inspection). No production target
-        // depends on it.
+        // Test doubles and helpers shared by the test targets and the benchmark
+        // (deterministic randomness, temporary directories, dump inspection).
+        // No production target depends on it.
         .target(
             name: "HushTesting",
-            dependencies: [],
+            dependencies: ["HushCrypto"],
             swiftSettings: swiftSettings
         ),
 
@@ -221,10 +224,12 @@ let package = Package(
             dependencies: ["HushStore", "HushCrypto"],
             swiftSettings: swiftSettings
         ),
+        // CSodium for its raw-libsodium baseline (RawSodiumBaseline), the one
+        // import of libsodium outside HushCrypto; HushTesting for seeded inputs.
         .executableTarget(
             name: "HushBench",
             dependencies: [
-                "HushCrypto", "HushProtocol", "HushDatabase", "HushStore", "HushKeystore", "HushMessenger",
+                "CSodium", "HushTesting", "HushCrypto", "HushProtocol", "HushDatabase", "HushStore", "HushKeystore", "HushMessenger",
                 "HushRelay", "HushRelayAPI", "HushRelayClient",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -307,10 +312,12 @@ let package = Package(
             dependencies: ["HushVectors", "HushCrypto", "HushTesting"],
             swiftSettings: swiftSettings
         ),
-        // Runs the real `hush` binary as separate processes.
+        // Runs the real `hush` binary as separate processes; the help golden
+        // tests walk its ArgumentParser commands in-process.
         .testTarget(
             name: "HushCLITests",
-            dependencies: ["hush", "HushCrypto", "HushTesting"],
+            dependencies: ["hush", "HushCrypto", "HushTesting",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings
         ),
         // End to end: the real `hush` binary as separate processes against a real

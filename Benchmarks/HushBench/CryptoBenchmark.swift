@@ -1,5 +1,6 @@
 import Foundation
-@_spi(Benchmarks) import HushCrypto
+import HushCrypto
+import HushTesting
 
 /// Each crypto operation through the Hush API and through direct libsodium
 /// calls (RawSodiumBaseline), in the same process, interleaved round by

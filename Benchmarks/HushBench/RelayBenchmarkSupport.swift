@@ -4,6 +4,7 @@ import Glibc
 import HushCrypto
 import HushProtocol
 import HushRelayClient
+import HushTesting
 import NIOCore
 import Synchronization
 

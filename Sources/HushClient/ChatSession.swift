@@ -1,4 +1,5 @@
 import Foundation
+import HushCrypto
 import HushMessenger
 import HushStore
 
@@ -14,17 +15,17 @@ public final class ChatSession: @unchecked Sendable {
     public let contact: String
     public let presence: Presence
     private let client: MessagingClient
-    private let now: @Sendable () -> Int64
+    private let clock: any TimeSource
     private let lock = NSLock()
     private var tasks: [Task<Void, Never>] = []
     private var typingSince: Int64?
 
     public init(client: MessagingClient, contact: String,
-                now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }) {
+                clock: any TimeSource = SystemClock()) {
         self.client = client
         self.contact = contact
-        self.now = now
-        presence = Presence(now: now)
+        self.clock = clock
+        presence = Presence(clock: clock)
     }
 
     /// The latest messages, to show before `start`.
@@ -74,7 +75,7 @@ public final class ChatSession: @unchecked Sendable {
     /// The input line changed: tells the contact we are typing, at most every
     /// `typingIdleMilliseconds`.
     public func edited() async {
-        let at = now()
+        let at = clock.now()
         let due: Bool = lock.withLock {
             guard typingSince.map({ at - $0 > ChatSession.typingIdleMilliseconds }) ?? true else { return false }
             typingSince = at

@@ -1,4 +1,5 @@
 import Foundation
+import HushCrypto
 
 /// What a chat's status line says about the contact and the relay: online
 /// while heartbeats keep arriving, typing while their indicator is on.
@@ -8,14 +9,14 @@ public final class Presence: @unchecked Sendable {
     public static let onlineWindowMilliseconds: Int64 = 45_000
 
     private let lock = NSLock()
-    private let now: @Sendable () -> Int64
+    private let clock: any TimeSource
     private var lastSeen: Int64 = 0
     private var typing = false
     private var online = false
 
-    /// `now` in Unix milliseconds; tests pass a manual clock.
-    public init(now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }) {
-        self.now = now
+    /// Tests pass HushTesting's `ManualClock`.
+    public init(clock: any TimeSource = SystemClock()) {
+        self.clock = clock
     }
 
     public var relayOnline: Bool {
@@ -24,7 +25,7 @@ public final class Presence: @unchecked Sendable {
     }
 
     public func seen(typing active: Bool = false) {
-        let at = now()
+        let at = clock.now()
         lock.withLock {
             lastSeen = at
             typing = active
@@ -32,7 +33,7 @@ public final class Presence: @unchecked Sendable {
     }
 
     public func status(for contact: String) -> String {
-        let at = now()
+        let at = clock.now()
         return lock.withLock {
             guard online else { return "relay offline, reconnecting" }
             let present = at - lastSeen < Presence.onlineWindowMilliseconds

@@ -1,8 +1,7 @@
 import CSodium
-import Synchronization
 
 /// Where random bytes come from. Production code uses `SystemRandom`; tests
-/// and vector generators inject `DeterministicRandom` so that every run
+/// and benchmarks inject HushTesting's `DeterministicRandom` so that every run
 /// produces the same bytes from the same seed.
 public protocol RandomSource: Sendable {
     func fill(_ buffer: UnsafeMutableRawBufferPointer)
@@ -35,40 +34,5 @@ public struct SystemRandom: RandomSource {
     public func fill(_ buffer: UnsafeMutableRawBufferPointer) {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return }
         randombytes_buf(base, buffer.count)
-    }
-}
-
-/// A deterministic stream for tests and vector generation: the bytes of
-/// `randombytes_buf_deterministic` (ChaCha20) keyed by BLAKE2b(seed) and a
-/// block counter, so successive calls continue the stream rather than
-/// repeating it. Never use it for real keys.
-public final class DeterministicRandom: RandomSource {
-    private let seed: [UInt8]
-    private let counter = Mutex<UInt64>(0)
-
-    /// `seed` may be any length; it is hashed to the 32-byte ChaCha20 key.
-    public init(seed: [UInt8]) {
-        Sodium.ensureInitialised()
-        self.seed = BLAKE2b.hash(seed, outputLength: 32)
-    }
-
-    public convenience init(seed: String) {
-        self.init(seed: Array(seed.utf8))
-    }
-
-    public func fill(_ buffer: UnsafeMutableRawBufferPointer) {
-        guard let base = buffer.baseAddress, buffer.count > 0 else { return }
-        let block = counter.withLock { value -> UInt64 in
-            defer { value += 1 }
-            return value
-        }
-        // Each call draws from its own sub-key: BLAKE2b(seed || counter).
-        var input = seed
-        withUnsafeBytes(of: block.littleEndian) { input.append(contentsOf: $0) }
-        var subkey = BLAKE2b.hash(input, outputLength: Int(randombytes_SEEDBYTES))
-        subkey.withUnsafeBufferPointer { key in
-            randombytes_buf_deterministic(base, buffer.count, key.baseAddress!)
-        }
-        ConstantTime.wipe(&subkey)
     }
 }

@@ -36,7 +36,7 @@ public actor Messenger {
     let conversationLog: Conversations
 
     public init(identity: IdentityKeyPair, store: MessageStore, transport: any RelayTransport,
-                clock: any MessengerClock = SystemClock(), random: any RandomSource = SystemRandom(),
+                clock: any TimeSource = SystemClock(), random: any RandomSource = SystemRandom(),
                 backoff: BackoffPolicy = .outbox) {
         self.identity = identity
         self.store = store

@@ -12,7 +12,7 @@ struct MessengerDependencies {
     let identity: IdentityKeyPair
     let store: MessageStore
     let transport: any RelayTransport
-    let clock: any MessengerClock
+    let clock: any TimeSource
     let random: any RandomSource
     let events: AsyncStream<MessengerEvent>.Continuation
 

@@ -11,7 +11,7 @@ public final class RelayCore: Sendable {
     public let storage: RelayStorage
     public let blobs: BlobStore
     public let hub: ConnectionHub
-    public let clock: any RelayClock
+    public let clock: any TimeSource
     public let random: any RandomSource
     public let logger: Logger
     let limits: Limiters
@@ -27,7 +27,7 @@ public final class RelayCore: Sendable {
     }
 
     public init(configuration: RelayConfiguration, storage: RelayStorage, blobs: BlobStore,
-                clock: any RelayClock = SystemRelayClock(), random: any RandomSource = SystemRandom(), logger: Logger) {
+                clock: any TimeSource = SystemClock(), random: any RandomSource = SystemRandom(), logger: Logger) {
         self.configuration = configuration
         self.storage = storage
         self.blobs = blobs
@@ -47,7 +47,7 @@ public final class RelayCore: Sendable {
         )
     }
 
-    var now: Int64 { clock.nowMilliseconds() }
+    var now: Int64 { clock.now() }
 
     /// Throws 429 with the wait when `limiter` has no token for `key`.
     func limit(_ limiter: RateLimiter, _ key: String) throws {

@@ -29,7 +29,7 @@ public struct RelayServer: Sendable {
     /// The embedded default: the SQLCipher file in the data directory, keyed
     /// by the key file created there on first start.
     public static func embedded(configuration: RelayConfiguration, logger: Logger,
-                                clock: any RelayClock = SystemRelayClock()) throws -> RelayServer {
+                                clock: any TimeSource = SystemClock()) throws -> RelayServer {
         let directory = RelayDataDirectory(path: configuration.dataDirectory, keyFile: configuration.keyFile)
         try directory.prepare()
         let key = try directory.loadOrCreateKey()

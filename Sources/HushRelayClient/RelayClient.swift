@@ -15,6 +15,8 @@ public final class RelayClient: Sendable {
     let http: HTTPClient
     let logger: Logger
     let timeout: TimeAmount
+    /// Where registration timestamps come from (a `ManualClock` in tests).
+    let clock: any TimeSource
     private let session = Mutex<Session?>(nil)
 
     struct Session {
@@ -25,8 +27,9 @@ public final class RelayClient: Sendable {
 
     /// - Parameter baseURL: e.g. `http://127.0.0.1:8080` (no trailing slash).
     public init(baseURL: String, httpClient: HTTPClient = RelayClient.failFastHTTPClient, timeout: TimeAmount = .seconds(30),
-                logger: Logger = Logger(label: "hush.relay-client")) {
+                logger: Logger = Logger(label: "hush.relay-client"), clock: any TimeSource = SystemClock()) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.clock = clock
         self.http = httpClient
         self.timeout = timeout
         self.logger = logger
@@ -74,9 +77,9 @@ public final class RelayClient: Sendable {
     /// Publishes `identity` with its prekeys, signed with a proof of possession.
     @discardableResult
     public func register(identity: Ed25519.PrivateKey, signedPrekey: SignedPrekey, lastResortKEMPrekey: SignedPrekey,
-                         oneTimePrekeys: [SignedPrekey], timestamp: Int64 = RelayClient.nowMilliseconds()) async throws(RelayClientError) -> RegisterResponse {
+                         oneTimePrekeys: [SignedPrekey], timestamp: Int64? = nil) async throws(RelayClientError) -> RegisterResponse {
         let request = RegisterRequest.signed(identity: identity, signedPrekey: signedPrekey, lastResortKEMPrekey: lastResortKEMPrekey,
-                                             oneTimePrekeys: oneTimePrekeys, timestamp: timestamp)
+                                             oneTimePrekeys: oneTimePrekeys, timestamp: timestamp ?? clock.now())
         return try await call(.POST, RelayPaths.identities, body: request, as: RegisterResponse.self)
     }
 
@@ -201,6 +204,4 @@ public final class RelayClient: Sendable {
         let url = baseURL.replacingOccurrences(of: "http://", with: "ws://").replacingOccurrences(of: "https://", with: "wss://") + RelayPaths.socket
         return try await RelaySocket.connect(url: url, token: token, logger: logger)
     }
-
-    public static func nowMilliseconds() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 }

@@ -1,3 +1,4 @@
+import HushTesting
 import Testing
 import HushCrypto
 

@@ -1,5 +1,6 @@
 import HushCrypto
 @_spi(Vectors) @testable import HushProtocol
+import HushTesting
 import Testing
 
 @Suite struct SessionTests {

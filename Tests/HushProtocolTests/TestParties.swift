@@ -1,4 +1,5 @@
 import HushCrypto
+import HushTesting
 @_spi(Vectors) @testable import HushProtocol
 
 /// Two parties with prekeys, built from fixed seeds.

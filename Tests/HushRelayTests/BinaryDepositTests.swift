@@ -4,6 +4,7 @@ import HummingbirdTesting
 import HushCrypto
 import HushRelay
 import HushRelayAPI
+import HushTesting
 import NIOCore
 import Testing
 

@@ -6,6 +6,7 @@ import HushMessenger
 import HushRelay
 import HushRelayAPI
 import HushRelayClient
+import HushTesting
 import Logging
 import NIOCore
 import Testing

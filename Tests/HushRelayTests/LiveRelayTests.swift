@@ -4,6 +4,7 @@ import HushCrypto
 import HushRelay
 import HushRelayAPI
 import HushRelayClient
+import HushTesting
 import NIOCore
 import Testing
 

@@ -50,7 +50,7 @@ enum JSON {
 /// or on the driver a test runs against (`StorageDriver`).
 struct TestRelay {
     let server: RelayServer
-    let clock: ManualRelayClock
+    let clock: ManualClock
     let blobs: TemporaryDirectory
     /// Keeps a SQLCipher file or PostgreSQL database open for the relay's life.
     let opened: OpenedDriver?
@@ -71,7 +71,7 @@ struct TestRelay {
         // off unless a test turns it on (FirstContactWorkTests does).
         configuration.rateLimits.firstContactWorkBits = 0
         configure(&configuration)
-        clock = ManualRelayClock()
+        clock = ManualClock()
         blobs = try TemporaryDirectory()
         self.opened = opened
         var logger = Logger(label: "test.relay")
@@ -81,7 +81,7 @@ struct TestRelay {
         server = RelayServer(core: core)
     }
 
-    var now: Int64 { clock.nowMilliseconds() }
+    var now: Int64 { clock.now() }
 
     func application() -> some ApplicationProtocol { server.makeApplication() }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import HushCrypto
 import HushRelay
 import HushRelayAPI
@@ -11,6 +12,14 @@ import Testing
 enum StorageDriver: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case memory, sqlcipher, postgres
     var testDescription: String { rawValue }
+
+    /// Every driver, except PostgreSQL when `HUSH_TEST_SKIP_POSTGRES=1`: `make test-fast`
+    /// sets it (and says so) because the cluster is separate processes that take
+    /// seconds to start. `make test` never sets it, so there they never skip.
+    static var allCases: [StorageDriver] {
+        let skipPostgres = ProcessInfo.processInfo.environment["HUSH_TEST_SKIP_POSTGRES"] == "1"
+        return skipPostgres ? [.memory, .sqlcipher] : [.memory, .sqlcipher, .postgres]
+    }
 }
 
 /// A freshly opened driver with nothing stored, and what it lives in.

@@ -54,7 +54,9 @@ public enum Handshake {
             dh.append(try spk.sharedSecret(with: message.ephemeralKey))
             if let oneTimePrekey { dh.append(try oneTimePrekey.x25519.sharedSecret(with: message.ephemeralKey)) }
         } catch let error as ProtocolError { throw error } catch let error as CryptoError { throw .crypto(error) } catch { throw .crypto(.invalidKey) }
-        let kemSecret = try kemPrekey.kem.decapsulate(message.kemCiphertext)
+        let kem = try kemPrekey.kem
+        let kemSecret: SecureBytes
+        do { kemSecret = try kem.decapsulate(message.kemCiphertext) } catch { throw .crypto(error) }
         let transcript = transcriptHash(initiator: initiator, responder: identity.publicKey, message: message,
                                         signedPrekey: signedPrekey.signed.publicKey, oneTimePrekey: oneTimePrekey?.signed.publicKey,
                                         kemPrekey: kemPrekey.signed.publicKey)

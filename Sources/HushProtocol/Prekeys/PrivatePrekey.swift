@@ -49,7 +49,7 @@ public struct PrivatePrekey: Sendable {
         case .signedX25519, .oneTimeX25519:
             do { return try X25519.PrivateKey(rawRepresentation: secret).publicKey.rawRepresentation } catch { throw .crypto(error) }
         case .lastResortKEM, .oneTimeKEM:
-            return try MLKEM.PrivateKey(seed: secret).publicKey
+            do { return try MLKEM.PrivateKey(seed: secret).publicKey } catch { throw .crypto(error) }
         }
     }
 
@@ -63,7 +63,7 @@ public struct PrivatePrekey: Sendable {
     var kem: MLKEM.PrivateKey {
         get throws(ProtocolError) {
             guard kind.publicKeyLength.isKEMLength else { throw .malformed(what: "prekey kind") }
-            return try MLKEM.PrivateKey(seed: secret)
+            do { return try MLKEM.PrivateKey(seed: secret) } catch { throw .crypto(error) }
         }
     }
 

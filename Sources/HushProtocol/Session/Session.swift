@@ -34,7 +34,8 @@ public final class Session {
         guard bundle.identityKey.constantTimeEquals(address.identityKey) else { throw .identityMismatch }
         let ephemeral = X25519.PrivateKey(using: random)
         let ratchetKey = X25519.PrivateKey(using: random)
-        let encapsulation = try MLKEM.encapsulate(to: bundle.kemPrekey.publicKey)
+        let encapsulation: MLKEM.Encapsulation
+        do { encapsulation = try MLKEM.encapsulate(to: bundle.kemPrekey.publicKey) } catch { throw .crypto(error) }
         return try initiate(identity: identity, bundle: bundle, ephemeral: ephemeral, ratchetKey: ratchetKey, encapsulation: encapsulation)
     }
 

@@ -5,41 +5,92 @@ import Glibc
 /// by two threads into buffers as they arrive, so a test can wait for a
 /// line (the relay's "listening on", a `listen --json` event) while the
 /// process runs, and a chatty child never blocks on a full pipe.
+///
+/// Started with posix_spawn, not Foundation's `Process`: `Process.run` reads
+/// /proc/self/fd with a memcpy past its buffer (see Tests/asan-suppressions.txt),
+/// which once crashed a full test run when the test process held many sockets.
+/// The child gets the pipes as 0, 1 and 2 and no other descriptor (closefrom).
 final class ChildProcess: @unchecked Sendable {
     let arguments: [String]
-    private let process = Process()
+    let pid: pid_t
     private let buffers = Buffers()
     private let exited = DispatchSemaphore(value: 0)
     private let drained = DispatchGroup()
+    private let state = ExitStatus()
+
+    /// The wait(2) status once the child ended.
+    private final class ExitStatus: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value: Int32?
+        var status: Int32? { lock.withLock { value } }
+        func set(_ status: Int32) { lock.withLock { value = status } }
+    }
 
     /// `fileSizeLimit` (bytes) runs the process with RLIMIT_FSIZE and SIGXFSZ
     /// ignored: a write past that size fails with EFBIG, as on a full disk,
     /// for this process only.
     init(_ arguments: [String], environment: [String: String], stdin: String? = nil, fileSizeLimit: Int? = nil) throws {
         self.arguments = arguments
+        var argv: [String]
         if let fileSizeLimit {
             // POSIX sh counts `ulimit -f` in 512-byte blocks.
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "trap '' XFSZ; ulimit -f \(max(1, fileSizeLimit / 512)) && exec \"$0\" \"$@\"", HushBinary.path] + arguments
+            argv = ["/bin/sh", "-c", "trap '' XFSZ; ulimit -f \(max(1, fileSizeLimit / 512)) && exec \"$0\" \"$@\"", HushBinary.path] + arguments
         } else {
-            process.executableURL = URL(fileURLWithPath: HushBinary.path)
-            process.arguments = arguments
+            argv = [HushBinary.path] + arguments
         }
-        process.environment = environment
-        let outPipe = Pipe(), errPipe = Pipe()
-        process.standardOutput = outPipe
-        process.standardError = errPipe
-        let inPipe = stdin.map { _ in Pipe() }
-        process.standardInput = inPipe ?? FileHandle.nullDevice
-        let exited = self.exited
-        process.terminationHandler = { _ in exited.signal() }
-        try process.run()
-        if let inPipe, let stdin {
-            inPipe.fileHandleForWriting.write(Data(stdin.utf8))
-            try inPipe.fileHandleForWriting.close()
+        let output = try Self.pipe(), errors = try Self.pipe(), input = try Self.pipe()
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if stdin == nil {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        } else {
+            posix_spawn_file_actions_adddup2(&actions, input.read, 0)
         }
-        drain(outPipe.fileHandleForReading, toStandardError: false)
-        drain(errPipe.fileHandleForReading, toStandardError: true)
+        posix_spawn_file_actions_adddup2(&actions, output.write, 1)
+        posix_spawn_file_actions_adddup2(&actions, errors.write, 2)
+        _ = spawnFileActionsAddClosefrom(&actions, 3)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // Default dispositions and no blocked signals in the child, whatever the test runner set.
+        var all = sigset_t(), none = sigset_t()
+        sigfillset(&all)
+        sigemptyset(&none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        let cArguments = argv.map { strdup($0) } + [nil]
+        let cEnvironment = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (cArguments + cEnvironment).forEach { free($0) } }
+        var child: pid_t = 0
+        let result = posix_spawn(&child, argv[0], &actions, &attributes, cArguments, cEnvironment)
+        for fd in [output.write, errors.write, input.read] { close(fd) }
+        guard result == 0 else {
+            for fd in [output.read, errors.read, input.write] { close(fd) }
+            throw HarnessError("cannot start \(argv[0]): \(String(cString: strerror(result)))")
+        }
+        pid = child
+        if let stdin {
+            _ = LoopbackSocket.writeAll(input.write, Array(stdin.utf8))
+        }
+        close(input.write)
+        drain(output.read, toStandardError: false)
+        drain(errors.read, toStandardError: true)
+        let (state, exited, spawned) = (self.state, self.exited, child)
+        Thread.detachNewThread {
+            var status: Int32 = 0
+            while waitpid(spawned, &status, 0) < 0 && errno == EINTR {}
+            state.set(status)
+            exited.signal()
+        }
+    }
+
+    private static func pipe() throws -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [0, 0]
+        guard Glibc.pipe(&fds) == 0 else { throw HarnessError("pipe: \(String(cString: strerror(errno)))") }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        return (fds[0], fds[1])
     }
 
     /// The captured output, shared with the draining threads (which may outlive this object briefly).
@@ -49,24 +100,26 @@ final class ChildProcess: @unchecked Sendable {
         var err = Data()
     }
 
-    private func drain(_ handle: FileHandle, toStandardError: Bool) {
+    private func drain(_ fd: Int32, toStandardError: Bool) {
         drained.enter()
         let group = drained
         let buffers = self.buffers
         Thread.detachNewThread {
+            var chunk = [UInt8](repeating: 0, count: 65_536)
             while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
+                let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { break }
                 buffers.lock.withLock {
-                    if toStandardError { buffers.err.append(chunk) } else { buffers.out.append(chunk) }
+                    if toStandardError { buffers.err.append(contentsOf: chunk[..<count]) } else { buffers.out.append(contentsOf: chunk[..<count]) }
                 }
             }
+            close(fd)
             group.leave()
         }
     }
 
-    var pid: Int32 { process.processIdentifier }
-    var isRunning: Bool { process.isRunning }
+    var isRunning: Bool { state.status == nil }
     var stdout: String { buffers.lock.withLock { String(decoding: buffers.out, as: UTF8.self) } }
     var stderr: String { buffers.lock.withLock { String(decoding: buffers.err, as: UTF8.self) } }
 
@@ -95,7 +148,7 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     func signal(_ number: Int32) {
-        if process.isRunning { kill(process.processIdentifier, number) }
+        if isRunning { kill(pid, number) }
     }
 
     /// Waits for the end (killing it after `timeout` seconds) and returns what it printed.
@@ -106,15 +159,24 @@ final class ChildProcess: @unchecked Sendable {
             buffers.lock.withLock { buffers.err.append(Data("\n[harness: killed after \(timeout) s]".utf8)) }
         }
         _ = drained.wait(timeout: .now() + 5)
-        let signalled = process.terminationReason == .uncaughtSignal
-        return CommandResult(arguments: arguments, status: signalled ? 128 + process.terminationStatus : process.terminationStatus,
+        // wait(2) status: the low 7 bits are the signal that ended it (0: it exited), bits 8-15 the exit code.
+        let status = state.status ?? 0
+        let signal = status & 0x7f
+        let signalled = signal != 0 && signal != 0x7f
+        return CommandResult(arguments: arguments, status: signalled ? 128 + signal : (status >> 8) & 0xff,
                              signalled: signalled, stdout: stdout, stderr: stderr)
     }
 
     deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
+        if isRunning {
+            kill(pid, SIGKILL)
             _ = exited.wait(timeout: .now() + 5)
         }
     }
 }
+
+/// glibc's posix_spawn_file_actions_addclosefrom_np (2.34+), which the Glibc
+/// module does not export (it needs _GNU_SOURCE): the child closes every
+/// descriptor from `from` up.
+@_silgen_name("posix_spawn_file_actions_addclosefrom_np")
+private func spawnFileActionsAddClosefrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ from: Int32) -> Int32

@@ -143,12 +143,3 @@ final class InMemoryRelay: Sendable {
         }
     }
 }
-
-/// A clock the test moves by hand; sleeping returns at once.
-final class ManualClock: MessengerClock {
-    let current = Mutex<Int64>(1_700_000_000_000)
-
-    func now() -> Int64 { current.withLock { $0 } }
-    func advance(milliseconds: Int64) { current.withLock { $0 += milliseconds } }
-    func sleep(milliseconds: Int64) async throws { advance(milliseconds: milliseconds) }
-}

@@ -18,7 +18,7 @@ final class Participant {
     let databasePath: String
     let databaseKey: SecureBytes
 
-    init(_ name: String, relay: InMemoryRelay, clock: ManualClock = ManualClock(), seed: String? = nil) throws {
+    init(_ name: String, relay: InMemoryRelay, clock: ManualClock = ManualClock(start: 1_700_000_000_000), seed: String? = nil) throws {
         self.name = name
         self.clock = clock
         identity = IdentityKeyPair.generate(using: DeterministicRandom(seed: seed ?? "identity-\(name)"))

@@ -1,10 +1,11 @@
-import Crypto
 import Foundation
-import HushCrypto
+internal import Crypto
 
-/// ML-KEM-768 (FIPS 203), the one primitive HushProtocol takes from
-/// swift-crypto (libsodium 1.0.18 has none). The rest of the protocol sees
-/// only this namespace and plain bytes.
+/// ML-KEM-768 (FIPS 203), the one primitive HushCrypto takes from swift-crypto
+/// (libsodium 1.0.18 has none). Wrapped like X25519 and Ed25519: plain bytes
+/// in and out, secrets in `SecureBytes`, `CryptoError` on failure, and
+/// swift-crypto's types never cross this file (an internal import), so the
+/// floors above see one crypto module.
 ///
 /// Determinism: key generation is reachable from a 64-byte seed `d || z`
 /// (FIPS 203 ML-KEM.KeyGen_internal), so prekeys and vectors derive KEM keys
@@ -24,9 +25,9 @@ public enum MLKEM {
         public let sharedSecret: SecureBytes
 
         /// For vectors and tests: an encapsulation recorded elsewhere.
-        public init(ciphertext: [UInt8], sharedSecret: SecureBytes) throws(ProtocolError) {
-            guard ciphertext.count == MLKEM.ciphertextLength else { throw .malformed(what: "ML-KEM ciphertext") }
-            guard sharedSecret.count == MLKEM.sharedSecretLength else { throw .malformed(what: "ML-KEM shared secret") }
+        public init(ciphertext: [UInt8], sharedSecret: SecureBytes) throws(CryptoError) {
+            try requireLength(ciphertext.count, MLKEM.ciphertextLength, "ML-KEM ciphertext")
+            try requireLength(sharedSecret.count, MLKEM.sharedSecretLength, "ML-KEM shared secret")
             self.ciphertext = ciphertext
             self.sharedSecret = sharedSecret
         }
@@ -34,56 +35,57 @@ public enum MLKEM {
 
     /// Encapsulates a fresh secret to `publicKey` (1184 bytes). The key is
     /// checked as FIPS 203 requires (modulus check) before use.
-    public static func encapsulate(to publicKey: [UInt8]) throws(ProtocolError) -> Encapsulation {
-        guard publicKey.count == publicKeyLength else { throw .malformed(what: "ML-KEM public key") }
+    public static func encapsulate(to publicKey: [UInt8]) throws(CryptoError) -> Encapsulation {
+        try requireLength(publicKey.count, publicKeyLength, "ML-KEM public key")
+        let ciphertext: [UInt8], secret: SecureBytes
         do {
-            let key = try MLKEM768.PublicKey(rawRepresentation: publicKey)
-            let result = try key.encapsulate()
-            let secret = result.sharedSecret.withUnsafeBytes { SecureBytes(copying: $0) }
-            return try Encapsulation(ciphertext: Array(result.encapsulated), sharedSecret: secret)
-        } catch let error as ProtocolError {
-            throw error
+            let result = try Crypto.MLKEM768.PublicKey(rawRepresentation: publicKey).encapsulate()
+            ciphertext = Array(result.encapsulated)
+            secret = result.sharedSecret.withUnsafeBytes { SecureBytes(copying: $0) }
         } catch {
-            throw .crypto(.invalidKey)
+            throw .invalidKey
         }
+        return try Encapsulation(ciphertext: ciphertext, sharedSecret: secret)
     }
 
     /// An ML-KEM-768 decapsulation key held as its 64-byte seed.
     public struct PrivateKey: Sendable {
         public let seed: SecureBytes
         public let publicKey: [UInt8]
-        private let key: MLKEM768.PrivateKey
+        private let key: Crypto.MLKEM768.PrivateKey
 
-        public init(seed: SecureBytes) throws(ProtocolError) {
-            guard seed.count == MLKEM.seedLength else { throw .malformed(what: "ML-KEM seed") }
+        public init(seed: SecureBytes) throws(CryptoError) {
+            try requireLength(seed.count, MLKEM.seedLength, "ML-KEM seed")
             do {
                 // Lend the seed without copying it into an unwiped Data buffer.
                 key = try seed.withUnsafeBytes { bytes in
-                    try MLKEM768.PrivateKey(
+                    try Crypto.MLKEM768.PrivateKey(
                         seedRepresentation: Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: bytes.baseAddress!),
                                                  count: bytes.count, deallocator: .none),
                         publicKey: nil)
                 }
             } catch {
-                throw .crypto(.invalidKey)
+                throw .invalidKey
             }
             self.seed = seed
             self.publicKey = Array(key.publicKey.rawRepresentation)
         }
 
-        public init(using source: any RandomSource) {
+        /// A fresh key from `source`.
+        public init(using source: any RandomSource = SystemRandom()) {
+            // A 64-byte seed always yields a key; the force is an invariant.
             try! self.init(seed: SecureBytes(randomCount: MLKEM.seedLength, using: source))
         }
 
         /// ML-KEM decapsulation never fails on a well-sized ciphertext
         /// (implicit rejection yields an unrelated secret instead).
-        public func decapsulate(_ ciphertext: [UInt8]) throws(ProtocolError) -> SecureBytes {
-            guard ciphertext.count == MLKEM.ciphertextLength else { throw .malformed(what: "ML-KEM ciphertext") }
+        public func decapsulate(_ ciphertext: [UInt8]) throws(CryptoError) -> SecureBytes {
+            try requireLength(ciphertext.count, MLKEM.ciphertextLength, "ML-KEM ciphertext")
             do {
                 let shared = try key.decapsulate(ciphertext)
                 return shared.withUnsafeBytes { SecureBytes(copying: $0) }
             } catch {
-                throw .crypto(.authenticationFailed)
+                throw .authenticationFailed
             }
         }
     }

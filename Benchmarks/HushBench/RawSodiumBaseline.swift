@@ -1,16 +1,16 @@
 import CSodium
 
 /// Direct libsodium calls with caller-provided buffers and no checks, copies
-/// or wrappers: the baseline HushBench measures the Hush API against. Only
-/// HushCrypto may import libsodium, so the benchmark reaches it through this
-/// SPI. Not for use outside benchmarks: nothing here validates lengths.
-@_spi(Benchmarks)
-public enum RawSodiumBaseline {
-    public static func initialise() { Sodium.ensureInitialised() }
+/// or wrappers: the baseline HushBench measures the Hush API against. It lives
+/// in the benchmark, not in HushCrypto, so no product ships it; the benchmark is
+/// therefore the one place besides HushCrypto that imports libsodium, and only
+/// to measure it. Nothing here validates lengths.
+enum RawSodiumBaseline {
+    static func initialise() { precondition(sodium_init() >= 0, "libsodium failed to initialise") }
 
     /// crypto_aead_xchacha20poly1305_ietf_encrypt into `out` (message + 16 bytes).
     @inline(__always)
-    public static func xChaCha20Poly1305Seal(
+    static func xChaCha20Poly1305Seal(
         out: UnsafeMutablePointer<UInt8>, message: UnsafePointer<UInt8>, messageLength: Int,
         ad: UnsafePointer<UInt8>, adLength: Int, nonce: UnsafePointer<UInt8>, key: UnsafePointer<UInt8>
     ) -> Int32 {
@@ -19,7 +19,7 @@ public enum RawSodiumBaseline {
 
     /// crypto_aead_xchacha20poly1305_ietf_decrypt into `out` (sealed - 16 bytes).
     @inline(__always)
-    public static func xChaCha20Poly1305Open(
+    static func xChaCha20Poly1305Open(
         out: UnsafeMutablePointer<UInt8>, sealed: UnsafePointer<UInt8>, sealedLength: Int,
         ad: UnsafePointer<UInt8>, adLength: Int, nonce: UnsafePointer<UInt8>, key: UnsafePointer<UInt8>
     ) -> Int32 {
@@ -28,18 +28,18 @@ public enum RawSodiumBaseline {
 
     /// crypto_scalarmult (X25519) into a 32-byte `out`.
     @inline(__always)
-    public static func x25519(out: UnsafeMutablePointer<UInt8>, scalar: UnsafePointer<UInt8>, point: UnsafePointer<UInt8>) -> Int32 {
+    static func x25519(out: UnsafeMutablePointer<UInt8>, scalar: UnsafePointer<UInt8>, point: UnsafePointer<UInt8>) -> Int32 {
         crypto_scalarmult(out, scalar, point)
     }
 
     /// crypto_sign_seed_keypair: 32-byte public key and 64-byte secret key from a 32-byte seed.
-    public static func ed25519Keypair(publicKey: UnsafeMutablePointer<UInt8>, secretKey: UnsafeMutablePointer<UInt8>, seed: UnsafePointer<UInt8>) -> Int32 {
+    static func ed25519Keypair(publicKey: UnsafeMutablePointer<UInt8>, secretKey: UnsafeMutablePointer<UInt8>, seed: UnsafePointer<UInt8>) -> Int32 {
         crypto_sign_seed_keypair(publicKey, secretKey, seed)
     }
 
     /// crypto_sign_detached into a 64-byte `signature`.
     @inline(__always)
-    public static func ed25519Sign(
+    static func ed25519Sign(
         signature: UnsafeMutablePointer<UInt8>, message: UnsafePointer<UInt8>, messageLength: Int, secretKey: UnsafePointer<UInt8>
     ) -> Int32 {
         crypto_sign_detached(signature, nil, message, UInt64(messageLength), secretKey)
@@ -47,7 +47,7 @@ public enum RawSodiumBaseline {
 
     /// crypto_sign_verify_detached.
     @inline(__always)
-    public static func ed25519Verify(
+    static func ed25519Verify(
         signature: UnsafePointer<UInt8>, message: UnsafePointer<UInt8>, messageLength: Int, publicKey: UnsafePointer<UInt8>
     ) -> Int32 {
         crypto_sign_verify_detached(signature, message, UInt64(messageLength), publicKey)
@@ -55,7 +55,7 @@ public enum RawSodiumBaseline {
 
     /// HKDF-SHA256 written straight on libsodium's HMAC state, as a C
     /// programmer would: extract, then expand block by block into `out`.
-    public static func hkdfSHA256(
+    static func hkdfSHA256(
         out: UnsafeMutablePointer<UInt8>, outLength: Int,
         ikm: UnsafePointer<UInt8>, ikmLength: Int, salt: UnsafePointer<UInt8>, saltLength: Int,
         info: UnsafePointer<UInt8>, infoLength: Int
@@ -91,7 +91,7 @@ public enum RawSodiumBaseline {
     }
 
     /// crypto_pwhash with Argon2id 1.3.
-    public static func argon2id(
+    static func argon2id(
         out: UnsafeMutablePointer<UInt8>, outLength: Int, passphrase: UnsafePointer<CChar>, passphraseLength: Int,
         salt: UnsafePointer<UInt8>, operations: UInt64, memoryBytes: Int
     ) -> Int32 {
