@@ -31,18 +31,14 @@ import Testing
 
     /// The next event, or nil after `seconds` (a bound, not a timing assertion).
     static func nextEvent(_ iterator: inout AsyncStream<TransportEvent>.Iterator, within seconds: Double = 10) async -> TransportEvent? {
-        nonisolated(unsafe) var events = iterator
-        defer { iterator = events }
-        return await withTaskGroup(of: TransportEvent?.self) { group in
-            group.addTask { await events.next() }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(seconds))
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
+        // Lent to the waiting task and taken back: only one task uses it at a time.
+        final class Lent: @unchecked Sendable {
+            var iterator: AsyncStream<TransportEvent>.Iterator
+            init(_ iterator: AsyncStream<TransportEvent>.Iterator) { self.iterator = iterator }
         }
+        let lent = Lent(iterator)
+        defer { iterator = lent.iterator }
+        return await within(seconds) { await lent.iterator.next() }
     }
 
     @Test func typingReusesTheLiveSocketInsteadOfEvictingIt() async throws {

@@ -29,18 +29,9 @@ import Testing
 
     /// The next event, or nil after `seconds` (a bound, not a timing assertion).
     static func nextEvent(_ socket: RelaySocket, within seconds: Double = 10) async -> RelaySocketEvent? {
-        await withTaskGroup(of: RelaySocketEvent?.self) { group in
-            group.addTask {
-                var iterator = socket.events.makeAsyncIterator()
-                return await iterator.next()
-            }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(seconds))
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
+        await within(seconds) {
+            var iterator = socket.events.makeAsyncIterator()
+            return await iterator.next()
         }
     }
 
