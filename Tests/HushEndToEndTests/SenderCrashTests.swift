@@ -26,7 +26,7 @@ import Testing
         // `hush send` commits the sealed envelope to the outbox in one transaction
         // and only then opens a connection to the relay: once the black hole has a
         // connection, the send is blocked on the post.
-        #expect(sender.wait(timeout: 30) { _ in blackHole.connections > 0 }, "hush send never contacted the relay: \(sender.stderr)")
+        #expect(blackHole.waitForConnection(timeout: 30), "hush send never contacted the relay: \(sender.stderr)")
         usleep(200_000)
         #expect(sender.isRunning, "hush send should be blocked waiting for the relay")
         sender.signal(SIGKILL)

@@ -14,6 +14,8 @@ final class ChildProcess: @unchecked Sendable {
     let arguments: [String]
     let pid: pid_t
     private let buffers = Buffers()
+    /// Counts output chunks and the exit, so a waiter sleeps until something changed.
+    private let changes = Changes()
     private let exited = DispatchSemaphore(value: 0)
     private let drained = DispatchGroup()
     private let state = ExitStatus()
@@ -77,12 +79,13 @@ final class ChildProcess: @unchecked Sendable {
         close(input.write)
         drain(output.read, toStandardError: false)
         drain(errors.read, toStandardError: true)
-        let (state, exited, spawned) = (self.state, self.exited, child)
+        let (state, exited, spawned, changes) = (self.state, self.exited, child, self.changes)
         Thread.detachNewThread {
             var status: Int32 = 0
             while waitpid(spawned, &status, 0) < 0 && errno == EINTR {}
             state.set(status)
             exited.signal()
+            changes.bump()
         }
     }
 
@@ -91,6 +94,29 @@ final class ChildProcess: @unchecked Sendable {
         guard Glibc.pipe(&fds) == 0 else { throw HarnessError("pipe: \(String(cString: strerror(errno)))") }
         for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         return (fds[0], fds[1])
+    }
+
+    /// A counter that waiters can sleep on until it moves.
+    private final class Changes: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var value = 0
+
+        var count: Int { condition.withLock { value } }
+
+        func bump() {
+            condition.withLock { value += 1 }
+            condition.broadcast()
+        }
+
+        /// Sleeps until the count moved past `seen`; false when `deadline` came first.
+        func wait(past seen: Int, until deadline: Date) -> Bool {
+            condition.lock()
+            defer { condition.unlock() }
+            while value == seen {
+                if !condition.wait(until: deadline) { return value != seen }
+            }
+            return true
+        }
     }
 
     /// The captured output, shared with the draining threads (which may outlive this object briefly).
@@ -103,7 +129,7 @@ final class ChildProcess: @unchecked Sendable {
     private func drain(_ fd: Int32, toStandardError: Bool) {
         drained.enter()
         let group = drained
-        let buffers = self.buffers
+        let (buffers, changes) = (self.buffers, self.changes)
         Thread.detachNewThread {
             var chunk = [UInt8](repeating: 0, count: 65_536)
             while true {
@@ -113,6 +139,7 @@ final class ChildProcess: @unchecked Sendable {
                 buffers.lock.withLock {
                     if toStandardError { buffers.err.append(contentsOf: chunk[..<count]) } else { buffers.out.append(contentsOf: chunk[..<count]) }
                 }
+                changes.bump()
             }
             close(fd)
             group.leave()
@@ -131,15 +158,16 @@ final class ChildProcess: @unchecked Sendable {
         return lines
     }
 
-    /// Waits (polling) until `condition` holds or `timeout` seconds pass.
+    /// Waits until `condition` holds or `timeout` seconds pass, looking again
+    /// each time the child prints something or ends (no polling interval).
     @discardableResult
     func wait(timeout: Double, until condition: (ChildProcess) -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+        while true {
+            let seen = changes.count
             if condition(self) { return true }
-            usleep(20_000)
+            guard changes.wait(past: seen, until: deadline) else { return condition(self) }
         }
-        return condition(self)
     }
 
     /// Waits for the process to end by itself; false when it is still running after `timeout`.

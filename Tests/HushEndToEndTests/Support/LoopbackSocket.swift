@@ -91,6 +91,8 @@ final class BlackHole: @unchecked Sendable {
     private let lock = NSLock()
     private var accepted: [Int32] = []
     private var stopped = false
+    /// Signalled once per connection swallowed.
+    private let swallowed = DispatchSemaphore(value: 0)
 
     init(port: Int) throws {
         (listener, self.port) = try LoopbackSocket.listen(port: port)
@@ -104,12 +106,18 @@ final class BlackHole: @unchecked Sendable {
                     return !stopped
                 }
                 if !keep { close(fd); return }
+                swallowed.signal()
             }
         }
     }
 
     /// How many connections it has swallowed.
     var connections: Int { lock.withLock { accepted.count } }
+
+    /// Waits for the next connection; false when none came within `timeout` seconds.
+    func waitForConnection(timeout: Double) -> Bool {
+        swallowed.wait(timeout: .now() + timeout) == .success
+    }
 
     func stop() {
         let fds = lock.withLock { () -> [Int32] in
