@@ -6,7 +6,7 @@ import PostgresNIO
 /// `sslmode` is `disable` (the default on loopback hosts), `prefer`, or
 /// `require` (the default elsewhere; the server's certificate is verified
 /// against the system's trust store).
-public struct PostgresURL: Sendable, CustomStringConvertible {
+public struct PostgresURL: Sendable, CustomStringConvertible, CustomReflectable {
     public var host: String
     public var port: Int
     public var username: String
@@ -45,6 +45,9 @@ public struct PostgresURL: Sendable, CustomStringConvertible {
     public var description: String {
         "postgres://\(username)\(password == nil ? "" : ":***")@\(host):\(port)/\(database)?sslmode=\(sslMode.rawValue)"
     }
+
+    /// What `dump` and debuggers show: the masked description, never the password field.
+    public var customMirror: Mirror { Mirror(self, children: ["url": description]) }
 
     func tls() throws -> PostgresConnection.Configuration.TLS {
         switch sslMode {
