@@ -60,7 +60,9 @@ public struct PostgresDepositFeed: DepositFeed {
                     throw error
                 }
                 try? await connection.close()
-            } catch where !Task.isCancelled {
+            } catch {
+                // Cancellation is how the relay tells the feed to stop (graceful shutdown): a normal end, not a failure.
+                guard !Task.isCancelled else { return }
                 logger.warning("lost the PostgreSQL notice connection; reconnecting", metadata: ["error": "\(PostgresFailure(error))"])
             }
             guard !Task.isCancelled else { return }

@@ -73,6 +73,11 @@ import Testing
             #expect(bobSees.count(text) == 1, "bob has \"\(text)\" \(bobSees.count(text)) times")
         }
         #expect(try bed.outbox(alice).isEmpty && bed.outbox(bob).isEmpty)
+
+        // SIGTERM is a graceful stop for an instance on PostgreSQL too (its
+        // notice connection is cancelled, which is not a failure): exit 0.
+        let stopped = relayB.stop()
+        #expect(stopped?.status == 0 && stopped?.crashed == false, "instance B did not stop cleanly on SIGTERM: \(String(describing: stopped))")
     }
 
 }

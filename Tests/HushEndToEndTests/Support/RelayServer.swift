@@ -53,12 +53,14 @@ final class RelayServer: @unchecked Sendable {
         self.child = nil
     }
 
-    /// A graceful stop (SIGTERM).
-    func stop() {
-        guard let child else { return }
+    /// A graceful stop (SIGTERM); how the relay ended, or nil when it was not running.
+    @discardableResult
+    func stop() -> CommandResult? {
+        guard let child else { return nil }
         child.signal(SIGTERM)
-        _ = child.finish(timeout: 10)
+        let ended = child.finish(timeout: 10)
         self.child = nil
+        return ended
     }
 
     var isRunning: Bool { child?.isRunning ?? false }
