@@ -90,7 +90,11 @@ test-tsan: deps
 vectors: build
 	$(SWIFT) run --skip-build $(BUILD_FLAGS) hush vectors $(VECTORS)
 
+# What only the benchmarks need: wrk drives the relay from C, and the relay suite
+# measures the PostgreSQL driver on a throwaway cluster.
+BENCH_DEB_PACKAGES := wrk postgresql
 bench: deps
+	$(MAKE) deps DEB_PACKAGES="$(BENCH_DEB_PACKAGES)"
 	# Release builds of the benchmark and of `hush` (the e2e suite times the real binary).
 	$(SWIFT) build -c release --product HushBench
 	$(SWIFT) build -c release --product hush

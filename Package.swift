@@ -230,7 +230,7 @@ let package = Package(
             name: "HushBench",
             dependencies: [
                 "CSodium", "HushTesting", "HushCrypto", "HushProtocol", "HushDatabase", "HushStore", "HushKeystore", "HushMessenger",
-                "HushRelay", "HushRelayAPI", "HushRelayClient",
+                "HushRelay", "HushRelayAPI", "HushRelayClient", "HushRelayPostgres", "PostgresTestCluster",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

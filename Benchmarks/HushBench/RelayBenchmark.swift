@@ -4,19 +4,29 @@ import HushCrypto
 import HushRelay
 import HushRelayAPI
 import HushRelayClient
+import HushRelayPostgres
 import Logging
 import NIOCore
 import Synchronization
 
 /// Relay load on loopback, the relay in a child process (`HushBench relay serve`):
-///  1. deposit throughput, in-memory driver and SQLCipher driver, each beside
-///     the same number of `GET /v1/health` requests (baseline);
+///  1. deposit throughput, in-memory, SQLCipher and PostgreSQL drivers (the
+///     last with one and with two instances sharing the database, the load
+///     split between them), each beside the same number of `GET /v1/health`
+///     requests (baseline); relay CPU per request, and PostgreSQL's own;
 ///  2. deposit-to-push latency p50/p99 with 1,000 connected sockets, beside
-///     the deposit's own HTTP round trip;
-///  3. the relay's RSS with 10,000 idle sockets (bytes per connection).
+///     the deposit's own HTTP round trip: SQLCipher, then PostgreSQL with the
+///     deposit on the receivers' instance and on the other one (the push
+///     crosses instances through LISTEN/NOTIFY);
+///  3. the relay's RSS with 10,000 idle sockets (bytes per connection);
+///  4. wrk (`-t2 -c64`, Benchmarks/wrk/relay.lua): health, then 512-byte binary
+///     deposits to 1,000 mailboxes, each for --wrk-seconds, per driver
+///     (PostgreSQL with one instance): rate, p50/p99/max, relay CPU per request.
+/// PostgreSQL runs on a throwaway cluster (scripts/postgres-test-cluster), a
+/// fresh database per measurement, or on `$HUSH_TEST_POSTGRES_URL`'s.
 /// Options: --deposits N (20000) --concurrency N (64) --clients N (1000)
-///          --pushes N (2000) --idle N (10000) --only throughput,push,idle
-///          --drivers memory,sqlcipher. Every loop is bounded in count and time.
+///          --pushes N (2000) --idle N (10000) --wrk-seconds N (20) --wrk-connections N (64)
+///          --only throughput,push,idle,wrk --drivers memory,sqlcipher,postgres. Every loop is bounded in count and time.
 enum RelayBenchmark {
     static func run(arguments: [String]) async throws {
         if arguments.first == "serve" { return try await serve(Array(arguments.dropFirst())) }
@@ -29,17 +39,68 @@ enum RelayBenchmark {
         let fileLimit = RelayBench.raiseFileLimit()
         print("cores: \(ProcessInfo.processInfo.activeProcessorCount), open-file limit: \(fileLimit); relay and load generator share the machine")
         let deposits = option("--deposits", 20_000), concurrency = option("--concurrency", 64)
-        let phases = Set(text("--only", "throughput,push,idle").split(separator: ",").map(String.init))
-        let drivers = text("--drivers", "memory,sqlcipher").split(separator: ",").map(String.init)
+        let phases = Set(text("--only", "throughput,push,idle,wrk").split(separator: ",").map(String.init))
+        let drivers = text("--drivers", "memory,sqlcipher,postgres").split(separator: ",").map(String.init)
         let http = RelayBench.makeHTTPClient(connections: concurrency)
         do {
             if phases.contains("throughput") {
+                var figures: [(label: String, binary: DepositFigures)] = []
                 for driver in drivers {
-                    try await throughput(driver: driver, requests: deposits, concurrency: concurrency, http: http)
+                    if driver == "postgres" {
+                        for count in [1, 2] {
+                            let instances = try await RelayBench.PostgresInstances(count: count, label: "throughput\(count)")
+                            defer { instances.stop() }
+                            let label = "postgres ×\(count)"
+                            figures.append((label, try await throughput(label: label, relays: instances.relays,
+                                                                        databaseCPU: RelayBench.PostgresInstances.serverCPU,
+                                                                        requests: deposits, concurrency: concurrency, http: http)))
+                        }
+                    } else {
+                        let relay = try RelayBench.ChildRelay(driver: driver)
+                        defer { relay.stop() }
+                        figures.append((driver, try await throughput(label: driver, relays: [relay], requests: deposits,
+                                                                     concurrency: concurrency, http: http)))
+                    }
+                }
+                if let baseline = figures.first(where: { $0.label == "sqlcipher" })?.binary {
+                    for (label, figure) in figures where label != "sqlcipher" {
+                        print("throughput [\(label)] beside sqlcipher, binary deposits: \(RelayBench.format(figure.rate / baseline.rate, 2))× the rate, "
+                              + "\(RelayBench.format(figure.relayMicros / baseline.relayMicros, 2))× the relay CPU per deposit, "
+                              + "\(RelayBench.format((figure.relayMicros + figure.databaseMicros) / baseline.relayMicros, 2))× with the database server's CPU")
+                    }
                 }
             }
             if phases.contains("push") {
-                try await pushLatency(clients: option("--clients", 1_000), pushes: option("--pushes", 2_000), http: http)
+                let clients = option("--clients", 1_000), pushes = option("--pushes", 2_000)
+                if drivers.contains("sqlcipher") {
+                    let relay = try RelayBench.ChildRelay(driver: "sqlcipher")
+                    defer { relay.stop() }
+                    try await pushLatency(receivers: relay, depositing: [("sqlcipher", relay)], clients: clients, pushes: pushes, http: http)
+                }
+                if drivers.contains("postgres") {
+                    let instances = try await RelayBench.PostgresInstances(count: 2, label: "push")
+                    defer { instances.stop() }
+                    // Receivers' sockets on instance B; deposits first on B itself, then on A.
+                    try await pushLatency(receivers: instances.relays[1],
+                                          depositing: [("postgres, same instance", instances.relays[1]),
+                                                       ("postgres, across instances", instances.relays[0])],
+                                          clients: clients, pushes: pushes, http: http)
+                }
+            }
+            if phases.contains("wrk") {
+                let seconds = option("--wrk-seconds", 20), connections = option("--wrk-connections", 64)
+                for driver in drivers {
+                    if driver == "postgres" {
+                        let instances = try await RelayBench.PostgresInstances(count: 1, label: "wrk")
+                        defer { instances.stop() }
+                        try await wrkLoad(label: "postgres ×1", relay: instances.relays[0], databaseCPU: RelayBench.PostgresInstances.serverCPU,
+                                          seconds: seconds, connections: connections, http: http)
+                    } else {
+                        let relay = try RelayBench.ChildRelay(driver: driver)
+                        defer { relay.stop() }
+                        try await wrkLoad(label: driver, relay: relay, seconds: seconds, connections: connections, http: http)
+                    }
+                }
             }
             if phases.contains("idle") {
                 try await idleMemory(connections: min(option("--idle", 10_000), max(0, fileLimit / 2 - 200)), http: http)
@@ -58,64 +119,84 @@ enum RelayBenchmark {
     /// load generator spent per request: on a shared machine the relay's CPU
     /// per request is the steadier figure, and 1 / it is the rate one
     /// dedicated core would sustain.
-    static func throughput(driver: String, requests: Int, concurrency: Int, http: HTTPClient) async throws {
-        let relay = try RelayBench.ChildRelay(driver: driver)
-        defer { relay.stop() }
-        let base = relay.baseURL
+    /// `relays` are one instance, or several sharing a database; request i
+    /// goes to instance i mod count, and the CPU figures add up every instance.
+    /// What the binary deposits of one throughput run gave.
+    struct DepositFigures {
+        let rate: Double
+        let relayMicros: Double
+        let databaseMicros: Double
+    }
+
+    static func throughput(label: String, relays: [RelayBench.ChildRelay], databaseCPU: (() -> [Int32: Double])? = nil,
+                           requests: Int, concurrency: Int, http: HTTPClient) async throws -> DepositFigures {
         let recipient = try RelayBench.Identity(index: 0)
-        _ = try await recipient.enroll(baseURL: base, http: http)
-        let client = RelayClient(baseURL: base, httpClient: http)
+        _ = try await recipient.enroll(baseURL: relays[0].baseURL, http: http)
+        let clients = relays.map { RelayClient(baseURL: $0.baseURL, httpClient: http) }
+        @Sendable func client(_ index: Int) -> RelayClient { clients[index % clients.count] }
+        func measure<T>(_ body: () async throws -> T) async rethrows -> RelayBench.Metered<T> {
+            try await RelayBench.metered(relays, databaseCPU: databaseCPU ?? { [:] }, body)
+        }
         // Warm-up: connections and code paths.
-        _ = try await RelayBench.concurrently(total: concurrency * 4, concurrency: concurrency, deadlineSeconds: 30) { _ in _ = try await client.health() }
-        let health = try await RelayBench.metered(relay) {
-            try await RelayBench.concurrently(total: requests, concurrency: concurrency, deadlineSeconds: 60) { _ in
-                _ = try await client.health()
+        _ = try await RelayBench.concurrently(total: concurrency * 4, concurrency: concurrency, deadlineSeconds: 30) { _ = try await client($0).health() }
+        let health = try await measure {
+            try await RelayBench.concurrently(total: requests, concurrency: concurrency, deadlineSeconds: 60) { index in
+                _ = try await client(index).health()
             }
         }
         let envelope = [UInt8](repeating: 0xA5, count: 1_024)
-        let binary = try await RelayBench.metered(relay) {
+        let binary = try await measure {
             try await RelayBench.concurrently(total: requests, concurrency: concurrency, deadlineSeconds: 60) { index in
-                _ = try await client.deposit(recipient: recipient.publicKey, envelope: envelope, requestID: "bench-\(index)", credential: nil)
+                _ = try await client(index).deposit(recipient: recipient.publicKey, envelope: envelope, requestID: "bench-\(index)", credential: nil)
             }
         }
         let path = RelayPaths.mailboxMessages(recipient.publicKey)
-        let json = try await RelayBench.metered(relay) {
+        let json = try await measure {
             try await RelayBench.concurrently(total: requests, concurrency: concurrency, deadlineSeconds: 60) { index in
                 let body = try JSONEncoder().encode(DepositRequest(requestID: "json-\(index)", envelope: Base64Bytes(envelope), credential: nil))
-                let answer = try await client.send(.POST, path, body: ByteBuffer(bytes: body), contentType: "application/json")
+                let answer = try await client(index).send(.POST, path, body: ByteBuffer(bytes: body), contentType: "application/json")
                 guard answer.status == 201 else { throw BenchError("JSON deposit answered \(answer.status)") }
             }
         }
-        func line(_ name: String, _ run: (result: (completed: Int, seconds: Double), relayCPU: Double, loadCPU: Double)) -> (rate: Double, cpu: Double) {
+        func line(_ name: String, _ run: RelayBench.Metered<(completed: Int, seconds: Double)>) -> (rate: Double, cpu: Double) {
+            let completed = Double(max(1, run.result.completed))
             let rate = Double(run.result.completed) / run.result.seconds
-            let relayMicros = run.relayCPU / Double(max(1, run.result.completed)) * 1e6
-            let loadMicros = run.loadCPU / Double(max(1, run.result.completed)) * 1e6
-            print("throughput [\(driver)] \(name): \(RelayBench.format(rate, 0))/s (\(run.result.completed) in \(RelayBench.format(run.result.seconds, 2)) s); "
+            let relayMicros = run.relayCPU / completed * 1e6
+            let loadMicros = run.loadCPU / completed * 1e6
+            let database = databaseCPU == nil ? "" : "PostgreSQL server CPU \(RelayBench.format(run.databaseCPU / completed * 1e6, 1)) µs/request, "
+            print("throughput [\(label)] \(name): \(RelayBench.format(rate, 0))/s (\(run.result.completed) in \(RelayBench.format(run.result.seconds, 2)) s); "
                   + "relay CPU \(RelayBench.format(relayMicros, 1)) µs/request (\(RelayBench.format(1e6 / relayMicros, 0))/s per relay core), "
-                  + "load generator CPU \(RelayBench.format(loadMicros, 1)) µs/request")
+                  + database + "load generator CPU \(RelayBench.format(loadMicros, 1)) µs/request")
             return (rate, relayMicros)
         }
         let base0 = line("GET /v1/health", health)
         let binaryRate = line("deposit 1 KiB binary", binary)
         let jsonRate = line("deposit 1 KiB JSON", json)
-        print("throughput [\(driver)] ratios to health: binary deposit/health = \(RelayBench.format(binaryRate.rate / base0.rate, 2)) by rate, "
+        let resident = relays.reduce(0) { $0 + $1.residentBytes() }
+        print("throughput [\(label)] ratios to health: binary deposit/health = \(RelayBench.format(binaryRate.rate / base0.rate, 2)) by rate, "
               + "\(RelayBench.format(base0.cpu / binaryRate.cpu, 2)) by relay CPU; JSON deposit/health = \(RelayBench.format(jsonRate.rate / base0.rate, 2)) by rate, "
-              + "\(RelayBench.format(base0.cpu / jsonRate.cpu, 2)) by relay CPU; relay RSS \(relay.residentBytes() / 1_048_576) MiB")
+              + "\(RelayBench.format(base0.cpu / jsonRate.cpu, 2)) by relay CPU; relay RSS \(resident / 1_048_576) MiB")
+        return DepositFigures(rate: binaryRate.rate, relayMicros: binaryRate.cpu,
+                              databaseMicros: binary.databaseCPU / Double(max(1, binary.result.completed)) * 1e6)
     }
 
     // MARK: 2. Push latency
 
-    static func pushLatency(clients: Int, pushes: Int, http: HTTPClient) async throws {
-        let relay = try RelayBench.ChildRelay(driver: "sqlcipher")
-        defer { relay.stop() }
-        let base = relay.baseURL
+    /// `clients` receivers connect their sockets to `receivers`; then, for each
+    /// entry of `depositing` in turn, `pushes` deposits go to that instance
+    /// (the same relay, or another instance on the same database).
+    static func pushLatency(receivers relay: RelayBench.ChildRelay, depositing targets: [(label: String, relay: RelayBench.ChildRelay)],
+                            clients: Int, pushes: Int, http: HTTPClient) async throws {
         let identities = try (0..<clients).map(RelayBench.Identity.init(index:))
         let enrolled = Locked<[Int: RelayClient]>([:])
+        let base = relay.baseURL
         _ = try await RelayBench.concurrently(total: clients, concurrency: 32, deadlineSeconds: 120) { index in
             let client = try await identities[index].enroll(baseURL: base, http: http)
             enrolled.withLock { $0[index] = client }
         }
-        let arrivals = Locked([ContinuousClock.Instant?](repeating: nil, count: pushes))
+        // Envelope i starts with i as 8 big-endian bytes; round r uses i in r·pushes ..< (r+1)·pushes.
+        let total = pushes * targets.count
+        let arrivals = Locked([ContinuousClock.Instant?](repeating: nil, count: total))
         let received = Locked(0)
         let sockets = Locked<[RelaySocket]>([])
         let connected = try await RelayBench.concurrently(total: clients, concurrency: 50, deadlineSeconds: 120) { index in
@@ -133,34 +214,89 @@ enum RelayBenchmark {
             }
         }
         print("push: \(connected.completed) sockets connected in \(RelayBench.format(connected.seconds, 1)) s (relay RSS \(relay.residentBytes() / 1_048_576) MiB)")
-        let sender = RelayClient(baseURL: base, httpClient: http)
-        let sent = Locked([ContinuousClock.Instant?](repeating: nil, count: pushes))
-        let answered = Locked([Double](repeating: .nan, count: pushes))
-        let run = try await RelayBench.concurrently(total: pushes, concurrency: 4, deadlineSeconds: 60) { index in
-            let recipient = identities[index % connected.completed]
-            var envelope = withUnsafeBytes(of: UInt64(index).bigEndian, Array.init)
-            envelope += [UInt8](repeating: 0x5A, count: 248)
-            let start = ContinuousClock.now
-            sent.withLock { $0[index] = start }
-            _ = try await sender.deposit(recipient: recipient.publicKey, envelope: envelope, requestID: "push-\(index)", credential: nil)
-            let roundTrip = RelayBench.seconds(since: start) * 1000
-            answered.withLock { $0[index] = roundTrip }
+        guard connected.completed > 0 else { throw BenchError("no socket connected") }
+        let sent = Locked([ContinuousClock.Instant?](repeating: nil, count: total))
+        let answered = Locked([Double](repeating: .nan, count: total))
+        var expected = 0
+        for (round, target) in targets.enumerated() {
+            let sender = RelayClient(baseURL: target.relay.baseURL, httpClient: http)
+            let first = round * pushes
+            let run = try await RelayBench.concurrently(total: pushes, concurrency: 4, deadlineSeconds: 60) { offset in
+                let index = first + offset
+                let recipient = identities[offset % connected.completed]
+                var envelope = withUnsafeBytes(of: UInt64(index).bigEndian, Array.init)
+                envelope += [UInt8](repeating: 0x5A, count: 504)  // 512 bytes: above the smallest sealed envelope
+                let start = ContinuousClock.now
+                sent.withLock { $0[index] = start }
+                _ = try await sender.deposit(recipient: recipient.publicKey, envelope: envelope, requestID: "push-\(index)", credential: nil)
+                let roundTrip = RelayBench.seconds(since: start) * 1000
+                answered.withLock { $0[index] = roundTrip }
+            }
+            expected += run.completed
+            for _ in 0..<100 where received.withLock({ $0 }) < expected { try await Task.sleep(for: .milliseconds(100)) }
+            let sentTimes = sent.withLock { $0 }, arrivalTimes = arrivals.withLock { $0 }
+            var latencies: [Double] = []
+            for index in first..<(first + pushes) {
+                guard let start = sentTimes[index], let end = arrivalTimes[index] else { continue }
+                let elapsed = end - start
+                latencies.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+            }
+            latencies.sort()
+            let roundTrips = answered.withLock { Array($0[first..<(first + pushes)]) }.filter { !$0.isNaN }.sorted()
+            print("push latency [\(target.label)] with \(connected.completed) sockets: \(latencies.count)/\(run.completed) pushes received; "
+                  + "deposit→push p50 \(RelayBench.format(RelayBench.percentile(latencies, 0.5), 2)) ms, p99 \(RelayBench.format(RelayBench.percentile(latencies, 0.99), 2)) ms; "
+                  + "baseline deposit HTTP round trip p50 \(RelayBench.format(RelayBench.percentile(roundTrips, 0.5), 2)) ms, p99 \(RelayBench.format(RelayBench.percentile(roundTrips, 0.99), 2)) ms; "
+                  + "p99 ratio push/round-trip \(RelayBench.format(RelayBench.percentile(latencies, 0.99) / RelayBench.percentile(roundTrips, 0.99), 2))")
         }
-        for _ in 0..<100 where received.withLock({ $0 }) < run.completed { try await Task.sleep(for: .milliseconds(100)) }
-        let sentTimes = sent.withLock { $0 }, arrivalTimes = arrivals.withLock { $0 }
-        var latencies: [Double] = []
-        for index in 0..<pushes {
-            guard let start = sentTimes[index], let end = arrivalTimes[index] else { continue }
-            let elapsed = end - start
-            latencies.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
-        }
-        latencies.sort()
-        let roundTrips = answered.withLock { $0 }.filter { !$0.isNaN }.sorted()
-        print("push latency with \(connected.completed) sockets: \(latencies.count)/\(run.completed) pushes received; "
-              + "deposit→push p50 \(RelayBench.format(RelayBench.percentile(latencies, 0.5), 2)) ms, p99 \(RelayBench.format(RelayBench.percentile(latencies, 0.99), 2)) ms; "
-              + "baseline deposit HTTP round trip p50 \(RelayBench.format(RelayBench.percentile(roundTrips, 0.5), 2)) ms, p99 \(RelayBench.format(RelayBench.percentile(roundTrips, 0.99), 2)) ms; "
-              + "p99 ratio push/round-trip \(RelayBench.format(RelayBench.percentile(latencies, 0.99) / RelayBench.percentile(roundTrips, 0.99), 2))")
         for socket in sockets.withLock({ $0 }) { await socket.close() }
+    }
+
+    // MARK: wrk
+
+    /// wrk's health baseline, then its deposits (512 bytes, round robin over
+    /// 1,000 registered mailboxes, a unique request id each), for `seconds` each.
+    static func wrkLoad(label: String, relay: RelayBench.ChildRelay, databaseCPU: (() -> [Int32: Double])? = nil,
+                        seconds: Int, connections: Int, http: HTTPClient) async throws {
+        guard WrkLoad.executable != nil else {
+            print("wrk [\(label)]: skipped, wrk is not installed (apt-get install wrk; `make bench` installs it)")
+            return
+        }
+        let mailboxes = 1_000
+        let paths = Locked([String](repeating: "", count: mailboxes))
+        let base = relay.baseURL
+        _ = try await RelayBench.concurrently(total: mailboxes, concurrency: 32, deadlineSeconds: 120) { index in
+            let identity = try RelayBench.Identity(index: 20_000 + index)
+            _ = try await identity.enroll(baseURL: base, http: http)
+            paths.withLock { $0[index] = RelayPaths.mailboxMessages(identity.publicKey) }
+        }
+        let pathFile = relay.dataDirectory + "-wrk-paths"
+        try paths.withLock { $0.joined(separator: "\n") + "\n" }.write(toFile: pathFile, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: pathFile) }
+        let envelope = [UInt8](repeating: 0xA5, count: 512)
+        let deposit = ["HUSH_WRK_MODE": "deposit", "HUSH_WRK_PATHS": pathFile, "HUSH_WRK_ENVELOPE_BYTES": "512",
+                       "HUSH_WRK_DIGEST": Data(EnvelopeDigest.of(envelope)).base64EncodedString(), "HUSH_WRK_RUN": UUID().uuidString.prefix(8).lowercased()]
+        func measure(_ environment: [String: String]) async throws -> RelayBench.Metered<WrkLoad.Result> {
+            try await RelayBench.metered([relay], databaseCPU: databaseCPU ?? { [:] }) {
+                try WrkLoad.run(baseURL: relay.baseURL, environment: environment, seconds: seconds, threads: 2, connections: connections)
+            }
+        }
+        func line(_ name: String, _ run: RelayBench.Metered<WrkLoad.Result>) -> Double {
+            let result = run.result, completed = Double(max(1, result.requests))
+            let relayMicros = run.relayCPU / completed * 1e6
+            let rate = RelayBench.format(result.rate, 0)
+            let p50 = RelayBench.format(result.p50Millis, 2), p99 = RelayBench.format(result.p99Millis, 2)
+            let max = RelayBench.format(result.maxMillis, 1), spread = RelayBench.format(result.p99Millis / result.p50Millis, 1)
+            let relayCPU = RelayBench.format(relayMicros, 1), wrkCPU = RelayBench.format(result.cpuSeconds / completed * 1e6, 1)
+            let database = databaseCPU == nil ? "" : "PostgreSQL server CPU \(RelayBench.format(run.databaseCPU / completed * 1e6, 1)) µs/request, "
+            let latency = "p50 \(p50) ms, p99 \(p99) ms, max \(max) ms (p99/p50 \(spread))"
+            let cost = "relay CPU \(relayCPU) µs/request, " + database + "wrk CPU \(wrkCPU) µs/request"
+            print("wrk [\(label)] \(name), -t2 -c\(connections), \(seconds) s: \(rate)/s; \(latency); \(cost); "
+                  + "\(result.non2xx) non-2xx, \(result.socketErrors) socket errors")
+            return relayMicros
+        }
+        let health = line("GET /v1/health", try await measure(["HUSH_WRK_MODE": "health"]))
+        let deposits = line("deposit 512 B binary", try await measure(deposit))
+        print("wrk [\(label)] relay CPU per deposit / per health request = \(RelayBench.format(deposits / health, 2)) (target ≤ 1.5)")
     }
 
     // MARK: 3. Idle memory
@@ -199,7 +335,7 @@ enum RelayBenchmark {
 
     // MARK: The relay child
 
-    /// `HushBench relay serve --driver memory|sqlcipher --data DIR`: a relay on
+    /// `HushBench relay serve --driver memory|sqlcipher|postgres --data DIR [--database URL]`: a relay on
     /// a free loopback port with rate limits and quotas opened up for load.
     static func serve(_ arguments: [String]) async throws {
         func option(_ name: String) -> String? {
@@ -212,10 +348,16 @@ enum RelayBenchmark {
         configuration.rateLimits = .unlimited
         configuration.mailboxQuotaCount = 10_000_000
         configuration.mailboxQuotaBytes = Int.max / 2
+        // Every socket and connection of the load comes from 127.0.0.1.
+        configuration.connectionLimits.maxConnectionsPerAddress = 1_000_000
+        configuration.connectionLimits.maxConnections = 1_000_000
         var logger = Logger(label: "relay-bench")
         logger.logLevel = .error
         let server: RelayServer
-        if option("--driver") == "memory" {
+        if option("--driver") == "postgres" {
+            guard let database = option("--database") else { throw BenchError("the postgres driver needs --database URL") }
+            server = try await RelayServer.onPostgres(try PostgresURL(database), configuration: configuration, logger: logger)
+        } else if option("--driver") == "memory" {
             let directory = RelayDataDirectory(path: configuration.dataDirectory)
             try directory.prepare()
             server = RelayServer(core: RelayCore(configuration: configuration, storage: RelayStorage(InMemoryRelayStorage()),

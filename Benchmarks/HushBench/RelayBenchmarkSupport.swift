@@ -6,6 +6,7 @@ import HushProtocol
 import HushRelayClient
 import HushTesting
 import NIOCore
+import PostgresTestCluster
 import Synchronization
 
 /// Helpers for the relay load generator: a relay child process, bench
@@ -17,10 +18,11 @@ enum RelayBench {
         let port: Int
         let dataDirectory: String
 
-        init(driver: String) throws {
+        /// `database` is the PostgreSQL URL for the `postgres` driver.
+        init(driver: String, database: String? = nil) throws {
             dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("hush-relay-bench-\(UUID().uuidString)").path
             process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-            process.arguments = ["relay", "serve", "--driver", driver, "--data", dataDirectory]
+            process.arguments = ["relay", "serve", "--driver", driver, "--data", dataDirectory] + (database.map { ["--database", $0] } ?? [])
             let output = Pipe()
             process.standardOutput = output
             try process.run()
@@ -145,11 +147,61 @@ enum RelayBench {
         return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 
-    /// Runs `body` and reports, beside its result, the relay's and the load generator's CPU seconds during it.
-    static func metered<T>(_ relay: ChildRelay, _ body: () async throws -> T) async rethrows -> (result: T, relayCPU: Double, loadCPU: Double) {
-        let relayStart = relay.cpuSeconds(), loadStart = selfCPUSeconds()
+    /// CPU time (user + system) of each process in `pids` that still runs.
+    static func cpuSnapshot(pids: [Int32]) -> [Int32: Double] {
+        Dictionary(pids.map { ($0, cpuSeconds(pid: $0)) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// CPU seconds spent between two snapshots by the processes of the later
+    /// one (a process that started between them counts whole; one that ended
+    /// loses what it spent after the first).
+    static func cpuSpent(from before: [Int32: Double], to after: [Int32: Double]) -> Double {
+        after.reduce(0) { total, entry in total + max(0, entry.value - (before[entry.key] ?? 0)) }
+    }
+
+    /// What a measured run cost: the relay instances' CPU seconds together, the
+    /// load generator's, and the database server's (PostgreSQL only, else 0).
+    struct Metered<T> {
+        let result: T
+        let relayCPU: Double
+        let loadCPU: Double
+        let databaseCPU: Double
+    }
+
+    /// Runs `body` and reports, beside its result, the CPU seconds the relays,
+    /// the load generator and the database server (`databaseCPU`, a snapshot
+    /// per process, read before and after) spent during it.
+    static func metered<T>(_ relays: [ChildRelay], databaseCPU: () -> [Int32: Double] = { [:] },
+                           _ body: () async throws -> T) async rethrows -> Metered<T> {
+        func relaysCPU() -> Double { relays.reduce(0) { $0 + $1.cpuSeconds() } }
+        let relayStart = relaysCPU(), loadStart = selfCPUSeconds(), databaseStart = databaseCPU()
         let result = try await body()
-        return (result, relay.cpuSeconds() - relayStart, selfCPUSeconds() - loadStart)
+        return Metered(result: result, relayCPU: relaysCPU() - relayStart, loadCPU: selfCPUSeconds() - loadStart,
+                       databaseCPU: cpuSpent(from: databaseStart, to: databaseCPU()))
+    }
+
+    /// Relay instances sharing one fresh database on the throwaway PostgreSQL
+    /// cluster (`scripts/postgres-test-cluster`, started once per run and
+    /// stopped when the benchmark exits).
+    struct PostgresInstances {
+        let relays: [ChildRelay]
+
+        init(count: Int, label: String) async throws {
+            let url = try await PostgresTestCluster.freshDatabase("bench_" + label)
+            var started: [ChildRelay] = []
+            do {
+                for _ in 0..<count { started.append(try ChildRelay(driver: "postgres", database: url)) }
+            } catch {
+                started.forEach { $0.stop() }
+                throw error
+            }
+            relays = started
+        }
+
+        /// CPU seconds of each of the PostgreSQL server's processes (postmaster and backends) so far.
+        static func serverCPU() -> [Int32: Double] { RelayBench.cpuSnapshot(pids: PostgresTestCluster.serverProcessIDs()) }
+
+        func stop() { relays.forEach { $0.stop() } }
     }
 
     /// Raises this process's open-file limit to its hard limit (children inherit it).

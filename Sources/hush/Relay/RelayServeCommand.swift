@@ -60,7 +60,7 @@ struct RelayServeCommand: AsyncParsableCommand {
         if let database = database ?? environment["HUSH_RELAY_DATABASE"], !database.isEmpty {
             var url = try PostgresURL(database)
             if url.password == nil { url.password = environment["PGPASSWORD"] }
-            relay = try await Self.onPostgres(url, configuration: configuration, logger: logger)
+            relay = try await RelayServer.onPostgres(url, configuration: configuration, logger: logger)
         } else {
             relay = try RelayServer.embedded(configuration: configuration, logger: logger)
         }
@@ -69,18 +69,5 @@ struct RelayServeCommand: AsyncParsableCommand {
             // Written straight to fd 1: stdout may be a pipe, where print() would buffer.
             FileHandle.standardOutput.write(Data("hush relay listening on http://\(host):\(port)\n".utf8))
         }
-    }
-
-    /// A relay instance on PostgreSQL: shared stores, pushes from the other
-    /// instances through the deposit feed, blob bytes in the data directory.
-    static func onPostgres(_ url: PostgresURL, configuration: RelayConfiguration, logger: Logger) async throws -> RelayServer {
-        let directory = RelayDataDirectory(path: configuration.dataDirectory, keyFile: configuration.keyFile)
-        try directory.prepare()
-        let instance = PostgresRelayStorage.newInstanceID()
-        let storage = try await PostgresRelayStorage(url: url, instance: instance, logger: logger)
-        logger.info("relay storage on PostgreSQL", metadata: ["database": "\(url)", "instance": "\(instance)"])
-        let core = RelayCore(configuration: configuration, storage: RelayStorage(storage, deposits: PostgresDepositFeed(storage: storage)),
-                             blobs: BlobStore(directory: directory.blobDirectory), logger: logger)
-        return RelayServer(core: core)
     }
 }

@@ -77,4 +77,22 @@ public enum PostgresTestCluster {
 
     /// The cluster this process started (stopped at exit).
     nonisolated(unsafe) static var ownCluster: String?
+
+    /// Process ids of the cluster this process started: the postmaster (first
+    /// line of postmaster.pid) and its children (backends, WAL writer, …), so
+    /// the relay benchmark can add PostgreSQL's own CPU time to the relay's.
+    /// Empty for a cluster given through `$HUSH_TEST_POSTGRES_URL`.
+    public static func serverProcessIDs() -> [Int32] {
+        guard let directory = ownCluster,
+              let pidFile = try? String(contentsOfFile: directory + "/data/postmaster.pid", encoding: .utf8),
+              let postmaster = pidFile.split(separator: "\n").first.flatMap({ Int32($0) }) else { return [] }
+        let children = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { entry -> Int32? in
+            guard let pid = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return nil }
+            // After the command name: state, then the parent's pid.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && Int32(fields[1]) == postmaster ? pid : nil
+        }
+        return [postmaster] + children
+    }
 }

@@ -1,0 +1,73 @@
+import Foundation
+import Glibc
+
+/// wrk, a C load generator (Debian's `wrk`), driving a relay child with
+/// Benchmarks/wrk/relay.lua: figures comparable with other servers measured
+/// the same way, from a generator that costs the machine far less than the
+/// in-process Swift client does.
+enum WrkLoad {
+    struct Result {
+        let requests: Int
+        let seconds: Double
+        let p50Millis: Double
+        let p99Millis: Double
+        let maxMillis: Double
+        let non2xx: Int
+        let socketErrors: Int
+        /// wrk's own CPU time (user + system).
+        let cpuSeconds: Double
+        var rate: Double { Double(requests) / seconds }
+    }
+
+    /// The wrk binary on $PATH, or nil (`make bench` installs it).
+    static let executable: String? = {
+        let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        return directories.map { "\($0)/wrk" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }()
+
+    /// Benchmarks/wrk/relay.lua, found from this file's place in the package.
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("wrk/relay.lua").path
+
+    /// Runs wrk against `baseURL` for `seconds` and parses the script's `wrk-result` line.
+    static func run(baseURL: String, environment: [String: String], seconds: Int, threads: Int, connections: Int) throws -> Result {
+        guard let executable else { throw BenchError("wrk is not installed (apt-get install wrk; `make bench` does it)") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["-t\(threads)", "-c\(connections)", "-d\(seconds)s", "--timeout", "10s", "-s", script, baseURL]
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let output = Pipe()
+        process.standardOutput = output
+        // The relay children are still running, so the waited-for children's
+        // CPU time grows by wrk's alone.
+        let childrenBefore = childrenCPUSeconds()
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        guard process.terminationStatus == 0,
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("wrk-result ") }) else {
+            throw BenchError("wrk failed (status \(process.terminationStatus)): \(text.suffix(500))")
+        }
+        var fields: [String: Double] = [:]
+        for pair in line.split(separator: " ").dropFirst() {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            if parts.count == 2, let value = Double(parts[1]) { fields[String(parts[0])] = value }
+        }
+        func field(_ name: String) throws -> Double {
+            guard let value = fields[name] else { throw BenchError("wrk's result line lacks \(name): \(line)") }
+            return value
+        }
+        return Result(requests: Int(try field("requests")), seconds: try field("micros") / 1e6,
+                      p50Millis: try field("p50") / 1000, p99Millis: try field("p99") / 1000, maxMillis: try field("max") / 1000,
+                      non2xx: Int(try field("non2xx")), socketErrors: Int(try field("socket_errors")),
+                      cpuSeconds: childrenCPUSeconds() - childrenBefore)
+    }
+
+    private static func childrenCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+}
