@@ -28,7 +28,7 @@ import Testing
     }
 
     /// The next event, or nil after `seconds` (a bound, not a timing assertion).
-    static func nextEvent(_ socket: RelaySocket, within seconds: Double = 10) async -> RelaySocketEvent? {
+    static func nextEvent(_ socket: RelaySocket, within seconds: Double = 30) async -> RelaySocketEvent? {
         await within(seconds) {
             var iterator = socket.events.makeAsyncIterator()
             return await iterator.next()
