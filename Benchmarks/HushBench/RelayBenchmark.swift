@@ -18,15 +18,18 @@ import Synchronization
 ///     the deposit's own HTTP round trip: SQLCipher, then PostgreSQL with the
 ///     deposit on the receivers' instance and on the other one (the push
 ///     crosses instances through LISTEN/NOTIFY);
-///  3. the relay's RSS with 10,000 idle sockets (bytes per connection);
-///  4. wrk (`-t2 -c64`, Benchmarks/wrk/relay.lua): health, then 512-byte binary
+///  3. paced push (PacedPushBenchmark.swift): 1,000 receivers, 10 senders,
+///     20,000 messages at 1,000/s, open loop; then rising rates for the
+///     highest one held with p99 ≤ 20 ms (SQLCipher);
+///  4. the relay's RSS with 10,000 idle sockets (bytes per connection);
+///  5. wrk (`-t2 -c64`, Benchmarks/wrk/relay.lua): health, then 512-byte binary
 ///     deposits to 1,000 mailboxes, each for --wrk-seconds, per driver
 ///     (PostgreSQL with one instance): rate, p50/p99/max, relay CPU per request.
 /// PostgreSQL runs on a throwaway cluster (scripts/postgres-test-cluster), a
 /// fresh database per measurement, or on `$HUSH_TEST_POSTGRES_URL`'s.
 /// Options: --deposits N (20000) --concurrency N (64) --clients N (1000)
-///          --pushes N (2000) --idle N (10000) --wrk-seconds N (20) --wrk-connections N (64)
-///          --only throughput,push,idle,wrk --drivers memory,sqlcipher,postgres. Every loop is bounded in count and time.
+///          --pushes N (2000) --paced-messages N (20000) --paced-rate N (1000) --idle N (10000)
+///          --wrk-seconds N (20) --wrk-connections N (64) --only throughput,push,paced,idle,wrk --drivers memory,sqlcipher,postgres. Every loop is bounded in count and time.
 enum RelayBenchmark {
     static func run(arguments: [String]) async throws {
         if arguments.first == "serve" { return try await serve(Array(arguments.dropFirst())) }
@@ -39,7 +42,7 @@ enum RelayBenchmark {
         let fileLimit = RelayBench.raiseFileLimit()
         print("cores: \(ProcessInfo.processInfo.activeProcessorCount), open-file limit: \(fileLimit); relay and load generator share the machine")
         let deposits = option("--deposits", 20_000), concurrency = option("--concurrency", 64)
-        let phases = Set(text("--only", "throughput,push,idle,wrk").split(separator: ",").map(String.init))
+        let phases = Set(text("--only", "throughput,push,paced,idle,wrk").split(separator: ",").map(String.init))
         let drivers = text("--drivers", "memory,sqlcipher,postgres").split(separator: ",").map(String.init)
         let http = RelayBench.makeHTTPClient(connections: concurrency)
         do {
@@ -86,6 +89,12 @@ enum RelayBenchmark {
                                                        ("postgres, across instances", instances.relays[0])],
                                           clients: clients, pushes: pushes, http: http)
                 }
+            }
+            if phases.contains("paced") {
+                let relay = try RelayBench.ChildRelay(driver: "sqlcipher")
+                defer { relay.stop() }
+                try await pacedPush(relay: relay, receivers: option("--clients", 1_000), senders: 10, messages: option("--paced-messages", 20_000),
+                                    rate: option("--paced-rate", 1_000), steps: [1_000, 2_000, 4_000, 8_000], stepSeconds: 5, http: http)
             }
             if phases.contains("wrk") {
                 let seconds = option("--wrk-seconds", 20), connections = option("--wrk-connections", 64)
@@ -187,34 +196,9 @@ enum RelayBenchmark {
     /// (the same relay, or another instance on the same database).
     static func pushLatency(receivers relay: RelayBench.ChildRelay, depositing targets: [(label: String, relay: RelayBench.ChildRelay)],
                             clients: Int, pushes: Int, http: HTTPClient) async throws {
-        let identities = try (0..<clients).map(RelayBench.Identity.init(index:))
-        let enrolled = Locked<[Int: RelayClient]>([:])
-        let base = relay.baseURL
-        _ = try await RelayBench.concurrently(total: clients, concurrency: 32, deadlineSeconds: 120) { index in
-            let client = try await identities[index].enroll(baseURL: base, http: http)
-            enrolled.withLock { $0[index] = client }
-        }
-        // Envelope i starts with i as 8 big-endian bytes; round r uses i in r·pushes ..< (r+1)·pushes.
+        // Round r sends envelopes numbered r·pushes ..< (r+1)·pushes.
         let total = pushes * targets.count
-        let arrivals = Locked([ContinuousClock.Instant?](repeating: nil, count: total))
-        let received = Locked(0)
-        let sockets = Locked<[RelaySocket]>([])
-        let connected = try await RelayBench.concurrently(total: clients, concurrency: 50, deadlineSeconds: 120) { index in
-            guard let client = enrolled.withLock({ $0[index] }) else { return }
-            let socket = try await client.connectSocket()
-            sockets.withLock { $0.append(socket) }
-            Task {
-                for await event in socket.events {
-                    guard case let .message(message) = event, message.envelope.bytes.count >= 8 else { continue }
-                    let now = ContinuousClock.now
-                    let sequence = message.envelope.bytes.prefix(8).reduce(0) { $0 << 8 | Int($1) }
-                    arrivals.withLock { if sequence < $0.count { $0[sequence] = now } }
-                    received.withLock { $0 += 1 }
-                }
-            }
-        }
-        print("push: \(connected.completed) sockets connected in \(RelayBench.format(connected.seconds, 1)) s (relay RSS \(relay.residentBytes() / 1_048_576) MiB)")
-        guard connected.completed > 0 else { throw BenchError("no socket connected") }
+        let receivers = try await PushReceivers(relay: relay, count: clients, capacity: total, http: http)
         let sent = Locked([ContinuousClock.Instant?](repeating: nil, count: total))
         let answered = Locked([Double](repeating: .nan, count: total))
         var expected = 0
@@ -223,32 +207,24 @@ enum RelayBenchmark {
             let first = round * pushes
             let run = try await RelayBench.concurrently(total: pushes, concurrency: 4, deadlineSeconds: 60) { offset in
                 let index = first + offset
-                let recipient = identities[offset % connected.completed]
-                var envelope = withUnsafeBytes(of: UInt64(index).bigEndian, Array.init)
-                envelope += [UInt8](repeating: 0x5A, count: 504)  // 512 bytes: above the smallest sealed envelope
+                let recipient = receivers.identities[offset % receivers.connected]
                 let start = ContinuousClock.now
                 sent.withLock { $0[index] = start }
-                _ = try await sender.deposit(recipient: recipient.publicKey, envelope: envelope, requestID: "push-\(index)", credential: nil)
+                _ = try await sender.deposit(recipient: recipient.publicKey, envelope: RelayBench.numberedEnvelope(index),
+                                             requestID: "push-\(index)", credential: nil)
                 let roundTrip = RelayBench.seconds(since: start) * 1000
                 answered.withLock { $0[index] = roundTrip }
             }
             expected += run.completed
-            for _ in 0..<100 where received.withLock({ $0 }) < expected { try await Task.sleep(for: .milliseconds(100)) }
-            let sentTimes = sent.withLock { $0 }, arrivalTimes = arrivals.withLock { $0 }
-            var latencies: [Double] = []
-            for index in first..<(first + pushes) {
-                guard let start = sentTimes[index], let end = arrivalTimes[index] else { continue }
-                let elapsed = end - start
-                latencies.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
-            }
-            latencies.sort()
+            try await receivers.awaitReceived(expected)
+            let latencies = receivers.latencies(first..<(first + pushes), sent: sent.withLock { $0 })
             let roundTrips = answered.withLock { Array($0[first..<(first + pushes)]) }.filter { !$0.isNaN }.sorted()
-            print("push latency [\(target.label)] with \(connected.completed) sockets: \(latencies.count)/\(run.completed) pushes received; "
+            print("push latency [\(target.label)] with \(receivers.connected) sockets: \(latencies.count)/\(run.completed) pushes received; "
                   + "deposit→push p50 \(RelayBench.format(RelayBench.percentile(latencies, 0.5), 2)) ms, p99 \(RelayBench.format(RelayBench.percentile(latencies, 0.99), 2)) ms; "
                   + "baseline deposit HTTP round trip p50 \(RelayBench.format(RelayBench.percentile(roundTrips, 0.5), 2)) ms, p99 \(RelayBench.format(RelayBench.percentile(roundTrips, 0.99), 2)) ms; "
                   + "p99 ratio push/round-trip \(RelayBench.format(RelayBench.percentile(latencies, 0.99) / RelayBench.percentile(roundTrips, 0.99), 2))")
         }
-        for socket in sockets.withLock({ $0 }) { await socket.close() }
+        await receivers.close()
     }
 
     // MARK: wrk
