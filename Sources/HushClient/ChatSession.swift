@@ -19,6 +19,7 @@ public final class ChatSession: @unchecked Sendable {
     private let lock = NSLock()
     private var tasks: [Task<Void, Never>] = []
     private var typingSince: Int64?
+    private var lastEdit: Int64?
 
     public init(client: MessagingClient, contact: String,
                 clock: any TimeSource = SystemClock()) {
@@ -47,7 +48,7 @@ public final class ChatSession: @unchecked Sendable {
         started.append(Task {
             while !Task.isCancelled {
                 try? await Task.sleep(nanoseconds: ChatSession.heartbeatSeconds * 1_000_000_000)
-                if presence.relayOnline { try? await client.sendTyping(false, to: contact) }
+                if presence.relayOnline { try? await client.sendTyping(self.isTyping, to: contact) }
             }
         })
         started.append(Task {
@@ -61,11 +62,11 @@ public final class ChatSession: @unchecked Sendable {
                     // The contact just opened the chat: answer their heartbeat at once, so
                     // they see us online without waiting for our next one (a contact
                     // already online is not answered, so two chats never ping-pong).
-                    if presence.seen(typing: active), presence.relayOnline { try? await client.sendTyping(false, to: contact) }
+                    if presence.seen(typing: active), presence.relayOnline { try? await client.sendTyping(self.isTyping, to: contact) }
                 case let .connection(online):
                     presence.relayOnline = online
                     // The first heartbeat as soon as the socket is up: the contact sees us at once.
-                    if online { try? await client.sendTyping(false, to: contact) }
+                    if online { try? await client.sendTyping(self.isTyping, to: contact) }
                 default:
                     break
                 }
@@ -81,11 +82,20 @@ public final class ChatSession: @unchecked Sendable {
         lock.withLock { tasks += started }
     }
 
+    /// Whether the user typed in the last `typingIdleMilliseconds`. A heartbeat
+    /// says so: one saying "not typing" while keys are pressed would clear
+    /// the indicator the contact was just shown.
+    var isTyping: Bool {
+        let at = clock.now()
+        return lock.withLock { lastEdit.map { at - $0 < ChatSession.typingIdleMilliseconds } ?? false }
+    }
+
     /// The input line changed: tells the contact we are typing, at most every
     /// `typingIdleMilliseconds`.
     public func edited() async {
         let at = clock.now()
         let due: Bool = lock.withLock {
+            lastEdit = at
             guard typingSince.map({ at - $0 > ChatSession.typingIdleMilliseconds }) ?? true else { return false }
             typingSince = at
             return true
@@ -125,7 +135,10 @@ public final class ChatSession: @unchecked Sendable {
 
     /// Sends a submitted line; nil when it was blank.
     public func submit(_ text: String) async throws -> StoredMessage? {
-        lock.withLock { typingSince = nil }
+        lock.withLock {
+            typingSince = nil
+            lastEdit = nil
+        }
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { return nil }
         return try await client.sendNow(text: trimmed, to: contact)

@@ -43,6 +43,10 @@ import Testing
         try bed.meet(alice, bob, first: "written before the chat")
         try bed.send(bob, to: "alice", "an answer from earlier 👍")
         try bed.sync(alice)
+        // Heartbeats and typing need the contact's delivery credential, which
+        // comes with the first message from them after they heard from us.
+        try bed.send(alice, to: "bob", "one more before the chat")
+        try bed.sync(bob)
 
         // Header and history on open.
         let bobChat = try bed.spawnInTerminal(bob, ["chat", "alice"], columns: Self.columns, rows: Self.rows)
@@ -103,7 +107,8 @@ import Testing
         Self.expectRestored(aliceChat)
 
         let history = try bed.history(alice, with: "bob")
-        #expect(history.bodies == ["written before the chat", "an answer from earlier 👍", "still typing, now sent", "my half-typed draft"])
+        #expect(history.bodies == ["written before the chat", "an answer from earlier 👍", "one more before the chat",
+                                   "still typing, now sent", "my half-typed draft"])
         #expect(!history.bodies.contains { $0.hasPrefix("/") || $0.contains("unsent") })
     }
 
