@@ -145,8 +145,24 @@ public final class ChatSession: @unchecked Sendable {
     }
 
     /// Stops everything; `flush` first gives the outbox and receipts a moment to leave.
+    /// Waits up to `ChatSession.finishSeconds` for them to end, so the process
+    /// does not exit while one is in the middle of a database write.
     public func finish(flush: Bool) async {
         if flush { _ = await client.flushOutbox() }
-        for task in lock.withLock({ tasks }) { task.cancel() }
+        let running = lock.withLock { tasks }
+        for task in running { task.cancel() }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for task in running { await task.value }
+            }
+            group.addTask {
+                try? await Task.sleep(nanoseconds: UInt64(ChatSession.finishSeconds * 1_000_000_000))
+            }
+            await group.next()
+            group.cancelAll()
+        }
     }
+
+    /// How long `finish` waits for the connection and its tasks to stop.
+    public static let finishSeconds = 2.0
 }

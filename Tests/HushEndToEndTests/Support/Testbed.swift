@@ -160,6 +160,9 @@ extension Testbed {
     func spawnInTerminal(_ user: User, _ arguments: [String], columns: Int = 80, rows: Int = 24) throws -> ChildProcess {
         var environment = environment(for: user)
         environment["TERM"] = "xterm-256color"
+        // A crash prints its backtrace instead of waiting for keys (the runtime's
+        // backtracer goes interactive when it finds a terminal).
+        environment["SWIFT_BACKTRACE"] = "interactive=no"
         return try ChildProcess(arguments, environment: environment, terminal: (columns, rows))
     }
 }
