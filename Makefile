@@ -13,7 +13,7 @@ DEB_PACKAGES := pkg-config libsodium-dev libsqlcipher-dev sqlcipher libqrencode-
 TEST_DEB_PACKAGES := postgresql
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build test test-fast soak vectors bench demo clean fuzz fuzz-build fuzz-seeds test-asan test-tsan
+.PHONY: all deps build test test-fast soak vectors bench demo clean fuzz fuzz-build fuzz-seeds test-asan test-tsan man completions install uninstall
 
 all: build
 
@@ -102,6 +102,49 @@ bench: deps
 
 demo: build
 	$(SWIFT) run --skip-build $(BUILD_FLAGS) hush demo
+
+# Installing `hush` with a man page per command and shell completions, both
+# generated from the command-line definitions (swift-argument-parser's
+# generate-manual plugin and --generate-completion-script), so they cannot
+# drift from `hush help`. PREFIX and DESTDIR as usual:
+#   make install                       # /usr/local, may need sudo
+#   make install PREFIX=$$HOME/.local
+#   make install DESTDIR=/tmp/stage PREFIX=/usr
+PREFIX        ?= /usr/local
+DESTDIR       ?=
+CONFIGURATION ?= release
+BINDIR        := $(DESTDIR)$(PREFIX)/bin
+MAN1DIR       := $(DESTDIR)$(PREFIX)/share/man/man1
+BASHCOMPDIR   := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR    := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR   := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+MAN_OUTPUT    := .build/plugins/GenerateManual/outputs/hush
+COMPLETIONS   := .build/completions
+# The pages carry the date of the last commit, so the same tree gives the same pages.
+MAN_DATE      ?= $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
+HUSH_BIN       = $(shell $(SWIFT) build -c $(CONFIGURATION) --show-bin-path)/hush
+
+man: deps
+	rm -rf $(MAN_OUTPUT)
+	$(SWIFT) package plugin generate-manual --multi-page --configuration $(CONFIGURATION) --date $(MAN_DATE)
+
+completions: deps
+	$(SWIFT) build -c $(CONFIGURATION) --product hush
+	mkdir -p $(COMPLETIONS)
+	$(HUSH_BIN) --generate-completion-script bash > $(COMPLETIONS)/hush
+	$(HUSH_BIN) --generate-completion-script zsh > $(COMPLETIONS)/_hush
+	$(HUSH_BIN) --generate-completion-script fish > $(COMPLETIONS)/hush.fish
+
+install: man completions
+	install -d $(BINDIR) $(MAN1DIR) $(BASHCOMPDIR) $(ZSHCOMPDIR) $(FISHCOMPDIR)
+	install -m 755 $(HUSH_BIN) $(BINDIR)/hush
+	install -m 644 $(MAN_OUTPUT)/*.1 $(MAN1DIR)/
+	install -m 644 $(COMPLETIONS)/hush $(BASHCOMPDIR)/hush
+	install -m 644 $(COMPLETIONS)/_hush $(ZSHCOMPDIR)/_hush
+	install -m 644 $(COMPLETIONS)/hush.fish $(FISHCOMPDIR)/hush.fish
+
+uninstall:
+	rm -f $(BINDIR)/hush $(MAN1DIR)/hush.1 $(MAN1DIR)/hush.*.1 $(BASHCOMPDIR)/hush $(ZSHCOMPDIR)/_hush $(FISHCOMPDIR)/hush.fish
 
 clean:
 	$(SWIFT) package clean

@@ -316,7 +316,7 @@ let package = Package(
         // tests walk its ArgumentParser commands in-process.
         .testTarget(
             name: "HushCLITests",
-            dependencies: ["hush", "HushCrypto", "HushTesting",
+            dependencies: ["hush", "HushClient", "HushCrypto", "HushTesting",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings
         ),

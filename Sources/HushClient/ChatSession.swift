@@ -19,6 +19,7 @@ public final class ChatSession: @unchecked Sendable {
     private let lock = NSLock()
     private var tasks: [Task<Void, Never>] = []
     private var typingSince: Int64?
+    private var lastEdit: Int64?
 
     public init(client: MessagingClient, contact: String,
                 clock: any TimeSource = SystemClock()) {
@@ -35,15 +36,19 @@ public final class ChatSession: @unchecked Sendable {
 
     /// Marks the conversation read, then connects and keeps going until
     /// `finish`: `show` gets every event as it arrives, then `status` the
-    /// status line it leaves (also every 2 s).
+    /// status line it leaves (also every second, so "typing…" clears).
+    ///
+    /// Heartbeats and typing indicators go out only while the live socket is
+    /// up: over it, never over a connection of their own (the relay closes an
+    /// identity's oldest socket when one more opens, usually the live one).
     public func start(show: @escaping @Sendable (MessengerEvent) -> Void, status: @escaping @Sendable (String) -> Void) async throws {
         try await client.markRead(contact: contact)
         let client = client, contact = contact, presence = presence
         var started = client.startLive()
         started.append(Task {
             while !Task.isCancelled {
-                try? await client.sendTyping(false, to: contact)
                 try? await Task.sleep(nanoseconds: ChatSession.heartbeatSeconds * 1_000_000_000)
+                if presence.relayOnline { try? await client.sendTyping(self.isTyping, to: contact) }
             }
         })
         started.append(Task {
@@ -54,9 +59,14 @@ public final class ChatSession: @unchecked Sendable {
                     presence.seen()
                     _ = try? await client.markRead(contact: contact)
                 case let .typing(from, active) where from == contact:
-                    presence.seen(typing: active)
+                    // The contact just opened the chat: answer their heartbeat at once, so
+                    // they see us online without waiting for our next one (a contact
+                    // already online is not answered, so two chats never ping-pong).
+                    if presence.seen(typing: active), presence.relayOnline { try? await client.sendTyping(self.isTyping, to: contact) }
                 case let .connection(online):
                     presence.relayOnline = online
+                    // The first heartbeat as soon as the socket is up: the contact sees us at once.
+                    if online { try? await client.sendTyping(self.isTyping, to: contact) }
                 default:
                     break
                 }
@@ -65,11 +75,19 @@ public final class ChatSession: @unchecked Sendable {
         })
         started.append(Task {
             while !Task.isCancelled {
-                try? await Task.sleep(nanoseconds: 2_000_000_000)
+                try? await Task.sleep(nanoseconds: 1_000_000_000)
                 status(presence.status(for: contact))
             }
         })
         lock.withLock { tasks += started }
+    }
+
+    /// Whether the user typed in the last `typingIdleMilliseconds`. A heartbeat
+    /// says so: one saying "not typing" while keys are pressed would clear
+    /// the indicator the contact was just shown.
+    var isTyping: Bool {
+        let at = clock.now()
+        return lock.withLock { lastEdit.map { at - $0 < ChatSession.typingIdleMilliseconds } ?? false }
     }
 
     /// The input line changed: tells the contact we are typing, at most every
@@ -77,24 +95,74 @@ public final class ChatSession: @unchecked Sendable {
     public func edited() async {
         let at = clock.now()
         let due: Bool = lock.withLock {
+            lastEdit = at
             guard typingSince.map({ at - $0 > ChatSession.typingIdleMilliseconds }) ?? true else { return false }
             typingSince = at
             return true
         }
-        if due { try? await client.sendTyping(true, to: contact) }
+        if due, presence.relayOnline { try? await client.sendTyping(true, to: contact) }
+    }
+
+    /// The contact's verification state, for the header.
+    public func verification() async throws -> VerificationState {
+        guard let contact = try await client.contacts().first(where: { $0.name == contact }) else {
+            throw MessengerError.unknownContact(contact)
+        }
+        return contact.verification
+    }
+
+    /// The last `count` messages of the conversation, oldest first.
+    public func lastMessages(_ count: Int) async throws -> [StoredMessage] {
+        try await client.history(with: contact, limit: count).messages
+    }
+
+    /// Messages of this conversation that match `text` (full-text, as `hush search`), oldest first.
+    public func search(_ text: String, limit: Int = 20) async throws -> [StoredMessage] {
+        // The index spans every conversation: ask for more, keep this one's.
+        let hits = try await client.search(text, limit: limit * 10).filter { $0.contact == contact }
+        return hits.prefix(limit).map(\.hit.message).sorted { $0.position < $1.position }
+    }
+
+    /// The safety number's 60 digits in groups of five.
+    public func safetyNumber() async throws -> String {
+        try await client.safetyNumber(with: contact).number.grouped
+    }
+
+    /// Compares the digits the contact read out; a match marks them verified.
+    public func verify(code: String) async throws -> Bool {
+        try await client.compareSafetyNumber(with: contact, code: code)
     }
 
     /// Sends a submitted line; nil when it was blank.
     public func submit(_ text: String) async throws -> StoredMessage? {
-        lock.withLock { typingSince = nil }
+        lock.withLock {
+            typingSince = nil
+            lastEdit = nil
+        }
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { return nil }
         return try await client.sendNow(text: trimmed, to: contact)
     }
 
     /// Stops everything; `flush` first gives the outbox and receipts a moment to leave.
+    /// Waits up to `ChatSession.finishSeconds` for them to end, so the process
+    /// does not exit while one is in the middle of a database write.
     public func finish(flush: Bool) async {
         if flush { _ = await client.flushOutbox() }
-        for task in lock.withLock({ tasks }) { task.cancel() }
+        let running = lock.withLock { tasks }
+        for task in running { task.cancel() }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for task in running { await task.value }
+            }
+            group.addTask {
+                try? await Task.sleep(nanoseconds: UInt64(ChatSession.finishSeconds * 1_000_000_000))
+            }
+            await group.next()
+            group.cancelAll()
+        }
     }
+
+    /// How long `finish` waits for the connection and its tasks to stop.
+    public static let finishSeconds = 2.0
 }

@@ -1,6 +1,7 @@
 /// The exit codes of `hush`, one per kind of failure a script may want to
-/// tell apart. README.md lists them; keep the two in step.
-public enum ExitStatus: Int32, Sendable {
+/// tell apart. `hush exit-codes` prints `ExitStatus.table`, and README.md
+/// carries the same table (HushCLITests checks the two agree).
+public enum ExitStatus: Int32, Sendable, CaseIterable {
     case failure = 1
     case noIdentity = 10
     case wrongPassphrase = 11
@@ -25,4 +26,32 @@ public enum ExitStatus: Int32, Sendable {
     case queued = 25
     /// Bad command-line usage (ArgumentParser's own code for validation errors).
     case usage = 64
+
+    /// What the code means, for people and scripts' authors.
+    public var meaning: String {
+        switch self {
+        case .failure: return "any other failure (the message on stderr says what)"
+        case .noIdentity: return "no identity in the data directory yet: run `hush init`"
+        case .wrongPassphrase: return "wrong passphrase (or a modified keystore: the two cannot be told apart)"
+        case .keystoreDamaged: return "the keystore is damaged or not a Hush keystore"
+        case .keystoreTooNew: return "the keystore was written by a newer Hush"
+        case .badPermissions: return "the data directory or a file in it is open to other users, or owned by another user"
+        case .identityExists: return "`hush init` would overwrite an existing identity (use `--force`)"
+        case .passphraseUnavailable: return "no passphrase available (no terminal, empty or unreadable file), or the two entries differ"
+        case .databaseUnusable: return "the database cannot be used (missing or emptied, wrong key or another identity's, damaged, newer schema, or not SQLCipher)"
+        case .doctorFoundProblems: return "`hush doctor` found a problem"
+        case .identityChanged: return "a contact's identity key changed: sending is blocked until `hush contact accept NAME`"
+        case .contactProblem: return "no such contact, a malformed address, a contact/address conflict, or a message request not accepted yet (or a blocked contact)"
+        case .relayUnavailable: return "the relay refused the request (a `hush send` refused with 429 stays in the outbox and is retried; other refusals are not), or a relay command could not reach it"
+        case .safetyNumberMismatch: return "`hush verify --compare`: the safety numbers do not match"
+        case .quarantined: return "`hush sync`: some envelopes could not be decrypted and were set aside, or could not be opened for a cause on this device and stay at the relay"
+        case .queued: return "`hush send`: the message is queued in the outbox because the relay could not be reached; `hush sync` or `hush retry` delivers it"
+        case .usage: return "bad command-line usage"
+        }
+    }
+
+    /// Every code with its meaning, 0 first, one `code  meaning` line each.
+    public static var table: [(code: Int32, meaning: String)] {
+        [(0, "success")] + allCases.map { ($0.rawValue, $0.meaning) }
+    }
 }

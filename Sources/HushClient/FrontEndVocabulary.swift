@@ -14,3 +14,4 @@ public typealias MessengerEvent = HushMessenger.MessengerEvent
 public typealias CanaryScanner = HushAudit.CanaryScanner
 /// Hex for keys and scannable codes shown to people.
 public typealias Hex = HushCrypto.Hex
+public typealias VerificationState = HushStore.VerificationState

@@ -1,17 +1,22 @@
 import Foundation
 import HushCrypto
 
-/// What a chat's status line says about the contact and the relay: online
-/// while heartbeats keep arriving, typing while their indicator is on.
+/// What a chat's header says about the contact and the relay: online while
+/// heartbeats keep arriving, typing while their indicator keeps coming.
 public final class Presence: @unchecked Sendable {
     /// How long after the last sign of life a contact still counts as online
     /// (two heartbeats and some slack).
     public static let onlineWindowMilliseconds: Int64 = 45_000
+    /// How long "typing…" stays after the last indicator. A typing side
+    /// repeats it every `ChatSession.typingIdleMilliseconds` while keys are
+    /// pressed, so it clears shortly after they stop, even when the "stopped"
+    /// indicator is lost (it is never stored or resent).
+    public static let typingWindowMilliseconds: Int64 = ChatSession.typingIdleMilliseconds + 2_000
 
     private let lock = NSLock()
     private let clock: any TimeSource
     private var lastSeen: Int64 = 0
-    private var typing = false
+    private var typingSince: Int64?
     private var online = false
 
     /// Tests pass HushTesting's `ManualClock`.
@@ -24,11 +29,16 @@ public final class Presence: @unchecked Sendable {
         set { lock.withLock { online = newValue } }
     }
 
-    public func seen(typing active: Bool = false) {
+    /// A sign of life: a heartbeat or message (`typing` false), or a typing
+    /// indicator. Returns whether the contact had not counted as online before.
+    @discardableResult
+    public func seen(typing active: Bool = false) -> Bool {
         let at = clock.now()
-        lock.withLock {
+        return lock.withLock {
+            let arrived = at - lastSeen >= Presence.onlineWindowMilliseconds
             lastSeen = at
-            typing = active
+            typingSince = active ? at : nil
+            return arrived
         }
     }
 
@@ -37,7 +47,7 @@ public final class Presence: @unchecked Sendable {
         return lock.withLock {
             guard online else { return "relay offline, reconnecting" }
             let present = at - lastSeen < Presence.onlineWindowMilliseconds
-            if present && typing { return "\(contact) is typing…" }
+            if let typingSince, at - typingSince < Presence.typingWindowMilliseconds { return "\(contact) is typing…" }
             return present ? "\(contact) is online" : ""
         }
     }

@@ -108,8 +108,11 @@ final class LiveSync {
                     try await transport.connect()
                 }
                 failures = 0
-                dependencies.emit(.connection(online: true))
+                // Announced once caught up: what arrived while we were away
+                // (a contact's new delivery credential, say) is stored by then,
+                // so a chat's first heartbeat can use it.
                 _ = try? await sync()
+                dependencies.emit(.connection(online: true))
                 for await event in stream {
                     switch event {
                     case .envelope:

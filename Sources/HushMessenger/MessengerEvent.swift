@@ -14,6 +14,6 @@ public enum MessengerEvent: Sendable, Equatable {
     case quarantined(reason: String)
     /// The contact could not decrypt an outgoing message; it was sealed and queued again.
     case resent(clientMessageID: String, contact: String)
-    /// The live connection to the relay went up or down.
+    /// The live connection to the relay went up (after catching up with the mailbox) or down.
     case connection(online: Bool)
 }

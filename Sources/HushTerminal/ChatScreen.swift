@@ -1,41 +1,89 @@
 import Foundation
+import Glibc
 import Synchronization
 
-/// A conversation screen on a plain terminal: incoming lines are printed
-/// above the input line, which is then redrawn with whatever was being
-/// typed, so arriving messages never garble the text under the cursor.
+/// A conversation on a terminal. Interactive, it takes the whole screen (the
+/// alternate screen, as `less` and editors do) and repaints it from its model
+/// on every change: header, transcript, input line. So an arriving message
+/// never garbles what is being typed, a status mark changes on its message's
+/// own line, and a resize just repaints. Without a terminal it prints lines.
 public final class ChatScreen: Sendable {
     private let prompt: String
-    private let state = Mutex<ScreenState>(ScreenState())
     private let interactive: Bool
+    private let state = Mutex<ScreenState>(ScreenState())
 
     private struct ScreenState {
         var editor = LineEditor()
-        var status = ""
+        var header = ""
+        var transcript = ChatTranscript()
+        var size = TerminalSize(columns: 80, lines: 24)
+        var open = false
     }
+
+    /// Alternate screen on; bracketed paste on (pasted line breaks stay in the line).
+    static let enterSequence = "\u{1B}[?1049h\u{1B}[?2004h"
+    /// Bracketed paste off; back to the normal screen, cursor shown.
+    static let leaveSequence = "\u{1B}[?2004l\u{1B}[?1049l\u{1B}[?25h"
 
     public init(prompt: String, interactive: Bool) {
         self.prompt = prompt
         self.interactive = interactive
     }
 
-    /// Prints `text` above the input line.
-    public func show(_ text: String) {
+    public var isInteractive: Bool { interactive }
+
+    /// Takes over the screen (interactive only).
+    public func open() {
+        guard interactive else { return }
         state.withLock { s in
-            if interactive {
-                write("\r\u{1B}[K\(text)\n")
-                redraw(s)
-            } else {
-                write("\(text)\n")
-            }
+            s.size = TerminalSize.current()
+            s.open = true
+            write(ChatScreen.enterSequence)
+            paint(s)
         }
     }
 
-    /// A status shown after the prompt (e.g. "bob is typing…"); empty clears it.
-    public func setStatus(_ status: String) {
+    /// Gives the screen back; safe to call more than once.
+    public func close() {
         state.withLock { s in
-            s.status = status
-            if interactive { redraw(s) }
+            guard s.open else { return }
+            s.open = false
+            write(ChatScreen.leaveSequence)
+        }
+    }
+
+    /// The terminal changed size: repaint for the new one.
+    public func resized() {
+        state.withLock { s in
+            s.size = TerminalSize.current()
+            if s.open { paint(s) }
+        }
+    }
+
+    public func setHeader(_ header: String) {
+        state.withLock { s in
+            guard s.header != header else { return }
+            s.header = header
+            if s.open { paint(s) }
+        }
+    }
+
+    /// Adds a line (which may hold line breaks) below the others; `key` lets `update` replace it later.
+    public func show(_ text: String, key: String? = nil) {
+        state.withLock { s in
+            s.transcript.append(text, key: key)
+            if s.open { paint(s) } else if !interactive { write(text + "\n") }
+        }
+    }
+
+    /// Replaces the line(s) shown with `key` where they stand. Returns false
+    /// when no line has it. Without a terminal nothing is printed again.
+    @discardableResult
+    public func update(key: String, text: String) -> Bool {
+        state.withLock { s in
+            let found = s.transcript.replace(key: key, with: text)
+            if found, s.open { paint(s) }
+            return found
         }
     }
 
@@ -43,34 +91,45 @@ public final class ChatScreen: Sendable {
     public func feed(_ byte: UInt8) -> InputEvent? {
         state.withLock { s in
             let event = s.editor.feed(byte)
-            if interactive, event != nil {
-                if case .submitted = event { write("\r\u{1B}[K") }
-                redraw(s)
-            }
+            if event != nil, s.open { paint(s) }
             return event
         }
     }
 
-    private func redraw(_ s: ScreenState) {
-        let status = s.status.isEmpty ? "" : "  (\(s.status))"
-        write("\r\u{1B}[K\(prompt)\(s.editor.text)\(status)")
-        if !status.isEmpty {
-            // Put the cursor back at the end of the typed text.
-            write("\u{1B}[\(status.count)D")
+    private func paint(_ s: ScreenState) {
+        let layout = ChatLayout(columns: s.size.columns, lines: s.size.lines, header: s.header,
+                                transcript: s.transcript, prompt: prompt, input: s.editor.text)
+        // Hidden cursor while painting; each row is erased, then written
+        // (erasing after writing could clear a character in the last column).
+        var out = "\u{1B}[?25l"
+        for (index, row) in layout.rows.enumerated() {
+            out += "\u{1B}[\(index + 1);1H\u{1B}[2K" + row
+            if row.contains("\u{1B}") { out += "\u{1B}[0m" }
         }
+        out += "\u{1B}[\(layout.rows.count);\(layout.cursorColumn + 1)H\u{1B}[?25h"
+        write(out)
     }
 
     private func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            bytes = bytes.dropFirst(written)
+        }
     }
 
     /// Bytes from standard input, read on a dedicated thread (reads block).
     public static func inputBytes() -> AsyncStream<UInt8> {
         AsyncStream { continuation in
             let thread = Thread {
-                var byte: UInt8 = 0
-                while read(STDIN_FILENO, &byte, 1) == 1 {
-                    continuation.yield(byte)
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                while true {
+                    let count = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+                    if count < 0 && errno == EINTR { continue }
+                    guard count > 0 else { break }
+                    for byte in buffer[..<count] { continuation.yield(byte) }
                 }
                 continuation.finish()
             }

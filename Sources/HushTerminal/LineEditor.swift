@@ -2,19 +2,30 @@
 public enum InputEvent: Sendable, Equatable {
     /// A key changed the line being typed (drives "typing…" indicators).
     case edited
-    /// Enter was pressed on this line.
+    /// Enter was pressed on this line (a pasted line break is kept in it instead).
     case submitted(String)
     /// Ctrl-D on an empty line, or the end of input.
     case finished
+    /// Ctrl-C: leave now, whatever is typed.
+    case interrupted
 }
 
-/// A minimal line editor for raw-mode input: printable UTF-8, backspace,
-/// Ctrl-U (clear line), Enter, Ctrl-D. Pure state, fed one byte at a time,
-/// so it is testable without a terminal.
+/// A minimal line editor for raw-mode input: printable UTF-8, backspace
+/// (a whole character, emoji included), Ctrl-U (clear line), Enter, Ctrl-D,
+/// Ctrl-C, and bracketed paste (a pasted text's line breaks stay in the line
+/// instead of sending each line on its own). Pure state, fed one byte at a
+/// time, so it is testable without a terminal.
 public struct LineEditor: Sendable {
     public private(set) var line: [UInt8] = []
-    /// Inside an escape sequence (arrow keys and the like), which is ignored.
+    /// Inside an escape sequence (arrow keys and the like), which is ignored
+    /// unless it starts or ends a bracketed paste.
     private var escape: EscapeState = .none
+    private var parameters: [UInt8] = []
+    /// Between ESC [ 200 ~ and ESC [ 201 ~.
+    public private(set) var pasting = false
+
+    /// The longest line kept; bytes beyond it are dropped.
+    public static let maximumBytes = 8192
 
     private enum EscapeState: Sendable { case none, started, csi }
 
@@ -26,10 +37,22 @@ public struct LineEditor: Sendable {
         switch escape {
         case .started:
             escape = byte == UInt8(ascii: "[") ? .csi : .none
+            parameters.removeAll()
             return nil
         case .csi:
             // A control sequence ends with a byte in 0x40...0x7E.
-            if (0x40...0x7e).contains(byte) { escape = .none }
+            guard (0x40...0x7e).contains(byte) else {
+                if parameters.count < 16 { parameters.append(byte) }
+                return nil
+            }
+            escape = .none
+            if byte == UInt8(ascii: "~") {
+                switch String(decoding: parameters, as: UTF8.self) {
+                case "200": pasting = true
+                case "201": pasting = false
+                default: break
+                }
+            }
             return nil
         case .none:
             break
@@ -38,27 +61,40 @@ public struct LineEditor: Sendable {
         case 0x1b:
             escape = .started
             return nil
+        case 0x0d where pasting, 0x0a where pasting:
+            // A pasted line break: CR LF (or LF alone) is one.
+            if byte == 0x0a, line.last == 0x0a { return nil }
+            return append(0x0a)
         case 0x0d, 0x0a: // Enter
             let submitted = text
             line.removeAll()
             return .submitted(submitted)
+        case 0x03: // Ctrl-C (the terminal's ISIG is off, so it arrives as a byte)
+            return .interrupted
         case 0x04: // Ctrl-D
             return line.isEmpty ? .finished : nil
-        case 0x7f, 0x08: // Backspace: drop a whole UTF-8 scalar.
+        case 0x7f, 0x08: // Backspace: drop the last whole character.
             guard !line.isEmpty else { return nil }
-            // Pop continuation bytes (10xxxxxx) until the scalar's lead byte is gone too.
-            while let removed = line.popLast(), removed & 0xC0 == 0x80 {}
+            var characters = text
+            characters.removeLast()
+            line = Array(characters.utf8)
             return .edited
         case 0x15: // Ctrl-U
             guard !line.isEmpty else { return nil }
             line.removeAll()
             return .edited
+        case 0x09 where pasting:
+            return append(UInt8(ascii: " "))
         case 0x00..<0x20:
             return nil
         default:
-            guard line.count < 8192 else { return nil }
-            line.append(byte)
-            return .edited
+            return append(byte)
         }
+    }
+
+    private mutating func append(_ byte: UInt8) -> InputEvent? {
+        guard line.count < LineEditor.maximumBytes else { return nil }
+        line.append(byte)
+        return .edited
     }
 }

@@ -1,10 +1,13 @@
 import Glibc
 
 /// Puts the terminal on standard input into raw mode (no echo, no line
-/// buffering) and restores the saved settings afterwards, also on Ctrl-C.
-public final class RawMode {
+/// buffering, no signals from keys) and restores the saved settings afterwards.
+/// Ctrl-C arrives as a byte (the line editor turns it into `.interrupted`),
+/// so leaving always goes through the code that restores the terminal.
+public final class RawMode: @unchecked Sendable {
     private var saved = termios()
     private let active: Bool
+    private let lock = Mutex()
 
     /// Does nothing (and `isActive` is false) when standard input is not a terminal.
     public init() {
@@ -13,8 +16,7 @@ public final class RawMode {
             return
         }
         var raw = saved
-        // Keep ISIG so Ctrl-C still interrupts; turn off echo and canonical mode.
-        raw.c_lflag &= ~tcflag_t(ECHO | ICANON | IEXTEN)
+        raw.c_lflag &= ~tcflag_t(ECHO | ICANON | IEXTEN | ISIG)
         raw.c_iflag &= ~tcflag_t(IXON | ICRNL)
         withUnsafeMutableBytes(of: &raw.c_cc) { cc in
             cc[Int(VMIN)] = 1
@@ -25,10 +27,23 @@ public final class RawMode {
 
     public var isActive: Bool { active }
 
+    /// Puts the saved settings back; safe to call more than once and from a signal handler's queue.
     public func restore() {
         guard active else { return }
-        tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
+        lock.locked { _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved) }
     }
 
     deinit { restore() }
+
+    /// A pthread mutex: this file imports Glibc only.
+    private final class Mutex {
+        private var mutex = pthread_mutex_t()
+        init() { pthread_mutex_init(&mutex, nil) }
+        deinit { pthread_mutex_destroy(&mutex) }
+        func locked(_ body: () -> Void) {
+            pthread_mutex_lock(&mutex)
+            defer { pthread_mutex_unlock(&mutex) }
+            body()
+        }
+    }
 }

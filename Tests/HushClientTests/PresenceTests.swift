@@ -22,3 +22,38 @@ import Testing
         #expect(presence.status(for: "bob") == "")
     }
 }
+
+@Suite struct PresenceTypingTests {
+    @Test func typingClearsAfterAPauseWithoutAStopIndicator() {
+        let clock = ManualClock(start: 1_000_000)
+        let presence = Presence(clock: clock)
+        presence.relayOnline = true
+        presence.seen(typing: true)
+        clock.advance(milliseconds: Presence.typingWindowMilliseconds - 1)
+        #expect(presence.status(for: "bob") == "bob is typing…")
+        // The next repeat keeps it on; silence after it clears it.
+        presence.seen(typing: true)
+        clock.advance(milliseconds: Presence.typingWindowMilliseconds)
+        #expect(presence.status(for: "bob") == "bob is online")
+    }
+
+    @Test func aMessageOrHeartbeatEndsTyping() {
+        let presence = Presence(clock: ManualClock(start: 1_000_000))
+        presence.relayOnline = true
+        presence.seen(typing: true)
+        presence.seen()
+        #expect(presence.status(for: "bob") == "bob is online")
+    }
+}
+
+@Suite struct PresenceArrivalTests {
+    @Test func seenSaysWhenTheContactArrivesNotWhileTheyStay() {
+        let clock = ManualClock(start: 1_000_000)
+        let presence = Presence(clock: clock)
+        #expect(presence.seen())
+        clock.advance(milliseconds: 20_000)
+        #expect(!presence.seen())
+        clock.advance(milliseconds: Presence.onlineWindowMilliseconds)
+        #expect(presence.seen(typing: true))
+    }
+}

@@ -44,4 +44,44 @@ import Testing
         try bed.sync(alice)
         #expect(try bed.history(alice, with: "bob").last?.status == "delivered")
     }
+
+    /// --notify names the contact only (through whatever `notify-send` is on
+    /// PATH: here a script that records its arguments), and --exec hands each
+    /// event's JSON to a command, without the passphrase in its environment.
+    @Test func notifyNamesTheContactOnlyAndExecGetsTheEventAsJSON() throws {
+        let bed = try Testbed("listen-hooks")
+        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
+        try bed.addContact(alice, bob)
+        try bed.addContact(bob, alice)
+        let bin = bed.root + "/bin", notified = bed.root + "/notified", events = bed.root + "/events"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        try "#!/bin/sh\nprintf '%s\\n' \"$@\" >> '\(notified)'\n".write(toFile: bin + "/notify-send", atomically: true, encoding: .utf8)
+        chmod(bin + "/notify-send", 0o755)
+
+        let environment = bed.environment(for: bob, overrides: ["PATH": "\(bin):/usr/bin:/bin"])
+        let listener = try ChildProcess(["listen", "--notify", "--exec", "{ cat; env; } >> '\(events)'", "--timeout", "8"], environment: environment)
+        #expect(listener.wait(timeout: 20) { $0.stdout.contains("connected to the relay") }, "listen never connected: \(listener.stderr)")
+        try bed.send(alice, to: "bob", "the secret plan")
+        let result = listener.finish(timeout: 30)
+        #expect(result.status == 0 && !result.crashed, "\(result)")
+
+        let notification = try String(contentsOfFile: notified, encoding: .utf8)
+        #expect(notification.contains("Hush: message from alice"), "\(notification)")
+        #expect(!notification.contains("secret"), "the text was shown without --notify-text: \(notification)")
+
+        let hookInput = try String(contentsOfFile: events, encoding: .utf8)
+        let messages = hookInput.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+        }.filter { $0["event"] as? String == "message" }
+        #expect(messages.count == 1 && messages.first?["body"] as? String == "the secret plan", "\(hookInput)")
+        #expect(!hookInput.contains(HushEnvironment.passphrase) && !hookInput.contains("HUSH_PASSPHRASE"), "a hook saw the passphrase")
+    }
+
+    @Test func notifyTextWithoutNotifyIsAUsageError() throws {
+        let bed = try Testbed("listen-usage")
+        let bob = try bed.newUser("bob")
+        let result = try bed.hush(bob, ["listen", "--notify-text", "--timeout", "1"])
+        #expect(result.status == 64, "\(result)")
+        #expect(result.stderr.contains("--notify-text goes with --notify"), "\(result)")
+    }
 }

@@ -37,3 +37,36 @@ import Testing
         #expect(editor.feed(0x04) == .finished)
     }
 }
+
+@Suite struct LineEditorPasteAndKeysTests {
+    private func type(_ text: String, into editor: inout LineEditor) -> [InputEvent] {
+        text.utf8.compactMap { editor.feed($0) }
+    }
+
+    @Test func aBracketedPasteKeepsItsLineBreaksInTheLine() {
+        var editor = LineEditor()
+        let events = type("\u{1B}[200~first\r\nsecond\u{1B}[201~", into: &editor)
+        #expect(!events.contains { if case .submitted = $0 { true } else { false } })
+        #expect(editor.text == "first\nsecond")
+        #expect(type("\r", into: &editor) == [.submitted("first\nsecond")])
+    }
+
+    @Test func enterOutsideAPasteStillSubmits() {
+        var editor = LineEditor()
+        _ = type("\u{1B}[200~a\u{1B}[201~", into: &editor)
+        #expect(type("b\rc", into: &editor) == [.edited, .submitted("ab"), .edited])
+    }
+
+    @Test func ctrlCInterruptsEvenWithTextTyped() {
+        var editor = LineEditor()
+        _ = type("draft", into: &editor)
+        #expect(editor.feed(0x03) == .interrupted)
+    }
+
+    @Test func backspaceRemovesAWholeEmojiWithItsModifiers() {
+        var editor = LineEditor()
+        _ = type("a👍🏽", into: &editor)
+        #expect(editor.feed(0x7f) == .edited)
+        #expect(editor.text == "a")
+    }
+}

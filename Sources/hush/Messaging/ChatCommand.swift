@@ -8,15 +8,24 @@ struct ChatCommand: AsyncParsableCommand {
         commandName: "chat",
         abstract: "An interactive, real-time conversation in the terminal.",
         discussion: """
-            Shows the latest messages, then stays connected: incoming messages appear as they arrive, \
-            receipts update your messages (✓ sent, ✓✓ delivered, ✓✓ read), and the contact's typing \
-            and online state show on the prompt line. "Online" means the contact has `hush chat` open \
-            with you: it sends an encrypted, never-stored heartbeat every 20 seconds. Type a line and \
-            press Enter to send; Ctrl-D or Ctrl-C leaves. When standard input is not a terminal, each \
-            input line is sent as a message and the chat ends with the input.
+            Takes the terminal's screen: a header (the contact, whether you verified them, online or \
+            typing), the latest messages, and your input line at the bottom. Incoming messages appear \
+            as they arrive; your messages carry a mark that changes on their own line (… pending, ✓ sent, \
+            ✓✓ delivered, ✓✓ read). "Online" means the contact has `hush chat` open with you: it sends \
+            an encrypted, never-stored heartbeat every 20 seconds. Type a line and press Enter to send; \
+            pasted line breaks stay in the message.
+
+            Commands (never sent): /help, /quit, /verify [DIGITS] (show the safety number, or compare \
+            the one read out), /history [N] (the last N messages again), /search TEXT (in this \
+            conversation). Start a line with // to send one beginning with /. Ctrl-D on an empty line \
+            or Ctrl-C leaves, restoring the terminal.
+
+            When standard input is not a terminal, each input line is sent as a message (commands \
+            work too), status changes are printed as lines, and the chat ends with the input.
 
             Examples:
               hush chat bob
+              echo "on my way" | hush chat bob
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -25,53 +34,117 @@ struct ChatCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let session = ChatSession(client: try global.openAccount(), contact: name)
-            let contact = name
-            let interactive = isatty(STDIN_FILENO) == 1
-            let screen = ChatScreen(prompt: "you> ", interactive: interactive)
-            for message in try await session.recentMessages() {
-                screen.show(Presentation.line(message, contact: contact))
-            }
-            try await session.start(show: { event in
-                if let line = ChatCommand.line(for: event, contact: contact) { screen.show(line) }
-            }, status: { screen.setStatus($0) })
+            // Fails here, on the normal screen, when there is no such contact.
+            let verification = try await session.verification()
+            let history = try await session.lastMessages(ChatCommand.historyOnOpen)
 
-            let rawMode = RawMode()
-            defer { rawMode.restore() }
+            let interactive = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
+            let screen = ChatScreen(prompt: "> ", interactive: interactive)
+            let view = ChatView(screen: screen, contact: name, style: Presentation.style)
+            let rawMode = interactive ? RawMode() : nil
+            let signals = interactive ? TerminalSignals(onResize: { screen.resized() }, restore: {
+                screen.close()
+                rawMode?.restore()
+            }) : nil
+            defer {
+                screen.close()
+                rawMode?.restore()
+                signals?.cancel()
+            }
+            view.setVerification(verification)
+            screen.open()
+            for message in history { view.show(message) }
+
+            let contact = name
+            try await session.start(show: { event in ChatCommand.handle(event, contact: contact, view: view) },
+                                    status: { view.setPresence($0) })
             for await byte in ChatScreen.inputBytes() {
                 guard let event = screen.feed(byte) else { continue }
                 switch event {
                 case .edited:
                     await session.edited()
-                case let .submitted(text):
-                    do {
-                        if let message = try await session.submit(text) { screen.show(Presentation.line(message, contact: contact)) }
-                    } catch {
-                        screen.show(Presentation.style.bad("not sent: \(error)"))
-                    }
-                case .finished:
+                    continue
+                case let .submitted(line):
+                    if await ChatCommand.perform(ChatInput(parsing: line), session: session, view: view) { continue }
+                case .finished, .interrupted:
                     break
                 }
-                if case .finished = event { break }
+                break
             }
             // Without a terminal, give the outbox and receipts a moment to leave before closing.
             await session.finish(flush: !interactive)
-            print("")
         }
     }
 
-    /// What the chat screen shows for an event, if it concerns this conversation.
-    static func line(for event: MessengerEvent, contact: String) -> String? {
+    /// How many messages the screen opens with.
+    static let historyOnOpen = 50
+
+    /// Carries out a typed line; false when the chat should end.
+    static func perform(_ input: ChatInput, session: ChatSession, view: ChatView) async -> Bool {
+        do {
+            switch input {
+            case .nothing:
+                break
+            case .quit:
+                return false
+            case let .message(text):
+                if let message = try await session.submit(text) { view.show(message) }
+            case .help:
+                view.notice("── commands (never sent) ──")
+                for (usage, meaning) in ChatInput.commandHelp { view.notice("  \(usage)  \(meaning)") }
+            case let .history(count):
+                let messages = try await session.lastMessages(count)
+                view.block(title: "the last \(messages.count) message\(messages.count == 1 ? "" : "s")", messages: messages)
+            case let .search(text):
+                let found = try await session.search(text)
+                view.block(title: "\(found.count) message\(found.count == 1 ? "" : "s") with “\(UntrustedText.sanitized(text, keepingLineBreaks: false))”",
+                           messages: found)
+            case .verify(code: nil):
+                view.notice("── safety number with \(view.contact) ──")
+                let groups = try await session.safetyNumber().split(separator: " ")
+                for row in stride(from: 0, to: groups.count, by: 4) {
+                    view.notice("  " + groups[row..<min(row + 4, groups.count)].joined(separator: " "))
+                }
+                view.notice("  compare it with theirs in person or over a channel you trust, then /verify DIGITS")
+            case let .verify(code?):
+                if try await session.verify(code: code) {
+                    view.notice("the safety numbers match: \(view.contact) is now verified")
+                } else {
+                    view.error("the safety numbers do NOT match: do not trust this session; someone may be in the middle, or the digits were misread")
+                }
+                view.setVerification(try await session.verification())
+            case let .invalid(problem):
+                view.error(problem)
+            }
+        } catch {
+            view.error(ChatCommand.describe(error, for: input))
+        }
+        return true
+    }
+
+    private static func describe(_ error: any Error, for input: ChatInput) -> String {
+        let reason = (error as? any UserFacingError)?.userMessage ?? String(describing: error)
+        if case .message = input { return "not sent: \(reason)" }
+        return reason
+    }
+
+    /// Draws what an event means for this conversation.
+    static func handle(_ event: MessengerEvent, contact: String, view: ChatView) {
         switch event {
         case let .received(message, from) where from == contact:
-            return Presentation.line(message, contact: contact)
+            view.show(message)
+        case let .received(_, from):
+            view.notice("new message from \(from) (hush chat \(from))")
+        case let .request(_, from):
+            view.notice("message request from \(from) (hush requests)")
         case let .statusChanged(id, status, to) where to == contact:
-            return Presentation.style.dim("  message \(id.prefix(8)): ") + Presentation.mark(status)
+            view.statusChanged(id, to: status)
         case let .resent(id, to) where to == contact:
-            return Presentation.style.dim("  message \(id.prefix(8)): could not be decrypted by \(contact), sent again")
+            view.notice("message \(id.prefix(8)) could not be decrypted by \(contact); sent again")
         case let .quarantined(reason):
-            return Presentation.style.bad("set aside an undecryptable envelope: \(reason)")
+            view.error("set aside an undecryptable envelope: \(reason)")
         default:
-            return nil
+            break
         }
     }
 }

@@ -12,28 +12,54 @@ struct ListenCommand: AsyncParsableCommand {
             delivered, read or failed), typing, quarantined, connection. With --json each event is one \
             JSON object on its own line. Stops on Ctrl-C, or after --timeout seconds.
 
+            --notify shows a desktop notification (through notify-send, from libnotify) for each new \
+            message and message request. It names the contact only; --notify-text adds the message \
+            text, which then also sits in the notification history and may show on a locked screen. \
+            --exec runs COMMAND with /bin/sh for every event, with the event's JSON (as --json prints \
+            it) on its standard input; hooks run one at a time, and one still running after 30 s is \
+            stopped. Neither gets HUSH_PASSPHRASE. README.md shows a systemd user unit for running \
+            `hush listen --notify` in the background.
+
             Examples:
               hush listen
               hush listen --json | jq -r 'select(.event == "message") | .body'
+              hush listen --notify
+              hush listen --exec 'jq -r .event >> ~/hush-events.log'
             """)
 
     @OptionGroup var global: GlobalOptions
     @Option(help: "Stop after this many seconds (default: run until interrupted).") var timeout: Double?
+    @Flag(help: "Show a desktop notification for each new message or request (the contact's name only).") var notify = false
+    @Flag(help: "With --notify, put the message text in the notification too.") var notifyText = false
+    @Option(help: ArgumentHelp("Run COMMAND (with /bin/sh) for each event, with the event as JSON on its standard input.",
+                               valueName: "COMMAND"))
+    var exec: String?
+
+    func validate() throws {
+        if notifyText && !notify { throw ValidationError("--notify-text goes with --notify") }
+        if let exec, exec.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--exec needs a command") }
+    }
 
     func run() async throws {
         try await reportingErrors {
+            var notifySend: String?
+            if notify {
+                notifySend = EventHooks.findNotifySend()
+                if notifySend == nil {
+                    printError("notify-send was not found on PATH (Debian and Ubuntu: apt install libnotify-bin); listening without desktop notifications")
+                }
+            }
+            let hooks = EventHooks(notifySend: notifySend, notifyText: notifyText, command: exec)
             let client = try global.openAccount()
             let json = global.json
             let live = client.startLive()
             let printer = Task {
                 for await event in client.events {
                     let object = ListenCommand.describe(event)
-                    if json {
-                        print(Presentation.jsonLine(object))
-                    } else {
-                        print(ListenCommand.text(object))
-                    }
+                    let line = Presentation.jsonLine(object)
+                    print(json ? line : ListenCommand.text(object))
                     fflush(nil)
+                    hooks.handle(event, json: line)
                 }
             }
             if let timeout {
@@ -43,6 +69,7 @@ struct ListenCommand: AsyncParsableCommand {
             }
             for task in live { task.cancel() }
             printer.cancel()
+            hooks.drain()
         }
     }
 

@@ -10,9 +10,16 @@ import Glibc
 /// /proc/self/fd with a memcpy past its buffer (see Tests/asan-suppressions.txt),
 /// which once crashed a full test run when the test process held many sockets.
 /// The child gets the pipes as 0, 1 and 2 and no other descriptor (closefrom).
+///
+/// With `terminal`, the child runs in a pseudo-terminal instead, as in a
+/// terminal emulator or tmux: a new session whose controlling terminal is the
+/// pty's slave, on 0, 1 and 2. What it writes (stdout and stderr together)
+/// is read from the master into `stdout`; `type` writes keystrokes to it.
 final class ChildProcess: @unchecked Sendable {
     let arguments: [String]
     let pid: pid_t
+    /// The pty's master side, when the child runs in a terminal.
+    private let terminal: PseudoTerminal?
     private let buffers = Buffers()
     /// Counts output chunks and the exit, so a waiter sleeps until something changed.
     private let changes = Changes()
@@ -31,8 +38,11 @@ final class ChildProcess: @unchecked Sendable {
     /// `fileSizeLimit` (bytes) runs the process with RLIMIT_FSIZE and SIGXFSZ
     /// ignored: a write past that size fails with EFBIG, as on a full disk,
     /// for this process only.
-    init(_ arguments: [String], environment: [String: String], stdin: String? = nil, fileSizeLimit: Int? = nil) throws {
+    init(_ arguments: [String], environment: [String: String], stdin: String? = nil, fileSizeLimit: Int? = nil,
+         terminal size: (columns: Int, rows: Int)? = nil) throws {
         self.arguments = arguments
+        let terminal = try size.map { try PseudoTerminal(columns: $0.columns, rows: $0.rows) }
+        self.terminal = terminal
         var argv: [String]
         if let fileSizeLimit {
             // POSIX sh counts `ulimit -f` in 512-byte blocks.
@@ -44,13 +54,21 @@ final class ChildProcess: @unchecked Sendable {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        if stdin == nil {
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if let terminal {
+            // After setsid (POSIX_SPAWN_SETSID runs before the file actions), opening
+            // the slave makes it the controlling terminal: resizes send SIGWINCH.
+            posix_spawn_file_actions_addopen(&actions, 0, terminal.slavePath, O_RDWR, 0)
+            posix_spawn_file_actions_adddup2(&actions, 0, 1)
+            posix_spawn_file_actions_adddup2(&actions, 0, 2)
         } else {
-            posix_spawn_file_actions_adddup2(&actions, input.read, 0)
+            if stdin == nil {
+                posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            } else {
+                posix_spawn_file_actions_adddup2(&actions, input.read, 0)
+            }
+            posix_spawn_file_actions_adddup2(&actions, output.write, 1)
+            posix_spawn_file_actions_adddup2(&actions, errors.write, 2)
         }
-        posix_spawn_file_actions_adddup2(&actions, output.write, 1)
-        posix_spawn_file_actions_adddup2(&actions, errors.write, 2)
         _ = spawnFileActionsAddClosefrom(&actions, 3)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -61,7 +79,7 @@ final class ChildProcess: @unchecked Sendable {
         sigemptyset(&none)
         posix_spawnattr_setsigdefault(&attributes, &all)
         posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | (terminal == nil ? 0 : spawnSetSessionID)))
         let cArguments = argv.map { strdup($0) } + [nil]
         let cEnvironment = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (cArguments + cEnvironment).forEach { free($0) } }
@@ -74,18 +92,37 @@ final class ChildProcess: @unchecked Sendable {
         }
         pid = child
         if let stdin {
-            _ = LoopbackSocket.writeAll(input.write, Array(stdin.utf8))
+            // write(2), not LoopbackSocket.writeAll: that one uses send(2), which fails on a pipe (ENOTSOCK).
+            Self.writeAll(input.write, Array(stdin.utf8))
         }
         close(input.write)
-        drain(output.read, toStandardError: false)
-        drain(errors.read, toStandardError: true)
+        if let terminal {
+            close(output.read)
+            close(errors.read)
+            drain(terminal.master, toStandardError: false)
+        } else {
+            drain(output.read, toStandardError: false)
+            drain(errors.read, toStandardError: true)
+        }
         let (state, exited, spawned, changes) = (self.state, self.exited, child, self.changes)
         Thread.detachNewThread {
             var status: Int32 = 0
             while waitpid(spawned, &status, 0) < 0 && errno == EINTR {}
+            // The settings the child left on its terminal; then the master reads EIO and draining ends.
+            terminal?.childExited()
             state.set(status)
             exited.signal()
             changes.bump()
+        }
+    }
+
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            offset += written
         }
     }
 
@@ -147,6 +184,19 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     var isRunning: Bool { state.status == nil }
+
+    /// Keystrokes (or a paste) into the child's terminal.
+    func type(_ text: String) {
+        terminal?.write(Array(text.utf8))
+    }
+
+    /// Resizes the child's terminal (the kernel sends it SIGWINCH).
+    func resize(columns: Int, rows: Int) {
+        terminal?.resize(columns: columns, rows: rows)
+    }
+
+    /// The terminal settings when the child ended (nil before, or without a terminal).
+    var terminalSettingsAtExit: termios? { terminal?.settingsAtExit }
     var stdout: String { buffers.lock.withLock { String(decoding: buffers.out, as: UTF8.self) } }
     var stderr: String { buffers.lock.withLock { String(decoding: buffers.err, as: UTF8.self) } }
 
@@ -208,3 +258,7 @@ final class ChildProcess: @unchecked Sendable {
 /// descriptor from `from` up.
 @_silgen_name("posix_spawn_file_actions_addclosefrom_np")
 private func spawnFileActionsAddClosefrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ from: Int32) -> Int32
+
+/// glibc's POSIX_SPAWN_SETSID (spawn.h, 2.26+; not exported without _GNU_SOURCE):
+/// the child starts a new session, so the terminal it opens becomes its controlling one.
+private let spawnSetSessionID: Int32 = 0x80

@@ -154,3 +154,15 @@ extension Array where Element == Message {
     /// How many times a message with `body` is stored.
     func count(_ body: String) -> Int { filter { $0.body == body }.count }
 }
+
+extension Testbed {
+    /// Starts `hush ARGUMENTS` as `user` in a pseudo-terminal of the given size and returns at once.
+    func spawnInTerminal(_ user: User, _ arguments: [String], columns: Int = 80, rows: Int = 24) throws -> ChildProcess {
+        var environment = environment(for: user)
+        environment["TERM"] = "xterm-256color"
+        // A crash prints its backtrace instead of waiting for keys (the runtime's
+        // backtracer goes interactive when it finds a terminal).
+        environment["SWIFT_BACKTRACE"] = "interactive=no"
+        return try ChildProcess(arguments, environment: environment, terminal: (columns, rows))
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// What a line typed in a chat means. A line starting with "/" is a command
+/// for this program, never sent; "//" sends the rest with one "/" in front
+/// (so "//shrug" sends "/shrug").
+public enum ChatInput: Sendable, Equatable {
+    case message(String)
+    case help
+    case quit
+    /// `/verify` shows the safety number; `/verify DIGITS` compares it.
+    case verify(code: String?)
+    /// `/history [N]`: the last N messages again (default `ChatInput.defaultHistoryCount`).
+    case history(count: Int)
+    /// `/search TEXT` in this conversation.
+    case search(String)
+    /// Blank, or whitespace only: nothing to do.
+    case nothing
+    /// A command that does not exist or was used wrongly: the text says what to do.
+    case invalid(String)
+
+    public static let defaultHistoryCount = 20
+    public static let maximumHistoryCount = 1_000
+
+    /// The commands and what they do, for `/help` and the documentation.
+    public static let commandHelp: [(usage: String, meaning: String)] = [
+        ("/help", "this list"),
+        ("/quit", "leave the chat (Ctrl-D on an empty line and Ctrl-C too)"),
+        ("/verify [DIGITS]", "show the safety number, or compare the one your contact reads out"),
+        ("/history [N]", "show the last N messages again (default \(defaultHistoryCount))"),
+        ("/search TEXT", "find messages of this conversation containing TEXT"),
+        ("//TEXT", "send a message that starts with /"),
+    ]
+
+    public init(parsing line: String) {
+        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard trimmed.hasPrefix("/") else {
+            self = trimmed.isEmpty ? .nothing : .message(trimmed)
+            return
+        }
+        if trimmed.hasPrefix("//") {
+            self = .message(String(trimmed.dropFirst()))
+            return
+        }
+        let words = trimmed.dropFirst().split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        let name = words.first.map(String.init) ?? ""
+        let argument = words.count > 1 ? words[1].trimmingCharacters(in: .whitespaces) : ""
+        switch name.lowercased() {
+        case "help", "?":
+            self = .help
+        case "quit", "exit", "q":
+            self = .quit
+        case "verify":
+            self = .verify(code: argument.isEmpty ? nil : argument)
+        case "history":
+            if argument.isEmpty {
+                self = .history(count: ChatInput.defaultHistoryCount)
+            } else if let count = Int(argument), (1...ChatInput.maximumHistoryCount).contains(count) {
+                self = .history(count: count)
+            } else {
+                self = .invalid("/history takes a number of messages from 1 to \(ChatInput.maximumHistoryCount)")
+            }
+        case "search":
+            self = argument.isEmpty ? .invalid("/search needs the text to look for: /search TEXT") : .search(argument)
+        default:
+            self = .invalid("unknown command /\(name): /help lists the commands; start with // to send a message beginning with /")
+        }
+    }
+}

@@ -1,0 +1,32 @@
+/// What a full-screen chat shows on a terminal of a given size: the header
+/// on the first row, the end of the transcript (wrapped to the width, by
+/// display columns) in the rows between, and the input line on the last row
+/// with the cursor after the typed text. Pure, so it is tested without a terminal.
+public struct ChatLayout: Sendable, Equatable {
+    public let rows: [String]
+    /// Zero-based column of the cursor on the last row.
+    public let cursorColumn: Int
+
+    public init(columns: Int, lines: Int, header: String, transcript: ChatTranscript, prompt: String, input: String) {
+        let width = max(columns, 10)
+        let height = max(lines, 3)
+        var rows = [TerminalWidth.head(header, width: width)]
+
+        var body: [String] = []
+        for entry in transcript.entries {
+            for line in entry.text.split(separator: "\n", omittingEmptySubsequences: false) {
+                body += TerminalWidth.wrap(String(line), width: width)
+            }
+        }
+        let room = height - 2
+        let shown = body.suffix(room)
+        rows += Array(repeating: "", count: room - shown.count) + shown
+
+        // A pasted line break shows as ↵; the end of a long line stays in view.
+        let visibleInput = TerminalWidth.tail(input.replacingOccurrences(of: "\n", with: "↵"),
+                                              width: max(1, width - 1 - TerminalWidth.columns(of: prompt)))
+        rows.append(prompt + visibleInput)
+        self.rows = rows
+        cursorColumn = TerminalWidth.columns(of: prompt) + TerminalWidth.columns(of: visibleInput)
+    }
+}

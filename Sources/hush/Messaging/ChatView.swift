@@ -1,0 +1,134 @@
+import Foundation
+import HushClient
+import HushTerminal
+import Synchronization
+
+/// What `hush chat` draws for one conversation: the header, a line per
+/// message, each outgoing message's status mark kept on its own line, and
+/// local notices (command output, errors) that are never sent.
+final class ChatView: Sendable {
+    let screen: ChatScreen
+    let contact: String
+    private let style: TerminalStyle
+    private let state = Mutex(ViewState())
+
+    private struct ViewState {
+        /// Messages on screen by client id, so a status change can redraw their line.
+        var messages: [String: StoredMessage] = [:]
+        /// The latest status of each outgoing message; may arrive before the message is shown.
+        var statuses: [String: MessageStatus] = [:]
+        var verification: VerificationState = .unverified
+        var presence = ""
+    }
+
+    init(screen: ChatScreen, contact: String, style: TerminalStyle) {
+        self.screen = screen
+        self.contact = contact
+        self.style = style
+    }
+
+    // MARK: Header
+
+    func setVerification(_ verification: VerificationState) {
+        state.withLock { $0.verification = verification }
+        refreshHeader()
+    }
+
+    func setPresence(_ presence: String) {
+        state.withLock { $0.presence = presence }
+        refreshHeader()
+    }
+
+    private func refreshHeader() {
+        let (verification, presence) = state.withLock { ($0.verification, $0.presence) }
+        let trust: String
+        switch verification {
+        case .verified: trust = style.good("✓ verified")
+        case .unverified: trust = style.dim("not verified (/verify)")
+        case .changed: trust = style.bad("IDENTITY KEY CHANGED: hush contact accept \(contact)")
+        }
+        var parts = [style.bold(contact), trust]
+        if !presence.isEmpty { parts.append(presence.hasSuffix("typing…") ? style.yellow(presence) : presence) }
+        screen.setHeader(parts.joined(separator: " · "))
+    }
+
+    // MARK: Transcript
+
+    /// Shows a message on a line of its own (again, when it is already on screen).
+    func show(_ message: StoredMessage) {
+        let status = state.withLock { s in
+            s.messages[message.clientMessageId] = message
+            let status = s.statuses[message.clientMessageId].map { later($0, message.status) } ?? message.status
+            s.statuses[message.clientMessageId] = status
+            return status
+        }
+        screen.show(line(message, status: status), key: message.clientMessageId)
+    }
+
+    /// A status change: the mark on the message's line changes where it stands.
+    /// Without a terminal (line mode) it is printed as a short line instead.
+    func statusChanged(_ clientMessageID: String, to status: MessageStatus) {
+        let message: StoredMessage? = state.withLock { s in
+            s.statuses[clientMessageID] = s.statuses[clientMessageID].map { later($0, status) } ?? status
+            return s.messages[clientMessageID]
+        }
+        guard screen.isInteractive else {
+            screen.show(style.dim("  message \(clientMessageID.prefix(8)): ") + mark(status))
+            return
+        }
+        if let message { screen.update(key: clientMessageID, text: line(message, status: status)) }
+    }
+
+    /// A local line: command output or an error. Never sent.
+    func notice(_ text: String) { screen.show(style.dim(text)) }
+    func error(_ text: String) { screen.show(style.bad(text)) }
+
+    /// `── title ──` then the messages.
+    func block(title: String, messages: [StoredMessage]) {
+        notice("── \(title) ──")
+        for message in messages { show(message) }
+    }
+
+    /// Receipts can overtake each other; a mark never goes back (read stays read).
+    private func later(_ a: MessageStatus, _ b: MessageStatus) -> MessageStatus {
+        let order: [MessageStatus] = [.pending, .failed, .sent, .delivered, .read]
+        return (order.firstIndex(of: a) ?? 0) >= (order.firstIndex(of: b) ?? 0) ? a : b
+    }
+
+    // MARK: Formatting
+
+    func line(_ message: StoredMessage, status: MessageStatus) -> String {
+        let outgoing = message.direction == .outgoing
+        let who = outgoing ? "you" : contact
+        let body = UntrustedText.sanitized(message.body).replacingOccurrences(of: "\n", with: "\n      ")
+        let suffix = outgoing ? "  " + mark(status) : ""
+        return "\(style.dim(time(message.relayTimestamp ?? message.createdAt))) \(style.bold(who)): \(body)\(suffix)"
+    }
+
+    /// … pending, ✓ sent, ✓✓ delivered, ✓✓ read, ✗ failed.
+    func mark(_ status: MessageStatus) -> String {
+        switch status {
+        case .pending: return style.dim("…")
+        case .sent: return "✓"
+        case .delivered: return "✓✓"
+        case .read: return style.good("✓✓ read")
+        case .failed: return style.bad("✗ not sent")
+        }
+    }
+
+    private static let clock: DateFormatter = formatter("HH:mm")
+    private static let day: DateFormatter = formatter("yyyy-MM-dd HH:mm")
+
+    private static func formatter(_ format: String) -> DateFormatter {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = format
+        return formatter
+    }
+
+    /// "14:05" today, "2026-11-20 14:05" before.
+    private func time(_ milliseconds: Int64) -> String {
+        let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+        return Calendar.current.isDateInToday(date) ? ChatView.clock.string(from: date) : ChatView.day.string(from: date)
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Glibc
+import Testing
+
+/// `hush chat` as a person uses it: in a real pseudo-terminal (as tmux or a
+/// terminal emulator would run it), two users against a real relay. What the
+/// program drew is read back through `ScreenEmulator`.
+@Suite struct ChatTerminalTests {
+    static let columns = 80, rows = 24
+
+    /// The screen `chat` shows now.
+    static func screen(_ chat: ChildProcess) -> ScreenEmulator {
+        ScreenEmulator(columns: columns, rows: rows, output: chat.stdout)
+    }
+
+    /// Waits until the screen satisfies `condition`; false after `timeout` seconds.
+    @discardableResult
+    static func waitForScreen(_ chat: ChildProcess, timeout: Double = 20, _ condition: (ScreenEmulator) -> Bool) -> Bool {
+        chat.wait(timeout: timeout) { condition(screen($0)) }
+    }
+
+    static func describe(_ chat: ChildProcess) -> String {
+        screen(chat).lines.enumerated().map { "\($0.offset):\t\($0.element)" }.joined(separator: "\n")
+    }
+
+    /// Whether the terminal was left as it was found: echo, line editing and signal keys on,
+    /// the normal screen back (the last alternate-screen switch is the one off).
+    static func expectRestored(_ chat: ChildProcess, sourceLocation: SourceLocation = #_sourceLocation) {
+        let settings = chat.terminalSettingsAtExit
+        #expect(settings != nil, sourceLocation: sourceLocation)
+        if let settings {
+            let wanted = tcflag_t(ECHO | ICANON | ISIG)
+            #expect(settings.c_lflag & wanted == wanted, "terminal left in raw mode", sourceLocation: sourceLocation)
+        }
+        let output = chat.stdout
+        let on = output.range(of: "\u{1B}[?1049h", options: .backwards), off = output.range(of: "\u{1B}[?1049l", options: .backwards)
+        #expect(on != nil && off != nil && off!.lowerBound > on!.lowerBound, "still on the alternate screen", sourceLocation: sourceLocation)
+    }
+
+    @Test func twoPeopleChatWithHistoryTypingAndReceiptsInPlace() throws {
+        let bed = try Testbed("chat-terminal")
+        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
+        try bed.meet(alice, bob, first: "written before the chat")
+        try bed.send(bob, to: "alice", "an answer from earlier 👍")
+        try bed.sync(alice)
+        // Alice's delivery credential for bob (handed over when she read his answer)
+        // waits in his mailbox: his chat must fetch it before its first heartbeat.
+
+        // Header and history on open.
+        let bobChat = try bed.spawnInTerminal(bob, ["chat", "alice"], columns: Self.columns, rows: Self.rows)
+        #expect(Self.waitForScreen(bobChat) { screen in
+            screen.lines[0].hasPrefix("alice · not verified")
+                && screen.lines.contains { $0.contains("alice: written before the chat") }
+                && screen.lines.contains { $0.contains("you: an answer from earlier 👍") }
+                && screen.lines[Self.rows - 1] == ">"
+        }, "\(Self.describe(bobChat))\n\(bobChat.stderr)")
+
+        let aliceChat = try bed.spawnInTerminal(alice, ["chat", "bob"], columns: Self.columns, rows: Self.rows)
+        #expect(Self.waitForScreen(aliceChat) { $0.lines.contains { $0.contains("bob: an answer from earlier 👍") } },
+                "\(Self.describe(aliceChat))")
+        // Each sees the other online (a heartbeat over the live socket as it comes up).
+        #expect(Self.waitForScreen(bobChat) { $0.lines[0].contains("alice is online") }, "\(Self.describe(bobChat))")
+
+        // Typing shows in the header while alice types, and clears after she pauses.
+        aliceChat.type("still typing")
+        #expect(Self.waitForScreen(bobChat) { $0.lines[0].contains("alice is typing…") }, "\(Self.describe(bobChat))")
+        #expect(Self.waitForScreen(bobChat, timeout: 30) { !$0.lines[0].contains("typing") && $0.lines[0].contains("alice is online") },
+                "typing never cleared: \(Self.describe(bobChat))")
+
+        // A message arrives while bob is typing: it appears above, his draft stays on the input line.
+        bobChat.type("my half-typed draft")
+        #expect(Self.waitForScreen(bobChat) { $0.lines[Self.rows - 1] == "> my half-typed draft" }, "\(Self.describe(bobChat))")
+        aliceChat.type(", now sent\r")
+        #expect(Self.waitForScreen(bobChat) { screen in
+            screen.lines.contains { $0.contains("alice: still typing, now sent") } && screen.lines[Self.rows - 1] == "> my half-typed draft"
+        }, "\(Self.describe(bobChat))")
+
+        // Bob sends it. Alice has the chat open, so it is read at once: the mark on
+        // its line becomes "read" where it stands, with no status line after it.
+        bobChat.type("\r")
+        #expect(Self.waitForScreen(bobChat) { screen in
+            let lines = screen.lines
+            return lines[Self.rows - 2].contains("you: my half-typed draft  ✓✓ read") && lines[Self.rows - 1] == ">"
+                && lines.filter { $0.contains("my half-typed draft") }.count == 1
+        }, "\(Self.describe(bobChat))")
+        #expect(Self.waitForScreen(aliceChat) { $0.lines.contains { $0.contains("bob: my half-typed draft") } }, "\(Self.describe(aliceChat))")
+
+        // Commands stay local: /help lists them; nothing reaches alice.
+        bobChat.type("/help\r")
+        #expect(Self.waitForScreen(bobChat) { $0.lines.contains { $0.contains("/history [N]") } }, "\(Self.describe(bobChat))")
+        bobChat.type("/nonsense\r")
+        #expect(Self.waitForScreen(bobChat) { $0.lines.contains { $0.contains("unknown command /nonsense") } }, "\(Self.describe(bobChat))")
+
+        // /quit leaves and gives the terminal back.
+        bobChat.type("/quit\r")
+        let bobResult = bobChat.finish(timeout: 20)
+        #expect(bobResult.status == 0 && !bobResult.crashed, "\(bobResult)")
+        Self.expectRestored(bobChat)
+
+        // Ctrl-C in the middle of a draft does too.
+        aliceChat.type("unsent words")
+        aliceChat.type("\u{03}")
+        let aliceResult = aliceChat.finish(timeout: 20)
+        #expect(aliceResult.status == 0 && !aliceResult.crashed, "\(aliceResult.status) \(aliceResult.stdout.suffix(3000))")
+        Self.expectRestored(aliceChat)
+
+        let history = try bed.history(alice, with: "bob")
+        #expect(history.bodies == ["written before the chat", "an answer from earlier 👍", "still typing, now sent", "my half-typed draft"])
+        #expect(!history.bodies.contains { $0.hasPrefix("/") || $0.contains("unsent") })
+    }
+
+    /// Without a terminal, each line is a message (commands still work and are
+    /// never sent), and the chat ends with the input.
+    @Test func lineModeSendsEachLineAndKeepsCommandsLocal() throws {
+        let bed = try Testbed("chat-lines")
+        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
+        try bed.meet(alice, bob)
+        let result = try bed.hush(bob, ["chat", "alice"], stdin: "first line\n/help\n//slash at the start\n/nope\n")
+        #expect(result.status == 0 && !result.crashed, "\(result)")
+        #expect(!result.stdout.contains("\u{1B}["), "escape sequences without a terminal: \(result.stdout)")
+        #expect(result.stdout.contains("/history [N]") && result.stdout.contains("unknown command /nope"), "\(result)")
+        try bed.sync(alice)
+        #expect(try bed.history(alice, with: "bob").incoming.bodies == ["first line", "/slash at the start"])
+    }
+}
