@@ -84,6 +84,17 @@ public protocol RelayTransport: Sendable {
     func connect() async throws(DeliveryFailure) -> AsyncStream<TransportEvent>
     /// Sends an ephemeral envelope over the live connection (dropped when the recipient is offline).
     func sendEphemeral(_ envelope: [UInt8], to recipient: IdentityKey, credential: [UInt8]) async throws(DeliveryFailure)
+    /// Uploads the encrypted blob in the file at `path` (`length` bytes) with
+    /// our session; returns the relay's blob id. `progress` hears bytes sent.
+    func uploadBlob(file path: String, length: Int64, progress: @escaping @Sendable (Int64) -> Void) async throws(DeliveryFailure) -> String
+    /// Streams blob `id` (at most `maxBytes`) to `sink`. A failure of the
+    /// relay is a `DeliveryFailure`; anything else is what `sink` threw.
+    func downloadBlob(id: String, maxBytes: Int64, into sink: any BlobSink) async throws
+}
+
+/// Where a downloaded blob's bytes go, in order. One download uses it at a time.
+public protocol BlobSink: AnyObject, Sendable {
+    func write(_ bytes: [UInt8]) throws
 }
 
 /// A relay session token and when the relay said it expires (its clock, ms).
@@ -99,5 +110,12 @@ public struct SessionToken: Sendable, Equatable {
 
 extension RelayTransport {
     public var sessionToken: SessionToken? { nil }
+    /// Transports without blobs (test doubles written before attachments) refuse them.
+    public func uploadBlob(file path: String, length: Int64, progress: @escaping @Sendable (Int64) -> Void) async throws(DeliveryFailure) -> String {
+        throw .rejected(status: 501, code: "this transport has no blobs")
+    }
+    public func downloadBlob(id: String, maxBytes: Int64, into sink: any BlobSink) async throws {
+        throw DeliveryFailure.rejected(status: 501, code: "this transport has no blobs")
+    }
     public func resume(_ token: SessionToken, identity: IdentityKeyPair) {}
 }

@@ -133,6 +133,26 @@ public struct RelayClientTransport: RelayTransport {
         }
     }
 
+    public func uploadBlob(file path: String, length: Int64,
+                           progress: @escaping @Sendable (Int64) -> Void) async throws(DeliveryFailure) -> String {
+        do {
+            return try await client.uploadBlob(file: path, length: length, progress: progress).blobID
+        } catch let .http(413, _, message, _) {
+            // Over the blob limit or the uploader's quota: the relay's words say which.
+            throw .rejected(status: 413, code: message)
+        } catch {
+            throw DeliveryFailure(error)
+        }
+    }
+
+    public func downloadBlob(id: String, maxBytes: Int64, into sink: any BlobSink) async throws {
+        do {
+            try await client.downloadBlob(id: id, maxBytes: maxBytes) { try sink.write($0) }
+        } catch let error as RelayClientError {
+            throw DeliveryFailure(error)
+        }
+    }
+
     /// Runs a client call and maps its error for the outbox's retry rules.
     private func map<T>(_ call: () async throws(RelayClientError) -> T) async throws(DeliveryFailure) -> T {
         do {

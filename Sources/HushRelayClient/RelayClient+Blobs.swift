@@ -1,0 +1,68 @@
+import AsyncHTTPClient
+import Foundation
+import HushRelayAPI
+import NIOCore
+import NIOHTTP1
+
+/// Attachment blobs streamed from and to files (docs/RELAY-API.md, blobs):
+/// neither direction holds more than a chunk in memory.
+extension RelayClient {
+    /// How long one blob transfer may take in all (the 30 s of other calls is
+    /// far too short for a large file on a slow link).
+    static let blobTimeout: TimeAmount = .minutes(60)
+
+    /// Uploads the `length` bytes of the file at `path` as a new blob.
+    public func uploadBlob(file path: String, length: Int64,
+                           progress: @escaping @Sendable (Int64) -> Void = { _ in }) async throws(RelayClientError) -> BlobUploadResponse {
+        var request = HTTPClientRequest(url: baseURL + RelayPaths.blobs)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/octet-stream")
+        request.headers.add(name: "Authorization", value: "Bearer " + (try currentSession().token))
+        request.body = .stream(FileByteChunks(path: path, progress: progress), length: .known(length))
+        let raw: RelayRawResponse
+        do {
+            let response = try await http.execute(request, timeout: Self.blobTimeout)
+            let bytes = try await response.body.collect(upTo: 64 << 10)
+            raw = RelayRawResponse(status: Int(response.status.code), retryAfter: response.headers.first(name: "Retry-After"),
+                                   body: Array(bytes.readableBytesView))
+        } catch let error as FileByteChunks.FileReadError {
+            throw .invalidResponse(error.description)
+        } catch {
+            throw .transport(String(describing: type(of: error)))
+        }
+        return try decode(BlobUploadResponse.self, from: raw)
+    }
+
+    /// Streams blob `id` to `consume`, piece by piece, refusing more than
+    /// `maxBytes`. Errors are `RelayClientError`, or what `consume` threw.
+    public func downloadBlob(id: String, maxBytes: Int64, consume: ([UInt8]) throws -> Void) async throws {
+        var request = HTTPClientRequest(url: baseURL + RelayPaths.blob(id))
+        request.method = .GET
+        let response: HTTPClientResponse
+        do { response = try await http.execute(request, timeout: Self.blobTimeout) } catch {
+            throw RelayClientError.transport(String(describing: type(of: error)))
+        }
+        guard response.status == .ok else {
+            let body = (try? await response.body.collect(upTo: 64 << 10)).map { Array($0.readableBytesView) } ?? []
+            try RelayRawResponse(status: Int(response.status.code), retryAfter: response.headers.first(name: "Retry-After"), body: body)
+                .throwIfError()
+            throw RelayClientError.invalidResponse("the relay answered HTTP \(response.status.code) for a blob")
+        }
+        /// What `consume` threw, told apart from the transfer's own failures.
+        struct ConsumerError: Error { let underlying: any Error }
+        var received: Int64 = 0
+        do {
+            for try await buffer in response.body {
+                received += Int64(buffer.readableBytes)
+                guard received <= maxBytes else { throw RelayClientError.invalidResponse("the blob is longer than its pointer says") }
+                do { try consume(Array(buffer.readableBytesView)) } catch { throw ConsumerError(underlying: error) }
+            }
+        } catch let error as ConsumerError {
+            throw error.underlying
+        } catch let error as RelayClientError {
+            throw error
+        } catch {
+            throw RelayClientError.transport(String(describing: type(of: error)))
+        }
+    }
+}

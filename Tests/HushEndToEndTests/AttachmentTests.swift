@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+
+/// Issue 14 from the command line: `hush send --file`, `hush attachments`,
+/// `hush fetch`, each a separate process against a real relay.
+@Suite struct AttachmentTests {
+    /// A file of `length` bytes that contains `canary` (when it fits) and is otherwise patterned.
+    static func file(_ length: Int, canary: String) -> [UInt8] {
+        var bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }
+        let marker = Array(canary.utf8)
+        if length >= marker.count { bytes.replaceSubrange(0..<marker.count, with: marker) }
+        return bytes
+    }
+
+    static func attachments(_ bed: Testbed, _ user: User) throws -> [[String: Any]] {
+        try #require(try bed.succeed(user, ["attachments", "--json"]).json()["attachments"] as? [[String: Any]])
+    }
+
+    /// Empty, small, exactly one chunk and several chunks: each arrives byte
+    /// for byte, the relay holds none of it in any encoding, and the sender
+    /// keeps no copy of the blob once uploaded.
+    @Test func filesOfEverySizeRoundTripAndTheRelaySeesNoneOfThem() throws {
+        let bed = try Testbed("attach")
+        let alice = try bed.newUser("alice")
+        let bob = try bed.newUser("bob")
+        try bed.meet(alice, bob)
+        let canary = "kumquat-attach-\(UInt32.random(in: 100_000...999_999))"
+        let sizes = [0, 100, 65_536, 3 * 65_536 + 1_000]
+        for (index, size) in sizes.enumerated() {
+            let path = bed.root + "/file-\(size).bin"
+            try Data(Self.file(size, canary: canary)).write(to: URL(fileURLWithPath: path))
+            let sent = try bed.succeed(alice, ["send", "bob", "--file", path, "--json"]).json()
+            #expect(sent["status"] as? String == "sent", "\(sent)")
+            #expect((sent["attachment"] as? [String: Any])?["state"] as? String == "uploaded")
+            #expect(try bed.sync(bob)["received"] as? Int == 1)
+            let listed = try Self.attachments(bed, bob)
+            #expect(listed.count == index + 1)
+            let incoming = try #require(listed.last)
+            #expect(incoming["state"] as? String == "available", "nothing downloads before the user asks")
+            #expect(incoming["size"] as? Int == size)
+            #expect(incoming["fileName"] as? String == "file-\(size).bin")
+            let id = try #require(incoming["id"] as? Int)
+            let out = bed.root + "/got-\(size).bin"
+            try bed.succeed(bob, ["fetch", String(id), "--out", out])
+            #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == Data(Self.file(size, canary: canary)))
+            #expect(try Self.attachments(bed, bob).last?["state"] as? String == "ready")
+        }
+        let (audit, report) = try bed.auditRelay(canary: canary)
+        #expect(audit.status == 0, "\(audit)")
+        #expect((report["canary"] as? [String: Any])?["found"] as? Bool == false, "\(report)")
+        let blobs = try #require(report["blobs"] as? [[String: Any]])
+        #expect(blobs.count == sizes.count)
+        #expect(blobs.allSatisfy { ($0["size"] as? Int ?? 0) >= 4_096 }, "every blob is padded to a bucket")
+        // Bob's copies are encrypted too: the canary is nowhere under his data directory.
+        let local = try #require(try bed.hush(bob, ["audit", "local", "--canary", canary, "--json"]).json()["canary"] as? [String: Any])
+        #expect(local["found"] as? Bool == false, "\(local)")
+        #expect(local["filesScanned"] as? Int ?? 0 >= 4, "the attachment blobs are among the files scanned: \(local)")
+        let aliceFiles = try FileManager.default.contentsOfDirectory(atPath: alice.home + "/attachments")
+        #expect(aliceFiles.isEmpty, "the sender keeps no blob once the relay has it: \(aliceFiles)")
+    }
+
+    /// A blob altered at the relay is refused with the reason, and no file
+    /// appears at the output path (nor a temporary one beside it).
+    @Test func aTamperedBlobLeavesNoFile() throws {
+        let bed = try Testbed("attach-tamper")
+        let alice = try bed.newUser("alice")
+        let bob = try bed.newUser("bob")
+        try bed.meet(alice, bob)
+        let path = bed.root + "/note.txt"
+        try Data(Self.file(200_000, canary: "x")).write(to: URL(fileURLWithPath: path))
+        try bed.succeed(alice, ["send", "bob", "--file", path])
+        try bed.sync(bob)
+        let blobDirectory = bed.relay.dataDirectory + "/blobs"
+        let blob = try #require(try FileManager.default.contentsOfDirectory(atPath: blobDirectory).first { !$0.hasPrefix(".") })
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: blobDirectory + "/" + blob))
+        bytes[70_000] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: blobDirectory + "/" + blob))
+        let outDirectory = bed.root + "/out"
+        try FileManager.default.createDirectory(atPath: outDirectory, withIntermediateDirectories: true)
+        let fetched = try bed.hush(bob, ["fetch", "1", "--out", outDirectory + "/note.txt"])
+        #expect(fetched.status != 0)
+        #expect(fetched.stderr.contains("chunk 1 of the attachment did not authenticate"), "\(fetched)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outDirectory).isEmpty)
+        #expect(try Self.attachments(bed, bob).first?["state"] as? String == "failed")
+    }
+
+    /// Over the uploader's blob quota: the relay's reason reaches the user,
+    /// the message is failed (not silently pending), and nothing is stored.
+    @Test func quotaRefusalIsClear() throws {
+        let bed = try Testbed("attach-quota", relayOptions: ["--blob-quota-mib", "1"])
+        let alice = try bed.newUser("alice")
+        let bob = try bed.newUser("bob")
+        try bed.meet(alice, bob)
+        let path = bed.root + "/big.bin"
+        try Data(Self.file(1_500_000, canary: "x")).write(to: URL(fileURLWithPath: path))
+        let result = try bed.hush(alice, ["send", "bob", "--file", path])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("the relay refused the file: your blob storage is full (1 MiB at most)"), "\(result)")
+        #expect(try Self.attachments(bed, alice).first?["state"] as? String == "failed")
+        #expect((try bed.auditRelay().report["blobs"] as? [[String: Any]])?.isEmpty == true)
+    }
+}
