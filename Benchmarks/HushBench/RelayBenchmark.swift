@@ -212,6 +212,9 @@ enum RelayBenchmark {
         configuration.rateLimits = .unlimited
         configuration.mailboxQuotaCount = 10_000_000
         configuration.mailboxQuotaBytes = Int.max / 2
+        // The attachment benchmark's 256 MiB file, padded.
+        configuration.maxBlobBytes = 4 << 30
+        configuration.blobQuota = BlobQuota(maxBytes: 16 << 30, maxCount: 1_000_000)
         var logger = Logger(label: "relay-bench")
         logger.logLevel = .error
         let server: RelayServer

@@ -5,7 +5,7 @@ enum MediaType {
         "png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp",
         "heic": "image/heic", "svg": "image/svg+xml", "pdf": "application/pdf", "txt": "text/plain", "md": "text/markdown",
         "json": "application/json", "zip": "application/zip", "gz": "application/gzip", "mp4": "video/mp4",
-        "mov": "video/quicktime", "mp3": "audio/mpeg", "m4a": "audio/mp4", "ogg": "audio/ogg", "wav": "audio/wav",
+        "mov": "video/quicktime", "mp3": "audio/mpeg", "m4a": "audio/mp4", "ogg": "audio/ogg", "wav": "audio/wav", "ppm": "image/x-portable-pixmap",
     ]
 
     static func guess(fileName: String) -> String {
