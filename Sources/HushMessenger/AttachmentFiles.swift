@@ -111,20 +111,43 @@ struct AttachmentFiles {
 
 /// Takes a blob as it downloads: checks it chunk by chunk (the plaintext is
 /// dropped) while writing the encrypted bytes to `<id>.part`; `finish` then
-/// verifies the whole and renames it to `<id>.blob`. Any failure removes the part file.
+/// verifies the whole and renames it to `<id>.blob`. A part file left by an
+/// interrupted download is read back through the checks first and the
+/// download resumes after its last byte (`resumeOffset`); one that fails
+/// them is discarded and the download starts over.
 final class VerifyingBlobSink: BlobSink, @unchecked Sendable {
     private let opener: AttachmentOpener
     private let output: PosixFile
     private let files: AttachmentFiles
     private let id: Int64
     private let progress: @Sendable (Int64) -> Void
+    let resumeOffset: Int64
 
     init(files: AttachmentFiles, id: Int64, key: SecureBytes, size: Int64, digest: [UInt8],
          progress: @escaping @Sendable (Int64) -> Void) throws {
         try files.ensureDirectory()
-        unlink(files.partPath(id))
-        opener = try AttachmentOpener(key: key, plaintextSize: UInt64(size), digest: digest)
-        output = try PosixFile.create(files.partPath(id))
+        let path = files.partPath(id)
+        var opener = try AttachmentOpener(key: key, plaintextSize: UInt64(size), digest: digest)
+        if let existing = try? PosixFile.openForReading(path) {
+            do {
+                while true {
+                    let piece = try existing.read(upTo: AttachmentBlob.chunkSize + AttachmentBlob.chunkOverhead)
+                    if piece.isEmpty { break }
+                    _ = try opener.consume(piece)
+                }
+            } catch {
+                unlink(path)
+                opener = try AttachmentOpener(key: key, plaintextSize: UInt64(size), digest: digest)
+            }
+        }
+        if opener.bytesReceived > 0 {
+            output = try PosixFile.openForAppending(path)
+        } else {
+            unlink(path)
+            output = try PosixFile.create(path)
+        }
+        resumeOffset = Int64(opener.bytesReceived)
+        self.opener = opener
         self.files = files
         self.id = id
         self.progress = progress

@@ -209,22 +209,29 @@ final class Attachments {
             if attachment.direction == .incoming { try store.attachments.setState(.downloading, id: id, at: dependencies.clock.now()) }
         }
         do {
-            try await dependencies.transport.downloadBlob(id: blobId, maxBytes: sink.blobLength, into: sink)
+            if sink.resumeOffset > 0 {
+                report?(AttachmentProgress(attachmentId: id, phase: .downloading, done: sink.resumeOffset, total: sink.blobLength))
+            }
+            if sink.resumeOffset < sink.blobLength {
+                try await dependencies.transport.downloadBlob(id: blobId, from: sink.resumeOffset, maxBytes: sink.blobLength, into: sink)
+            }
             try sink.finish()
         } catch {
-            sink.abandon()
             let now = dependencies.clock.now()
             switch error {
             case let failure as DeliveryFailure:
+                // What arrived is checked and kept: the next fetch resumes after it.
                 try? store.write { try $0.attachments.setState(restState, id: id, error: failure.description, at: now) }
                 if case .rejected(404, _) = failure {
                     throw MessengerError.attachmentUnavailable("the relay no longer has attachment \(id) (blobs expire): ask the sender to send it again")
                 }
                 throw MessengerError.relay(failure)
             case let error as AttachmentError:
+                sink.abandon()
                 try? store.write { try $0.attachments.setState(.failed, id: id, error: error.description, at: now) }
                 throw MessengerError.attachmentRejected(error.description)
             default:
+                sink.abandon()
                 try? store.write { try $0.attachments.setState(restState, id: id, error: "\(error)", at: now) }
                 throw MessengerError.attachmentRejected("cannot store the attachment: \(error)")
             }

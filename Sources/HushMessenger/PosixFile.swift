@@ -25,6 +25,13 @@ final class PosixFile {
         return PosixFile(path: path, descriptor: descriptor)
     }
 
+    /// An existing file opened to add to its end.
+    static func openForAppending(_ path: String) throws(AttachmentFileError) -> PosixFile {
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        guard descriptor >= 0 else { throw AttachmentFileError("cannot open", path: path, errno: errno) }
+        return PosixFile(path: path, descriptor: descriptor)
+    }
+
     var size: Int64 {
         get throws(AttachmentFileError) {
             var info = stat()

@@ -87,9 +87,9 @@ public protocol RelayTransport: Sendable {
     /// Uploads the encrypted blob in the file at `path` (`length` bytes) with
     /// our session; returns the relay's blob id. `progress` hears bytes sent.
     func uploadBlob(file path: String, length: Int64, progress: @escaping @Sendable (Int64) -> Void) async throws(DeliveryFailure) -> String
-    /// Streams blob `id` (at most `maxBytes`) to `sink`. A failure of the
-    /// relay is a `DeliveryFailure`; anything else is what `sink` threw.
-    func downloadBlob(id: String, maxBytes: Int64, into sink: any BlobSink) async throws
+    /// Streams blob `id` from byte `offset` on (at most `maxBytes` in all) to
+    /// `sink`. A failure of the relay is a `DeliveryFailure`; anything else is what `sink` threw.
+    func downloadBlob(id: String, from offset: Int64, maxBytes: Int64, into sink: any BlobSink) async throws
 }
 
 /// Where a downloaded blob's bytes go, in order. One download uses it at a time.
@@ -114,7 +114,7 @@ extension RelayTransport {
     public func uploadBlob(file path: String, length: Int64, progress: @escaping @Sendable (Int64) -> Void) async throws(DeliveryFailure) -> String {
         throw .rejected(status: 501, code: "this transport has no blobs")
     }
-    public func downloadBlob(id: String, maxBytes: Int64, into sink: any BlobSink) async throws {
+    public func downloadBlob(id: String, from offset: Int64, maxBytes: Int64, into sink: any BlobSink) async throws {
         throw DeliveryFailure.rejected(status: 501, code: "this transport has no blobs")
     }
     public func resume(_ token: SessionToken, identity: IdentityKeyPair) {}

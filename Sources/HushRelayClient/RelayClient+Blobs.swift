@@ -33,16 +33,18 @@ extension RelayClient {
         return try decode(BlobUploadResponse.self, from: raw)
     }
 
-    /// Streams blob `id` to `consume`, piece by piece, refusing more than
-    /// `maxBytes`. Errors are `RelayClientError`, or what `consume` threw.
-    public func downloadBlob(id: String, maxBytes: Int64, consume: ([UInt8]) throws -> Void) async throws {
+    /// Streams blob `id` from byte `offset` on to `consume`, piece by piece
+    /// (`Range: bytes=N-` to resume), refusing more than `maxBytes` in all.
+    /// Errors are `RelayClientError`, or what `consume` threw.
+    public func downloadBlob(id: String, from offset: Int64 = 0, maxBytes: Int64, consume: ([UInt8]) throws -> Void) async throws {
         var request = HTTPClientRequest(url: baseURL + RelayPaths.blob(id))
         request.method = .GET
+        if offset > 0 { request.headers.add(name: "Range", value: "bytes=\(offset)-") }
         let response: HTTPClientResponse
         do { response = try await http.execute(request, timeout: Self.blobTimeout) } catch {
             throw RelayClientError.transport(String(describing: type(of: error)))
         }
-        guard response.status == .ok else {
+        guard response.status == (offset > 0 ? .partialContent : .ok) else {
             let body = (try? await response.body.collect(upTo: 64 << 10)).map { Array($0.readableBytesView) } ?? []
             try RelayRawResponse(status: Int(response.status.code), retryAfter: response.headers.first(name: "Retry-After"), body: body)
                 .throwIfError()
@@ -50,7 +52,7 @@ extension RelayClient {
         }
         /// What `consume` threw, told apart from the transfer's own failures.
         struct ConsumerError: Error { let underlying: any Error }
-        var received: Int64 = 0
+        var received = offset
         do {
             for try await buffer in response.body {
                 received += Int64(buffer.readableBytes)

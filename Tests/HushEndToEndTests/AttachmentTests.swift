@@ -100,3 +100,46 @@ import Testing
         #expect((try bed.auditRelay().report["blobs"] as? [[String: Any]])?.isEmpty == true)
     }
 }
+
+/// Resuming an interrupted download (RELAY-API `Range: bytes=N-`).
+@Suite struct AttachmentResumeTests {
+    /// A download cut short leaves `<id>.part` holding the blob's first
+    /// bytes; the next `hush fetch` checks them again and asks the relay only
+    /// for the rest. A part file that does not check out is thrown away and
+    /// the download starts over.
+    @Test func anInterruptedDownloadResumesAfterItsLastByte() throws {
+        let bed = try Testbed("attach-resume")
+        let alice = try bed.newUser("alice")
+        let bob = try bed.newUser("bob")
+        try bed.meet(alice, bob)
+        let path = bed.root + "/movie.bin"
+        let file = AttachmentTests.file(5 * 65_536 + 123, canary: "x")
+        try Data(file).write(to: URL(fileURLWithPath: path))
+        try bed.succeed(alice, ["send", "bob", "--file", path])
+        try bed.sync(bob)
+        let blobDirectory = bed.relay.dataDirectory + "/blobs"
+        let blobName = try #require(try FileManager.default.contentsOfDirectory(atPath: blobDirectory).first { !$0.hasPrefix(".") })
+        let blob = try Data(contentsOf: URL(fileURLWithPath: blobDirectory + "/" + blobName))
+
+        // What a download killed after 150,001 bytes leaves behind.
+        try FileManager.default.createDirectory(atPath: bob.home + "/attachments", withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        let part = bob.home + "/attachments/1.part"
+        FileManager.default.createFile(atPath: part, contents: blob.prefix(150_001), attributes: [.posixPermissions: 0o600])
+        let resumed = try bed.succeed(bob, ["fetch", "1", "--out", bed.root + "/got.bin", "--json"])
+        let events = resumed.stderr.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.filter { $0["phase"] as? String == "downloading" }
+        #expect(events.first?["done"] as? Int == 150_001, "the download resumed after the bytes it had: \(resumed)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: bed.root + "/got.bin")) == Data(file))
+
+        // A damaged part file: discarded, and the whole blob fetched again.
+        try FileManager.default.removeItem(atPath: bob.home + "/attachments/1.blob")
+        var damaged = blob.prefix(90_000)
+        damaged[damaged.startIndex + 40_000] ^= 0x01
+        FileManager.default.createFile(atPath: part, contents: damaged, attributes: [.posixPermissions: 0o600])
+        let restarted = try bed.succeed(bob, ["fetch", "1", "--out", bed.root + "/again.bin", "--json"])
+        #expect(!restarted.stderr.contains("\"done\":90000"), "\(restarted)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: bed.root + "/again.bin")) == Data(file))
+    }
+}

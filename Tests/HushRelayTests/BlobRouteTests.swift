@@ -90,3 +90,30 @@ import Testing
         }
     }
 }
+
+/// `Range: bytes=N-` resumes a download where it stopped (RELAY-API, blobs).
+@Suite struct BlobRangeTests {
+    @Test(arguments: StorageDriver.allCases)
+    func aRangedReadResumesAtTheByteAsked(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver) { $0.maxBlobBytes = 300_000 }
+        let alice = try TestUser(seed: "alice")
+        try await relay.application().test(.router) { client in
+            let token = try await client.registerAndAuthenticate(alice, relay: relay)
+            let bytes = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
+            let upload = try await client.execute(uri: RelayPaths.blobs, method: .post, headers: [.authorization: "Bearer \(token)"],
+                                                  body: ByteBuffer(bytes: bytes))
+            let blob = try JSON.decode(BlobUploadResponse.self, upload.body)
+            let tail = try await client.execute(uri: RelayPaths.blob(blob.blobID), method: .get, headers: [.range: "bytes=123457-"])
+            #expect(tail.status == .partialContent)
+            #expect(tail.headers[.contentRange] == "bytes 123457-199999/200000")
+            #expect(Array(tail.body.readableBytesView) == Array(bytes[123_457...]))
+            let whole = try await client.execute(uri: RelayPaths.blob(blob.blobID), method: .get, headers: [.range: "bytes=0-"])
+            #expect(whole.status == .ok)
+            #expect(Array(whole.body.readableBytesView) == bytes)
+            for refused in ["bytes=200000-", "bytes=5-10", "bytes=-5", "items=3-", "bytes=+3-"] {
+                let response = try await client.execute(uri: RelayPaths.blob(blob.blobID), method: .get, headers: [.range: refused])
+                #expect(response.status == .badRequest, "\(refused)")
+            }
+        }
+    }
+}
