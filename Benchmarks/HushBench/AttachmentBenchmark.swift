@@ -11,7 +11,8 @@ import HushRelayClient
 /// (VmHWM, reset before each), which stays flat because nothing holds more
 /// than a chunk. The Hush path is what `hush send --file` and `hush fetch
 /// --out` do: AttachmentSealer to a file, a streamed POST, a streamed GET
-/// through AttachmentOpener to a file.
+/// through AttachmentOpener to a file (the resumable upload API, as
+/// `hush` uses it).
 enum AttachmentBenchmark {
     static func run(arguments: [String]) async throws {
         let mib = arguments.firstIndex(of: "--mib").flatMap { arguments.indices.contains($0 + 1) ? Int(arguments[$0 + 1]) : nil } ?? 256
@@ -61,7 +62,11 @@ enum AttachmentBenchmark {
         try output.close()
         let digest = try sealer.digest()
         let encryptSeconds = RelayBench.seconds(since: sendStart)
-        let uploaded = try await client.uploadBlob(file: blobPath, length: Int64(sealer.blobLength))
+        let upload = try await client.startBlobUpload(length: Int64(sealer.blobLength))
+        guard let uploaded = try await client.continueBlobUpload(id: upload.uploadID, file: blobPath, from: 0,
+                                                                 length: Int64(sealer.blobLength)) else {
+            throw BenchError("the relay did not take the whole blob")
+        }
         let sendSeconds = RelayBench.seconds(since: sendStart)
         let sendPeak = peakBytes()
 

@@ -89,14 +89,8 @@ final class Attachments {
                 fail(attachment, "the encrypted copy of the file is gone from the data directory: send the file again")
                 continue
             }
-            let report = progress
-            let transport = dependencies.transport, path = files.blobPath(id)
             do {
-                let blobId = try await relay.withReauthentication { () async throws(DeliveryFailure) in
-                    try await transport.uploadBlob(file: path, length: total) { sent in
-                        report?(AttachmentProgress(attachmentId: id, phase: .uploading, done: sent, total: total))
-                    }
-                }
+                let blobId = try await upload(attachment, file: files.blobPath(id), length: total)
                 try store.write { store in
                     try store.attachments.setUploaded(blobId: blobId, id: id, at: dependencies.clock.now())
                     try store.attachments.setTransferred(total, id: id, at: dependencies.clock.now())
@@ -118,6 +112,36 @@ final class Attachments {
             } catch {
                 fail(attachment, "the file could not be sent: \(error)")
             }
+        }
+    }
+
+    /// One resumable upload per attachment, its id kept: a sender cut off or
+    /// killed continues after the bytes the relay holds. Returns the blob id.
+    private func upload(isolation: isolated (any Actor)? = #isolation, _ attachment: StoredAttachment, file path: String,
+                        length: Int64) async throws -> String {
+        let id = attachment.id, report = progress, transport = dependencies.transport
+        let uploadId: String
+        if let kept = attachment.uploadId {
+            uploadId = kept
+        } else {
+            uploadId = try await relay.withReauthentication { () async throws(DeliveryFailure) in
+                try await transport.startBlobUpload(length: length)
+            }
+            try store.write { try $0.attachments.setUploadId(uploadId, id: id, at: dependencies.clock.now()) }
+        }
+        do {
+            return try await relay.withReauthentication { () async throws(DeliveryFailure) in
+                try await transport.continueBlobUpload(id: uploadId, file: path, length: length) { sent in
+                    report?(AttachmentProgress(attachmentId: id, phase: .uploading, done: sent, total: length))
+                }
+            }
+        } catch {
+            if case .rejected(404, _) = error {
+                // The relay forgot the upload (abandoned for a day, or another relay): start afresh next time.
+                try store.write { try $0.attachments.setUploadId(nil, id: id, at: dependencies.clock.now()) }
+                throw DeliveryFailure.unavailable(reason: "the relay no longer had the upload in progress; it starts again")
+            }
+            throw error
         }
     }
 

@@ -7,6 +7,8 @@ import NIOCore
 struct FileByteChunks: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
     let path: String
+    /// Where in the file the body starts (a resumed upload sends only the rest).
+    var offset: Int64 = 0
     let progress: @Sendable (Int64) -> Void
 
     struct FileReadError: Error, CustomStringConvertible {
@@ -17,11 +19,13 @@ struct FileByteChunks: AsyncSequence, Sendable {
         private var descriptor: Int32 = -1
         private let path: String
         private let progress: @Sendable (Int64) -> Void
-        private var sent: Int64 = 0
+        /// The file position reached, reported to `progress`.
+        private var sent: Int64
 
-        init(path: String, progress: @escaping @Sendable (Int64) -> Void) {
+        init(path: String, offset: Int64, progress: @escaping @Sendable (Int64) -> Void) {
             self.path = path
             self.progress = progress
+            sent = offset
         }
 
         deinit { if descriptor >= 0 { close(descriptor) } }
@@ -30,6 +34,9 @@ struct FileByteChunks: AsyncSequence, Sendable {
             if descriptor < 0 {
                 descriptor = open(path, O_RDONLY | O_CLOEXEC)
                 guard descriptor >= 0 else { throw FileReadError(description: "cannot open \(path): \(String(cString: strerror(errno)))") }
+                guard lseek(descriptor, off_t(sent), SEEK_SET) == off_t(sent) else {
+                    throw FileReadError(description: "cannot seek in \(path): \(String(cString: strerror(errno)))")
+                }
             }
             var buffer = ByteBufferAllocator().buffer(capacity: 64 << 10)
             let count = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: 64 << 10) { bytes in
@@ -44,5 +51,5 @@ struct FileByteChunks: AsyncSequence, Sendable {
         }
     }
 
-    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(path: path, progress: progress) }
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(path: path, offset: offset, progress: progress) }
 }

@@ -11,14 +11,27 @@ extension RelayClient {
     /// far too short for a large file on a slow link).
     static let blobTimeout: TimeAmount = .minutes(60)
 
-    /// Uploads the `length` bytes of the file at `path` as a new blob.
-    public func uploadBlob(file path: String, length: Int64,
-                           progress: @escaping @Sendable (Int64) -> Void = { _ in }) async throws(RelayClientError) -> BlobUploadResponse {
-        var request = HTTPClientRequest(url: baseURL + RelayPaths.blobs)
-        request.method = .POST
+    /// Starts a resumable upload of a `length`-byte blob (RELAY-API, `/v1/blobs/uploads`).
+    public func startBlobUpload(length: Int64) async throws(RelayClientError) -> BlobUploadStatus {
+        let raw = try await send(.POST, RelayPaths.blobUploads, authenticated: true, headers: [(BlobUploadHeaders.length, String(length))])
+        return try decode(BlobUploadStatus.self, from: raw)
+    }
+
+    /// How many bytes of upload `id` the relay holds.
+    public func blobUploadStatus(id: String) async throws(RelayClientError) -> BlobUploadStatus {
+        try await call(.GET, RelayPaths.blobUpload(id), authenticated: true, as: BlobUploadStatus.self)
+    }
+
+    /// Sends the file at `path` from byte `offset` on as the rest of upload
+    /// `id`; the blob once the relay has all `length` bytes, nil while it does not.
+    public func continueBlobUpload(id: String, file path: String, from offset: Int64, length: Int64,
+                                   progress: @escaping @Sendable (Int64) -> Void = { _ in }) async throws(RelayClientError) -> BlobUploadResponse? {
+        var request = HTTPClientRequest(url: baseURL + RelayPaths.blobUpload(id))
+        request.method = .PATCH
         request.headers.add(name: "Content-Type", value: "application/octet-stream")
         request.headers.add(name: "Authorization", value: "Bearer " + (try currentSession().token))
-        request.body = .stream(FileByteChunks(path: path, progress: progress), length: .known(length))
+        request.headers.add(name: BlobUploadHeaders.offset, value: String(offset))
+        request.body = .stream(FileByteChunks(path: path, offset: offset, progress: progress), length: .known(length - offset))
         let raw: RelayRawResponse
         do {
             let response = try await http.execute(request, timeout: Self.blobTimeout)
@@ -30,7 +43,9 @@ extension RelayClient {
         } catch {
             throw .transport(String(describing: type(of: error)))
         }
-        return try decode(BlobUploadResponse.self, from: raw)
+        if raw.status == 201 { return try decode(BlobUploadResponse.self, from: raw) }
+        _ = try decode(BlobUploadStatus.self, from: raw)
+        return nil
     }
 
     /// Streams blob `id` from byte `offset` on to `consume`, piece by piece

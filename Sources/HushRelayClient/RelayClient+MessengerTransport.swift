@@ -133,12 +133,29 @@ public struct RelayClientTransport: RelayTransport {
         }
     }
 
-    public func uploadBlob(file path: String, length: Int64,
-                           progress: @escaping @Sendable (Int64) -> Void) async throws(DeliveryFailure) -> String {
+    public func startBlobUpload(length: Int64) async throws(DeliveryFailure) -> String {
+        try await mapUpload { () async throws(RelayClientError) in try await client.startBlobUpload(length: length).uploadID }
+    }
+
+    public func continueBlobUpload(id: String, file path: String, length: Int64,
+                                   progress: @escaping @Sendable (Int64) -> Void) async throws(DeliveryFailure) -> String {
+        try await mapUpload { () async throws(RelayClientError) in
+            // Ask where the relay's copy ends: a cut-off attempt left some bytes there.
+            let status = try await client.blobUploadStatus(id: id)
+            progress(Int64(status.received))
+            guard let blob = try await client.continueBlobUpload(id: id, file: path, from: Int64(status.received), length: length,
+                                                                 progress: progress) else {
+                throw .transport("the relay did not take the whole blob")
+            }
+            return blob.blobID
+        }
+    }
+
+    /// `map` for uploads: a 413 keeps the relay's words (over the blob limit, or the uploader's quota, and what to do).
+    private func mapUpload<T>(_ call: () async throws(RelayClientError) -> T) async throws(DeliveryFailure) -> T {
         do {
-            return try await client.uploadBlob(file: path, length: length, progress: progress).blobID
+            return try await call()
         } catch let .http(413, _, message, _) {
-            // Over the blob limit or the uploader's quota: the relay's words say which.
             throw .rejected(status: 413, code: message)
         } catch {
             throw DeliveryFailure(error)

@@ -27,6 +27,8 @@ public struct StoredAttachment: Sendable, CustomStringConvertible {
     public let transferred: Int64
     public let lastError: String?
     public let createdAt: Milliseconds
+    /// The relay's id of the upload in progress (outgoing, not yet complete).
+    public let uploadId: String?
 
     public var description: String { "StoredAttachment(\(id), \(state), \(size) bytes, key redacted)" }
 }

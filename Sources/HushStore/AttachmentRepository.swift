@@ -7,7 +7,7 @@ public struct AttachmentRepository {
 
     private static let columns = """
         a.id, a.message_id, m.conversation_id, a.direction, a.state, a.file_name, a.media_type, a.size,
-        a.file_key, a.digest, a.blob_id, a.transferred, a.last_error, a.created_at
+        a.file_key, a.digest, a.blob_id, a.transferred, a.last_error, a.created_at, a.upload_id
         """
 
     @discardableResult
@@ -66,6 +66,11 @@ public struct AttachmentRepository {
             """, [blobId, time, id])
     }
 
+    /// The relay's id of the resumable upload in progress (nil: start a new one).
+    public func setUploadId(_ uploadId: String?, id: Int64, at time: Milliseconds) throws {
+        try database.execute("UPDATE attachments SET upload_id = ?, updated_at = ? WHERE id = ?", [uploadId, time, id])
+    }
+
     public func setTransferred(_ bytes: Int64, id: Int64, at time: Milliseconds) throws {
         try database.execute("UPDATE attachments SET transferred = ?, updated_at = ? WHERE id = ?", [bytes, time, id])
     }
@@ -77,6 +82,6 @@ public struct AttachmentRepository {
             state: AttachmentState(rawValue: try row.get(4)) ?? .failed,
             fileName: try row.get(5), mediaType: try row.get(6), size: try row.get(7),
             key: SecureBytes(copying: try row.get(8, as: [UInt8].self)), digest: try row.get(9), blobId: try row.get(10),
-            transferred: try row.get(11), lastError: try row.get(12), createdAt: try row.get(13))
+            transferred: try row.get(11), lastError: try row.get(12), createdAt: try row.get(13), uploadId: try row.get(14))
     }
 }

@@ -29,4 +29,10 @@ extension Schema {
             CREATE INDEX attachments_by_state ON attachments(state);
             """)
     }
+
+    /// Version 12: the relay's id of an upload in progress, so a sender that
+    /// was cut off or killed resumes after the bytes the relay holds.
+    static func addAttachmentUploadIds(_ db: Database) throws {
+        try db.execute("ALTER TABLE attachments ADD COLUMN upload_id TEXT")
+    }
 }

@@ -143,3 +143,93 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: bed.root + "/again.bin")) == Data(file))
     }
 }
+
+/// A sender killed in the middle of an upload (a real `hush send` process,
+/// SIGKILL) continues the same upload on its next run, from the bytes the
+/// relay holds: the blob ends up under the upload's id, and the file arrives whole.
+@Suite struct KilledUploadTests {
+    @Test func aKilledUploadResumesWhereTheRelayStopped() throws {
+        let bed = try Testbed("attach-killed-upload")
+        let alice = try bed.newUser("alice")
+        let bob = try bed.newUser("bob")
+        try bed.meet(alice, bob)
+        let blobDirectory = bed.relay.dataDirectory + "/blobs"
+        var caught: (upload: String, bytes: Int, file: [UInt8])?
+        // The kill must land while the bytes flow; a try where the upload won the race is done again.
+        for attempt in 0..<4 where caught == nil {
+            let file = AttachmentTests.file(24 << 20, canary: "attempt-\(attempt)")
+            let path = bed.root + "/big-\(attempt).bin"
+            try Data(file).write(to: URL(fileURLWithPath: path))
+            let sender = try bed.spawn(alice, ["send", "bob", "--file", path])
+            _ = sender.wait(timeout: 60) { child in
+                // Progress goes to stderr as plain lines ("uploading NAME: 10% (…)") when it is not a terminal.
+                !child.isRunning || child.stderr.split(separator: "\n").contains { $0.hasPrefix("uploading") && !$0.contains(": 0%") }
+            }
+            sender.signal(SIGKILL)
+            let result = sender.finish(timeout: 10)
+            let partial = try FileManager.default.contentsOfDirectory(atPath: blobDirectory)
+                .filter { $0.hasPrefix(".resumable-") && !$0.hasSuffix(".owner") }
+            if result.signalled, let name = partial.first,
+               let size = try FileManager.default.attributesOfItem(atPath: blobDirectory + "/" + name)[.size] as? Int, size > 0 {
+                caught = (String(name.dropFirst(".resumable-".count)), size, file)
+            } else {
+                try bed.sync(bob)  // the file got through whole: let bob take it, and try again
+            }
+        }
+        let (upload, bytes, file) = try #require(caught, "the kill never landed during an upload")
+        #expect(bytes < 24 << 20)
+        let pending = try #require(try AttachmentTests.attachments(bed, alice).last)
+        #expect(pending["state"] as? String == "uploading", "\(pending)")
+
+        // The next run continues the same upload (a PATCH from offset 0 would be refused with 409).
+        try bed.sync(alice)
+        #expect(FileManager.default.fileExists(atPath: blobDirectory + "/" + upload), "the blob is the resumed upload")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: blobDirectory).filter { $0.hasPrefix(".resumable-") }.isEmpty)
+        try bed.sync(bob)
+        let incoming = try #require(try AttachmentTests.attachments(bed, bob).last)
+        let id = try #require(incoming["id"] as? Int)
+        try bed.succeed(bob, ["fetch", String(id), "--out", bed.root + "/got.bin"])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: bed.root + "/got.bin")) == Data(file))
+    }
+}
+
+/// A `hush fetch` killed mid-download (SIGKILL) resumes on the next run after
+/// the bytes it had checked and kept, and never leaves a file at the output path.
+@Suite struct KilledDownloadTests {
+    @Test func aKilledDownloadResumes() throws {
+        let bed = try Testbed("attach-killed-download")
+        let alice = try bed.newUser("alice")
+        let bob = try bed.newUser("bob")
+        try bed.meet(alice, bob)
+        let file = AttachmentTests.file(24 << 20, canary: "x")
+        let path = bed.root + "/big.bin", out = bed.root + "/got.bin"
+        try Data(file).write(to: URL(fileURLWithPath: path))
+        try bed.succeed(alice, ["send", "bob", "--file", path])
+        try bed.sync(bob)
+        var kept = 0
+        for _ in 0..<4 where kept == 0 {
+            let fetcher = try bed.spawn(bob, ["fetch", "1", "--out", out])
+            _ = fetcher.wait(timeout: 60) { child in
+                !child.isRunning || child.stderr.split(separator: "\n").contains { $0.hasPrefix("downloading") && !$0.contains(": 0%") }
+            }
+            fetcher.signal(SIGKILL)
+            let result = fetcher.finish(timeout: 10)
+            let part = bob.home + "/attachments/1.part"
+            if result.signalled, let size = try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int, size > 0 {
+                kept = size
+                #expect(!FileManager.default.fileExists(atPath: out), "no file at the output path before it is whole and checked")
+            } else if FileManager.default.fileExists(atPath: bob.home + "/attachments/1.blob") {
+                // The download won the race: start over from nothing.
+                try FileManager.default.removeItem(atPath: bob.home + "/attachments/1.blob")
+                try? FileManager.default.removeItem(atPath: out)
+            }
+        }
+        #expect(kept > 0, "the kill never landed during the download")
+        let resumed = try bed.succeed(bob, ["fetch", "1", "--out", out, "--json"])
+        let first = resumed.stderr.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.first { $0["phase"] as? String == "downloading" }
+        #expect((first?["done"] as? Int ?? 0) >= kept, "resumed after the kept bytes: \(resumed)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == Data(file))
+    }
+}
