@@ -327,6 +327,9 @@ enum RelayBenchmark {
         // Every socket and connection of the load comes from 127.0.0.1.
         configuration.connectionLimits.maxConnectionsPerAddress = 1_000_000
         configuration.connectionLimits.maxConnections = 1_000_000
+        // The attachment benchmark's 256 MiB file, padded.
+        configuration.maxBlobBytes = 4 << 30
+        configuration.blobQuota = BlobQuota(maxBytes: 16 << 30, maxCount: 1_000_000)
         var logger = Logger(label: "relay-bench")
         logger.logLevel = .error
         let server: RelayServer

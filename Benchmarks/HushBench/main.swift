@@ -9,6 +9,7 @@ let suites: [(name: String, run: ([String]) async throws -> Void)] = [
     ("protocol", ProtocolBenchmark.run),
     ("relay", RelayBenchmark.run),
     ("e2e", EndToEndBenchmark.run),
+    ("attachments", AttachmentBenchmark.run),
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -51,7 +51,8 @@ public enum Account {
         if let relayOverride { try store.settings.set(SettingsRepository.Name.relayURL, to: relayOverride) }
         let relayURL = try store.settings.value(SettingsRepository.Name.relayURL)
         let transport: any RelayTransport = offline ? NoRelay() : relayURL.map { RelayClientTransport(client: RelayClient(baseURL: $0)) } ?? NoRelay()
-        let messenger = Messenger(identity: identity, store: store, transport: transport)
+        let messenger = Messenger(identity: identity, store: store, transport: transport,
+                                  attachmentDirectory: home.directory.file(AccountHome.attachmentDirectoryName))
         return MessagingClient(home: home, identity: identity, messenger: messenger, relayURL: relayURL)
     }
 }

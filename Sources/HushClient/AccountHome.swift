@@ -22,6 +22,8 @@ public struct AccountHome: Sendable {
     }
 
     public var path: String { directory.path }
+    /// Encrypted attachment blobs (0700), beside the database.
+    public static let attachmentDirectoryName = "attachments"
     public var databasePath: String { directory.databasePath }
 
     var keystore: KeystoreFile { KeystoreFile(directory: directory) }

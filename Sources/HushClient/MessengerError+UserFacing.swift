@@ -8,7 +8,8 @@ extension MessengerError: UserFacingError {
         case .unknownContact, .contactExists, .nothingToAccept, .invalidAddress, .ownAddress,
              .requestNotAccepted, .contactBlocked, .noRequest: status = .contactProblem
         case .relay, .notRegistered: status = .relayUnavailable
-        case .messageTooLong, .protocolFailure, .missingLocalState, .unknownMessage: status = .failure
+        case .messageTooLong, .protocolFailure, .missingLocalState, .unknownMessage, .unknownAttachment,
+             .attachmentUnavailable, .attachmentRejected: status = .failure
         }
         return status.rawValue
     }

@@ -12,6 +12,28 @@ public enum SHA256 {
         }
         return out
     }
+
+    /// An incremental SHA-256, for hashing a file chunk by chunk.
+    public struct Hasher {
+        private var state = crypto_hash_sha256_state()
+
+        public init() {
+            Sodium.ensureInitialised()
+            crypto_hash_sha256_init(&state)
+        }
+
+        public mutating func update<D: ContiguousByteStorage>(_ data: D) {
+            data.withUnsafeBytes { input in
+                _ = crypto_hash_sha256_update(&state, input.bindMemory(to: UInt8.self).baseAddress, UInt64(input.count))
+            }
+        }
+
+        public mutating func finalize() -> [UInt8] {
+            var out = [UInt8](repeating: 0, count: SHA256.outputLength)
+            crypto_hash_sha256_final(&state, &out)
+            return out
+        }
+    }
 }
 
 /// SHA-512 (FIPS 180-4).

@@ -43,6 +43,23 @@ public enum SecretStream {
             self.header = header
         }
 
+        /// A pusher with a given header instead of a random one, for test
+        /// vectors only: a header must never be used twice with one key. Both
+        /// ends derive the same state from (key, header) (libsodium's
+        /// `init_push` draws the header and then derives exactly what
+        /// `init_pull` derives), so the state is set up with `init_pull`.
+        public init(key: SecureBytes, fixedHeader header: [UInt8]) throws(CryptoError) {
+            try requireLength(key.count, keyLength, "secretstream key")
+            try requireLength(header.count, headerLength, "secretstream header")
+            Sodium.ensureInitialised()
+            let statePointer = state.pointer
+            let status = key.withUnsafeBytes { k in
+                crypto_secretstream_xchacha20poly1305_init_pull(statePointer, header, k.bindMemory(to: UInt8.self).baseAddress!)
+            }
+            guard status == 0 else { throw .authenticationFailed }
+            self.header = header
+        }
+
         public func push<M: ContiguousByteStorage>(_ chunk: M, tag: Tag = .message, associatedData: [UInt8] = []) -> [UInt8] {
             chunk.withUnsafeBytes { message in
                 [UInt8](unsafeUninitializedCapacity: message.count + overhead) { out, written in

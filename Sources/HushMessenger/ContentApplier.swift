@@ -10,11 +10,13 @@ import HushStore
 final class ContentApplier {
     private let dependencies: MessengerDependencies
     private let outbox: Outbox
+    private let attachments: Attachments
     private var store: MessageStore { dependencies.store }
 
-    init(_ dependencies: MessengerDependencies, outbox: Outbox) {
+    init(_ dependencies: MessengerDependencies, outbox: Outbox, attachments: Attachments) {
         self.dependencies = dependencies
         self.outbox = outbox
+        self.attachments = attachments
     }
 
     func apply(_ content: Content, from contact: Contact, envelope: MailboxEnvelope) throws {
@@ -22,8 +24,11 @@ final class ContentApplier {
         case let .text(text):
             try storeIncoming(text, contentType: "text/plain", content: content, from: contact, envelope: envelope)
         case let .attachment(pointer):
-            try storeIncoming("[attachment \(pointer.fileName.isEmpty ? "unnamed" : pointer.fileName), \(pointer.size) bytes]",
-                              contentType: "attachment", content: content, from: contact, envelope: envelope)
+            // The pointer is kept (nothing downloads until the user asks: `hush fetch`).
+            try storeIncoming(Attachments.summary(fileName: pointer.fileName, size: Int64(pointer.size)),
+                              contentType: "attachment", content: content, from: contact, envelope: envelope) { messageId in
+                try attachments.recordIncoming(pointer, messageId: messageId)
+            }
         case let .deliveryReceipt(ids):
             try advanceOutgoing(ids, to: .delivered, contact: contact)
         case let .readReceipt(ids):
@@ -44,12 +49,13 @@ final class ContentApplier {
     }
 
     private func storeIncoming(_ body: String, contentType: String, content: Content, from contact: Contact,
-                               envelope: MailboxEnvelope) throws {
+                               envelope: MailboxEnvelope, alsoStore extra: (Int64) throws -> Void = { _ in }) throws {
         let conversation = try dependencies.conversation(with: contact)
         let message = NewMessage(conversationId: conversation, serverId: envelope.serverID, clientMessageId: content.id.description,
                                  direction: .incoming, sender: contact.address, body: body, contentType: contentType,
                                  status: .delivered, createdAt: Int64(clamping: content.sentAt), relayTimestamp: envelope.relayTimestamp)
         guard case let .inserted(id) = try store.messages.insert(message) else { return }
+        try extra(id)
         // A request gets its receipts when (and if) the user accepts it. While
         // a changed identity key waits for the user, nothing is sealed to the
         // contact; what still arrives on the old session is stored all the same.

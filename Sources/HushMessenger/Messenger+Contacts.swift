@@ -14,8 +14,10 @@ extension Messenger {
         try await contactBook.acceptIdentityChange(name: name)
     }
 
+    /// Removes the contact with its conversation; its attachments' files go too.
     public func removeContact(name: String) throws {
         try store.write { _ in try contactBook.remove(name: name) }
+        attachments.sweep()
     }
 
     /// The safety number with a contact (the pending key's after a change).

@@ -34,10 +34,11 @@ public actor Messenger {
     let inbox: Inbox
     let live: LiveSync
     let conversationLog: Conversations
+    let attachments: Attachments
 
     public init(identity: IdentityKeyPair, store: MessageStore, transport: any RelayTransport,
                 clock: any TimeSource = SystemClock(), random: any RandomSource = SystemRandom(),
-                backoff: BackoffPolicy = .outbox) {
+                backoff: BackoffPolicy = .outbox, attachmentDirectory: String? = nil) {
         self.identity = identity
         self.store = store
         let dependencies = MessengerDependencies(identity: identity, store: store, transport: transport, clock: clock,
@@ -48,7 +49,9 @@ public actor Messenger {
         prekeys = Prekeys(dependencies, relay: relay)
         requests = MessageRequests(dependencies, outbox: outgoing, credentials: credentials)
         contactBook = Contacts(dependencies, requests: requests)
-        let applier = ContentApplier(dependencies, outbox: outgoing)
+        attachments = Attachments(dependencies, relay: relay, outbox: outgoing, directory: attachmentDirectory)
+        outgoing.uploads = attachments
+        let applier = ContentApplier(dependencies, outbox: outgoing, attachments: attachments)
         let opener = EnvelopeOpener(dependencies, contacts: contactBook, prekeys: prekeys, credentials: credentials, applier: applier)
         inbox = Inbox(dependencies, opener: opener, outbox: outgoing, contacts: contactBook)
         live = LiveSync(dependencies, relay: relay, inbox: inbox, outbox: outgoing, credentials: credentials, prekeys: prekeys)
@@ -98,7 +101,10 @@ public actor Messenger {
 
     /// Posts failed and pending requests now (`hush retry`), sealing texts again first.
     public func retry(requestID: String?) async throws -> OutboxReport {
-        try store.write { _ in try outgoing.makeDueNow(requestID: requestID) }
+        try store.write { _ in
+            try outgoing.makeDueNow(requestID: requestID)
+            if requestID == nil { try attachments.makeDueNow() }
+        }
         return await outgoing.flush()
     }
 

@@ -23,6 +23,11 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
     case contactBlocked(name: String)
     /// `requests accept|block` named a contact that is no request.
     case noRequest(name: String)
+    case unknownAttachment(Int64)
+    /// The attachment cannot be fetched or sent; the reason says what to do.
+    case attachmentUnavailable(String)
+    /// The blob failed its checks (a chunk, its length, its digest), or a local file could not be written.
+    case attachmentRejected(String)
 
     public var description: String {
         switch self {
@@ -52,6 +57,10 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
             return "\(name) is blocked: their messages are dropped and nothing is sent to them; `hush requests accept \(name)` unblocks"
         case let .noRequest(name):
             return "no message request from '\(name)': `hush requests` lists them"
+        case let .unknownAttachment(id):
+            return "no attachment with id \(id): `hush attachments` lists them"
+        case let .attachmentUnavailable(reason), let .attachmentRejected(reason):
+            return reason
         case let .unknownMessage(id):
             return "no outbox message with id \(id): see `hush outbox`"
         }

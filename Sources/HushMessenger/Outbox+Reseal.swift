@@ -33,12 +33,21 @@ extension Outbox {
     }
 
     /// The message's content sealed on the current session (the session state
-    /// saved, the envelope's digest recorded), or nil when it cannot be: only
-    /// text can (an attachment's key is not kept with the message).
+    /// saved, the envelope's digest recorded), or nil when it cannot be: a
+    /// text can, and an attachment whose blob is uploaded (its pointer is
+    /// kept with the message since schema version 11).
     private func sealAgain(_ message: StoredMessage, for contact: Contact) throws -> [UInt8]? {
-        guard message.contentType == "text/plain" else { return nil }
+        let body: ContentBody
+        if message.contentType == "text/plain" {
+            body = .text(message.body)
+        } else if message.contentType == "attachment", let attachment = try dependencies.store.attachments.attachment(messageId: message.id),
+                  let pointer = try attachment.pointer() {
+            body = .attachment(pointer)
+        } else {
+            return nil
+        }
         let content = Content(id: try MessageID(hex: message.clientMessageId), sentAt: UInt64(clamping: message.createdAt),
-                              body: .text(message.body))
+                              body: body)
         let now = dependencies.clock.now()
         let session = try dependencies.loadSession(contactId: contact.id)
         let envelope = try session.seal(try content.encoded(), using: dependencies.random)

@@ -9,6 +9,8 @@ import HushStore
 final class Outbox {
     let dependencies: MessengerDependencies
     private let backoff: BackoffPolicy
+    /// Set by the messenger after both exist (each needs the other).
+    weak var uploads: Attachments?
     private var store: MessageStore { dependencies.store }
 
     init(_ dependencies: MessengerDependencies, backoff: BackoffPolicy) {
@@ -23,15 +25,7 @@ final class Outbox {
     /// so there is no savepoint per message.
     @discardableResult
     func seal(_ body: ContentBody, to name: String, recordAs text: String? = nil) throws -> MessageID {
-        let contact = try dependencies.contact(named: name)
-        guard contact.verification != .changed else { throw MessengerError.identityChanged(name: name) }
-        // Nothing at all goes to a stranger before the user accepts, nor to
-        // someone blocked (docs/PROTOCOL.md §10.2).
-        switch contact.standing {
-        case .accepted: break
-        case .requested: throw MessengerError.requestNotAccepted(name: contact.name)
-        case .blocked: throw MessengerError.contactBlocked(name: contact.name)
-        }
+        let contact = try sendableContact(named: name)
         let random = dependencies.random, now = dependencies.clock.now()
         let content = Content(id: MessageID.random(using: random), sentAt: UInt64(now), body: body)
         try store.withinWrite { store in
@@ -54,11 +48,44 @@ final class Outbox {
         return content.id
     }
 
+    /// The contact named `name` if we may send it anything.
+    func sendableContact(named name: String) throws -> Contact {
+        let contact = try dependencies.contact(named: name)
+        guard contact.verification != .changed else { throw MessengerError.identityChanged(name: name) }
+        // Nothing at all goes to a stranger before the user accepts, nor to
+        // someone blocked (docs/PROTOCOL.md §10.2).
+        switch contact.standing {
+        case .accepted: break
+        case .requested: throw MessengerError.requestNotAccepted(name: contact.name)
+        case .blocked: throw MessengerError.contactBlocked(name: contact.name)
+        }
+        return contact
+    }
+
+    /// Seals `body` as the content of a message already in history (same
+    /// client message id and time) and queues it for that message: an
+    /// attachment's pointer, once its blob is uploaded. Joins the caller's transaction.
+    func seal(_ body: ContentBody, forStored message: StoredMessage, contact: Contact) throws {
+        let random = dependencies.random, now = dependencies.clock.now()
+        let content = Content(id: try MessageID(hex: message.clientMessageId), sentAt: UInt64(clamping: message.createdAt), body: body)
+        try store.withinWrite { store in
+            let session = try dependencies.loadSession(contactId: contact.id)
+            let envelope = try session.seal(try content.encoded(), using: random)
+            try store.outbox.enqueue(requestId: Hex.encode(random.bytes(16)), messageId: message.id, conversationId: message.conversationId,
+                                     sealedPayload: envelope, at: now)
+            try store.resends.recordEnvelope(digest: SHA256.hash(envelope), messageId: message.id, at: now)
+            try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
+        }
+    }
+
     /// Posts every due outbox request once. On 201 the request becomes a
     /// sent message carrying the relay's id; failures follow `BackoffPolicy`.
     @discardableResult
     func flush(isolation: isolated (any Actor)? = #isolation) async -> OutboxReport {
         var report = OutboxReport()
+        // Attachments waiting for their upload first: each one that lands
+        // queues its pointer message, which this flush then posts.
+        await uploads?.uploadPending()
         let now = dependencies.clock.now()
         guard let due = try? store.outbox.due(at: now) else { return report }
         for item in due {

@@ -84,6 +84,21 @@ public protocol RelayTransport: Sendable {
     func connect() async throws(DeliveryFailure) -> AsyncStream<TransportEvent>
     /// Sends an ephemeral envelope over the live connection (dropped when the recipient is offline).
     func sendEphemeral(_ envelope: [UInt8], to recipient: IdentityKey, credential: [UInt8]) async throws(DeliveryFailure)
+    /// Starts a resumable upload of a `length`-byte blob with our session; returns its id.
+    func startBlobUpload(length: Int64) async throws(DeliveryFailure) -> String
+    /// Sends the encrypted blob in the file at `path` as upload `id`, from
+    /// the first byte the relay lacks; returns the blob's id once the relay
+    /// has it all. `progress` hears the file position reached.
+    func continueBlobUpload(id: String, file path: String, length: Int64,
+                            progress: @escaping @Sendable (Int64) -> Void) async throws(DeliveryFailure) -> String
+    /// Streams blob `id` from byte `offset` on (at most `maxBytes` in all) to
+    /// `sink`. A failure of the relay is a `DeliveryFailure`; anything else is what `sink` threw.
+    func downloadBlob(id: String, from offset: Int64, maxBytes: Int64, into sink: any BlobSink) async throws
+}
+
+/// Where a downloaded blob's bytes go, in order. One download uses it at a time.
+public protocol BlobSink: AnyObject, Sendable {
+    func write(_ bytes: [UInt8]) throws
 }
 
 /// A relay session token and when the relay said it expires (its clock, ms).
@@ -99,5 +114,16 @@ public struct SessionToken: Sendable, Equatable {
 
 extension RelayTransport {
     public var sessionToken: SessionToken? { nil }
+    /// Transports without blobs (test doubles written before attachments) refuse them.
+    public func startBlobUpload(length: Int64) async throws(DeliveryFailure) -> String {
+        throw .rejected(status: 501, code: "this transport has no blobs")
+    }
+    public func continueBlobUpload(id: String, file path: String, length: Int64,
+                                   progress: @escaping @Sendable (Int64) -> Void) async throws(DeliveryFailure) -> String {
+        throw .rejected(status: 501, code: "this transport has no blobs")
+    }
+    public func downloadBlob(id: String, from offset: Int64, maxBytes: Int64, into sink: any BlobSink) async throws {
+        throw DeliveryFailure.rejected(status: 501, code: "this transport has no blobs")
+    }
     public func resume(_ token: SessionToken, identity: IdentityKeyPair) {}
 }

@@ -51,10 +51,14 @@ public struct BlobStore: Sendable {
         return size
     }
 
-    /// The blob's bytes in chunks of at most 64 KiB, or nil when the file is gone.
-    public func read(id: String) -> BlobReader? {
+    /// The blob's bytes from `offset` on, in chunks of at most 64 KiB, or nil when the file is gone.
+    public func read(id: String, from offset: Int = 0) -> BlobReader? {
         let descriptor = open(path(for: id), O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
+        if offset > 0 && lseek(descriptor, off_t(offset), SEEK_SET) != off_t(offset) {
+            close(descriptor)
+            return nil
+        }
         return BlobReader(descriptor: descriptor)
     }
 

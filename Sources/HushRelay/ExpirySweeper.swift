@@ -25,6 +25,9 @@ struct ExpirySweeper: Service {
     static func sweep(_ core: RelayCore) async throws -> SweepResult {
         let result = try await core.storage.expiry.sweep(now: core.now)
         for id in result.expiredBlobIDs { core.blobs.delete(id: id) }
+        // Uploads nobody continued for a day are abandoned.
+        let abandoned = core.blobs.sweepResumables(olderThan: 86_400, now: core.now)
+        if abandoned > 0 { core.logger.info("abandoned uploads swept", metadata: ["uploads": "\(abandoned)"]) }
         if result.envelopes + result.expiredBlobIDs.count > 0 {
             core.logger.info("expired items swept", metadata: [
                 "envelopes": "\(result.envelopes)", "blobs": "\(result.expiredBlobIDs.count)",

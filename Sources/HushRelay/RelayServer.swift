@@ -49,6 +49,7 @@ public struct RelayServer: Sendable {
         AuthRoutes.add(to: router, core: core)
         MailboxRoutes.add(to: router, core: core)
         BlobRoutes.add(to: router, core: core)
+        BlobUploadRoutes.add(to: router, core: core)
         SocketRoute.addFallback(to: router, core: core)
         return router
     }

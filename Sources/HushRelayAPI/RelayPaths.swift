@@ -16,6 +16,8 @@ public enum RelayPaths {
     public static let token = "/v1/auth/token"
     public static let blobs = "/v1/blobs"
     public static func blob(_ id: String) -> String { "/v1/blobs/\(id)" }
+    public static let blobUploads = "/v1/blobs/uploads"
+    public static func blobUpload(_ id: String) -> String { "/v1/blobs/uploads/\(id)" }
     public static let socket = "/v1/socket"
     public static let health = "/v1/health"
 }

@@ -133,6 +133,43 @@ public struct RelayClientTransport: RelayTransport {
         }
     }
 
+    public func startBlobUpload(length: Int64) async throws(DeliveryFailure) -> String {
+        try await mapUpload { () async throws(RelayClientError) in try await client.startBlobUpload(length: length).uploadID }
+    }
+
+    public func continueBlobUpload(id: String, file path: String, length: Int64,
+                                   progress: @escaping @Sendable (Int64) -> Void) async throws(DeliveryFailure) -> String {
+        try await mapUpload { () async throws(RelayClientError) in
+            // Ask where the relay's copy ends: a cut-off attempt left some bytes there.
+            let status = try await client.blobUploadStatus(id: id)
+            progress(Int64(status.received))
+            guard let blob = try await client.continueBlobUpload(id: id, file: path, from: Int64(status.received), length: length,
+                                                                 progress: progress) else {
+                throw .transport("the relay did not take the whole blob")
+            }
+            return blob.blobID
+        }
+    }
+
+    /// `map` for uploads: a 413 keeps the relay's words (over the blob limit, or the uploader's quota, and what to do).
+    private func mapUpload<T>(_ call: () async throws(RelayClientError) -> T) async throws(DeliveryFailure) -> T {
+        do {
+            return try await call()
+        } catch let .http(413, _, message, _) {
+            throw .rejected(status: 413, code: message)
+        } catch {
+            throw DeliveryFailure(error)
+        }
+    }
+
+    public func downloadBlob(id: String, from offset: Int64, maxBytes: Int64, into sink: any BlobSink) async throws {
+        do {
+            try await client.downloadBlob(id: id, from: offset, maxBytes: maxBytes) { try sink.write($0) }
+        } catch let error as RelayClientError {
+            throw DeliveryFailure(error)
+        }
+    }
+
     /// Runs a client call and maps its error for the outbox's retry rules.
     private func map<T>(_ call: () async throws(RelayClientError) -> T) async throws(DeliveryFailure) -> T {
         do {

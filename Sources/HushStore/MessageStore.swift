@@ -53,6 +53,7 @@ public final class MessageStore {
     public var settings: SettingsRepository { SettingsRepository(database: database) }
     public var quarantine: QuarantineRepository { QuarantineRepository(database: database) }
     public var resends: ResendRepository { ResendRepository(database: database) }
+    public var attachments: AttachmentRepository { AttachmentRepository(database: database) }
     /// Outgoing messages with their relay requests: the send path's writes.
     public var sendQueue: SendQueue { SendQueue(database: database) }
 

@@ -17,6 +17,8 @@ public enum Schema {
         migrator.register(version: 8, name: "digests of sent envelopes and resends, for decryption errors", addResends)
         migrator.register(version: 9, name: "envelopes deferred for a local cause, kept at the relay", addDeferredEnvelopes)
         migrator.register(version: 10, name: "message requests: contacts accepted, requested or blocked", addContactStanding)
+        migrator.register(version: 11, name: "attachments: pointers, transfer state", addAttachments)
+        migrator.register(version: 12, name: "attachments: the relay's id of a resumable upload", addAttachmentUploadIds)
         return migrator
     }()
 

@@ -211,9 +211,10 @@ func contentCases() throws -> [[String: Any]] {
         ("read receipt for one message", .readReceipt([refs[0]])),
         ("typing started", .typingStarted),
         ("typing stopped", .typingStopped),
-        ("attachment pointer", .attachment(try AttachmentPointer(key: VectorSeeds.bytes("content/attachment-key", 32),
+        ("attachment pointer", .attachment(try AttachmentPointer(key: SecureBytes(copying: VectorSeeds.bytes("content/attachment-key", 32)),
                                                                  digest: SHA256.hash(Array("blob".utf8)), size: 48_213,
-                                                                 blobID: Array("01J9ZQ4X7V".utf8), fileName: "photo.jpg"))),
+                                                                 blobID: Array("01J9ZQ4X7V".utf8), fileName: "photo.jpg",
+                                                                 mediaType: "image/jpeg"))),
         ("delivery credential", .deliveryCredential(VectorSeeds.bytes("content/credential", 32))),
         ("profile", .profile(displayName: "Alice")),
         ("decryption error naming an envelope", .decryptionError(envelopeDigest: SHA256.hash(Array("sealed envelope".utf8)))),
@@ -236,6 +237,40 @@ func contentCases() throws -> [[String: Any]] {
 }
 
 try write("content", source: "Hush generator (Sources/HushVectorGenerator)", cases: try contentCases())
+
+// MARK: Attachment blobs.
+
+/// One file sealed into a blob with a fixed key and header. Small files carry
+/// their plaintext and sealed bytes; larger ones (byte i is i mod 251) only lengths and digests.
+func attachmentCase(_ comment: String, plaintext given: [UInt8]?, length: Int) throws -> [String: Any] {
+    let file = given ?? (0..<length).map { UInt8($0 % 251) }
+    let key = VectorSeeds.bytes("attachment/key/\(comment)", 32), header = VectorSeeds.bytes("attachment/header/\(comment)", 24)
+    let sealer = try AttachmentSealer(key: SecureBytes(copying: key), plaintextSize: UInt64(file.count), fixedHeader: header)
+    var sealed: [UInt8] = []
+    var offset = 0
+    repeat {
+        let end = min(offset + AttachmentBlob.chunkSize, file.count)
+        sealed += try sealer.seal(file[offset..<end])
+        offset = end
+    } while !sealer.isComplete
+    var fields: [String: Any] = ["comment": comment, "key": Hex.encode(key), "header": Hex.encode(header),
+                                 "sealed_sha256": Hex.encode(SHA256.hash(sealed)), "blob_length": Int(sealer.blobLength),
+                                 "digest": Hex.encode(try sealer.digest())]
+    if let given {
+        fields["plaintext"] = Hex.encode(given)
+        fields["sealed"] = Hex.encode(sealed)
+    } else {
+        fields["plaintext_length"] = length
+    }
+    return fields
+}
+
+try write("attachment", source: "Hush generator (Sources/HushVectorGenerator); without `plaintext`, byte i of the file is i mod 251", cases: [
+    try attachmentCase("small file", plaintext: Array("Hello, Bob! This is a small file.\n".utf8), length: 0),
+    try attachmentCase("empty file: one empty final chunk", plaintext: [], length: 0),
+    try attachmentCase("exactly one chunk", plaintext: nil, length: AttachmentBlob.chunkSize),
+    try attachmentCase("three chunks, the last one short", plaintext: nil, length: 2 * AttachmentBlob.chunkSize + 1_000),
+])
 
 // MARK: Addresses.
 

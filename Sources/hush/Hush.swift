@@ -11,7 +11,7 @@ struct Hush: AsyncParsableCommand {
             SendCommand.self, SyncCommand.self, ChatsCommand.self, HistoryCommand.self, ChatCommand.self,
             ListenCommand.self, OutboxCommand.self, RetryCommand.self, SearchCommand.self, VerifyCommand.self,
             PassphraseCommand.self, DoctorCommand.self, AuditCommand.self, RelayCommand.self,
-            VectorsCommand.self, DemoCommand.self, ExitCodesCommand.self,
+            AttachmentsCommand.self, FetchCommand.self, VectorsCommand.self, DemoCommand.self, ExitCodesCommand.self,
         ]
     )
 

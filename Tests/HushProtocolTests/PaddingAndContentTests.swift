@@ -48,8 +48,9 @@ import Testing
         try roundTrip(.readReceipt([ids[0]]))
         try roundTrip(.typingStarted)
         try roundTrip(.typingStopped)
-        try roundTrip(.attachment(try AttachmentPointer(key: random.bytes(32), digest: random.bytes(32), size: 123_456,
-                                                        blobID: Array("blob-1".utf8), fileName: "photo.jpg")))
+        try roundTrip(.attachment(try AttachmentPointer(key: SecureBytes(copying: random.bytes(32)), digest: random.bytes(32),
+                                                        size: 123_456, blobID: Array("blob-1".utf8), fileName: "photo.jpg",
+                                                        mediaType: "image/jpeg")))
         try roundTrip(.deliveryCredential(random.bytes(32)))
         try roundTrip(.profile(displayName: "Alice"))
     }

@@ -90,3 +90,109 @@ import Testing
         }
     }
 }
+
+/// `Range: bytes=N-` resumes a download where it stopped (RELAY-API, blobs).
+@Suite struct BlobRangeTests {
+    @Test(arguments: StorageDriver.allCases)
+    func aRangedReadResumesAtTheByteAsked(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver) { $0.maxBlobBytes = 300_000 }
+        let alice = try TestUser(seed: "alice")
+        try await relay.application().test(.router) { client in
+            let token = try await client.registerAndAuthenticate(alice, relay: relay)
+            let bytes = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
+            let upload = try await client.execute(uri: RelayPaths.blobs, method: .post, headers: [.authorization: "Bearer \(token)"],
+                                                  body: ByteBuffer(bytes: bytes))
+            let blob = try JSON.decode(BlobUploadResponse.self, upload.body)
+            let tail = try await client.execute(uri: RelayPaths.blob(blob.blobID), method: .get, headers: [.range: "bytes=123457-"])
+            #expect(tail.status == .partialContent)
+            #expect(tail.headers[.contentRange] == "bytes 123457-199999/200000")
+            #expect(Array(tail.body.readableBytesView) == Array(bytes[123_457...]))
+            let whole = try await client.execute(uri: RelayPaths.blob(blob.blobID), method: .get, headers: [.range: "bytes=0-"])
+            #expect(whole.status == .ok)
+            #expect(Array(whole.body.readableBytesView) == bytes)
+            for refused in ["bytes=200000-", "bytes=5-10", "bytes=-5", "items=3-", "bytes=+3-"] {
+                let response = try await client.execute(uri: RelayPaths.blob(blob.blobID), method: .get, headers: [.range: refused])
+                #expect(response.status == .badRequest, "\(refused)")
+            }
+        }
+    }
+}
+
+/// Resumable uploads (RELAY-API, `/v1/blobs/uploads`).
+@Suite struct BlobUploadRouteTests {
+    static let lengthField = HTTPField.Name(BlobUploadHeaders.length)!
+    static let offsetField = HTTPField.Name(BlobUploadHeaders.offset)!
+
+    @Test(arguments: StorageDriver.allCases)
+    func anUploadCutInTwoBecomesOneBlob(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver) { $0.maxBlobBytes = 300_000 }
+        let alice = try TestUser(seed: "alice"), mallory = try TestUser(seed: "mallory")
+        try await relay.application().test(.router) { client in
+            let token = try await client.registerAndAuthenticate(alice, relay: relay)
+            let otherToken = try await client.registerAndAuthenticate(mallory, relay: relay)
+            let bytes = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 1) }
+            let auth: HTTPFields = [.authorization: "Bearer \(token)"]
+            var start = auth
+            start[Self.lengthField] = String(bytes.count)
+            let created = try await client.execute(uri: RelayPaths.blobUploads, method: .post, headers: start)
+            #expect(created.status == .created)
+            let upload = try JSON.decode(BlobUploadStatus.self, created.body)
+            #expect(upload.received == 0 && upload.length == bytes.count)
+
+            func patch(_ range: Range<Int>, offset: Int, headers: HTTPFields = auth) async throws -> TestResponse {
+                var fields = headers
+                fields[Self.offsetField] = String(offset)
+                return try await client.execute(uri: RelayPaths.blobUpload(upload.uploadID), method: .patch, headers: fields,
+                                                body: ByteBuffer(bytes: bytes[range]))
+            }
+            let first = try await patch(0..<80_000, offset: 0)
+            #expect(first.status == .ok)
+            #expect(try JSON.decode(BlobUploadStatus.self, first.body).received == 80_000)
+            // Only the uploader sees or continues it; a wrong offset says where to resume.
+            #expect(try await patch(80_000..<90_000, offset: 80_000, headers: [.authorization: "Bearer \(otherToken)"]).status == .notFound)
+            let wrong = try await patch(70_000..<90_000, offset: 70_000)
+            #expect(wrong.status == .conflict)
+            #expect(String(buffer: wrong.body).contains("holds 80000 bytes"))
+            let status = try await client.execute(uri: RelayPaths.blobUpload(upload.uploadID), method: .get, headers: auth)
+            #expect(try JSON.decode(BlobUploadStatus.self, status.body).received == 80_000)
+            let done = try await patch(80_000..<200_000, offset: 80_000)
+            #expect(done.status == .created, "\(String(buffer: done.body))")
+            let blob = try JSON.decode(BlobUploadResponse.self, done.body)
+            #expect(blob.blobID == upload.uploadID && blob.size == bytes.count)
+            let download = try await client.get(RelayPaths.blob(blob.blobID))
+            #expect(Array(download.body.readableBytesView) == bytes)
+            #expect(try await relay.server.core.storage.blobs.blobUsage(uploader: alice.identity, now: relay.clock.now()).bytes == bytes.count)
+            #expect(try await client.execute(uri: RelayPaths.blobUpload(upload.uploadID), method: .get, headers: auth).status == .notFound)
+        }
+    }
+
+    @Test(arguments: StorageDriver.allCases)
+    func declaredLengthsAreChecked(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver) {
+            $0.maxBlobBytes = 100_000
+            $0.blobQuota = BlobQuota(maxBytes: 50_000, maxCount: 10)
+        }
+        let alice = try TestUser(seed: "alice")
+        try await relay.application().test(.router) { client in
+            let token = try await client.registerAndAuthenticate(alice, relay: relay)
+            for (length, expected) in [("0", HTTPResponse.Status.badRequest), ("x", .badRequest), ("100001", .contentTooLarge),
+                                       ("60000", .contentTooLarge), ("40000", .created)] {
+                var headers: HTTPFields = [.authorization: "Bearer \(token)"]
+                headers[Self.lengthField] = length
+                #expect(try await client.execute(uri: RelayPaths.blobUploads, method: .post, headers: headers).status == expected, "\(length)")
+            }
+            // More bytes than declared: 413, and the upload keeps what it had.
+            var headers: HTTPFields = [.authorization: "Bearer \(token)"]
+            headers[Self.lengthField] = "10"
+            let upload = try JSON.decode(BlobUploadStatus.self, try await client.execute(uri: RelayPaths.blobUploads, method: .post, headers: headers).body)
+            var patch: HTTPFields = [.authorization: "Bearer \(token)"]
+            patch[Self.offsetField] = "0"
+            let over = try await client.execute(uri: RelayPaths.blobUpload(upload.uploadID), method: .patch, headers: patch,
+                                                body: ByteBuffer(bytes: [UInt8](repeating: 1, count: 11)))
+            #expect(over.status == .contentTooLarge)
+            let status = try await client.execute(uri: RelayPaths.blobUpload(upload.uploadID), method: .get,
+                                                  headers: [.authorization: "Bearer \(token)"])
+            #expect(try JSON.decode(BlobUploadStatus.self, status.body).received == 0)
+        }
+    }
+}

@@ -1,3 +1,5 @@
+import HushCrypto
+
 /// Encoding and strict decoding of `Content` (layouts in docs/PROTOCOL.md, "Content"):
 ///
 ///     text (0x01):               length (2) || UTF-8 (1…32 768 bytes)
@@ -7,6 +9,7 @@
 ///     typing stopped (0x05):     empty
 ///     attachment (0x06):         key (32) || digest (32) || size (8) || blob id length (1: 1…64) || blob id
 ///                                || file name length (1) || file name (UTF-8)
+///                                || media type length (1) || media type (UTF-8)
 ///     delivery credential (0x07): token (32)
 ///     profile (0x08):            length (1: 1…64) || display name (UTF-8)
 ///     decryption error (0x09):   envelope digest (32: SHA-256 of the sealed envelope)
@@ -28,7 +31,7 @@ extension Content {
         case .typingStarted, .typingStopped:
             break
         case let .attachment(pointer):
-            out += pointer.key
+            out += pointer.key.copyBytes()
             out += pointer.digest
             out.appendBigEndian(pointer.size)
             out.append(UInt8(pointer.blobID.count))
@@ -36,6 +39,9 @@ extension Content {
             let name = Array(pointer.fileName.utf8)
             out.append(UInt8(name.count))
             out += name
+            let mediaType = Array(pointer.mediaType.utf8)
+            out.append(UInt8(mediaType.count))
+            out += mediaType
         case let .deliveryCredential(token):
             guard token.count == ContentLimits.deliveryCredentialLength else { throw .malformed(what: "delivery credential") }
             out += token
@@ -80,7 +86,10 @@ extension Content {
             let blobID = try reader.read(blobLength)
             let nameLength = Int(try reader.u8())
             let name = nameLength == 0 ? "" : try Content.utf8(try reader.read(nameLength))
-            body = .attachment(try AttachmentPointer(key: key, digest: digest, size: size, blobID: blobID, fileName: name))
+            let mediaTypeLength = Int(try reader.u8())
+            let mediaType = mediaTypeLength == 0 ? "" : try Content.utf8(try reader.read(mediaTypeLength))
+            body = .attachment(try AttachmentPointer(key: SecureBytes(copying: key), digest: digest, size: size, blobID: blobID,
+                                                     fileName: name, mediaType: mediaType))
         case 0x07:
             body = .deliveryCredential(try reader.read(ContentLimits.deliveryCredentialLength))
         case 0x08:

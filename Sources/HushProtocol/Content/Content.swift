@@ -1,3 +1,5 @@
+import HushCrypto
+
 /// What a message carries once decrypted, in a versioned binary format (a
 /// version byte, no negotiation):
 ///
@@ -51,30 +53,36 @@ public enum ContentBody: Sendable, Equatable {
     }
 }
 
-/// Where an encrypted attachment blob lives and how to open it.
+/// Where an encrypted attachment blob lives and how to open it
+/// (docs/PROTOCOL.md §10.3).
 public struct AttachmentPointer: Sendable, Equatable, CustomStringConvertible, CustomReflectable {
-    /// The secretstream key of the blob (32 bytes). Secret.
-    public let key: [UInt8]
-    /// SHA-256 of the encrypted blob as stored by the relay.
+    /// The secretstream key of the blob (32 bytes). Secret: kept in wiped memory.
+    public let key: SecureBytes
+    /// SHA-256 of the encrypted blob as stored by the relay, padding included.
     public let digest: [UInt8]
-    /// Plaintext size in bytes.
+    /// Plaintext size in bytes; fixes every chunk boundary and the blob's length.
     public let size: UInt64
     /// The relay's blob id (1 to 64 bytes).
     public let blobID: [UInt8]
     /// The file name the sender chose (0 to 255 UTF-8 bytes).
     public let fileName: String
+    /// The media type the sender's device guessed, e.g. `image/png` (0 to 255 UTF-8 bytes).
+    public let mediaType: String
 
-    public init(key: [UInt8], digest: [UInt8], size: UInt64, blobID: [UInt8], fileName: String) throws(ProtocolError) {
+    public init(key: SecureBytes, digest: [UInt8], size: UInt64, blobID: [UInt8], fileName: String,
+                mediaType: String) throws(ProtocolError) {
         guard key.count == 32 else { throw .malformed(what: "attachment key") }
         guard digest.count == 32 else { throw .malformed(what: "attachment digest") }
         guard size <= ContentLimits.maxAttachmentSize else { throw .limitExceeded(what: "attachment size") }
         guard (1...ContentLimits.maxBlobIDLength).contains(blobID.count) else { throw .malformed(what: "attachment blob id") }
         guard fileName.utf8.count <= ContentLimits.maxFileNameLength else { throw .limitExceeded(what: "attachment file name") }
+        guard mediaType.utf8.count <= ContentLimits.maxMediaTypeLength else { throw .limitExceeded(what: "attachment media type") }
         self.key = key
         self.digest = digest
         self.size = size
         self.blobID = blobID
         self.fileName = fileName
+        self.mediaType = mediaType
     }
 
     public var description: String { "AttachmentPointer(\(size) bytes, key redacted)" }
@@ -89,6 +97,7 @@ public enum ContentLimits {
     public static let maxReceiptIDs = 256
     public static let maxBlobIDLength = 64
     public static let maxFileNameLength = 255
+    public static let maxMediaTypeLength = 255
     public static let maxDisplayNameLength = 64
     /// 4 GiB: attachments stream through secretstream in chunks.
     public static let maxAttachmentSize: UInt64 = 1 << 32

@@ -3,7 +3,7 @@ import HushRelayAPI
 import Hummingbird
 
 /// `POST /v1/blobs` (authenticated; raw body, streamed to a file) and
-/// `GET /v1/blobs/{id}` (anyone holding the unguessable id).
+/// `GET /v1/blobs/{id}` (anyone holding the unguessable id; `Range: bytes=N-` resumes).
 enum BlobRoutes {
     static func add(to router: Router<RelayRequestContext>, core: RelayCore) {
         router.post("/v1/blobs") { request, context in
@@ -40,19 +40,39 @@ enum BlobRoutes {
             return try JSONBody.response(BlobUploadResponse(blobID: id, size: size, expiresAt: expiresAt), status: .created)
         }
 
-        router.get("/v1/blobs/{id}") { _, context in
+        router.get("/v1/blobs/{id}") { request, context in
             try core.limit(core.limits.perAddress, context.remoteAddress)
             guard let id = context.parameters.get("id"), BlobStore.isValidID(id) else {
                 throw RelayError.badRequest("a blob id is 64 lower-case hex digits")
             }
-            guard let record = try await core.storage.blobs.blob(id: id, now: core.now), let reader = core.blobs.read(id: id) else {
-                throw RelayError.notFound("blob")
+            guard let record = try await core.storage.blobs.blob(id: id, now: core.now) else { throw RelayError.notFound("blob") }
+            // `Range: bytes=N-` resumes an interrupted download at byte N (206);
+            // no other range form is served (a client only ever resumes).
+            var offset = 0
+            if let range = request.headers[.range] {
+                guard let start = BlobRange.start(of: range), start < record.size else {
+                    throw RelayError.badRequest("the only range served is bytes=N- with N below the blob's \(record.size) bytes")
+                }
+                offset = start
             }
-            let body = ResponseBody(contentLength: record.size) { writer in
+            guard let reader = core.blobs.read(id: id, from: offset) else { throw RelayError.notFound("blob") }
+            let body = ResponseBody(contentLength: record.size - offset) { writer in
                 while let chunk = try reader.next() { try await writer.write(chunk) }
                 try await writer.finish(nil)
             }
-            return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: body)
+            var headers: HTTPFields = [.contentType: "application/octet-stream", .acceptRanges: "bytes"]
+            if offset > 0 { headers[.contentRange] = "bytes \(offset)-\(record.size - 1)/\(record.size)" }
+            return Response(status: offset > 0 ? .partialContent : .ok, headers: headers, body: body)
         }
+    }
+}
+
+/// The one range form the relay serves: `bytes=N-`.
+enum BlobRange {
+    static func start(of header: String) -> Int? {
+        guard header.hasPrefix("bytes="), header.hasSuffix("-") else { return nil }
+        let digits = header.dropFirst("bytes=".count).dropLast()
+        guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) else { return nil }
+        return Int(digits)
     }
 }

@@ -18,13 +18,21 @@ struct SendCommand: AsyncParsableCommand {
             Examples:
               hush send bob "see you at 8"
               echo "from a script" | hush send bob
+              hush send bob --file photo.jpg "from the summit"
+
+            With --file the file is encrypted on this machine (a fresh key, in chunks, padded so the \
+            relay learns only a size bucket) and uploaded; the message carrying its key is pending until \
+            the upload completes, and the outbox retries the upload like a message. TEXT, if given, follows \
+            as a message of its own.
             """)
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The contact's name.") var name: String
-    @Argument(help: "The text; read from standard input when omitted or '-'.") var text: String?
+    @Argument(help: "The text; read from standard input when omitted or '-' (with --file: an optional caption).") var text: String?
+    @Option(help: "Send this file as an attachment.") var file: String?
 
     func run() async throws {
+        if let file { return try await sendFile(file) }
         try await reportingErrors {
             let body: String
             if let text, text != "-" {
@@ -48,6 +56,30 @@ struct SendCommand: AsyncParsableCommand {
             printError("not delivered to the relay yet (\(reason)); it stays in the outbox and `hush sync` retries it")
             // Queued either way; the code tells a script whether the relay said no or was not reached.
             throw ExitCode((refused ? ExitStatus.relayUnavailable : ExitStatus.queued).rawValue)
+        }
+    }
+}
+
+extension SendCommand {
+    func sendFile(_ path: String) async throws {
+        try await reportingErrors {
+            let client = try global.openAccount()
+            let progress = TransferProgress(json: global.json, label: String(path.split(separator: "/").last ?? ""))
+            let (message, attachment, reason) = try await client.sendFile(at: path, to: name, caption: text, progress: progress.handler)
+            if global.json {
+                var object = Presentation.json(message, contact: name)
+                object["attachment"] = AttachmentsCommand.json(attachment, contact: name)
+                try printJSON(object)
+            } else {
+                print("[\(message.id)] to \(name): \(message.body) \(Presentation.mark(message.status)) (attachment \(attachment.id): \(attachment.state.rawValue))")
+            }
+            guard let reason else { return }
+            if message.status == .failed {
+                printError("the file was not sent and will not be retried (\(reason)); `hush retry` tries again")
+                throw ExitCode(.relayUnavailable)
+            }
+            printError("the file is not at the relay yet (\(reason)); it stays in the outbox and `hush sync` retries it")
+            throw ExitCode(ExitStatus.queued.rawValue)
         }
     }
 }

@@ -1,0 +1,118 @@
+import Foundation
+import Glibc
+import HushCrypto
+import HushProtocol
+import HushRelayClient
+
+/// Issue 14's figures: a file (256 MiB; `--mib N`) encrypted into an
+/// attachment blob and uploaded, then downloaded and decrypted, on loopback
+/// to a relay child process, beside raw secretstream (push, one 64 KiB buffer
+/// sealed over and over in memory: the ceiling for this chunking) in the same run; and this process's peak RSS during each phase
+/// (VmHWM, reset before each), which stays flat because nothing holds more
+/// than a chunk. The Hush path is what `hush send --file` and `hush fetch
+/// --out` do: AttachmentSealer to a file, a streamed POST, a streamed GET
+/// through AttachmentOpener to a file (the resumable upload API, as
+/// `hush` uses it).
+enum AttachmentBenchmark {
+    static func run(arguments: [String]) async throws {
+        let mib = arguments.firstIndex(of: "--mib").flatMap { arguments.indices.contains($0 + 1) ? Int(arguments[$0 + 1]) : nil } ?? 256
+        let size = mib << 20
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hush-attachment-bench-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let plainPath = directory + "/file.bin", blobPath = directory + "/file.blob", outPath = directory + "/out.bin"
+        try writePatternFile(plainPath, size: size)
+        let key = SecureBytes(randomCount: 32)
+        print("file: \(mib) MiB, chunks of \(AttachmentBlob.chunkSize >> 10) KiB")
+
+        // Raw secretstream in memory: the ceiling for the same chunking.
+        let chunk = [UInt8](repeating: 0x5a, count: AttachmentBlob.chunkSize)
+        let rawStart = ContinuousClock.now
+        let pusher = try SecretStream.Pusher(key: key)
+        for index in 0..<(size / chunk.count) {
+            _ = pusher.push(chunk, tag: index == size / chunk.count - 1 ? .final : .message)
+        }
+        let rawSeconds = RelayBench.seconds(since: rawStart)
+        let rawRate = Double(mib) / rawSeconds
+        print("raw secretstream push: \(RelayBench.format(rawRate)) MiB/s")
+        // The blob's digest is SHA-256 (PROTOCOL §10.3), libsodium's portable C: often the bound.
+        var hasher = SHA256.Hasher()
+        let hashStart = ContinuousClock.now
+        for _ in 0..<(size / chunk.count) { hasher.update(chunk) }
+        _ = hasher.finalize()
+        print("raw SHA-256 (libsodium): \(RelayBench.format(Double(mib) / RelayBench.seconds(since: hashStart))) MiB/s")
+
+        let relay = try RelayBench.ChildRelay(driver: "memory")
+        defer { relay.stop() }
+        let http = RelayBench.makeHTTPClient(connections: 4)
+        let client = try await RelayBench.Identity(index: 0).enroll(baseURL: relay.baseURL, http: http)
+
+        // Encrypt + upload.
+        resetPeak()
+        let sendStart = ContinuousClock.now
+        let sealer = try AttachmentSealer(key: key, plaintextSize: UInt64(size))
+        let input = try FileHandle(forReadingFrom: URL(fileURLWithPath: plainPath))
+        FileManager.default.createFile(atPath: blobPath, contents: nil)
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: blobPath))
+        repeat {
+            let piece = try input.read(upToCount: AttachmentBlob.chunkSize) ?? Data()
+            try output.write(contentsOf: try sealer.seal([UInt8](piece)))
+        } while !sealer.isComplete
+        try output.write(contentsOf: Data(count: Int(sealer.paddingLength)))
+        try output.close()
+        let digest = try sealer.digest()
+        let encryptSeconds = RelayBench.seconds(since: sendStart)
+        let upload = try await client.startBlobUpload(length: Int64(sealer.blobLength))
+        guard let uploaded = try await client.continueBlobUpload(id: upload.uploadID, file: blobPath, from: 0,
+                                                                 length: Int64(sealer.blobLength)) else {
+            throw BenchError("the relay did not take the whole blob")
+        }
+        let sendSeconds = RelayBench.seconds(since: sendStart)
+        let sendPeak = peakBytes()
+
+        // Download + decrypt.
+        resetPeak()
+        let fetchStart = ContinuousClock.now
+        let opener = try AttachmentOpener(key: key, plaintextSize: UInt64(size), digest: digest)
+        FileManager.default.createFile(atPath: outPath, contents: nil)
+        let plain = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+        try await client.downloadBlob(id: uploaded.blobID, maxBytes: Int64(sealer.blobLength)) { bytes in
+            try plain.write(contentsOf: try opener.consume(bytes))
+        }
+        try opener.finish()
+        try plain.close()
+        let fetchSeconds = RelayBench.seconds(since: fetchStart)
+        let fetchPeak = peakBytes()
+        try await http.shutdown()
+
+        let sendRate = Double(mib) / sendSeconds, fetchRate = Double(mib) / fetchSeconds
+        print("encrypt+upload: \(RelayBench.format(sendSeconds, 2)) s (encrypt to disk \(RelayBench.format(encryptSeconds, 2)) s), "
+              + "\(RelayBench.format(sendRate)) MiB/s = \(RelayBench.format(100 * sendRate / rawRate))% of raw; peak RSS \(peakBytesText(sendPeak))")
+        print("download+decrypt: \(RelayBench.format(fetchSeconds, 2)) s, \(RelayBench.format(fetchRate)) MiB/s = "
+              + "\(RelayBench.format(100 * fetchRate / rawRate))% of raw; peak RSS \(peakBytesText(fetchPeak))")
+        print("blob: \(sealer.blobLength) bytes for \(size) (padding \(sealer.paddingLength))")
+    }
+
+    static func writePatternFile(_ path: String, size: Int) throws {
+        FileManager.default.createFile(atPath: path, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        let block = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 131) })
+        for _ in 0..<(size >> 20) { try handle.write(contentsOf: block) }
+        try handle.close()
+    }
+
+    /// Resets this process's peak RSS (Linux: 5 to /proc/self/clear_refs).
+    static func resetPeak() {
+        try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+    }
+
+    /// VmHWM of this process.
+    static func peakBytes() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
+        return kilobytes * 1024
+    }
+
+    static func peakBytesText(_ bytes: Int) -> String { "\(bytes >> 20) MiB" }
+}

@@ -1,0 +1,173 @@
+import Glibc
+import HushCrypto
+import HushProtocol
+
+/// Attachment blobs under the data directory (`<home>/attachments`, 0700):
+/// `<id>.blob` is a whole, verified encrypted blob (an outgoing one waiting
+/// for its upload, or an incoming one downloaded and checked); `<id>.part` a
+/// download in progress. Files are only ever encrypted here: the plaintext
+/// exists only where the user exports it. Every pass holds one chunk at a time.
+struct AttachmentFiles {
+    let directory: String
+
+    func blobPath(_ id: Int64) -> String { "\(directory)/\(id).blob" }
+    func partPath(_ id: Int64) -> String { "\(directory)/\(id).part" }
+
+    func ensureDirectory() throws(AttachmentFileError) {
+        if mkdir(directory, 0o700) != 0 && errno != EEXIST { throw AttachmentFileError("cannot create", path: directory, errno: errno) }
+    }
+
+    /// Seals the file at `source` with `key` into a new file in the
+    /// directory; returns its path, the plaintext size and the blob's digest.
+    func seal(_ source: String, key: SecureBytes, using random: any RandomSource) throws -> (path: String, size: Int64, digest: [UInt8]) {
+        try ensureDirectory()
+        let input = try PosixFile.openForReading(source)
+        let size = try input.size
+        let sealer = try AttachmentSealer(key: key, plaintextSize: UInt64(size))
+        let path = "\(directory)/.sealing-\(Hex.encode(random.bytes(8)))"
+        let output = try PosixFile.create(path)
+        do {
+            var index: UInt64 = 0
+            repeat {
+                let expected = AttachmentBlob.plaintextLength(ofChunk: index, plaintextSize: UInt64(size))
+                let chunk = try input.read(upTo: expected)
+                guard chunk.count == expected else {
+                    throw AttachmentFileError("the file shrank while it was being encrypted:", path: source)
+                }
+                try output.write(try sealer.seal(chunk))
+                index += 1
+            } while !sealer.isComplete
+            guard try input.read(upTo: 1).isEmpty else { throw AttachmentFileError("the file grew while it was being encrypted:", path: source) }
+            try output.writeZeros(sealer.paddingLength)
+            try output.syncAndClose()
+            return (path, size, try sealer.digest())
+        } catch {
+            unlink(path)
+            throw error
+        }
+    }
+
+    /// Puts a sealed file under its attachment's name.
+    func adopt(_ path: String, as id: Int64) throws(AttachmentFileError) {
+        guard rename(path, blobPath(id)) == 0 else { throw AttachmentFileError("cannot rename", path: path, errno: errno) }
+    }
+
+    func remove(_ id: Int64) {
+        unlink(blobPath(id))
+        unlink(partPath(id))
+    }
+
+    func hasBlob(_ id: Int64) -> Bool { access(blobPath(id), F_OK) == 0 }
+
+    /// Removes blob files whose attachment row is gone (its message,
+    /// conversation or contact was deleted) and abandoned sealing files.
+    func sweep(keeping ids: Set<Int64>) {
+        guard let handle = opendir(directory) else { return }
+        defer { closedir(handle) }
+        var doomed: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            if name.hasPrefix(".sealing-") { doomed.append(name); continue }
+            guard let dot = name.firstIndex(of: "."), let id = Int64(name[..<dot]) else { continue }
+            if !ids.contains(id) { doomed.append(name) }
+        }
+        for name in doomed { unlink("\(directory)/\(name)") }
+    }
+
+    /// Decrypts the stored blob `id` into `destination`: into a temporary file
+    /// beside it first, which becomes `destination` only once the whole blob
+    /// verified (never a partial or unverified file under the final name).
+    /// An existing `destination` is refused, never replaced.
+    func export(_ id: Int64, key: SecureBytes, size: Int64, digest: [UInt8], to destination: String,
+                using random: any RandomSource) throws {
+        guard access(destination, F_OK) != 0 else {
+            throw AttachmentFileError(exactly: "\(destination) exists and is never replaced: choose another --out, or move it away first")
+        }
+        let input = try PosixFile.openForReading(blobPath(id))
+        let opener = try AttachmentOpener(key: key, plaintextSize: UInt64(size), digest: digest)
+        let slash = destination.lastIndex(of: "/")
+        let folder = slash.map { String(destination[..<$0]) } ?? "."
+        let temporary = (folder.isEmpty ? "" : folder) + "/.hush-partial-\(Hex.encode(random.bytes(8)))"
+        let output = try PosixFile.create(temporary)
+        do {
+            while true {
+                let piece = try input.read(upTo: AttachmentBlob.chunkSize + AttachmentBlob.chunkOverhead)
+                if piece.isEmpty { break }
+                try output.write(try opener.consume(piece))
+            }
+            try opener.finish()
+            try output.syncAndClose()
+            // link() refuses an existing name atomically, where rename() would replace it.
+            guard link(temporary, destination) == 0 else {
+                throw AttachmentFileError("cannot create", path: destination, errno: errno)
+            }
+            unlink(temporary)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+    }
+}
+
+/// Takes a blob as it downloads: checks it chunk by chunk (the plaintext is
+/// dropped) while writing the encrypted bytes to `<id>.part`; `finish` then
+/// verifies the whole and renames it to `<id>.blob`. A part file left by an
+/// interrupted download is read back through the checks first and the
+/// download resumes after its last byte (`resumeOffset`); one that fails
+/// them is discarded and the download starts over.
+final class VerifyingBlobSink: BlobSink, @unchecked Sendable {
+    private let opener: AttachmentOpener
+    private let output: PosixFile
+    private let files: AttachmentFiles
+    private let id: Int64
+    private let progress: @Sendable (Int64) -> Void
+    let resumeOffset: Int64
+
+    init(files: AttachmentFiles, id: Int64, key: SecureBytes, size: Int64, digest: [UInt8],
+         progress: @escaping @Sendable (Int64) -> Void) throws {
+        try files.ensureDirectory()
+        let path = files.partPath(id)
+        var opener = try AttachmentOpener(key: key, plaintextSize: UInt64(size), digest: digest)
+        if let existing = try? PosixFile.openForReading(path) {
+            do {
+                while true {
+                    let piece = try existing.read(upTo: AttachmentBlob.chunkSize + AttachmentBlob.chunkOverhead)
+                    if piece.isEmpty { break }
+                    _ = try opener.consume(piece)
+                }
+            } catch {
+                unlink(path)
+                opener = try AttachmentOpener(key: key, plaintextSize: UInt64(size), digest: digest)
+            }
+        }
+        if opener.bytesReceived > 0 {
+            output = try PosixFile.openForAppending(path)
+        } else {
+            unlink(path)
+            output = try PosixFile.create(path)
+        }
+        resumeOffset = Int64(opener.bytesReceived)
+        self.opener = opener
+        self.files = files
+        self.id = id
+        self.progress = progress
+    }
+
+    var blobLength: Int64 { Int64(opener.blobLength) }
+
+    func write(_ bytes: [UInt8]) throws {
+        _ = try opener.consume(bytes)
+        try output.write(bytes)
+        progress(Int64(opener.bytesReceived))
+    }
+
+    func finish() throws {
+        try opener.finish()
+        try output.syncAndClose()
+        guard rename(files.partPath(id), files.blobPath(id)) == 0 else {
+            throw AttachmentFileError("cannot rename", path: files.partPath(id), errno: errno)
+        }
+    }
+
+    func abandon() { unlink(files.partPath(id)) }
+}

@@ -1,0 +1,284 @@
+import HushCrypto
+import HushProtocol
+import HushStore
+
+/// Files sent and received (docs/PROTOCOL.md §10.3). Sending: the file is
+/// sealed into a blob under the data directory and its message stored as
+/// pending with no envelope yet; each outbox flush uploads waiting blobs and,
+/// once the relay holds one, seals the pointer as that message's content and
+/// queues it, so the message stays pending until the upload completes and an
+/// upload the relay could not take is retried like a deposit. Receiving: the
+/// pointer is stored; nothing downloads until `fetch`.
+final class Attachments {
+    private let dependencies: MessengerDependencies
+    private let relay: RelaySession
+    private let outbox: Outbox
+    let files: AttachmentFiles?
+    /// Where the current public call wants progress reported.
+    var progress: (@Sendable (AttachmentProgress) -> Void)?
+    private var store: MessageStore { dependencies.store }
+
+    init(_ dependencies: MessengerDependencies, relay: RelaySession, outbox: Outbox, directory: String?) {
+        self.dependencies = dependencies
+        self.relay = relay
+        self.outbox = outbox
+        files = directory.map(AttachmentFiles.init(directory:))
+    }
+
+    private func requireFiles() throws -> AttachmentFiles {
+        guard let files else { throw MessengerError.attachmentUnavailable("this client keeps no attachment files (no data directory)") }
+        return files
+    }
+
+    // MARK: Sending
+
+    /// Seals the file at `path` for `name` and stores its message as pending;
+    /// returns the message id. The upload happens at the next flush.
+    func prepare(file path: String, to name: String) throws -> Int64 {
+        let files = try requireFiles()
+        let contact = try outbox.sendableContact(named: name)
+        let fileName = String(path.split(separator: "/").last ?? "")
+        guard fileName.utf8.count <= ContentLimits.maxFileNameLength else {
+            throw MessengerError.attachmentUnavailable("the file name is longer than \(ContentLimits.maxFileNameLength) bytes: rename the file")
+        }
+        let key = SecureBytes(randomCount: SecretStream.keyLength, using: dependencies.random)
+        let sealed: (path: String, size: Int64, digest: [UInt8])
+        do { sealed = try files.seal(path, key: key, using: dependencies.random) } catch let error as AttachmentFileError {
+            throw MessengerError.attachmentUnavailable("cannot send the file: \(error)")
+        } catch let ProtocolError.limitExceeded(what) {
+            throw MessengerError.attachmentUnavailable("cannot send the file: \(what) is over the 4 GiB limit")
+        }
+        let now = dependencies.clock.now()
+        do {
+            return try store.write { store in
+                let conversation = try dependencies.conversation(with: contact)
+                let message = NewMessage(conversationId: conversation, clientMessageId: MessageID.random(using: dependencies.random).description,
+                                         direction: .outgoing, sender: dependencies.identity.address.description,
+                                         body: Self.summary(fileName: fileName, size: sealed.size), contentType: "attachment",
+                                         status: .pending, createdAt: now)
+                guard case let .inserted(messageId) = try store.messages.insert(message) else {
+                    throw StoreError.invalidArgument("client message id already used")
+                }
+                let id = try store.attachments.insert(
+                    NewAttachment(messageId: messageId, direction: .outgoing, state: .uploading, fileName: fileName,
+                                  mediaType: MediaType.guess(fileName: fileName), size: sealed.size, key: key, digest: sealed.digest,
+                                  blobId: nil), at: now)
+                try files.adopt(sealed.path, as: id)
+                return messageId
+            }
+        } catch {
+            files.sweep(keeping: (try? store.attachments.allIds()) ?? [])
+            throw error
+        }
+    }
+
+    /// How history shows an attachment message.
+    static func summary(fileName: String, size: Int64) -> String {
+        "[attachment \(fileName.isEmpty ? "unnamed" : fileName), \(size) bytes]"
+    }
+
+    /// Uploads every outgoing blob waiting for it and queues the pointers of
+    /// those that landed. A relay that cannot be reached leaves the rest
+    /// waiting for the next flush; one that refuses (quota, size) fails the
+    /// attachment and its message, with the relay's reason.
+    func uploadPending(isolation: isolated (any Actor)? = #isolation) async {
+        guard let files, let waiting = try? store.attachments.list(state: .uploading) else { return }
+        for attachment in waiting where attachment.direction == .outgoing {
+            let id = attachment.id, total = Int64(AttachmentBlob.blobLength(plaintextSize: UInt64(attachment.size)))
+            guard files.hasBlob(id) else {
+                fail(attachment, "the encrypted copy of the file is gone from the data directory: send the file again")
+                continue
+            }
+            do {
+                let blobId = try await upload(attachment, file: files.blobPath(id), length: total)
+                try store.write { store in
+                    try store.attachments.setUploaded(blobId: blobId, id: id, at: dependencies.clock.now())
+                    try store.attachments.setTransferred(total, id: id, at: dependencies.clock.now())
+                    guard let message = try store.messages.message(id: attachment.messageId),
+                          let contact = try store.contacts.contact(conversationId: message.conversationId),
+                          let uploaded = try store.attachments.attachment(id: id), let pointer = try uploaded.pointer() else {
+                        throw MessengerError.unknownAttachment(id)
+                    }
+                    try outbox.seal(.attachment(pointer), forStored: message, contact: contact)
+                }
+                // The relay holds it now; the sender keeps no copy of its own.
+                files.remove(id)
+            } catch let failure as DeliveryFailure {
+                if failure.isRefusal {
+                    fail(attachment, "the relay refused the file: \(Self.reason(failure))")
+                } else {
+                    try? store.attachments.setState(.uploading, id: id, error: failure.description, at: dependencies.clock.now())
+                }
+            } catch {
+                fail(attachment, "the file could not be sent: \(error)")
+            }
+        }
+    }
+
+    /// One resumable upload per attachment, its id kept: a sender cut off or
+    /// killed continues after the bytes the relay holds. Returns the blob id.
+    private func upload(isolation: isolated (any Actor)? = #isolation, _ attachment: StoredAttachment, file path: String,
+                        length: Int64) async throws -> String {
+        let id = attachment.id, report = progress, transport = dependencies.transport
+        let uploadId: String
+        if let kept = attachment.uploadId {
+            uploadId = kept
+        } else {
+            uploadId = try await relay.withReauthentication { () async throws(DeliveryFailure) in
+                try await transport.startBlobUpload(length: length)
+            }
+            try store.write { try $0.attachments.setUploadId(uploadId, id: id, at: dependencies.clock.now()) }
+        }
+        do {
+            return try await relay.withReauthentication { () async throws(DeliveryFailure) in
+                try await transport.continueBlobUpload(id: uploadId, file: path, length: length) { sent in
+                    report?(AttachmentProgress(attachmentId: id, phase: .uploading, done: sent, total: length))
+                }
+            }
+        } catch {
+            if case .rejected(404, _) = error {
+                // The relay forgot the upload (abandoned for a day, or another relay): start afresh next time.
+                try store.write { try $0.attachments.setUploadId(nil, id: id, at: dependencies.clock.now()) }
+                throw DeliveryFailure.unavailable(reason: "the relay no longer had the upload in progress; it starts again")
+            }
+            throw error
+        }
+    }
+
+    private static func reason(_ failure: DeliveryFailure) -> String {
+        if case let .rejected(413, message) = failure { return message }
+        return failure.description
+    }
+
+    /// Marks an attachment failed, with its message.
+    private func fail(_ attachment: StoredAttachment, _ reason: String) {
+        try? store.write { store in
+            try store.attachments.setState(.failed, id: attachment.id, error: reason, at: dependencies.clock.now())
+            if attachment.direction == .outgoing, attachment.blobId == nil {
+                try store.messages.moveOutgoing(messageId: attachment.messageId, to: .failed)
+            }
+        }
+    }
+
+    /// `hush retry`: failed uploads whose blob is still here wait for the next flush again.
+    func makeDueNow() throws {
+        guard let files else { return }
+        for attachment in try store.attachments.list(state: .failed)
+        where attachment.direction == .outgoing && attachment.blobId == nil && files.hasBlob(attachment.id) {
+            try store.attachments.setState(.uploading, id: attachment.id, at: dependencies.clock.now())
+            try store.messages.moveOutgoing(messageId: attachment.messageId, to: .pending)
+        }
+    }
+
+    // MARK: Receiving
+
+    /// Stores an incoming pointer for the message `messageId` (inside the caller's transaction).
+    func recordIncoming(_ pointer: AttachmentPointer, messageId: Int64) throws {
+        guard let blobId = String(validating: pointer.blobID, as: UTF8.self) else {
+            throw MessengerError.protocolFailure("an attachment pointer's blob id is not text")
+        }
+        try store.attachments.insert(
+            NewAttachment(messageId: messageId, direction: .incoming, state: .available, fileName: pointer.fileName,
+                          mediaType: pointer.mediaType, size: Int64(pointer.size), key: pointer.key, digest: pointer.digest,
+                          blobId: blobId), at: dependencies.clock.now())
+    }
+
+    /// Downloads attachment `id` unless it is here already (checking every
+    /// chunk and the digest, keeping it encrypted under the data directory),
+    /// then, with `destination`, decrypts it there.
+    func fetch(isolation: isolated (any Actor)? = #isolation, id: Int64, to destination: String?) async throws -> StoredAttachment {
+        let files = try requireFiles()
+        guard let attachment = try store.attachments.attachment(id: id) else { throw MessengerError.unknownAttachment(id) }
+        if !files.hasBlob(id) {
+            try await download(attachment, files: files)
+        }
+        if let destination {
+            let report = progress
+            report?(AttachmentProgress(attachmentId: id, phase: .exporting, done: 0, total: attachment.size))
+            do {
+                try files.export(id, key: attachment.key, size: attachment.size, digest: attachment.digest, to: destination,
+                                 using: dependencies.random)
+            } catch let error as AttachmentError {
+                // The stored copy no longer verifies: drop it, so the next fetch downloads again.
+                files.remove(id)
+                try? store.write { try $0.attachments.setState(.available, id: id, error: error.description, at: dependencies.clock.now()) }
+                throw MessengerError.attachmentRejected("the stored copy of the attachment is damaged (\(error)); `hush fetch \(id)` downloads it again")
+            } catch let error as AttachmentFileError {
+                throw MessengerError.attachmentRejected("cannot save the attachment: \(error)")
+            }
+            report?(AttachmentProgress(attachmentId: id, phase: .exporting, done: attachment.size, total: attachment.size))
+        }
+        guard let stored = try store.attachments.attachment(id: id) else { throw MessengerError.unknownAttachment(id) }
+        return stored
+    }
+
+    private func download(isolation: isolated (any Actor)? = #isolation, _ attachment: StoredAttachment,
+                          files: AttachmentFiles) async throws {
+        let id = attachment.id
+        guard let blobId = attachment.blobId else {
+            throw MessengerError.attachmentUnavailable("attachment \(id) is not uploaded yet: `hush sync` or `hush retry` sends it")
+        }
+        let restState: AttachmentState = attachment.direction == .incoming ? .available : attachment.state
+        let report = progress
+        let sink: VerifyingBlobSink
+        do {
+            sink = try VerifyingBlobSink(files: files, id: id, key: attachment.key, size: attachment.size, digest: attachment.digest) { done in
+                report?(AttachmentProgress(attachmentId: id, phase: .downloading, done: done,
+                                           total: Int64(AttachmentBlob.blobLength(plaintextSize: UInt64(attachment.size)))))
+            }
+        } catch {
+            throw MessengerError.attachmentRejected("cannot store the attachment: \(error)")
+        }
+        try store.write { store in
+            if attachment.direction == .incoming { try store.attachments.setState(.downloading, id: id, at: dependencies.clock.now()) }
+        }
+        do {
+            if sink.resumeOffset > 0 {
+                report?(AttachmentProgress(attachmentId: id, phase: .downloading, done: sink.resumeOffset, total: sink.blobLength))
+            }
+            if sink.resumeOffset < sink.blobLength {
+                try await dependencies.transport.downloadBlob(id: blobId, from: sink.resumeOffset, maxBytes: sink.blobLength, into: sink)
+            }
+            try sink.finish()
+        } catch {
+            let now = dependencies.clock.now()
+            switch error {
+            case let failure as DeliveryFailure:
+                // What arrived is checked and kept: the next fetch resumes after it.
+                try? store.write { try $0.attachments.setState(restState, id: id, error: failure.description, at: now) }
+                if case .rejected(404, _) = failure {
+                    throw MessengerError.attachmentUnavailable("the relay no longer has attachment \(id) (blobs expire): ask the sender to send it again")
+                }
+                throw MessengerError.relay(failure)
+            case let error as AttachmentError:
+                sink.abandon()
+                try? store.write { try $0.attachments.setState(.failed, id: id, error: error.description, at: now) }
+                throw MessengerError.attachmentRejected(error.description)
+            default:
+                sink.abandon()
+                try? store.write { try $0.attachments.setState(restState, id: id, error: "\(error)", at: now) }
+                throw MessengerError.attachmentRejected("cannot store the attachment: \(error)")
+            }
+        }
+        try store.write { store in
+            let now = dependencies.clock.now()
+            try store.attachments.setTransferred(sink.blobLength, id: id, at: now)
+            if attachment.direction == .incoming { try store.attachments.setState(.ready, id: id, at: now) }
+        }
+    }
+
+    /// Removes blob files whose attachment is gone (deleted with its conversation or contact).
+    func sweep() {
+        guard let files, let ids = try? store.attachments.allIds() else { return }
+        files.sweep(keeping: ids)
+    }
+}
+
+extension StoredAttachment {
+    /// The pointer this attachment travels as, once the relay holds its blob.
+    func pointer() throws -> AttachmentPointer? {
+        guard let blobId else { return nil }
+        return try AttachmentPointer(key: key, digest: digest, size: UInt64(size), blobID: Array(blobId.utf8), fileName: fileName,
+                                     mediaType: mediaType)
+    }
+}

@@ -1,0 +1,42 @@
+import HushProtocol
+import HushStore
+
+/// Files: sending one, listing them, fetching one (docs/PROTOCOL.md §10.3).
+extension Messenger {
+    /// Seals the file at `path` for `name` (a fresh key, streamed chunk by
+    /// chunk into an encrypted blob under the data directory), stores its
+    /// message as pending, then flushes the outbox: the blob is uploaded and
+    /// the pointer sealed and posted. Returns the message as stored after that
+    /// attempt, and its attachment.
+    public func sendFile(at path: String, to name: String,
+                         progress: (@Sendable (AttachmentProgress) -> Void)? = nil) async throws -> (message: StoredMessage, attachment: StoredAttachment) {
+        let messageId = try attachments.prepare(file: path, to: name)
+        attachments.progress = progress
+        defer { attachments.progress = nil }
+        await outgoing.flush()
+        guard let message = try store.messages.message(id: messageId), let attachment = try store.attachments.attachment(messageId: messageId) else {
+            throw MessengerError.unknownMessage("\(messageId)")
+        }
+        return (message, attachment)
+    }
+
+    /// Attachments sent and received, oldest first: all, or those of the conversation with `contact`.
+    public func attachmentList(contact: String? = nil) throws -> [(attachment: StoredAttachment, contact: String)] {
+        let all = try store.attachments.list().map { attachment in
+            (attachment: attachment, contact: try contactName(conversationId: attachment.conversationId) ?? "?")
+        }
+        guard let contact else { return all }
+        guard try store.contacts.contact(named: contact) != nil else { throw MessengerError.unknownContact(contact) }
+        return all.filter { $0.contact == contact }
+    }
+
+    /// Downloads attachment `id` if needed (verified, kept encrypted under the
+    /// data directory) and, with `destination`, decrypts it there; the file
+    /// appears under that name only once every chunk and the digest checked.
+    public func fetchAttachment(id: Int64, to destination: String?,
+                                progress: (@Sendable (AttachmentProgress) -> Void)? = nil) async throws -> StoredAttachment {
+        attachments.progress = progress
+        defer { attachments.progress = nil }
+        return try await attachments.fetch(id: id, to: destination)
+    }
+}

@@ -1,0 +1,85 @@
+import Glibc
+
+/// An open file descriptor with the few calls attachments need; closes on release.
+final class PosixFile {
+    let path: String
+    private(set) var descriptor: Int32
+
+    private init(path: String, descriptor: Int32) {
+        self.path = path
+        self.descriptor = descriptor
+    }
+
+    deinit { if descriptor >= 0 { Glibc.close(descriptor) } }
+
+    static func openForReading(_ path: String) throws(AttachmentFileError) -> PosixFile {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw AttachmentFileError("cannot open", path: path, errno: errno) }
+        return PosixFile(path: path, descriptor: descriptor)
+    }
+
+    /// A new file, 0600, refused when `path` exists (no file is ever overwritten).
+    static func create(_ path: String) throws(AttachmentFileError) -> PosixFile {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw AttachmentFileError("cannot create", path: path, errno: errno) }
+        return PosixFile(path: path, descriptor: descriptor)
+    }
+
+    /// An existing file opened to add to its end.
+    static func openForAppending(_ path: String) throws(AttachmentFileError) -> PosixFile {
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        guard descriptor >= 0 else { throw AttachmentFileError("cannot open", path: path, errno: errno) }
+        return PosixFile(path: path, descriptor: descriptor)
+    }
+
+    var size: Int64 {
+        get throws(AttachmentFileError) {
+            var info = stat()
+            guard fstat(descriptor, &info) == 0 else { throw AttachmentFileError("cannot inspect", path: path, errno: errno) }
+            guard info.st_mode & S_IFMT == S_IFREG else { throw AttachmentFileError("not a regular file:", path: path) }
+            return Int64(info.st_size)
+        }
+    }
+
+    /// Up to `count` bytes: fewer only at the end of the file.
+    func read(upTo count: Int) throws(AttachmentFileError) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let got = out.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + filled, count - filled) }
+            if got < 0 && errno == EINTR { continue }
+            guard got >= 0 else { throw AttachmentFileError("cannot read", path: path, errno: errno) }
+            if got == 0 { break }
+            filled += got
+        }
+        out.removeLast(count - filled)
+        return out
+    }
+
+    func write(_ bytes: [UInt8]) throws(AttachmentFileError) {
+        var offset = 0
+        while offset < bytes.count {
+            let wrote = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, bytes.count - offset) }
+            if wrote < 0 && errno == EINTR { continue }
+            guard wrote > 0 else { throw AttachmentFileError("cannot write", path: path, errno: errno) }
+            offset += wrote
+        }
+    }
+
+    func writeZeros(_ count: UInt64) throws(AttachmentFileError) {
+        let zeros = [UInt8](repeating: 0, count: Int(min(count, 64 << 10)))
+        var remaining = count
+        while remaining > 0 {
+            let step = Int(min(remaining, UInt64(zeros.count)))
+            try write(step == zeros.count ? zeros : Array(zeros[..<step]))
+            remaining -= UInt64(step)
+        }
+    }
+
+    /// Flushes to the disk and closes: what follows (a rename) may rely on the bytes being there.
+    func syncAndClose() throws(AttachmentFileError) {
+        guard fsync(descriptor) == 0 else { throw AttachmentFileError("cannot sync", path: path, errno: errno) }
+        Glibc.close(descriptor)
+        descriptor = -1
+    }
+}

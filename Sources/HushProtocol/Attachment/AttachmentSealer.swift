@@ -1,0 +1,73 @@
+import HushCrypto
+
+/// Encrypts a file into an attachment blob chunk by chunk (`AttachmentBlob`),
+/// so memory stays at one chunk whatever the file's size. Feed it the file in
+/// `AttachmentBlob.chunkSize` pieces (the last one shorter), write what each
+/// call returns, then write `paddingLength` zero bytes; `digest` is then the
+/// blob's SHA-256 for the pointer.
+public final class AttachmentSealer {
+    public let plaintextSize: UInt64
+    public let blobLength: UInt64
+    private let pusher: SecretStream.Pusher
+    private let chunks: UInt64
+    private var nextChunk: UInt64 = 0
+    private var hasher = SHA256.Hasher()
+    private var headerWritten = false
+
+    /// A sealer with a fresh random header.
+    public convenience init(key: SecureBytes, plaintextSize: UInt64) throws(ProtocolError) {
+        let pusher: SecretStream.Pusher
+        do { pusher = try SecretStream.Pusher(key: key) } catch { throw .crypto(error) }
+        try self.init(pusher: pusher, plaintextSize: plaintextSize)
+    }
+
+    /// A sealer with a given header: for test vectors only.
+    @_spi(Vectors)
+    public convenience init(key: SecureBytes, plaintextSize: UInt64, fixedHeader: [UInt8]) throws(ProtocolError) {
+        let pusher: SecretStream.Pusher
+        do { pusher = try SecretStream.Pusher(key: key, fixedHeader: fixedHeader) } catch { throw .crypto(error) }
+        try self.init(pusher: pusher, plaintextSize: plaintextSize)
+    }
+
+    private init(pusher: SecretStream.Pusher, plaintextSize: UInt64) throws(ProtocolError) {
+        guard plaintextSize <= ContentLimits.maxAttachmentSize else { throw .limitExceeded(what: "attachment size") }
+        self.pusher = pusher
+        self.plaintextSize = plaintextSize
+        chunks = AttachmentBlob.chunkCount(plaintextSize: plaintextSize)
+        blobLength = AttachmentBlob.blobLength(plaintextSize: plaintextSize)
+    }
+
+    /// Whether every chunk has been sealed.
+    public var isComplete: Bool { nextChunk == chunks }
+
+    /// The blob bytes for the next plaintext chunk (preceded by the header
+    /// the first time). The chunk must be exactly as long as the format says.
+    public func seal<C: ContiguousByteStorage>(_ chunk: C) throws(AttachmentError) -> [UInt8] {
+        guard nextChunk < chunks else { throw .misuse("a chunk after the final one") }
+        let expected = AttachmentBlob.plaintextLength(ofChunk: nextChunk, plaintextSize: plaintextSize)
+        let count = chunk.withUnsafeBytes { $0.count }
+        guard count == expected else { throw .misuse("chunk \(nextChunk) has \(count) bytes, not \(expected)") }
+        nextChunk += 1
+        var out: [UInt8] = headerWritten ? [] : pusher.header
+        headerWritten = true
+        out += pusher.push(chunk, tag: nextChunk == chunks ? .final : .message)
+        hasher.update(out)
+        return out
+    }
+
+    /// Zero bytes to write after the last chunk.
+    public var paddingLength: UInt64 { blobLength - AttachmentBlob.sealedLength(plaintextSize: plaintextSize) }
+
+    /// SHA-256 of the whole blob, padding included; only once every chunk is sealed.
+    public func digest() throws(AttachmentError) -> [UInt8] {
+        guard isComplete else { throw .misuse("digest before the final chunk") }
+        let zeros = [UInt8](repeating: 0, count: min(Int(paddingLength), AttachmentBlob.chunkSize))
+        var remaining = paddingLength
+        while remaining > 0 {
+            let step = Int(min(remaining, UInt64(zeros.count)))
+            hasher.update(zeros[0..<step])
+            remaining -= UInt64(step)
+        }
+        return hasher.finalize()
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Glibc
+import HushCrypto
+import NIOCore
+
+/// Resumable uploads on disk, beside the blobs: `.resumable-<id>` holds the
+/// bytes received so far and `.resumable-<id>.owner` the uploader's identity
+/// (hex) and the declared length. On disk rather than in the storage driver so
+/// that an upload survives a restart of the relay (and of the client) and any
+/// instance sharing the blob directory can continue it; the blob is recorded
+/// in the index, with its uploader and against the quota, only when complete.
+extension BlobStore {
+    struct Resumable {
+        let uploader: [UInt8]
+        let length: Int
+        let received: Int
+    }
+
+    func resumablePath(_ id: String) -> String { directory + "/.resumable-" + id }
+    private func ownerPath(_ id: String) -> String { resumablePath(id) + ".owner" }
+
+    func createResumable(id: String, uploader: [UInt8], length: Int) throws {
+        let data = Hex.encode(uploader) + " " + String(length)
+        let descriptor = open(ownerPath(id), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw RelayError.internalFailure("cannot start an upload: \(String(cString: strerror(errno)))") }
+        _ = data.withCString { Glibc.write(descriptor, $0, strlen($0)) }
+        close(descriptor)
+        let bytes = open(resumablePath(id), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard bytes >= 0 else { throw RelayError.internalFailure("cannot start an upload: \(String(cString: strerror(errno)))") }
+        close(bytes)
+    }
+
+    /// The upload `id` if it exists.
+    func resumable(id: String) -> Resumable? {
+        guard let text = try? String(contentsOfFile: ownerPath(id), encoding: .utf8) else { return nil }
+        let parts = text.split(separator: " ")
+        guard parts.count == 2, let uploader = try? Hex.decode(String(parts[0])), let length = Int(parts[1]) else { return nil }
+        var info = stat()
+        guard stat(resumablePath(id), &info) == 0 else { return nil }
+        return Resumable(uploader: uploader, length: length, received: Int(info.st_size))
+    }
+
+    /// Appends `body` at `offset` (which must be where the file ends); stops
+    /// with `.tooLarge` past `length`, leaving the file as it was before.
+    func append<Body: AsyncSequence>(id: String, at offset: Int, length: Int, body: Body) async throws -> Int where Body.Element == ByteBuffer {
+        let path = resumablePath(id)
+        let descriptor = open(path, O_WRONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw RelayError.notFound("upload") }
+        defer { close(descriptor) }
+        guard lseek(descriptor, off_t(offset), SEEK_SET) == off_t(offset) else { throw RelayError.internalFailure("cannot seek in an upload") }
+        var size = offset
+        do {
+            for try await buffer in body {
+                size += buffer.readableBytes
+                guard size <= length else { throw RelayError.tooLarge("the upload (longer than its declared length)") }
+                try buffer.withUnsafeReadableBytes { bytes in
+                    var written = 0
+                    while written < bytes.count {
+                        let count = Glibc.write(descriptor, bytes.baseAddress! + written, bytes.count - written)
+                        guard count > 0 else { throw RelayError.internalFailure("cannot write an upload: \(String(cString: strerror(errno)))") }
+                        written += count
+                    }
+                }
+            }
+        } catch RelayError.tooLarge(let what) {
+            _ = ftruncate(descriptor, off_t(offset))
+            throw RelayError.tooLarge(what)
+        }
+        // A body cut short keeps what arrived: the client resumes after it.
+        return size
+    }
+
+    /// Makes a complete upload the blob `id`.
+    func completeResumable(id: String) throws {
+        let descriptor = open(resumablePath(id), O_RDONLY | O_CLOEXEC)
+        if descriptor >= 0 { _ = fsync(descriptor); close(descriptor) }
+        guard rename(resumablePath(id), path(for: id)) == 0 else { throw RelayError.internalFailure("cannot store a blob file") }
+        unlink(ownerPath(id))
+    }
+
+    func deleteResumable(id: String) {
+        unlink(resumablePath(id))
+        unlink(ownerPath(id))
+    }
+
+    /// Removes uploads untouched for `seconds` (abandoned by their client).
+    func sweepResumables(olderThan seconds: Int, now: Int64) -> Int {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return 0 }
+        var removed = 0
+        for name in names where name.hasPrefix(".resumable-") && !name.hasSuffix(".owner") {
+            var info = stat()
+            guard stat(directory + "/" + name, &info) == 0 else { continue }
+            if Int64(info.st_mtim.tv_sec) * 1000 + Int64(seconds) * 1000 < now {
+                deleteResumable(id: String(name.dropFirst(".resumable-".count)))
+                removed += 1
+            }
+        }
+        return removed
+    }
+}

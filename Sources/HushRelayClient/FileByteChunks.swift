@@ -1,0 +1,55 @@
+import Glibc
+import NIOCore
+
+/// A file's bytes as the body of an upload, read 64 KiB at a time when the
+/// HTTP client asks for them, so memory stays flat whatever the file's size.
+/// `progress` hears the count of bytes handed on so far.
+struct FileByteChunks: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    let path: String
+    /// Where in the file the body starts (a resumed upload sends only the rest).
+    var offset: Int64 = 0
+    let progress: @Sendable (Int64) -> Void
+
+    struct FileReadError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    final class AsyncIterator: AsyncIteratorProtocol {
+        private var descriptor: Int32 = -1
+        private let path: String
+        private let progress: @Sendable (Int64) -> Void
+        /// The file position reached, reported to `progress`.
+        private var sent: Int64
+
+        init(path: String, offset: Int64, progress: @escaping @Sendable (Int64) -> Void) {
+            self.path = path
+            self.progress = progress
+            sent = offset
+        }
+
+        deinit { if descriptor >= 0 { close(descriptor) } }
+
+        func next() async throws -> ByteBuffer? {
+            if descriptor < 0 {
+                descriptor = open(path, O_RDONLY | O_CLOEXEC)
+                guard descriptor >= 0 else { throw FileReadError(description: "cannot open \(path): \(String(cString: strerror(errno)))") }
+                guard lseek(descriptor, off_t(sent), SEEK_SET) == off_t(sent) else {
+                    throw FileReadError(description: "cannot seek in \(path): \(String(cString: strerror(errno)))")
+                }
+            }
+            var buffer = ByteBufferAllocator().buffer(capacity: 64 << 10)
+            let count = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: 64 << 10) { bytes in
+                let count = read(descriptor, bytes.baseAddress, 64 << 10)
+                guard count >= 0 else { throw FileReadError(description: "cannot read \(path): \(String(cString: strerror(errno)))") }
+                return count
+            }
+            guard count > 0 else { return nil }
+            sent += Int64(count)
+            progress(sent)
+            return buffer
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(path: path, offset: offset, progress: progress) }
+}

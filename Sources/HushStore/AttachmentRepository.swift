@@ -1,0 +1,87 @@
+import HushCrypto
+import HushDatabase
+
+/// The `attachments` table: pointers and transfer state (see `AttachmentState`).
+public struct AttachmentRepository {
+    let database: Database
+
+    private static let columns = """
+        a.id, a.message_id, m.conversation_id, a.direction, a.state, a.file_name, a.media_type, a.size,
+        a.file_key, a.digest, a.blob_id, a.transferred, a.last_error, a.created_at, a.upload_id
+        """
+
+    @discardableResult
+    public func insert(_ attachment: NewAttachment, at time: Milliseconds) throws -> Int64 {
+        try database.execute("""
+            INSERT INTO attachments(message_id, direction, state, file_name, media_type, size, file_key, digest, blob_id,
+                                    created_at, updated_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [attachment.messageId, attachment.direction.rawValue, attachment.state.rawValue, attachment.fileName,
+                  attachment.mediaType, attachment.size, attachment.key.copyBytes(), attachment.digest, attachment.blobId, time, time])
+        return database.lastInsertRowID
+    }
+
+    public func attachment(id: Int64) throws -> StoredAttachment? {
+        try database.queryFirst("SELECT \(Self.columns) FROM attachments a JOIN messages m ON m.id = a.message_id WHERE a.id = ?",
+                                [id], Self.decode)
+    }
+
+    public func attachment(messageId: Int64) throws -> StoredAttachment? {
+        try database.queryFirst("SELECT \(Self.columns) FROM attachments a JOIN messages m ON m.id = a.message_id WHERE a.message_id = ?",
+                                [messageId], Self.decode)
+    }
+
+    /// Every attachment, or a conversation's, oldest first.
+    public func list(conversationId: Int64? = nil) throws -> [StoredAttachment] {
+        if let conversationId {
+            return try database.query("""
+                SELECT \(Self.columns) FROM attachments a JOIN messages m ON m.id = a.message_id
+                WHERE m.conversation_id = ? ORDER BY a.id
+                """, [conversationId], Self.decode)
+        }
+        return try database.query("SELECT \(Self.columns) FROM attachments a JOIN messages m ON m.id = a.message_id ORDER BY a.id",
+                                  [], Self.decode)
+    }
+
+    public func list(state: AttachmentState) throws -> [StoredAttachment] {
+        try database.query("""
+            SELECT \(Self.columns) FROM attachments a JOIN messages m ON m.id = a.message_id WHERE a.state = ? ORDER BY a.id
+            """, [state.rawValue], Self.decode)
+    }
+
+    /// Every row id, to find blob files whose attachment is gone.
+    public func allIds() throws -> Set<Int64> {
+        Set(try database.query("SELECT id FROM attachments") { try $0.get(0, as: Int64.self) })
+    }
+
+    public func setState(_ state: AttachmentState, id: Int64, error: String? = nil, at time: Milliseconds) throws {
+        try database.execute("UPDATE attachments SET state = ?, last_error = ?, updated_at = ? WHERE id = ?",
+                             [state.rawValue, error, time, id])
+    }
+
+    /// The relay took the blob: its id, and the upload is done.
+    public func setUploaded(blobId: String, id: Int64, at time: Milliseconds) throws {
+        try database.execute("""
+            UPDATE attachments SET state = 'uploaded', blob_id = ?, last_error = NULL, updated_at = ? WHERE id = ?
+            """, [blobId, time, id])
+    }
+
+    /// The relay's id of the resumable upload in progress (nil: start a new one).
+    public func setUploadId(_ uploadId: String?, id: Int64, at time: Milliseconds) throws {
+        try database.execute("UPDATE attachments SET upload_id = ?, updated_at = ? WHERE id = ?", [uploadId, time, id])
+    }
+
+    public func setTransferred(_ bytes: Int64, id: Int64, at time: Milliseconds) throws {
+        try database.execute("UPDATE attachments SET transferred = ?, updated_at = ? WHERE id = ?", [bytes, time, id])
+    }
+
+    private static func decode(_ row: Row) throws -> StoredAttachment {
+        StoredAttachment(
+            id: try row.get(0), messageId: try row.get(1), conversationId: try row.get(2),
+            direction: MessageDirection(rawValue: try row.get(3)) ?? .incoming,
+            state: AttachmentState(rawValue: try row.get(4)) ?? .failed,
+            fileName: try row.get(5), mediaType: try row.get(6), size: try row.get(7),
+            key: SecureBytes(copying: try row.get(8, as: [UInt8].self)), digest: try row.get(9), blobId: try row.get(10),
+            transferred: try row.get(11), lastError: try row.get(12), createdAt: try row.get(13), uploadId: try row.get(14))
+    }
+}

@@ -1,0 +1,101 @@
+import ArgumentParser
+import HushClient
+import HushStore
+
+struct AttachmentsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "attachments",
+        abstract: "List files sent and received, with their state and progress.",
+        discussion: """
+            States: uploading (waiting for or in its upload; `hush sync` or `hush retry` sends it), uploaded, \
+            available (received; nothing is downloaded until you run `hush fetch ID`), downloading, ready \
+            (downloaded, checked and kept encrypted in the data directory: `hush fetch ID --out PATH` saves it), \
+            failed (the reason follows).
+
+            Examples:
+              hush attachments
+              hush attachments bob --json
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "Only the attachments exchanged with this contact.") var name: String?
+
+    func run() async throws {
+        try await reportingErrors {
+            let list = try await global.openAccount(offline: true).attachments(contact: name)
+            if global.json {
+                try printJSON(["attachments": list.map { Self.json($0.attachment, contact: $0.contact) }])
+                return
+            }
+            if list.isEmpty { print(name.map { "No attachments with \($0)." } ?? "No attachments yet.") }
+            for (attachment, contact) in list {
+                let direction = attachment.direction == .outgoing ? "to" : "from"
+                print("[\(attachment.id)] \(direction) \(contact): \(Presentation.oneLine(attachment.fileName, length: 48)) "
+                      + "(\(attachment.mediaType), \(TransferProgress.bytes(attachment.size))) \(Self.state(attachment))")
+                if let error = attachment.lastError, attachment.state == .failed || attachment.state == .uploading {
+                    print("    \(Presentation.oneLine(error, length: 160))")
+                }
+            }
+        }
+    }
+
+    /// The state, with how far a transfer in progress has come.
+    static func state(_ attachment: StoredAttachment) -> String {
+        switch attachment.state {
+        case .uploading, .downloading:
+            let total = max(attachment.size, 1)
+            return "\(attachment.state.rawValue) \(min(100, attachment.transferred * 100 / total))%"
+        default:
+            return attachment.state.rawValue
+        }
+    }
+
+    static func json(_ attachment: StoredAttachment, contact: String) -> [String: Any] {
+        var object: [String: Any] = [
+            "id": attachment.id, "messageId": attachment.messageId, "contact": contact,
+            "direction": attachment.direction == .outgoing ? "out" : "in", "fileName": attachment.fileName,
+            "mediaType": attachment.mediaType, "size": attachment.size, "state": attachment.state.rawValue,
+            "transferred": attachment.transferred, "createdAt": attachment.createdAt,
+        ]
+        if let error = attachment.lastError { object["error"] = error }
+        return object
+    }
+}
+
+struct FetchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fetch",
+        abstract: "Download a received file, check it, and save it with --out.",
+        discussion: """
+            The blob is downloaded from the relay and checked chunk by chunk and against the digest its \
+            sender gave; it stays encrypted in the data directory. With --out it is decrypted into a \
+            temporary file beside PATH, which takes the name PATH only once the whole file checked: \
+            there is never a partial or unchecked file at PATH, and an existing PATH is never replaced.
+
+            Examples:
+              hush fetch 3 --out ~/Pictures/photo.jpg
+              hush fetch 3 --json
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The attachment's id, as `hush attachments` shows it.") var id: Int64
+    @Option(help: "Save the file here (a file that does not exist yet).") var out: String?
+
+    func run() async throws {
+        try await reportingErrors {
+            let client = try global.openAccount()
+            let progress = TransferProgress(json: global.json, label: "attachment \(id)")
+            let attachment = try await client.fetchAttachment(id: id, to: out, progress: progress.handler)
+            if global.json {
+                var object = AttachmentsCommand.json(attachment, contact: "")
+                object.removeValue(forKey: "contact")
+                if let out { object["savedTo"] = out }
+                try printJSON(object)
+            } else if let out {
+                print("[\(attachment.id)] \(Presentation.oneLine(attachment.fileName, length: 48)) saved to \(out) (\(TransferProgress.bytes(attachment.size)), checked)")
+            } else {
+                print("[\(attachment.id)] \(Presentation.oneLine(attachment.fileName, length: 48)) downloaded and checked; `hush fetch \(attachment.id) --out PATH` saves it")
+            }
+        }
+    }
+}

@@ -1,0 +1,235 @@
+import Foundation
+import Testing
+
+/// Issue 14 from the command line: `hush send --file`, `hush attachments`,
+/// `hush fetch`, each a separate process against a real relay.
+@Suite struct AttachmentTests {
+    /// A file of `length` bytes that contains `canary` (when it fits) and is otherwise patterned.
+    static func file(_ length: Int, canary: String) -> [UInt8] {
+        var bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }
+        let marker = Array(canary.utf8)
+        if length >= marker.count { bytes.replaceSubrange(0..<marker.count, with: marker) }
+        return bytes
+    }
+
+    static func attachments(_ bed: Testbed, _ user: User) throws -> [[String: Any]] {
+        try #require(try bed.succeed(user, ["attachments", "--json"]).json()["attachments"] as? [[String: Any]])
+    }
+
+    /// Empty, small, exactly one chunk and several chunks: each arrives byte
+    /// for byte, the relay holds none of it in any encoding, and the sender
+    /// keeps no copy of the blob once uploaded.
+    @Test func filesOfEverySizeRoundTripAndTheRelaySeesNoneOfThem() throws {
+        let bed = try Testbed("attach")
+        let alice = try bed.newUser("alice")
+        let bob = try bed.newUser("bob")
+        try bed.meet(alice, bob)
+        let canary = "kumquat-attach-\(UInt32.random(in: 100_000...999_999))"
+        let sizes = [0, 100, 65_536, 3 * 65_536 + 1_000]
+        for (index, size) in sizes.enumerated() {
+            let path = bed.root + "/file-\(size).bin"
+            try Data(Self.file(size, canary: canary)).write(to: URL(fileURLWithPath: path))
+            let sent = try bed.succeed(alice, ["send", "bob", "--file", path, "--json"]).json()
+            #expect(sent["status"] as? String == "sent", "\(sent)")
+            #expect((sent["attachment"] as? [String: Any])?["state"] as? String == "uploaded")
+            #expect(try bed.sync(bob)["received"] as? Int == 1)
+            let listed = try Self.attachments(bed, bob)
+            #expect(listed.count == index + 1)
+            let incoming = try #require(listed.last)
+            #expect(incoming["state"] as? String == "available", "nothing downloads before the user asks")
+            #expect(incoming["size"] as? Int == size)
+            #expect(incoming["fileName"] as? String == "file-\(size).bin")
+            let id = try #require(incoming["id"] as? Int)
+            let out = bed.root + "/got-\(size).bin"
+            try bed.succeed(bob, ["fetch", String(id), "--out", out])
+            #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == Data(Self.file(size, canary: canary)))
+            #expect(try Self.attachments(bed, bob).last?["state"] as? String == "ready")
+        }
+        let (audit, report) = try bed.auditRelay(canary: canary)
+        #expect(audit.status == 0, "\(audit)")
+        #expect((report["canary"] as? [String: Any])?["found"] as? Bool == false, "\(report)")
+        let blobs = try #require(report["blobs"] as? [[String: Any]])
+        #expect(blobs.count == sizes.count)
+        #expect(blobs.allSatisfy { ($0["size"] as? Int ?? 0) >= 4_096 }, "every blob is padded to a bucket")
+        // Bob's copies are encrypted too: the canary is nowhere under his data directory.
+        let local = try #require(try bed.hush(bob, ["audit", "local", "--canary", canary, "--json"]).json()["canary"] as? [String: Any])
+        #expect(local["found"] as? Bool == false, "\(local)")
+        #expect(local["filesScanned"] as? Int ?? 0 >= 4, "the attachment blobs are among the files scanned: \(local)")
+        let aliceFiles = try FileManager.default.contentsOfDirectory(atPath: alice.home + "/attachments")
+        #expect(aliceFiles.isEmpty, "the sender keeps no blob once the relay has it: \(aliceFiles)")
+    }
+
+    /// A blob altered at the relay is refused with the reason, and no file
+    /// appears at the output path (nor a temporary one beside it).
+    @Test func aTamperedBlobLeavesNoFile() throws {
+        let bed = try Testbed("attach-tamper")
+        let alice = try bed.newUser("alice")
+        let bob = try bed.newUser("bob")
+        try bed.meet(alice, bob)
+        let path = bed.root + "/note.txt"
+        try Data(Self.file(200_000, canary: "x")).write(to: URL(fileURLWithPath: path))
+        try bed.succeed(alice, ["send", "bob", "--file", path])
+        try bed.sync(bob)
+        let blobDirectory = bed.relay.dataDirectory + "/blobs"
+        let blob = try #require(try FileManager.default.contentsOfDirectory(atPath: blobDirectory).first { !$0.hasPrefix(".") })
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: blobDirectory + "/" + blob))
+        bytes[70_000] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: blobDirectory + "/" + blob))
+        let outDirectory = bed.root + "/out"
+        try FileManager.default.createDirectory(atPath: outDirectory, withIntermediateDirectories: true)
+        let fetched = try bed.hush(bob, ["fetch", "1", "--out", outDirectory + "/note.txt"])
+        #expect(fetched.status != 0)
+        #expect(fetched.stderr.contains("chunk 1 of the attachment did not authenticate"), "\(fetched)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outDirectory).isEmpty)
+        #expect(try Self.attachments(bed, bob).first?["state"] as? String == "failed")
+    }
+
+    /// Over the uploader's blob quota: the relay's reason reaches the user,
+    /// the message is failed (not silently pending), and nothing is stored.
+    @Test func quotaRefusalIsClear() throws {
+        let bed = try Testbed("attach-quota", relayOptions: ["--blob-quota-mib", "1"])
+        let alice = try bed.newUser("alice")
+        let bob = try bed.newUser("bob")
+        try bed.meet(alice, bob)
+        let path = bed.root + "/big.bin"
+        try Data(Self.file(1_500_000, canary: "x")).write(to: URL(fileURLWithPath: path))
+        let result = try bed.hush(alice, ["send", "bob", "--file", path])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("the relay refused the file: your blob storage is full (1 MiB at most)"), "\(result)")
+        #expect(try Self.attachments(bed, alice).first?["state"] as? String == "failed")
+        #expect((try bed.auditRelay().report["blobs"] as? [[String: Any]])?.isEmpty == true)
+    }
+}
+
+/// Resuming an interrupted download (RELAY-API `Range: bytes=N-`).
+@Suite struct AttachmentResumeTests {
+    /// A download cut short leaves `<id>.part` holding the blob's first
+    /// bytes; the next `hush fetch` checks them again and asks the relay only
+    /// for the rest. A part file that does not check out is thrown away and
+    /// the download starts over.
+    @Test func anInterruptedDownloadResumesAfterItsLastByte() throws {
+        let bed = try Testbed("attach-resume")
+        let alice = try bed.newUser("alice")
+        let bob = try bed.newUser("bob")
+        try bed.meet(alice, bob)
+        let path = bed.root + "/movie.bin"
+        let file = AttachmentTests.file(5 * 65_536 + 123, canary: "x")
+        try Data(file).write(to: URL(fileURLWithPath: path))
+        try bed.succeed(alice, ["send", "bob", "--file", path])
+        try bed.sync(bob)
+        let blobDirectory = bed.relay.dataDirectory + "/blobs"
+        let blobName = try #require(try FileManager.default.contentsOfDirectory(atPath: blobDirectory).first { !$0.hasPrefix(".") })
+        let blob = try Data(contentsOf: URL(fileURLWithPath: blobDirectory + "/" + blobName))
+
+        // What a download killed after 150,001 bytes leaves behind.
+        try FileManager.default.createDirectory(atPath: bob.home + "/attachments", withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        let part = bob.home + "/attachments/1.part"
+        FileManager.default.createFile(atPath: part, contents: blob.prefix(150_001), attributes: [.posixPermissions: 0o600])
+        let resumed = try bed.succeed(bob, ["fetch", "1", "--out", bed.root + "/got.bin", "--json"])
+        let events = resumed.stderr.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.filter { $0["phase"] as? String == "downloading" }
+        #expect(events.first?["done"] as? Int == 150_001, "the download resumed after the bytes it had: \(resumed)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: bed.root + "/got.bin")) == Data(file))
+
+        // A damaged part file: discarded, and the whole blob fetched again.
+        try FileManager.default.removeItem(atPath: bob.home + "/attachments/1.blob")
+        var damaged = blob.prefix(90_000)
+        damaged[damaged.startIndex + 40_000] ^= 0x01
+        FileManager.default.createFile(atPath: part, contents: damaged, attributes: [.posixPermissions: 0o600])
+        let restarted = try bed.succeed(bob, ["fetch", "1", "--out", bed.root + "/again.bin", "--json"])
+        #expect(!restarted.stderr.contains("\"done\":90000"), "\(restarted)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: bed.root + "/again.bin")) == Data(file))
+    }
+}
+
+/// A sender killed in the middle of an upload (a real `hush send` process,
+/// SIGKILL) continues the same upload on its next run, from the bytes the
+/// relay holds: the blob ends up under the upload's id, and the file arrives whole.
+@Suite struct KilledUploadTests {
+    @Test func aKilledUploadResumesWhereTheRelayStopped() throws {
+        let bed = try Testbed("attach-killed-upload")
+        let alice = try bed.newUser("alice")
+        let bob = try bed.newUser("bob")
+        try bed.meet(alice, bob)
+        let blobDirectory = bed.relay.dataDirectory + "/blobs"
+        var caught: (upload: String, bytes: Int, file: [UInt8])?
+        // The kill must land while the bytes flow; a try where the upload won the race is done again.
+        for attempt in 0..<4 where caught == nil {
+            let file = AttachmentTests.file(24 << 20, canary: "attempt-\(attempt)")
+            let path = bed.root + "/big-\(attempt).bin"
+            try Data(file).write(to: URL(fileURLWithPath: path))
+            let sender = try bed.spawn(alice, ["send", "bob", "--file", path])
+            _ = sender.wait(timeout: 60) { child in
+                // Progress goes to stderr as plain lines ("uploading NAME: 10% (…)") when it is not a terminal.
+                !child.isRunning || child.stderr.split(separator: "\n").contains { $0.hasPrefix("uploading") && !$0.contains(": 0%") }
+            }
+            sender.signal(SIGKILL)
+            let result = sender.finish(timeout: 10)
+            let partial = try FileManager.default.contentsOfDirectory(atPath: blobDirectory)
+                .filter { $0.hasPrefix(".resumable-") && !$0.hasSuffix(".owner") }
+            if result.signalled, let name = partial.first,
+               let size = try FileManager.default.attributesOfItem(atPath: blobDirectory + "/" + name)[.size] as? Int, size > 0 {
+                caught = (String(name.dropFirst(".resumable-".count)), size, file)
+            } else {
+                try bed.sync(bob)  // the file got through whole: let bob take it, and try again
+            }
+        }
+        let (upload, bytes, file) = try #require(caught, "the kill never landed during an upload")
+        #expect(bytes < 24 << 20)
+        let pending = try #require(try AttachmentTests.attachments(bed, alice).last)
+        #expect(pending["state"] as? String == "uploading", "\(pending)")
+
+        // The next run continues the same upload (a PATCH from offset 0 would be refused with 409).
+        try bed.sync(alice)
+        #expect(FileManager.default.fileExists(atPath: blobDirectory + "/" + upload), "the blob is the resumed upload")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: blobDirectory).filter { $0.hasPrefix(".resumable-") }.isEmpty)
+        try bed.sync(bob)
+        let incoming = try #require(try AttachmentTests.attachments(bed, bob).last)
+        let id = try #require(incoming["id"] as? Int)
+        try bed.succeed(bob, ["fetch", String(id), "--out", bed.root + "/got.bin"])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: bed.root + "/got.bin")) == Data(file))
+    }
+}
+
+/// A `hush fetch` killed mid-download (SIGKILL) resumes on the next run after
+/// the bytes it had checked and kept, and never leaves a file at the output path.
+@Suite struct KilledDownloadTests {
+    @Test func aKilledDownloadResumes() throws {
+        let bed = try Testbed("attach-killed-download")
+        let alice = try bed.newUser("alice")
+        let bob = try bed.newUser("bob")
+        try bed.meet(alice, bob)
+        let file = AttachmentTests.file(24 << 20, canary: "x")
+        let path = bed.root + "/big.bin", out = bed.root + "/got.bin"
+        try Data(file).write(to: URL(fileURLWithPath: path))
+        try bed.succeed(alice, ["send", "bob", "--file", path])
+        try bed.sync(bob)
+        var kept = 0
+        for _ in 0..<4 where kept == 0 {
+            let fetcher = try bed.spawn(bob, ["fetch", "1", "--out", out])
+            _ = fetcher.wait(timeout: 60) { child in
+                !child.isRunning || child.stderr.split(separator: "\n").contains { $0.hasPrefix("downloading") && !$0.contains(": 0%") }
+            }
+            fetcher.signal(SIGKILL)
+            let result = fetcher.finish(timeout: 10)
+            let part = bob.home + "/attachments/1.part"
+            if result.signalled, let size = try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int, size > 0 {
+                kept = size
+                #expect(!FileManager.default.fileExists(atPath: out), "no file at the output path before it is whole and checked")
+            } else if FileManager.default.fileExists(atPath: bob.home + "/attachments/1.blob") {
+                // The download won the race: start over from nothing.
+                try FileManager.default.removeItem(atPath: bob.home + "/attachments/1.blob")
+                try? FileManager.default.removeItem(atPath: out)
+            }
+        }
+        #expect(kept > 0, "the kill never landed during the download")
+        let resumed = try bed.succeed(bob, ["fetch", "1", "--out", out, "--json"])
+        let first = resumed.stderr.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.first { $0["phase"] as? String == "downloading" }
+        #expect((first?["done"] as? Int ?? 0) >= kept, "resumed after the kept bytes: \(resumed)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == Data(file))
+    }
+}
