@@ -106,6 +106,15 @@ import Testing
             !screen.lines.contains { $0.contains("below: Page Down") } && screen.lines[Self.rows - 2].contains("//TEXT")
         }, "\(Self.describe(bobChat))")
 
+        // A resize (SIGWINCH from the kernel) repaints for the new size at once.
+        let before = bobChat.stdout.utf8.count
+        bobChat.resize(columns: 60, rows: 12)
+        #expect(bobChat.wait(timeout: 20) { chat in
+            let screen = ScreenEmulator(columns: 60, rows: 12, output: chat.stdout)
+            return chat.stdout.utf8.count > before && screen.lines[0].hasPrefix("alice · not verified")
+                && screen.lines[10].contains("//TEXT") && screen.lines[11] == ">"
+        }, "\(ScreenEmulator(columns: 60, rows: 12, output: bobChat.stdout).lines)")
+
         // /quit leaves and gives the terminal back.
         bobChat.type("/quit\r")
         let bobResult = bobChat.finish(timeout: 20)
