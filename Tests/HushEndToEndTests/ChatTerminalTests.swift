@@ -85,6 +85,15 @@ import Testing
         }, "\(Self.describe(bobChat))")
         #expect(Self.waitForScreen(aliceChat) { $0.lines.contains { $0.contains("bob: my half-typed draft") } }, "\(Self.describe(aliceChat))")
 
+        // A bracketed paste keeps its line break inside one message.
+        bobChat.type("\u{1B}[200~first pasted line\r\nsecond pasted line\u{1B}[201~")
+        #expect(Self.waitForScreen(bobChat) { $0.lines[Self.rows - 1] == "> first pasted line↵second pasted line" }, "\(Self.describe(bobChat))")
+        bobChat.type("\r")
+        #expect(Self.waitForScreen(aliceChat) { screen in
+            guard let row = screen.lines.firstIndex(where: { $0.contains("bob: first pasted line") }) else { return false }
+            return screen.lines[row + 1].trimmingCharacters(in: .whitespaces) == "second pasted line"
+        }, "\(Self.describe(aliceChat))")
+
         // Commands stay local: /help lists them; nothing reaches alice.
         bobChat.type("/help\r")
         #expect(Self.waitForScreen(bobChat) { $0.lines.contains { $0.contains("/history [N]") } }, "\(Self.describe(bobChat))")
@@ -129,7 +138,8 @@ import Testing
         Self.expectRestored(aliceChat)
 
         let history = try bed.history(alice, with: "bob")
-        #expect(history.bodies == ["written before the chat", "an answer from earlier 👍", "still typing, now sent", "my half-typed draft"])
+        #expect(history.bodies == ["written before the chat", "an answer from earlier 👍", "still typing, now sent", "my half-typed draft",
+                                   "first pasted line\nsecond pasted line"])
         #expect(!history.bodies.contains { $0.hasPrefix("/") || $0.contains("unsent") })
     }
 
