@@ -7,7 +7,12 @@ public struct ChatLayout: Sendable, Equatable {
     /// Zero-based column of the cursor on the last row.
     public let cursorColumn: Int
 
-    public init(columns: Int, lines: Int, header: String, transcript: ChatTranscript, prompt: String, input: String) {
+    /// How many rows above the newest the transcript shows, after clamping.
+    public let scrollback: Int
+
+    /// `scrollback` rows up from the end of the transcript (0: the newest at the bottom).
+    public init(columns: Int, lines: Int, header: String, transcript: ChatTranscript, prompt: String, input: String,
+                scrollback: Int = 0) {
         let width = max(columns, 10)
         let height = max(lines, 3)
         var rows = [TerminalWidth.head(header, width: width)]
@@ -19,8 +24,14 @@ public struct ChatLayout: Sendable, Equatable {
             }
         }
         let room = height - 2
-        let shown = body.suffix(room)
+        let back = min(max(scrollback, 0), max(body.count - room, 0))
+        var shown = Array(body[..<(body.count - back)].suffix(room))
+        if back > 0, !shown.isEmpty {
+            // Scrolled up: the last row says so, and how to come back.
+            shown[shown.count - 1] = TerminalWidth.head("── \(back) newer line\(back == 1 ? "" : "s") below: Page Down ──", width: width)
+        }
         rows += Array(repeating: "", count: room - shown.count) + shown
+        self.scrollback = back
 
         // A pasted line break shows as ↵; the end of a long line stays in view.
         let visibleInput = TerminalWidth.tail(input.replacingOccurrences(of: "\n", with: "↵"),

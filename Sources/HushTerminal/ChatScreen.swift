@@ -18,6 +18,8 @@ public final class ChatScreen: Sendable {
         var transcript = ChatTranscript()
         var size = TerminalSize(columns: 80, lines: 24)
         var open = false
+        /// Rows scrolled up from the newest (Page Up/Down); sending a message comes back down.
+        var scrollback = 0
     }
 
     /// Alternate screen on; bracketed paste on (pasted line breaks stay in the line).
@@ -39,7 +41,7 @@ public final class ChatScreen: Sendable {
             s.size = TerminalSize.current()
             s.open = true
             write(ChatScreen.enterSequence)
-            paint(s)
+            paint(&s)
         }
     }
 
@@ -56,7 +58,7 @@ public final class ChatScreen: Sendable {
     public func resized() {
         state.withLock { s in
             s.size = TerminalSize.current()
-            if s.open { paint(s) }
+            if s.open { paint(&s) }
         }
     }
 
@@ -64,7 +66,7 @@ public final class ChatScreen: Sendable {
         state.withLock { s in
             guard s.header != header else { return }
             s.header = header
-            if s.open { paint(s) }
+            if s.open { paint(&s) }
         }
     }
 
@@ -72,7 +74,12 @@ public final class ChatScreen: Sendable {
     public func show(_ text: String, key: String? = nil) {
         state.withLock { s in
             s.transcript.append(text, key: key)
-            if s.open { paint(s) } else if !interactive { write(text + "\n") }
+            if s.scrollback > 0 {
+                // Scrolled up: the view stays on what was being read.
+                s.scrollback += text.split(separator: "\n", omittingEmptySubsequences: false)
+                    .reduce(0) { $0 + TerminalWidth.wrap(String($1), width: s.size.columns).count }
+            }
+            if s.open { paint(&s) } else if !interactive { write(text + "\n") }
         }
     }
 
@@ -82,7 +89,7 @@ public final class ChatScreen: Sendable {
     public func update(key: String, text: String) -> Bool {
         state.withLock { s in
             let found = s.transcript.replace(key: key, with: text)
-            if found, s.open { paint(s) }
+            if found, s.open { paint(&s) }
             return found
         }
     }
@@ -91,14 +98,22 @@ public final class ChatScreen: Sendable {
     public func feed(_ byte: UInt8) -> InputEvent? {
         state.withLock { s in
             let event = s.editor.feed(byte)
-            if event != nil, s.open { paint(s) }
+            let page = max(1, s.size.lines - 3)
+            switch event {
+            case .pageUp: s.scrollback += page
+            case .pageDown: s.scrollback = max(0, s.scrollback - page)
+            case .submitted: s.scrollback = 0
+            default: break
+            }
+            if event != nil, s.open { paint(&s) }
             return event
         }
     }
 
-    private func paint(_ s: ScreenState) {
+    private func paint(_ s: inout ScreenState) {
         let layout = ChatLayout(columns: s.size.columns, lines: s.size.lines, header: s.header,
-                                transcript: s.transcript, prompt: prompt, input: s.editor.text)
+                                transcript: s.transcript, prompt: prompt, input: s.editor.text, scrollback: s.scrollback)
+        s.scrollback = layout.scrollback
         // Hidden cursor while painting; each row is erased, then written
         // (erasing after writing could clear a character in the last column).
         var out = "\u{1B}[?25l"

@@ -8,11 +8,14 @@ public enum InputEvent: Sendable, Equatable {
     case finished
     /// Ctrl-C: leave now, whatever is typed.
     case interrupted
+    /// Page Up / Page Down: scroll the transcript by a screenful.
+    case pageUp
+    case pageDown
 }
 
 /// A minimal line editor for raw-mode input: printable UTF-8, backspace
 /// (a whole character, emoji included), Ctrl-U (clear line), Enter, Ctrl-D,
-/// Ctrl-C, and bracketed paste (a pasted text's line breaks stay in the line
+/// Ctrl-C, Page Up/Down, and bracketed paste (a pasted text's line breaks stay in the line
 /// instead of sending each line on its own). Pure state, fed one byte at a
 /// time, so it is testable without a terminal.
 public struct LineEditor: Sendable {
@@ -50,6 +53,8 @@ public struct LineEditor: Sendable {
                 switch String(decoding: parameters, as: UTF8.self) {
                 case "200": pasting = true
                 case "201": pasting = false
+                case "5" where !pasting: return .pageUp
+                case "6" where !pasting: return .pageDown
                 default: break
                 }
             }

@@ -85,11 +85,44 @@ import Testing
         }, "\(Self.describe(bobChat))")
         #expect(Self.waitForScreen(aliceChat) { $0.lines.contains { $0.contains("bob: my half-typed draft") } }, "\(Self.describe(aliceChat))")
 
+        // A bracketed paste keeps its line break inside one message.
+        bobChat.type("\u{1B}[200~first pasted line\r\nsecond pasted line\u{1B}[201~")
+        #expect(Self.waitForScreen(bobChat) { $0.lines[Self.rows - 1] == "> first pasted line↵second pasted line" }, "\(Self.describe(bobChat))")
+        bobChat.type("\r")
+        #expect(Self.waitForScreen(aliceChat) { screen in
+            guard let row = screen.lines.firstIndex(where: { $0.contains("bob: first pasted line") }) else { return false }
+            return screen.lines[row + 1].trimmingCharacters(in: .whitespaces) == "second pasted line"
+        }, "\(Self.describe(aliceChat))")
+
         // Commands stay local: /help lists them; nothing reaches alice.
         bobChat.type("/help\r")
         #expect(Self.waitForScreen(bobChat) { $0.lines.contains { $0.contains("/history [N]") } }, "\(Self.describe(bobChat))")
         bobChat.type("/nonsense\r")
         #expect(Self.waitForScreen(bobChat) { $0.lines.contains { $0.contains("unknown command /nonsense") } }, "\(Self.describe(bobChat))")
+
+        // More than a screenful: the first messages scroll off the top. Page Up
+        // brings them back, with a line saying how to return; Page Down returns.
+        bobChat.type("/help\r/help\r")
+        #expect(Self.waitForScreen(bobChat) { screen in
+            screen.lines[Self.rows - 2].contains("//TEXT") && !screen.lines.contains { $0.contains("written before the chat") }
+        }, "\(Self.describe(bobChat))")
+        bobChat.type("\u{1B}[5~\u{1B}[5~")
+        #expect(Self.waitForScreen(bobChat) { screen in
+            screen.lines.contains { $0.contains("alice: written before the chat") } && screen.lines.contains { $0.contains("below: Page Down") }
+        }, "\(Self.describe(bobChat))")
+        bobChat.type("\u{1B}[6~\u{1B}[6~")
+        #expect(Self.waitForScreen(bobChat) { screen in
+            !screen.lines.contains { $0.contains("below: Page Down") } && screen.lines[Self.rows - 2].contains("//TEXT")
+        }, "\(Self.describe(bobChat))")
+
+        // A resize (SIGWINCH from the kernel) repaints for the new size at once.
+        let before = bobChat.stdout.utf8.count
+        bobChat.resize(columns: 60, rows: 12)
+        #expect(bobChat.wait(timeout: 20) { chat in
+            let screen = ScreenEmulator(columns: 60, rows: 12, output: chat.stdout)
+            return chat.stdout.utf8.count > before && screen.lines[0].hasPrefix("alice · not verified")
+                && screen.lines[10].contains("//TEXT") && screen.lines[11] == ">"
+        }, "\(ScreenEmulator(columns: 60, rows: 12, output: bobChat.stdout).lines)")
 
         // /quit leaves and gives the terminal back.
         bobChat.type("/quit\r")
@@ -105,7 +138,8 @@ import Testing
         Self.expectRestored(aliceChat)
 
         let history = try bed.history(alice, with: "bob")
-        #expect(history.bodies == ["written before the chat", "an answer from earlier 👍", "still typing, now sent", "my half-typed draft"])
+        #expect(history.bodies == ["written before the chat", "an answer from earlier 👍", "still typing, now sent", "my half-typed draft",
+                                   "first pasted line\nsecond pasted line"])
         #expect(!history.bodies.contains { $0.hasPrefix("/") || $0.contains("unsent") })
     }
 

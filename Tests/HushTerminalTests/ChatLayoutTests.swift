@@ -54,3 +54,35 @@ import Testing
         #expect(transcript.entries.map(\.text) == ["b", "c"])
     }
 }
+
+@Suite struct ChatLayoutScrollTests {
+    static func transcript(_ count: Int) -> ChatTranscript {
+        var transcript = ChatTranscript()
+        for index in 1...count { transcript.append("line \(index)") }
+        return transcript
+    }
+
+    @Test func scrollingUpShowsOlderRowsAndSaysHowToComeBack() {
+        let layout = ChatLayout(columns: 40, lines: 5, header: "h", transcript: Self.transcript(10), prompt: "> ", input: "",
+                                scrollback: 3)
+        #expect(layout.rows == ["h", "line 5", "line 6", "── 3 newer lines below: Page Down ──", "> "])
+        #expect(layout.scrollback == 3)
+    }
+
+    @Test func scrollingStopsAtTheOldestRowAndNeverBelowTheNewest() {
+        let top = ChatLayout(columns: 40, lines: 5, header: "h", transcript: Self.transcript(10), prompt: "> ", input: "",
+                             scrollback: 100)
+        #expect(top.scrollback == 7)
+        #expect(top.rows[1] == "line 1")
+        let bottom = ChatLayout(columns: 40, lines: 5, header: "h", transcript: Self.transcript(10), prompt: "> ", input: "",
+                                scrollback: -4)
+        #expect(bottom.scrollback == 0 && bottom.rows[3] == "line 10")
+    }
+
+    @Test func pageKeysAreEventsButNotInsideAPaste() {
+        var editor = LineEditor()
+        #expect(Array("\u{1B}[5~".utf8).compactMap { editor.feed($0) } == [.pageUp])
+        #expect(Array("\u{1B}[6~".utf8).compactMap { editor.feed($0) } == [.pageDown])
+        #expect(Array("\u{1B}[200~\u{1B}[5~x\u{1B}[201~".utf8).compactMap { editor.feed($0) } == [.edited])
+    }
+}

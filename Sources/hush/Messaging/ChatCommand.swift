@@ -17,8 +17,8 @@ struct ChatCommand: AsyncParsableCommand {
 
             Commands (never sent): /help, /quit, /verify [DIGITS] (show the safety number, or compare \
             the one read out), /history [N] (the last N messages again), /search TEXT (in this \
-            conversation). Start a line with // to send one beginning with /. Ctrl-D on an empty line \
-            or Ctrl-C leaves, restoring the terminal.
+            conversation). Start a line with // to send one beginning with /. Page Up and Page Down \
+            scroll; Ctrl-D on an empty line or Ctrl-C leaves, restoring the terminal.
 
             When standard input is not a terminal, each input line is sent as a message (commands \
             work too), status changes are printed as lines, and the chat ends with the input.
@@ -64,6 +64,8 @@ struct ChatCommand: AsyncParsableCommand {
                 case .edited:
                     await session.edited()
                     continue
+                case .pageUp, .pageDown:
+                    continue // the screen scrolled itself
                 case let .submitted(line):
                     if await ChatCommand.perform(ChatInput(parsing: line), session: session, view: view) { continue }
                 case .finished, .interrupted:

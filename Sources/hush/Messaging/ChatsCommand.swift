@@ -1,5 +1,6 @@
 import ArgumentParser
 import HushClient
+import HushTerminal
 
 struct ChatsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -32,7 +33,7 @@ struct ChatsCommand: AsyncParsableCommand {
                 let unread = conversation.unreadCount > 0 ? Presentation.style.bold(" (\(conversation.unreadCount) unread)") : ""
                 let from = conversation.lastMessage.map { $0.direction == .outgoing ? "you: " : "" } ?? ""
                 print("\(Presentation.style.bold(conversation.title))\(unread)  \(Presentation.style.dim(Presentation.time(conversation.lastActivityAt)))")
-                print("  \(from)\(conversation.summary())")
+                print("  \(from)\(UntrustedText.sanitized(conversation.summary(), keepingLineBreaks: false))")
             }
         }
     }
@@ -117,7 +118,7 @@ struct SearchCommand: AsyncParsableCommand {
                     object["snippet"] = hit.snippet
                     rows.append(object)
                 } else {
-                    print("\(Presentation.style.bold(contact)) [\(hit.message.id)] \(Presentation.style.dim(Presentation.time(hit.message.createdAt)))  \(hit.snippet)")
+                    print("\(Presentation.style.bold(contact)) [\(hit.message.id)] \(Presentation.style.dim(Presentation.time(hit.message.createdAt)))  \(UntrustedText.sanitized(hit.snippet, keepingLineBreaks: false))")
                 }
             }
             if global.json { try printJSON(["hits": rows]) } else if hits.isEmpty { print("No matches.") }

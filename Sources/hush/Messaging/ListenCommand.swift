@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HushClient
+import HushTerminal
 
 struct ListenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -96,12 +97,17 @@ struct ListenCommand: AsyncParsableCommand {
         }
     }
 
+    /// A message body on one line with its control characters (escape sequences) defused.
+    private static func untrusted(_ value: Any?) -> String {
+        UntrustedText.sanitized(value as? String ?? "", keepingLineBreaks: false)
+    }
+
     static func text(_ object: [String: Any]) -> String {
         switch object["event"] as? String {
-        case "message": return "\(object["contact"] ?? "?"): \(object["body"] ?? "")"
+        case "message": return "\(object["contact"] ?? "?"): \(untrusted(object["body"]))"
         case "request":
             let contact = object["contact"] ?? "?"
-            return "message request from \(contact): \(object["body"] ?? "") (`hush requests accept \(contact)` to answer, `hush requests block \(contact)` to block)"
+            return "message request from \(contact): \(untrusted(object["body"])) (`hush requests accept \(contact)` to answer, `hush requests block \(contact)` to block)"
         case "status": return "message \(String(describing: object["clientMessageId"] ?? "").prefix(8)) to \(object["contact"] ?? "?"): \(object["status"] ?? "")"
         case "typing": return "\(object["contact"] ?? "?") \((object["active"] as? Bool) == true ? "is typing…" : "stopped typing")"
         case "quarantined": return "set aside an envelope: \(object["reason"] ?? "")"

@@ -33,7 +33,8 @@ enum Presentation {
     static func line(_ message: StoredMessage, contact: String) -> String {
         let who = message.direction == .outgoing ? "you" : contact
         let mark = message.direction == .outgoing ? "  " + Presentation.mark(message.status) : ""
-        return "[\(message.id)] \(style.dim(time(message.relayTimestamp ?? message.createdAt)))  \(style.bold(who)): \(message.body)\(mark)"
+        // Someone else's text: escape sequences in it must not reach the terminal.
+        return "[\(message.id)] \(style.dim(time(message.relayTimestamp ?? message.createdAt)))  \(style.bold(who)): \(UntrustedText.sanitized(message.body))\(mark)"
     }
 
     static func json(_ message: StoredMessage, contact: String) -> [String: Any] {
