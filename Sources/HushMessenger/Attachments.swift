@@ -267,6 +267,24 @@ final class Attachments {
         }
     }
 
+    /// The user's opt-in: received files up to this size download at each sync.
+    var autoDownloadMaxBytes: Int64? {
+        (try? store.settings.value(SettingsRepository.Name.autoDownloadMaxBytes)).flatMap { $0.flatMap { Int64($0) } }
+    }
+
+    /// Downloads (and checks; nothing is exported) every received attachment
+    /// not yet here whose size is within the opt-in limit. Failures stay on
+    /// the attachment (`hush attachments` shows them); the sync goes on.
+    @discardableResult
+    func autoDownload(isolation: isolated (any Actor)? = #isolation) async -> Int {
+        guard let limit = autoDownloadMaxBytes, let files, let waiting = try? store.attachments.list(state: .available) else { return 0 }
+        var fetched = 0
+        for attachment in waiting where attachment.direction == .incoming && attachment.size <= limit && !files.hasBlob(attachment.id) {
+            if (try? await download(attachment, files: files)) != nil { fetched += 1 }
+        }
+        return fetched
+    }
+
     /// Removes blob files whose attachment is gone (deleted with its conversation or contact).
     func sweep() {
         guard let files, let ids = try? store.attachments.allIds() else { return }

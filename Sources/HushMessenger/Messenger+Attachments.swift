@@ -39,4 +39,12 @@ extension Messenger {
         defer { attachments.progress = nil }
         return try await attachments.fetch(id: id, to: destination)
     }
+
+    /// Turns automatic download on for received files up to `maxBytes` (nil: off).
+    public func setAutoDownload(maxBytes: Int64?) throws {
+        try store.write { store in try store.settings.set(SettingsRepository.Name.autoDownloadMaxBytes, to: maxBytes.map(String.init)) }
+    }
+
+    /// The automatic download limit, nil when off.
+    public func autoDownloadLimit() -> Int64? { attachments.autoDownloadMaxBytes }
 }

@@ -78,6 +78,15 @@ extension BlobStore {
         unlink(ownerPath(id))
     }
 
+    /// Every upload in progress, for the audit.
+    func resumables() -> [RelayInventory.UploadInProgress] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        return names.filter { $0.hasPrefix(".resumable-") && !$0.hasSuffix(".owner") }.sorted().compactMap { name in
+            let id = String(name.dropFirst(".resumable-".count))
+            return resumable(id: id).map { RelayInventory.UploadInProgress(id: id, uploader: $0.uploader, length: $0.length, received: $0.received) }
+        }
+    }
+
     func deleteResumable(id: String) {
         unlink(resumablePath(id))
         unlink(ownerPath(id))
