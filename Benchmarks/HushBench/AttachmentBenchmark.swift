@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import HushCrypto
 import HushProtocol
+import HushRelayAPI
 import HushRelayClient
 
 /// Issue 14's figures: a file (256 MiB; `--mib N`) encrypted into an
@@ -67,8 +68,15 @@ enum AttachmentBenchmark {
         let digest = try sealer.digest()
         let encryptSeconds = RelayBench.seconds(since: sendStart)
         let upload = try await client.startBlobUpload(length: Int64(sealer.blobLength))
-        guard let uploaded = try await client.continueBlobUpload(id: upload.uploadID, file: blobPath, from: 0,
-                                                                 length: Int64(sealer.blobLength)) else {
+        // In 8 MiB parts, as `hush` sends them.
+        var offset: Int64 = 0, finished: BlobUploadResponse?
+        while finished == nil {
+            let (blob, status) = try await client.continueBlobUpload(id: upload.uploadID, file: blobPath, from: offset, to: offset + (8 << 20),
+                                                                     length: Int64(sealer.blobLength))
+            finished = blob
+            offset = Int64(status?.received ?? 0)
+        }
+        guard let uploaded = finished else {
             throw BenchError("the relay did not take the whole blob")
         }
         let sendSeconds = RelayBench.seconds(since: sendStart)

@@ -59,6 +59,12 @@ struct AttachmentFiles {
 
     func hasBlob(_ id: Int64) -> Bool { access(blobPath(id), F_OK) == 0 }
 
+    /// Bytes a download in progress (or cut short) holds so far.
+    func partSize(_ id: Int64) -> Int64 {
+        var info = stat()
+        return stat(partPath(id), &info) == 0 ? Int64(info.st_size) : 0
+    }
+
     /// Removes blob files whose attachment row is gone (its message,
     /// conversation or contact was deleted) and abandoned sealing files.
     func sweep(keeping ids: Set<Int64>) {

@@ -115,6 +115,9 @@ final class Attachments {
         }
     }
 
+    /// Bytes per upload request: each one that lands is recorded.
+    static let uploadSegmentBytes: Int64 = 8 << 20
+
     /// One resumable upload per attachment, its id kept: a sender cut off or
     /// killed continues after the bytes the relay holds. Returns the blob id.
     private func upload(isolation: isolated (any Actor)? = #isolation, _ attachment: StoredAttachment, file path: String,
@@ -130,10 +133,16 @@ final class Attachments {
             try store.write { try $0.attachments.setUploadId(uploadId, id: id, at: dependencies.clock.now()) }
         }
         do {
-            return try await relay.withReauthentication { () async throws(DeliveryFailure) in
-                try await transport.continueBlobUpload(id: uploadId, file: path, length: length) { sent in
-                    report?(AttachmentProgress(attachmentId: id, phase: .uploading, done: sent, total: length))
+            // In parts, recording how far the relay got after each, so that
+            // `hush attachments` (in another process) shows the progress.
+            while true {
+                let step = try await relay.withReauthentication { () async throws(DeliveryFailure) in
+                    try await transport.continueBlobUpload(id: uploadId, file: path, length: length, segmentBytes: Self.uploadSegmentBytes) { sent in
+                        report?(AttachmentProgress(attachmentId: id, phase: .uploading, done: sent, total: length))
+                    }
                 }
+                if let blobID = step.blobID { return blobID }
+                try? store.write { try $0.attachments.setTransferred(step.received, id: id, at: dependencies.clock.now()) }
             }
         } catch {
             if case .rejected(404, _) = error {
@@ -293,6 +302,9 @@ final class Attachments {
 }
 
 extension StoredAttachment {
+    /// The blob's length (what `transferred` counts towards): the file with its chunks' overhead and padding.
+    public var blobLength: Int64 { Int64(AttachmentBlob.blobLength(plaintextSize: UInt64(max(size, 0)))) }
+
     /// The pointer this attachment travels as, once the relay holds its blob.
     func pointer() throws -> AttachmentPointer? {
         guard let blobId else { return nil }

@@ -22,8 +22,10 @@ extension Messenger {
 
     /// Attachments sent and received, oldest first: all, or those of the conversation with `contact`.
     public func attachmentList(contact: String? = nil) throws -> [(attachment: StoredAttachment, contact: String)] {
-        let all = try store.attachments.list().map { attachment in
-            (attachment: attachment, contact: try contactName(conversationId: attachment.conversationId) ?? "?")
+        let all = try store.attachments.list().map { stored in
+            // A download's progress is the bytes on disk (its process may be running now).
+            let attachment = stored.state == .downloading ? stored.with(transferred: attachments.files?.partSize(stored.id) ?? 0) : stored
+            return (attachment: attachment, contact: try contactName(conversationId: attachment.conversationId) ?? "?")
         }
         guard let contact else { return all }
         guard try store.contacts.contact(named: contact) != nil else { throw MessengerError.unknownContact(contact) }

@@ -229,6 +229,10 @@ import Testing
             }
         }
         #expect(kept > 0, "the kill never landed during the download")
+        // `hush attachments` shows how far it got.
+        let listed = try #require(try AttachmentTests.attachments(bed, bob).first)
+        #expect(listed["state"] as? String == "downloading")
+        #expect(listed["transferred"] as? Int == kept, "\(listed)")
         let resumed = try bed.succeed(bob, ["fetch", "1", "--out", out, "--json"])
         let first = resumed.stderr.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]

@@ -1,5 +1,6 @@
 import ArgumentParser
 import HushClient
+import HushMessenger
 import HushStore
 
 struct AttachmentsCommand: AsyncParsableCommand {
@@ -60,7 +61,8 @@ struct AttachmentsCommand: AsyncParsableCommand {
     static func state(_ attachment: StoredAttachment) -> String {
         switch attachment.state {
         case .uploading, .downloading:
-            let total = max(attachment.size, 1)
+            // `transferred` counts blob bytes: the file plus its chunks' overhead and padding.
+            let total = max(attachment.blobLength, 1)
             return "\(attachment.state.rawValue) \(min(100, attachment.transferred * 100 / total))%"
         default:
             return attachment.state.rawValue

@@ -156,24 +156,27 @@ final class InMemoryRelay: Sendable {
 
         /// Takes the file from where the upload stands; a failure queued in
         /// `uploadFailures` keeps half of what was sent, as a cut connection would.
-        func continueBlobUpload(id: String, file path: String, length: Int64,
-                                progress: @escaping @Sendable (Int64) -> Void) async throws(DeliveryFailure) -> String {
+        func continueBlobUpload(id: String, file path: String, length: Int64, segmentBytes: Int64,
+                                progress: @escaping @Sendable (Int64) -> Void) async throws(DeliveryFailure) -> BlobUploadStep {
             try requireToken()
             guard let data = FileManager.default.contents(atPath: path) else { throw .unavailable(reason: "no file") }
-            let outcome: Result<String, DeliveryFailure> = relay.state.withLock { state in
+            let outcome: Result<BlobUploadStep, DeliveryFailure> = relay.state.withLock { state in
                 state.uploadCalls += 1
                 guard var upload = state.uploads[id] else { return .failure(.rejected(status: 404, code: "not_found")) }
-                let rest = Array(data[upload.bytes.count...])
+                let rest = Array(data[upload.bytes.count...].prefix(Int(segmentBytes)))
                 if !state.uploadFailures.isEmpty {
                     upload.bytes += rest.prefix(rest.count / 2)
                     state.uploads[id] = upload
                     return .failure(state.uploadFailures.removeFirst())
                 }
                 upload.bytes += rest
-                guard upload.bytes.count == upload.length else { return .failure(.rejected(status: 413, code: "too long")) }
+                guard upload.bytes.count == upload.length else {
+                    state.uploads[id] = upload
+                    return .success(BlobUploadStep(received: Int64(upload.bytes.count), blobID: nil))
+                }
                 state.uploads[id] = nil
                 state.blobs[id] = upload.bytes
-                return .success(id)
+                return .success(BlobUploadStep(received: Int64(upload.length), blobID: id))
             }
             progress(length)
             return try outcome.get()
