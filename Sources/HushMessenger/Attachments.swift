@@ -43,7 +43,13 @@ final class Attachments {
         }
         let key = SecureBytes(randomCount: SecretStream.keyLength, using: dependencies.random)
         let sealed: (path: String, size: Int64, digest: [UInt8])
-        do { sealed = try files.seal(path, key: key, using: dependencies.random) } catch let error as AttachmentFileError {
+        let report = progress
+        do {
+            // Attachment id 0: the row is written once the file is sealed.
+            sealed = try files.seal(path, key: key, using: dependencies.random) { done, total in
+                report?(AttachmentProgress(attachmentId: 0, phase: .encrypting, done: done, total: total))
+            }
+        } catch let error as AttachmentFileError {
             throw MessengerError.attachmentUnavailable("cannot send the file: \(error)")
         } catch let ProtocolError.limitExceeded(what) {
             throw MessengerError.attachmentUnavailable("cannot send the file: \(what) is over the 4 GiB limit")

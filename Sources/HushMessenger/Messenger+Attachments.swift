@@ -10,9 +10,9 @@ extension Messenger {
     /// attempt, and its attachment.
     public func sendFile(at path: String, to name: String,
                          progress: (@Sendable (AttachmentProgress) -> Void)? = nil) async throws -> (message: StoredMessage, attachment: StoredAttachment) {
-        let messageId = try attachments.prepare(file: path, to: name)
         attachments.progress = progress
         defer { attachments.progress = nil }
+        let messageId = try attachments.prepare(file: path, to: name)
         await outgoing.flush()
         guard let message = try store.messages.message(id: messageId), let attachment = try store.attachments.attachment(messageId: messageId) else {
             throw MessengerError.unknownMessage("\(messageId)")

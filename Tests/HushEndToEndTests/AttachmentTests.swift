@@ -265,5 +265,10 @@ import Testing
         try bed.succeed(alice, ["send", "bob", "--file", bed.root + "/tiny.bin"])
         try bed.sync(bob)
         #expect(try AttachmentTests.attachments(bed, bob).last?["state"] as? String == "available")
+        // Removing the contact (and so the conversation) removes its attachments' files.
+        #expect(try !FileManager.default.contentsOfDirectory(atPath: bob.home + "/attachments").isEmpty)
+        try bed.succeed(bob, ["contact", "remove", "alice"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: bob.home + "/attachments").isEmpty)
+        #expect(try AttachmentTests.attachments(bed, bob).isEmpty)
     }
 }
