@@ -157,6 +157,9 @@ public struct RelayClientTransport: RelayTransport {
             return try await call()
         } catch let .http(413, _, message, _) {
             throw .rejected(status: 413, code: message)
+        } catch let .http(409, _, message, _) {
+            // The relay's copy moved (an earlier attempt still arriving): later, from where it stands.
+            throw .unavailable(reason: message)
         } catch {
             throw DeliveryFailure(error)
         }
