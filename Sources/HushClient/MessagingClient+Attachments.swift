@@ -26,4 +26,13 @@ extension MessagingClient {
                                 progress: (@Sendable (AttachmentProgress) -> Void)? = nil) async throws -> StoredAttachment {
         try await messenger.fetchAttachment(id: id, to: destination, progress: progress)
     }
+
+    /// Received files up to `maxBytes` download at each sync; nil turns it off.
+    public func setAutoDownload(maxBytes: Int64?) async throws {
+        try await messenger.setAutoDownload(maxBytes: maxBytes)
+    }
+
+    public func autoDownloadLimit() async -> Int64? {
+        await messenger.autoDownloadLimit()
+    }
 }

@@ -19,7 +19,8 @@ struct AttachmentFiles {
 
     /// Seals the file at `source` with `key` into a new file in the
     /// directory; returns its path, the plaintext size and the blob's digest.
-    func seal(_ source: String, key: SecureBytes, using random: any RandomSource) throws -> (path: String, size: Int64, digest: [UInt8]) {
+    func seal(_ source: String, key: SecureBytes, using random: any RandomSource,
+              progress: (Int64, Int64) -> Void = { _, _ in }) throws -> (path: String, size: Int64, digest: [UInt8]) {
         try ensureDirectory()
         let input = try PosixFile.openForReading(source)
         let size = try input.size
@@ -36,6 +37,7 @@ struct AttachmentFiles {
                 }
                 try output.write(try sealer.seal(chunk))
                 index += 1
+                progress(min(Int64(index) * Int64(AttachmentBlob.chunkSize), size), size)
             } while !sealer.isComplete
             guard try input.read(upTo: 1).isEmpty else { throw AttachmentFileError("the file grew while it was being encrypted:", path: source) }
             try output.writeZeros(sealer.paddingLength)
@@ -58,6 +60,12 @@ struct AttachmentFiles {
     }
 
     func hasBlob(_ id: Int64) -> Bool { access(blobPath(id), F_OK) == 0 }
+
+    /// Bytes a download in progress (or cut short) holds so far.
+    func partSize(_ id: Int64) -> Int64 {
+        var info = stat()
+        return stat(partPath(id), &info) == 0 ? Int64(info.st_size) : 0
+    }
 
     /// Removes blob files whose attachment row is gone (its message,
     /// conversation or contact was deleted) and abandoned sealing files.

@@ -4,6 +4,7 @@ public struct AttachmentProgress: Sendable, Equatable {
         case encrypting, uploading, downloading, exporting
     }
 
+    /// The attachment's id (0 while encrypting: it is stored once sealed).
     public let attachmentId: Int64
     public let phase: Phase
     /// Blob bytes moved so far (plaintext bytes while encrypting and exporting).

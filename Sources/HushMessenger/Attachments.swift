@@ -43,7 +43,13 @@ final class Attachments {
         }
         let key = SecureBytes(randomCount: SecretStream.keyLength, using: dependencies.random)
         let sealed: (path: String, size: Int64, digest: [UInt8])
-        do { sealed = try files.seal(path, key: key, using: dependencies.random) } catch let error as AttachmentFileError {
+        let report = progress
+        do {
+            // Attachment id 0: the row is written once the file is sealed.
+            sealed = try files.seal(path, key: key, using: dependencies.random) { done, total in
+                report?(AttachmentProgress(attachmentId: 0, phase: .encrypting, done: done, total: total))
+            }
+        } catch let error as AttachmentFileError {
             throw MessengerError.attachmentUnavailable("cannot send the file: \(error)")
         } catch let ProtocolError.limitExceeded(what) {
             throw MessengerError.attachmentUnavailable("cannot send the file: \(what) is over the 4 GiB limit")
@@ -115,6 +121,9 @@ final class Attachments {
         }
     }
 
+    /// Bytes per upload request: each one that lands is recorded.
+    static let uploadSegmentBytes: Int64 = 8 << 20
+
     /// One resumable upload per attachment, its id kept: a sender cut off or
     /// killed continues after the bytes the relay holds. Returns the blob id.
     private func upload(isolation: isolated (any Actor)? = #isolation, _ attachment: StoredAttachment, file path: String,
@@ -130,10 +139,16 @@ final class Attachments {
             try store.write { try $0.attachments.setUploadId(uploadId, id: id, at: dependencies.clock.now()) }
         }
         do {
-            return try await relay.withReauthentication { () async throws(DeliveryFailure) in
-                try await transport.continueBlobUpload(id: uploadId, file: path, length: length) { sent in
-                    report?(AttachmentProgress(attachmentId: id, phase: .uploading, done: sent, total: length))
+            // In parts, recording how far the relay got after each, so that
+            // `hush attachments` (in another process) shows the progress.
+            while true {
+                let step = try await relay.withReauthentication { () async throws(DeliveryFailure) in
+                    try await transport.continueBlobUpload(id: uploadId, file: path, length: length, segmentBytes: Self.uploadSegmentBytes) { sent in
+                        report?(AttachmentProgress(attachmentId: id, phase: .uploading, done: sent, total: length))
+                    }
                 }
+                if let blobID = step.blobID { return blobID }
+                try? store.write { try $0.attachments.setTransferred(step.received, id: id, at: dependencies.clock.now()) }
             }
         } catch {
             if case .rejected(404, _) = error {
@@ -267,6 +282,24 @@ final class Attachments {
         }
     }
 
+    /// The user's opt-in: received files up to this size download at each sync.
+    var autoDownloadMaxBytes: Int64? {
+        (try? store.settings.value(SettingsRepository.Name.autoDownloadMaxBytes)).flatMap { $0.flatMap { Int64($0) } }
+    }
+
+    /// Downloads (and checks; nothing is exported) every received attachment
+    /// not yet here whose size is within the opt-in limit. Failures stay on
+    /// the attachment (`hush attachments` shows them); the sync goes on.
+    @discardableResult
+    func autoDownload(isolation: isolated (any Actor)? = #isolation) async -> Int {
+        guard let limit = autoDownloadMaxBytes, let files, let waiting = try? store.attachments.list(state: .available) else { return 0 }
+        var fetched = 0
+        for attachment in waiting where attachment.direction == .incoming && attachment.size <= limit && !files.hasBlob(attachment.id) {
+            if (try? await download(attachment, files: files)) != nil { fetched += 1 }
+        }
+        return fetched
+    }
+
     /// Removes blob files whose attachment is gone (deleted with its conversation or contact).
     func sweep() {
         guard let files, let ids = try? store.attachments.allIds() else { return }
@@ -275,6 +308,9 @@ final class Attachments {
 }
 
 extension StoredAttachment {
+    /// The blob's length (what `transferred` counts towards): the file with its chunks' overhead and padding.
+    public var blobLength: Int64 { Int64(AttachmentBlob.blobLength(plaintextSize: UInt64(max(size, 0)))) }
+
     /// The pointer this attachment travels as, once the relay holds its blob.
     func pointer() throws -> AttachmentPointer? {
         guard let blobId else { return nil }

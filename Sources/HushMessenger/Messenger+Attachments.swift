@@ -10,9 +10,9 @@ extension Messenger {
     /// attempt, and its attachment.
     public func sendFile(at path: String, to name: String,
                          progress: (@Sendable (AttachmentProgress) -> Void)? = nil) async throws -> (message: StoredMessage, attachment: StoredAttachment) {
-        let messageId = try attachments.prepare(file: path, to: name)
         attachments.progress = progress
         defer { attachments.progress = nil }
+        let messageId = try attachments.prepare(file: path, to: name)
         await outgoing.flush()
         guard let message = try store.messages.message(id: messageId), let attachment = try store.attachments.attachment(messageId: messageId) else {
             throw MessengerError.unknownMessage("\(messageId)")
@@ -22,8 +22,10 @@ extension Messenger {
 
     /// Attachments sent and received, oldest first: all, or those of the conversation with `contact`.
     public func attachmentList(contact: String? = nil) throws -> [(attachment: StoredAttachment, contact: String)] {
-        let all = try store.attachments.list().map { attachment in
-            (attachment: attachment, contact: try contactName(conversationId: attachment.conversationId) ?? "?")
+        let all = try store.attachments.list().map { stored in
+            // A download's progress is the bytes on disk (its process may be running now).
+            let attachment = stored.state == .downloading ? stored.with(transferred: attachments.files?.partSize(stored.id) ?? 0) : stored
+            return (attachment: attachment, contact: try contactName(conversationId: attachment.conversationId) ?? "?")
         }
         guard let contact else { return all }
         guard try store.contacts.contact(named: contact) != nil else { throw MessengerError.unknownContact(contact) }
@@ -39,4 +41,12 @@ extension Messenger {
         defer { attachments.progress = nil }
         return try await attachments.fetch(id: id, to: destination)
     }
+
+    /// Turns automatic download on for received files up to `maxBytes` (nil: off).
+    public func setAutoDownload(maxBytes: Int64?) throws {
+        try store.write { store in try store.settings.set(SettingsRepository.Name.autoDownloadMaxBytes, to: maxBytes.map(String.init)) }
+    }
+
+    /// The automatic download limit, nil when off.
+    public func autoDownloadLimit() -> Int64? { attachments.autoDownloadMaxBytes }
 }

@@ -137,7 +137,10 @@ public actor Messenger {
     /// Flushes the outbox, fetches and stores everything waiting, acknowledges it, flushes again.
     @discardableResult
     public func sync() async throws -> SyncReport {
-        try await live.sync()
+        let report = try await live.sync()
+        // Only when the user opted in (`hush attachments --auto-download MIB`).
+        await attachments.autoDownload()
+        return report
     }
 
     /// Stays connected until cancelled, reconnecting with backoff.

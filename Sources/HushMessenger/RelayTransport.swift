@@ -86,14 +86,26 @@ public protocol RelayTransport: Sendable {
     func sendEphemeral(_ envelope: [UInt8], to recipient: IdentityKey, credential: [UInt8]) async throws(DeliveryFailure)
     /// Starts a resumable upload of a `length`-byte blob with our session; returns its id.
     func startBlobUpload(length: Int64) async throws(DeliveryFailure) -> String
-    /// Sends the encrypted blob in the file at `path` as upload `id`, from
-    /// the first byte the relay lacks; returns the blob's id once the relay
-    /// has it all. `progress` hears the file position reached.
-    func continueBlobUpload(id: String, file path: String, length: Int64,
-                            progress: @escaping @Sendable (Int64) -> Void) async throws(DeliveryFailure) -> String
+    /// Sends the next part of upload `id` from the encrypted blob in the file
+    /// at `path`: from the first byte the relay lacks, at most `segmentBytes`.
+    /// `progress` hears the file position reached.
+    func continueBlobUpload(id: String, file path: String, length: Int64, segmentBytes: Int64,
+                            progress: @escaping @Sendable (Int64) -> Void) async throws(DeliveryFailure) -> BlobUploadStep
     /// Streams blob `id` from byte `offset` on (at most `maxBytes` in all) to
     /// `sink`. A failure of the relay is a `DeliveryFailure`; anything else is what `sink` threw.
     func downloadBlob(id: String, from offset: Int64, maxBytes: Int64, into sink: any BlobSink) async throws
+}
+
+/// Where an upload stands after one part: how many bytes the relay holds,
+/// and the blob's id once it holds them all.
+public struct BlobUploadStep: Sendable, Equatable {
+    public let received: Int64
+    public let blobID: String?
+
+    public init(received: Int64, blobID: String?) {
+        self.received = received
+        self.blobID = blobID
+    }
 }
 
 /// Where a downloaded blob's bytes go, in order. One download uses it at a time.
@@ -118,8 +130,8 @@ extension RelayTransport {
     public func startBlobUpload(length: Int64) async throws(DeliveryFailure) -> String {
         throw .rejected(status: 501, code: "this transport has no blobs")
     }
-    public func continueBlobUpload(id: String, file path: String, length: Int64,
-                                   progress: @escaping @Sendable (Int64) -> Void) async throws(DeliveryFailure) -> String {
+    public func continueBlobUpload(id: String, file path: String, length: Int64, segmentBytes: Int64,
+                                   progress: @escaping @Sendable (Int64) -> Void) async throws(DeliveryFailure) -> BlobUploadStep {
         throw .rejected(status: 501, code: "this transport has no blobs")
     }
     public func downloadBlob(id: String, from offset: Int64, maxBytes: Int64, into sink: any BlobSink) async throws {

@@ -10,7 +10,9 @@ public enum RelayAudit {
         let directory = RelayDataDirectory(path: dataDirectory, keyFile: keyFile)
         let key = try directory.loadKey()
         let storage = try SQLCipherRelayStorage(path: directory.databaseFile, key: key)
-        return try await storage.inventory()
+        var inventory = try await storage.inventory()
+        inventory.uploads = BlobStore(directory: directory.blobDirectory).resumables()
+        return inventory
     }
 
     public static let inTransitParagraph = """
@@ -18,7 +20,7 @@ public enum RelayAudit {
         the envelope's size and arrival time, the client's IP address and, for authenticated calls and \
         sockets, which identity is connected and when; whether a deposit carried a delivery credential \
         (credential-less deposits are first contacts); blob sizes, upload and download times, and the \
-        identity that uploaded each blob. It never sees who sent a deposited envelope (no sender field, \
+        identity that uploaded each blob (and, until an upload completes, its declared length). It never sees who sent a deposited envelope (no sender field, \
         no token on deposits), message contents, contact lists, or delivery credential tokens (only their \
         SHA-256); envelopes, ephemeral envelopes and blobs are opaque ciphertext to it.
         """
@@ -41,6 +43,13 @@ public enum RelayAudit {
         for blob in inventory.blobs {
             let uploader = blob.uploader.map { " by " + Hex.encode($0) } ?? ""
             lines.append("  blob \(blob.id) size \(blob.size) B uploaded \(iso(blob.createdAt))\(uploader) expires \(iso(blob.expiresAt))")
+        }
+        if !inventory.uploads.isEmpty {
+            lines.append("")
+            lines.append("Uploads in progress (\(inventory.uploads.count)):")
+            for upload in inventory.uploads {
+                lines.append("  upload \(upload.id) by \(Hex.encode(upload.uploader)) \(upload.received) of \(upload.length) B")
+            }
         }
         lines.append("")
         lines.append("Summary: \(inventory.identities.count) identities, "
@@ -71,6 +80,9 @@ public enum RelayAudit {
                 var object: [String: Any] = ["id": blob.id, "size": blob.size, "createdAt": blob.createdAt, "expiresAt": blob.expiresAt]
                 if let uploader = blob.uploader { object["uploader"] = Hex.encode(uploader) }
                 return object
+            },
+            "uploads": inventory.uploads.map {
+                ["id": $0.id, "uploader": Hex.encode($0.uploader), "length": $0.length, "received": $0.received] as [String: Any]
             },
             "summary": ["identities": inventory.identities.count, "messages": inventory.messages.count,
                         "depositRecords": inventory.depositRecords, "tokens": inventory.tokens,

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import HushCrypto
+import HushRelayAPI
 import NIOCore
 
 /// Resumable uploads on disk, beside the blobs: `.resumable-<id>` holds the
@@ -47,6 +48,16 @@ extension BlobStore {
         let descriptor = open(path, O_WRONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw RelayError.notFound("upload") }
         defer { close(descriptor) }
+        // One writer at a time: an attempt whose client vanished may still be
+        // receiving (until its connection times out) when the client's next
+        // attempt arrives; interleaved writes would corrupt the blob.
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            throw RelayError.conflict("an earlier attempt at this upload is still being received: ask where it stands again shortly")
+        }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, Int(info.st_size) == offset else {
+            throw RelayError.conflict("the upload holds \(Int(info.st_size)) bytes: send \(BlobUploadHeaders.offset): \(Int(info.st_size)) and the bytes from there")
+        }
         guard lseek(descriptor, off_t(offset), SEEK_SET) == off_t(offset) else { throw RelayError.internalFailure("cannot seek in an upload") }
         var size = offset
         do {
@@ -76,6 +87,15 @@ extension BlobStore {
         if descriptor >= 0 { _ = fsync(descriptor); close(descriptor) }
         guard rename(resumablePath(id), path(for: id)) == 0 else { throw RelayError.internalFailure("cannot store a blob file") }
         unlink(ownerPath(id))
+    }
+
+    /// Every upload in progress, for the audit.
+    func resumables() -> [RelayInventory.UploadInProgress] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        return names.filter { $0.hasPrefix(".resumable-") && !$0.hasSuffix(".owner") }.sorted().compactMap { name in
+            let id = String(name.dropFirst(".resumable-".count))
+            return resumable(id: id).map { RelayInventory.UploadInProgress(id: id, uploader: $0.uploader, length: $0.length, received: $0.received) }
+        }
     }
 
     func deleteResumable(id: String) {

@@ -9,6 +9,8 @@ struct FileByteChunks: AsyncSequence, Sendable {
     let path: String
     /// Where in the file the body starts (a resumed upload sends only the rest).
     var offset: Int64 = 0
+    /// Where the body ends (exclusive): one segment of the file.
+    var end: Int64 = .max
     let progress: @Sendable (Int64) -> Void
 
     struct FileReadError: Error, CustomStringConvertible {
@@ -21,11 +23,13 @@ struct FileByteChunks: AsyncSequence, Sendable {
         private let progress: @Sendable (Int64) -> Void
         /// The file position reached, reported to `progress`.
         private var sent: Int64
+        private let end: Int64
 
-        init(path: String, offset: Int64, progress: @escaping @Sendable (Int64) -> Void) {
+        init(path: String, offset: Int64, end: Int64, progress: @escaping @Sendable (Int64) -> Void) {
             self.path = path
             self.progress = progress
             sent = offset
+            self.end = end
         }
 
         deinit { if descriptor >= 0 { close(descriptor) } }
@@ -38,9 +42,11 @@ struct FileByteChunks: AsyncSequence, Sendable {
                     throw FileReadError(description: "cannot seek in \(path): \(String(cString: strerror(errno)))")
                 }
             }
-            var buffer = ByteBufferAllocator().buffer(capacity: 64 << 10)
-            let count = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: 64 << 10) { bytes in
-                let count = read(descriptor, bytes.baseAddress, 64 << 10)
+            let want = Int(Swift.min(Int64(64 << 10), end - sent))
+            guard want > 0 else { return nil }
+            var buffer = ByteBufferAllocator().buffer(capacity: want)
+            let count = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: want) { bytes in
+                let count = read(descriptor, bytes.baseAddress, want)
                 guard count >= 0 else { throw FileReadError(description: "cannot read \(path): \(String(cString: strerror(errno)))") }
                 return count
             }
@@ -51,5 +57,5 @@ struct FileByteChunks: AsyncSequence, Sendable {
         }
     }
 
-    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(path: path, offset: offset, progress: progress) }
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(path: path, offset: offset, end: end, progress: progress) }
 }

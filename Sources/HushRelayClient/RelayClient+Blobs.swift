@@ -22,16 +22,19 @@ extension RelayClient {
         try await call(.GET, RelayPaths.blobUpload(id), authenticated: true, as: BlobUploadStatus.self)
     }
 
-    /// Sends the file at `path` from byte `offset` on as the rest of upload
-    /// `id`; the blob once the relay has all `length` bytes, nil while it does not.
-    public func continueBlobUpload(id: String, file path: String, from offset: Int64, length: Int64,
-                                   progress: @escaping @Sendable (Int64) -> Void = { _ in }) async throws(RelayClientError) -> BlobUploadResponse? {
+    /// Sends bytes `offset..<end` of the file at `path` (to the end of the
+    /// `length`-byte blob by default) as the next part of upload `id`. Returns
+    /// the blob once the relay has all `length` bytes, else the upload's status.
+    public func continueBlobUpload(id: String, file path: String, from offset: Int64, to end: Int64? = nil, length: Int64,
+                                   progress: @escaping @Sendable (Int64) -> Void = { _ in })
+        async throws(RelayClientError) -> (blob: BlobUploadResponse?, status: BlobUploadStatus?) {
+        let end = min(end ?? length, length)
         var request = HTTPClientRequest(url: baseURL + RelayPaths.blobUpload(id))
         request.method = .PATCH
         request.headers.add(name: "Content-Type", value: "application/octet-stream")
         request.headers.add(name: "Authorization", value: "Bearer " + (try currentSession().token))
         request.headers.add(name: BlobUploadHeaders.offset, value: String(offset))
-        request.body = .stream(FileByteChunks(path: path, offset: offset, progress: progress), length: .known(length - offset))
+        request.body = .stream(FileByteChunks(path: path, offset: offset, end: end, progress: progress), length: .known(end - offset))
         let raw: RelayRawResponse
         do {
             let response = try await http.execute(request, timeout: Self.blobTimeout)
@@ -43,9 +46,8 @@ extension RelayClient {
         } catch {
             throw .transport(String(describing: type(of: error)))
         }
-        if raw.status == 201 { return try decode(BlobUploadResponse.self, from: raw) }
-        _ = try decode(BlobUploadStatus.self, from: raw)
-        return nil
+        if raw.status == 201 { return (try decode(BlobUploadResponse.self, from: raw), nil) }
+        return (nil, try decode(BlobUploadStatus.self, from: raw))
     }
 
     /// Streams blob `id` from byte `offset` on to `consume`, piece by piece

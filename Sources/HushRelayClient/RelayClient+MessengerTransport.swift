@@ -137,17 +137,17 @@ public struct RelayClientTransport: RelayTransport {
         try await mapUpload { () async throws(RelayClientError) in try await client.startBlobUpload(length: length).uploadID }
     }
 
-    public func continueBlobUpload(id: String, file path: String, length: Int64,
-                                   progress: @escaping @Sendable (Int64) -> Void) async throws(DeliveryFailure) -> String {
+    public func continueBlobUpload(id: String, file path: String, length: Int64, segmentBytes: Int64,
+                                   progress: @escaping @Sendable (Int64) -> Void) async throws(DeliveryFailure) -> BlobUploadStep {
         try await mapUpload { () async throws(RelayClientError) in
             // Ask where the relay's copy ends: a cut-off attempt left some bytes there.
             let status = try await client.blobUploadStatus(id: id)
-            progress(Int64(status.received))
-            guard let blob = try await client.continueBlobUpload(id: id, file: path, from: Int64(status.received), length: length,
-                                                                 progress: progress) else {
-                throw .transport("the relay did not take the whole blob")
-            }
-            return blob.blobID
+            let from = Int64(status.received)
+            progress(from)
+            let (blob, after) = try await client.continueBlobUpload(id: id, file: path, from: from, to: from + segmentBytes,
+                                                                    length: length, progress: progress)
+            if let blob { return BlobUploadStep(received: Int64(blob.size), blobID: blob.blobID) }
+            return BlobUploadStep(received: Int64(after?.received ?? status.received), blobID: nil)
         }
     }
 
@@ -157,6 +157,9 @@ public struct RelayClientTransport: RelayTransport {
             return try await call()
         } catch let .http(413, _, message, _) {
             throw .rejected(status: 413, code: message)
+        } catch let .http(409, _, message, _) {
+            // The relay's copy moved (an earlier attempt still arriving): later, from where it stands.
+            throw .unavailable(reason: message)
         } catch {
             throw DeliveryFailure(error)
         }

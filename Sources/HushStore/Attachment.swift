@@ -31,6 +31,14 @@ public struct StoredAttachment: Sendable, CustomStringConvertible {
     public let uploadId: String?
 
     public var description: String { "StoredAttachment(\(id), \(state), \(size) bytes, key redacted)" }
+
+    /// The same attachment with another progress figure (a download in
+    /// progress is measured by the bytes on disk, which the store does not follow).
+    public func with(transferred bytes: Int64) -> StoredAttachment {
+        StoredAttachment(id: id, messageId: messageId, conversationId: conversationId, direction: direction, state: state,
+                         fileName: fileName, mediaType: mediaType, size: size, key: key, digest: digest, blobId: blobId,
+                         transferred: bytes, lastError: lastError, createdAt: createdAt, uploadId: uploadId)
+    }
 }
 
 /// A new attachment row.

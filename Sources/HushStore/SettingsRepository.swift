@@ -18,6 +18,8 @@ public struct SettingsRepository {
         public static let revokedDeliveryCredentials = "relay.revoked_delivery_credentials"
         /// The relay session token and its expiry ("<ms> <token>"), kept between runs.
         public static let sessionToken = "relay.session_token"
+        /// Received attachments up to this many bytes download at each sync (absent: none do).
+        public static let autoDownloadMaxBytes = "attachments.auto_download_max_bytes"
     }
 
     public func value(_ name: String) throws -> String? {

@@ -180,6 +180,10 @@ import Testing
         #expect(bytes < 24 << 20)
         let pending = try #require(try AttachmentTests.attachments(bed, alice).last)
         #expect(pending["state"] as? String == "uploading", "\(pending)")
+        // The relay's audit shows the upload in progress: whose, how long, how far.
+        let uploads = try #require(try bed.auditRelay().report["uploads"] as? [[String: Any]])
+        #expect(uploads.first { $0["id"] as? String == upload }?["received"] as? Int == bytes, "\(uploads)")
+        #expect(uploads.first { $0["id"] as? String == upload }?["uploader"] as? String == alice.identityKey)
 
         // The next run continues the same upload (a PATCH from offset 0 would be refused with 409).
         try bed.sync(alice)
@@ -225,11 +229,46 @@ import Testing
             }
         }
         #expect(kept > 0, "the kill never landed during the download")
+        // `hush attachments` shows how far it got.
+        let listed = try #require(try AttachmentTests.attachments(bed, bob).first)
+        #expect(listed["state"] as? String == "downloading")
+        #expect(listed["transferred"] as? Int == kept, "\(listed)")
         let resumed = try bed.succeed(bob, ["fetch", "1", "--out", out, "--json"])
         let first = resumed.stderr.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }.first { $0["phase"] as? String == "downloading" }
         #expect((first?["done"] as? Int ?? 0) >= kept, "resumed after the kept bytes: \(resumed)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == Data(file))
+    }
+}
+
+/// The opt-in: received files up to the chosen size download (checked, kept
+/// encrypted) at every sync; larger ones wait for `hush fetch`; 0 turns it off.
+@Suite struct AutoDownloadTests {
+    @Test func onlyFilesWithinTheLimitDownloadAtSync() throws {
+        let bed = try Testbed("attach-auto")
+        let alice = try bed.newUser("alice")
+        let bob = try bed.newUser("bob")
+        try bed.meet(alice, bob)
+        try bed.succeed(bob, ["attachments", "--auto-download", "1"])
+        for (name, size) in [("small.bin", 100_000), ("large.bin", 1_500_000)] {
+            try Data(AttachmentTests.file(size, canary: "x")).write(to: URL(fileURLWithPath: bed.root + "/" + name))
+            try bed.succeed(alice, ["send", "bob", "--file", bed.root + "/" + name])
+        }
+        try bed.sync(bob)
+        let states = Dictionary(uniqueKeysWithValues: try AttachmentTests.attachments(bed, bob).map {
+            ($0["fileName"] as? String ?? "", $0["state"] as? String ?? "")
+        })
+        #expect(states == ["small.bin": "ready", "large.bin": "available"])
+        try bed.succeed(bob, ["attachments", "--auto-download", "0"])
+        try Data(AttachmentTests.file(10, canary: "x")).write(to: URL(fileURLWithPath: bed.root + "/tiny.bin"))
+        try bed.succeed(alice, ["send", "bob", "--file", bed.root + "/tiny.bin"])
+        try bed.sync(bob)
+        #expect(try AttachmentTests.attachments(bed, bob).last?["state"] as? String == "available")
+        // Removing the contact (and so the conversation) removes its attachments' files.
+        #expect(try !FileManager.default.contentsOfDirectory(atPath: bob.home + "/attachments").isEmpty)
+        try bed.succeed(bob, ["contact", "remove", "alice"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: bob.home + "/attachments").isEmpty)
+        #expect(try AttachmentTests.attachments(bed, bob).isEmpty)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import HTTPTypes
 import HummingbirdTesting
 import HushRelay
@@ -163,6 +164,31 @@ import Testing
             #expect(Array(download.body.readableBytesView) == bytes)
             #expect(try await relay.server.core.storage.blobs.blobUsage(uploader: alice.identity, now: relay.clock.now()).bytes == bytes.count)
             #expect(try await client.execute(uri: RelayPaths.blobUpload(upload.uploadID), method: .get, headers: auth).status == .notFound)
+        }
+    }
+
+    /// An attempt still being received (its writer holds the lock) refuses a
+    /// second one with 409 instead of letting both write.
+    @Test func oneWriterPerUploadAtATime() async throws {
+        let relay = try await TestRelay(driver: .memory)
+        let alice = try TestUser(seed: "alice")
+        try await relay.application().test(.router) { client in
+            let token = try await client.registerAndAuthenticate(alice, relay: relay)
+            var start: HTTPFields = [.authorization: "Bearer \(token)"]
+            start[Self.lengthField] = "100"
+            let upload = try JSON.decode(BlobUploadStatus.self, try await client.execute(uri: RelayPaths.blobUploads, method: .post, headers: start).body)
+            let held = open(relay.blobs.path + "/.resumable-" + upload.uploadID, O_RDONLY)
+            #expect(held >= 0 && flock(held, LOCK_EX) == 0)
+            var patch: HTTPFields = [.authorization: "Bearer \(token)"]
+            patch[Self.offsetField] = "0"
+            let refused = try await client.execute(uri: RelayPaths.blobUpload(upload.uploadID), method: .patch, headers: patch,
+                                                   body: ByteBuffer(bytes: [UInt8](repeating: 2, count: 100)))
+            #expect(refused.status == .conflict)
+            #expect(String(buffer: refused.body).contains("still being received"))
+            close(held)
+            let accepted = try await client.execute(uri: RelayPaths.blobUpload(upload.uploadID), method: .patch, headers: patch,
+                                                    body: ByteBuffer(bytes: [UInt8](repeating: 2, count: 100)))
+            #expect(accepted.status == .created)
         }
     }
 

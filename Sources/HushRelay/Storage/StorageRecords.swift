@@ -179,5 +179,14 @@ public struct RelayInventory: Sendable {
     public var challenges = 0
     public var tokens = 0
     public var blobs: [BlobRecord] = []
+    /// Resumable uploads not complete yet (kept beside the blobs, not in the database).
+    public var uploads: [UploadInProgress] = []
     public init() {}
+
+    public struct UploadInProgress: Sendable, Equatable {
+        public var id: String
+        public var uploader: [UInt8]
+        public var length: Int
+        public var received: Int
+    }
 }

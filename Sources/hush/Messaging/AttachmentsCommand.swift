@@ -1,5 +1,6 @@
 import ArgumentParser
 import HushClient
+import HushMessenger
 import HushStore
 
 struct AttachmentsCommand: AsyncParsableCommand {
@@ -12,17 +13,34 @@ struct AttachmentsCommand: AsyncParsableCommand {
             (downloaded, checked and kept encrypted in the data directory: `hush fetch ID --out PATH` saves it), \
             failed (the reason follows).
 
+            Nothing downloads unless you ask, or turn on automatic download for files up to a size \
+            (--auto-download MiB; 0 turns it off).
+
             Examples:
               hush attachments
               hush attachments bob --json
+              hush attachments --auto-download 10
             """)
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "Only the attachments exchanged with this contact.") var name: String?
+    @Option(help: ArgumentHelp("From now on, download (and check) received files up to this size at every `hush sync`; 0 turns it off. Off unless set.",
+                               valueName: "MiB")) var autoDownload: Int?
+
+    func validate() throws {
+        if let autoDownload, !(0...4_096).contains(autoDownload) { throw ValidationError("--auto-download must be 0…4096 (MiB)") }
+    }
 
     func run() async throws {
         try await reportingErrors {
-            let list = try await global.openAccount(offline: true).attachments(contact: name)
+            let client = try global.openAccount(offline: true)
+            if let autoDownload {
+                try await client.setAutoDownload(maxBytes: autoDownload == 0 ? nil : Int64(autoDownload) << 20)
+                print(autoDownload == 0 ? "Automatic download is off: files download only with `hush fetch ID`."
+                      : "Received files up to \(autoDownload) MiB now download at every `hush sync` (kept encrypted; `hush fetch ID --out PATH` saves one).")
+                return
+            }
+            let list = try await client.attachments(contact: name)
             if global.json {
                 try printJSON(["attachments": list.map { Self.json($0.attachment, contact: $0.contact) }])
                 return
@@ -43,7 +61,8 @@ struct AttachmentsCommand: AsyncParsableCommand {
     static func state(_ attachment: StoredAttachment) -> String {
         switch attachment.state {
         case .uploading, .downloading:
-            let total = max(attachment.size, 1)
+            // `transferred` counts blob bytes: the file plus its chunks' overhead and padding.
+            let total = max(attachment.blobLength, 1)
             return "\(attachment.state.rawValue) \(min(100, attachment.transferred * 100 / total))%"
         default:
             return attachment.state.rawValue

@@ -24,6 +24,12 @@ final class InMemoryRelay: Sendable {
         var depositCalls = 0
         var authentications = 0
         var tokenValid: [[UInt8]: Bool] = [:]
+        /// Blobs by id, and uploads in progress (declared length, bytes so far).
+        var blobs: [String: [UInt8]] = [:]
+        var uploads: [String: (length: Int, bytes: [UInt8])] = [:]
+        /// Failures the next upload attempts answer with, in order.
+        var uploadFailures: [DeliveryFailure] = []
+        var uploadCalls = 0
     }
 
     let state = Mutex(State())
@@ -137,6 +143,54 @@ final class InMemoryRelay: Sendable {
         }
 
         func sendEphemeral(_ envelope: [UInt8], to recipient: IdentityKey, credential: [UInt8]) async throws(DeliveryFailure) {}
+
+        func startBlobUpload(length: Int64) async throws(DeliveryFailure) -> String {
+            try requireToken()
+            return relay.state.withLock { state in
+                let id = String(format: "%064x", state.nextID)
+                state.nextID += 1
+                state.uploads[id] = (Int(length), [])
+                return id
+            }
+        }
+
+        /// Takes the file from where the upload stands; a failure queued in
+        /// `uploadFailures` keeps half of what was sent, as a cut connection would.
+        func continueBlobUpload(id: String, file path: String, length: Int64, segmentBytes: Int64,
+                                progress: @escaping @Sendable (Int64) -> Void) async throws(DeliveryFailure) -> BlobUploadStep {
+            try requireToken()
+            guard let data = FileManager.default.contents(atPath: path) else { throw .unavailable(reason: "no file") }
+            let outcome: Result<BlobUploadStep, DeliveryFailure> = relay.state.withLock { state in
+                state.uploadCalls += 1
+                guard var upload = state.uploads[id] else { return .failure(.rejected(status: 404, code: "not_found")) }
+                let rest = Array(data[upload.bytes.count...].prefix(Int(segmentBytes)))
+                if !state.uploadFailures.isEmpty {
+                    upload.bytes += rest.prefix(rest.count / 2)
+                    state.uploads[id] = upload
+                    return .failure(state.uploadFailures.removeFirst())
+                }
+                upload.bytes += rest
+                guard upload.bytes.count == upload.length else {
+                    state.uploads[id] = upload
+                    return .success(BlobUploadStep(received: Int64(upload.bytes.count), blobID: nil))
+                }
+                state.uploads[id] = nil
+                state.blobs[id] = upload.bytes
+                return .success(BlobUploadStep(received: Int64(upload.length), blobID: id))
+            }
+            progress(length)
+            return try outcome.get()
+        }
+
+        func downloadBlob(id: String, from offset: Int64, maxBytes: Int64, into sink: any BlobSink) async throws {
+            guard let blob = relay.state.withLock({ $0.blobs[id] }) else { throw DeliveryFailure.rejected(status: 404, code: "not_found") }
+            var position = Int(offset)
+            while position < blob.count {
+                let end = min(position + 10_000, blob.count)
+                try sink.write(Array(blob[position..<end]))
+                position = end
+            }
+        }
 
         private func requireToken() throws(DeliveryFailure) {
             guard relay.state.withLock({ $0.tokenValid[me] ?? false }) else { throw .unauthorized }

@@ -28,7 +28,8 @@ final class Participant {
         let store = try MessageStore(path: databasePath, key: databaseKey)
         messenger = Messenger(identity: identity, store: store, transport: relay.transport(for: identity), clock: clock,
                               random: DeterministicRandom(seed: "random-\(name)-\(seed ?? "")"),
-                              backoff: BackoffPolicy(baseMilliseconds: 1_000, capMilliseconds: 8_000, maximumAttempts: 3))
+                              backoff: BackoffPolicy(baseMilliseconds: 1_000, capMilliseconds: 8_000, maximumAttempts: 3),
+                              attachmentDirectory: directory.path("attachments"))
     }
 
     var address: String { identity.address.description }

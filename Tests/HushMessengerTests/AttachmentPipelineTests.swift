@@ -1,0 +1,72 @@
+import Foundation
+import HushMessenger
+import HushStore
+import Testing
+
+/// Attachments through the pipeline on the in-memory relay: the message is
+/// pending until its upload completes, the outbox retries the upload (from
+/// the bytes the relay holds), a refusal fails it until `retry`, and the
+/// receiver stores only the pointer until it fetches.
+@Suite struct AttachmentPipelineTests {
+    func file(in participant: Participant, size: Int) throws -> (path: String, bytes: Data) {
+        let bytes = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 29 &+ 11) })
+        let path = participant.directory.path("photo.png")
+        try bytes.write(to: URL(fileURLWithPath: path))
+        return (path, bytes)
+    }
+
+    @Test func anInterruptedUploadIsRetriedByTheOutboxAndResumes() async throws {
+        let relay = InMemoryRelay()
+        let (alice, bob) = try await relay.pair()
+        let (path, bytes) = try file(in: alice, size: 300_000)
+        relay.state.withLock { $0.uploadFailures = [.unavailable(reason: "connection reset")] }
+
+        let (message, attachment) = try await alice.messenger.sendFile(at: path, to: "bob")
+        #expect(message.status == .pending, "no pointer goes out before the blob is at the relay")
+        #expect(attachment.state == .uploading)
+        #expect(attachment.lastError?.contains("connection reset") == true)
+        #expect(try await alice.messenger.outbox().isEmpty, "nothing is queued for the relay but the upload")
+        let kept = relay.state.withLock { $0.uploads.values.first?.bytes.count ?? 0 }
+        #expect(kept > 0)
+
+        let report = await alice.messenger.flushOutbox()
+        #expect(report.sent == 1)
+        #expect(try await alice.messenger.history(with: "bob").first?.status == .sent)
+        #expect(relay.state.withLock { $0.uploadCalls } == 2)
+        #expect(try await alice.messenger.attachmentList().first?.attachment.state == .uploaded)
+
+        _ = try await bob.messenger.sync()
+        try await bob.messenger.addContact(name: "alice", address: alice.address)
+        let incoming = try #require(try await bob.messenger.attachmentList(contact: "alice").first?.attachment)
+        #expect(incoming.state == .available && incoming.fileName == "photo.png" && incoming.mediaType == "image/png")
+        #expect(incoming.size == 300_000)
+        let out = bob.directory.path("saved.png")
+        let fetched = try await bob.messenger.fetchAttachment(id: incoming.id, to: out)
+        #expect(fetched.state == .ready)
+        #expect(FileManager.default.contents(atPath: out) == bytes)
+    }
+
+    @Test func aRefusedUploadFailsTheMessageUntilRetried() async throws {
+        let relay = InMemoryRelay()
+        let (alice, _) = try await relay.pair()
+        let (path, _) = try file(in: alice, size: 1_000)
+        relay.state.withLock { $0.uploadFailures = [.rejected(status: 413, code: "your blob storage is full (1 MiB at most)")] }
+        let (message, attachment) = try await alice.messenger.sendFile(at: path, to: "bob")
+        #expect(message.status == .failed)
+        #expect(attachment.state == .failed)
+        #expect(attachment.lastError == "the relay refused the file: your blob storage is full (1 MiB at most)")
+        // Flushing again does not retry a refusal; the user's retry does.
+        #expect(await alice.messenger.flushOutbox().sent == 0)
+        let report = try await alice.messenger.retry(requestID: nil)
+        #expect(report.sent == 1)
+        #expect(try await alice.messenger.history(with: "bob").first?.status == .sent)
+    }
+
+    @Test func sendingAMissingFileSaysSoAndStoresNothing() async throws {
+        let relay = InMemoryRelay()
+        let (alice, _) = try await relay.pair()
+        await #expect(throws: MessengerError.self) { try await alice.messenger.sendFile(at: alice.directory.path("nope.jpg"), to: "bob") }
+        #expect(try await alice.messenger.history(with: "bob").isEmpty)
+        #expect(try await alice.messenger.attachmentList().isEmpty)
+    }
+}
