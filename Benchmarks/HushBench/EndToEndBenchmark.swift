@@ -43,9 +43,14 @@ enum EndToEndBenchmark {
         try await alice.register()
         try await bob.register()
         try await alice.addContact(name: "bob", address: bob.identity.address.description)
-        // First contact: Bob answers with his delivery credential, so the
-        // timed messages are ordinary (credentialed) deposits.
+        // First contact: Bob never added Alice, so her warm-up is a message
+        // request; accepting it sends her Bob's delivery credential, so the
+        // timed messages are ordinary (credentialed) deposits that Bob stores
+        // as received messages, not as further requests.
         try await alice.send(text: "warm-up", to: "bob")
+        _ = try await bob.sync()
+        guard let request = try await bob.messageRequests().first else { throw BenchError("the warm-up did not arrive as a message request") }
+        try await bob.acceptRequest(name: request.contact.name, renameTo: "alice")
         _ = try await bob.sync()
         _ = try await alice.sync()
 
