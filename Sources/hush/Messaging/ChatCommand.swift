@@ -58,24 +58,40 @@ struct ChatCommand: AsyncParsableCommand {
             let contact = name
             try await session.start(show: { event in ChatCommand.handle(event, contact: contact, view: view) },
                                     status: { view.setPresence($0) })
-            for await byte in ChatScreen.inputBytes() {
-                guard let event = screen.feed(byte) else { continue }
-                switch event {
-                case .edited:
-                    await session.edited()
-                    continue
-                case .pageUp, .pageDown:
-                    continue // the screen scrolled itself
-                case let .submitted(line):
-                    if await ChatCommand.perform(ChatInput(parsing: line), session: session, view: view) { continue }
-                case .finished, .interrupted:
-                    break
+            var tooLong: Int?
+            reading: for await bytes in ChatScreen.inputBytes() {
+                for event in screen.feed(bytes) {
+                    switch event {
+                    case .edited:
+                        await session.edited()
+                    case .pageUp, .pageDown:
+                        break // the screen scrolled itself
+                    case let .submitted(line):
+                        if !(await ChatCommand.perform(ChatInput(parsing: line), session: session, view: view)) { break reading }
+                    case let .tooLong(bytes):
+                        if interactive {
+                            view.error(ChatCommand.tooLongMessage(bytes))
+                        } else {
+                            // A script's line is never sent cut, nor skipped quietly: the chat stops with an error.
+                            tooLong = bytes
+                            break reading
+                        }
+                    case .finished, .interrupted:
+                        break reading
+                    }
                 }
-                break
             }
             // Without a terminal, give the outbox and receipts a moment to leave before closing.
             await session.finish(flush: !interactive)
+            if let tooLong {
+                printError(ChatCommand.tooLongMessage(tooLong) + "; the chat stopped there")
+                throw ExitCode(.failure)
+            }
         }
+    }
+
+    static func tooLongMessage(_ bytes: Int) -> String {
+        "line too long: \(bytes) bytes, at most \(LineEditor.maximumBytes); not sent"
     }
 
     /// How many messages the screen opens with.
