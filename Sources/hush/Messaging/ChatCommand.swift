@@ -21,7 +21,10 @@ struct ChatCommand: AsyncParsableCommand {
             scroll; Ctrl-D on an empty line or Ctrl-C leaves, restoring the terminal.
 
             When standard input is not a terminal, each input line is sent as a message (commands \
-            work too), status changes are printed as lines, and the chat ends with the input.
+            work too), status changes are printed as lines, and the chat ends with the input. It then \
+            exits as `hush send` does: 0 when the relay took every message, 25 when one is queued in \
+            the outbox because the relay could not be reached, 22 when the relay refused one; and 1 \
+            at a line longer than a message may be (32,768 bytes), which is not sent.
 
             Examples:
               hush chat bob
@@ -82,12 +85,35 @@ struct ChatCommand: AsyncParsableCommand {
                 }
             }
             // Without a terminal, give the outbox and receipts a moment to leave before closing.
-            await session.finish(flush: !interactive)
+            let outcome = await session.finish(flush: !interactive)
             if let tooLong {
                 printError(ChatCommand.tooLongMessage(tooLong) + "; the chat stopped there")
                 throw ExitCode(.failure)
             }
+            if let status = ChatCommand.exitStatus(for: outcome) {
+                printError(ChatCommand.describe(outcome))
+                throw ExitCode(status)
+            }
         }
+    }
+
+    /// The code `hush send` would exit with for the chat's messages: 22 when one
+    /// failed or the relay refused it, 25 when one waits in the outbox because
+    /// the relay was not reached, nil when all reached the relay.
+    static func exitStatus(for outcome: ChatSession.Outcome) -> ExitStatus? {
+        if outcome.failed > 0 || (outcome.pending > 0 && outcome.refusedByRelay) { return .relayUnavailable }
+        return outcome.pending > 0 ? .queued : nil
+    }
+
+    static func describe(_ outcome: ChatSession.Outcome) -> String {
+        var parts: [String] = []
+        if outcome.pending > 0 {
+            parts.append("\(outcome.pending) message(s) not delivered to the relay yet; they stay in the outbox and `hush sync` retries them")
+        }
+        if outcome.failed > 0 {
+            parts.append("\(outcome.failed) message(s) not taken by the relay and not retried; `hush retry` tries again")
+        }
+        return parts.joined(separator: "; ")
     }
 
     static func tooLongMessage(_ bytes: Int) -> String {
