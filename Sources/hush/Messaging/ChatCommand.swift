@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HushClient
 import HushTerminal
+import Synchronization
 
 struct ChatCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -44,11 +45,15 @@ struct ChatCommand: AsyncParsableCommand {
             let interactive = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
             let screen = ChatScreen(prompt: "> ", interactive: interactive)
             let view = ChatView(screen: screen, contact: name, style: Presentation.style)
-            let rawMode = interactive ? RawMode() : nil
+            // The handlers first, raw mode after: a signal in between would otherwise end
+            // the process with the terminal left raw.
+            let rawModeHolder = Mutex<RawMode?>(nil)
             let signals = interactive ? TerminalSignals(onResize: { screen.resized() }, restore: {
                 screen.close()
-                rawMode?.restore()
+                rawModeHolder.withLock { $0?.restore() }
             }) : nil
+            let rawMode = interactive ? RawMode() : nil
+            rawModeHolder.withLock { $0 = rawMode }
             defer {
                 screen.close()
                 rawMode?.restore()
