@@ -19,6 +19,9 @@ public final class ChatSession: @unchecked Sendable {
     private let lock = NSLock()
     private var tasks: [Task<Void, Never>] = []
     private var typingSince: Int64?
+    /// This chat's messages (client ids), and those the relay refused rather than not being reached.
+    private var submitted: [String] = []
+    private var refused: Set<String> = []
     private var lastEdit: Int64?
 
     public init(client: MessagingClient, contact: String,
@@ -141,14 +144,41 @@ public final class ChatSession: @unchecked Sendable {
         }
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { return nil }
-        return try await client.sendNow(text: trimmed, to: contact)
+        let (message, refusedByRelay, _) = try await client.send(text: trimmed, to: contact)
+        lock.withLock {
+            submitted.append(message.clientMessageId)
+            if refusedByRelay { refused.insert(message.clientMessageId) }
+        }
+        return message
+    }
+
+    /// What became of the messages sent in this chat, once it is over.
+    public struct Outcome: Sendable, Equatable {
+        /// Still in the outbox (the relay was not reached, or refused them for now).
+        public var pending = 0
+        /// Given up on (a refusal that is not retried; `hush retry` tries again).
+        public var failed = 0
+        /// Whether the relay refused one of them rather than not being reached.
+        public var refusedByRelay = false
+        public var allSent: Bool { pending == 0 && failed == 0 }
     }
 
     /// Stops everything; `flush` first gives the outbox and receipts a moment to leave.
     /// Waits up to `ChatSession.finishSeconds` for them to end, so the process
     /// does not exit while one is in the middle of a database write.
-    public func finish(flush: Bool) async {
-        if flush { _ = await client.flushOutbox() }
+    /// Returns what became of this chat's messages (after the flush, when asked for one).
+    @discardableResult
+    public func finish(flush: Bool) async -> Outcome {
+        if flush {
+            let report = await client.flushOutbox()
+            if !report.refusedMessageIDs.isEmpty {
+                let ids = (try? await lastMessages(lock.withLock { submitted.count } + 500)) ?? []
+                lock.withLock {
+                    for message in ids where report.refusedMessageIDs.contains(message.id) { refused.insert(message.clientMessageId) }
+                }
+            }
+        }
+        let outcome = flush ? await outcome() : Outcome()
         let running = lock.withLock { tasks }
         for task in running { task.cancel() }
         await withTaskGroup(of: Void.self) { group in
@@ -161,6 +191,27 @@ public final class ChatSession: @unchecked Sendable {
             await group.next()
             group.cancelAll()
         }
+        return outcome
+    }
+
+    private func outcome() async -> Outcome {
+        let (ids, refusedIDs) = lock.withLock { (Set(submitted), refused) }
+        var outcome = Outcome()
+        guard !ids.isEmpty else { return outcome }
+        // This chat's messages are among the latest of the conversation.
+        guard let recent = try? await lastMessages(ids.count + 500) else {
+            outcome.pending = ids.count
+            return outcome
+        }
+        for message in recent where ids.contains(message.clientMessageId) {
+            switch message.status {
+            case .pending: outcome.pending += 1
+            case .failed: outcome.failed += 1
+            default: continue
+            }
+            if refusedIDs.contains(message.clientMessageId) { outcome.refusedByRelay = true }
+        }
+        return outcome
     }
 
     /// How long `finish` waits for the connection and its tasks to stop.

@@ -45,7 +45,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
         case .relayUnavailable: return "the relay refused the request (a `hush send` refused with 429 stays in the outbox and is retried; other refusals are not), or a relay command could not reach it"
         case .safetyNumberMismatch: return "`hush verify --compare`: the safety numbers do not match"
         case .quarantined: return "`hush sync`: some envelopes could not be decrypted and were set aside, or could not be opened for a cause on this device and stay at the relay"
-        case .queued: return "`hush send`: the message is queued in the outbox because the relay could not be reached; `hush sync` or `hush retry` delivers it"
+        case .queued: return "`hush send` (and `hush chat` without a terminal): the message is queued in the outbox because the relay could not be reached; `hush sync` or `hush retry` delivers it"
         case .usage: return "bad command-line usage"
         }
     }

@@ -11,6 +11,8 @@ public final class ChatScreen: Sendable {
     private let prompt: String
     private let interactive: Bool
     private let state = Mutex<ScreenState>(ScreenState())
+    /// Where the screen's bytes go: standard output, or a test's recorder.
+    private let output: @Sendable (String) -> Void
 
     private struct ScreenState {
         var editor = LineEditor()
@@ -27,9 +29,10 @@ public final class ChatScreen: Sendable {
     /// Bracketed paste off; back to the normal screen, cursor shown.
     static let leaveSequence = "\u{1B}[?2004l\u{1B}[?1049l\u{1B}[?25h"
 
-    public init(prompt: String, interactive: Bool) {
+    public init(prompt: String, interactive: Bool, output: (@Sendable (String) -> Void)? = nil) {
         self.prompt = prompt
         self.interactive = interactive
+        self.output = output ?? ChatScreen.writeToStandardOutput
     }
 
     public var isInteractive: Bool { interactive }
@@ -96,23 +99,37 @@ public final class ChatScreen: Sendable {
 
     /// Feeds one input byte; returns what it meant.
     public func feed(_ byte: UInt8) -> InputEvent? {
+        feed([byte]).first
+    }
+
+    /// Feeds the bytes of one read (a paste arrives as one); returns what they
+    /// meant, in order. The screen is repainted once for them all, not per byte.
+    public func feed(_ bytes: [UInt8]) -> [InputEvent] {
         state.withLock { s in
-            let event = s.editor.feed(byte)
-            let page = max(1, s.size.lines - 3)
-            switch event {
-            case .pageUp: s.scrollback += page
-            case .pageDown: s.scrollback = max(0, s.scrollback - page)
-            case .submitted: s.scrollback = 0
-            default: break
+            var events: [InputEvent] = []
+            for byte in bytes {
+                guard let event = s.editor.feed(byte) else { continue }
+                let page = max(1, s.size.lines - 3)
+                switch event {
+                case .pageUp: s.scrollback += page
+                case .pageDown: s.scrollback = max(0, s.scrollback - page)
+                case .submitted: s.scrollback = 0
+                default: break
+                }
+                events.append(event)
             }
-            if event != nil, s.open { paint(&s) }
-            return event
+            if !events.isEmpty, s.open { paint(&s) }
+            return events
         }
     }
 
     private func paint(_ s: inout ScreenState) {
+        var input = s.editor.text
+        if s.editor.isTooLong {
+            input += " ⟨line too long: \(s.editor.byteCount) bytes, at most \(LineEditor.maximumBytes)⟩"
+        }
         let layout = ChatLayout(columns: s.size.columns, lines: s.size.lines, header: s.header,
-                                transcript: s.transcript, prompt: prompt, input: s.editor.text, scrollback: s.scrollback)
+                                transcript: s.transcript, prompt: prompt, input: input, scrollback: s.scrollback)
         s.scrollback = layout.scrollback
         // Hidden cursor while painting; each row is erased, then written
         // (erasing after writing could clear a character in the last column).
@@ -125,7 +142,9 @@ public final class ChatScreen: Sendable {
         write(out)
     }
 
-    private func write(_ text: String) {
+    private func write(_ text: String) { output(text) }
+
+    private static let writeToStandardOutput: @Sendable (String) -> Void = { text in
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
             let written = bytes.withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
@@ -135,8 +154,8 @@ public final class ChatScreen: Sendable {
         }
     }
 
-    /// Bytes from standard input, read on a dedicated thread (reads block).
-    public static func inputBytes() -> AsyncStream<UInt8> {
+    /// Bytes from standard input, one array per read, read on a dedicated thread (reads block).
+    public static func inputBytes() -> AsyncStream<[UInt8]> {
         AsyncStream { continuation in
             let thread = Thread {
                 var buffer = [UInt8](repeating: 0, count: 4096)
@@ -144,7 +163,7 @@ public final class ChatScreen: Sendable {
                     let count = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
                     if count < 0 && errno == EINTR { continue }
                     guard count > 0 else { break }
-                    for byte in buffer[..<count] { continuation.yield(byte) }
+                    continuation.yield(Array(buffer[..<count]))
                 }
                 continuation.finish()
             }

@@ -4,6 +4,9 @@ public enum InputEvent: Sendable, Equatable {
     case edited
     /// Enter was pressed on this line (a pasted line break is kept in it instead).
     case submitted(String)
+    /// Enter was pressed on a line longer than `LineEditor.maximumBytes`: it is
+    /// dropped whole (never sent cut), and `bytes` says how long it was.
+    case tooLong(bytes: Int)
     /// Ctrl-D on an empty line, or the end of input.
     case finished
     /// Ctrl-C: leave now, whatever is typed.
@@ -27,8 +30,17 @@ public struct LineEditor: Sendable {
     /// Between ESC [ 200 ~ and ESC [ 201 ~.
     public private(set) var pasting = false
 
-    /// The longest line kept; bytes beyond it are dropped.
-    public static let maximumBytes = 8192
+    /// Bytes typed or pasted past `maximumBytes`: not kept, only counted, so
+    /// Enter can say how long the line was instead of sending it cut.
+    public private(set) var excessBytes = 0
+
+    /// The longest line: the protocol's limit on a message's text
+    /// (`ContentLimits.maxTextLength`, which HushCLITests checks it equals).
+    public static let maximumBytes = 32_768
+
+    /// How many bytes the line has, the part past the limit included.
+    public var byteCount: Int { line.count + excessBytes }
+    public var isTooLong: Bool { excessBytes > 0 }
 
     private enum EscapeState: Sendable { case none, started, csi }
 
@@ -71,6 +83,12 @@ public struct LineEditor: Sendable {
             if byte == 0x0a, line.last == 0x0a { return nil }
             return append(0x0a)
         case 0x0d, 0x0a: // Enter
+            if isTooLong {
+                let bytes = byteCount
+                line.removeAll()
+                excessBytes = 0
+                return .tooLong(bytes: bytes)
+            }
             let submitted = text
             line.removeAll()
             return .submitted(submitted)
@@ -79,14 +97,20 @@ public struct LineEditor: Sendable {
         case 0x04: // Ctrl-D
             return line.isEmpty ? .finished : nil
         case 0x7f, 0x08: // Backspace: drop the last whole character.
+            if isTooLong {
+                // What did not fit is gone: the line is back to what is kept.
+                excessBytes = 0
+                return .edited
+            }
             guard !line.isEmpty else { return nil }
             var characters = text
             characters.removeLast()
             line = Array(characters.utf8)
             return .edited
         case 0x15: // Ctrl-U
-            guard !line.isEmpty else { return nil }
+            guard !line.isEmpty || isTooLong else { return nil }
             line.removeAll()
+            excessBytes = 0
             return .edited
         case 0x09 where pasting:
             return append(UInt8(ascii: " "))
@@ -98,7 +122,24 @@ public struct LineEditor: Sendable {
     }
 
     private mutating func append(_ byte: UInt8) -> InputEvent? {
-        guard line.count < LineEditor.maximumBytes else { return nil }
+        guard !isTooLong, line.count < LineEditor.maximumBytes else {
+            if !isTooLong {
+                // The first byte past the limit: a character begun before it does
+                // not fit either, so the kept line ends on a whole character.
+                var start = line.count
+                while start > 0, line[start - 1] & 0xC0 == 0x80 { start -= 1 }
+                if start > 0, line[start - 1] >= 0xC0 {
+                    let lead = line[start - 1]
+                    let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
+                    if line.count - (start - 1) < length {
+                        excessBytes += line.count - (start - 1)
+                        line.removeSubrange((start - 1)...)
+                    }
+                }
+            }
+            excessBytes += 1
+            return .edited
+        }
         line.append(byte)
         return .edited
     }

@@ -16,6 +16,16 @@ import Testing
         let readme = rows.map { "\($0[0]) \($0[1])" }
         let program = ExitStatus.table.map { "\($0.code) \($0.meaning)" }
         #expect(readme == program)
-        #expect(Set(ExitStatus.table.map(\.code)).count == ExitStatus.table.count, "a code is used twice")
+    }
+
+    /// Codes a shell can tell from its own (126 not executable, 127 not found,
+    /// 128+N killed by signal N), and one meaning per code (a copied meaning is a mistake).
+    @Test func everyCodeIsAPlainCodeWithAMeaningOfItsOwn() {
+        for (code, meaning) in ExitStatus.table {
+            #expect((0...125).contains(code), "\(code) collides with the shell's codes")
+            #expect(!meaning.isEmpty, "\(code) has no meaning")
+        }
+        let meanings = ExitStatus.table.map(\.meaning)
+        #expect(Set(meanings).count == meanings.count, "two codes share a meaning")
     }
 }

@@ -156,4 +156,32 @@ import Testing
         try bed.sync(alice)
         #expect(try bed.history(alice, with: "bob").incoming.bodies == ["first line", "/slash at the start"])
     }
+
+    /// Without a terminal, a line longer than a message may be is an error that
+    /// stops the chat (non-zero exit); it is never sent cut. Lines before it are sent.
+    @Test func lineModeRefusesATooLongLineWithAnError() throws {
+        let bed = try Testbed("chat-too-long")
+        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
+        try bed.meet(alice, bob)
+        let long = String(repeating: "x", count: 40_000)
+        let result = try bed.hush(bob, ["chat", "alice"], stdin: "before\n\(long)\nafter\n")
+        #expect(result.status == 1 && !result.crashed, "\(result.status) \(result.stderr)")
+        #expect(result.stderr.contains("line too long: 40000 bytes, at most 32768"), "\(result.stderr)")
+        try bed.sync(alice)
+        #expect(try bed.history(alice, with: "bob").incoming.bodies == ["before"])
+    }
+
+    /// Without a terminal, the chat exits as `hush send` would: 25 when a
+    /// message is only queued because the relay cannot be reached.
+    @Test func lineModeExits25WhenTheRelayIsDown() throws {
+        let bed = try Testbed("chat-queued")
+        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
+        try bed.meet(alice, bob)
+        let sent = try bed.hush(bob, ["chat", "alice"], stdin: "while the relay is up\n")
+        #expect(sent.status == 0, "\(sent.status) \(sent.stderr)")
+        bed.relay.kill()
+        let queued = try bed.hush(bob, ["chat", "alice"], stdin: "while the relay is down\n")
+        #expect(queued.status == 25 && !queued.crashed, "\(queued.status) \(queued.stderr)")
+        #expect(queued.stderr.contains("stay in the outbox"), "\(queued.stderr)")
+    }
 }

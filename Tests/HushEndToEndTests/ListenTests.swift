@@ -68,6 +68,9 @@ import Testing
         let notification = try String(contentsOfFile: notified, encoding: .utf8)
         #expect(notification.contains("Hush: message from alice"), "\(notification)")
         #expect(!notification.contains("secret"), "the text was shown without --notify-text: \(notification)")
+        // Its own output (a service's goes to the journal) names the contact, without the text.
+        #expect(result.stdout.contains("message from alice"), "\(result.stdout)")
+        #expect(!result.stdout.contains("secret"), "the text was printed without --print-text: \(result.stdout)")
 
         let hookInput = try String(contentsOfFile: events, encoding: .utf8)
         let messages = hookInput.split(separator: "\n").compactMap { line in
@@ -75,6 +78,30 @@ import Testing
         }.filter { $0["event"] as? String == "message" }
         #expect(messages.count == 1 && messages.first?["body"] as? String == "the secret plan", "\(hookInput)")
         #expect(!hookInput.contains(HushEnvironment.passphrase) && !hookInput.contains("HUSH_PASSPHRASE"), "a hook saw the passphrase")
+    }
+
+    /// --print-text puts the text back in --notify's output, for those who want it.
+    @Test func printTextWithNotifyPrintsTheMessageText() throws {
+        let bed = try Testbed("listen-print-text")
+        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
+        try bed.addContact(alice, bob)
+        try bed.addContact(bob, alice)
+        // No notify-send on PATH: --notify warns and goes on printing.
+        let environment = bed.environment(for: bob, overrides: ["PATH": bed.root])
+        let listener = try ChildProcess(["listen", "--notify", "--print-text", "--timeout", "6"], environment: environment)
+        #expect(listener.wait(timeout: 20) { $0.stdout.contains("connected to the relay") }, "listen never connected: \(listener.stderr)")
+        try bed.send(alice, to: "bob", "printed on request")
+        let result = listener.finish(timeout: 20)
+        #expect(result.status == 0 && !result.crashed, "\(result)")
+        #expect(result.stdout.contains("alice: printed on request"), "\(result.stdout)")
+    }
+
+    @Test func printTextWithoutNotifyIsAUsageError() throws {
+        let bed = try Testbed("listen-usage-print")
+        let bob = try bed.newUser("bob")
+        let result = try bed.hush(bob, ["listen", "--print-text", "--timeout", "1"])
+        #expect(result.status == 64, "\(result)")
+        #expect(result.stderr.contains("--print-text goes with --notify"), "\(result)")
     }
 
     @Test func notifyTextWithoutNotifyIsAUsageError() throws {

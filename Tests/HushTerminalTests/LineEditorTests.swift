@@ -69,4 +69,35 @@ import Testing
         #expect(editor.feed(0x7f) == .edited)
         #expect(editor.text == "a")
     }
+
+    /// A line up to the protocol's limit is kept whole (a long paste is not cut at 8 KiB).
+    @Test func aLineAtTheLimitIsSubmittedWhole() {
+        var editor = LineEditor()
+        let text = String(repeating: "é", count: LineEditor.maximumBytes / 2)
+        let events = type(text + "\r", into: &editor)
+        #expect(events.last == .submitted(text))
+    }
+
+    /// Past the limit nothing is sent cut: Enter says how long the line was.
+    @Test func aLineOverTheLimitIsRejectedWholeWithItsLength() {
+        var editor = LineEditor()
+        let events = type(String(repeating: "a", count: LineEditor.maximumBytes + 10) + "\r", into: &editor)
+        #expect(events.last == .tooLong(bytes: LineEditor.maximumBytes + 10))
+        #expect(!events.contains { if case .submitted = $0 { return true } else { return false } })
+        #expect(editor.text.isEmpty && !editor.isTooLong)
+        #expect(type("next\r", into: &editor).last == .submitted("next"))
+    }
+
+    /// A character that straddles the limit is not kept in part (no U+FFFD at the end).
+    @Test func theKeptPartNeverEndsInsideACharacter() {
+        var editor = LineEditor()
+        _ = type(String(repeating: "a", count: LineEditor.maximumBytes - 1) + "é and more", into: &editor)
+        #expect(editor.isTooLong)
+        #expect(editor.line.count == LineEditor.maximumBytes - 1)
+        #expect(editor.byteCount == LineEditor.maximumBytes - 1 + "é and more".utf8.count)
+        // Backspace drops what did not fit; the rest is whole characters.
+        #expect(editor.feed(0x7f) == .edited)
+        #expect(!editor.isTooLong && !editor.text.contains("\u{FFFD}"))
+        #expect(editor.feed(0x0d) == .submitted(String(repeating: "a", count: LineEditor.maximumBytes - 1)))
+    }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HushClient
 import HushTerminal
+import Synchronization
 
 struct ChatCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -21,7 +22,10 @@ struct ChatCommand: AsyncParsableCommand {
             scroll; Ctrl-D on an empty line or Ctrl-C leaves, restoring the terminal.
 
             When standard input is not a terminal, each input line is sent as a message (commands \
-            work too), status changes are printed as lines, and the chat ends with the input.
+            work too), status changes are printed as lines, and the chat ends with the input. It then \
+            exits as `hush send` does: 0 when the relay took every message, 25 when one is queued in \
+            the outbox because the relay could not be reached, 22 when the relay refused one; and 1 \
+            at a line longer than a message may be (32,768 bytes), which is not sent.
 
             Examples:
               hush chat bob
@@ -41,11 +45,15 @@ struct ChatCommand: AsyncParsableCommand {
             let interactive = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
             let screen = ChatScreen(prompt: "> ", interactive: interactive)
             let view = ChatView(screen: screen, contact: name, style: Presentation.style)
-            let rawMode = interactive ? RawMode() : nil
+            // The handlers first, raw mode after: a signal in between would otherwise end
+            // the process with the terminal left raw.
+            let rawModeHolder = Mutex<RawMode?>(nil)
             let signals = interactive ? TerminalSignals(onResize: { screen.resized() }, restore: {
                 screen.close()
-                rawMode?.restore()
+                rawModeHolder.withLock { $0?.restore() }
             }) : nil
+            let rawMode = interactive ? RawMode() : nil
+            rawModeHolder.withLock { $0 = rawMode }
             defer {
                 screen.close()
                 rawMode?.restore()
@@ -58,24 +66,63 @@ struct ChatCommand: AsyncParsableCommand {
             let contact = name
             try await session.start(show: { event in ChatCommand.handle(event, contact: contact, view: view) },
                                     status: { view.setPresence($0) })
-            for await byte in ChatScreen.inputBytes() {
-                guard let event = screen.feed(byte) else { continue }
-                switch event {
-                case .edited:
-                    await session.edited()
-                    continue
-                case .pageUp, .pageDown:
-                    continue // the screen scrolled itself
-                case let .submitted(line):
-                    if await ChatCommand.perform(ChatInput(parsing: line), session: session, view: view) { continue }
-                case .finished, .interrupted:
-                    break
+            var tooLong: Int?
+            reading: for await bytes in ChatScreen.inputBytes() {
+                for event in screen.feed(bytes) {
+                    switch event {
+                    case .edited:
+                        await session.edited()
+                    case .pageUp, .pageDown:
+                        break // the screen scrolled itself
+                    case let .submitted(line):
+                        if !(await ChatCommand.perform(ChatInput(parsing: line), session: session, view: view)) { break reading }
+                    case let .tooLong(bytes):
+                        if interactive {
+                            view.error(ChatCommand.tooLongMessage(bytes))
+                        } else {
+                            // A script's line is never sent cut, nor skipped quietly: the chat stops with an error.
+                            tooLong = bytes
+                            break reading
+                        }
+                    case .finished, .interrupted:
+                        break reading
+                    }
                 }
-                break
             }
             // Without a terminal, give the outbox and receipts a moment to leave before closing.
-            await session.finish(flush: !interactive)
+            let outcome = await session.finish(flush: !interactive)
+            if let tooLong {
+                printError(ChatCommand.tooLongMessage(tooLong) + "; the chat stopped there")
+                throw ExitCode(.failure)
+            }
+            if let status = ChatCommand.exitStatus(for: outcome) {
+                printError(ChatCommand.describe(outcome))
+                throw ExitCode(status)
+            }
         }
+    }
+
+    /// The code `hush send` would exit with for the chat's messages: 22 when one
+    /// failed or the relay refused it, 25 when one waits in the outbox because
+    /// the relay was not reached, nil when all reached the relay.
+    static func exitStatus(for outcome: ChatSession.Outcome) -> ExitStatus? {
+        if outcome.failed > 0 || (outcome.pending > 0 && outcome.refusedByRelay) { return .relayUnavailable }
+        return outcome.pending > 0 ? .queued : nil
+    }
+
+    static func describe(_ outcome: ChatSession.Outcome) -> String {
+        var parts: [String] = []
+        if outcome.pending > 0 {
+            parts.append("\(outcome.pending) message(s) not delivered to the relay yet; they stay in the outbox and `hush sync` retries them")
+        }
+        if outcome.failed > 0 {
+            parts.append("\(outcome.failed) message(s) not taken by the relay and not retried; `hush retry` tries again")
+        }
+        return parts.joined(separator: "; ")
+    }
+
+    static func tooLongMessage(_ bytes: Int) -> String {
+        "line too long: \(bytes) bytes, at most \(LineEditor.maximumBytes); not sent"
     }
 
     /// How many messages the screen opens with.

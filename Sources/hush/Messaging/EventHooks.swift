@@ -1,5 +1,6 @@
 import Foundation
 import HushClient
+import Synchronization
 
 /// What `hush listen` runs per event besides printing it: a desktop
 /// notification through `notify-send` (`--notify`) and the user's command
@@ -11,14 +12,23 @@ final class EventHooks: Sendable {
     let notifyText: Bool
     let command: String?
     private let queue = DispatchQueue(label: "hush.listen.hooks")
+    /// Events waiting for their hooks, oldest first; at most `maximumWaiting`.
+    private let waiting = Mutex<[(notification: EventNotification?, json: String)]>([])
+    let timeoutSeconds: Double
+    let maximumWaiting: Int
 
     /// A hook still running after this long is stopped.
     static let timeoutSeconds = 30.0
+    /// Events waiting behind a slow hook beyond this many drop the oldest.
+    static let maximumWaiting = 100
 
-    init(notifySend: String?, notifyText: Bool, command: String?) {
+    init(notifySend: String?, notifyText: Bool, command: String?,
+         timeoutSeconds: Double = EventHooks.timeoutSeconds, maximumWaiting: Int = EventHooks.maximumWaiting) {
         self.notifySend = notifySend
         self.notifyText = notifyText
         self.command = command
+        self.timeoutSeconds = timeoutSeconds
+        self.maximumWaiting = max(1, maximumWaiting)
     }
 
     /// The first `notify-send` on PATH, if any.
@@ -33,7 +43,19 @@ final class EventHooks: Sendable {
     func handle(_ event: MessengerEvent, json: String) {
         let notification = notifySend == nil ? nil : EventNotification(event, includeText: notifyText)
         guard notification != nil || command != nil else { return }
+        let dropped: Bool = waiting.withLock { waiting in
+            waiting.append((notification, json))
+            guard waiting.count > maximumWaiting else { return false }
+            waiting.removeFirst()
+            return true
+        }
+        if dropped {
+            printError("hooks are falling behind (more than \(maximumWaiting) events waiting): the oldest event was skipped")
+        }
         queue.async { [self] in
+            // One block per event queued; a block whose event was skipped finds the next one, or none.
+            let next: (notification: EventNotification?, json: String)? = waiting.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+            guard let (notification, json) = next else { return }
             if let notifySend, let notification {
                 // Arguments, not a shell line: nothing in a name or message is interpreted.
                 let arguments = ["--app-name=hush", "--", notification.summary] + (notification.body.isEmpty ? [] : [notification.body])
@@ -72,13 +94,27 @@ final class EventHooks: Sendable {
         if let input {
             // A command that does not read its input closes the pipe early: that is its business.
             signal(SIGPIPE, SIG_IGN)
-            try? stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8))
-            try? stdin.fileHandleForWriting.close()
+            // Written from another thread, so the timeout also covers a command that
+            // neither reads a long event nor exits (the write would block forever).
+            let writer = stdin.fileHandleForWriting
+            // A thread of its own, not a dispatch worker: a write blocked for good must not
+            // take a thread the process's termination handler needs.
+            Thread {
+                try? writer.write(contentsOf: Data(input.utf8))
+                try? writer.close()
+            }.start()
         }
-        if ended.wait(timeout: .now() + EventHooks.timeoutSeconds) == .timedOut {
+        if ended.wait(timeout: .now() + timeoutSeconds) == .timedOut {
             process.terminate()
-            ended.wait()
-            printError("\(label) ran longer than \(Int(EventHooks.timeoutSeconds)) s and was stopped")
+            // SIGTERM may be ignored: `hush listen` ignores it itself (to end in order) and an
+            // ignored signal stays ignored across exec. Then SIGKILL, which cannot be.
+            if ended.wait(timeout: .now() + 2) == .timedOut {
+                kill(process.processIdentifier, SIGKILL)
+                ended.wait()
+            }
+            // Its end of the pipe is closed now: a write still blocked fails (EPIPE) and returns,
+            // unless a child of the command holds it; either way the next hook does not wait for it.
+            printError("\(label) ran longer than \(Int(timeoutSeconds)) s and was stopped")
         } else if process.terminationStatus != 0 {
             printError("\(label) exited with status \(process.terminationStatus)")
         }

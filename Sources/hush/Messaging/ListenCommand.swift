@@ -16,6 +16,9 @@ struct ListenCommand: AsyncParsableCommand {
             --notify shows a desktop notification (through notify-send, from libnotify) for each new \
             message and message request. It names the contact only; --notify-text adds the message \
             text, which then also sits in the notification history and may show on a locked screen. \
+            With --notify the printed lines name the contact but leave out the message text (a \
+            service's output usually ends up in a log such as the systemd journal); --print-text \
+            prints it too. --json always carries it. \
             --exec runs COMMAND with /bin/sh for every event, with the event's JSON (as --json prints \
             it) on its standard input; hooks run one at a time, and one still running after 30 s is \
             stopped. Neither gets HUSH_PASSPHRASE. README.md shows a systemd user unit for running \
@@ -32,12 +35,14 @@ struct ListenCommand: AsyncParsableCommand {
     @Option(help: "Stop after this many seconds (default: run until interrupted).") var timeout: Double?
     @Flag(help: "Show a desktop notification for each new message or request (the contact's name only).") var notify = false
     @Flag(help: "With --notify, put the message text in the notification too.") var notifyText = false
+    @Flag(help: "With --notify, print the message text on standard output too (left out by default).") var printText = false
     @Option(help: ArgumentHelp("Run COMMAND (with /bin/sh) for each event, with the event as JSON on its standard input.",
                                valueName: "COMMAND"))
     var exec: String?
 
     func validate() throws {
         if notifyText && !notify { throw ValidationError("--notify-text goes with --notify") }
+        if printText && !notify { throw ValidationError("--print-text goes with --notify (without --notify the text is printed anyway)") }
         if let exec, exec.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--exec needs a command") }
     }
 
@@ -53,12 +58,14 @@ struct ListenCommand: AsyncParsableCommand {
             let hooks = EventHooks(notifySend: notifySend, notifyText: notifyText, command: exec)
             let client = try global.openAccount()
             let json = global.json
+            // With --notify this usually runs as a service whose output is logged: no message text there unless asked.
+            let bodies = !notify || printText
             let live = client.startLive()
             let printer = Task {
                 for await event in client.events {
                     let object = ListenCommand.describe(event)
                     let line = Presentation.jsonLine(object)
-                    print(json ? line : ListenCommand.text(object))
+                    print(json ? line : ListenCommand.text(object, bodies: bodies))
                     fflush(nil)
                     hooks.handle(event, json: line)
                 }
@@ -102,12 +109,14 @@ struct ListenCommand: AsyncParsableCommand {
         UntrustedText.sanitized(value as? String ?? "", keepingLineBreaks: false)
     }
 
-    static func text(_ object: [String: Any]) -> String {
+    /// One event as a line of text; `bodies: false` leaves message text out (names only).
+    static func text(_ object: [String: Any], bodies: Bool = true) -> String {
         switch object["event"] as? String {
-        case "message": return "\(object["contact"] ?? "?"): \(untrusted(object["body"]))"
+        case "message":
+            return bodies ? "\(object["contact"] ?? "?"): \(untrusted(object["body"]))" : "message from \(object["contact"] ?? "?")"
         case "request":
             let contact = object["contact"] ?? "?"
-            return "message request from \(contact): \(untrusted(object["body"])) (`hush requests accept \(contact)` to answer, `hush requests block \(contact)` to block)"
+            return "message request from \(contact)\(bodies ? ": " + untrusted(object["body"]) : "") (`hush requests accept \(contact)` to answer, `hush requests block \(contact)` to block)"
         case "status": return "message \(String(describing: object["clientMessageId"] ?? "").prefix(8)) to \(object["contact"] ?? "?"): \(object["status"] ?? "")"
         case "typing": return "\(object["contact"] ?? "?") \((object["active"] as? Bool) == true ? "is typing…" : "stopped typing")"
         case "quarantined": return "set aside an envelope: \(object["reason"] ?? "")"
