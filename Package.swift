@@ -206,7 +206,7 @@ let package = Package(
         .executableTarget(
             name: "hush",
             dependencies: [
-                "HushClient", "HushTerminal", "HushRelay", "HushRelayPostgres", "HushVectors",
+                "HushClient", "HushTerminal", "HushRelay", "HushRelayAPI", "HushRelayPostgres", "HushVectors",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

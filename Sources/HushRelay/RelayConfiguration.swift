@@ -5,6 +5,14 @@ import HushRelayAPI
 public struct RelayConfiguration: Sendable {
     public var host: String = "127.0.0.1"
     public var port: Int = 8080
+    /// Further origins clients reach this relay by (`https://relay.example.org`
+    /// through a reverse proxy or a DNS name): login signatures must name one
+    /// of these or the listen address, `http://HOST:PORT` with the bound port
+    /// (and the other loopback spellings when HOST is loopback).
+    public var origins: [RelayOrigin] = []
+    /// SHA-256 of the relay's TLS public key (SPKI) when it serves TLS itself:
+    /// login signatures made with a pinned URL must name it.
+    public var keyPin: [UInt8]?
     /// Where the key file, the database and blobs live.
     public var dataDirectory: String = "relay-data"
     /// Where the database key lives; nil: `relay.key` inside the data directory.

@@ -16,6 +16,11 @@ public final class RelayCore: Sendable {
     public let logger: Logger
     let limits: Limiters
     let firstContactDifficulty: FirstContactDifficulty
+    /// The origins login signatures may name.
+    let origins: AcceptedOrigins
+
+    /// The origins a login signature may name now (tests, the log line at start).
+    public var acceptedOrigins: [RelayOrigin] { origins.all }
 
     struct Limiters: Sendable {
         let perAddress: RateLimiter
@@ -35,6 +40,7 @@ public final class RelayCore: Sendable {
         self.clock = clock
         self.random = random
         self.logger = logger
+        self.origins = AcceptedOrigins(configuration: configuration)
         let rules = configuration.rateLimits
         self.firstContactDifficulty = FirstContactDifficulty(baseBits: rules.firstContactWorkBits)
         self.limits = Limiters(

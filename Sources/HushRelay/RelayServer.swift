@@ -78,7 +78,11 @@ public struct RelayServer: Sendable {
                                    counter: counter)
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "hush-relay"),
-            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
+            onServerRunning: { [core] channel in
+                let port = channel.localAddress?.port ?? 0
+                core.origins.bound(host: configuration.host, port: port)
+                await onListening(port)
+            },
             logger: libraryLogger
         )
         app.addServices(ExpirySweeper(core: core))

@@ -110,14 +110,26 @@ public final class RelayClient: Sendable {
 
     // MARK: Authentication
 
+    /// The origin login signatures name: the relay this client was told to
+    /// use, whatever answers there (`AuthChallenge`).
+    public var origin: RelayOrigin {
+        get throws(RelayClientError) {
+            do { return try RelayOrigin(url: baseURL) } catch { throw .invalidRelayURL(error.description) }
+        }
+    }
+
     /// Challenge → signature → token. The token is kept for later calls.
+    /// The signature names `origin`, so a relay that passed this challenge on
+    /// from another relay gets nothing usable there.
     @discardableResult
     public func authenticate(identity: Ed25519.PrivateKey) async throws(RelayClientError) -> TokenResponse {
+        let origin = try self.origin
         let publicKey = identity.publicKey.rawRepresentation
         let challenge = try await call(.POST, RelayPaths.challenge, body: ChallengeRequest(identityKey: Base64Bytes(publicKey)), as: ChallengeResponse.self)
-        let signature = AuthChallenge.sign(nonce: challenge.nonce.bytes, with: identity)
+        let signature = AuthChallenge.sign(nonce: challenge.nonce.bytes, origin: origin, with: identity)
         let token = try await call(.POST, RelayPaths.token,
-                                   body: TokenRequest(identityKey: Base64Bytes(publicKey), nonce: challenge.nonce, signature: Base64Bytes(signature)),
+                                   body: TokenRequest(identityKey: Base64Bytes(publicKey), nonce: challenge.nonce,
+                                                      signature: Base64Bytes(signature), origin: origin.description),
                                    as: TokenResponse.self)
         useToken(token.token, identity: publicKey, expiresAt: token.expiresAt)
         return token

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HushRelay
+import HushRelayAPI
 import HushRelayPostgres
 import Logging
 
@@ -12,6 +13,8 @@ struct RelayServeCommand: AsyncParsableCommand {
 
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
     @Option(help: "Port to listen on (0 picks a free one).") var port = 8080
+    @Option(help: ArgumentHelp("Another URL clients reach this relay by (repeatable), e.g. https://relay.example.org behind a TLS proxy: login signatures name the URL the client uses, and the relay accepts only these and http://HOST:PORT (on loopback also localhost and ::1).", valueName: "URL"))
+    var origin: [String] = []
     @Option(help: "Data directory (database, blobs, and the key file unless --key-file); created when missing.") var data = "relay-data"
     @Option(help: ArgumentHelp("The database key file, kept outside the data directory (also $HUSH_RELAY_KEY_FILE, or a systemd credential relay.key); created 0600 when missing.", valueName: "PATH"))
     var keyFile: String?
@@ -29,6 +32,10 @@ struct RelayServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0…65535") }
+        _ = try origins()
+        if origin.isEmpty, ["0.0.0.0", "::", "[::]"].contains(host) {
+            throw ValidationError("--host \(host) listens on every address, so the relay cannot tell which URL clients use to log in: add --origin http://NAME:PORT (or the https:// URL of your proxy)")
+        }
         guard (1...3_650).contains(retentionDays) else { throw ValidationError("--retention-days must be 1…3650") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         guard (1...3_600).contains(requestHeadTimeout) else { throw ValidationError("--request-head-timeout must be 1…3600 seconds") }
@@ -46,6 +53,7 @@ struct RelayServeCommand: AsyncParsableCommand {
         var configuration = RelayConfiguration()
         configuration.host = host
         configuration.port = port
+        configuration.origins = try origins()
         configuration.dataDirectory = data
         configuration.keyFile = RelayDataDirectory.keyFile(option: keyFile, environment: ProcessInfo.processInfo.environment)
         configuration.retentionSeconds = Int64(retentionDays) * 86_400
@@ -65,9 +73,18 @@ struct RelayServeCommand: AsyncParsableCommand {
             relay = try RelayServer.embedded(configuration: configuration, logger: logger)
         }
         let host = self.host
-        try await relay.run { port in
+        try await relay.run { [core = relay.core] port in
             // Written straight to fd 1: stdout may be a pipe, where print() would buffer.
             FileHandle.standardOutput.write(Data("hush relay listening on http://\(host):\(port)\n".utf8))
+            core.logger.info("login signatures must name one of these origins",
+                             metadata: ["origins": "\(core.acceptedOrigins.map(\.description).joined(separator: " "))"])
+        }
+    }
+
+    /// `--origin` values in canonical form; a bad one is named.
+    func origins() throws -> [RelayOrigin] {
+        try origin.map { url in
+            do { return try RelayOrigin(url: url) } catch { throw ValidationError("--origin \(url): \(error)") }
         }
     }
 

@@ -14,7 +14,7 @@ final class RelayServer: @unchecked Sendable {
 
     /// Starts a relay on `port` (0: a free one, read back from its first line).
     /// Further `hush relay serve` options (connection limits, say).
-    let options: [String]
+    private(set) var options: [String]
     /// When set, the next `start()` runs the relay as if its disk held only
     /// this many bytes per file (see `ChildProcess`).
     var fileSizeLimit: Int?
@@ -59,6 +59,15 @@ final class RelayServer: @unchecked Sendable {
         child.signal(SIGTERM)
         _ = child.finish(timeout: 10)
         self.child = nil
+    }
+
+    /// Restarts the relay (same port and data) accepting logins made for
+    /// `url` too, as an operator lists a proxy's URL with `--origin`: a client
+    /// behind a test proxy signs for the proxy's address.
+    func acceptLogins(for url: String) throws {
+        stop()
+        options += ["--origin", url]
+        try start()
     }
 
     var isRunning: Bool { child?.isRunning ?? false }
