@@ -35,6 +35,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", exact: "1.8.0"),
         // The relay's PostgreSQL driver (several relay instances on one database).
         .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
+        // The relay's configuration file (YAML: comments, and errors with line numbers).
+        // Small: libyaml in C plus a Swift layer, no dependencies of its own.
+        .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
     ],
     targets: [
         // MARK: C libraries (Debian packages)
@@ -209,6 +212,7 @@ let package = Package(
                 "HushClient", "HushTerminal", "HushRelay", "HushRelayAPI", "HushRelayPostgres", "HushVectors",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings
         ),
