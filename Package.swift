@@ -38,6 +38,10 @@ let package = Package(
         // The relay's configuration file (YAML: comments, and errors with line numbers).
         // Small: libyaml in C plus a Swift layer, no dependencies of its own.
         .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
+        // The relay's opt-in metrics endpoint. swift-metrics is already built for
+        // Hummingbird; swift-prometheus is one small target on top of it.
+        .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
     ],
     targets: [
         // MARK: C libraries (Debian packages)
@@ -128,6 +132,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -293,6 +299,8 @@ let package = Package(
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+                // Scraping the metrics endpoint of a relay process.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -25,6 +25,10 @@ struct ExpirySweeper: Service {
     static func sweep(_ core: RelayCore) async throws -> SweepResult {
         let result = try await core.storage.expiry.sweep(now: core.now)
         for id in result.expiredBlobIDs { core.blobs.delete(id: id) }
+        core.metrics.sweeps.increment()
+        core.metrics.sweptEnvelopes.increment(by: Int64(result.envelopes))
+        core.metrics.sweptBlobs.increment(by: Int64(result.expiredBlobIDs.count))
+        if core.metrics.registry != nil { core.metrics.recordStorageSize(of: core.configuration.dataDirectory) }
         if result.envelopes + result.expiredBlobIDs.count > 0 {
             core.logger.info("expired items swept", metadata: [
                 "envelopes": "\(result.envelopes)", "blobs": "\(result.expiredBlobIDs.count)",

@@ -31,6 +31,9 @@ public struct RelayConfiguration: Sendable {
     public var rateLimits = RateLimits()
     /// Seconds between WebSocket pings; a peer that misses a pong is closed.
     public var pingIntervalSeconds: Int64 = 30
+    /// Where `GET /metrics` (Prometheus) listens, when the relay has Prometheus
+    /// metrics (`RelayMetrics.prometheus()`); nil: no endpoint.
+    public var metricsAddress: (host: String, port: Int)?
     /// Deadlines and caps for connections.
     public var connectionLimits = ConnectionLimits()
 

@@ -14,6 +14,8 @@ public final class RelayCore: Sendable {
     public let clock: any TimeSource
     public let random: any RandomSource
     public let logger: Logger
+    /// Counters and timings (`RelayMetrics`); counting nothing unless enabled.
+    public let metrics: RelayMetrics
     let limits: Limiters
     let firstContactDifficulty: FirstContactDifficulty
     /// The origins login signatures may name.
@@ -32,7 +34,9 @@ public final class RelayCore: Sendable {
     }
 
     public init(configuration: RelayConfiguration, storage: RelayStorage, blobs: BlobStore,
-                clock: any TimeSource = SystemClock(), random: any RandomSource = SystemRandom(), logger: Logger) {
+                clock: any TimeSource = SystemClock(), random: any RandomSource = SystemRandom(), logger: Logger,
+                metrics: RelayMetrics = RelayMetrics()) {
+        self.metrics = metrics
         self.configuration = configuration
         self.storage = storage
         self.blobs = blobs

@@ -36,6 +36,8 @@ struct RelayServeCommand: AsyncParsableCommand {
     @Option(help: "Zero bits of proof of work a first-contact deposit needs when its mailbox is quiet; 0 turns it off (default: 16).") var firstContactWorkBits: Int?
     @Option(help: "MiB of unexpired blobs one identity may store (default: 256).") var blobQuotaMib: Int?
     @Option(help: "Unexpired blobs one identity may store (default: 1000).") var blobQuotaCount: Int?
+    @Option(help: ArgumentHelp("Serve Prometheus metrics on GET /metrics at this address, apart from the relay's (default: none).", valueName: "HOST:PORT"))
+    var metrics: String?
 
     func validate() throws {
         let settings = try resolvedSettings()
@@ -68,6 +70,7 @@ struct RelayServeCommand: AsyncParsableCommand {
                 ("--first-contact-work-bits", "rate-limits.first-contact-work-bits", firstContactWorkBits.map(RelaySettingValue.int)),
                 ("--blob-quota-mib", "quotas.blob-mib", blobQuotaMib.map(RelaySettingValue.int)),
                 ("--blob-quota-count", "quotas.blob-count", blobQuotaCount.map(RelaySettingValue.int)),
+                ("--metrics", "metrics.listen", metrics.map(RelaySettingValue.string)),
             ]
             for (flag, key, value) in flags { if let value { try settings.set(key, value, from: flag) } }
         } catch {
@@ -83,13 +86,15 @@ struct RelayServeCommand: AsyncParsableCommand {
         logger.logLevel = Logger.Level(rawValue: settings.logLevel) ?? .info
         var configuration = settings.configuration
         configuration.keyFile = RelayDataDirectory.keyFile(option: settings.keyFile.isEmpty ? nil : settings.keyFile, environment: environment)
+        configuration.metricsAddress = RelaySettings.hostAndPort(settings.metricsListen)
+        let metrics = configuration.metricsAddress == nil ? RelayMetrics() : RelayMetrics.prometheus()
         let relay: RelayServer
         if !settings.database.isEmpty {
             var url = try PostgresURL(settings.database)
             if url.password == nil { url.password = environment["PGPASSWORD"] }
-            relay = try await Self.onPostgres(url, configuration: configuration, logger: logger)
+            relay = try await Self.onPostgres(url, configuration: configuration, logger: logger, metrics: metrics)
         } else {
-            relay = try RelayServer.embedded(configuration: configuration, logger: logger)
+            relay = try RelayServer.embedded(configuration: configuration, logger: logger, metrics: metrics)
         }
         let host = configuration.host
         try await relay.run { [core = relay.core] port in
@@ -97,19 +102,24 @@ struct RelayServeCommand: AsyncParsableCommand {
             FileHandle.standardOutput.write(Data("hush relay listening on http://\(host):\(port)\n".utf8))
             core.logger.info("login signatures must name one of these origins",
                              metadata: ["origins": "\(core.acceptedOrigins.map(\.description).joined(separator: " "))"])
+        } onMetricsListening: { [metricsHost = configuration.metricsAddress?.host ?? ""] port in
+            let host = metricsHost
+            let shown = host.contains(":") ? "[\(host)]" : host
+            FileHandle.standardOutput.write(Data("hush relay metrics on http://\(shown):\(port)/metrics\n".utf8))
         }
     }
 
     /// A relay instance on PostgreSQL: shared stores, pushes from the other
     /// instances through the deposit feed, blob bytes in the data directory.
-    static func onPostgres(_ url: PostgresURL, configuration: RelayConfiguration, logger: Logger) async throws -> RelayServer {
+    static func onPostgres(_ url: PostgresURL, configuration: RelayConfiguration, logger: Logger,
+                           metrics: RelayMetrics = RelayMetrics()) async throws -> RelayServer {
         let directory = RelayDataDirectory(path: configuration.dataDirectory, keyFile: configuration.keyFile)
         try directory.prepare()
         let instance = PostgresRelayStorage.newInstanceID()
         let storage = try await PostgresRelayStorage(url: url, instance: instance, logger: logger)
         logger.info("relay storage on PostgreSQL", metadata: ["database": "\(url)", "instance": "\(instance)"])
         let core = RelayCore(configuration: configuration, storage: RelayStorage(storage, deposits: PostgresDepositFeed(storage: storage)),
-                             blobs: BlobStore(directory: directory.blobDirectory), logger: logger)
+                             blobs: BlobStore(directory: directory.blobDirectory), logger: logger, metrics: metrics)
         return RelayServer(core: core)
     }
 }

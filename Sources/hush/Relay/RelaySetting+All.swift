@@ -29,6 +29,9 @@ extension RelaySetting {
         int("connections.max", "Open connections in all (keep below `ulimit -n`).", 1...1_000_000) { $0.configuration.connectionLimits.maxConnections } set: { $0.configuration.connectionLimits.maxConnections = $1 },
         int("connections.ping-interval", "Seconds between WebSocket pings; a peer that misses a pong is closed.", 1...3_600) { Int($0.configuration.pingIntervalSeconds) } set: { $0.configuration.pingIntervalSeconds = Int64($1) },
 
+        text("metrics.listen", "HOST:PORT where GET /metrics serves Prometheus metrics (empty: no metrics). Keep it off the public address.",
+             allowsEmpty: true, check: { RelaySettings.hostAndPort($0) == nil ? "must be HOST:PORT, e.g. 127.0.0.1:9090" : nil }) { $0.metricsListen } set: { $0.metricsListen = $1 },
+
         int("quotas.mailbox-count", "Envelopes one mailbox may hold before deposits get 413.", 1...10_000_000) { $0.configuration.mailboxQuotaCount } set: { $0.configuration.mailboxQuotaCount = $1 },
         int("quotas.mailbox-bytes", "Bytes one mailbox may hold before deposits get 413.", 1_024...(1 << 40)) { $0.configuration.mailboxQuotaBytes } set: { $0.configuration.mailboxQuotaBytes = $1 },
         int("quotas.blob-mib", "MiB of unexpired blobs one identity may store.", 1...1_048_576) { $0.configuration.blobQuota.maxBytes >> 20 } set: { $0.configuration.blobQuota.maxBytes = $1 << 20 },

@@ -14,6 +14,16 @@ struct RelaySettings {
     var database = ""
     var keyFile = ""
     var retentionDays = 30
+    /// `HOST:PORT` of the metrics endpoint; empty: none.
+    var metricsListen = ""
+
+    /// `127.0.0.1:9090` → ("127.0.0.1", 9090); `[::1]:9090` → ("::1", 9090).
+    static func hostAndPort(_ text: String) -> (host: String, port: Int)? {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65_535).contains(port) else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return host.isEmpty ? nil : (host, port)
+    }
 
     init() {
         configuration.retentionSeconds = Int64(retentionDays) * 86_400
