@@ -9,27 +9,29 @@ import Synchronization
 final class AcceptedOrigins: Sendable {
     private let configured: [RelayOrigin]
     private let listening: Mutex<[RelayOrigin]>
+    private let scheme: String
 
     init(configuration: RelayConfiguration) {
         configured = configuration.origins
-        listening = Mutex(Self.listening(host: configuration.host, port: configuration.port))
+        scheme = configuration.tls == nil ? "http" : "https"
+        listening = Mutex(Self.listening(scheme: scheme, host: configuration.host, port: configuration.port))
     }
 
     /// Called with the bound port.
     func bound(host: String, port: Int) {
-        listening.withLock { $0 = Self.listening(host: host, port: port) }
+        listening.withLock { $0 = Self.listening(scheme: scheme, host: host, port: port) }
     }
 
     var all: [RelayOrigin] { configured + listening.withLock { $0 }.filter { !configured.contains($0) } }
 
-    /// `http://HOST:PORT`; for a loopback host also the other names of this
+    /// `http://HOST:PORT` (`https://` with TLS); for a loopback host also the other names of this
     /// machine, since a client may spell it either way. None for a wildcard
     /// host: no client reaches `0.0.0.0`.
-    static func listening(host: String, port: Int) -> [RelayOrigin] {
+    static func listening(scheme: String, host: String, port: Int) -> [RelayOrigin] {
         if ["0.0.0.0", "::", "[::]"].contains(host) { return [] }
-        let own = RelayOrigin(scheme: "http", host: host, port: port)
+        let own = RelayOrigin(scheme: scheme, host: host, port: port)
         guard own.isLoopback else { return [own] }
-        let loopback = ["127.0.0.1", "localhost", "::1"].map { RelayOrigin(scheme: "http", host: $0, port: port) }
+        let loopback = ["127.0.0.1", "localhost", "::1"].map { RelayOrigin(scheme: scheme, host: $0, port: port) }
         return [own] + loopback.filter { $0 != own }
     }
 }

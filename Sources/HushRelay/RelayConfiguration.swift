@@ -10,9 +10,11 @@ public struct RelayConfiguration: Sendable {
     /// of these or the listen address, `http://HOST:PORT` with the bound port
     /// (and the other loopback spellings when HOST is loopback).
     public var origins: [RelayOrigin] = []
+    /// TLS served by the relay itself (`RelayTLS`); nil: plain HTTP.
+    public var tls: RelayTLS?
     /// SHA-256 of the relay's TLS public key (SPKI) when it serves TLS itself:
     /// login signatures made with a pinned URL must name it.
-    public var keyPin: [UInt8]?
+    public var keyPin: [UInt8]? { tls?.pin }
     /// Where the key file, the database and blobs live.
     public var dataDirectory: String = "relay-data"
     /// Where the database key lives; nil: `relay.key` inside the data directory.

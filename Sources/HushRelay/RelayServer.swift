@@ -78,7 +78,7 @@ public struct RelayServer: Sendable {
             server: HTTPServerBuilder { responder in
                 GuardedHTTPChannel(inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
                                                                        configuration: channelConfiguration),
-                                   counter: counter)
+                                   counter: counter, tls: configuration.tls?.context)
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "hush-relay"),
             onServerRunning: { [core] channel in

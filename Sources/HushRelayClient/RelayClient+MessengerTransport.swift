@@ -22,6 +22,8 @@ public struct RelayClientTransport: RelayTransport {
             throw .loginRefused(reason: message)
         } catch let .invalidRelayURL(what) {
             throw .loginRefused(reason: RelayClientError.invalidRelayURL(what).description)
+        } catch let .pinMismatch(expected, presented) {
+            throw .loginRefused(reason: RelayClientError.pinMismatch(expected: expected, presented: presented).description)
         } catch {
             throw DeliveryFailure(error)
         }
@@ -187,6 +189,8 @@ extension DeliveryFailure {
             }
         case let .transport(what):
             self = .unavailable(reason: what)
+        case .pinMismatch:
+            self = .unavailable(reason: error.description)
         case let .invalidResponse(what), let .invalidRelayURL(what):
             self = .rejected(status: 0, code: what)
         }

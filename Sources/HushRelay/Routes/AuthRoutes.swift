@@ -26,9 +26,15 @@ enum AuthRoutes {
             // Consume first: whatever the signature, this nonce is spent.
             let fresh = try await core.storage.auth.consumeChallenge(nonce: body.nonce.bytes, identity: identity.rawRepresentation, now: core.now)
             let origin = try checkOrigin(body.origin, core: core)
-            let message = AuthChallenge.message(identityKey: identity.rawRepresentation, nonce: body.nonce.bytes,
-                                                origin: origin, pin: core.configuration.keyPin)
-            guard fresh, identity.signingKey.isValidSignature(body.signature.bytes, for: message) else {
+            // A client that pinned this relay's key names the pin; one that
+            // trusted a CA-issued certificate for the origin names none. A
+            // signature naming any other key verifies under neither.
+            let pins: [[UInt8]?] = core.configuration.keyPin.map { [$0, nil] } ?? [nil]
+            let signed = pins.contains { pin in
+                identity.signingKey.isValidSignature(body.signature.bytes, for: AuthChallenge.message(
+                    identityKey: identity.rawRepresentation, nonce: body.nonce.bytes, origin: origin, pin: pin))
+            }
+            guard fresh, signed else {
                 throw RelayError.authenticationFailed
             }
             let token = TokenIssuer.make(using: core.random)

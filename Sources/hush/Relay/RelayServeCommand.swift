@@ -36,6 +36,10 @@ struct RelayServeCommand: AsyncParsableCommand {
     @Option(help: "Zero bits of proof of work a first-contact deposit needs when its mailbox is quiet; 0 turns it off (default: 16).") var firstContactWorkBits: Int?
     @Option(help: "MiB of unexpired blobs one identity may store (default: 256).") var blobQuotaMib: Int?
     @Option(help: "Unexpired blobs one identity may store (default: 1000).") var blobQuotaCount: Int?
+    @Option(help: ArgumentHelp("Serve https:// with this PEM certificate chain (with --tls-key).", valueName: "PATH")) var tlsCertificate: String?
+    @Option(help: ArgumentHelp("The PEM private key for --tls-certificate.", valueName: "PATH")) var tlsKey: String?
+    @Flag(help: "Serve https:// with a key and certificate made in the data directory on first start, and print the key's pin for relay URLs (https://HOST:PORT#pin=…).")
+    var tlsSelfSigned = false
     @Option(help: ArgumentHelp("Serve Prometheus metrics on GET /metrics at this address, apart from the relay's (default: none).", valueName: "HOST:PORT"))
     var metrics: String?
 
@@ -71,10 +75,19 @@ struct RelayServeCommand: AsyncParsableCommand {
                 ("--blob-quota-mib", "quotas.blob-mib", blobQuotaMib.map(RelaySettingValue.int)),
                 ("--blob-quota-count", "quotas.blob-count", blobQuotaCount.map(RelaySettingValue.int)),
                 ("--metrics", "metrics.listen", metrics.map(RelaySettingValue.string)),
+                ("--tls-certificate", "tls.certificate", tlsCertificate.map(RelaySettingValue.string)),
+                ("--tls-key", "tls.key", tlsKey.map(RelaySettingValue.string)),
+                ("--tls-self-signed", "tls.self-signed", tlsSelfSigned ? .string("true") : nil),
             ]
             for (flag, key, value) in flags { if let value { try settings.set(key, value, from: flag) } }
         } catch {
             throw ValidationError("\(error)")
+        }
+        if settings.tlsCertificate.isEmpty != settings.tlsKey.isEmpty {
+            throw ValidationError("TLS needs both a certificate and a key (--tls-certificate and --tls-key, or tls.certificate and tls.key)")
+        }
+        if settings.tlsSelfSigned && !settings.tlsCertificate.isEmpty {
+            throw ValidationError("choose --tls-self-signed or a certificate and key, not both")
         }
         return settings
     }
@@ -88,6 +101,12 @@ struct RelayServeCommand: AsyncParsableCommand {
         configuration.keyFile = RelayDataDirectory.keyFile(option: settings.keyFile.isEmpty ? nil : settings.keyFile, environment: environment)
         configuration.metricsAddress = RelaySettings.hostAndPort(settings.metricsListen)
         let metrics = configuration.metricsAddress == nil ? RelayMetrics() : RelayMetrics.prometheus()
+        if settings.tlsSelfSigned {
+            try RelayDataDirectory(path: configuration.dataDirectory, keyFile: configuration.keyFile).prepare()
+            configuration.tls = try RelayTLS.selfSigned(in: configuration.dataDirectory)
+        } else if !settings.tlsCertificate.isEmpty {
+            configuration.tls = try RelayTLS(certificateFile: settings.tlsCertificate, keyFile: settings.tlsKey)
+        }
         let relay: RelayServer
         if !settings.database.isEmpty {
             var url = try PostgresURL(settings.database)
@@ -96,10 +115,14 @@ struct RelayServeCommand: AsyncParsableCommand {
         } else {
             relay = try RelayServer.embedded(configuration: configuration, logger: logger, metrics: metrics)
         }
-        let host = configuration.host
+        let host = configuration.host, scheme = configuration.tls == nil ? "http" : "https"
+        let pin = configuration.keyPin.map(RelayKeyPin.encode)
         try await relay.run { [core = relay.core] port in
             // Written straight to fd 1: stdout may be a pipe, where print() would buffer.
-            FileHandle.standardOutput.write(Data("hush relay listening on http://\(host):\(port)\n".utf8))
+            FileHandle.standardOutput.write(Data("hush relay listening on \(scheme)://\(host):\(port)\n".utf8))
+            if let pin {
+                FileHandle.standardOutput.write(Data("hush relay key pin: \(pin) (clients use \(scheme)://\(host):\(port)#pin=\(pin))\n".utf8))
+            }
             core.logger.info("login signatures must name one of these origins",
                              metadata: ["origins": "\(core.acceptedOrigins.map(\.description).joined(separator: " "))"])
         } onMetricsListening: { [metricsHost = configuration.metricsAddress?.host ?? ""] port in

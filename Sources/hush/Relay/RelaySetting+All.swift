@@ -29,6 +29,11 @@ extension RelaySetting {
         int("connections.max", "Open connections in all (keep below `ulimit -n`).", 1...1_000_000) { $0.configuration.connectionLimits.maxConnections } set: { $0.configuration.connectionLimits.maxConnections = $1 },
         int("connections.ping-interval", "Seconds between WebSocket pings; a peer that misses a pong is closed.", 1...3_600) { Int($0.configuration.pingIntervalSeconds) } set: { $0.configuration.pingIntervalSeconds = Int64($1) },
 
+        text("tls.certificate", "PEM certificate chain for serving https:// (with tls.key); empty: plain HTTP or tls.self-signed.", allowsEmpty: true) { $0.tlsCertificate } set: { $0.tlsCertificate = $1 },
+        text("tls.key", "PEM private key for tls.certificate (keep it 0600).", allowsEmpty: true) { $0.tlsKey } set: { $0.tlsKey = $1 },
+        RelaySetting(key: "tls.self-signed", help: "Serve https:// with a key and certificate made in the data directory on first start; clients pin its key (the relay prints the pin).",
+                     kind: .bool, get: { .string($0.tlsSelfSigned ? "true" : "false") }, set: { if case let .string(text) = $1 { $0.tlsSelfSigned = text == "true" } }),
+
         text("metrics.listen", "HOST:PORT where GET /metrics serves Prometheus metrics (empty: no metrics). Keep it off the public address.",
              allowsEmpty: true, check: { RelaySettings.hostAndPort($0) == nil ? "must be HOST:PORT, e.g. 127.0.0.1:9090" : nil }) { $0.metricsListen } set: { $0.metricsListen = $1 },
 

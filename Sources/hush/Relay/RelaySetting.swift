@@ -24,6 +24,7 @@ struct RelaySetting: Sendable {
         case double(ClosedRange<Double>)
         case string(allowsEmpty: Bool, check: @Sendable (String) -> String?)
         case origins
+        case bool
 
         var allowsEmpty: Bool { if case let .string(allowsEmpty, _) = self { allowsEmpty } else { false } }
 
@@ -34,6 +35,7 @@ struct RelaySetting: Sendable {
             case .double: Double(text).map(RelaySettingValue.double) ?? .text(text)
             case .string: .string(text)
             case .origins: .strings(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+            case .bool: ["true", "false"].contains(text) ? .string(text) : .text(text)
             }
         }
 
@@ -52,6 +54,8 @@ struct RelaySetting: Sendable {
                 if text.isEmpty { throw .impossible(key: key, why: "must not be empty", source: source) }
                 if let why = check(text) { throw .impossible(key: key, why: why, source: source) }
                 return value
+            case (.bool, .string("true")), (.bool, .string("false")):
+                return value
             case let (.origins, .strings(urls)):
                 for url in urls {
                     do { _ = try RelayOrigin(url: url) } catch { throw .impossible(key: key, why: "\(url): \(error)", source: source) }
@@ -68,6 +72,7 @@ struct RelaySetting: Sendable {
             case let .double(range): "a number \(range.lowerBound)…\(range.upperBound)"
             case .string: "text"
             case .origins: "a list of http:// or https:// URLs"
+            case .bool: "true or false"
             }
         }
     }

@@ -16,6 +16,9 @@ struct RelaySettings {
     var retentionDays = 30
     /// `HOST:PORT` of the metrics endpoint; empty: none.
     var metricsListen = ""
+    var tlsCertificate = ""
+    var tlsKey = ""
+    var tlsSelfSigned = false
 
     /// `127.0.0.1:9090` → ("127.0.0.1", 9090); `[::1]:9090` → ("::1", 9090).
     static func hostAndPort(_ text: String) -> (host: String, port: Int)? {

@@ -49,6 +49,7 @@ enum RelaySettingsFile {
         case .double: return Double(text).map(RelaySettingValue.double) ?? .text(text)
         case .string: return .string(["~", "null"].contains(text) && scalar.style == .plain ? "" : text)
         case .origins: return text.isEmpty || text == "[]" ? .strings([]) : .text(text)
+        case .bool: return ["true", "false"].contains(text) && scalar.style == .plain ? .string(text) : .text(text)
         }
     }
 
@@ -77,6 +78,7 @@ enum RelaySettingsFile {
         switch value {
         case let .int(number): String(number)
         case let .double(number): number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
+        case let .string(text) where text == "true" || text == "false": text
         case let .string(text), let .text(text): quoted(text)
         case let .strings(list): "[" + list.map(quoted).joined(separator: ", ") + "]"
         }
