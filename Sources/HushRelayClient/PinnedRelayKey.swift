@@ -40,6 +40,9 @@ enum PinnedRelayKey {
     /// The relay's leaf certificate, when its key matches `pin`.
     static func certificate(host: String, port: Int, pin: [UInt8]) async throws(RelayClientError) -> NIOSSLCertificate {
         let seen = Mutex<(certificate: NIOSSLCertificate?, pin: [UInt8]?)>((nil, nil))
+        // Made before connecting and awaited directly: looking the waiter up in the
+        // pipeline afterwards races with a handshake that already ended and closed it.
+        let handshake = HTTPClient.defaultEventLoopGroup.next().makePromise(of: Void.self)
         do {
             var tls = TLSConfiguration.makeClientConfiguration()
             // The callback below replaces chain and name checks; with `.none` its
@@ -56,14 +59,14 @@ enum PinnedRelayKey {
                             promise.succeed(presented.map { ConstantTime.equals($0, pin) } == true ? .certificateVerified : .failed)
                         }
                         try channel.pipeline.syncOperations.addHandler(handler)
-                        try channel.pipeline.syncOperations.addHandler(HandshakeWaiter(promise: channel.eventLoop.makePromise()))
+                        try channel.pipeline.syncOperations.addHandler(HandshakeWaiter(promise: handshake))
                     }
                 }
                 .connect(host: host, port: port).get()
-            let waiter = try await channel.pipeline.handler(type: HandshakeWaiter.self).get()
             defer { channel.close(promise: nil) }
-            try await waiter.promise.futureResult.get()
+            try await handshake.futureResult.get()
         } catch {
+            handshake.fail(error)  // a promise never completed would be reported as leaked
             if let presented = seen.withLock({ $0.pin }), !ConstantTime.equals(presented, pin) {
                 throw .pinMismatch(expected: RelayKeyPin.encode(pin), presented: RelayKeyPin.encode(presented))
             }
@@ -86,7 +89,7 @@ private final class HandshakeWaiter: ChannelInboundHandler, @unchecked Sendable 
     init(promise: EventLoopPromise<Void>) { self.promise = promise }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case TLSUserEvent.handshakeCompleted = event { promise.succeed(()) }
+        if case TLSUserEvent.handshakeCompleted = event { promise.succeed(()) }  // later fails are no-ops
         context.fireUserInboundEventTriggered(event)
     }
 
