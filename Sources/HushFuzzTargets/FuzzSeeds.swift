@@ -8,6 +8,9 @@ import HushRelayAPI
 /// protocol vectors, so fuzzing starts from inputs that pass the first
 /// checks. `make fuzz-seeds` writes them to Fuzz/Corpus (committed).
 public enum FuzzSeeds {
+    /// The relay origin the seed token request signs for.
+    static let seedOrigin = RelayOrigin(scheme: "https", host: "relay.example.org", port: 443)
+
     public static func generate(vectorsDirectory: URL) throws -> [FuzzTarget: [[UInt8]]] {
         let vectors = try ProtocolVectorFields(directory: vectorsDirectory)
         let live = LiveSession.shared
@@ -52,7 +55,8 @@ public enum FuzzSeeds {
                 try json(0, registration),
                 try json(1, UploadPrekeysRequest(oneTimePrekeys: [SignedPrekeyDTO(oneTime.signed)])),
                 try json(2, TokenRequest(identityKey: Base64Bytes(live.bob.publicKey.rawRepresentation), nonce: Base64Bytes(nonce),
-                                         signature: Base64Bytes(AuthChallenge.sign(nonce: nonce, with: live.bob.signingKey)))),
+                                         signature: Base64Bytes(AuthChallenge.sign(nonce: nonce, origin: seedOrigin, with: live.bob.signingKey)),
+                                         origin: seedOrigin.description)),
                 try json(3, ChallengeRequest(identityKey: Base64Bytes(live.bob.publicKey.rawRepresentation))),
                 try json(4, deposit),
                 try json(5, AckRequest(messageIDs: [1, 2, UInt64.max])),

@@ -26,8 +26,9 @@ enum RelayRequestBodies {
             for prekey in request.oneTimePrekeys { _ = try? prekey.prekey() }
         case 2:
             guard let request = try? decoder.decode(TokenRequest.self, from: json),
-                  let identity = try? IdentityKey(rawRepresentation: request.identityKey.bytes) else { return }
-            let message = AuthChallenge.message(identityKey: request.identityKey.bytes, nonce: request.nonce.bytes)
+                  let identity = try? IdentityKey(rawRepresentation: request.identityKey.bytes),
+                  let origin = try? RelayOrigin(url: request.origin ?? "") else { return }
+            let message = AuthChallenge.message(identityKey: request.identityKey.bytes, nonce: request.nonce.bytes, origin: origin)
             _ = identity.signingKey.isValidSignature(request.signature.bytes, for: message)
         case 3:
             _ = try? decoder.decode(ChallengeRequest.self, from: json)

@@ -6,6 +6,9 @@ public enum DeliveryFailure: Error, Sendable, Equatable {
     /// 401: the token expired or was revoked. `RelaySession` re-authenticates
     /// once and retries; anywhere else it is final.
     case unauthorized
+    /// The relay refused the login itself (a signature for another relay's
+    /// origin, an unknown identity key format): final, with the relay's reason.
+    case loginRefused(reason: String)
     /// 422 and other client errors the relay will refuse again: never retried.
     case rejected(status: Int, code: String)
     /// 413: the envelope is over the relay's size limit: never retried.
@@ -43,6 +46,8 @@ extension BackoffPolicy {
     /// `RelaySession`'s rule, for the calls that carry a token).
     public func decision(for failure: DeliveryFailure, failures: Int, using random: any RandomSource) -> RetryDecision {
         switch failure {
+        case let .loginRefused(reason):
+            return .giveUp(reason: "the relay refused the login: \(reason)")
         case .unauthorized:
             return .giveUp(reason: "the relay refused our credentials after re-authenticating; run `hush sync` to register again")
         case let .rejected(status, code):

@@ -71,6 +71,7 @@ extension DeliveryFailure: CustomStringConvertible {
     public var description: String {
         switch self {
         case .unauthorized: return "the relay refused our credentials"
+        case let .loginRefused(reason): return "the relay refused the login: \(reason)"
         case let .rejected(status, code): return "the relay rejected the request (HTTP \(status), \(code))"
         case .tooLarge: return "the request is larger than the relay accepts"
         case let .rateLimited(after): return "the relay is rate-limiting us" + (after.map { "; retry in \(($0 + 999) / 1000) s" } ?? "")

@@ -10,7 +10,7 @@ struct DepositFeedService: Service {
 
     func run() async throws {
         try await cancelWhenGracefulShutdown {
-            try await feed.run(HubSockets(hub: core.hub))
+            try await feed.run(HubSockets(hub: core.hub, metrics: core.metrics))
         }
     }
 }
@@ -18,14 +18,16 @@ struct DepositFeedService: Service {
 /// The connection hub, as the deposit feed sees it.
 struct HubSockets: DepositFeedSockets {
     let hub: ConnectionHub
+    let metrics: RelayMetrics
 
     var connectedMailboxes: [[UInt8]] { hub.connectedIdentities }
 
     func isConnected(_ mailbox: [UInt8]) -> Bool { hub.isConnected(mailbox) }
 
     func deliver(_ stored: StoredEnvelope, to mailbox: [UInt8]) {
-        hub.send(to: mailbox) {
+        let pushed = hub.send(to: mailbox) {
             SocketFrames.message(messageID: stored.messageID, timestamp: stored.timestamp, expiresAt: stored.expiresAt, envelope: stored.envelope)
         }
+        metrics.pushes.increment(by: Int64(pushed))
     }
 }

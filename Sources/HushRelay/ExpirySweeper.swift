@@ -28,6 +28,10 @@ struct ExpirySweeper: Service {
         // Uploads nobody continued for a day are abandoned.
         let abandoned = core.blobs.sweepResumables(olderThan: 86_400, now: core.now)
         if abandoned > 0 { core.logger.info("abandoned uploads swept", metadata: ["uploads": "\(abandoned)"]) }
+        core.metrics.sweeps.increment()
+        core.metrics.sweptEnvelopes.increment(by: Int64(result.envelopes))
+        core.metrics.sweptBlobs.increment(by: Int64(result.expiredBlobIDs.count))
+        if core.metrics.registry != nil { core.metrics.recordStorageSize(of: core.configuration.dataDirectory) }
         if result.envelopes + result.expiredBlobIDs.count > 0 {
             core.logger.info("expired items swept", metadata: [
                 "envelopes": "\(result.envelopes)", "blobs": "\(result.expiredBlobIDs.count)",

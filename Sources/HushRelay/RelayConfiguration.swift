@@ -5,6 +5,16 @@ import HushRelayAPI
 public struct RelayConfiguration: Sendable {
     public var host: String = "127.0.0.1"
     public var port: Int = 8080
+    /// Further origins clients reach this relay by (`https://relay.example.org`
+    /// through a reverse proxy or a DNS name): login signatures must name one
+    /// of these or the listen address, `http://HOST:PORT` with the bound port
+    /// (and the other loopback spellings when HOST is loopback).
+    public var origins: [RelayOrigin] = []
+    /// TLS served by the relay itself (`RelayTLS`); nil: plain HTTP.
+    public var tls: RelayTLS?
+    /// SHA-256 of the relay's TLS public key (SPKI) when it serves TLS itself:
+    /// login signatures made with a pinned URL must name it.
+    public var keyPin: [UInt8]? { tls?.pin }
     /// Where the key file, the database and blobs live.
     public var dataDirectory: String = "relay-data"
     /// Where the database key lives; nil: `relay.key` inside the data directory.
@@ -23,6 +33,9 @@ public struct RelayConfiguration: Sendable {
     public var rateLimits = RateLimits()
     /// Seconds between WebSocket pings; a peer that misses a pong is closed.
     public var pingIntervalSeconds: Int64 = 30
+    /// Where `GET /metrics` (Prometheus) listens, when the relay has Prometheus
+    /// metrics (`RelayMetrics.prometheus()`); nil: no endpoint.
+    public var metricsAddress: (host: String, port: Int)?
     /// Deadlines and caps for connections.
     public var connectionLimits = ConnectionLimits()
 

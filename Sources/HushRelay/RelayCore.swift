@@ -14,8 +14,15 @@ public final class RelayCore: Sendable {
     public let clock: any TimeSource
     public let random: any RandomSource
     public let logger: Logger
+    /// Counters and timings (`RelayMetrics`); counting nothing unless enabled.
+    public let metrics: RelayMetrics
     let limits: Limiters
     let firstContactDifficulty: FirstContactDifficulty
+    /// The origins login signatures may name.
+    let origins: AcceptedOrigins
+
+    /// The origins a login signature may name now (tests, the log line at start).
+    public var acceptedOrigins: [RelayOrigin] { origins.all }
 
     struct Limiters: Sendable {
         let perAddress: RateLimiter
@@ -27,7 +34,9 @@ public final class RelayCore: Sendable {
     }
 
     public init(configuration: RelayConfiguration, storage: RelayStorage, blobs: BlobStore,
-                clock: any TimeSource = SystemClock(), random: any RandomSource = SystemRandom(), logger: Logger) {
+                clock: any TimeSource = SystemClock(), random: any RandomSource = SystemRandom(), logger: Logger,
+                metrics: RelayMetrics = RelayMetrics()) {
+        self.metrics = metrics
         self.configuration = configuration
         self.storage = storage
         self.blobs = blobs
@@ -35,6 +44,7 @@ public final class RelayCore: Sendable {
         self.clock = clock
         self.random = random
         self.logger = logger
+        self.origins = AcceptedOrigins(configuration: configuration)
         let rules = configuration.rateLimits
         self.firstContactDifficulty = FirstContactDifficulty(baseBits: rules.firstContactWorkBits)
         self.limits = Limiters(

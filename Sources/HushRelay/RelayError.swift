@@ -9,6 +9,9 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
     case badRequest(String)
     case unauthorized
     case authenticationFailed
+    /// The token request names no origin (the old, unbound format) or
+    /// another relay's origin or key pin; the reason says which.
+    case loginRefused(String)
     case forbidden
     case invalidCredential
     case notFound(String)
@@ -35,7 +38,7 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
     public var status: HTTPResponse.Status {
         switch self {
         case .badRequest, .digestMismatch: .badRequest
-        case .unauthorized, .authenticationFailed: .unauthorized
+        case .unauthorized, .authenticationFailed, .loginRefused: .unauthorized
         case .forbidden, .invalidCredential: .forbidden
         case .notFound: .notFound
         case .conflict, .staleRegistration: .conflict
@@ -53,7 +56,7 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
         case .badRequest: .badRequest
         case .digestMismatch: .digestMismatch
         case .unauthorized: .unauthorized
-        case .authenticationFailed: .authenticationFailed
+        case .authenticationFailed, .loginRefused: .authenticationFailed
         case .forbidden: .forbidden
         case .invalidCredential: .invalidCredential
         case .notFound: .notFound
@@ -76,6 +79,7 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .badRequest(what): "bad request: \(what)"
         case .unauthorized: "missing, unknown or expired token: authenticate again"
         case .authenticationFailed: "authentication failed: request a new challenge and sign it with the identity key"
+        case let .loginRefused(why): why
         case .forbidden: "this token's identity may not access this resource"
         case .invalidCredential: "the delivery credential is not valid for this mailbox: ask the recipient for a new one"
         case let .notFound(what): "\(what) not found"

@@ -29,20 +29,21 @@ public struct RelayServer: Sendable {
     /// The embedded default: the SQLCipher file in the data directory, keyed
     /// by the key file created there on first start.
     public static func embedded(configuration: RelayConfiguration, logger: Logger,
-                                clock: any TimeSource = SystemClock()) throws -> RelayServer {
+                                clock: any TimeSource = SystemClock(), metrics: RelayMetrics = RelayMetrics()) throws -> RelayServer {
         let directory = RelayDataDirectory(path: configuration.dataDirectory, keyFile: configuration.keyFile)
         try directory.prepare()
         let key = try directory.loadOrCreateKey()
         let storage = RelayStorage(try SQLCipherRelayStorage(path: directory.databaseFile, key: key))
         let core = RelayCore(configuration: configuration, storage: storage, blobs: BlobStore(directory: directory.blobDirectory),
-                             clock: clock, logger: logger)
+                             clock: clock, logger: logger, metrics: metrics)
         return RelayServer(core: core)
     }
 
     /// The HTTP routes (also what router tests drive without a socket).
     public func makeRouter() -> Router<RelayRequestContext> {
         let router = Router(context: RelayRequestContext.self)
-        router.add(middleware: ErrorMappingMiddleware(logger: core.logger))
+        router.add(middleware: RequestMetricsMiddleware(metrics: core.metrics))
+        router.add(middleware: ErrorMappingMiddleware(logger: core.logger, metrics: core.metrics))
         HealthRoutes.add(to: router, core: core)
         IdentityRoutes.add(to: router, core: core)
         PrekeyRoutes.add(to: router, core: core)
@@ -56,7 +57,9 @@ public struct RelayServer: Sendable {
 
     /// The application: HTTP/1 with WebSocket upgrade on `/v1/socket`, the
     /// expiry sweeper as a service. `onListening` gets the bound port.
-    public func makeApplication(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+    /// `onMetricsListening` gets the metrics endpoint's port, when there is one.
+    public func makeApplication(onListening: @escaping @Sendable (Int) async -> Void = { _ in },
+                                onMetricsListening: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         let socketRouter = Router(context: RelayRequestContext.self)
         SocketRoute.add(to: socketRouter, core: core)
         let configuration = core.configuration
@@ -76,20 +79,31 @@ public struct RelayServer: Sendable {
             server: HTTPServerBuilder { responder in
                 GuardedHTTPChannel(inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
                                                                        configuration: channelConfiguration),
-                                   counter: counter)
+                                   counter: counter, tls: configuration.tls?.context)
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "hush-relay"),
-            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
+            onServerRunning: { [core] channel in
+                let port = channel.localAddress?.port ?? 0
+                core.origins.bound(host: configuration.host, port: port)
+                await onListening(port)
+            },
             logger: libraryLogger
         )
         app.addServices(ExpirySweeper(core: core))
+        if let address = configuration.metricsAddress, let registry = core.metrics.registry {
+            // Measured at start too: the first sweep is a minute away.
+            core.metrics.recordStorageSize(of: configuration.dataDirectory)
+            app.addServices(MetricsEndpoint.application(registry: registry, host: address.host, port: address.port,
+                                                        logger: libraryLogger, onListening: onMetricsListening))
+        }
         if let feed = core.storage.deposits { app.addServices(DepositFeedService(core: core, feed: feed)) }
         return app
     }
 
     /// Serves until SIGINT or SIGTERM (then finishes the requests in flight).
-    public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
-        try await makeApplication(onListening: onListening).runService()
+    public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in },
+                    onMetricsListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        try await makeApplication(onListening: onListening, onMetricsListening: onMetricsListening).runService()
     }
 
     /// Runs one expiry sweep now (tests; the service does it periodically).

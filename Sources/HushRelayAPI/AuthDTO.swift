@@ -17,14 +17,18 @@ public struct ChallengeResponse: Codable, Sendable {
 }
 
 /// `POST /v1/auth/token`: the signed challenge. Each nonce is accepted once.
+/// `origin` is the relay origin the client signed for (`RelayOrigin`, canonical);
+/// a request without it is the old, unbound format and is refused.
 public struct TokenRequest: Codable, Sendable {
     public var identityKey: Base64Bytes
     public var nonce: Base64Bytes
     public var signature: Base64Bytes
-    public init(identityKey: Base64Bytes, nonce: Base64Bytes, signature: Base64Bytes) {
+    public var origin: String?
+    public init(identityKey: Base64Bytes, nonce: Base64Bytes, signature: Base64Bytes, origin: String?) {
         self.identityKey = identityKey
         self.nonce = nonce
         self.signature = signature
+        self.origin = origin
     }
 }
 
@@ -40,18 +44,31 @@ public struct TokenResponse: Codable, Sendable {
 
 /// The bytes a client signs to answer a challenge:
 ///
-///     "hush/v1/relay-auth" || 0x00 || identity key (32) || nonce (32)
+///     "hush/v2/relay-auth" || 0x00 || identity key (32) || nonce (32)
+///       || origin length (2 bytes, big-endian) || origin (canonical `RelayOrigin`, UTF-8)
+///       || pin length (1 byte: 0, or 32) || pin (SHA-256 of the relay's TLS public key, SPKI DER)
 ///
 /// The context keeps the signature from being valid as a prekey signature
-/// or a registration proof.
+/// or a registration proof. The origin (and the pin when the client pinned
+/// the relay's key) binds the signature to the relay the client meant: a
+/// relay that passes another relay's challenge on gets a signature naming
+/// itself, which the other relay refuses. `v2` because the unbound `v1`
+/// form (no origin, no pin) is no longer accepted.
 public enum AuthChallenge {
-    public static let context = Array("hush/v1/relay-auth".utf8) + [0x00]
+    public static let context = Array("hush/v2/relay-auth".utf8) + [0x00]
+    /// The length of a key pin (SHA-256).
+    public static let pinLength = 32
 
-    public static func message(identityKey: [UInt8], nonce: [UInt8]) -> [UInt8] {
-        context + identityKey + nonce
+    public static func message(identityKey: [UInt8], nonce: [UInt8], origin: RelayOrigin, pin: [UInt8]? = nil) -> [UInt8] {
+        let originBytes = Array(origin.description.utf8)
+        let pinBytes = pin ?? []
+        precondition(originBytes.count <= Int(UInt16.max) && (pinBytes.isEmpty || pinBytes.count == pinLength))
+        return context + identityKey + nonce
+            + [UInt8(originBytes.count >> 8), UInt8(originBytes.count & 0xFF)] + originBytes
+            + [UInt8(pinBytes.count)] + pinBytes
     }
 
-    public static func sign(nonce: [UInt8], with identity: Ed25519.PrivateKey) -> [UInt8] {
-        identity.signature(for: message(identityKey: identity.publicKey.rawRepresentation, nonce: nonce))
+    public static func sign(nonce: [UInt8], origin: RelayOrigin, pin: [UInt8]? = nil, with identity: Ed25519.PrivateKey) -> [UInt8] {
+        identity.signature(for: message(identityKey: identity.publicKey.rawRepresentation, nonce: nonce, origin: origin, pin: pin))
     }
 }

@@ -13,8 +13,20 @@ public struct RelayClientTransport: RelayTransport {
         self.client = client
     }
 
+    /// A refused login keeps the relay's reason (another relay's origin, an
+    /// old client): logging in again would be refused the same way.
     public func authenticate(identity: IdentityKeyPair) async throws(DeliveryFailure) {
-        _ = try await map { () async throws(RelayClientError) in try await client.authenticate(identity: identity.signingKey) }
+        do {
+            _ = try await client.authenticate(identity: identity.signingKey)
+        } catch let .http(401, code, message, _) where code == RelayErrorCode.authenticationFailed.rawValue {
+            throw .loginRefused(reason: message)
+        } catch let .invalidRelayURL(what) {
+            throw .loginRefused(reason: RelayClientError.invalidRelayURL(what).description)
+        } catch let .pinMismatch(expected, presented) {
+            throw .loginRefused(reason: RelayClientError.pinMismatch(expected: expected, presented: presented).description)
+        } catch {
+            throw DeliveryFailure(error)
+        }
     }
 
     public var sessionToken: SessionToken? {
@@ -217,7 +229,9 @@ extension DeliveryFailure {
             }
         case let .transport(what):
             self = .unavailable(reason: what)
-        case let .invalidResponse(what):
+        case .pinMismatch:
+            self = .unavailable(reason: error.description)
+        case let .invalidResponse(what), let .invalidRelayURL(what):
             self = .rejected(status: 0, code: what)
         }
     }

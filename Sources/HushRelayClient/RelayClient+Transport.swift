@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import HushRelayAPI
 import NIOCore
+import NIOSSL
 import NIOHTTP1
 
 /// A raw relay answer: status, headers that matter, body bytes.
@@ -46,6 +47,7 @@ extension RelayClient {
     public func send(_ method: HTTPMethod, _ path: String, body: ByteBuffer? = nil, contentType: String? = nil,
                      authenticated: Bool = false, headers extra: [(String, String)] = [],
                      maxResponseBytes: Int = 4 * 1024 * 1024) async throws(RelayClientError) -> RelayRawResponse {
+        let http = try await transport().http
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
         if let body {
@@ -61,6 +63,8 @@ extension RelayClient {
             return RelayRawResponse(status: Int(response.status.code), retryAfter: response.headers.first(name: "Retry-After"),
                                     workBits: response.headers.first(name: FirstContactWork.bitsHeader).flatMap(Int.init),
                                     body: Array(bytes.readableBytesView))
+        } catch is NIOSSLError {
+            throw .transport("the TLS handshake failed: this system does not trust the relay's certificate (a relay with a self-signed key needs its pin: https://HOST:PORT#pin=PIN)")
         } catch {
             throw .transport(String(describing: type(of: error)))
         }

@@ -5,13 +5,19 @@ import HushProtocol
 import HushRelayAPI
 import Logging
 import NIOCore
+import NIOSSL
 import Synchronization
 
 /// The relay's HTTP API, typed. One instance per relay and identity: after
 /// `authenticate` it holds the bearer token (in memory only) and the
 /// identity whose mailbox `sync`/`ack` address.
 public final class RelayClient: Sendable {
+    /// The relay URL without its `#pin=` fragment.
     public let baseURL: String
+    /// The relay's key pin from `#pin=` (`RelayKeyPin`): then only that key is trusted.
+    public let pin: [UInt8]?
+    /// A URL that cannot be used (a bad pin fragment), reported on first use.
+    let urlProblem: String?
     let http: HTTPClient
     let logger: Logger
     let timeout: TimeAmount
@@ -28,7 +34,14 @@ public final class RelayClient: Sendable {
     /// - Parameter baseURL: e.g. `http://127.0.0.1:8080` (no trailing slash).
     public init(baseURL: String, httpClient: HTTPClient = RelayClient.failFastHTTPClient, timeout: TimeAmount = .seconds(30),
                 logger: Logger = Logger(label: "hush.relay-client"), clock: any TimeSource = SystemClock()) {
-        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        var url = baseURL, pin: [UInt8]?, problem: String?
+        do { (url, pin) = try RelayKeyPin.split(baseURL) } catch { problem = error.description }
+        self.baseURL = url.hasSuffix("/") ? String(url.dropLast()) : url
+        self.pin = pin
+        self.urlProblem = problem
+        if problem == nil, let origin = try? RelayOrigin(url: self.baseURL), origin.scheme == "http", !origin.isLoopback {
+            logger.warning("the relay URL is plain http:// to another machine: anyone on the way can read and change what is sent; use https://")
+        }
         self.clock = clock
         self.http = httpClient
         self.timeout = timeout
@@ -58,6 +71,17 @@ public final class RelayClient: Sendable {
     /// Uses a token obtained elsewhere (e.g. restored after a restart).
     public func useToken(_ token: String, identity: [UInt8], expiresAt: Int64) {
         session.withLock { $0 = Session(identity: identity, token: token, expiresAt: expiresAt) }
+    }
+
+    /// The HTTP client for this relay, and the TLS configuration a pinned
+    /// relay's connections use (nil: the system's trust store).
+    func transport() async throws(RelayClientError) -> (http: HTTPClient, tls: TLSConfiguration?) {
+        if let urlProblem { throw .invalidRelayURL(urlProblem) }
+        guard let pin else { return (http, nil) }
+        let origin = try self.origin
+        let host = origin.host.hasPrefix("[") ? String(origin.host.dropFirst().dropLast()) : origin.host
+        let (client, tls) = try await PinnedRelayKey.client(host: host, port: origin.port, pin: pin)
+        return (client, tls)
     }
 
     /// Forgets the token (after a 401, before re-authenticating).
@@ -110,14 +134,27 @@ public final class RelayClient: Sendable {
 
     // MARK: Authentication
 
+    /// The origin login signatures name: the relay this client was told to
+    /// use, whatever answers there (`AuthChallenge`).
+    public var origin: RelayOrigin {
+        get throws(RelayClientError) {
+            if let urlProblem { throw .invalidRelayURL(urlProblem) }
+            do { return try RelayOrigin(url: baseURL) } catch { throw .invalidRelayURL(error.description) }
+        }
+    }
+
     /// Challenge → signature → token. The token is kept for later calls.
+    /// The signature names `origin`, so a relay that passed this challenge on
+    /// from another relay gets nothing usable there.
     @discardableResult
     public func authenticate(identity: Ed25519.PrivateKey) async throws(RelayClientError) -> TokenResponse {
+        let origin = try self.origin
         let publicKey = identity.publicKey.rawRepresentation
         let challenge = try await call(.POST, RelayPaths.challenge, body: ChallengeRequest(identityKey: Base64Bytes(publicKey)), as: ChallengeResponse.self)
-        let signature = AuthChallenge.sign(nonce: challenge.nonce.bytes, with: identity)
+        let signature = AuthChallenge.sign(nonce: challenge.nonce.bytes, origin: origin, pin: pin, with: identity)
         let token = try await call(.POST, RelayPaths.token,
-                                   body: TokenRequest(identityKey: Base64Bytes(publicKey), nonce: challenge.nonce, signature: Base64Bytes(signature)),
+                                   body: TokenRequest(identityKey: Base64Bytes(publicKey), nonce: challenge.nonce,
+                                                      signature: Base64Bytes(signature), origin: origin.description),
                                    as: TokenResponse.self)
         useToken(token.token, identity: publicKey, expiresAt: token.expiresAt)
         return token
@@ -202,6 +239,10 @@ public final class RelayClient: Sendable {
     public func connectSocket() async throws(RelayClientError) -> RelaySocket {
         let token = try currentSession().token
         let url = baseURL.replacingOccurrences(of: "http://", with: "ws://").replacingOccurrences(of: "https://", with: "wss://") + RelayPaths.socket
-        return try await RelaySocket.connect(url: url, token: token, logger: logger)
+        let tls = try await transport().tls
+        let host = try origin.host
+        let isAddress = host.hasPrefix("[") || host.allSatisfy { $0.isNumber || $0 == "." }
+        return try await RelaySocket.connect(url: url, token: token, tlsConfiguration: tls,
+                                             sniHostname: tls != nil && isAddress ? "pinned-relay.invalid" : nil, logger: logger)
     }
 }

@@ -12,6 +12,10 @@ public enum RelayClientError: Error, Sendable, Equatable, CustomStringConvertibl
     case notAuthenticated
     /// The WebSocket upgrade was refused (bad or expired token, or the relay is down).
     case socketRefused
+    /// The relay URL is not one a client can log in to (not http/https, no host).
+    case invalidRelayURL(String)
+    /// The relay's TLS key is not the one its URL pins (`#pin=`): not trusted.
+    case pinMismatch(expected: String, presented: String)
 
     public var status: Int? {
         if case let .http(status, _, _, _) = self { return status }
@@ -55,6 +59,9 @@ public enum RelayClientError: Error, Sendable, Equatable, CustomStringConvertibl
         case let .invalidResponse(what): "unexpected answer from the relay: \(what)"
         case .notAuthenticated: "not authenticated with the relay: call authenticate first"
         case .socketRefused: "the relay refused the WebSocket connection: authenticate again"
+        case let .invalidRelayURL(what): "\(what): use http://HOST:PORT or https://HOST[:PORT][#pin=PIN]"
+        case let .pinMismatch(expected, presented):
+            "the relay's TLS key does not match the pin in its URL (pinned \(expected), presented \(presented)): it may not be your relay; nothing was sent. If its operator replaced the key, use the new pin they give you"
         }
     }
 }

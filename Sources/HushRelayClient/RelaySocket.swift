@@ -4,6 +4,7 @@ import HummingbirdWSClient
 import HushRelayAPI
 import Logging
 import NIOCore
+import NIOSSL
 import NIOWebSocket
 import Synchronization
 
@@ -48,15 +49,19 @@ public final class RelaySocket: Sendable {
         try? await writer.close(.normalClosure, reason: nil)
     }
 
-    static func connect(url: String, token: String, logger: Logger) async throws(RelayClientError) -> RelaySocket {
+    /// `sniHostname` replaces an IP address as the TLS server name, which TLS
+    /// does not allow (a pinned relay is known by its key, not its name).
+    static func connect(url: String, token: String, tlsConfiguration: TLSConfiguration?, sniHostname: String?,
+                        logger: Logger) async throws(RelayClientError) -> RelaySocket {
         let (events, sink) = AsyncStream.makeStream(of: RelaySocketEvent.self, bufferingPolicy: .bufferingNewest(4096))
         let (ready, readySink) = AsyncStream.makeStream(of: WebSocketOutboundWriter?.self, bufferingPolicy: .bufferingNewest(1))
         var headers = HTTPFields()
         headers[.authorization] = "Bearer \(token)"
-        let configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 17, additionalHeaders: headers)
+        var configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 17, additionalHeaders: headers)
+        configuration.sniHostname = sniHostname
         let task = Task {
             do {
-                let close = try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inbound, outbound, _ in
+                let close = try await WebSocketClient.connect(url: url, configuration: configuration, tlsConfiguration: tlsConfiguration, logger: logger) { inbound, outbound, _ in
                     readySink.yield(outbound)
                     readySink.finish()
                     for try await message in inbound.messages(maxSize: 1 << 20) {

@@ -46,6 +46,7 @@ struct FaultSoak {
         figures.seed = settings.seed
         let bed = try Testbed("fault-soak")
         let proxy = try FaultProxy(forwardingTo: bed.relay.port, odds: FaultProxy.Odds(), seed: settings.seed)
+        try bed.relay.acceptLogins(for: proxy.url)
         users = try ["alice", "bob", "carol"].map { try bed.newUser($0, relayURL: proxy.url) }
         self.bed = bed
         self.proxy = proxy

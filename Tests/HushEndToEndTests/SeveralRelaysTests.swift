@@ -17,6 +17,8 @@ import Testing
         // Alice goes through a balancer that prefers A and fails over to B; Bob talks to B.
         let balancer = try RecordingProxy(balancing: [relayA.port, relayB.port])
         defer { balancer.stop() }
+        try relayA.acceptLogins(for: balancer.url)
+        try relayB.acceptLogins(for: balancer.url)
         let alice = try bed.newUser("alice", relayURL: balancer.url)
         let bob = try bed.newUser("bob", relayURL: relayB.url)
         let carol = try bed.newUser("carol", relayURL: relayA.url)

@@ -61,6 +61,7 @@ import Testing
     @Test func envelopesProcessedButNotAcknowledgedAreAcknowledgedByTheNextSync() throws {
         let bed = try Testbed("pending-ack")
         let wire = try RecordingProxy(forwardingTo: bed.relay.port)
+        try bed.relay.acceptLogins(for: wire.url)
         let alice = try bed.newUser("alice"), bob = try bed.newUser("bob", relayURL: wire.url)
         try bed.addContact(alice, bob)
         let texts = ["one", "two", "three"]

@@ -11,6 +11,7 @@ import Testing
         // could; that is where the attacker lifts a genuine envelope from.
         let wire = try RecordingProxy(forwardingTo: bed.relay.port)
         defer { wire.stop() }
+        try bed.relay.acceptLogins(for: wire.url)
         let alice = try bed.newUser("alice", relayURL: wire.url)
         let bob = try bed.newUser("bob")
         try bed.addContact(alice, bob)

@@ -24,7 +24,8 @@ import Testing
             let challenge = try JSON.decode(ChallengeResponse.self,
                                             await client.json(.post, RelayPaths.challenge, ChallengeRequest(identityKey: Base64Bytes(alice.identity))).body)
             let answer = TokenRequest(identityKey: Base64Bytes(alice.identity), nonce: challenge.nonce,
-                                      signature: Base64Bytes(AuthChallenge.sign(nonce: challenge.nonce.bytes, with: alice.key)))
+                                      signature: Base64Bytes(AuthChallenge.sign(nonce: challenge.nonce.bytes, origin: relay.origin, with: alice.key)),
+                                      origin: relay.origin.description)
             #expect(try await client.json(.post, RelayPaths.token, answer).status == .ok)
             let replay = try await client.json(.post, RelayPaths.token, answer)
             #expect(replay.status == .unauthorized)
@@ -42,7 +43,8 @@ import Testing
                                             await client.json(.post, RelayPaths.challenge, ChallengeRequest(identityKey: Base64Bytes(alice.identity))).body)
             relay.clock.advance(seconds: RelayLimits.challengeLifetimeSeconds + 1)
             let answer = TokenRequest(identityKey: Base64Bytes(alice.identity), nonce: challenge.nonce,
-                                      signature: Base64Bytes(AuthChallenge.sign(nonce: challenge.nonce.bytes, with: alice.key)))
+                                      signature: Base64Bytes(AuthChallenge.sign(nonce: challenge.nonce.bytes, origin: relay.origin, with: alice.key)),
+                                      origin: relay.origin.description)
             #expect(try await client.json(.post, RelayPaths.token, answer).status == .unauthorized)
         }
     }
@@ -56,7 +58,8 @@ import Testing
             let challenge = try JSON.decode(ChallengeResponse.self,
                                             await client.json(.post, RelayPaths.challenge, ChallengeRequest(identityKey: Base64Bytes(alice.identity))).body)
             let forged = TokenRequest(identityKey: Base64Bytes(alice.identity), nonce: challenge.nonce,
-                                      signature: Base64Bytes(AuthChallenge.sign(nonce: challenge.nonce.bytes, with: mallory.key)))
+                                      signature: Base64Bytes(AuthChallenge.sign(nonce: challenge.nonce.bytes, origin: relay.origin, with: mallory.key)),
+                                      origin: relay.origin.description)
             #expect(try await client.json(.post, RelayPaths.token, forged).status == .unauthorized)
         }
     }

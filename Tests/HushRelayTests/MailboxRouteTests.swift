@@ -171,7 +171,7 @@ import Testing
             relay.clock.advance(seconds: 1_801)
             let result = try await relay.server.sweepNow()
             #expect(result.envelopes == 1)
-            let token2 = try await client.authenticate(alice)
+            let token2 = try await client.authenticate(alice, origin: relay.origin)
             _ = token
             let left = try JSON.decode(SyncResponse.self, await client.get(RelayPaths.mailboxMessages(alice.identity), token: token2).body)
             #expect(left.messages.map(\.envelope.bytes) == [sealedSized([2])])

@@ -131,7 +131,7 @@ import Testing
                 #expect(bundle.signedPrekey == SignedPrekeyDTO(alice.signedPrekey))
             }
             // Seven of each kind are still there for fetches within a later budget.
-            let token = try await client.authenticate(alice)
+            let token = try await client.authenticate(alice, origin: relay.origin)
             let counts = try JSON.decode(PrekeyCountResponse.self, try await client.get(RelayPaths.prekeyCount, token: token).body)
             #expect(counts == PrekeyCountResponse(oneTimeX25519: 7, oneTimeKEM: 7))
             // Another identity's budget is its own.

@@ -83,6 +83,9 @@ struct TestRelay {
 
     var now: Int64 { clock.now() }
 
+    /// The origin login signatures name here (the listen address before it is bound).
+    var origin: RelayOrigin { server.core.acceptedOrigins[0] }
+
     func application() -> some ApplicationProtocol { server.makeApplication() }
 }
 
@@ -103,15 +106,16 @@ extension TestClientProtocol {
     func registerAndAuthenticate(_ user: TestUser, relay: TestRelay, oneTime: [SignedPrekey] = []) async throws -> String {
         let registered = try await json(.post, RelayPaths.identities, user.registration(at: relay.now, oneTime: oneTime))
         guard registered.status == .created else { throw TestFailure("registration answered \(registered.status)") }
-        return try await authenticate(user)
+        return try await authenticate(user, origin: relay.origin)
     }
 
-    func authenticate(_ user: TestUser) async throws -> String {
+    func authenticate(_ user: TestUser, origin: RelayOrigin) async throws -> String {
         let challenge = try JSON.decode(ChallengeResponse.self,
                                         await json(.post, RelayPaths.challenge, ChallengeRequest(identityKey: Base64Bytes(user.identity))).body)
-        let signature = AuthChallenge.sign(nonce: challenge.nonce.bytes, with: user.key)
+        let signature = AuthChallenge.sign(nonce: challenge.nonce.bytes, origin: origin, with: user.key)
         let response = try await json(.post, RelayPaths.token,
-                                      TokenRequest(identityKey: Base64Bytes(user.identity), nonce: challenge.nonce, signature: Base64Bytes(signature)))
+                                      TokenRequest(identityKey: Base64Bytes(user.identity), nonce: challenge.nonce,
+                                                   signature: Base64Bytes(signature), origin: origin.description))
         guard response.status == .ok else { throw TestFailure("token answered \(response.status)") }
         return try JSON.decode(TokenResponse.self, response.body).token
     }

@@ -2,6 +2,7 @@ import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import NIOSSL
 
 /// Hummingbird's HTTP/1 + WebSocket child channel with the relay's connection
 /// rules in front (`ConnectionGate`): a place per client address and in total
@@ -12,6 +13,9 @@ struct GuardedHTTPChannel: ServerChildChannel {
 
     let inner: HTTP1WebSocketUpgradeChannel
     let counter: ConnectionCounter
+    /// The relay's own TLS, added behind the gate (a refused connection gets
+    /// its 503 in plain text and is closed without a handshake).
+    let tls: NIOSSLContext?
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let address = channel.remoteAddress?.ipAddress ?? "unknown"
@@ -25,6 +29,9 @@ struct GuardedHTTPChannel: ServerChildChannel {
         }
         return channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandler(ConnectionGate(admission), position: .first)
+            if let tls, case .admitted = admission {
+                try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
+            }
         }.flatMap {
             inner.setup(channel: channel, logger: logger)
         }.flatMapThrowing { value in

@@ -12,37 +12,49 @@ import NIOHTTP1
 struct ErrorMappingMiddleware: RouterMiddleware {
     typealias Context = RelayRequestContext
     let logger: Logger
+    let metrics: RelayMetrics
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
-        } catch let error as RelayError {
+        } catch {
+            let (response, refusal) = map(error, request: request)
+            metrics.refused(status: Int(response.status.code), reason: refusal.code.rawValue)
+            return response
+        }
+    }
+
+    /// The response for `error`, and the `RelayError` it was answered as (for the refusal count).
+    private func map(_ error: any Error, request: Request) -> (Response, RelayError) {
+        func answer(_ error: RelayError) -> (Response, RelayError) { (error.makeResponse(), error) }
+        switch error {
+        case let error as RelayError:
             if case .internalFailure = error {
                 logger.error("request failed", metadata: ["error": "\(error)", "path": "\(LoggedPath(request.uri.path))"])
             }
-            return error.makeResponse()
-        } catch let error as HTTPError {
+            return answer(error)
+        case let error as HTTPError:
             switch error.status {
-            case .notFound: return RelayError.notFound("route").makeResponse()
-            case .contentTooLarge: return RelayError.tooLarge("the request body").makeResponse()
-            case .methodNotAllowed: return RelayError.badRequest("method not allowed").makeResponse()
-            case .badRequest: return RelayError.badRequest("the request could not be parsed").makeResponse()
+            case .notFound: return answer(RelayError.notFound("route"))
+            case .contentTooLarge: return answer(RelayError.tooLarge("the request body"))
+            case .methodNotAllowed: return answer(RelayError.badRequest("method not allowed"))
+            case .badRequest: return answer(RelayError.badRequest("the request could not be parsed"))
             default:
                 logger.error("request failed", metadata: ["status": "\(error.status.code)", "path": "\(LoggedPath(request.uri.path))"])
-                return RelayError.internalFailure("HTTP \(error.status.code)").makeResponse()
+                return answer(RelayError.internalFailure("HTTP \(error.status.code)"))
             }
-        } catch let error as DatabaseError where error.isStorageFailure {
+        case let error as DatabaseError where error.isStorageFailure:
             // A full or failing disk is the relay's state, not a bug: 503 with
             // Retry-After, so clients keep the request and try again later.
             logger.error("storage failed", metadata: ["error": "\(error)", "path": "\(LoggedPath(request.uri.path))"])
-            return RelayError.storageUnavailable.makeResponse()
-        } catch is HTTPParserError {
+            return answer(RelayError.storageUnavailable)
+        case is HTTPParserError:
             // The client sent bytes that are not HTTP/1.1 (a bad chunk size, say):
             // its mistake, a 4xx; the connection is closed after this answer.
-            return RelayError.badRequest("the request could not be parsed as HTTP/1.1").makeResponse()
-        } catch {
+            return answer(RelayError.badRequest("the request could not be parsed as HTTP/1.1"))
+        default:
             logger.error("request failed", metadata: ["error": "\(String(describing: type(of: error)))", "path": "\(LoggedPath(request.uri.path))"])
-            return RelayError.internalFailure("unexpected").makeResponse()
+            return answer(RelayError.internalFailure("unexpected"))
         }
     }
 }

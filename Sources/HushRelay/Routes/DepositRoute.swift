@@ -24,9 +24,12 @@ enum DepositRoute {
             if case .stored = outcome {
                 // Only after the commit (a pushed envelope is always also in the mailbox), and
                 // encoded only when the recipient has a socket open.
-                core.hub.send(to: mailbox) {
+                let pushed = core.hub.send(to: mailbox) {
                     SocketFrames.message(messageID: record.messageID, timestamp: record.timestamp, expiresAt: record.expiresAt, envelope: body.envelope)
                 }
+                core.metrics.deposits.increment()
+                core.metrics.depositBytes.increment(by: Int64(body.envelope.count))
+                core.metrics.pushes.increment(by: Int64(pushed))
                 core.logger.debug("envelope deposited", metadata: ["size": "\(body.envelope.count)", "messageID": "\(record.messageID)"])
             }
             return depositResponse(messageID: record.messageID, timestamp: record.timestamp)

@@ -29,6 +29,7 @@ enum MailboxRoutes {
                 MailboxMessage(messageID: $0.messageID, timestamp: $0.timestamp, expiresAt: $0.expiresAt, envelope: Base64Bytes($0.envelope),
                                envelopeSHA256: Base64Bytes(EnvelopeDigest.of($0.envelope)))
             }
+            core.metrics.syncs.increment()
             return try JSONBody.response(SyncResponse(messages: Array(page), hasMore: stored.count > limit))
         }
 
@@ -39,6 +40,8 @@ enum MailboxRoutes {
             let body = try await JSONBody.decode(AckRequest.self, from: request, limit: 64 * 1024)
             guard body.messageIDs.count <= RelayLimits.maxAckIDs else { throw RelayError.malformed("more than \(RelayLimits.maxAckIDs) ids") }
             let deleted = try await core.storage.mailboxes.acknowledge(mailbox: mailbox, messageIDs: body.messageIDs)
+            core.metrics.acks.increment()
+            core.metrics.acknowledgedEnvelopes.increment(by: Int64(deleted))
             return try JSONBody.response(AckResponse(deleted: deleted))
         }
 

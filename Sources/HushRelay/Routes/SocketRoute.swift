@@ -36,7 +36,11 @@ enum SocketRoute {
     static func run(grant: TokenGrant, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, core: RelayCore) async throws {
         let identity = grant.identity
         let (socketID, frames) = core.hub.register(identity: identity)
-        defer { core.hub.unregister(identity: identity, id: socketID) }
+        defer {
+            core.hub.unregister(identity: identity, id: socketID)
+            core.metrics.socketsOpen.record(core.hub.connectionCount)
+        }
+        core.metrics.socketsOpen.record(core.hub.connectionCount)
         core.logger.debug("socket opened", metadata: ["sockets": "\(core.hub.connectionCount)"])
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {

@@ -5,6 +5,6 @@ struct RelayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "relay",
         abstract: "Run a Hush relay.",
-        subcommands: [RelayServeCommand.self]
+        subcommands: [RelayServeCommand.self, RelayConfigCommand.self]
     )
 }

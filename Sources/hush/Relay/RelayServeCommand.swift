@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HushRelay
+import HushRelayAPI
 import HushRelayPostgres
 import Logging
 
@@ -8,66 +9,126 @@ import Logging
 /// PostgreSQL (`--database postgres://…`) for several instances. Prints `hush relay listening on http://HOST:PORT` once ready (tests and
 /// the demo parse that line); stops gracefully on SIGINT/SIGTERM.
 struct RelayServeCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "serve", abstract: "Serve the relay API on HTTP and WebSocket.")
+    static let configuration = CommandConfiguration(
+        commandName: "serve", abstract: "Serve the relay API on HTTP and WebSocket.",
+        discussion: """
+        Settings come from the defaults, then --config FILE (YAML; `hush relay config --print-defaults` writes one with every \
+        setting), then HUSH_RELAY_<KEY> variables (HUSH_RELAY_PORT, HUSH_RELAY_CONNECTIONS_IDLE_TIMEOUT, …), then these flags. \
+        An unknown key, a wrong type or an impossible value is refused, naming the key, and the relay does not start.
+        """)
 
-    @Option(help: "Address to listen on.") var host = "127.0.0.1"
-    @Option(help: "Port to listen on (0 picks a free one).") var port = 8080
-    @Option(help: "Data directory (database, blobs, and the key file unless --key-file); created when missing.") var data = "relay-data"
+    @Option(help: ArgumentHelp("A YAML configuration file with any of the relay's settings.", valueName: "FILE")) var config: String?
+    @Option(help: "Address to listen on (default: 127.0.0.1).") var host: String?
+    @Option(help: "Port to listen on; 0 picks a free one (default: 8080).") var port: Int?
+    @Option(help: ArgumentHelp("Another URL clients reach this relay by (repeatable), e.g. https://relay.example.org behind a TLS proxy: login signatures name the URL the client uses, and the relay accepts only these and http://HOST:PORT (on loopback also localhost and ::1).", valueName: "URL"))
+    var origin: [String] = []
+    @Option(help: "Data directory (database, blobs, and the key file unless --key-file); created when missing (default: relay-data).") var data: String?
     @Option(help: ArgumentHelp("The database key file, kept outside the data directory (also $HUSH_RELAY_KEY_FILE, or a systemd credential relay.key); created 0600 when missing.", valueName: "PATH"))
     var keyFile: String?
     @Option(help: ArgumentHelp("Use PostgreSQL instead of the embedded database, for several relay instances sharing it (also $HUSH_RELAY_DATABASE; put a password in $PGPASSWORD, not on the command line). Blobs stay in --data, which all instances must share.", valueName: "postgres://USER@HOST:PORT/DB"))
     var database: String?
-    @Option(help: "Days an undelivered envelope or blob is kept.") var retentionDays = 30
-    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel = "info"
-    @Option(help: "Seconds a new connection has to send its first request head.") var requestHeadTimeout: Int64 = 10
-    @Option(help: "Seconds a connection may stay silent between requests or body reads (WebSockets exempt).") var idleTimeout: Int64 = 30
-    @Option(help: "Open connections one client address may hold.") var maxConnectionsPerAddress = 64
-    @Option(help: "Open connections in all (keep below the descriptor limit, `ulimit -n`).") var maxConnections = 4_096
-    @Option(help: "Zero bits of proof of work a first-contact deposit needs when its mailbox is quiet (0 turns it off).") var firstContactWorkBits = 16
-    @Option(help: "MiB of unexpired blobs one identity may store.") var blobQuotaMib = 256
-    @Option(help: "Unexpired blobs one identity may store.") var blobQuotaCount = 1_000
+    @Option(help: "Days an undelivered envelope or blob is kept (default: 30).") var retentionDays: Int?
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default: info).") var logLevel: String?
+    @Option(help: "Seconds a new connection has to send its first request head (default: 10).") var requestHeadTimeout: Int?
+    @Option(help: "Seconds a connection may stay silent between requests or body reads; WebSockets exempt (default: 30).") var idleTimeout: Int?
+    @Option(help: "Open connections one client address may hold (default: 64).") var maxConnectionsPerAddress: Int?
+    @Option(help: "Open connections in all; keep below the descriptor limit, `ulimit -n` (default: 4096).") var maxConnections: Int?
+    @Option(help: "Zero bits of proof of work a first-contact deposit needs when its mailbox is quiet; 0 turns it off (default: 16).") var firstContactWorkBits: Int?
+    @Option(help: "MiB of unexpired blobs one identity may store (default: 256).") var blobQuotaMib: Int?
+    @Option(help: "Unexpired blobs one identity may store (default: 1000).") var blobQuotaCount: Int?
+    @Option(help: ArgumentHelp("Serve https:// with this PEM certificate chain (with --tls-key).", valueName: "PATH")) var tlsCertificate: String?
+    @Option(help: ArgumentHelp("The PEM private key for --tls-certificate.", valueName: "PATH")) var tlsKey: String?
+    @Flag(help: "Serve https:// with a key and certificate made in the data directory on first start, and print the key's pin for relay URLs (https://HOST:PORT#pin=…).")
+    var tlsSelfSigned = false
+    @Option(help: ArgumentHelp("Serve Prometheus metrics on GET /metrics at this address, apart from the relay's (default: none).", valueName: "HOST:PORT"))
+    var metrics: String?
 
     func validate() throws {
-        guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0…65535") }
-        guard (1...3_650).contains(retentionDays) else { throw ValidationError("--retention-days must be 1…3650") }
-        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
-        guard (1...3_600).contains(requestHeadTimeout) else { throw ValidationError("--request-head-timeout must be 1…3600 seconds") }
-        guard (1...3_600).contains(idleTimeout) else { throw ValidationError("--idle-timeout must be 1…3600 seconds") }
-        guard (1...1_000_000).contains(maxConnectionsPerAddress) else { throw ValidationError("--max-connections-per-address must be 1…1000000") }
-        guard (1...1_000_000).contains(maxConnections) else { throw ValidationError("--max-connections must be 1…1000000") }
-        guard (0...28).contains(firstContactWorkBits) else { throw ValidationError("--first-contact-work-bits must be 0…28") }
-        guard (1...1_048_576).contains(blobQuotaMib) else { throw ValidationError("--blob-quota-mib must be 1…1048576") }
-        guard (1...10_000_000).contains(blobQuotaCount) else { throw ValidationError("--blob-quota-count must be 1…10000000") }
+        let settings = try resolvedSettings()
+        let host = settings.configuration.host
+        if settings.configuration.origins.isEmpty, ["0.0.0.0", "::", "[::]"].contains(host) {
+            throw ValidationError("host \(host) listens on every address, so the relay cannot tell which URL clients use to log in: add --origin http://NAME:PORT (or the https:// URL of your proxy)")
+        }
+    }
+
+    /// Defaults, then the file, then the variables, then the flags; the first
+    /// bad value stops it with its key and source.
+    func resolvedSettings(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> RelaySettings {
+        var settings = RelaySettings()
+        do {
+            if let config { try RelaySettingsFile.apply(contentsOf: config, to: &settings) }
+            try settings.applyEnvironment(environment)
+            let flags: [(String, String, RelaySettingValue?)] = [
+                ("--host", "host", host.map(RelaySettingValue.string)),
+                ("--port", "port", port.map(RelaySettingValue.int)),
+                ("--origin", "origins", origin.isEmpty ? nil : .strings(origin)),
+                ("--data", "data", data.map(RelaySettingValue.string)),
+                ("--key-file", "key-file", keyFile.map(RelaySettingValue.string)),
+                ("--database", "database", database.map(RelaySettingValue.string)),
+                ("--retention-days", "retention-days", retentionDays.map(RelaySettingValue.int)),
+                ("--log-level", "log-level", logLevel.map(RelaySettingValue.string)),
+                ("--request-head-timeout", "connections.request-head-timeout", requestHeadTimeout.map(RelaySettingValue.int)),
+                ("--idle-timeout", "connections.idle-timeout", idleTimeout.map(RelaySettingValue.int)),
+                ("--max-connections-per-address", "connections.max-per-address", maxConnectionsPerAddress.map(RelaySettingValue.int)),
+                ("--max-connections", "connections.max", maxConnections.map(RelaySettingValue.int)),
+                ("--first-contact-work-bits", "rate-limits.first-contact-work-bits", firstContactWorkBits.map(RelaySettingValue.int)),
+                ("--blob-quota-mib", "quotas.blob-mib", blobQuotaMib.map(RelaySettingValue.int)),
+                ("--blob-quota-count", "quotas.blob-count", blobQuotaCount.map(RelaySettingValue.int)),
+                ("--metrics", "metrics.listen", metrics.map(RelaySettingValue.string)),
+                ("--tls-certificate", "tls.certificate", tlsCertificate.map(RelaySettingValue.string)),
+                ("--tls-key", "tls.key", tlsKey.map(RelaySettingValue.string)),
+                ("--tls-self-signed", "tls.self-signed", tlsSelfSigned ? .string("true") : nil),
+            ]
+            for (flag, key, value) in flags { if let value { try settings.set(key, value, from: flag) } }
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        if settings.tlsCertificate.isEmpty != settings.tlsKey.isEmpty {
+            throw ValidationError("TLS needs both a certificate and a key (--tls-certificate and --tls-key, or tls.certificate and tls.key)")
+        }
+        if settings.tlsSelfSigned && !settings.tlsCertificate.isEmpty {
+            throw ValidationError("choose --tls-self-signed or a certificate and key, not both")
+        }
+        return settings
     }
 
     func run() async throws {
-        var logger = Logger(label: "hush.relay")
-        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
-        var configuration = RelayConfiguration()
-        configuration.host = host
-        configuration.port = port
-        configuration.dataDirectory = data
-        configuration.keyFile = RelayDataDirectory.keyFile(option: keyFile, environment: ProcessInfo.processInfo.environment)
-        configuration.retentionSeconds = Int64(retentionDays) * 86_400
-        configuration.connectionLimits.requestHeadTimeoutSeconds = requestHeadTimeout
-        configuration.connectionLimits.idleTimeoutSeconds = idleTimeout
-        configuration.connectionLimits.maxConnectionsPerAddress = maxConnectionsPerAddress
-        configuration.connectionLimits.maxConnections = maxConnections
-        configuration.blobQuota = BlobQuota(maxBytes: blobQuotaMib << 20, maxCount: blobQuotaCount)
-        configuration.rateLimits.firstContactWorkBits = firstContactWorkBits
         let environment = ProcessInfo.processInfo.environment
-        let relay: RelayServer
-        if let database = database ?? environment["HUSH_RELAY_DATABASE"], !database.isEmpty {
-            var url = try PostgresURL(database)
-            if url.password == nil { url.password = environment["PGPASSWORD"] }
-            relay = try await RelayServer.onPostgres(url, configuration: configuration, logger: logger)
-        } else {
-            relay = try RelayServer.embedded(configuration: configuration, logger: logger)
+        let settings = try resolvedSettings(environment: environment)
+        var logger = Logger(label: "hush.relay")
+        logger.logLevel = Logger.Level(rawValue: settings.logLevel) ?? .info
+        var configuration = settings.configuration
+        configuration.keyFile = RelayDataDirectory.keyFile(option: settings.keyFile.isEmpty ? nil : settings.keyFile, environment: environment)
+        configuration.metricsAddress = RelaySettings.hostAndPort(settings.metricsListen)
+        let metrics = configuration.metricsAddress == nil ? RelayMetrics() : RelayMetrics.prometheus()
+        if settings.tlsSelfSigned {
+            try RelayDataDirectory(path: configuration.dataDirectory, keyFile: configuration.keyFile).prepare()
+            configuration.tls = try RelayTLS.selfSigned(in: configuration.dataDirectory)
+        } else if !settings.tlsCertificate.isEmpty {
+            configuration.tls = try RelayTLS(certificateFile: settings.tlsCertificate, keyFile: settings.tlsKey)
         }
-        let host = self.host
-        try await relay.run { port in
+        let relay: RelayServer
+        if !settings.database.isEmpty {
+            var url = try PostgresURL(settings.database)
+            if url.password == nil { url.password = environment["PGPASSWORD"] }
+            relay = try await RelayServer.onPostgres(url, configuration: configuration, logger: logger, metrics: metrics)
+        } else {
+            relay = try RelayServer.embedded(configuration: configuration, logger: logger, metrics: metrics)
+        }
+        let host = configuration.host, scheme = configuration.tls == nil ? "http" : "https"
+        let pin = configuration.keyPin.map(RelayKeyPin.encode)
+        try await relay.run { [core = relay.core] port in
             // Written straight to fd 1: stdout may be a pipe, where print() would buffer.
-            FileHandle.standardOutput.write(Data("hush relay listening on http://\(host):\(port)\n".utf8))
+            FileHandle.standardOutput.write(Data("hush relay listening on \(scheme)://\(host):\(port)\n".utf8))
+            if let pin {
+                FileHandle.standardOutput.write(Data("hush relay key pin: \(pin) (clients use \(scheme)://\(host):\(port)#pin=\(pin))\n".utf8))
+            }
+            core.logger.info("login signatures must name one of these origins",
+                             metadata: ["origins": "\(core.acceptedOrigins.map(\.description).joined(separator: " "))"])
+        } onMetricsListening: { [metricsHost = configuration.metricsAddress?.host ?? ""] port in
+            let host = metricsHost
+            let shown = host.contains(":") ? "[\(host)]" : host
+            FileHandle.standardOutput.write(Data("hush relay metrics on http://\(shown):\(port)/metrics\n".utf8))
         }
     }
 }

@@ -10,11 +10,17 @@ final class RelayServer: @unchecked Sendable {
     private(set) var port: Int
     private var child: ChildProcess?
 
-    var url: String { "http://127.0.0.1:\(port)" }
+    /// The key pin a `--tls-self-signed` relay printed (then `url` is https://).
+    private(set) var pin: String?
+
+    var url: String { "\(pin == nil ? "http" : "https")://127.0.0.1:\(port)" }
+
+    /// `url` with its key pin, as users of a self-signed relay are given it.
+    var pinnedURL: String? { pin.map { "\(url)#pin=\($0)" } }
 
     /// Starts a relay on `port` (0: a free one, read back from its first line).
     /// Further `hush relay serve` options (connection limits, say).
-    let options: [String]
+    private(set) var options: [String]
     /// When set, the next `start()` runs the relay as if its disk held only
     /// this many bytes per file (see `ChildProcess`).
     var fileSizeLimit: Int?
@@ -33,15 +39,22 @@ final class RelayServer: @unchecked Sendable {
         let process = try ChildProcess(["relay", "serve", "--host", "127.0.0.1", "--port", String(port), "--data", dataDirectory,
                                         "--log-level", logLevel] + options, environment: HushEnvironment.base,
                                        fileSizeLimit: fileSizeLimit)
-        // The relay prints one line once it listens: "hush relay listening on http://HOST:PORT".
-        let ready = process.wait(timeout: 30) { $0.lines.contains { $0.hasPrefix("hush relay listening on http://") } || !$0.isRunning }
-        guard ready, let line = process.lines.first(where: { $0.hasPrefix("hush relay listening on http://") }),
+        // The relay prints one line once it listens: "hush relay listening on http(s)://HOST:PORT",
+        // and with --tls-self-signed its key pin on the next.
+        let tls = options.contains("--tls-self-signed")
+        let ready = process.wait(timeout: 30) { state in
+            (state.lines.contains { $0.hasPrefix("hush relay listening on http") }
+                && (!tls || state.lines.contains { $0.hasPrefix("hush relay key pin: ") })) || !state.isRunning
+        }
+        guard ready, let line = process.lines.first(where: { $0.hasPrefix("hush relay listening on http") }),
               let colon = line.lastIndex(of: ":"), let listening = Int(line[line.index(after: colon)...]) else {
             let result = process.finish(timeout: 1)
             throw HarnessError("the relay did not start on port \(port): \(result)")
         }
         if port != 0 && listening != port { throw HarnessError("the relay listens on \(listening), not \(port)") }
         port = listening
+        pin = process.lines.first { $0.hasPrefix("hush relay key pin: ") }
+            .flatMap { $0.dropFirst("hush relay key pin: ".count).split(separator: " ").first.map(String.init) }
         child = process
     }
 
@@ -61,6 +74,15 @@ final class RelayServer: @unchecked Sendable {
         let ended = child.finish(timeout: 10)
         self.child = nil
         return ended
+    }
+
+    /// Restarts the relay (same port and data) accepting logins made for
+    /// `url` too, as an operator lists a proxy's URL with `--origin`: a client
+    /// behind a test proxy signs for the proxy's address.
+    func acceptLogins(for url: String) throws {
+        stop()
+        options += ["--origin", url]
+        try start()
     }
 
     var isRunning: Bool { child?.isRunning ?? false }
