@@ -123,7 +123,11 @@ final class Attachments {
                 // The relay holds it now; the sender keeps no copy of its own.
                 files.remove(id)
             } catch let failure as DeliveryFailure {
-                if failure.isRefusal {
+                // Rate limiting is a "not now", like an unreachable relay:
+                // the file waits for the next flush, not a final failure.
+                if case .rateLimited = failure {
+                    try? store.attachments.setState(.uploading, id: id, error: failure.description, at: dependencies.clock.now())
+                } else if failure.isRefusal {
                     fail(attachment, "the relay refused the file: \(Self.reason(failure))")
                 } else {
                     try? store.attachments.setState(.uploading, id: id, error: failure.description, at: dependencies.clock.now())

@@ -66,6 +66,20 @@ import Testing
         #expect(try await alice.messenger.history(with: "bob").first?.status == .sent)
     }
 
+    /// 429 on an upload is "later", not a refusal: the file waits and the
+    /// next flush sends it.
+    @Test func aRateLimitedUploadIsRetriedNotFailed() async throws {
+        let relay = InMemoryRelay()
+        let (alice, _) = try await relay.pair()
+        let (path, _) = try file(in: alice, size: 1_000)
+        relay.state.withLock { $0.uploadFailures = [.rateLimited(retryAfterMilliseconds: 1_000)] }
+        let (message, attachment) = try await alice.messenger.sendFile(at: path, to: "bob")
+        #expect(message.status == .pending)
+        #expect(attachment.state == .uploading)
+        #expect(await alice.messenger.flushOutbox().sent == 1)
+        #expect(try await alice.messenger.history(with: "bob").first?.status == .sent)
+    }
+
     @Test func aRefusedUploadFailsTheMessageUntilRetried() async throws {
         let relay = InMemoryRelay()
         let (alice, _) = try await relay.pair()
