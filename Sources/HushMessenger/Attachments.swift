@@ -1,3 +1,4 @@
+import Glibc
 import HushCrypto
 import HushProtocol
 import HushStore
@@ -91,6 +92,18 @@ final class Attachments {
         guard let files, let waiting = try? store.attachments.list(state: .uploading) else { return }
         for attachment in waiting where attachment.direction == .outgoing {
             let id = attachment.id, total = Int64(AttachmentBlob.blobLength(plaintextSize: UInt64(attachment.size)))
+            // Claim the row first: another flush (re-entered at an await here,
+            // or another process) that holds it, or finished it, is left alone.
+            let now = dependencies.clock.now()
+            let claimed = try? store.write { store in
+                try store.attachments.claimUpload(id: id, holder: getpid(), until: now + Self.uploadLeaseMillis, now: now) { pid in
+                    kill(pid, 0) == 0 || errno != ESRCH
+                }
+            }
+            guard claimed == true else {
+                continue
+            }
+            defer { try? store.write { try $0.attachments.releaseUpload(id: id) } }
             guard files.hasBlob(id) else {
                 fail(attachment, "the encrypted copy of the file is gone from the data directory: send the file again")
                 continue
@@ -110,7 +123,11 @@ final class Attachments {
                 // The relay holds it now; the sender keeps no copy of its own.
                 files.remove(id)
             } catch let failure as DeliveryFailure {
-                if failure.isRefusal {
+                // Rate limiting is a "not now", like an unreachable relay:
+                // the file waits for the next flush, not a final failure.
+                if case .rateLimited = failure {
+                    try? store.attachments.setState(.uploading, id: id, error: failure.description, at: dependencies.clock.now())
+                } else if failure.isRefusal {
                     fail(attachment, "the relay refused the file: \(Self.reason(failure))")
                 } else {
                     try? store.attachments.setState(.uploading, id: id, error: failure.description, at: dependencies.clock.now())
@@ -120,6 +137,10 @@ final class Attachments {
             }
         }
     }
+
+    /// How long a claim on an upload holds without news (renewed after each
+    /// part): a process killed mid-upload leaves it to others after this.
+    static let uploadLeaseMillis: Milliseconds = 10 * 60 * 1000
 
     /// Bytes per upload request: each one that lands is recorded.
     static let uploadSegmentBytes: Int64 = 8 << 20
@@ -148,7 +169,11 @@ final class Attachments {
                     }
                 }
                 if let blobID = step.blobID { return blobID }
-                try? store.write { try $0.attachments.setTransferred(step.received, id: id, at: dependencies.clock.now()) }
+                try? store.write { store in
+                    let now = dependencies.clock.now()
+                    try store.attachments.setTransferred(step.received, id: id, at: now)
+                    try store.attachments.renewUploadLease(id: id, until: now + Self.uploadLeaseMillis)
+                }
             }
         } catch {
             if case .rejected(404, _) = error {

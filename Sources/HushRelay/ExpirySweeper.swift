@@ -28,6 +28,15 @@ struct ExpirySweeper: Service {
         // Uploads nobody continued for a day are abandoned.
         let abandoned = core.blobs.sweepResumables(olderThan: 86_400, now: core.now)
         if abandoned > 0 { core.logger.info("abandoned uploads swept", metadata: ["uploads": "\(abandoned)"]) }
+        // Blob files the index does not know (a crash between storing and
+        // recording one), after an hour's grace.
+        var orphans = 0
+        for id in core.blobs.unindexedBlobFiles(olderThan: 3_600, now: core.now)
+        where try await core.storage.blobs.blob(id: id, now: core.now) == nil {
+            core.blobs.delete(id: id)
+            orphans += 1
+        }
+        if orphans > 0 { core.logger.info("unrecorded blob files swept", metadata: ["files": "\(orphans)"]) }
         core.metrics.sweeps.increment()
         core.metrics.sweptEnvelopes.increment(by: Int64(result.envelopes))
         core.metrics.sweptBlobs.increment(by: Int64(result.expiredBlobIDs.count))

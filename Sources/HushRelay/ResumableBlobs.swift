@@ -20,15 +20,44 @@ extension BlobStore {
     func resumablePath(_ id: String) -> String { directory + "/.resumable-" + id }
     private func ownerPath(_ id: String) -> String { resumablePath(id) + ".owner" }
 
-    func createResumable(id: String, uploader: [UInt8], length: Int) throws {
-        let data = Hex.encode(uploader) + " " + String(length)
-        let descriptor = open(ownerPath(id), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw RelayError.internalFailure("cannot start an upload: \(String(cString: strerror(errno)))") }
-        _ = data.withCString { Glibc.write(descriptor, $0, strlen($0)) }
-        close(descriptor)
-        let bytes = open(resumablePath(id), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    /// How many uploads one identity may have open at once (RELAY-API):
+    /// with the declared lengths counted against its quota, it bounds the
+    /// disk an identity can claim with uploads it never finishes.
+    public static let maxOpenUploadsPerIdentity = 4
+
+    /// Starts the upload `id` if `uploader`'s open uploads (their count and
+    /// declared lengths) still fit beside its stored blobs (`usage`) in
+    /// `quota`. The check and the creation hold an exclusive lock on the
+    /// directory's `.uploads.lock`, so concurrent starts (from this relay or
+    /// another sharing the directory) cannot both squeeze in.
+    func createResumable(id: String, uploader: [UInt8], length: Int, usage: BlobUsage, quota: BlobQuota) throws {
+        let lock = open(directory + "/.uploads.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard lock >= 0 else { throw RelayError.internalFailure("cannot start an upload: \(String(cString: strerror(errno)))") }
+        defer { close(lock) }
+        guard flock(lock, LOCK_EX) == 0 else { throw RelayError.internalFailure("cannot start an upload: \(String(cString: strerror(errno)))") }
+        let pending = resumables().filter { $0.uploader == uploader }
+        guard pending.count < Self.maxOpenUploadsPerIdentity else {
+            throw RelayError.blobQuotaExceeded("\(Self.maxOpenUploadsPerIdentity) uploads in progress at most: finish one first, "
+                                               + "or wait a day for abandoned ones to be removed")
+        }
+        try quota.check(adding: length, to: BlobUsage(count: usage.count + pending.count,
+                                                      bytes: usage.bytes + pending.reduce(0) { $0 + $1.length }))
+        // The data file first, then the owner file that makes it an upload:
+        // a crash in between leaves a data file without owner, swept like an
+        // abandoned upload.
+        let bytes = Glibc.open(resumablePath(id), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard bytes >= 0 else { throw RelayError.internalFailure("cannot start an upload: \(String(cString: strerror(errno)))") }
         close(bytes)
+        let data = Array((Hex.encode(uploader) + " " + String(length)).utf8)
+        let descriptor = Glibc.open(ownerPath(id), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let written = descriptor >= 0 ? data.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress!, $0.count) } : -1
+        let synced = descriptor >= 0 && written == data.count && fsync(descriptor) == 0
+        if descriptor >= 0 { close(descriptor) }
+        guard synced else {
+            let reason = String(cString: strerror(errno))
+            deleteResumable(id: id)
+            throw RelayError.internalFailure("cannot start an upload: \(reason)")
+        }
     }
 
     /// The upload `id` if it exists.
@@ -103,18 +132,39 @@ extension BlobStore {
         unlink(ownerPath(id))
     }
 
-    /// Removes uploads untouched for `seconds` (abandoned by their client).
+    /// Removes uploads untouched for `seconds` (abandoned by their client),
+    /// and owner files whose data file is gone (a crash while starting or
+    /// finishing an upload) once as old.
     func sweepResumables(olderThan seconds: Int, now: Int64) -> Int {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return 0 }
         var removed = 0
-        for name in names where name.hasPrefix(".resumable-") && !name.hasSuffix(".owner") {
+        for name in names where name.hasPrefix(".resumable-") {
             var info = stat()
-            guard stat(directory + "/" + name, &info) == 0 else { continue }
-            if Int64(info.st_mtim.tv_sec) * 1000 + Int64(seconds) * 1000 < now {
+            guard stat(directory + "/" + name, &info) == 0,
+                  Int64(info.st_mtim.tv_sec) * 1000 + Int64(seconds) * 1000 < now else { continue }
+            if name.hasSuffix(".owner") {
+                let id = String(name.dropFirst(".resumable-".count).dropLast(".owner".count))
+                if access(resumablePath(id), F_OK) != 0 {
+                    unlink(directory + "/" + name)
+                    removed += 1
+                }
+            } else {
                 deleteResumable(id: String(name.dropFirst(".resumable-".count)))
                 removed += 1
             }
         }
         return removed
+    }
+
+    /// Blob files (named by a blob id) older than `seconds` that `isIndexed`
+    /// does not know: left by a crash between storing a file and recording
+    /// it. The grace period covers a blob being recorded right now.
+    func unindexedBlobFiles(olderThan seconds: Int, now: Int64) -> [String] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        return names.filter { name in
+            var info = stat()
+            return BlobStore.isValidID(name) && stat(directory + "/" + name, &info) == 0
+                && Int64(info.st_mtim.tv_sec) * 1000 + Int64(seconds) * 1000 < now
+        }.sorted()
     }
 }

@@ -62,8 +62,37 @@ public struct AttachmentRepository {
     /// The relay took the blob: its id, and the upload is done.
     public func setUploaded(blobId: String, id: Int64, at time: Milliseconds) throws {
         try database.execute("""
-            UPDATE attachments SET state = 'uploaded', blob_id = ?, last_error = NULL, updated_at = ? WHERE id = ?
+            UPDATE attachments SET state = 'uploaded', blob_id = ?, last_error = NULL, upload_lease_until = NULL, upload_lease_pid = NULL, updated_at = ? WHERE id = ?
             """, [blobId, time, id])
+    }
+
+    /// Claims the outgoing upload `id` for the process `holder` until
+    /// `until` if it is still waiting to upload and no unexpired lease of
+    /// another live process (`isAlive`), nor one of `holder` itself (another
+    /// task of this process), holds it. Call inside a write transaction (the
+    /// check and the claim are then atomic, also across processes). Returns
+    /// whether the caller holds it now.
+    public func claimUpload(id: Int64, holder: Int32, until: Milliseconds, now: Milliseconds,
+                            isAlive: (Int32) -> Bool) throws -> Bool {
+        guard let lease = try database.queryFirst("""
+            SELECT upload_lease_until, upload_lease_pid FROM attachments WHERE id = ? AND state = 'uploading'
+            """, [id], { row -> (Int64?, Int64?) in (try row.get(0), try row.get(1)) }) else { return false }
+        if let leaseUntil = lease.0, leaseUntil >= now, let pid = lease.1.map(Int32.init(truncatingIfNeeded:)),
+           pid == holder || isAlive(pid) {
+            return false
+        }
+        try database.execute("UPDATE attachments SET upload_lease_until = ?, upload_lease_pid = ? WHERE id = ?", [until, Int64(holder), id])
+        return true
+    }
+
+    /// Extends the lease held on the upload `id` (after a part landed).
+    public func renewUploadLease(id: Int64, until: Milliseconds) throws {
+        try database.execute("UPDATE attachments SET upload_lease_until = ? WHERE id = ? AND upload_lease_until IS NOT NULL", [until, id])
+    }
+
+    /// Gives up the lease on the upload `id` (done, or to be retried later).
+    public func releaseUpload(id: Int64) throws {
+        try database.execute("UPDATE attachments SET upload_lease_until = NULL, upload_lease_pid = NULL WHERE id = ?", [id])
     }
 
     /// The relay's id of the resumable upload in progress (nil: start a new one).

@@ -35,4 +35,17 @@ extension Schema {
     static func addAttachmentUploadIds(_ db: Database) throws {
         try db.execute("ALTER TABLE attachments ADD COLUMN upload_id TEXT")
     }
+
+    /// Version 13: a lease on an outgoing upload, with the process holding
+    /// it. A process claims the row (in a write transaction, only while no
+    /// unexpired lease of a live process holds it) before uploading, so two
+    /// flushes, in one process or two (`hush send --file` beside a running
+    /// `hush listen`), never upload the same file twice; a process killed
+    /// mid-upload leaves the row to the next one at once.
+    static func addAttachmentUploadLeases(_ db: Database) throws {
+        try db.execute("""
+            ALTER TABLE attachments ADD COLUMN upload_lease_until INTEGER;
+            ALTER TABLE attachments ADD COLUMN upload_lease_pid INTEGER;
+            """)
+    }
 }

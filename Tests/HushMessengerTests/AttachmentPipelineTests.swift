@@ -46,6 +46,40 @@ import Testing
         #expect(FileManager.default.contents(atPath: out) == bytes)
     }
 
+    /// Two flushes at once (re-entrancy at the upload's awaits, as
+    /// `runLive`'s sync and the retry loop do): one claims the row, the
+    /// other leaves it alone; one upload, one pointer.
+    @Test func concurrentFlushesUploadOnce() async throws {
+        let relay = InMemoryRelay()
+        let (alice, _) = try await relay.pair()
+        let (path, _) = try file(in: alice, size: 1_000)
+        relay.state.withLock { $0.uploadFailures = [.unavailable(reason: "connection reset")] }
+        _ = try await alice.messenger.sendFile(at: path, to: "bob")
+        relay.state.withLock { $0.uploadPause = .milliseconds(200) }
+        let messenger = alice.messenger
+        async let first = messenger.flushOutbox()
+        async let second = messenger.flushOutbox()
+        let sent = await first.sent + second.sent
+        #expect(sent == 1)
+        #expect(relay.state.withLock { $0.uploadCalls } == 2, "the failed attempt and one upload, never a second")
+        #expect(try await alice.messenger.attachmentList().first?.attachment.state == .uploaded)
+        #expect(try await alice.messenger.history(with: "bob").first?.status == .sent)
+    }
+
+    /// 429 on an upload is "later", not a refusal: the file waits and the
+    /// next flush sends it.
+    @Test func aRateLimitedUploadIsRetriedNotFailed() async throws {
+        let relay = InMemoryRelay()
+        let (alice, _) = try await relay.pair()
+        let (path, _) = try file(in: alice, size: 1_000)
+        relay.state.withLock { $0.uploadFailures = [.rateLimited(retryAfterMilliseconds: 1_000)] }
+        let (message, attachment) = try await alice.messenger.sendFile(at: path, to: "bob")
+        #expect(message.status == .pending)
+        #expect(attachment.state == .uploading)
+        #expect(await alice.messenger.flushOutbox().sent == 1)
+        #expect(try await alice.messenger.history(with: "bob").first?.status == .sent)
+    }
+
     @Test func aRefusedUploadFailsTheMessageUntilRetried() async throws {
         let relay = InMemoryRelay()
         let (alice, _) = try await relay.pair()

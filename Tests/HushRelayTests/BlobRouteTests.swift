@@ -221,4 +221,60 @@ import Testing
             #expect(try JSON.decode(BlobUploadStatus.self, status.body).received == 0)
         }
     }
+
+    /// Open uploads count against the quota by their declared length, and an
+    /// identity may have only a few open: uploads it never finishes cannot
+    /// fill the disk.
+    @Test(arguments: StorageDriver.allCases)
+    func openUploadsCountAgainstTheQuota(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver) {
+            $0.maxBlobBytes = 100_000
+            $0.blobQuota = BlobQuota(maxBytes: 100_000, maxCount: 100)
+        }
+        let alice = try TestUser(seed: "alice"), bob = try TestUser(seed: "bob")
+        try await relay.application().test(.router) { client in
+            let token = try await client.registerAndAuthenticate(alice, relay: relay)
+            let bobToken = try await client.registerAndAuthenticate(bob, relay: relay)
+            func start(_ length: Int, _ token: String) async throws -> TestResponse {
+                var headers: HTTPFields = [.authorization: "Bearer \(token)"]
+                headers[Self.lengthField] = String(length)
+                return try await client.execute(uri: RelayPaths.blobUploads, method: .post, headers: headers)
+            }
+            #expect(try await start(60_000, token).status == .created)
+            let over = try await start(60_000, token)
+            #expect(over.status == .contentTooLarge)
+            #expect(String(buffer: over.body).contains("quota_exceeded"))
+            #expect(try await start(60_000, bobToken).status == .created)
+            for _ in 0..<3 { #expect(try await start(1_000, token).status == .created) }
+            let tooMany = try await start(1_000, token)
+            #expect(tooMany.status == .contentTooLarge)
+            #expect(String(buffer: tooMany.body).contains("uploads in progress"))
+            // Abandoned uploads are swept after a day and release the quota.
+            relay.clock.advance(seconds: 86_401)
+            _ = try await relay.server.sweepNow()
+            let again = try await start(60_000, try await client.authenticate(alice))
+            #expect(again.status == .created, "\(String(buffer: again.body))")
+        }
+    }
+
+    /// The sweep removes an owner file without its data file and a blob file
+    /// the index does not know, once past their grace period.
+    @Test(arguments: StorageDriver.allCases)
+    func orphanedFilesAreSwept(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver)
+        let directory = relay.blobs.path
+        let orphanOwner = directory + "/.resumable-" + String(repeating: "a", count: 64) + ".owner"
+        let orphanBlob = directory + "/" + String(repeating: "b", count: 64)
+        #expect(FileManager.default.createFile(atPath: orphanOwner, contents: Data("00 10".utf8)))
+        #expect(FileManager.default.createFile(atPath: orphanBlob, contents: Data([1, 2, 3])))
+        // Written "now" on the relay's clock.
+        let now = Date(timeIntervalSince1970: Double(relay.clock.now()) / 1000)
+        for path in [orphanOwner, orphanBlob] { try FileManager.default.setAttributes([.modificationDate: now], ofItemAtPath: path) }
+        _ = try await relay.server.sweepNow()
+        #expect(FileManager.default.fileExists(atPath: orphanBlob), "within the grace period")
+        relay.clock.advance(seconds: 86_401)
+        _ = try await relay.server.sweepNow()
+        #expect(!FileManager.default.fileExists(atPath: orphanOwner))
+        #expect(!FileManager.default.fileExists(atPath: orphanBlob))
+    }
 }

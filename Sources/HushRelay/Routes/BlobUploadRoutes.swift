@@ -8,8 +8,10 @@ import Hummingbird
 /// (201 with the blob once complete); `GET /v1/blobs/uploads/{id}` says how
 /// many bytes it holds, so a client that was cut off (or killed) resumes
 /// after the last byte that arrived. Only the identity that started an upload
-/// may see or continue it. The quota is checked against the declared length
-/// when it starts and again, atomically, when the blob is recorded.
+/// may see or continue it. The quota is checked when it starts against the
+/// declared length plus those of the identity's other open uploads (at most
+/// `BlobStore.maxOpenUploadsPerIdentity` at once), and again, atomically,
+/// when the blob is recorded.
 enum BlobUploadRoutes {
     static let lengthField = HTTPFields.Element.Name(BlobUploadHeaders.length)!
     static let offsetField = HTTPFields.Element.Name(BlobUploadHeaders.offset)!
@@ -23,10 +25,12 @@ enum BlobUploadRoutes {
                 throw RelayError.badRequest("\(BlobUploadHeaders.length) must give the blob's length in bytes (at least 1)")
             }
             guard length <= core.configuration.maxBlobBytes else { throw RelayError.tooLarge("the blob") }
-            let quota = core.configuration.blobQuota
-            try quota.check(adding: length, to: try await core.storage.blobs.blobUsage(uploader: grant.identity, now: core.now))
+            // The declared lengths of the identity's open uploads count
+            // against its quota, and it may have only a few open at once.
+            let usage = try await core.storage.blobs.blobUsage(uploader: grant.identity, now: core.now)
             let id = Hex.encode(core.random.bytes(32))
-            try core.blobs.createResumable(id: id, uploader: grant.identity, length: length)
+            try core.blobs.createResumable(id: id, uploader: grant.identity, length: length, usage: usage,
+                                           quota: core.configuration.blobQuota)
             return try JSONBody.response(BlobUploadStatus(uploadID: id, length: length, received: 0), status: .created)
         }
 

@@ -30,6 +30,9 @@ final class InMemoryRelay: Sendable {
         /// Failures the next upload attempts answer with, in order.
         var uploadFailures: [DeliveryFailure] = []
         var uploadCalls = 0
+        /// How long each upload request waits before it is handled (lets
+        /// other work interleave at the await, as a real upload would).
+        var uploadPause: Duration?
     }
 
     let state = Mutex(State())
@@ -159,6 +162,7 @@ final class InMemoryRelay: Sendable {
         func continueBlobUpload(id: String, file path: String, length: Int64, segmentBytes: Int64,
                                 progress: @escaping @Sendable (Int64) -> Void) async throws(DeliveryFailure) -> BlobUploadStep {
             try requireToken()
+            if let pause = relay.state.withLock({ $0.uploadPause }) { try? await Task.sleep(for: pause) }
             guard let data = FileManager.default.contents(atPath: path) else { throw .unavailable(reason: "no file") }
             let outcome: Result<BlobUploadStep, DeliveryFailure> = relay.state.withLock { state in
                 state.uploadCalls += 1
