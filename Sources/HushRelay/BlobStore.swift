@@ -17,6 +17,19 @@ public struct BlobStore: Sendable {
 
     func path(for id: String) -> String { directory + "/" + id }
 
+    /// Writes every readable byte of `buffer` to `descriptor` (write(2) may
+    /// take less than asked); a failure names `what` was being written.
+    static func writeAll(_ buffer: ByteBuffer, to descriptor: Int32, what: String) throws {
+        try buffer.withUnsafeReadableBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                guard written > 0 else { throw RelayError.internalFailure("cannot write \(what): \(String(cString: strerror(errno)))") }
+                offset += written
+            }
+        }
+    }
+
     /// Writes `body` to the blob `id`; throws `.tooLarge` past `maxBytes`.
     /// Returns the size written.
     public func write<Body: AsyncSequence>(id: String, body: Body, maxBytes: Int) async throws -> Int where Body.Element == ByteBuffer {
@@ -28,14 +41,7 @@ public struct BlobStore: Sendable {
             for try await buffer in body {
                 size += buffer.readableBytes
                 guard size <= maxBytes else { throw RelayError.tooLarge("the blob") }
-                try buffer.withUnsafeReadableBytes { bytes in
-                    var offset = 0
-                    while offset < bytes.count {
-                        let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                        guard written > 0 else { throw RelayError.internalFailure("cannot write a blob file: \(String(cString: strerror(errno)))") }
-                        offset += written
-                    }
-                }
+                try Self.writeAll(buffer, to: descriptor, what: "a blob file")
             }
             guard fsync(descriptor) == 0 else { throw RelayError.internalFailure("cannot sync a blob file") }
             close(descriptor)

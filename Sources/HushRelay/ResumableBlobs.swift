@@ -93,14 +93,7 @@ extension BlobStore {
             for try await buffer in body {
                 size += buffer.readableBytes
                 guard size <= length else { throw RelayError.tooLarge("the upload (longer than its declared length)") }
-                try buffer.withUnsafeReadableBytes { bytes in
-                    var written = 0
-                    while written < bytes.count {
-                        let count = Glibc.write(descriptor, bytes.baseAddress! + written, bytes.count - written)
-                        guard count > 0 else { throw RelayError.internalFailure("cannot write an upload: \(String(cString: strerror(errno)))") }
-                        written += count
-                    }
-                }
+                try BlobStore.writeAll(buffer, to: descriptor, what: "an upload")
             }
         } catch RelayError.tooLarge(let what) {
             _ = ftruncate(descriptor, off_t(offset))

@@ -170,7 +170,7 @@ import Testing
             let partial = try FileManager.default.contentsOfDirectory(atPath: blobDirectory)
                 .filter { $0.hasPrefix(".resumable-") && !$0.hasSuffix(".owner") }
             if result.signalled, let name = partial.first,
-               let size = try FileManager.default.attributesOfItem(atPath: blobDirectory + "/" + name)[.size] as? Int, size > 0 {
+               let size = Self.settledSize(blobDirectory + "/" + name), size > 0 {
                 caught = (String(name.dropFirst(".resumable-".count)), size, file)
             } else {
                 try bed.sync(bob)  // the file got through whole: let bob take it, and try again
@@ -194,6 +194,21 @@ import Testing
         let id = try #require(incoming["id"] as? Int)
         try bed.succeed(bob, ["fetch", String(id), "--out", bed.root + "/got.bin"])
         #expect(try Data(contentsOf: URL(fileURLWithPath: bed.root + "/got.bin")) == Data(file))
+    }
+
+    /// The size of `path` once the relay stops adding to it: bytes the killed
+    /// sender wrote before dying may still be on their way through the socket
+    /// when the kill returns. Nil when the file is gone.
+    static func settledSize(_ path: String) -> Int? {
+        func size() -> Int? { (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int }
+        var last = size()
+        for _ in 0..<50 {
+            usleep(200_000)
+            let now = size()
+            if now == last { return now }
+            last = now
+        }
+        return last
     }
 }
 

@@ -252,7 +252,7 @@ import Testing
             // Abandoned uploads are swept after a day and release the quota.
             relay.clock.advance(seconds: 86_401)
             _ = try await relay.server.sweepNow()
-            let again = try await start(60_000, try await client.authenticate(alice))
+            let again = try await start(60_000, try await client.authenticate(alice, origin: relay.origin))
             #expect(again.status == .created, "\(String(buffer: again.body))")
         }
     }
