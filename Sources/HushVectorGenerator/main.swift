@@ -246,13 +246,7 @@ func attachmentCase(_ comment: String, plaintext given: [UInt8]?, length: Int) t
     let file = given ?? (0..<length).map { UInt8($0 % 251) }
     let key = VectorSeeds.bytes("attachment/key/\(comment)", 32), header = VectorSeeds.bytes("attachment/header/\(comment)", 24)
     let sealer = try AttachmentSealer(key: SecureBytes(copying: key), plaintextSize: UInt64(file.count), fixedHeader: header)
-    var sealed: [UInt8] = []
-    var offset = 0
-    repeat {
-        let end = min(offset + AttachmentBlob.chunkSize, file.count)
-        sealed += try sealer.seal(file[offset..<end])
-        offset = end
-    } while !sealer.isComplete
+    let sealed = try sealer.sealAll(file)
     var fields: [String: Any] = ["comment": comment, "key": Hex.encode(key), "header": Hex.encode(header),
                                  "sealed_sha256": Hex.encode(SHA256.hash(sealed)), "blob_length": Int(sealer.blobLength),
                                  "digest": Hex.encode(try sealer.digest())]

@@ -14,13 +14,7 @@ import Testing
     /// The blob for `file`, and its digest.
     func seal(_ file: [UInt8]) throws -> (blob: [UInt8], digest: [UInt8]) {
         let sealer = try AttachmentSealer(key: key, plaintextSize: UInt64(file.count))
-        var blob: [UInt8] = []
-        var offset = 0
-        repeat {
-            let end = min(offset + chunk, file.count)
-            blob += try sealer.seal(file[offset..<end])
-            offset = end
-        } while !sealer.isComplete
+        var blob = try sealer.sealAll(file)
         blob += [UInt8](repeating: 0, count: Int(sealer.paddingLength))
         #expect(UInt64(blob.count) == sealer.blobLength)
         return (blob, try sealer.digest())

@@ -40,6 +40,20 @@ public final class AttachmentSealer {
     /// Whether every chunk has been sealed.
     public var isComplete: Bool { nextChunk == chunks }
 
+    /// The sealed chunks of a whole file held in memory (vectors and tests;
+    /// the client streams from disk a chunk at a time instead). Padding is
+    /// not included.
+    public func sealAll(_ file: [UInt8]) throws(AttachmentError) -> [UInt8] {
+        var sealed: [UInt8] = []
+        var offset = 0
+        repeat {
+            let end = min(offset + AttachmentBlob.chunkSize, file.count)
+            sealed += try seal(file[offset..<end])
+            offset = end
+        } while !isComplete
+        return sealed
+    }
+
     /// The blob bytes for the next plaintext chunk (preceded by the header
     /// the first time). The chunk must be exactly as long as the format says.
     public func seal<C: ContiguousByteStorage>(_ chunk: C) throws(AttachmentError) -> [UInt8] {

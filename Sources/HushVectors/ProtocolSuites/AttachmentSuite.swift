@@ -19,13 +19,7 @@ public struct AttachmentSuite: VectorSuite {
         let file = try Self.plaintext(fields)
         let key = SecureBytes(copying: try fields.hex("key"))
         let sealer = try AttachmentSealer(key: key, plaintextSize: UInt64(file.count), fixedHeader: try fields.hex("header"))
-        var sealed: [UInt8] = []
-        var offset = 0
-        repeat {
-            let end = min(offset + AttachmentBlob.chunkSize, file.count)
-            sealed += try sealer.seal(file[offset..<end])
-            offset = end
-        } while !sealer.isComplete
+        let sealed = try sealer.sealAll(file)
         if let expected = try fields.optionalHex("sealed") { try expectHex(sealed, expected, "sealed bytes") }
         try expectHex(SHA256.hash(sealed), try fields.hex("sealed_sha256"), "SHA-256 of the sealed bytes")
         try expectEqual(Int(sealer.blobLength), try fields.int("blob_length"), "blob length")
