@@ -28,6 +28,13 @@ public struct CaseFields {
         return value
     }
 
+    /// An integer field that must fit 32 bits unsigned (versions, prekey ids):
+    /// a file that says otherwise fails its case instead of trapping.
+    public func uint32(_ key: String) throws -> UInt32 {
+        guard let value = UInt32(exactly: try int(key)) else { throw VectorFailure("field '\(key)' is not a 32-bit unsigned integer") }
+        return value
+    }
+
     public func optionalInt(_ key: String) -> Int? { values[key] as? Int }
 
     public func list(_ key: String) throws -> [[String: Any]] {

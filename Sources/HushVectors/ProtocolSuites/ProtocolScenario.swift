@@ -16,16 +16,16 @@ struct ProtocolScenario {
     init(_ fields: CaseFields) throws {
         alice = try IdentityKeyPair(seed: SecureBytes(copying: try fields.hex("alice_identity_seed")))
         bob = try IdentityKeyPair(seed: SecureBytes(copying: try fields.hex("bob_identity_seed")))
-        signedPrekey = try PrivatePrekey(kind: .signedX25519, id: UInt32(try fields.int("bob_signed_prekey_id")),
+        signedPrekey = try PrivatePrekey(kind: .signedX25519, id: try fields.uint32("bob_signed_prekey_id"),
                                          secret: SecureBytes(copying: try fields.hex("bob_signed_prekey_private")), identity: bob)
         if let secret = try fields.optionalHex("bob_one_time_prekey_private") {
-            oneTimePrekey = try PrivatePrekey(kind: .oneTimeX25519, id: UInt32(try fields.int("bob_one_time_prekey_id")),
+            oneTimePrekey = try PrivatePrekey(kind: .oneTimeX25519, id: try fields.uint32("bob_one_time_prekey_id"),
                                               secret: SecureBytes(copying: secret), identity: bob)
         } else {
             oneTimePrekey = nil
         }
         guard let kind = PrekeyKind(rawValue: UInt8(try fields.int("bob_kem_prekey_kind"))) else { throw VectorFailure("bad KEM prekey kind") }
-        kemPrekey = try PrivatePrekey(kind: kind, id: UInt32(try fields.int("bob_kem_prekey_id")),
+        kemPrekey = try PrivatePrekey(kind: kind, id: try fields.uint32("bob_kem_prekey_id"),
                                       secret: SecureBytes(copying: try fields.hex("bob_kem_prekey_seed")), identity: bob)
         ephemeral = try X25519.PrivateKey(rawRepresentation: SecureBytes(copying: try fields.hex("alice_ephemeral_private")))
         kemCiphertext = try fields.hex("kem_ciphertext")

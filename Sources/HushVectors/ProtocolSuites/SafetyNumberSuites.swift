@@ -10,9 +10,12 @@ public struct LibsignalFingerprintSuite: VectorSuite {
 
     public func run(_ testCase: [String: Any]) throws {
         let fields = CaseFields(testCase)
-        let version = UInt32(try fields.int("version"))
+        let version = try fields.uint32("version")
         if testCase["local_fingerprint"] != nil {
-            let code = ScannableFingerprint(version: version, localHash: try fields.hex("local_fingerprint"), remoteHash: try fields.hex("remote_fingerprint"))
+            let local = try fields.hex("local_fingerprint"), remote = try fields.hex("remote_fingerprint")
+            // ScannableFingerprint requires 32-byte hashes (a precondition): a shorter one in a file fails the case.
+            guard local.count >= 32, remote.count >= 32 else { throw VectorFailure("fingerprints must be at least 32 bytes") }
+            let code = ScannableFingerprint(version: version, localHash: local, remoteHash: remote)
             try expectHex(code.serialized(), try fields.hex("scannable"), "scannable encoding")
             return
         }
