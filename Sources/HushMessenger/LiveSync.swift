@@ -95,10 +95,11 @@ final class LiveSync {
         return (handled, nil)
     }
 
-    /// Stays connected: processes pushed envelopes as they arrive (by syncing
-    /// after the cursor, so nothing is skipped or processed twice), typing
-    /// indicators, and due outbox retries; reconnects with backoff capped at
-    /// 30 s. Returns when the task is cancelled.
+    /// Stays connected: processes pushed envelopes as they arrive (directly
+    /// when nothing can be missing before them, by syncing otherwise: nothing
+    /// is skipped or processed twice), typing indicators, and due outbox
+    /// retries; reconnects with backoff capped at 30 s. Returns when the task
+    /// is cancelled.
     func runLive(isolation: isolated (any Actor)? = #isolation) async {
         var failures = 0
         let transport = dependencies.transport
@@ -115,8 +116,8 @@ final class LiveSync {
                 dependencies.emit(.connection(online: true))
                 for await event in stream {
                     switch event {
-                    case .envelope:
-                        _ = try? await sync()
+                    case let .envelope(envelope):
+                        if await !receivePushed(envelope) { _ = try? await sync() }
                     case let .ephemeral(bytes):
                         inbox.receiveEphemeral(bytes)
                     case .disconnected:
@@ -132,6 +133,34 @@ final class LiveSync {
             try? await dependencies.clock.sleep(milliseconds: max(100, BackoffPolicy.reconnect.delay(forAttempt: max(failures, 1),
                                                                                                      using: dependencies.random)))
         }
+    }
+
+    /// The push fast path: applies a pushed envelope without fetching the
+    /// mailbox when its previous id is at or below the sync cursor, that is,
+    /// when every envelope the relay could hold before it was processed
+    /// already (ids of one mailbox are given in commit order, so nothing can
+    /// appear below it later; docs/RELAY-API.md, "push fast path"). Pushes arrive out of
+    /// order at times (deposits commit and push concurrently); one whose
+    /// previous id is above the cursor, or that came without one, returns
+    /// false and the caller syncs. The receive is the one a sync page makes
+    /// (one transaction with the cursor; a duplicate is "already processed"),
+    /// and it is acknowledged over HTTP afterwards. Returns false also when
+    /// our own database failed: the sync then retries it, and the relay keeps it.
+    private func receivePushed(isolation: isolated (any Actor)? = #isolation, _ envelope: MailboxEnvelope) async -> Bool {
+        guard let previous = envelope.previousServerID, let cursor = try? store.settings.syncCursor() ?? 0,
+              cursor >= previous else { return false }
+        var report = SyncReport()
+        let (handled, localFailure) = receive(MailboxPage(envelopes: [envelope], hasMore: false), into: &report)
+        guard localFailure == nil else { return false }
+        if !handled.isEmpty {
+            // A lost acknowledgement is made by the next sync (the envelope is then "already processed").
+            let transport = dependencies.transport
+            try? await relay.call { () async throws(DeliveryFailure) in try await transport.acknowledge(handled) }
+        }
+        // The receipts it produced, and a prekey it consumed.
+        _ = await outbox.flush()
+        await prekeys.replenishIfNeeded()
+        return true
     }
 
     /// Retries due outbox requests until cancelled (the live view runs it beside `runLive`).

@@ -8,11 +8,16 @@ public struct MailboxEnvelope: Sendable, Equatable {
     /// The relay's clock when it stored the envelope (ms since 1970).
     public let relayTimestamp: Int64
     public let bytes: [UInt8]
+    /// A push's previous id (the relay's `previousMessageID`): every envelope
+    /// the mailbox could still hold below `serverID` is at or below it. Nil
+    /// for envelopes of a sync page, and for pushes that only signal a sync.
+    public let previousServerID: Int64?
 
-    public init(serverID: Int64, relayTimestamp: Int64, bytes: [UInt8]) {
+    public init(serverID: Int64, relayTimestamp: Int64, bytes: [UInt8], previousServerID: Int64? = nil) {
         self.serverID = serverID
         self.relayTimestamp = relayTimestamp
         self.bytes = bytes
+        self.previousServerID = previousServerID
     }
 }
 

@@ -24,9 +24,10 @@ struct HubSockets: DepositFeedSockets {
 
     func isConnected(_ mailbox: [UInt8]) -> Bool { hub.isConnected(mailbox) }
 
-    func deliver(_ stored: StoredEnvelope, to mailbox: [UInt8]) {
+    func deliver(_ stored: StoredEnvelope, previousMessageID: UInt64?, to mailbox: [UInt8]) {
         let pushed = hub.send(to: mailbox) {
-            SocketFrames.message(messageID: stored.messageID, timestamp: stored.timestamp, expiresAt: stored.expiresAt, envelope: stored.envelope)
+            SocketFrames.message(messageID: stored.messageID, timestamp: stored.timestamp, expiresAt: stored.expiresAt,
+                                 envelope: stored.envelope, previousMessageID: previousMessageID)
         }
         metrics.pushes.increment(by: Int64(pushed))
     }

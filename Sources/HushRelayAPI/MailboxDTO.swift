@@ -42,13 +42,19 @@ public struct MailboxMessage: Codable, Sendable, Equatable {
     /// SHA-256 of `envelope` (`EnvelopeDigest`): the client checks it before
     /// using the envelope and fetches again on a mismatch.
     public var envelopeSHA256: Base64Bytes?
+    /// Pushes only: an id below `messageID` and at or above every other id
+    /// the mailbox held when this deposit committed (0: it held none).
+    /// A client that has processed everything up to it may apply the pushed
+    /// envelope without syncing (RELAY-API.md, "WebSocket").
+    public var previousMessageID: UInt64?
     public init(messageID: UInt64, timestamp: Int64, expiresAt: Int64, envelope: Base64Bytes,
-                envelopeSHA256: Base64Bytes? = nil) {
+                envelopeSHA256: Base64Bytes? = nil, previousMessageID: UInt64? = nil) {
         self.messageID = messageID
         self.timestamp = timestamp
         self.expiresAt = expiresAt
         self.envelope = envelope
         self.envelopeSHA256 = envelopeSHA256
+        self.previousMessageID = previousMessageID
     }
 
     /// Whether the envelope arrived as the relay holds it (or no digest came).

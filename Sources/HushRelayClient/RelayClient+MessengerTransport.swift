@@ -103,7 +103,7 @@ public struct RelayClientTransport: RelayTransport {
                 for await event in socket.events {
                     switch event {
                     case let .message(message):
-                        continuation.yield(.envelope(message.mailboxEnvelope))
+                        continuation.yield(.envelope(message.pushedEnvelope))
                     case let .ephemeral(bytes):
                         continuation.yield(.ephemeral(bytes))
                     case .error:
@@ -240,5 +240,15 @@ extension DeliveryFailure {
 extension MailboxMessage {
     var mailboxEnvelope: MailboxEnvelope {
         MailboxEnvelope(serverID: Int64(clamping: messageID), relayTimestamp: timestamp, bytes: envelope.bytes)
+    }
+
+    /// A pushed envelope with its previous id, which lets the receiver apply
+    /// it without a sync; dropped when the envelope does not match its
+    /// digest or the id is impossible, so that the push only signals a sync
+    /// (which fetches the envelope again).
+    var pushedEnvelope: MailboxEnvelope {
+        let previous = previousMessageID.flatMap { $0 < messageID && isIntact ? Int64(clamping: $0) : nil }
+        return MailboxEnvelope(serverID: Int64(clamping: messageID), relayTimestamp: timestamp, bytes: envelope.bytes,
+                               previousServerID: previous)
     }
 }

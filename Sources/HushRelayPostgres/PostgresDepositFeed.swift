@@ -7,7 +7,7 @@ import Synchronization
 
 /// Deposits the other relay instances committed, heard through PostgreSQL's
 /// LISTEN/NOTIFY on a connection of its own. A notice carries the instance,
-/// the mailbox and the message id only, never the envelope, which is read
+/// the mailbox, the message id and the previous id only, never the envelope, which is read
 /// from the table only when a socket for that mailbox is here.
 ///
 /// The connection is probed every `probeInterval` (a half-open connection
@@ -46,8 +46,10 @@ public struct PostgresDepositFeed: DepositFeed {
                                 try await catchUp(since: missedSince, sockets: sockets)
                                 for try await notice in notices {
                                     alive.beat()
-                                    guard let (mailbox, id) = parse(notice.payload), sockets.isConnected(mailbox) else { continue }
-                                    if let stored = try await storage.message(mailbox: mailbox, id: id) { sockets.deliver(stored, to: mailbox) }
+                                    guard let (mailbox, id, previous) = parse(notice.payload), sockets.isConnected(mailbox) else { continue }
+                                    if let stored = try await storage.message(mailbox: mailbox, id: id) {
+                                        sockets.deliver(stored, previousMessageID: previous, to: mailbox)
+                                    }
                                 }
                                 throw FeedEnded()
                             }
@@ -95,19 +97,23 @@ public struct PostgresDepositFeed: DepositFeed {
     private func catchUp(since: Int64, sockets: any DepositFeedSockets) async throws {
         let after = UInt64(max(0, since)) << MessageIDClock.sequenceBits
         for mailbox in sockets.connectedMailboxes {
+            // Without a previous id: what else was missed is unknown, so the client syncs.
             if let stored = try await storage.messages(mailbox: mailbox, after: after, limit: 1, now: Self.now()).first {
-                sockets.deliver(stored, to: mailbox)
+                sockets.deliver(stored, previousMessageID: nil, to: mailbox)
             }
         }
     }
 
-    /// `INSTANCE MAILBOXHEX ID`; nil for this instance's own notices (it
-    /// pushed those itself) and for anything malformed.
-    func parse(_ payload: String) -> ([UInt8], UInt64)? {
+    /// `INSTANCE MAILBOXHEX ID PREVIOUS`; nil for this instance's own notices
+    /// (it pushed those itself) and for anything malformed. An instance of an
+    /// older version sends no PREVIOUS: its pushes then make the client sync.
+    func parse(_ payload: String) -> ([UInt8], UInt64, UInt64?)? {
         let parts = payload.split(separator: " ")
-        guard parts.count == 3, parts[0] != Substring(storage.instance),
+        guard parts.count == 3 || parts.count == 4, parts[0] != Substring(storage.instance),
               let mailbox = try? Hex.decode(String(parts[1])), let id = UInt64(parts[2]) else { return nil }
-        return (mailbox, id)
+        guard parts.count == 4 else { return (mailbox, id, nil) }
+        guard let previous = UInt64(parts[3]), previous < id else { return nil }
+        return (mailbox, id, previous)
     }
 
     static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }

@@ -48,12 +48,14 @@ struct PostgresDepositLedger: DepositLedger {
 
     /// Per mailbox: max(now_ms << 10, last id + 1). The row lock makes the
     /// ids of one mailbox increase in commit order across instances.
-    mutating func nextMessageID(mailbox: [UInt8], now: Int64) throws -> UInt64 {
+    /// `previous` is the row's last id, the one given before this.
+    mutating func nextMessageID(mailbox: [UInt8], now: Int64) throws -> (id: UInt64, previous: UInt64) {
         guard var row = mailboxes[mailbox] else { throw RelayError.notFound("mailbox") }
-        var clock = MessageIDClock(last: row.lastID)
+        let previous = row.lastID
+        var clock = MessageIDClock(last: previous)
         row.lastID = clock.next(nowMilliseconds: now)
         mailboxes[mailbox] = row
-        return row.lastID
+        return (row.lastID, previous)
     }
 
     mutating func store(mailbox: [UInt8], requestID: String, envelope: [UInt8], record: DepositRecord) throws {

@@ -84,7 +84,10 @@ extension PostgresRelayStorage: MailboxStore {
             WHERE m.mailbox = u.mailbox
             """, logger: logger)
         // Delivered at COMMIT, to every instance listening (this one skips its own).
-        let notices = written.map { "\(instance) \(Hex.encode($0.mailbox)) \($0.record.messageID)" }
+        let notices = zip(batch, results).compactMap { pending, result -> String? in
+            guard case let .success(.stored(record, previous)) = result else { return nil }
+            return "\(instance) \(Hex.encode(pending.submission.mailbox)) \(record.messageID) \(previous)"
+        }
         try await connection.query("SELECT pg_notify(\(depositChannel), n) FROM unnest(\(notices)) AS n", logger: logger)
         return results
     }

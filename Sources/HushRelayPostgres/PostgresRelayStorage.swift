@@ -21,7 +21,8 @@ public final class PostgresRelayStorage: Sendable {
 
     /// Most deposits in one transaction.
     static let maxDepositsPerCommit = 256
-    /// The NOTIFY channel for stored deposits: payload `INSTANCE MAILBOXHEX ID`.
+    /// The NOTIFY channel for stored deposits: payload `INSTANCE MAILBOXHEX ID PREVIOUS`
+    /// (PREVIOUS: the deposit's `previousMessageID`, for the push).
     static let depositChannel = "hush_deposits"
 
     struct PendingDeposit: Sendable {

@@ -54,7 +54,7 @@ import Testing
         }
         let first = await Self.submitConcurrently(storage, deposits)
         let records = try first.map { result -> DepositRecord in
-            guard case let .stored(record) = try result.get() else { throw TestFailure("a new request id was not stored") }
+            guard case let .stored(record, _) = try result.get() else { throw TestFailure("a new request id was not stored") }
             return record
         }
         #expect(Set(records.map(\.messageID)).count == deposits.count)

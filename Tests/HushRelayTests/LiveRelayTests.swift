@@ -46,6 +46,14 @@ import Testing
             }
             #expect(message.messageID == receipt.messageID)
             #expect(message.envelope.bytes == sealedSized([7, 7, 7]))
+            // The mailbox held nothing before: previous id 0. The next push names the first.
+            #expect(message.previousMessageID == 0)
+            let second = try await bobClient.deposit(recipient: alice.identity, envelope: sealedSized([8]), requestID: "push-2", credential: nil)
+            guard case let .message(next) = await Self.nextEvent(socket) else {
+                Issue.record("expected a second pushed message")
+                return
+            }
+            #expect(next.messageID == second.messageID && next.previousMessageID == receipt.messageID)
             await socket.close()
         }
     }

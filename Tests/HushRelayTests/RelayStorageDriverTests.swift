@@ -22,6 +22,42 @@ import Testing
         #expect(ids[0] >> 10 == 5_000)
     }
 
+    /// The push's previous id: below the deposit's own id and at or above
+    /// every other id the mailbox holds, before and after acknowledgements,
+    /// and 0 only for a mailbox that holds nothing (the client's fast path
+    /// relies on exactly this).
+    @Test(arguments: StorageDriver.allCases)
+    func eachStoredDepositNamesAPreviousIDCoveringTheMailbox(driver: StorageDriver) async throws {
+        let opened = try await OpenedDriver(driver)
+        let mailbox = [UInt8](repeating: 7, count: 32), other = [UInt8](repeating: 8, count: 32)
+        try await opened.driver.registerForTest(mailbox)
+        try await opened.driver.registerForTest(other)
+        func deposit(_ requestID: String, into box: [UInt8], now: Int64) async throws -> (id: UInt64, previous: UInt64) {
+            let outcome = try await opened.driver.deposit(mailbox: box, requestID: requestID, envelope: [1, 2], now: now,
+                                                           expiresAt: now + 1_000_000, quota: Self.quota)
+            guard case let .stored(record, previous) = outcome else { throw TestFailure("\(requestID) was not stored") }
+            return (record.messageID, previous)
+        }
+        let first = try await deposit("a", into: mailbox, now: 1_000)
+        #expect(first.previous == 0)
+        // Another mailbox's deposit is not this mailbox's previous.
+        _ = try await deposit("x", into: other, now: 1_001)
+        let second = try await deposit("b", into: mailbox, now: 1_002)
+        #expect(second.previous == first.id)
+        let third = try await deposit("c", into: mailbox, now: 1_002)
+        #expect(third.previous == second.id && third.previous < third.id)
+        // A repeat is not stored again, so it names no previous id.
+        guard case .repeated = try await opened.driver.deposit(mailbox: mailbox, requestID: "c", envelope: [1, 2], now: 1_003,
+                                                               expiresAt: 2_000_000, quota: Self.quota) else {
+            throw TestFailure("a repeated request id was stored again")
+        }
+        #expect(try await opened.driver.acknowledge(mailbox: mailbox, messageIDs: [first.id, third.id]) == 2)
+        let fourth = try await deposit("d", into: mailbox, now: 1_004)
+        let held = try await opened.driver.messages(mailbox: mailbox, after: 0, limit: 10, now: 1_005).map(\.messageID)
+        #expect(held == [second.id, fourth.id])
+        #expect(fourth.previous >= second.id && fourth.previous < fourth.id)
+    }
+
     @Test(arguments: StorageDriver.allCases)
     func challengesAreSingleUse(driver: StorageDriver) async throws {
         let opened = try await OpenedDriver(driver)

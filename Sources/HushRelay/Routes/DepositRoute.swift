@@ -21,11 +21,12 @@ enum DepositRoute {
                 now: now, expiresAt: now + core.configuration.retentionSeconds * 1000,
                 quota: MailboxQuota(maxCount: core.configuration.mailboxQuotaCount, maxBytes: core.configuration.mailboxQuotaBytes)))
             let record = outcome.record
-            if case .stored = outcome {
+            if case let .stored(_, previous) = outcome {
                 // Only after the commit (a pushed envelope is always also in the mailbox), and
                 // encoded only when the recipient has a socket open.
                 let pushed = core.hub.send(to: mailbox) {
-                    SocketFrames.message(messageID: record.messageID, timestamp: record.timestamp, expiresAt: record.expiresAt, envelope: body.envelope)
+                    SocketFrames.message(messageID: record.messageID, timestamp: record.timestamp, expiresAt: record.expiresAt,
+                                         envelope: body.envelope, previousMessageID: previous)
                 }
                 core.metrics.deposits.increment()
                 core.metrics.depositBytes.increment(by: Int64(body.envelope.count))

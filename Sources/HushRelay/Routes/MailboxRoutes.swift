@@ -70,10 +70,12 @@ enum SocketFrames {
 
     /// The `message` event, written directly: it is built for every pushed
     /// deposit, and holds only integers and base64 (nothing to escape).
-    static func message(messageID: UInt64, timestamp: Int64, expiresAt: Int64, envelope: [UInt8]) -> String {
+    /// `previousMessageID` is left out when unknown (a catch-up push).
+    static func message(messageID: UInt64, timestamp: Int64, expiresAt: Int64, envelope: [UInt8], previousMessageID: UInt64?) -> String {
         let encoded = Data(envelope).base64EncodedString()
         let digest = Data(EnvelopeDigest.of(envelope)).base64EncodedString()
+        let previous = previousMessageID.map { ",\"previousMessageID\":\($0)" } ?? ""
         return "{\"type\":\"message\",\"message\":{\"messageID\":\(messageID),\"timestamp\":\(timestamp),"
-            + "\"expiresAt\":\(expiresAt),\"envelope\":\"\(encoded)\",\"envelopeSHA256\":\"\(digest)\"}}"
+            + "\"expiresAt\":\(expiresAt),\"envelope\":\"\(encoded)\",\"envelopeSHA256\":\"\(digest)\"\(previous)}}"
     }
 }

@@ -10,8 +10,11 @@ public protocol DepositLedger {
     /// What the mailbox holds now.
     func usage(mailbox: [UInt8]) throws -> MailboxUsage
     /// A new message id, higher than every id this mailbox has ever had,
-    /// following `now` (`MessageIDClock`).
-    mutating func nextMessageID(mailbox: [UInt8], now: Int64) throws -> UInt64
+    /// following `now` (`MessageIDClock`); and `previous`, an id below it and
+    /// at or above every id the mailbox still holds (the last id it was given,
+    /// or the highest one it holds; 0 for none). Nothing can commit into the
+    /// mailbox between the two: ids of one mailbox are given in commit order.
+    mutating func nextMessageID(mailbox: [UInt8], now: Int64) throws -> (id: UInt64, previous: UInt64)
     /// Stores the envelope under `record.messageID` and remembers the request
     /// id's result until `record.expiresAt`.
     mutating func store(mailbox: [UInt8], requestID: String, envelope: [UInt8], record: DepositRecord) throws

@@ -33,10 +33,10 @@ public enum DepositPolicy {
         guard usage.count < deposit.quota.maxCount, deposit.envelope.count <= deposit.quota.maxBytes - usage.bytes else {
             throw RelayError.quotaExceeded
         }
-        let record = DepositRecord(messageID: try ledger.nextMessageID(mailbox: mailbox, now: deposit.now), timestamp: deposit.now,
-                                   expiresAt: deposit.expiresAt, envelopeDigest: digest)
+        let (id, previous) = try ledger.nextMessageID(mailbox: mailbox, now: deposit.now)
+        let record = DepositRecord(messageID: id, timestamp: deposit.now, expiresAt: deposit.expiresAt, envelopeDigest: digest)
         try ledger.store(mailbox: mailbox, requestID: deposit.requestID, envelope: deposit.envelope, record: record)
-        return .stored(record)
+        return .stored(record, previousMessageID: previous)
     }
 
     /// A batch over one ledger (one transaction): a deposit the policy refuses

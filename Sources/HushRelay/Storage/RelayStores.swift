@@ -127,6 +127,7 @@ public protocol DepositFeedSockets: Sendable {
     /// Mailboxes with at least one socket here.
     var connectedMailboxes: [[UInt8]] { get }
     func isConnected(_ mailbox: [UInt8]) -> Bool
-    /// Pushes the envelope to the mailbox's sockets here.
-    func deliver(_ envelope: StoredEnvelope, to mailbox: [UInt8])
+    /// Pushes the envelope to the mailbox's sockets here, with the deposit's
+    /// `previousMessageID` when known (`DepositOutcome.stored`).
+    func deliver(_ envelope: StoredEnvelope, previousMessageID: UInt64?, to mailbox: [UInt8])
 }

@@ -48,12 +48,16 @@ public struct DepositRecord: Sendable, Equatable {
 }
 
 public enum DepositOutcome: Sendable, Equatable {
-    case stored(DepositRecord)
+    /// Newly stored. `previousMessageID` is an id at or above every other id
+    /// the mailbox held when this deposit committed, and below this one (0
+    /// when it held none): the push carries it, so a client that has processed
+    /// everything up to it may apply the pushed envelope without a sync.
+    case stored(DepositRecord, previousMessageID: UInt64)
     case repeated(DepositRecord)
 
     public var record: DepositRecord {
         switch self {
-        case let .stored(record), let .repeated(record): record
+        case let .stored(record, _), let .repeated(record): record
         }
     }
 }

@@ -33,6 +33,13 @@ final class InMemoryRelay: Sendable {
         /// How long each upload request waits before it is handled (lets
         /// other work interleave at the await, as a real upload would).
         var uploadPause: Duration?
+        /// Live connections by identity (the latest connect of each).
+        var sockets: [[UInt8]: AsyncStream<TransportEvent>.Continuation] = [:]
+        /// When set, deposits do not push at once: their pushes wait in
+        /// `heldPushes` until a test releases them, in the order it chooses.
+        var holdPushes = false
+        var heldPushes: [(mailbox: [UInt8], envelope: MailboxEnvelope)] = []
+        var fetchCalls = 0
     }
 
     let state = Mutex(State())
@@ -52,6 +59,19 @@ final class InMemoryRelay: Sendable {
 
     func stored(for mailbox: IdentityKey) -> [MailboxEnvelope] {
         state.withLock { $0.mailboxes[mailbox.rawRepresentation] ?? [] }
+    }
+
+    /// Pushes a held deposit (`holdPushes`) to its recipient's live connection.
+    func releasePush(at index: Int) {
+        let (push, socket) = state.withLock { state in
+            let push = state.heldPushes.remove(at: index)
+            return (push, state.sockets[push.mailbox])
+        }
+        socket?.yield(.envelope(push.envelope))
+    }
+
+    func isConnected(_ identity: IdentityKey) -> Bool {
+        state.withLock { $0.sockets[identity.rawRepresentation] != nil }
     }
 
     /// Makes every token invalid, as when tokens expire.
@@ -114,23 +134,37 @@ final class InMemoryRelay: Sendable {
 
         func deposit(_ envelope: [UInt8], to recipient: IdentityKey, requestID: String,
                      credential: [UInt8]?) async throws(DeliveryFailure) -> DepositReceipt {
-            let outcome: Result<DepositReceipt, DeliveryFailure> = relay.state.withLock { state in
-                state.depositCalls += 1
-                if !state.depositFailures.isEmpty { return .failure(state.depositFailures.removeFirst()) }
-                if let earlier = state.depositsByRequest[requestID] { return .success(earlier) }
-                let receipt = DepositReceipt(serverID: state.nextID, relayTimestamp: 1_000 + state.nextID)
-                state.nextID += 1
-                state.mailboxes[recipient.rawRepresentation, default: []].append(
-                    MailboxEnvelope(serverID: receipt.serverID, relayTimestamp: receipt.relayTimestamp, bytes: envelope))
-                state.depositsByRequest[requestID] = receipt
-                return .success(receipt)
-            }
+            let mailbox = recipient.rawRepresentation
+            let (outcome, push): (Result<DepositReceipt, DeliveryFailure>, (AsyncStream<TransportEvent>.Continuation, MailboxEnvelope)?) =
+                relay.state.withLock { state in
+                    state.depositCalls += 1
+                    if !state.depositFailures.isEmpty { return (.failure(state.depositFailures.removeFirst()), nil) }
+                    if let earlier = state.depositsByRequest[requestID] { return (.success(earlier), nil) }
+                    let receipt = DepositReceipt(serverID: state.nextID, relayTimestamp: 1_000 + state.nextID)
+                    state.nextID += 1
+                    // As the embedded relay does: the highest id the mailbox holds.
+                    let previous = state.mailboxes[mailbox]?.map(\.serverID).max() ?? 0
+                    state.mailboxes[mailbox, default: []].append(
+                        MailboxEnvelope(serverID: receipt.serverID, relayTimestamp: receipt.relayTimestamp, bytes: envelope))
+                    state.depositsByRequest[requestID] = receipt
+                    let pushed = MailboxEnvelope(serverID: receipt.serverID, relayTimestamp: receipt.relayTimestamp, bytes: envelope,
+                                                 previousServerID: previous)
+                    if state.holdPushes {
+                        state.heldPushes.append((mailbox, pushed))
+                        return (.success(receipt), nil)
+                    }
+                    return (.success(receipt), state.sockets[mailbox].map { ($0, pushed) })
+                }
+            if let (socket, envelope) = push { socket.yield(.envelope(envelope)) }
             return try outcome.get()
         }
 
         func fetch(after serverID: Int64, limit: Int) async throws(DeliveryFailure) -> MailboxPage {
             try requireToken()
-            let all = relay.state.withLock { $0.mailboxes[me] ?? [] }.filter { $0.serverID > serverID }
+            let all = relay.state.withLock { state in
+                state.fetchCalls += 1
+                return state.mailboxes[me] ?? []
+            }.filter { $0.serverID > serverID }
             return MailboxPage(envelopes: Array(all.prefix(limit)), hasMore: all.count > limit)
         }
 
@@ -141,8 +175,11 @@ final class InMemoryRelay: Sendable {
             }
         }
 
+        /// Stays open until the test ends; deposits to `me` are pushed here.
         func connect() async throws(DeliveryFailure) -> AsyncStream<TransportEvent> {
-            AsyncStream { $0.finish() }
+            let (stream, continuation) = AsyncStream.makeStream(of: TransportEvent.self)
+            relay.state.withLock { $0.sockets[me] = continuation }
+            return stream
         }
 
         func sendEphemeral(_ envelope: [UInt8], to recipient: IdentityKey, credential: [UInt8]) async throws(DeliveryFailure) {}

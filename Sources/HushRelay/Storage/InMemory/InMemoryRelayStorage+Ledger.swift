@@ -16,8 +16,8 @@ extension InMemoryRelayStorage.State: DepositLedger {
         return MailboxUsage(count: box.messages.count, bytes: box.bytes)
     }
 
-    mutating func nextMessageID(mailbox: [UInt8], now: Int64) throws -> UInt64 {
-        ids.next(nowMilliseconds: now)
+    mutating func nextMessageID(mailbox: [UInt8], now: Int64) throws -> (id: UInt64, previous: UInt64) {
+        (ids.next(nowMilliseconds: now), mailboxes[mailbox]?.lastID ?? 0)
     }
 
     mutating func store(mailbox: [UInt8], requestID: String, envelope: [UInt8], record: DepositRecord) throws {
@@ -27,6 +27,7 @@ extension InMemoryRelayStorage.State: DepositLedger {
         box.messages[record.messageID] = StoredEnvelope(messageID: record.messageID, timestamp: record.timestamp,
                                                         expiresAt: record.expiresAt, envelope: envelope)
         box.bytes += envelope.count
+        box.lastID = max(box.lastID, record.messageID)
         box.deposits[requestID] = record
         mailboxes[mailbox] = box
     }

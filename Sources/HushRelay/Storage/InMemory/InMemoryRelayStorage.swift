@@ -16,6 +16,8 @@ public final class InMemoryRelayStorage: RelayStorageDriver {
     struct Mailbox {
         var messages: [UInt64: StoredEnvelope] = [:]
         var bytes = 0
+        /// The last id given to a deposit here (the push's `previousMessageID`).
+        var lastID: UInt64 = 0
         var deposits: [String: DepositRecord] = [:]
         var credentials: Set<[UInt8]> = []
     }

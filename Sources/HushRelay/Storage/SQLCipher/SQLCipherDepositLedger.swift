@@ -28,8 +28,13 @@ struct SQLCipherDepositLedger: DepositLedger {
         } ?? MailboxUsage(count: 0, bytes: 0)
     }
 
-    mutating func nextMessageID(mailbox: [UInt8], now: Int64) throws -> UInt64 {
-        ids.next(nowMilliseconds: now)
+    /// `previous` is the highest id the mailbox holds (one seek in
+    /// `messages_by_mailbox`, on the page this deposit writes anyway).
+    mutating func nextMessageID(mailbox: [UInt8], now: Int64) throws -> (id: UInt64, previous: UInt64) {
+        let previous = try db.queryFirst("SELECT max(id) FROM messages WHERE mailbox = ?", [mailbox]) { row in
+            try row.get(0, as: Int64?.self)
+        } ?? nil
+        return (ids.next(nowMilliseconds: now), UInt64(max(0, previous ?? 0)))
     }
 
     func store(mailbox: [UInt8], requestID: String, envelope: [UInt8], record: DepositRecord) throws {

@@ -1,0 +1,97 @@
+import Foundation
+import HushMessenger
+import HushTesting
+import Testing
+
+/// The live connection's fast path: a pushed envelope whose previous id is
+/// at or below the sync cursor is stored without fetching the mailbox; any
+/// other push makes the client sync, so nothing is skipped or stored twice.
+@Suite struct PushFastPathTests {
+    /// Alice and Bob, each with the other as a contact, and Bob's live
+    /// connection up with its first sync done.
+    private func connectedPair() async throws -> (InMemoryRelay, Participant, Participant, Task<Void, Never>) {
+        let relay = InMemoryRelay()
+        let (alice, bob) = try await relay.pair()
+        _ = try await bob.messenger.addContact(name: "alice", address: alice.address)
+        let messenger = bob.messenger, key = bob.identity.publicKey
+        let live = Task { await messenger.runLive() }
+        try await Self.waitUntil("bob's live connection") {
+            relay.isConnected(key) && relay.state.withLock { $0.fetchCalls } > 0
+        }
+        return (relay, alice, bob, live)
+    }
+
+    private static func bodies(_ messenger: Messenger, from contact: String) async throws -> [String] {
+        try await messenger.history(with: contact).filter { $0.direction == .incoming }.map(\.body)
+    }
+
+    /// Polls `condition` until it holds; fails the test after 20 s (a bound, not a timing assertion).
+    private static func waitUntil(_ what: String, _ condition: @escaping @Sendable () async throws -> Bool) async throws {
+        let held = await within(20) {
+            while !Task.isCancelled {
+                if (try? await condition()) == true { return true }
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+            return nil
+        }
+        guard held == true else { throw FastPathFailure("waited 20 s for \(what)") }
+    }
+
+    @Test func pushedEnvelopesAreStoredAndAcknowledgedWithoutFetchingTheMailbox() async throws {
+        let (relay, alice, bob, live) = try await connectedPair()
+        defer { live.cancel() }
+        let bobMessenger = bob.messenger
+        let bobKey = bob.identity.publicKey
+        let fetchesBefore = relay.state.withLock { $0.fetchCalls }
+        for index in 1...5 { _ = try await alice.messenger.send(text: "fast \(index)", to: "bob") }
+        try await Self.waitUntil("five messages at bob") { try await Self.bodies(bobMessenger, from: "alice").count == 5 }
+        #expect(try await Self.bodies(bobMessenger, from: "alice") == (1...5).map { "fast \($0)" })
+        #expect(relay.state.withLock { $0.fetchCalls } == fetchesBefore, "a push that could be applied directly made bob sync")
+        try await Self.waitUntil("bob's acknowledgements") { relay.stored(for: bobKey).isEmpty }
+    }
+
+    @Test func aPushThatOvertakesAnEarlierOneSyncsAndTheLatePushStoresNothingTwice() async throws {
+        let (relay, alice, bob, live) = try await connectedPair()
+        defer { live.cancel() }
+        let bobMessenger = bob.messenger
+        relay.state.withLock { $0.holdPushes = true }
+        _ = try await alice.messenger.send(text: "first", to: "bob")
+        _ = try await alice.messenger.send(text: "second", to: "bob")
+        let fetchesBefore = relay.state.withLock { $0.fetchCalls }
+        // "second" arrives first: its previous id is "first", which bob has not processed.
+        relay.releasePush(at: 1)
+        try await Self.waitUntil("both messages at bob") { try await Self.bodies(bobMessenger, from: "alice").count == 2 }
+        #expect(try await Self.bodies(bobMessenger, from: "alice") == ["first", "second"])
+        let fetchesAfterSync = relay.state.withLock { $0.fetchCalls }
+        #expect(fetchesAfterSync > fetchesBefore, "a push with an unprocessed envelope before it was applied without a sync")
+        // The late push of "first" is already processed; "third" then goes the fast way again.
+        relay.releasePush(at: 0)
+        relay.state.withLock { $0.holdPushes = false }
+        _ = try await alice.messenger.send(text: "third", to: "bob")
+        try await Self.waitUntil("the third message at bob") { try await Self.bodies(bobMessenger, from: "alice").count >= 3 }
+        #expect(try await Self.bodies(bobMessenger, from: "alice") == ["first", "second", "third"])
+        #expect(relay.state.withLock { $0.fetchCalls } == fetchesAfterSync)
+    }
+
+    @Test func aPushWithoutAPreviousIDOnlySignalsASync() async throws {
+        let (relay, alice, bob, live) = try await connectedPair()
+        defer { live.cancel() }
+        let bobMessenger = bob.messenger
+        relay.state.withLock { $0.holdPushes = true }
+        _ = try await alice.messenger.send(text: "via sync", to: "bob")
+        let fetchesBefore = relay.state.withLock { $0.fetchCalls }
+        // As a relay that does not know the previous id (a catch-up push) sends it.
+        let (held, socket) = relay.state.withLock { state in
+            let held = state.heldPushes.removeFirst()
+            return (held.envelope, state.sockets[held.mailbox])
+        }
+        socket?.yield(.envelope(MailboxEnvelope(serverID: held.serverID, relayTimestamp: held.relayTimestamp, bytes: held.bytes)))
+        try await Self.waitUntil("the message at bob") { try await Self.bodies(bobMessenger, from: "alice").count == 1 }
+        #expect(relay.state.withLock { $0.fetchCalls } > fetchesBefore)
+    }
+}
+
+private struct FastPathFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
