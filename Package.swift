@@ -256,6 +256,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             path: "Benchmarks/HushBench",
             swiftSettings: swiftSettings
@@ -313,6 +314,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 // Scraping the metrics endpoint of a relay process.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // A throwaway CA and a certificate it issues, for a relay with a CA-issued certificate.
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -24,12 +24,15 @@ import Synchronization
 ///  4. the relay's RSS with 10,000 idle sockets (bytes per connection);
 ///  5. wrk (`-t2 -c64`, Benchmarks/wrk/relay.lua): health, then 512-byte binary
 ///     deposits to 1,000 mailboxes, each for --wrk-seconds, per driver
-///     (PostgreSQL with one instance): rate, p50/p99/max, relay CPU per request.
+///     (PostgreSQL with one instance): rate, p50/p99/max, relay CPU per request;
+///  6. what TLS costs (RelayTLSCost.swift): the SQLCipher relay over plain
+///     HTTP and over TLS with its self-signed key, the same load on each
+///     (in-process client and wrk over kept-alive connections).
 /// PostgreSQL runs on a throwaway cluster (scripts/postgres-test-cluster), a
 /// fresh database per measurement, or on `$HUSH_TEST_POSTGRES_URL`'s.
 /// Options: --deposits N (20000) --concurrency N (64) --clients N (1000)
 ///          --pushes N (2000) --paced-messages N (20000) --paced-rate N (1000) --idle N (10000)
-///          --wrk-seconds N (20) --wrk-connections N (64) --only throughput,push,paced,idle,wrk --drivers memory,sqlcipher,postgres. Every loop is bounded in count and time.
+///          --wrk-seconds N (20) --wrk-connections N (64) --only throughput,push,paced,idle,wrk,tls --drivers memory,sqlcipher,postgres. Every loop is bounded in count and time.
 enum RelayBenchmark {
     static func run(arguments: [String]) async throws {
         if arguments.first == "serve" { return try await serve(Array(arguments.dropFirst())) }
@@ -42,7 +45,7 @@ enum RelayBenchmark {
         let fileLimit = RelayBench.raiseFileLimit()
         print("cores: \(ProcessInfo.processInfo.activeProcessorCount), open-file limit: \(fileLimit); relay and load generator share the machine")
         let deposits = option("--deposits", 20_000), concurrency = option("--concurrency", 64)
-        let phases = Set(text("--only", "throughput,push,paced,idle,wrk").split(separator: ",").map(String.init))
+        let phases = Set(text("--only", "throughput,push,paced,idle,wrk,tls").split(separator: ",").map(String.init))
         let drivers = text("--drivers", "memory,sqlcipher,postgres").split(separator: ",").map(String.init)
         let http = RelayBench.makeHTTPClient(connections: concurrency)
         do {
@@ -110,6 +113,10 @@ enum RelayBenchmark {
                         try await wrkLoad(label: driver, relay: relay, seconds: seconds, connections: connections, http: http)
                     }
                 }
+            }
+            if phases.contains("tls") {
+                try await tlsCost(requests: deposits, concurrency: concurrency,
+                                  wrkSeconds: option("--wrk-seconds", 20), wrkConnections: option("--wrk-connections", 64))
             }
             if phases.contains("idle") {
                 try await idleMemory(connections: min(option("--idle", 10_000), max(0, fileLimit / 2 - 200)), http: http)
@@ -231,11 +238,13 @@ enum RelayBenchmark {
 
     /// wrk's health baseline, then its deposits (512 bytes, round robin over
     /// 1,000 registered mailboxes, a unique request id each), for `seconds` each.
+    /// Returns the relay CPU µs per health request and per deposit (0 when wrk is missing).
+    @discardableResult
     static func wrkLoad(label: String, relay: RelayBench.ChildRelay, databaseCPU: (() -> [Int32: Double])? = nil,
-                        seconds: Int, connections: Int, http: HTTPClient) async throws {
+                        seconds: Int, connections: Int, http: HTTPClient) async throws -> (health: Double, deposit: Double) {
         guard WrkLoad.executable != nil else {
             print("wrk [\(label)]: skipped, wrk is not installed (apt-get install wrk; `make bench` installs it)")
-            return
+            return (0, 0)
         }
         let mailboxes = 1_000
         let paths = Locked([String](repeating: "", count: mailboxes))
@@ -273,6 +282,7 @@ enum RelayBenchmark {
         let health = line("GET /v1/health", try await measure(["HUSH_WRK_MODE": "health"]))
         let deposits = line("deposit 512 B binary", try await measure(deposit))
         print("wrk [\(label)] relay CPU per deposit / per health request = \(RelayBench.format(deposits / health, 2)) (target ≤ 1.5)")
+        return (health, deposits)
     }
 
     // MARK: 3. Idle memory
@@ -330,6 +340,10 @@ enum RelayBenchmark {
         // The attachment benchmark's 256 MiB file, padded.
         configuration.maxBlobBytes = 4 << 30
         configuration.blobQuota = BlobQuota(maxBytes: 16 << 30, maxCount: 1_000_000)
+        if arguments.contains("--tls-self-signed") {
+            try RelayDataDirectory(path: configuration.dataDirectory).prepare()
+            configuration.tls = try RelayTLS.selfSigned(in: configuration.dataDirectory)
+        }
         var logger = Logger(label: "relay-bench")
         logger.logLevel = .error
         let server: RelayServer

@@ -6,6 +6,7 @@ import HushProtocol
 import HushRelayClient
 import HushTesting
 import NIOCore
+import NIOSSL
 import PostgresTestCluster
 import Synchronization
 
@@ -17,12 +18,16 @@ enum RelayBench {
         let process = Process()
         let port: Int
         let dataDirectory: String
+        /// Serving https:// with a self-signed key made in `dataDirectory`.
+        let tls: Bool
 
         /// `database` is the PostgreSQL URL for the `postgres` driver.
-        init(driver: String, database: String? = nil) throws {
+        init(driver: String, database: String? = nil, tls: Bool = false) throws {
+            self.tls = tls
             dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("hush-relay-bench-\(UUID().uuidString)").path
             process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
             process.arguments = ["relay", "serve", "--driver", driver, "--data", dataDirectory] + (database.map { ["--database", $0] } ?? [])
+                + (tls ? ["--tls-self-signed"] : [])
             let output = Pipe()
             process.standardOutput = output
             try process.run()
@@ -40,7 +45,10 @@ enum RelayBench {
             port = found
         }
 
-        var baseURL: String { "http://127.0.0.1:\(port)" }
+        var baseURL: String { "\(tls ? "https" : "http")://127.0.0.1:\(port)" }
+
+        /// The relay's self-signed certificate (for a client that trusts exactly it).
+        var certificateFile: String { dataDirectory + "/tls-certificate.pem" }
 
         /// Resident set size of the child, from /proc.
         func residentBytes() -> Int { RelayBench.residentBytes(pid: process.processIdentifier) }
@@ -80,11 +88,21 @@ enum RelayBench {
         }
     }
 
-    static func makeHTTPClient(connections: Int) -> HTTPClient {
+    static func makeHTTPClient(connections: Int, tls: TLSConfiguration? = nil) -> HTTPClient {
         var configuration = HTTPClient.Configuration()
+        configuration.tlsConfiguration = tls
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)
         configuration.timeout = .init(connect: .seconds(10), read: .seconds(30))
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    /// TLS that trusts exactly the certificate in `file` (a TLS relay child's
+    /// self-signed one), without name checks: as a client with a pinned URL.
+    static func trustingOnly(_ file: String) throws -> TLSConfiguration {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(file))
+        tls.certificateVerification = .noHostnameVerification
+        return tls
     }
 
     /// Runs `body(i)` for i in 0..<total with `concurrency` workers, stopping

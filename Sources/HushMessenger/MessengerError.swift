@@ -72,6 +72,8 @@ extension DeliveryFailure: CustomStringConvertible {
         switch self {
         case .unauthorized: return "the relay refused our credentials"
         case let .loginRefused(reason): return "the relay refused the login: \(reason)"
+        // Status 0: refused on this side before any request (a relay URL that cannot be used).
+        case let .rejected(0, reason): return reason
         case let .rejected(status, code): return "the relay rejected the request (HTTP \(status), \(code))"
         case .tooLarge: return "the request is larger than the relay accepts"
         case let .rateLimited(after): return "the relay is rate-limiting us" + (after.map { "; retry in \(($0 + 999) / 1000) s" } ?? "")

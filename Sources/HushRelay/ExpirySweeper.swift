@@ -7,6 +7,8 @@ struct ExpirySweeper: Service {
     let core: RelayCore
 
     func run() async throws {
+        // Measured at start too: the first sweep is an interval away.
+        await Self.recordStorageSize(core)
         let interval = Duration.seconds(max(1, core.configuration.sweepIntervalSeconds))
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
@@ -20,6 +22,15 @@ struct ExpirySweeper: Service {
                 core.logger.error("expiry sweep failed", metadata: ["error": "\(error)"])
             }
         }
+    }
+
+    /// The storage-size metric, when metrics are served: the data directory
+    /// and a database server's share (PostgreSQL). A failed size query is
+    /// left out rather than failing the sweep.
+    static func recordStorageSize(_ core: RelayCore) async {
+        guard core.metrics.registry != nil else { return }
+        let elsewhere = (try? await core.storage.inventory.bytesOutsideDataDirectory()) ?? 0
+        core.metrics.recordStorageSize(of: core.configuration.dataDirectory, plus: elsewhere)
     }
 
     static func sweep(_ core: RelayCore) async throws -> SweepResult {
@@ -40,7 +51,7 @@ struct ExpirySweeper: Service {
         core.metrics.sweeps.increment()
         core.metrics.sweptEnvelopes.increment(by: Int64(result.envelopes))
         core.metrics.sweptBlobs.increment(by: Int64(result.expiredBlobIDs.count))
-        if core.metrics.registry != nil { core.metrics.recordStorageSize(of: core.configuration.dataDirectory) }
+        await recordStorageSize(core)
         if result.envelopes + result.expiredBlobIDs.count > 0 {
             core.logger.info("expired items swept", metadata: [
                 "envelopes": "\(result.envelopes)", "blobs": "\(result.expiredBlobIDs.count)",

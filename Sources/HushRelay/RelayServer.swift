@@ -91,8 +91,6 @@ public struct RelayServer: Sendable {
         )
         app.addServices(ExpirySweeper(core: core))
         if let address = configuration.metricsAddress, let registry = core.metrics.registry {
-            // Measured at start too: the first sweep is a minute away.
-            core.metrics.recordStorageSize(of: configuration.dataDirectory)
             app.addServices(MetricsEndpoint.application(registry: registry, host: address.host, port: address.port,
                                                         logger: libraryLogger, onListening: onMetricsListening))
         }

@@ -34,6 +34,9 @@ public struct RelayOrigin: Sendable, Hashable, CustomStringConvertible {
         self.init(scheme: scheme, host: host, port: port)
     }
 
+    /// The host as a socket connects to it (an IPv6 address without brackets).
+    public var connectableHost: String { host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host }
+
     /// The canonical spelling, the bytes that are signed.
     public var description: String { "\(scheme)://\(host):\(port)" }
 

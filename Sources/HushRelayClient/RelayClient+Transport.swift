@@ -63,10 +63,28 @@ extension RelayClient {
             return RelayRawResponse(status: Int(response.status.code), retryAfter: response.headers.first(name: "Retry-After"),
                                     workBits: response.headers.first(name: FirstContactWork.bitsHeader).flatMap(Int.init),
                                     body: Array(bytes.readableBytesView))
+        } catch is NIOSSLError where pin != nil {
+            throw await pinnedHandshakeFailure()
         } catch is NIOSSLError {
             throw .transport("the TLS handshake failed: this system does not trust the relay's certificate (a relay with a self-signed key needs its pin: https://HOST:PORT#pin=PIN)")
         } catch {
             throw .transport(String(describing: type(of: error)))
         }
+    }
+
+    /// Why a handshake with a pinned relay failed, after its key matched the
+    /// pin when it was first fetched: fetched again, a different key is a
+    /// pin mismatch (the relay changed its key since); the same key means the
+    /// chain is what failed, that is, a certificate a CA issued. A pin stands
+    /// in only for a self-signed key, whose certificate is its own root.
+    private func pinnedHandshakeFailure() async -> RelayClientError {
+        guard let pin, let origin = try? self.origin else { return .transport("the TLS handshake with the relay failed") }
+        do {
+            _ = try await PinnedRelayKey.certificate(host: origin.connectableHost, port: origin.port, pin: pin)
+        } catch {
+            return error
+        }
+        return .invalidRelayURL("the relay's key matches the #pin=, but its certificate was issued by a CA, and a pin stands in only for a "
+                                + "self-signed key (hush relay serve --tls-self-signed): use the URL without #pin= and the system's trust store checks the certificate")
     }
 }

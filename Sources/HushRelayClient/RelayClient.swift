@@ -79,8 +79,7 @@ public final class RelayClient: Sendable {
         if let urlProblem { throw .invalidRelayURL(urlProblem) }
         guard let pin else { return (http, nil) }
         let origin = try self.origin
-        let host = origin.host.hasPrefix("[") ? String(origin.host.dropFirst().dropLast()) : origin.host
-        let (client, tls) = try await PinnedRelayKey.client(host: host, port: origin.port, pin: pin)
+        let (client, tls) = try await PinnedRelayKey.client(host: origin.connectableHost, port: origin.port, pin: pin)
         return (client, tls)
     }
 

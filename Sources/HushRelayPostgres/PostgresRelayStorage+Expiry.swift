@@ -42,6 +42,15 @@ extension PostgresRelayStorage: ExpiryStore {
 }
 
 extension PostgresRelayStorage: InventoryStore {
+    /// The whole database's size on the server (tables, indexes, TOAST).
+    public func bytesOutsideDataDirectory() async throws -> Int64 {
+        try await guarded {
+            let rows = try await client.query("SELECT pg_database_size(current_database())", logger: logger)
+            for try await size in rows.decode(Int64.self) { return size }
+            return 0
+        }
+    }
+
     public func inventory() async throws -> RelayInventory {
         try await transaction { connection in
             var inventory = RelayInventory()

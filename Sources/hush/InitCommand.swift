@@ -40,9 +40,7 @@ struct InitCommand: AsyncParsableCommand {
         if let name, name.trimmingCharacters(in: .whitespaces).isEmpty {
             throw ValidationError("--name must not be empty")
         }
-        if let relay, !(relay.hasPrefix("http://") || relay.hasPrefix("https://")) {
-            throw ValidationError("--relay must be an http:// or https:// URL")
-        }
+        if let relay { try RelayURLRule.check(relay) }
     }
 
     func run() async throws {

@@ -117,6 +117,25 @@ import Testing
         #expect(try hush(["doctor", "--home", home.path]).status == 12)
     }
 
+    /// A relay URL that cannot be used is a usage error before anything is
+    /// created: the identity is not made, and the message says what is wrong.
+    @Test(arguments: [
+        ("https://127.0.0.1:9#pin=abc", "43 characters of base64url"),
+        ("https://127.0.0.1:9#pin=", "43 characters of base64url"),
+        ("https://127.0.0.1:9#fingerprint=x", "the part after # must be pin="),
+        ("http://127.0.0.1:9#pin=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "needs an https:// relay URL"),
+        ("https://127.0.0.1:70000", "port must be 1…65535"),
+        ("ftp://relay.example.org", "http://"),
+    ])
+    func aMalformedRelayURLIsRefusedBeforeTheIdentityIsCreated(url: String, reason: String) throws {
+        let home = try Home()
+        let result = try hush(["init", "--home", home.path, "--relay", url])
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains(reason) && !result.stderr.contains("HTTP 0"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: home.path + "/keystore"))
+        #expect(try hush(["register", "--home", home.path, "--relay", url]).status == 64)
+    }
+
     @Test func passphraseChangeWorksAndTheOldOneStops() throws {
         let home = try Home()
         #expect(try hush(["init", "--home", home.path]).status == 0)

@@ -83,4 +83,21 @@ import Testing
         // parse() runs validate(), which resolves the settings: the relay never starts.
         #expect { try RelayServeCommand.parse(["--config", file, "--port", "70000"]) } throws: { "\($0)".contains("setting 'port' (--port): 70000") }
     }
+
+    /// Lists follow the same rule as every other setting: a later source
+    /// replaces the value, it does not add to it (docs/OPERATIONS.md says so).
+    @Test func originFlagsReplaceTheFilesListOfOrigins() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("relay-settings-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("relay.yaml").path
+        try "origins: [\"https://a.example.org\", \"https://b.example.org\"]\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let fromFile = try RelayServeCommand.parse(["--config", file]).resolvedSettings(environment: [:])
+        #expect(fromFile.configuration.origins.map(\.description) == ["https://a.example.org:443", "https://b.example.org:443"])
+        let fromVariable = try RelayServeCommand.parse(["--config", file]).resolvedSettings(environment: ["HUSH_RELAY_ORIGINS": "https://c.example.org"])
+        #expect(fromVariable.configuration.origins.map(\.description) == ["https://c.example.org:443"])
+        let fromFlags = try RelayServeCommand.parse(["--config", file, "--origin", "https://d.example.org", "--origin", "https://e.example.org:8443"])
+            .resolvedSettings(environment: ["HUSH_RELAY_ORIGINS": "https://c.example.org"])
+        #expect(fromFlags.configuration.origins.map(\.description) == ["https://d.example.org:443", "https://e.example.org:8443"])
+    }
 }

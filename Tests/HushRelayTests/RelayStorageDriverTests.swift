@@ -58,6 +58,14 @@ import Testing
         #expect(fourth.previous >= second.id && fourth.previous < fourth.id)
     }
 
+    /// The storage-size metric adds what a database server holds.
+    @Test(arguments: StorageDriver.allCases)
+    func bytesOutsideTheDataDirectoryAreTheDatabaseServersOnly(driver: StorageDriver) async throws {
+        let opened = try await OpenedDriver(driver)
+        let bytes = try await opened.driver.bytesOutsideDataDirectory()
+        if driver == .postgres { #expect(bytes > 0) } else { #expect(bytes == 0) }
+    }
+
     @Test(arguments: StorageDriver.allCases)
     func challengesAreSingleUse(driver: StorageDriver) async throws {
         let opened = try await OpenedDriver(driver)

@@ -62,10 +62,11 @@ public struct RelayMetrics: Sendable {
             .recordNanoseconds(duration.nanoseconds)
     }
 
-    /// The bytes under `directory` (database file, its journal, blobs).
-    func recordStorageSize(of directory: String) {
+    /// The bytes under `directory` (database file, its journal, blobs), plus
+    /// `elsewhere` (a database server's).
+    func recordStorageSize(of directory: String, plus elsewhere: Int64) {
         let files = FileManager.default.enumerator(atPath: directory)
-        var total: Int64 = 0
+        var total = elsewhere
         while let file = files?.nextObject() as? String {
             let attributes = try? FileManager.default.attributesOfItem(atPath: directory + "/" + file)
             if attributes?[.type] as? FileAttributeType == .typeRegular { total += (attributes?[.size] as? NSNumber)?.int64Value ?? 0 }

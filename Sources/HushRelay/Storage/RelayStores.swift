@@ -80,6 +80,13 @@ public protocol ExpiryStore: Sendable {
 public protocol InventoryStore: Sendable {
     /// Everything stored (envelope bytes and token hashes excluded).
     func inventory() async throws -> RelayInventory
+    /// Bytes the storage keeps outside the relay's data directory (a database
+    /// server's), for the storage-size metric; 0 for files in the directory.
+    func bytesOutsideDataDirectory() async throws -> Int64
+}
+
+extension InventoryStore {
+    public func bytesOutsideDataDirectory() async throws -> Int64 { 0 }
 }
 
 /// A driver that implements every store.

@@ -20,9 +20,7 @@ struct RegisterCommand: AsyncParsableCommand {
     var relay: String?
 
     func validate() throws {
-        if let relay, !(relay.hasPrefix("http://") || relay.hasPrefix("https://")) {
-            throw ValidationError("--relay must be an http:// or https:// URL")
-        }
+        if let relay { try RelayURLRule.check(relay) }
     }
 
     func run() async throws {
