@@ -115,7 +115,7 @@ let package = Package(
         // The send/receive pipeline: outbox, backoff, receipts. The CLI only drives it.
         .target(
             name: "HushMessenger",
-            dependencies: ["HushCrypto", "HushProtocol", "HushDatabase", "HushStore"],
+            dependencies: ["HushCrypto", "HushProtocol", "HushDatabase", "HushStore", "HushRelayAPI"],
             swiftSettings: swiftSettings
         ),
         // Wire types shared by the relay and its client: DTOs, signed byte

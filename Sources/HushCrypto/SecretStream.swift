@@ -48,6 +48,8 @@ public enum SecretStream {
         /// ends derive the same state from (key, header) (libsodium's
         /// `init_push` draws the header and then derives exactly what
         /// `init_pull` derives), so the state is set up with `init_pull`.
+        /// SPI: only the vector code (`@_spi(Vectors) import HushCrypto`) sees it.
+        @_spi(Vectors)
         public init(key: SecureBytes, fixedHeader header: [UInt8]) throws(CryptoError) {
             try requireLength(key.count, keyLength, "secretstream key")
             try requireLength(header.count, headerLength, "secretstream header")

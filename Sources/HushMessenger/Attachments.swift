@@ -1,6 +1,7 @@
 import Glibc
 import HushCrypto
 import HushProtocol
+import HushRelayAPI
 import HushStore
 
 /// Files sent and received (docs/PROTOCOL.md §10.3). Sending: the file is
@@ -70,6 +71,7 @@ final class Attachments {
                     NewAttachment(messageId: messageId, direction: .outgoing, state: .uploading, fileName: fileName,
                                   mediaType: MediaType.guess(fileName: fileName), size: sealed.size, key: key, digest: sealed.digest,
                                   blobId: nil), at: now)
+                files.remove(id)  // a reused row id's leftovers (see recordIncoming)
                 try files.adopt(sealed.path, as: id)
                 return messageId
             }
@@ -96,14 +98,13 @@ final class Attachments {
             // or another process) that holds it, or finished it, is left alone.
             let now = dependencies.clock.now()
             let claimed = try? store.write { store in
-                try store.attachments.claimUpload(id: id, holder: getpid(), until: now + Self.uploadLeaseMillis, now: now) { pid in
-                    kill(pid, 0) == 0 || errno != ESRCH
-                }
+                try store.attachments.claimUpload(id: id, holder: getpid(), until: now + Self.uploadLeaseMillis, now: now,
+                                                  isAlive: Self.isAlive)
             }
             guard claimed == true else {
                 continue
             }
-            defer { try? store.write { try $0.attachments.releaseUpload(id: id) } }
+            defer { try? store.write { try $0.attachments.releaseTransfer(id: id) } }
             guard files.hasBlob(id) else {
                 fail(attachment, "the encrypted copy of the file is gone from the data directory: send the file again")
                 continue
@@ -214,13 +215,22 @@ final class Attachments {
 
     /// Stores an incoming pointer for the message `messageId` (inside the caller's transaction).
     func recordIncoming(_ pointer: AttachmentPointer, messageId: Int64) throws {
-        guard let blobId = String(validating: pointer.blobID, as: UTF8.self) else {
-            throw MessengerError.protocolFailure("an attachment pointer's blob id is not text")
-        }
-        try store.attachments.insert(
-            NewAttachment(messageId: messageId, direction: .incoming, state: .available, fileName: pointer.fileName,
+        // A blob id no relay issues (PROTOCOL §10.3) can never be fetched, and
+        // must never become part of a request path: the message is kept, its
+        // file marked failed with the reason.
+        let text = String(validating: pointer.blobID, as: UTF8.self)
+        let blobId = text.flatMap { BlobIdentifier.isWellFormed($0) ? $0 : nil }
+        let id = try store.attachments.insert(
+            NewAttachment(messageId: messageId, direction: .incoming, state: blobId == nil ? .failed : .available, fileName: pointer.fileName,
                           mediaType: pointer.mediaType, size: Int64(pointer.size), key: pointer.key, digest: pointer.digest,
                           blobId: blobId), at: dependencies.clock.now())
+        // Row ids can be reused after the highest row was deleted, before a sweep removed its files:
+        // a new attachment never starts from another's partial or finished download.
+        files?.remove(id)
+        if blobId == nil {
+            try store.attachments.setState(.failed, id: id, error: "the sender's pointer names a blob id no relay issues (not 64 lower-case hex "
+                                           + "digits), so the file cannot be fetched: ask them to send it again", at: dependencies.clock.now())
+        }
     }
 
     /// Downloads attachment `id` unless it is here already (checking every
@@ -256,6 +266,8 @@ final class Attachments {
                           files: AttachmentFiles) async throws {
         let id = attachment.id
         guard let blobId = attachment.blobId else {
+            // Received without a usable blob id (`recordIncoming` said why).
+            if attachment.direction == .incoming { throw MessengerError.attachmentRejected(attachment.lastError ?? "the pointer names no blob") }
             throw MessengerError.attachmentUnavailable("attachment \(id) is not uploaded yet: `hush sync` or `hush retry` sends it")
         }
         let restState: AttachmentState = attachment.direction == .incoming ? .available : attachment.state
@@ -269,9 +281,15 @@ final class Attachments {
         } catch {
             throw MessengerError.attachmentRejected("cannot store the attachment: \(error)")
         }
-        try store.write { store in
-            if attachment.direction == .incoming { try store.attachments.setState(.downloading, id: id, at: dependencies.clock.now()) }
+        if attachment.direction == .incoming {
+            let claimed = try store.write { store in
+                try store.attachments.claimDownload(id: id, holder: getpid(), at: dependencies.clock.now(), isAlive: Self.isAlive)
+            }
+            guard claimed else {
+                throw MessengerError.attachmentUnavailable("attachment \(id) is being downloaded by another hush process: wait for it to finish, or stop it and fetch again (it resumes)")
+            }
         }
+        defer { try? store.write { try $0.attachments.releaseTransfer(id: id) } }
         do {
             if sink.resumeOffset > 0 {
                 report?(AttachmentProgress(attachmentId: id, phase: .downloading, done: sink.resumeOffset, total: sink.blobLength))
@@ -307,6 +325,20 @@ final class Attachments {
         }
     }
 
+    /// Whether process `pid` still runs (a transfer's holder).
+    static func isAlive(_ pid: Int32) -> Bool { kill(pid, 0) == 0 || errno != ESRCH }
+
+    /// Downloads whose process died (`hush fetch` killed mid-way) show as
+    /// available again, with what they kept for the next fetch to resume,
+    /// instead of "downloading" for ever; automatic download retries them.
+    func interruptAbandonedDownloads() {
+        _ = try? store.write { store in
+            try store.attachments.interruptAbandonedDownloads(
+                reason: "the download was interrupted; `hush fetch` resumes it after the bytes already checked",
+                at: dependencies.clock.now(), isAlive: Self.isAlive)
+        }
+    }
+
     /// The user's opt-in: received files up to this size download at each sync.
     var autoDownloadMaxBytes: Int64? {
         (try? store.settings.value(SettingsRepository.Name.autoDownloadMaxBytes)).flatMap { $0.flatMap { Int64($0) } }
@@ -317,7 +349,9 @@ final class Attachments {
     /// the attachment (`hush attachments` shows them); the sync goes on.
     @discardableResult
     func autoDownload(isolation: isolated (any Actor)? = #isolation) async -> Int {
-        guard let limit = autoDownloadMaxBytes, let files, let waiting = try? store.attachments.list(state: .available) else { return 0 }
+        guard let limit = autoDownloadMaxBytes, let files else { return 0 }
+        interruptAbandonedDownloads()
+        guard let waiting = try? store.attachments.list(state: .available) else { return 0 }
         var fetched = 0
         for attachment in waiting where attachment.direction == .incoming && attachment.size <= limit && !files.hasBlob(attachment.id) {
             if (try? await download(attachment, files: files)) != nil { fetched += 1 }

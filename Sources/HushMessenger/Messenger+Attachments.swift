@@ -22,9 +22,12 @@ extension Messenger {
 
     /// Attachments sent and received, oldest first: all, or those of the conversation with `contact`.
     public func attachmentList(contact: String? = nil) throws -> [(attachment: StoredAttachment, contact: String)] {
+        attachments.interruptAbandonedDownloads()
         let all = try store.attachments.list().map { stored in
-            // A download's progress is the bytes on disk (its process may be running now).
-            let attachment = stored.state == .downloading ? stored.with(transferred: attachments.files?.partSize(stored.id) ?? 0) : stored
+            // A download's progress is the bytes on disk (its process may be running now, or
+            // have been interrupted: the next fetch resumes after them).
+            let partial = stored.direction == .incoming && (stored.state == .downloading || stored.state == .available)
+            let attachment = partial ? stored.with(transferred: attachments.files?.partSize(stored.id) ?? 0) : stored
             return (attachment: attachment, contact: try contactName(conversationId: attachment.conversationId) ?? "?")
         }
         guard let contact else { return all }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HushRelayAPI
 import NIOCore
 
 /// Encrypted attachment files under the data directory, one per blob id.
@@ -11,9 +12,7 @@ public struct BlobStore: Sendable {
     public init(directory: String) { self.directory = directory }
 
     /// 64 lower-case hex digits; anything else is refused before touching the disk.
-    public static func isValidID(_ id: String) -> Bool {
-        id.utf8.count == 64 && id.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
-    }
+    public static func isValidID(_ id: String) -> Bool { BlobIdentifier.isWellFormed(id) }
 
     func path(for id: String) -> String { directory + "/" + id }
 

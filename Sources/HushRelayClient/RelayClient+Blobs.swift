@@ -54,6 +54,8 @@ extension RelayClient {
     /// (`Range: bytes=N-` to resume), refusing more than `maxBytes` in all.
     /// Errors are `RelayClientError`, or what `consume` threw.
     public func downloadBlob(id: String, from offset: Int64 = 0, maxBytes: Int64, consume: ([UInt8]) throws -> Void) async throws {
+        // The id came from a peer's message: it must never shape the request path.
+        guard BlobIdentifier.isWellFormed(id) else { throw RelayClientError.invalidResponse("a blob id must be 64 lower-case hex digits") }
         var request = HTTPClientRequest(url: baseURL + RelayPaths.blob(id))
         request.method = .GET
         if offset > 0 { request.headers.add(name: "Range", value: "bytes=\(offset)-") }

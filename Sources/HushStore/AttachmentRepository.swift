@@ -90,8 +90,46 @@ public struct AttachmentRepository {
         try database.execute("UPDATE attachments SET upload_lease_until = ? WHERE id = ? AND upload_lease_until IS NOT NULL", [until, id])
     }
 
-    /// Gives up the lease on the upload `id` (done, or to be retried later).
-    public func releaseUpload(id: Int64) throws {
+    /// Claims the received attachment `id` for a download by the process
+    /// `holder` and marks it `downloading`, unless a download of a live
+    /// process (`isAlive`, or `holder` itself in another task) holds it. The
+    /// holder is kept in the upload lease's pid column (one transfer at a
+    /// time per row). Call inside a write transaction.
+    public func claimDownload(id: Int64, holder: Int32, at time: Milliseconds, isAlive: (Int32) -> Bool) throws -> Bool {
+        guard let row = try database.queryFirst("SELECT state, upload_lease_pid FROM attachments WHERE id = ?", [id], { row -> (String, Int64?) in
+            (try row.get(0), try row.get(1))
+        }) else { return false }
+        if row.0 == AttachmentState.downloading.rawValue, let pid = row.1.map(Int32.init(truncatingIfNeeded:)), pid == holder || isAlive(pid) {
+            return false
+        }
+        try database.execute("""
+            UPDATE attachments SET state = 'downloading', last_error = NULL, upload_lease_pid = ?, upload_lease_until = NULL, updated_at = ?
+            WHERE id = ?
+            """, [Int64(holder), time, id])
+        return true
+    }
+
+    /// Puts downloads whose process is gone (killed mid-way, or from before
+    /// downloads had a holder) back to `available` with `reason`: what they
+    /// kept stays on disk for the next fetch to resume. Returns how many.
+    @discardableResult
+    public func interruptAbandonedDownloads(reason: String, at time: Milliseconds, isAlive: (Int32) -> Bool) throws -> Int {
+        let rows = try database.query("SELECT id, upload_lease_pid FROM attachments WHERE state = 'downloading'") { row -> (Int64, Int64?) in
+            (try row.get(0), try row.get(1))
+        }
+        var interrupted = 0
+        for (id, pid) in rows where pid.map({ !isAlive(Int32(truncatingIfNeeded: $0)) }) ?? true {
+            try database.execute("""
+                UPDATE attachments SET state = 'available', last_error = ?, upload_lease_pid = NULL, upload_lease_until = NULL, updated_at = ?
+                WHERE id = ? AND state = 'downloading'
+                """, [reason, time, id])
+            interrupted += 1
+        }
+        return interrupted
+    }
+
+    /// Gives up the lease on the transfer `id` (an upload or a download: done, or to be retried later).
+    public func releaseTransfer(id: Int64) throws {
         try database.execute("UPDATE attachments SET upload_lease_until = NULL, upload_lease_pid = NULL WHERE id = ?", [id])
     }
 

@@ -244,9 +244,11 @@ import Testing
             }
         }
         #expect(kept > 0, "the kill never landed during the download")
-        // `hush attachments` shows how far it got.
+        // `hush attachments` shows the download as interrupted (its process is
+        // gone), not "downloading" for ever, and how far it got.
         let listed = try #require(try AttachmentTests.attachments(bed, bob).first)
-        #expect(listed["state"] as? String == "downloading")
+        #expect(listed["state"] as? String == "available", "\(listed)")
+        #expect((listed["error"] as? String)?.contains("interrupted") == true, "\(listed)")
         #expect(listed["transferred"] as? Int == kept, "\(listed)")
         let resumed = try bed.succeed(bob, ["fetch", "1", "--out", out, "--json"])
         let first = resumed.stderr.split(separator: "\n").compactMap {

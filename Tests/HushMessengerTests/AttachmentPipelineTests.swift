@@ -1,5 +1,7 @@
 import Foundation
-import HushMessenger
+import HushCrypto
+@testable import HushMessenger
+import HushProtocol
 import HushStore
 import Testing
 
@@ -94,6 +96,29 @@ import Testing
         let report = try await alice.messenger.retry(requestID: nil)
         #expect(report.sent == 1)
         #expect(try await alice.messenger.history(with: "bob").first?.status == .sent)
+    }
+
+    /// A pointer whose blob id no relay issues (here a path) keeps its message,
+    /// its file is marked failed with the reason, and fetching it asks the
+    /// relay for nothing.
+    @Test func aPointerNamingAnImpossibleBlobIDIsStoredAsFailed() async throws {
+        let relay = InMemoryRelay()
+        let (alice, bob) = try await relay.pair()
+        _ = try await bob.messenger.addContact(name: "alice", address: alice.address)
+        for (index, blobID) in ["../mailboxes/x", String(repeating: "A", count: 64)].enumerated() {
+            let pointer = try AttachmentPointer(key: SecureBytes(randomCount: 32), digest: [UInt8](repeating: 3, count: 32), size: 10,
+                                                blobID: Array(blobID.utf8), fileName: "evil-\(index).bin", mediaType: "")
+            _ = try await alice.messenger.seal(.attachment(pointer), to: "bob")
+        }
+        _ = await alice.messenger.flushOutbox()
+        #expect(try await bob.messenger.sync().received == 2)
+        let received = try await bob.messenger.attachmentList()
+        #expect(received.count == 2)
+        for (attachment, _) in received {
+            #expect(attachment.state == .failed && attachment.blobId == nil, "\(attachment)")
+            #expect(attachment.lastError?.contains("no relay issues") == true)
+            await #expect(throws: MessengerError.self) { try await bob.messenger.fetchAttachment(id: attachment.id, to: nil) }
+        }
     }
 
     @Test func sendingAMissingFileSaysSoAndStoresNothing() async throws {

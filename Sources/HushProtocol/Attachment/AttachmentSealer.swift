@@ -1,4 +1,4 @@
-import HushCrypto
+@_spi(Vectors) import HushCrypto
 
 /// Encrypts a file into an attachment blob chunk by chunk (`AttachmentBlob`),
 /// so memory stays at one chunk whatever the file's size. Feed it the file in

@@ -50,7 +50,7 @@ struct AttachmentsCommand: AsyncParsableCommand {
                 let direction = attachment.direction == .outgoing ? "to" : "from"
                 print("[\(attachment.id)] \(direction) \(contact): \(Presentation.oneLine(attachment.fileName, length: 48)) "
                       + "(\(attachment.mediaType), \(TransferProgress.bytes(attachment.size))) \(Self.state(attachment))")
-                if let error = attachment.lastError, attachment.state == .failed || attachment.state == .uploading {
+                if let error = attachment.lastError, [.failed, .uploading, .available].contains(attachment.state) {
                     print("    \(Presentation.oneLine(error, length: 160))")
                 }
             }
@@ -64,6 +64,9 @@ struct AttachmentsCommand: AsyncParsableCommand {
             // `transferred` counts blob bytes: the file plus its chunks' overhead and padding.
             let total = max(attachment.blobLength, 1)
             return "\(attachment.state.rawValue) \(min(100, attachment.transferred * 100 / total))%"
+        case .available where attachment.transferred > 0:
+            // An interrupted download: `hush fetch ID` resumes it.
+            return "available, \(min(100, attachment.transferred * 100 / max(attachment.blobLength, 1)))% kept"
         default:
             return attachment.state.rawValue
         }
