@@ -91,8 +91,8 @@ final class Attachments {
     /// waiting for the next flush; one that refuses (quota, size) fails the
     /// attachment and its message, with the relay's reason.
     func uploadPending(isolation: isolated (any Actor)? = #isolation) async {
-        guard let files, let waiting = try? store.attachments.list(state: .uploading) else { return }
-        for attachment in waiting where attachment.direction == .outgoing {
+        guard let files, let waiting = try? store.attachments.dueUploads(at: dependencies.clock.now()) else { return }
+        for attachment in waiting {
             let id = attachment.id, total = Int64(AttachmentBlob.blobLength(plaintextSize: UInt64(attachment.size)))
             // Claim the row first: another flush (re-entered at an await here,
             // or another process) that holds it, or finished it, is left alone.
@@ -126,12 +126,12 @@ final class Attachments {
             } catch let failure as DeliveryFailure {
                 // Rate limiting is a "not now", like an unreachable relay:
                 // the file waits for the next flush, not a final failure.
-                if case .rateLimited = failure {
-                    try? store.attachments.setState(.uploading, id: id, error: failure.description, at: dependencies.clock.now())
+                if case let .rateLimited(retryAfter) = failure {
+                    postpone(id, failure, atLeast: retryAfter ?? 0)
                 } else if failure.isRefusal {
                     fail(attachment, "the relay refused the file: \(Self.reason(failure))")
                 } else {
-                    try? store.attachments.setState(.uploading, id: id, error: failure.description, at: dependencies.clock.now())
+                    postpone(id, failure, atLeast: 0)
                 }
             } catch {
                 fail(attachment, "the file could not be sent: \(error)")
@@ -192,6 +192,20 @@ final class Attachments {
     }
 
     /// Marks an attachment failed, with its message.
+    /// A "not now" from the relay (down, slow, rate limiting): the upload
+    /// waits its own backoff (never given up: the file is here and the user
+    /// sent it), so later flushes post other messages without trying it again
+    /// at once. What the relay holds of it is kept for the next attempt.
+    private func postpone(_ id: Int64, _ failure: DeliveryFailure, atLeast minimum: Milliseconds) {
+        let random = dependencies.random
+        _ = try? store.write { store in
+            try store.attachments.deferUpload(id: id, error: failure.description, at: dependencies.clock.now()) { failures in
+                // At least a second: full jitter may draw 0, which would try it again at the very next flush.
+                max(minimum, 1_000, BackoffPolicy.upload.delay(forAttempt: failures, using: random))
+            }
+        }
+    }
+
     private func fail(_ attachment: StoredAttachment, _ reason: String) {
         try? store.write { store in
             try store.attachments.setState(.failed, id: attachment.id, error: reason, at: dependencies.clock.now())
@@ -204,6 +218,7 @@ final class Attachments {
     /// `hush retry`: failed uploads whose blob is still here wait for the next flush again.
     func makeDueNow() throws {
         guard let files else { return }
+        try store.attachments.makeUploadsDueNow()
         for attachment in try store.attachments.list(state: .failed)
         where attachment.direction == .outgoing && attachment.blobId == nil && files.hasBlob(attachment.id) {
             try store.attachments.setState(.uploading, id: attachment.id, at: dependencies.clock.now())

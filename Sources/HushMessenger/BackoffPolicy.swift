@@ -19,6 +19,10 @@ public struct BackoffPolicy: Sendable, Equatable {
 
     /// Outbox sends: 1 s doubling to 5 min, 8 attempts (about 10 minutes of trying).
     public static let outbox = BackoffPolicy(baseMilliseconds: 1_000, capMilliseconds: 300_000, maximumAttempts: 8)
+    /// Uploading an attachment the relay could not take now (down, slow, rate
+    /// limiting): 1 s doubling to 5 min, forever (the user sent the file; it
+    /// fails only when the relay refuses it, or by `hush retry`'s hand).
+    public static let upload = BackoffPolicy(baseMilliseconds: 1_000, capMilliseconds: 300_000, maximumAttempts: .max)
     /// Reconnecting the live connection: 500 ms doubling to the brief's 30 s cap, forever.
     public static let reconnect = BackoffPolicy(baseMilliseconds: 500, capMilliseconds: 30_000, maximumAttempts: .max)
 

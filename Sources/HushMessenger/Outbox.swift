@@ -83,11 +83,24 @@ final class Outbox {
     @discardableResult
     func flush(isolation: isolated (any Actor)? = #isolation) async -> OutboxReport {
         var report = OutboxReport()
-        // Attachments waiting for their upload first: each one that lands
-        // queues its pointer message, which this flush then posts.
-        await uploads?.uploadPending()
+        // What is queued goes first, so that a text never waits behind a
+        // file's upload (which may be long, or failing); then the uploads that
+        // are due, each of which queues its pointer message; then those.
+        await postDue(into: &report)
+        if let uploads {
+            await uploads.uploadPending()
+            await postDue(into: &report)
+        }
+        let pendingAt = (try? store.outbox.items(status: .pending).map(\.nextAttemptAt).min()) ?? nil
+        let uploadAt = (try? store.attachments.nextUploadAttempt()) ?? nil
+        report.nextAttemptAt = [pendingAt, uploadAt].compactMap { $0 }.min()
+        return report
+    }
+
+    /// Posts every queued request that is due now.
+    private func postDue(isolation: isolated (any Actor)? = #isolation, into report: inout OutboxReport) async {
         let now = dependencies.clock.now()
-        guard let due = try? store.outbox.due(at: now) else { return report }
+        guard let due = try? store.outbox.due(at: now) else { return }
         for item in due {
             guard let recipient = try? recipient(conversationId: item.conversationId) else {
                 try? store.sendQueue.markFailed(requestId: item.requestId, error: "the contact no longer exists", nextAttemptAt: nil)
@@ -110,8 +123,6 @@ final class Outbox {
                 report.retrying += 1
             }
         }
-        report.nextAttemptAt = try? store.outbox.items(status: .pending).map(\.nextAttemptAt).min()
-        return report
     }
 
     /// Makes failed and pending requests (those whose id starts with

@@ -49,6 +49,35 @@ public struct AttachmentRepository {
             """, [state.rawValue], Self.decode)
     }
 
+    /// Outgoing files waiting to upload whose next attempt is due at `now`.
+    public func dueUploads(at now: Milliseconds) throws -> [StoredAttachment] {
+        try database.query("""
+            SELECT \(Self.columns) FROM attachments a JOIN messages m ON m.id = a.message_id
+            WHERE a.state = 'uploading' AND a.direction = 'out' AND coalesce(a.upload_next_attempt_at, 0) <= ? ORDER BY a.id
+            """, [now], Self.decode)
+    }
+
+    /// The earliest next attempt of an upload waiting out its backoff.
+    public func nextUploadAttempt() throws -> Milliseconds? {
+        try database.queryFirst("SELECT min(upload_next_attempt_at) FROM attachments WHERE state = 'uploading'") { try $0.get(0, as: Int64?.self) } ?? nil
+    }
+
+    /// A failed upload attempt that will be tried again: counts it and sets
+    /// the next attempt `delay(failures)` after `now`. Returns the count.
+    @discardableResult
+    public func deferUpload(id: Int64, error: String, at now: Milliseconds, delay: (Int) -> Milliseconds) throws -> Int {
+        let failures = (try database.queryFirst("SELECT upload_failures FROM attachments WHERE id = ?", [id]) { try $0.get(0, as: Int.self) } ?? 0) + 1
+        try database.execute("""
+            UPDATE attachments SET state = 'uploading', last_error = ?, upload_failures = ?, upload_next_attempt_at = ?, updated_at = ? WHERE id = ?
+            """, [error, failures, now + delay(failures), now, id])
+        return failures
+    }
+
+    /// `hush retry`: every waiting upload is due now.
+    public func makeUploadsDueNow() throws {
+        try database.execute("UPDATE attachments SET upload_next_attempt_at = NULL WHERE state = 'uploading'")
+    }
+
     /// Every row id, to find blob files whose attachment is gone.
     public func allIds() throws -> Set<Int64> {
         Set(try database.query("SELECT id FROM attachments") { try $0.get(0, as: Int64.self) })
@@ -62,7 +91,8 @@ public struct AttachmentRepository {
     /// The relay took the blob: its id, and the upload is done.
     public func setUploaded(blobId: String, id: Int64, at time: Milliseconds) throws {
         try database.execute("""
-            UPDATE attachments SET state = 'uploaded', blob_id = ?, last_error = NULL, upload_lease_until = NULL, upload_lease_pid = NULL, updated_at = ? WHERE id = ?
+            UPDATE attachments SET state = 'uploaded', blob_id = ?, last_error = NULL, upload_lease_until = NULL, upload_lease_pid = NULL,
+                upload_failures = 0, upload_next_attempt_at = NULL, updated_at = ? WHERE id = ?
             """, [blobId, time, id])
     }
 

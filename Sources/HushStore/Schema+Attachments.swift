@@ -48,4 +48,16 @@ extension Schema {
             ALTER TABLE attachments ADD COLUMN upload_lease_pid INTEGER;
             """)
     }
+
+    /// Version 14: an upload's own backoff. A relay that is down or slow for
+    /// uploads used to be tried at every flush, ahead of the text messages
+    /// queued behind it; now a failed upload waits its turn
+    /// (`upload_next_attempt_at`, growing with `upload_failures`) and text
+    /// goes out first.
+    static func addAttachmentUploadSchedule(_ db: Database) throws {
+        try db.execute("""
+            ALTER TABLE attachments ADD COLUMN upload_failures INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE attachments ADD COLUMN upload_next_attempt_at INTEGER;
+            """)
+    }
 }

@@ -31,6 +31,10 @@ import Testing
         let kept = relay.state.withLock { $0.uploads.values.first?.bytes.count ?? 0 }
         #expect(kept > 0)
 
+        // The upload waits out its own backoff: a flush before then does not try it.
+        #expect(await alice.messenger.flushOutbox().sent == 0)
+        #expect(relay.state.withLock { $0.uploadCalls } == 1)
+        alice.clock.advance(milliseconds: 10_000)
         let report = await alice.messenger.flushOutbox()
         #expect(report.sent == 1)
         #expect(try await alice.messenger.history(with: "bob").first?.status == .sent)
@@ -58,6 +62,7 @@ import Testing
         relay.state.withLock { $0.uploadFailures = [.unavailable(reason: "connection reset")] }
         _ = try await alice.messenger.sendFile(at: path, to: "bob")
         relay.state.withLock { $0.uploadPause = .milliseconds(200) }
+        alice.clock.advance(milliseconds: 10_000)  // past the failed attempt's backoff
         let messenger = alice.messenger
         async let first = messenger.flushOutbox()
         async let second = messenger.flushOutbox()
@@ -78,8 +83,35 @@ import Testing
         let (message, attachment) = try await alice.messenger.sendFile(at: path, to: "bob")
         #expect(message.status == .pending)
         #expect(attachment.state == .uploading)
+        alice.clock.advance(milliseconds: 10_000)
         #expect(await alice.messenger.flushOutbox().sent == 1)
         #expect(try await alice.messenger.history(with: "bob").first?.status == .sent)
+    }
+
+    /// A file whose upload keeps failing does not hold up the text sent after
+    /// it: the text goes out at once, and the upload is tried again on its own
+    /// schedule, then its message follows.
+    @Test func aFailingUploadDoesNotHoldUpTextSentAfterIt() async throws {
+        let relay = InMemoryRelay()
+        let (alice, bob) = try await relay.pair()
+        _ = try await bob.messenger.addContact(name: "alice", address: alice.address)
+        let (path, _) = try file(in: alice, size: 200_000)
+        relay.state.withLock { $0.uploadFailures = [.unavailable(reason: "upstream timeout"), .unavailable(reason: "upstream timeout")] }
+        _ = try await alice.messenger.sendFile(at: path, to: "bob")
+        #expect(relay.state.withLock { $0.uploadCalls } == 1)
+        let text = try await alice.messenger.send(text: "sent after the file", to: "bob")
+        #expect(text.status == .sent, "the text waited for the file")
+        #expect(relay.state.withLock { $0.uploadCalls } == 1, "the failed upload was tried again at once, ahead of its backoff")
+        _ = try await bob.messenger.sync()
+        #expect(try await bob.messenger.history(with: "alice").map(\.body) == ["sent after the file"])
+        // Its backoff grows; once the relay takes it, the file's message follows.
+        alice.clock.advance(milliseconds: 10_000)
+        _ = await alice.messenger.flushOutbox()
+        #expect(relay.state.withLock { $0.uploadCalls } == 2)
+        alice.clock.advance(milliseconds: 60_000)
+        #expect(await alice.messenger.flushOutbox().sent == 1)
+        _ = try await bob.messenger.sync()
+        #expect(try await bob.messenger.attachmentList(contact: "alice").count == 1)
     }
 
     @Test func aRefusedUploadFailsTheMessageUntilRetried() async throws {
