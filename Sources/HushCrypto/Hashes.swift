@@ -1,4 +1,5 @@
 import CSodium
+internal import Crypto
 
 /// SHA-256 (FIPS 180-4).
 public enum SHA256 {
@@ -13,25 +14,23 @@ public enum SHA256 {
         return out
     }
 
-    /// An incremental SHA-256, for hashing a file chunk by chunk.
+    /// An incremental SHA-256, for hashing a file chunk by chunk (an
+    /// attachment blob's digest, PROTOCOL §10.3). BoringSSL's, through
+    /// swift-crypto: it uses the CPU's SHA extensions where there are some,
+    /// about 4x libsodium's portable C here, and a blob is hashed whole when
+    /// it is sent and again when it is fetched. Same function, same digests
+    /// (the attachment vectors and the one-shot `hash` check each other).
     public struct Hasher {
-        private var state = crypto_hash_sha256_state()
+        private var state = Crypto.SHA256()
 
-        public init() {
-            Sodium.ensureInitialised()
-            crypto_hash_sha256_init(&state)
-        }
+        public init() {}
 
         public mutating func update<D: ContiguousByteStorage>(_ data: D) {
-            data.withUnsafeBytes { input in
-                _ = crypto_hash_sha256_update(&state, input.bindMemory(to: UInt8.self).baseAddress, UInt64(input.count))
-            }
+            data.withUnsafeBytes { state.update(bufferPointer: $0) }
         }
 
         public mutating func finalize() -> [UInt8] {
-            var out = [UInt8](repeating: 0, count: SHA256.outputLength)
-            crypto_hash_sha256_final(&state, &out)
-            return out
+            Array(state.finalize())
         }
     }
 }

@@ -9,6 +9,25 @@ import HushCrypto
         #expect(SHA256.hash(abc) == (try Hex.decode("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")))
     }
 
+    /// The incremental SHA-256 (BoringSSL) and the one-shot one (libsodium)
+    /// agree: on the known answer in pieces, and on 1 MiB fed in odd sizes.
+    @Test func sha256IncrementalFormAgreesWithTheOneShot() throws {
+        var hasher = SHA256.Hasher()
+        hasher.update([0x61, 0x62] as [UInt8])
+        hasher.update([UInt8]())
+        hasher.update([0x63] as [UInt8])
+        #expect(hasher.finalize() == SHA256.hash(abc))
+        let data = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }
+        var pieces = SHA256.Hasher(), offset = 0, size = 1
+        while offset < data.count {
+            let end = min(data.count, offset + size)
+            pieces.update(Array(data[offset..<end]))
+            offset = end
+            size = size * 3 % 70_001 + 1
+        }
+        #expect(pieces.finalize() == SHA256.hash(data))
+    }
+
     @Test func sha512KnownAnswerAndIncrementalForm() throws {
         let expected = try Hex.decode("ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f")
         #expect(SHA512.hash(abc) == expected)
