@@ -13,6 +13,8 @@ public enum ChatInput: Sendable, Equatable {
     case history(count: Int)
     /// `/search TEXT` in this conversation.
     case search(String)
+    /// `/file PATH`: send a file (the whole rest of the line is the path; `~/` is the home directory).
+    case file(path: String)
     /// Blank, or whitespace only: nothing to do.
     case nothing
     /// A command that does not exist or was used wrongly: the text says what to do.
@@ -28,8 +30,15 @@ public enum ChatInput: Sendable, Equatable {
         ("/verify [DIGITS]", "show the safety number, or compare the one your contact reads out"),
         ("/history [N]", "show the last N messages again (default \(defaultHistoryCount))"),
         ("/search TEXT", "find messages of this conversation containing TEXT"),
+        ("/file PATH", "send a file, encrypted here (your contact fetches it with hush fetch)"),
         ("//TEXT", "send a message that starts with /"),
     ]
+
+    /// `~/x` as the home directory's `x` (a shell would do it; this line never saw one).
+    static func expandingHome(_ path: String) -> String {
+        guard path == "~" || path.hasPrefix("~/"), let home = ProcessInfo.processInfo.environment["HOME"] else { return path }
+        return home + path.dropFirst()
+    }
 
     public init(parsing line: String) {
         let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -61,6 +70,8 @@ public enum ChatInput: Sendable, Equatable {
             }
         case "search":
             self = argument.isEmpty ? .invalid("/search needs the text to look for: /search TEXT") : .search(argument)
+        case "file":
+            self = argument.isEmpty ? .invalid("/file needs the path of the file to send: /file PATH") : .file(path: ChatInput.expandingHome(argument))
         default:
             self = .invalid("unknown command /\(name): /help lists the commands; start with // to send a message beginning with /")
         }

@@ -152,6 +152,17 @@ public final class ChatSession: @unchecked Sendable {
         return message
     }
 
+    /// Sends the file at `path` (`/file`): sealed here, uploaded, and its
+    /// pointer sent like a message, which is returned.
+    public func submitFile(_ path: String) async throws -> StoredMessage {
+        let (message, _, reason) = try await client.sendFile(at: path, to: contact, caption: nil)
+        lock.withLock {
+            submitted.append(message.clientMessageId)
+            if message.status == .failed, reason != nil { refused.insert(message.clientMessageId) }
+        }
+        return message
+    }
+
     /// What became of the messages sent in this chat, once it is over.
     public struct Outcome: Sendable, Equatable {
         /// Still in the outbox (the relay was not reached, or refused them for now).

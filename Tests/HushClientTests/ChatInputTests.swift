@@ -1,3 +1,4 @@
+import Foundation
 import HushClient
 import Testing
 
@@ -15,6 +16,10 @@ import Testing
         #expect(ChatInput(parsing: "/history") == .history(count: ChatInput.defaultHistoryCount))
         #expect(ChatInput(parsing: "/history 5") == .history(count: 5))
         #expect(ChatInput(parsing: "/search lunch plans") == .search("lunch plans"))
+        #expect(ChatInput(parsing: "/file /tmp/a photo.png") == .file(path: "/tmp/a photo.png"))
+        if let home = ProcessInfo.processInfo.environment["HOME"] {
+            #expect(ChatInput(parsing: "/file ~/summit.jpg") == .file(path: home + "/summit.jpg"))
+        }
     }
 
     @Test func aDoubleSlashSendsTheLineWithOneSlash() {
@@ -28,7 +33,7 @@ import Testing
             return
         }
         #expect(unknown.contains("/frobnicate") && unknown.contains("/help") && unknown.contains("//"))
-        for line in ["/history zero", "/history 0", "/history 100000", "/search", "/search   "] {
+        for line in ["/history zero", "/history 0", "/history 100000", "/search", "/search   ", "/file", "/file  "] {
             guard case .invalid = ChatInput(parsing: line) else {
                 Issue.record("\(line) was accepted")
                 continue

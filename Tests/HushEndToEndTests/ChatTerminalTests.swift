@@ -157,6 +157,27 @@ import Testing
         #expect(try bed.history(alice, with: "bob").incoming.bodies == ["first line", "/slash at the start"])
     }
 
+    /// `/file PATH` in a chat sends the file like `hush send --file`: the
+    /// contact lists it and fetches the same bytes; a missing file is an
+    /// error on the chat's screen, and the chat goes on.
+    @Test func aFileSentFromTheChatArrivesWhole() throws {
+        let bed = try Testbed("chat-file")
+        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
+        try bed.meet(alice, bob)
+        let bytes = AttachmentTests.file(150_000, canary: "chat")
+        let path = bed.root + "/from chat.bin", out = bed.root + "/got.bin"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let result = try bed.hush(bob, ["chat", "alice"], stdin: "/file \(bed.root)/missing.bin\n/file \(path)\nafter the file\n")
+        #expect(result.status == 0 && !result.crashed, "\(result)")
+        #expect(result.stdout.contains("not sent") && result.stdout.contains("missing.bin"), "\(result.stdout)")
+        try bed.sync(alice)
+        #expect(try bed.history(alice, with: "bob").incoming.bodies.last == "after the file")
+        let listed = try #require(try AttachmentTests.attachments(bed, alice).first)
+        #expect(listed["fileName"] as? String == "from chat.bin", "\(listed)")
+        try bed.succeed(alice, ["fetch", "\(listed["id"] as? Int ?? 0)", "--out", out])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == Data(bytes))
+    }
+
     /// Without a terminal, a line longer than a message may be is an error that
     /// stops the chat (non-zero exit); it is never sent cut. Lines before it are sent.
     @Test func lineModeRefusesATooLongLineWithAnError() throws {

@@ -18,7 +18,7 @@ struct ChatCommand: AsyncParsableCommand {
 
             Commands (never sent): /help, /quit, /verify [DIGITS] (show the safety number, or compare \
             the one read out), /history [N] (the last N messages again), /search TEXT (in this \
-            conversation). Start a line with // to send one beginning with /. Page Up and Page Down \
+            conversation), /file PATH (send a file). Start a line with // to send one beginning with /. Page Up and Page Down \
             scroll; Ctrl-D on an empty line or Ctrl-C leaves, restoring the terminal.
 
             When standard input is not a terminal, each input line is sent as a message (commands \
@@ -162,6 +162,9 @@ struct ChatCommand: AsyncParsableCommand {
                     view.error("the safety numbers do NOT match: do not trust this session; someone may be in the middle, or the digits were misread")
                 }
                 view.setVerification(try await session.verification())
+            case let .file(path):
+                view.notice("sending \(UntrustedText.sanitized((path as NSString).lastPathComponent, keepingLineBreaks: false)) …")
+                view.show(try await session.submitFile(path))
             case let .invalid(problem):
                 view.error(problem)
             }
@@ -173,7 +176,10 @@ struct ChatCommand: AsyncParsableCommand {
 
     private static func describe(_ error: any Error, for input: ChatInput) -> String {
         let reason = (error as? any UserFacingError)?.userMessage ?? String(describing: error)
-        if case .message = input { return "not sent: \(reason)" }
+        switch input {
+        case .message, .file: return "not sent: \(reason)"
+        default: break
+        }
         return reason
     }
 
