@@ -27,7 +27,7 @@ public struct RelayConfiguration: Sendable {
     public var challengeLifetimeSeconds: Int64 = RelayLimits.challengeLifetimeSeconds
     public var mailboxQuotaCount: Int = RelayLimits.mailboxQuotaCount
     public var mailboxQuotaBytes: Int = RelayLimits.mailboxQuotaBytes
-    public var maxBlobBytes: Int = RelayLimits.maxBlobBytes
+    public var maxBlobBytes: Int = RelayLimits.defaultMaxBlobBytes
     /// Blob storage one identity may hold at once (unexpired blobs).
     public var blobQuota = BlobQuota(maxBytes: 256 << 20, maxCount: 1_000)
     public var rateLimits = RateLimits()

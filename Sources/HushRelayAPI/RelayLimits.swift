@@ -39,8 +39,13 @@ public enum RelayLimits {
     /// Per-mailbox quota: stored envelopes and their total bytes.
     public static let mailboxQuotaCount = 10_000
     public static let mailboxQuotaBytes = 64 * 1024 * 1024
-    /// Largest attachment blob (bytes).
-    public static let maxBlobBytes = 32 * 1024 * 1024
+    /// The largest blob a relay may be configured to take: a 4 GiB file
+    /// (the protocol's largest attachment) sealed and padded fits.
+    public static let maxBlobBytes = 5 << 30
+    /// The largest blob a relay takes unless configured otherwise: as much
+    /// as an identity's default blob quota, so any file that fits the quota
+    /// can be sent (uploads resume, so size costs no robustness).
+    public static let defaultMaxBlobBytes = 256 << 20
     /// Seconds a challenge stays valid, and a bearer token.
     public static let challengeLifetimeSeconds: Int64 = 60
     public static let tokenLifetimeSeconds: Int64 = 3_600

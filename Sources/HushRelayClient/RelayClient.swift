@@ -226,7 +226,7 @@ public final class RelayClient: Sendable {
         return try decode(BlobUploadResponse.self, from: raw)
     }
 
-    public func downloadBlob(id: String, maxBytes: Int = RelayLimits.maxBlobBytes) async throws(RelayClientError) -> [UInt8] {
+    public func downloadBlob(id: String, maxBytes: Int = RelayLimits.defaultMaxBlobBytes) async throws(RelayClientError) -> [UInt8] {
         let raw = try await send(.GET, RelayPaths.blob(id), authenticated: false, maxResponseBytes: maxBytes)
         try raw.throwIfError()
         return raw.body

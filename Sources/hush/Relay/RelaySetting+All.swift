@@ -40,7 +40,7 @@ extension RelaySetting {
         int("quotas.mailbox-count", "Envelopes one mailbox may hold before deposits get 413.", 1...10_000_000) { $0.configuration.mailboxQuotaCount } set: { $0.configuration.mailboxQuotaCount = $1 },
         int("quotas.mailbox-bytes", "Bytes one mailbox may hold before deposits get 413.", 1_024...(1 << 40)) { $0.configuration.mailboxQuotaBytes } set: { $0.configuration.mailboxQuotaBytes = $1 },
         int("quotas.blob-mib", "MiB of unexpired blobs one identity may store.", 1...1_048_576) { $0.configuration.blobQuota.maxBytes >> 20 } set: { $0.configuration.blobQuota.maxBytes = $1 << 20 },
-        int("quotas.max-blob-bytes", "Bytes one blob may have (at most the protocol's \(RelayLimits.maxBlobBytes)).", 1_024...RelayLimits.maxBlobBytes) { $0.configuration.maxBlobBytes } set: { $0.configuration.maxBlobBytes = $1 },
+        int("quotas.max-blob-bytes", "Bytes one blob may have (at most \(RelayLimits.maxBlobBytes), room for a 4 GiB file).", 1_024...RelayLimits.maxBlobBytes) { $0.configuration.maxBlobBytes } set: { $0.configuration.maxBlobBytes = $1 },
         int("quotas.blob-count", "Unexpired blobs one identity may store.", 1...10_000_000) { $0.configuration.blobQuota.maxCount } set: { $0.configuration.blobQuota.maxCount = $1 },
 
         int("rate-limits.first-contact-work-bits", "Zero bits of proof of work a first-contact deposit needs when its mailbox is quiet (0 turns it off).", 0...28) { $0.configuration.rateLimits.firstContactWorkBits } set: { $0.configuration.rateLimits.firstContactWorkBits = $1 },
