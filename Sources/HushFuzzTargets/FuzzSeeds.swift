@@ -68,8 +68,23 @@ public enum FuzzSeeds {
                 try json(11, RelayErrorBody(code: .rateLimited, message: "slow down")),
             ],
             .vectorFile: try vectors.files.map { Array(try Data(contentsOf: $0)) },
+            // attachment.json's small blobs (padded), whole and in small pieces, and one that claims a
+            // size one byte off; and a three-chunk blob sealed here.
+            .attachmentBlob: [try multiChunkBlob()] + vectors.attachmentBlobs().flatMap { blob in
+                [AttachmentBlobInput.encode(key: blob.key, plaintextSize: blob.size, pieceSelector: 255, blob: blob.blob),
+                 AttachmentBlobInput.encode(key: blob.key, plaintextSize: blob.size, pieceSelector: 0, blob: blob.blob),
+                 AttachmentBlobInput.encode(key: blob.key, plaintextSize: blob.size + 1, pieceSelector: 3, blob: blob.blob)]
+            },
         ]
     }
+}
+
+/// A blob of three chunks (the last one short), sealed with a fixed key.
+private func multiChunkBlob() throws -> [UInt8] {
+    let key = [UInt8](repeating: 7, count: 32), size = 2 * AttachmentBlob.chunkSize + 100
+    let sealer = try AttachmentSealer(key: SecureBytes(copying: key), plaintextSize: UInt64(size))
+    let blob = try sealer.sealAll((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7) }) + [UInt8](repeating: 0, count: Int(sealer.paddingLength))
+    return AttachmentBlobInput.encode(key: key, plaintextSize: UInt32(size), pieceSelector: 200, blob: blob)
 }
 
 /// Field values from every case of the protocol vector files.
@@ -89,4 +104,15 @@ private struct ProtocolVectorFields {
 
     func strings(_ key: String) -> [String] { cases.compactMap { $0[key] as? String } }
     func hex(_ key: String) -> [[UInt8]] { strings(key).compactMap { try? Hex.decode($0) } }
+
+    /// attachment.json's cases: key, plaintext size and the padded blob.
+    func attachmentBlobs() -> [(key: [UInt8], size: UInt32, blob: [UInt8])] {
+        cases.compactMap { item in
+            guard let key = (item["key"] as? String).flatMap({ try? Hex.decode($0) }),
+                  let plaintext = (item["plaintext"] as? String).flatMap({ try? Hex.decode($0) }),
+                  let sealed = (item["sealed"] as? String).flatMap({ try? Hex.decode($0) }),
+                  let length = item["blob_length"] as? Int, length >= sealed.count else { return nil }
+            return (key, UInt32(plaintext.count), sealed + [UInt8](repeating: 0, count: length - sealed.count))
+        }
+    }
 }

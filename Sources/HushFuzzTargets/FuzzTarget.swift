@@ -35,6 +35,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case relayRequest = "relay-request"
     /// Vector files (`hush vectors FILE`).
     case vectorFile = "vector-file"
+    /// An attachment blob as a relay serves it, opened chunk by chunk (`AttachmentBlobInput`).
+    case attachmentBlob = "attachment-blob"
 
     public static func named(_ name: String) -> FuzzTarget? { FuzzTarget(rawValue: name) }
 
@@ -67,6 +69,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             RelayRequestBodies.check(input)
         case .vectorFile:
             _ = try? VectorRunner().run(data: Data(input), path: "fuzz.json")
+        case .attachmentBlob:
+            AttachmentBlobInput.open(input)
         }
     }
 }
