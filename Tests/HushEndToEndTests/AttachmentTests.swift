@@ -289,3 +289,37 @@ import Testing
         #expect(try AttachmentTests.attachments(bed, bob).isEmpty)
     }
 }
+
+/// Two `hush` processes flush one home's outbox at once while a file waits to
+/// upload: the upload lease lets exactly one of them upload it, so the relay
+/// ends with one blob and no half upload, and the contact gets the file once.
+/// (With the lease disabled it found two blobs in 2 of 3 runs.)
+@Suite struct TwoProcessUploadTests {
+    @Test func twoSyncsAtOnceUploadAFileOnce() throws {
+        let bed = try Testbed("attach-two-processes")
+        let alice = try bed.newUser("alice")
+        let bob = try bed.newUser("bob")
+        try bed.meet(alice, bob)
+        let file = AttachmentTests.file(12 << 20, canary: "twice")
+        let path = bed.root + "/twice.bin", out = bed.root + "/got.bin"
+        try Data(file).write(to: URL(fileURLWithPath: path))
+        // The relay is down when the file is sent: it waits in the outbox to upload.
+        bed.relay.kill()
+        let sent = try bed.hush(alice, ["send", "bob", "--file", path])
+        #expect(sent.status == 25, "\(sent)")
+        try bed.relay.start()
+        // Past the upload's first backoff (at most 2 s), two processes flush at once.
+        Thread.sleep(forTimeInterval: 2.5)
+        let first = try bed.spawn(alice, ["sync"]), second = try bed.spawn(alice, ["sync"])
+        let results = [first.finish(timeout: 120), second.finish(timeout: 120)]
+        for result in results { #expect(result.status == 0 && !result.crashed, "\(result)") }
+        let report = try bed.auditRelay().report
+        #expect((report["blobs"] as? [[String: Any]])?.count == 1, "\(report["blobs"] ?? "none")")
+        #expect((report["uploads"] as? [[String: Any]])?.isEmpty ?? true, "\(report["uploads"] ?? "none")")
+        try bed.sync(bob)
+        let received = try AttachmentTests.attachments(bed, bob)
+        #expect(received.count == 1, "\(received)")
+        try bed.succeed(bob, ["fetch", "\(received.first?["id"] as? Int ?? 0)", "--out", out])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == Data(file))
+    }
+}
