@@ -48,13 +48,8 @@ import X509
     @Test func aPinForACAIssuedCertificateSaysToLeaveThePinOut() async throws {
         let directory = try TemporaryDirectory()
         let (chain, key, leafPin) = try Self.issue(into: directory)
-        let process = Process()
-        process.executableURL = try ServeProcessTests.hushBinary()
-        process.arguments = ["relay", "serve", "--port", "0", "--tls-certificate", chain, "--tls-key", key,
-                             "--data", directory.path + "/relay", "--log-level", "warning"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
+        let (process, output) = try ServeProcessTests.startHush(["relay", "serve", "--port", "0", "--tls-certificate", chain, "--tls-key", key,
+                                                                 "--data", directory.path + "/relay", "--log-level", "warning"])
         defer { if process.isRunning { process.terminate() } }
         let line = try #require(ServeProcessTests.waitForLine(output, prefix: "hush relay key pin: "))
         // The relay prints the leaf's pin, the one computed here.

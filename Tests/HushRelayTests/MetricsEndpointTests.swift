@@ -33,13 +33,8 @@ import Testing
 
     @Test func countersDuringAnExchangeAndNoIdentities() async throws {
         let directory = try TemporaryDirectory()
-        let process = Process()
-        process.executableURL = try ServeProcessTests.hushBinary()
-        process.arguments = ["relay", "serve", "--port", "0", "--metrics", "127.0.0.1:0", "--first-contact-work-bits", "0",
-                             "--data", directory.path + "/relay", "--log-level", "warning"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
+        let (process, output) = try ServeProcessTests.startHush(["relay", "serve", "--port", "0", "--metrics", "127.0.0.1:0", "--first-contact-work-bits", "0",
+                                                                 "--data", directory.path + "/relay", "--log-level", "warning"])
         defer { if process.isRunning { process.terminate() } }
         let urls = try #require(baseURLs(output))
 

@@ -12,13 +12,8 @@ import Testing
 @Suite struct PinnedTLSServeTests {
     @Test func pinnedClientsExchangeAndAWrongPinIsRefused() async throws {
         let directory = try TemporaryDirectory()
-        let process = Process()
-        process.executableURL = try ServeProcessTests.hushBinary()
-        process.arguments = ["relay", "serve", "--port", "0", "--tls-self-signed", "--first-contact-work-bits", "0",
-                             "--data", directory.path + "/relay", "--log-level", "warning"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
+        let (process, output) = try ServeProcessTests.startHush(["relay", "serve", "--port", "0", "--tls-self-signed", "--first-contact-work-bits", "0",
+                                                                 "--data", directory.path + "/relay", "--log-level", "warning"])
         defer { if process.isRunning { process.terminate() } }
         let line = try #require(ServeProcessTests.waitForLine(output, prefix: "hush relay key pin: "))
         let pinned = try #require(line.split(separator: " ").last.map { String($0.dropLast()) })  // "https://…#pin=…)" less ")"

@@ -18,6 +18,18 @@ import Testing
         throw TestFailure("the hush binary is not built next to the tests: run swift build --build-tests")
     }
 
+    /// Starts `hush ARGUMENTS` (a `relay serve`) with its standard output on
+    /// the returned pipe; the caller terminates it.
+    static func startHush(_ arguments: [String]) throws -> (process: Process, output: Pipe) {
+        let process = Process()
+        process.executableURL = try hushBinary()
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        return (process, output)
+    }
+
     /// Reads lines from `pipe` until one starts with `prefix` (at most 200 lines).
     static func waitForLine(_ pipe: Pipe, prefix: String) -> String? {
         var buffer = Data()
