@@ -46,6 +46,9 @@ enum RelayRequestBodies {
         case 6:
             _ = try? decoder.decode(CredentialsRequest.self, from: json)
         case 7:
+            // A socket frame: its type first, then the shape that type has.
+            guard let kind = try? decoder.decode(SocketClientFrameType.self, from: json) else { return }
+            if kind.type == "ack" { _ = try? decoder.decode(SocketAckFrame.self, from: json) }
             guard let frame = try? decoder.decode(SocketClientFrame.self, from: json) else { return }
             _ = try? SealedSender.checkShape(frame.envelope.bytes)
         case 8:

@@ -5,7 +5,8 @@
 ///   `{ "type": "ephemeral", "envelope": "<b64>" }` — a typing indicator or the like;
 ///   `{ "type": "error", "error": { "code", "message" } }` — a frame was refused.
 /// Client to relay:
-///   `{ "type": "ephemeral", "recipient": "<b64 identity>", "credential": "<b64>", "envelope": "<b64>" }`.
+///   `{ "type": "ephemeral", "recipient": "<b64 identity>", "credential": "<b64>", "envelope": "<b64>" }`;
+///   `{ "type": "ack", "messageIDs": [UInt64] }` — as `POST …/ack` for the socket's own mailbox, unanswered.
 public enum SocketServerEvent: Codable, Sendable, Equatable {
     case message(MailboxMessage)
     case ephemeral(Base64Bytes)
@@ -40,7 +41,7 @@ public enum SocketServerEvent: Codable, Sendable, Equatable {
     }
 }
 
-/// A client's frame: only ephemeral envelopes travel this way.
+/// A client's ephemeral envelope (typing indicators and the like).
 public struct SocketClientFrame: Codable, Sendable, Equatable {
     public var type: String
     public var recipient: Base64Bytes
@@ -53,4 +54,22 @@ public struct SocketClientFrame: Codable, Sendable, Equatable {
         self.credential = credential
         self.envelope = envelope
     }
+}
+
+/// A client's acknowledgement over its socket: the same as `POST …/ack` for
+/// the socket's own mailbox, without an answer (a lost one is made again by
+/// the client's next sync, which acknowledges what it already processed).
+public struct SocketAckFrame: Codable, Sendable, Equatable {
+    public var type: String
+    public var messageIDs: [UInt64]
+
+    public init(messageIDs: [UInt64]) {
+        self.type = "ack"
+        self.messageIDs = messageIDs
+    }
+}
+
+/// The `type` of a client frame, read first to choose the frame's shape.
+public struct SocketClientFrameType: Decodable, Sendable {
+    public var type: String
 }

@@ -89,8 +89,20 @@ public struct RelayClientTransport: RelayTransport {
         throw .unavailable(reason: "envelopes kept arriving damaged from the relay (their SHA-256 did not match)")
     }
 
+    /// Over the live socket when `connect` holds one (no request of its own;
+    /// no answer either, and a lost one is made again by the next sync, which
+    /// acknowledges what it finds already processed); over HTTP otherwise.
     public func acknowledge(_ serverIDs: [Int64]) async throws(DeliveryFailure) {
-        _ = try await map { () async throws(RelayClientError) in try await client.ack(ids: serverIDs.map { UInt64(max($0, 0)) }) }
+        let ids = serverIDs.map { UInt64(max($0, 0)) }
+        if let socket = live.socket {
+            do {
+                try await socket.acknowledge(ids)
+                return
+            } catch {
+                live.release(socket)
+            }
+        }
+        _ = try await map { () async throws(RelayClientError) in try await client.ack(ids: ids) }
     }
 
     public func connect() async throws(DeliveryFailure) -> AsyncStream<TransportEvent> {

@@ -44,6 +44,16 @@ public final class RelaySocket: Sendable {
         }
     }
 
+    /// Acknowledges envelopes of this socket's mailbox (no answer comes).
+    public func acknowledge(_ ids: [UInt64]) async throws(RelayClientError) {
+        do {
+            let text = String(decoding: try JSONEncoder().encode(SocketAckFrame(messageIDs: ids)), as: UTF8.self)
+            try await writer.write(.text(text))
+        } catch {
+            throw .transport("the socket is closed")
+        }
+    }
+
     /// Closes the socket normally; `events` then ends with `.closed`.
     public func close() async {
         try? await writer.close(.normalClosure, reason: nil)

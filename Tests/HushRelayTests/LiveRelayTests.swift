@@ -58,6 +58,35 @@ import Testing
         }
     }
 
+    /// An `ack` frame deletes from the socket's own mailbox, as `POST …/ack`
+    /// does, without an answer; too many ids, or an unknown frame type, is a
+    /// refused frame.
+    @Test func ackOverTheSocketDeletesFromItsOwnMailboxOnly() async throws {
+        try await Self.withLiveRelay { _, aliceClient, bobClient, alice, bob in
+            let first = try await bobClient.deposit(recipient: alice.identity, envelope: sealedSized([1]), requestID: "ack-1", credential: nil)
+            let second = try await bobClient.deposit(recipient: alice.identity, envelope: sealedSized([2]), requestID: "ack-2", credential: nil)
+            let toBob = try await aliceClient.deposit(recipient: bob.identity, envelope: sealedSized([3]), requestID: "ack-3", credential: nil)
+            let socket = try await aliceClient.connectSocket()
+            // The first id, and bob's envelope's id: only alice's own is deleted.
+            try await socket.acknowledge([first.messageID, toBob.messageID])
+            // The frame has no answer: poll (a bound, not a timing assertion).
+            let remaining = await within(30) {
+                var ids: [UInt64] = []
+                while !Task.isCancelled {
+                    ids = (try? await aliceClient.sync().messages.map(\.messageID)) ?? []
+                    if ids == [second.messageID] { break }
+                    try? await Task.sleep(for: .milliseconds(50))
+                }
+                return ids
+            }
+            #expect(remaining == [second.messageID])
+            #expect(try await bobClient.sync().messages.map(\.messageID) == [toBob.messageID])
+            try await socket.acknowledge([UInt64](repeating: 1, count: RelayLimits.maxAckIDs + 1))
+            #expect(await Self.nextEvent(socket) == .error(code: "malformed", message: RelayError.malformed("more than \(RelayLimits.maxAckIDs) ids").clientMessage))
+            await socket.close()
+        }
+    }
+
     @Test func ephemeralReachesConnectedContactOnlyAndIsNeverStored() async throws {
         try await Self.withLiveRelay { _, aliceClient, bobClient, alice, _ in
             let credential = DeterministicRandom(seed: "alice-gives-bob").bytes(32)

@@ -38,11 +38,7 @@ enum MailboxRoutes {
             let mailbox = try core.identity(fromPath: context)
             _ = try await core.authenticate(request, owner: mailbox)
             let body = try await JSONBody.decode(AckRequest.self, from: request, limit: 64 * 1024)
-            guard body.messageIDs.count <= RelayLimits.maxAckIDs else { throw RelayError.malformed("more than \(RelayLimits.maxAckIDs) ids") }
-            let deleted = try await core.storage.mailboxes.acknowledge(mailbox: mailbox, messageIDs: body.messageIDs)
-            core.metrics.acks.increment()
-            core.metrics.acknowledgedEnvelopes.increment(by: Int64(deleted))
-            return try JSONBody.response(AckResponse(deleted: deleted))
+            return try JSONBody.response(AckResponse(deleted: try await acknowledge(body.messageIDs, mailbox: mailbox, core: core)))
         }
 
         router.post("/v1/mailboxes/{identity}/credentials") { request, context in
@@ -63,6 +59,18 @@ enum MailboxRoutes {
 }
 
 /// Socket frames are encoded once per event and shared by all recipients' sockets.
+extension MailboxRoutes {
+    /// Deletes the owner's acknowledged envelopes (`POST …/ack`, or an `ack`
+    /// frame on the owner's socket); returns how many there were.
+    static func acknowledge(_ ids: [UInt64], mailbox: [UInt8], core: RelayCore) async throws -> Int {
+        guard ids.count <= RelayLimits.maxAckIDs else { throw RelayError.malformed("more than \(RelayLimits.maxAckIDs) ids") }
+        let deleted = try await core.storage.mailboxes.acknowledge(mailbox: mailbox, messageIDs: ids)
+        core.metrics.acks.increment()
+        core.metrics.acknowledgedEnvelopes.increment(by: Int64(deleted))
+        return deleted
+    }
+}
+
 enum SocketFrames {
     static func encode(_ event: SocketServerEvent) -> String? {
         (try? JSONEncoder().encode(event)).map { String(decoding: $0, as: UTF8.self) }

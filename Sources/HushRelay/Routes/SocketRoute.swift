@@ -66,7 +66,7 @@ enum SocketRoute {
         for try await message in inbound.messages(maxSize: RelayLimits.maxSocketMessageBytes) {
             do {
                 guard case let .text(text) = message else { throw RelayError.malformed("frames are JSON text") }
-                try await relayEphemeral(text, sender: sender, core: core)
+                try await handleClientFrame(Data(text.utf8), sender: sender, core: core)
             } catch let error as RelayError {
                 strikes += 1
                 if let frame = SocketFrames.encode(.error(.init(code: error.code.rawValue, message: error.clientMessage))) {
@@ -80,14 +80,28 @@ enum SocketRoute {
         }
     }
 
+    /// A client frame: an ephemeral envelope for a contact, or an
+    /// acknowledgement for the socket's own mailbox (`sender`: the socket's
+    /// identity, from its token). Anything else is refused as malformed.
+    static func handleClientFrame(_ data: Data, sender: [UInt8], core: RelayCore) async throws {
+        func decode<Frame: Decodable>(_ type: Frame.Type) throws -> Frame {
+            do { return try JSONDecoder().decode(type, from: data) } catch { throw RelayError.malformed(JSONBody.describe(error)) }
+        }
+        switch try decode(SocketClientFrameType.self).type {
+        case "ephemeral":
+            try await relayEphemeral(try decode(SocketClientFrame.self), sender: sender, core: core)
+        case "ack":
+            let frame = try decode(SocketAckFrame.self)
+            try core.limit(core.limits.perIdentity, Hex.encode(sender))
+            _ = try await MailboxRoutes.acknowledge(frame.messageIDs, mailbox: sender, core: core)
+        default:
+            throw RelayError.malformed("unknown frame type")
+        }
+    }
+
     /// Delivers an ephemeral envelope to the recipient's open sockets, if
     /// any, when the frame carries a valid delivery credential. Never stored.
-    static func relayEphemeral(_ text: String, sender: [UInt8], core: RelayCore) async throws {
-        let frame: SocketClientFrame
-        do { frame = try JSONDecoder().decode(SocketClientFrame.self, from: Data(text.utf8)) } catch {
-            throw RelayError.malformed(JSONBody.describe(error))
-        }
-        guard frame.type == "ephemeral" else { throw RelayError.malformed("unknown frame type") }
+    static func relayEphemeral(_ frame: SocketClientFrame, sender: [UInt8], core: RelayCore) async throws {
         guard frame.recipient.bytes.count == 32 else { throw RelayError.malformed("recipient is a 32-byte identity key") }
         guard !frame.envelope.bytes.isEmpty, frame.envelope.bytes.count <= RelayLimits.maxEphemeralBytes else {
             throw RelayError.tooLarge("the ephemeral envelope")
