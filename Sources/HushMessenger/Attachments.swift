@@ -296,7 +296,9 @@ final class Attachments {
         } catch {
             throw MessengerError.attachmentRejected("cannot store the attachment: \(error)")
         }
-        if attachment.direction == .incoming {
+        // A received file is claimed for this process (a sent one fetched back is not tracked).
+        let claims = attachment.direction == .incoming
+        if claims {
             let claimed = try store.write { store in
                 try store.attachments.claimDownload(id: id, holder: getpid(), at: dependencies.clock.now(), isAlive: Self.isAlive)
             }
@@ -304,7 +306,7 @@ final class Attachments {
                 throw MessengerError.attachmentUnavailable("attachment \(id) is being downloaded by another hush process: wait for it to finish, or stop it and fetch again (it resumes)")
             }
         }
-        defer { try? store.write { try $0.attachments.releaseTransfer(id: id) } }
+        defer { if claims { try? store.write { try $0.attachments.releaseTransfer(id: id) } } }
         do {
             if sink.resumeOffset > 0 {
                 report?(AttachmentProgress(attachmentId: id, phase: .downloading, done: sink.resumeOffset, total: sink.blobLength))

@@ -144,7 +144,7 @@ final class LiveSync {
     /// previous id is above the cursor, or that came without one, returns
     /// false and the caller syncs. The receive is the one a sync page makes
     /// (one transaction with the cursor; a duplicate is "already processed"),
-    /// and it is acknowledged over HTTP afterwards. Returns false also when
+    /// and it is acknowledged afterwards (over the live socket). Returns false also when
     /// our own database failed: the sync then retries it, and the relay keeps it.
     private func receivePushed(isolation: isolated (any Actor)? = #isolation, _ envelope: MailboxEnvelope) async -> Bool {
         guard let previous = envelope.previousServerID, let cursor = try? store.settings.syncCursor() ?? 0,

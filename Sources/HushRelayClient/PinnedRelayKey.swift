@@ -20,7 +20,7 @@ enum PinnedRelayKey {
     static func client(host: String, port: Int, pin: [UInt8]) async throws(RelayClientError) -> (HTTPClient, TLSConfiguration) {
         let key = "\(host):\(port)#\(RelayKeyPin.encode(pin))"
         if let known = clients.withLock({ $0[key] }) { return known }
-        let leaf = try await certificate(host: host, port: port, pin: pin)
+        let leaf = try await certificate(host: host, port: port, pin: pin).leaf
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.trustRoots = .certificates([leaf])
         // The pin, not the name, identifies the relay (a self-signed key has no name a CA vouched for).
@@ -37,9 +37,10 @@ enum PinnedRelayKey {
         }
     }
 
-    /// The relay's leaf certificate, when its key matches `pin`.
-    static func certificate(host: String, port: Int, pin: [UInt8]) async throws(RelayClientError) -> NIOSSLCertificate {
-        let seen = Mutex<(certificate: NIOSSLCertificate?, pin: [UInt8]?)>((nil, nil))
+    /// The relay's leaf certificate, when its key matches `pin`, and how many
+    /// certificates the relay presented (more than one: a CA-issued chain).
+    static func certificate(host: String, port: Int, pin: [UInt8]) async throws(RelayClientError) -> (leaf: NIOSSLCertificate, presented: Int) {
+        let seen = Mutex<(certificate: NIOSSLCertificate?, pin: [UInt8]?, count: Int)>((nil, nil, 0))
         // Made before connecting and awaited directly: looking the waiter up in the
         // pipeline afterwards races with a handshake that already ended and closed it.
         let handshake = HTTPClient.defaultEventLoopGroup.next().makePromise(of: Void.self)
@@ -55,7 +56,7 @@ enum PinnedRelayKey {
                     channel.eventLoop.makeCompletedFuture {
                         let handler = try NIOSSLClientHandler(context: context, serverHostname: nil) { certificates, promise in
                             let presented = certificates.first.flatMap { try? SHA256.hash($0.extractPublicKey().toSPKIBytes()) }
-                            seen.withLock { $0 = (certificates.first, presented) }
+                            seen.withLock { $0 = (certificates.first, presented, certificates.count) }
                             promise.succeed(presented.map { ConstantTime.equals($0, pin) } == true ? .certificateVerified : .failed)
                         }
                         try channel.pipeline.syncOperations.addHandler(handler)
@@ -73,12 +74,12 @@ enum PinnedRelayKey {
             throw .transport("TLS connection to \(host):\(port) failed: \(type(of: error))")
         }
         // Checked again here, not only in the callback: nothing but a matching key is ever returned.
-        let (certificate, presented) = seen.withLock { ($0.certificate, $0.pin) }
+        let (certificate, presented, count) = seen.withLock { ($0.certificate, $0.pin, $0.count) }
         guard let certificate, let presented else { throw .transport("the relay presented no certificate") }
         guard ConstantTime.equals(presented, pin) else {
             throw .pinMismatch(expected: RelayKeyPin.encode(pin), presented: RelayKeyPin.encode(presented))
         }
-        return certificate
+        return (certificate, count)
     }
 }
 

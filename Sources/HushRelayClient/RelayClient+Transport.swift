@@ -74,16 +74,20 @@ extension RelayClient {
 
     /// Why a handshake with a pinned relay failed, after its key matched the
     /// pin when it was first fetched: fetched again, a different key is a
-    /// pin mismatch (the relay changed its key since); the same key means the
-    /// chain is what failed, that is, a certificate a CA issued. A pin stands
-    /// in only for a self-signed key, whose certificate is its own root.
+    /// pin mismatch (the relay changed its key since); the same key with a
+    /// chain of certificates means a CA issued it, and a pin stands in only
+    /// for a self-signed key, whose certificate is its own root. Anything
+    /// else stays a transport failure (retried later).
     private func pinnedHandshakeFailure() async -> RelayClientError {
-        guard let pin, let origin = try? self.origin else { return .transport("the TLS handshake with the relay failed") }
+        let failed = RelayClientError.transport("the TLS handshake with the relay failed")
+        guard let pin, let origin = try? self.origin else { return failed }
+        let presented: Int
         do {
-            _ = try await PinnedRelayKey.certificate(host: origin.connectableHost, port: origin.port, pin: pin)
+            presented = try await PinnedRelayKey.certificate(host: origin.connectableHost, port: origin.port, pin: pin).presented
         } catch {
             return error
         }
+        guard presented > 1 else { return failed }
         return .invalidRelayURL("the relay's key matches the #pin=, but its certificate was issued by a CA, and a pin stands in only for a "
                                 + "self-signed key (hush relay serve --tls-self-signed): use the URL without #pin= and the system's trust store checks the certificate")
     }
