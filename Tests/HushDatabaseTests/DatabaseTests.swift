@@ -19,6 +19,18 @@ import HushCrypto
         #expect(rows[1].3 == [] && rows[1].4 == "x")
     }
 
+    /// Every commit is synced to disk before it returns (WAL with synchronous
+    /// = FULL, 2): the client acknowledges to the relay, and the relay answers
+    /// 201, only after a commit, so one a power loss could undo would lose
+    /// messages (SECURITY.md). A power loss cannot be simulated here; the
+    /// setting each connection runs with can be read back.
+    @Test func everyConnectionCommitsDurably() throws {
+        let dir = try TemporaryDirectory()
+        let db = try Database(path: dir.path("t.db"), key: SecureBytes(randomCount: 32))
+        #expect(try db.queryFirst("PRAGMA journal_mode") { try $0.get(0, as: String.self) } == "wal")
+        #expect(try db.queryFirst("PRAGMA synchronous") { try $0.get(0, as: Int64.self) } == 2)
+    }
+
     @Test func transactionRollsBackOnThrow() throws {
         struct Boom: Error {}
         let dir = try TemporaryDirectory()
