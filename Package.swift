@@ -3,7 +3,7 @@
 // Hush: an end-to-end encrypted messaging core.
 // Dependencies point down only:
 //   hush (CLI) -> Client / Relay (+ RelayPostgres) / Vectors -> Messenger / RelayClient -> Store / Keystore -> Protocol -> Crypto -> C
-// Only HushCrypto imports libsodium (and HushBench, for its raw baseline) and swift-crypto (ML-KEM);
+// Only HushCrypto imports libsodium (and HushBench, for its raw baseline) and swift-crypto;
 // only HushDatabase imports SQLCipher; only HushRelayPostgres imports PostgresNIO;
 // the relay never imports the client's keystore or store.
 import PackageDescription
@@ -75,8 +75,9 @@ let package = Package(
 
         // MARK: Core
 
-        // Every primitive: libsodium, and swift-crypto for ML-KEM-768 only
-        // (behind HushCrypto's MLKEM; no other module imports swift-crypto).
+        // Every primitive: libsodium, and swift-crypto (BoringSSL) for ML-KEM-768,
+        // the incremental SHA-256 of blobs and X25519 with short-lived keys (see
+        // SECURITY.md; no other module imports swift-crypto).
         .target(
             name: "HushCrypto",
             dependencies: [

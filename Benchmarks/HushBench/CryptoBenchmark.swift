@@ -23,7 +23,7 @@ enum CryptoBenchmark {
 
     static func run(arguments: [String]) async throws {
         let rounds = arguments.firstIndex(of: "--rounds").flatMap { Int(arguments[$0 + 1]) } ?? 15
-        var operations = try aeadOperations() + [try x25519Operation()] + ed25519Operations() + [hkdfOperation()]
+        var operations = try aeadOperations() + x25519Operations() + ed25519Operations() + [hkdfOperation()]
         if !arguments.contains("--skip-argon2") { operations.append(try argon2Operation()) }
         if let only = arguments.firstIndex(of: "--only").map({ arguments[$0 + 1] }) {
             operations = operations.filter { $0.name.contains(only) }
@@ -89,20 +89,27 @@ enum CryptoBenchmark {
         }
     }
 
-    static func x25519Operation() throws -> Operation {
+    /// Hush's X25519 follows the key's storage (SECURITY.md): a short-lived
+    /// (`.wiped`) key computes with BoringSSL, a `.guarded` one with
+    /// libsodium; both beside raw libsodium.
+    static func x25519Operations() throws -> [Operation] {
         let random = DeterministicRandom(seed: "bench-x25519")
         let alice = X25519.PrivateKey(using: random)
+        let guarded = try X25519.PrivateKey(rawRepresentation: SecureBytes(copying: alice.rawRepresentation.copyBytes(), storage: .guarded))
         let bob = X25519.PrivateKey(using: random)
         let scalar = alice.rawRepresentation.copyBytes()
         let point = bob.publicKey.rawRepresentation
         let out = UnsafeMutablePointer<UInt8>.allocate(capacity: 32)
-        return Operation(
-            name: "X25519 agreement",
-            hush: { sink &+= try alice.sharedSecret(with: bob.publicKey).withUnsafeBytes { $0[0] } },
-            raw: {
-                _ = RawSodiumBaseline.x25519(out: out, scalar: scalar, point: point)
-                sink &+= out[0]
-            })
+        let raw = {
+            _ = RawSodiumBaseline.x25519(out: out, scalar: scalar, point: point)
+            sink &+= out[0]
+        }
+        return [
+            Operation(name: "X25519 agreement (short-lived key)",
+                      hush: { sink &+= try alice.sharedSecret(with: bob.publicKey).withUnsafeBytes { $0[0] } }, raw: raw),
+            Operation(name: "X25519 agreement (guarded key)",
+                      hush: { sink &+= try guarded.sharedSecret(with: bob.publicKey).withUnsafeBytes { $0[0] } }, raw: raw),
+        ]
     }
 
     static func ed25519Operations() throws -> [Operation] {

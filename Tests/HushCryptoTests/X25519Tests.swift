@@ -1,6 +1,6 @@
 import HushTesting
 import Testing
-import HushCrypto
+@_spi(Reference) import HushCrypto
 
 @Suite struct X25519Tests {
     @Test func bothSidesAgreeOnTheSameSecret() throws {
@@ -36,11 +36,32 @@ import HushCrypto
         "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f", // p + 1 (= 1)
     ]
 
-    @Test(arguments: lowOrderPoints)
-    func lowOrderPeerKeyIsRefused(hex: String) throws {
+    /// Both libraries refuse them: BoringSSL (a `.wiped` key) through Hush's
+    /// own check, libsodium (a `.guarded` key) through its and Hush's.
+    @Test(arguments: lowOrderPoints, [SecureBytes.Storage.wiped, .guarded])
+    func lowOrderPeerKeyIsRefused(hex: String, storage: SecureBytes.Storage) throws {
         let peer = try X25519.PublicKey(rawRepresentation: Hex.decode(hex))
-        let key = X25519.PrivateKey(using: DeterministicRandom(seed: "low-order"))
+        let key = X25519.PrivateKey(using: DeterministicRandom(seed: "low-order"), storage: storage)
         #expect(throws: CryptoError.invalidKey) { _ = try key.sharedSecret(with: peer) }
+    }
+
+    /// A `.wiped` key computes with BoringSSL, a `.guarded` one with
+    /// libsodium: over many random scalars and peers (and the vectors, which
+    /// run on both), the two give the same public keys and the same secrets.
+    @Test func bothLibrariesComputeTheSameFunction() throws {
+        let random = DeterministicRandom(seed: "x25519-differential")
+        for _ in 0..<300 {
+            let scalar = random.bytes(32)
+            let wiped = try X25519.PrivateKey(rawRepresentation: SecureBytes(copying: scalar))
+            let guarded = try X25519.PrivateKey(rawRepresentation: SecureBytes(copying: scalar, storage: .guarded))
+            #expect(wiped.publicKey == guarded.publicKey)
+            #expect(wiped.publicKey.rawRepresentation == (try X25519.sodiumPublicKey(SecureBytes(copying: scalar))))
+            // Any 32 bytes as the peer: off-curve and non-canonical inputs included.
+            let peer = try X25519.PublicKey(rawRepresentation: random.bytes(32))
+            let fast = try? wiped.sharedSecret(with: peer), reference = try? guarded.sharedSecret(with: peer)
+            #expect(fast == reference)
+            #expect(fast == (try X25519.sodiumSharedSecret(SecureBytes(copying: scalar), peer.rawRepresentation)))
+        }
     }
 
     @Test func wrongLengthsAreRefused() {

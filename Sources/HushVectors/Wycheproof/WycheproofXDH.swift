@@ -8,9 +8,12 @@ enum WycheproofXDH {
         let privateBytes = try test.hex("private")
         let shared = try test.hex("shared")
         return .outcome {
-            let key = try X25519.PrivateKey(rawRepresentation: SecureBytes(copying: privateBytes))
-            let secret = try key.sharedSecret(with: X25519.PublicKey(rawRepresentation: publicBytes))
-            return .compare(secret.copyBytes(), shared, "shared secret")
+            // Both of Hush's X25519 paths: BoringSSL (.wiped) and libsodium (.guarded) must agree.
+            let peer = try X25519.PublicKey(rawRepresentation: publicBytes)
+            let fast = try X25519.PrivateKey(rawRepresentation: SecureBytes(copying: privateBytes)).sharedSecret(with: peer)
+            let reference = try X25519.PrivateKey(rawRepresentation: SecureBytes(copying: privateBytes, storage: .guarded)).sharedSecret(with: peer)
+            guard fast == reference else { return .compare(fast.copyBytes(), reference.copyBytes(), "BoringSSL's against libsodium's shared secret") }
+            return .compare(fast.copyBytes(), shared, "shared secret")
         }
     }
 }
