@@ -82,70 +82,65 @@ struct AttachmentFiles {
         for name in doomed { unlink("\(directory)/\(name)") }
     }
 
-    /// Decrypts the stored blob `id` into `destination`: into a temporary file
-    /// beside it first, which becomes `destination` only once the whole blob
-    /// verified (never a partial or unverified file under the final name).
-    /// An existing `destination` is refused, never replaced.
-    func export(_ id: Int64, key: SecureBytes, size: Int64, digest: [UInt8], to destination: String,
-                using random: any RandomSource) throws {
-        guard access(destination, F_OK) != 0 else {
-            throw AttachmentFileError(exactly: "\(destination) exists and is never replaced: choose another --out, or move it away first")
-        }
-        let input = try PosixFile.openForReading(blobPath(id))
-        let opener = try AttachmentOpener(key: key, plaintextSize: UInt64(size), digest: digest)
-        let slash = destination.lastIndex(of: "/")
-        let folder = slash.map { String(destination[..<$0]) } ?? "."
-        let temporary = (folder.isEmpty ? "" : folder) + "/.hush-partial-\(Hex.encode(random.bytes(8)))"
-        let output = try PosixFile.create(temporary)
+    /// Decrypts the stored blob `id` into `export` and commits it once the
+    /// whole blob verified.
+    func export(_ id: Int64, key: SecureBytes, size: Int64, digest: [UInt8], to export: ExportFile) throws {
         do {
+            let input = try PosixFile.openForReading(blobPath(id))
+            let opener = try AttachmentOpener(key: key, plaintextSize: UInt64(size), digest: digest)
             while true {
                 let piece = try input.read(upTo: AttachmentBlob.chunkSize + AttachmentBlob.chunkOverhead)
                 if piece.isEmpty { break }
-                try output.write(try opener.consume(piece))
+                try export.write(try opener.consume(piece))
             }
             try opener.finish()
-            try output.syncAndClose()
-            // link() refuses an existing name atomically, where rename() would replace it.
-            guard link(temporary, destination) == 0 else {
-                throw AttachmentFileError("cannot create", path: destination, errno: errno)
-            }
-            unlink(temporary)
+            try export.commit()
         } catch {
-            unlink(temporary)
+            export.abandon()
             throw error
         }
     }
 }
 
-/// Takes a blob as it downloads: checks it chunk by chunk (the plaintext is
-/// dropped) while writing the encrypted bytes to `<id>.part`; `finish` then
-/// verifies the whole and renames it to `<id>.blob`. A part file left by an
-/// interrupted download is read back through the checks first and the
-/// download resumes after its last byte (`resumeOffset`); one that fails
-/// them is discarded and the download starts over.
+/// Takes a blob as it downloads: checks it chunk by chunk while writing the
+/// encrypted bytes to `<id>.part` and, with an `export` (`hush fetch --out`),
+/// the plaintext to it, so the file is decrypted once, not downloaded and
+/// then decrypted again; `finish` then verifies the whole and renames the
+/// part to `<id>.blob` (the caller commits the export). A part file left by
+/// an interrupted download is read back through the checks first (into the
+/// export too) and the download resumes after its last byte
+/// (`resumeOffset`); one that fails them is discarded and the download
+/// starts over.
 final class VerifyingBlobSink: BlobSink, @unchecked Sendable {
     private let opener: AttachmentOpener
     private let output: PosixFile
     private let files: AttachmentFiles
     private let id: Int64
+    private let export: ExportFile?
     private let progress: @Sendable (Int64) -> Void
     let resumeOffset: Int64
 
-    init(files: AttachmentFiles, id: Int64, key: SecureBytes, size: Int64, digest: [UInt8],
+    init(files: AttachmentFiles, id: Int64, key: SecureBytes, size: Int64, digest: [UInt8], export: ExportFile? = nil,
          progress: @escaping @Sendable (Int64) -> Void) throws {
         try files.ensureDirectory()
         let path = files.partPath(id)
         var opener = try AttachmentOpener(key: key, plaintextSize: UInt64(size), digest: digest)
         if let existing = try? PosixFile.openForReading(path) {
-            do {
-                while true {
+            while true {
+                let plaintext: [UInt8]
+                do {
                     let piece = try existing.read(upTo: AttachmentBlob.chunkSize + AttachmentBlob.chunkOverhead)
                     if piece.isEmpty { break }
-                    _ = try opener.consume(piece)
+                    plaintext = try opener.consume(piece)
+                } catch {
+                    // Unreadable or failing the checks: start over. (A failure
+                    // to write the export, below, is the caller's to report.)
+                    unlink(path)
+                    try export?.restart()
+                    opener = try AttachmentOpener(key: key, plaintextSize: UInt64(size), digest: digest)
+                    break
                 }
-            } catch {
-                unlink(path)
-                opener = try AttachmentOpener(key: key, plaintextSize: UInt64(size), digest: digest)
+                try export?.write(plaintext)
             }
         }
         if opener.bytesReceived > 0 {
@@ -158,13 +153,15 @@ final class VerifyingBlobSink: BlobSink, @unchecked Sendable {
         self.opener = opener
         self.files = files
         self.id = id
+        self.export = export
         self.progress = progress
     }
 
     var blobLength: Int64 { Int64(opener.blobLength) }
 
     func write(_ bytes: [UInt8]) throws {
-        _ = try opener.consume(bytes)
+        let plaintext = try opener.consume(bytes)
+        try export?.write(plaintext)
         try output.write(bytes)
         progress(Int64(opener.bytesReceived))
     }

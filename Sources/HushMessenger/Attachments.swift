@@ -250,19 +250,29 @@ final class Attachments {
 
     /// Downloads attachment `id` unless it is here already (checking every
     /// chunk and the digest, keeping it encrypted under the data directory),
-    /// then, with `destination`, decrypts it there.
+    /// with `destination` decrypting it there in the same pass; a copy
+    /// already here is decrypted there from the data directory.
     func fetch(isolation: isolated (any Actor)? = #isolation, id: Int64, to destination: String?) async throws -> StoredAttachment {
         let files = try requireFiles()
         guard let attachment = try store.attachments.attachment(id: id) else { throw MessengerError.unknownAttachment(id) }
-        if !files.hasBlob(id) {
-            try await download(attachment, files: files)
+        // Refused before anything downloads when the destination exists.
+        let export: ExportFile?
+        do { export = try destination.map { try ExportFile(destination: $0, using: dependencies.random) } } catch {
+            throw MessengerError.attachmentRejected("cannot save the attachment: \(error)")
         }
-        if let destination {
-            let report = progress
+        let report = progress
+        if !files.hasBlob(id) {
+            do { try await download(attachment, files: files, exportingTo: export) } catch {
+                export?.abandon()
+                throw error
+            }
+            if let export {
+                do { try export.commit() } catch { throw MessengerError.attachmentRejected("cannot save the attachment: \(error)") }
+            }
+        } else if let export {
             report?(AttachmentProgress(attachmentId: id, phase: .exporting, done: 0, total: attachment.size))
             do {
-                try files.export(id, key: attachment.key, size: attachment.size, digest: attachment.digest, to: destination,
-                                 using: dependencies.random)
+                try files.export(id, key: attachment.key, size: attachment.size, digest: attachment.digest, to: export)
             } catch let error as AttachmentError {
                 // The stored copy no longer verifies: drop it, so the next fetch downloads again.
                 files.remove(id)
@@ -270,7 +280,11 @@ final class Attachments {
                 throw MessengerError.attachmentRejected("the stored copy of the attachment is damaged (\(error)); `hush fetch \(id)` downloads it again")
             } catch let error as AttachmentFileError {
                 throw MessengerError.attachmentRejected("cannot save the attachment: \(error)")
+            } catch let failure as ExportFailure {
+                throw MessengerError.attachmentRejected(failure.description)
             }
+        }
+        if export != nil {
             report?(AttachmentProgress(attachmentId: id, phase: .exporting, done: attachment.size, total: attachment.size))
         }
         guard let stored = try store.attachments.attachment(id: id) else { throw MessengerError.unknownAttachment(id) }
@@ -278,7 +292,7 @@ final class Attachments {
     }
 
     private func download(isolation: isolated (any Actor)? = #isolation, _ attachment: StoredAttachment,
-                          files: AttachmentFiles) async throws {
+                          files: AttachmentFiles, exportingTo export: ExportFile? = nil) async throws {
         let id = attachment.id
         guard let blobId = attachment.blobId else {
             // Received without a usable blob id (`recordIncoming` said why).
@@ -289,10 +303,13 @@ final class Attachments {
         let report = progress
         let sink: VerifyingBlobSink
         do {
-            sink = try VerifyingBlobSink(files: files, id: id, key: attachment.key, size: attachment.size, digest: attachment.digest) { done in
+            sink = try VerifyingBlobSink(files: files, id: id, key: attachment.key, size: attachment.size, digest: attachment.digest,
+                                         export: export) { done in
                 report?(AttachmentProgress(attachmentId: id, phase: .downloading, done: done,
                                            total: Int64(AttachmentBlob.blobLength(plaintextSize: UInt64(attachment.size)))))
             }
+        } catch let failure as ExportFailure {
+            throw MessengerError.attachmentRejected(failure.description)
         } catch {
             throw MessengerError.attachmentRejected("cannot store the attachment: \(error)")
         }
@@ -325,6 +342,10 @@ final class Attachments {
                     throw MessengerError.attachmentUnavailable("the relay no longer has attachment \(id) (blobs expire): ask the sender to send it again")
                 }
                 throw MessengerError.relay(failure)
+            case let failure as ExportFailure:
+                // The download is fine: what it checked stays for the next fetch.
+                try? store.write { try $0.attachments.setState(restState, id: id, error: failure.description, at: now) }
+                throw MessengerError.attachmentRejected(failure.description)
             case let error as AttachmentError:
                 sink.abandon()
                 try? store.write { try $0.attachments.setState(.failed, id: id, error: error.description, at: now) }

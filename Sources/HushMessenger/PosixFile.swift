@@ -76,6 +76,13 @@ final class PosixFile {
         }
     }
 
+    /// Empties the file and writes from its start again.
+    func truncate() throws(AttachmentFileError) {
+        guard ftruncate(descriptor, 0) == 0, lseek(descriptor, 0, SEEK_SET) == 0 else {
+            throw AttachmentFileError("cannot truncate", path: path, errno: errno)
+        }
+    }
+
     /// Flushes to the disk and closes: what follows (a rename) may rely on the bytes being there.
     func syncAndClose() throws(AttachmentFileError) {
         guard fsync(descriptor) == 0 else { throw AttachmentFileError("cannot sync", path: path, errno: errno) }

@@ -43,17 +43,23 @@ import Testing
         let sealed = try files.seal(source, key: key, using: SystemRandom())
         try files.adopt(sealed.path, as: 1)
         let input = try PosixFile.openForReading(files.blobPath(1))
-        let sink = try VerifyingBlobSink(files: files, id: 2, key: key, size: sealed.size, digest: sealed.digest) { _ in }
+        // Checked and decrypted as it "downloads" (`fetch --out`, one pass) ...
+        let single = try ExportFile(destination: directory.path("single.bin"), using: SystemRandom())
+        let sink = try VerifyingBlobSink(files: files, id: 2, key: key, size: sealed.size, digest: sealed.digest, export: single) { _ in }
         while true {
             let piece = try input.read(upTo: 64 << 10)
             if piece.isEmpty { break }
             try sink.write(piece)
         }
         try sink.finish()
-        try files.export(2, key: key, size: sealed.size, digest: sealed.digest, to: directory.path("out.bin"), using: SystemRandom())
+        try single.commit()
+        // ... and exported again from the stored copy.
+        try files.export(2, key: key, size: sealed.size, digest: sealed.digest,
+                         to: ExportFile(destination: directory.path("out.bin"), using: SystemRandom()))
         let growth = Self.peak() - before
         #expect(growth < min(128 << 20, size / 2), "peak RSS grew by \(growth >> 20) MiB for a \(Self.mebibytes) MiB file")
         #expect(sealed.size == Int64(size))
         #expect(FileManager.default.contentsEqual(atPath: source, andPath: directory.path("out.bin")))
+        #expect(FileManager.default.contentsEqual(atPath: source, andPath: directory.path("single.bin")))
     }
 }

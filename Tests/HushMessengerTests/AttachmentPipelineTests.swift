@@ -52,6 +52,45 @@ import Testing
         #expect(FileManager.default.contents(atPath: out) == bytes)
     }
 
+    /// `fetch --out` decrypts as it downloads (one pass, not a download and
+    /// then a second decryption): an existing destination is refused before
+    /// a byte is fetched; a download cut off leaves nothing at the
+    /// destination and keeps what it checked, and the next fetch resumes
+    /// after it and still writes the whole file (the kept part is read back
+    /// into it); a later export comes from the stored copy.
+    @Test func fetchingToAFileDecryptsAsItDownloadsAndResumes() async throws {
+        let relay = InMemoryRelay()
+        let (alice, bob) = try await relay.pair()
+        let (path, bytes) = try file(in: alice, size: 300_000)
+        _ = try await alice.messenger.sendFile(at: path, to: "bob")
+        _ = try await bob.messenger.sync()
+        try await bob.messenger.addContact(name: "alice", address: alice.address)
+        let incoming = try #require(try await bob.messenger.attachmentList(contact: "alice").first?.attachment)
+
+        let taken = bob.directory.path("taken.png")
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: taken))
+        await #expect(throws: MessengerError.self) { try await bob.messenger.fetchAttachment(id: incoming.id, to: taken) }
+        #expect(relay.state.withLock { $0.downloadOffsets }.isEmpty, "refused before anything downloads")
+        #expect(FileManager.default.contents(atPath: taken) == Data("mine".utf8))
+
+        relay.state.withLock { $0.downloadCutAt = 150_000 }
+        let out = bob.directory.path("saved.png")
+        await #expect(throws: MessengerError.self) { try await bob.messenger.fetchAttachment(id: incoming.id, to: out) }
+        #expect(!FileManager.default.fileExists(atPath: out), "nothing unverified under the final name")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: bob.directory.path).filter { $0.hasPrefix(".hush-partial-") }
+        #expect(leftovers.isEmpty)
+
+        let fetched = try await bob.messenger.fetchAttachment(id: incoming.id, to: out)
+        #expect(fetched.state == .ready)
+        #expect(FileManager.default.contents(atPath: out) == bytes)
+        #expect(relay.state.withLock { $0.downloadOffsets } == [0, 150_000], "the second download resumed after what the first kept")
+
+        let again = bob.directory.path("again.png")
+        _ = try await bob.messenger.fetchAttachment(id: incoming.id, to: again)
+        #expect(FileManager.default.contents(atPath: again) == bytes)
+        #expect(relay.state.withLock { $0.downloadOffsets }.count == 2, "exported from the stored copy")
+    }
+
     /// Two flushes at once (re-entrancy at the upload's awaits, as
     /// `runLive`'s sync and the retry loop do): one claims the row, the
     /// other leaves it alone; one upload, one pointer.

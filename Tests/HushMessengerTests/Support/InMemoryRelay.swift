@@ -30,6 +30,10 @@ final class InMemoryRelay: Sendable {
         /// Failures the next upload attempts answer with, in order.
         var uploadFailures: [DeliveryFailure] = []
         var uploadCalls = 0
+        /// Where each download started (its `from` offset).
+        var downloadOffsets: [Int64] = []
+        /// Cuts the next download off (`unavailable`) once it has handed on this many bytes of the blob.
+        var downloadCutAt: Int?
         /// How long each upload request waits before it is handled (lets
         /// other work interleave at the await, as a real upload would).
         var uploadPause: Duration?
@@ -224,10 +228,16 @@ final class InMemoryRelay: Sendable {
         }
 
         func downloadBlob(id: String, from offset: Int64, maxBytes: Int64, into sink: any BlobSink) async throws {
-            guard let blob = relay.state.withLock({ $0.blobs[id] }) else { throw DeliveryFailure.rejected(status: 404, code: "not_found") }
+            let (found, cut) = relay.state.withLock { state in
+                state.downloadOffsets.append(offset)
+                defer { state.downloadCutAt = nil }
+                return (state.blobs[id], state.downloadCutAt)
+            }
+            guard let blob = found else { throw DeliveryFailure.rejected(status: 404, code: "not_found") }
             var position = Int(offset)
             while position < blob.count {
-                let end = min(position + 10_000, blob.count)
+                if let cut, position >= cut { throw DeliveryFailure.unavailable(reason: "connection reset") }
+                let end = min(position + 10_000, blob.count, cut.map { max($0, position + 1) } ?? .max)
                 try sink.write(Array(blob[position..<end]))
                 position = end
             }
