@@ -22,7 +22,9 @@ enum AttachmentBenchmark {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let plainPath = directory + "/file.bin", blobPath = directory + "/file.blob", outPath = directory + "/out.bin"
+        let writeStart = ContinuousClock.now
         try writePatternFile(plainPath, size: size)
+        let writeRate = Double(mib) / RelayBench.seconds(since: writeStart)
         let key = SecureBytes(randomCount: 32)
         print("file: \(mib) MiB, chunks of \(AttachmentBlob.chunkSize >> 10) KiB")
 
@@ -99,7 +101,13 @@ enum AttachmentBenchmark {
         try plain.close()
         let fetchSeconds = RelayBench.seconds(since: fetchStart)
         let fetchPeak = peakBytes()
+        // The transport alone: the same blob downloaded with nothing done to its bytes.
+        let transportStart = ContinuousClock.now
+        var transported = 0
+        try await client.downloadBlob(id: uploaded.blobID, maxBytes: Int64(sealer.blobLength)) { bytes in transported += bytes.count }
+        let transportRate = Double(transported >> 20) / RelayBench.seconds(since: transportStart)
         try await http.shutdown()
+        print("raw file write (page cache): \(RelayBench.format(writeRate)) MiB/s; download alone (no decryption, nothing written): \(RelayBench.format(transportRate)) MiB/s; upload alone: \(RelayBench.format(Double(mib) / (sendSeconds - encryptSeconds))) MiB/s")
 
         let sendRate = Double(mib) / sendSeconds, fetchRate = Double(mib) / fetchSeconds
         print("encrypt+upload: \(RelayBench.format(sendSeconds, 2)) s (encrypt to disk \(RelayBench.format(encryptSeconds, 2)) s), "
