@@ -9,7 +9,7 @@ import HushCrypto
 /// replaced.
 final class ExportFile {
     let destination: String
-    let file: PosixFile
+    private let file: PosixFile
     private let temporary: String
 
     init(destination: String, using random: any RandomSource) throws(AttachmentFileError) {
