@@ -70,7 +70,7 @@ extension RelaySetting {
 
     /// A token bucket: `burst` requests at once, refilled at `per-second`.
     private static func rule(_ name: String, _ what: String,
-                             _ path: WritableKeyPath<RelayConfiguration.RateLimits, RateLimiter.Rule> & Sendable) -> [RelaySetting] {
+                             _ path: any WritableKeyPath<RelayConfiguration.RateLimits, RateLimiter.Rule> & Sendable) -> [RelaySetting] {
         [
             RelaySetting(key: "rate-limits.\(name)-burst", help: "Token bucket for \(what): requests at once.", kind: .double(1...1e9),
                          get: { .double($0.configuration.rateLimits[keyPath: path].burst) },
