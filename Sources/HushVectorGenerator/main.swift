@@ -266,6 +266,42 @@ try write("attachment", source: "Hush generator (Sources/HushVectorGenerator); w
     try attachmentCase("three chunks, the last one short", plaintext: nil, length: 2 * AttachmentBlob.chunkSize + 1_000),
 ])
 
+// MARK: Sender keys (groups).
+
+/// One sender chain from fixed keys: its distribution, each message with the
+/// chain and message keys of its step (KDF_CK computed here by hand), the
+/// order a receiver reads them in, and a forgery that must be refused.
+func senderKeyCase(_ comment: String, contents: [String], receiveOrder: [Int]) throws -> [String: Any] {
+    let group = VectorSeeds.bytes("sender-key/group/\(comment)", 16)
+    let chainKey = VectorSeeds.bytes("sender-key/chain/\(comment)", 32)
+    let signingSeed = VectorSeeds.bytes("sender-key/signing/\(comment)", 32)
+    let chain = try SenderKeyChain.own(groupID: group, epoch: 3, chainKey: SecureBytes(copying: chainKey), signingSeed: SecureBytes(copying: signingSeed))
+    let distribution = try chain.distribution().encoded
+    var steps: [[String: Any]] = []
+    var ck = chainKey
+    for content in contents {
+        let mk = HMACSHA256.authenticationCode(for: [RatchetConstants.messageKeyConstant], key: ck)
+        steps.append(["chain_key": Hex.encode(ck), "message_key": Hex.encode(mk), "content": Hex.encode(Array(content.utf8)),
+                      "message": Hex.encode(try chain.encrypt(Array(content.utf8)))])
+        ck = HMACSHA256.authenticationCode(for: [RatchetConstants.chainKeyConstant], key: ck)
+    }
+    // The forgery: the first message with its signature replaced by another key's.
+    let forgerSeed = VectorSeeds.bytes("sender-key/forger/\(comment)", 32)
+    var forged = try Hex.decode(steps[0]["message"] as! String)
+    let forger = try Ed25519.PrivateKey(seed: SecureBytes(copying: forgerSeed))
+    forged.replaceSubrange((forged.count - 64)..., with: forger.signature(for: forged[..<(forged.count - 64)]))
+    return ["comment": comment, "group_id": Hex.encode(group), "epoch": 3, "chain_key": Hex.encode(chainKey),
+            "signing_seed": Hex.encode(signingSeed), "signing_public": Hex.encode(chain.signingKey.rawRepresentation),
+            "distribution": Hex.encode(distribution), "messages": steps, "receive_order": receiveOrder,
+            "chain_key_after": Hex.encode(try chain.distribution().chainKey.copyBytes()),
+            "forger_signing_seed": Hex.encode(forgerSeed), "forged_message": Hex.encode(forged)]
+}
+
+try write("sender-key", source: "Hush generator (Sources/HushVectorGenerator) from fixed seeds", cases: [
+    try senderKeyCase("three messages, read in order", contents: ["Hello, group!", "", "The third message."], receiveOrder: [0, 1, 2]),
+    try senderKeyCase("four messages, read out of order", contents: ["one", "two", "three", "four"], receiveOrder: [3, 0, 2, 1]),
+])
+
 // MARK: Addresses.
 
 func addressCases() throws -> [[String: Any]] {

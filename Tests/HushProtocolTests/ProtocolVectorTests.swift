@@ -14,7 +14,7 @@ import Testing
     }
 
     @Test(arguments: ["address", "handshake", "first-message", "ratchet", "padding", "sealed-sender", "content",
-                      "safety-number", "libsignal-fingerprint"])
+                      "safety-number", "libsignal-fingerprint", "attachment", "sender-key"])
     func vectorFilePasses(_ file: String) throws {
         let (suiteName, cases) = try Self.load(file)
         let suite = try #require(ProtocolSuites.all.first { $0.name == suiteName })
@@ -38,5 +38,16 @@ import Testing
         var badRoot = handshake[0]
         badRoot["root_key"] = String(repeating: "00", count: 32)
         #expect(throws: (any Error).self) { try HandshakeSuite().run(badRoot) }
+        // A group message one bit off, and a reading order that drops a message, both fail.
+        let (_, senderKeys) = try Self.load("sender-key")
+        var steps = try #require(senderKeys[0]["messages"] as? [[String: Any]])
+        let sent = try #require(steps[1]["message"] as? String)
+        steps[1]["message"] = String(sent.dropLast()) + (sent.hasSuffix("0") ? "1" : "0")
+        var badMessage = senderKeys[0]
+        badMessage["messages"] = steps
+        #expect(throws: (any Error).self) { try SenderKeySuite().run(badMessage) }
+        var badOrder = senderKeys[1]
+        badOrder["receive_order"] = [0, 1, 2]
+        #expect(throws: (any Error).self) { try SenderKeySuite().run(badOrder) }
     }
 }

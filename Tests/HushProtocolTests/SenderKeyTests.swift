@@ -1,0 +1,129 @@
+import HushCrypto
+@_spi(Vectors) import HushProtocol
+import HushTesting
+import Testing
+
+/// Sender keys (PROTOCOL §18): one member's chain, read by the others from
+/// its distribution, in any order within the bounds, never before the
+/// distribution's iteration, and never under a forged signature.
+@Suite struct SenderKeyTests {
+    let random = DeterministicRandom(seed: "sender-keys")
+    var group: [UInt8] { [UInt8](repeating: 0x47, count: 16) }
+
+    func pair(epoch: UInt32 = 1) throws -> (alice: SenderKeyChain, bob: SenderKeyChain) {
+        let alice = try SenderKeyChain.create(groupID: group, epoch: epoch, using: random)
+        return (alice, SenderKeyChain(distribution: try alice.distribution()))
+    }
+
+    func content(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+    @Test func messagesDecryptInAnyOrderAndOnlyOnce() throws {
+        let (alice, bob) = try pair()
+        let sent = try (0..<4).map { try alice.encrypt(content("message \($0)")) }
+        #expect(try bob.decrypt(sent[2]) == content("message 2"))
+        #expect(bob.skippedKeyCount == 2)
+        #expect(try bob.decrypt(sent[0]) == content("message 0"))
+        #expect(try bob.decrypt(sent[3]) == content("message 3"))
+        #expect(try bob.decrypt(sent[1]) == content("message 1"))
+        #expect(bob.skippedKeyCount == 0)
+        for message in sent {
+            #expect(throws: ProtocolError.decryptionFailed) { _ = try bob.decrypt(message) }
+        }
+        #expect(bob.iteration == 4 && alice.iteration == 4)
+    }
+
+    /// What a distribution at iteration n gives: messages n and later, none
+    /// before (a member added late, or a chain key that leaked).
+    @Test func aDistributionOpensNothingSentBeforeIt() throws {
+        let alice = try SenderKeyChain.create(groupID: group, epoch: 1, using: random)
+        let early = try alice.encrypt(content("before you joined"))
+        let late = SenderKeyChain(distribution: try alice.distribution())
+        let after = try alice.encrypt(content("after"))
+        #expect(throws: ProtocolError.decryptionFailed) { _ = try late.decrypt(early) }
+        #expect(try late.decrypt(after) == content("after"))
+    }
+
+    /// Every member holds Alice's chain key, so the signature is what keeps
+    /// Bob from writing as Alice: a message he encrypts with her chain and
+    /// signs with his own key is refused, and the chain is unchanged.
+    @Test func aMemberCannotWriteAsAnother() throws {
+        let (alice, bob) = try pair()
+        let carol = SenderKeyChain(distribution: try alice.distribution())
+        // Bob's forgery: Alice's chain key and her signing key in the head, his signature.
+        let forger = try SenderKeyChain.own(groupID: group, epoch: 1, chainKey: try alice.distribution().chainKey,
+                                            signingSeed: SecureBytes(randomCount: 32, using: random))
+        var forged = try forger.encrypt(content("pay Bob"))
+        let keyRange = (1 + 16 + 4)..<(1 + 16 + 4 + 32)
+        forged.replaceSubrange(keyRange, with: alice.signingKey.rawRepresentation)
+        let bobKey = try Ed25519.PrivateKey(seed: SecureBytes(randomCount: 32, using: DeterministicRandom(seed: "bob-signing")))
+        forged.replaceSubrange((forged.count - 64)..., with: bobKey.signature(for: forged[..<(forged.count - 64)]))
+        #expect(throws: ProtocolError.invalidSignature(what: "group message")) { _ = try carol.decrypt(forged) }
+        // Unchanged: Alice's real first message still opens.
+        let real = try alice.encrypt(content("hello"))
+        #expect(try carol.decrypt(real) == content("hello"))
+        #expect(try bob.decrypt(real) == content("hello"))
+    }
+
+    @Test func anyAlteredByteIsRefusedAndLeavesTheChainAsItWas() throws {
+        let (alice, bob) = try pair()
+        let message = try alice.encrypt(content("intact"))
+        for index in stride(from: 0, to: message.count, by: 37) {
+            var altered = message
+            altered[index] ^= 0x01
+            #expect(throws: ProtocolError.self) { _ = try bob.decrypt(altered) }
+        }
+        #expect(bob.iteration == 0 && bob.skippedKeyCount == 0)
+        #expect(try bob.decrypt(message) == content("intact"))
+    }
+
+    @Test func anotherGroupEpochOrSenderIsNotThisChain() throws {
+        let (alice, bob) = try pair(epoch: 1)
+        let nextEpoch = try SenderKeyChain.create(groupID: group, epoch: 2, using: random)
+        #expect(throws: ProtocolError.senderMismatch) { _ = try bob.decrypt(try nextEpoch.encrypt(content("x"))) }
+        let otherGroup = try SenderKeyChain.create(groupID: [UInt8](repeating: 1, count: 16), epoch: 1, using: random)
+        #expect(throws: ProtocolError.senderMismatch) { _ = try bob.decrypt(try otherGroup.encrypt(content("x"))) }
+        #expect(throws: ProtocolError.self) { _ = try bob.encrypt(content("a receiving chain does not send")) }
+        _ = alice
+    }
+
+    @Test func aMessageTooFarAheadIsRefusedBeforeAnyDerivation() throws {
+        let alice = try SenderKeyChain.create(groupID: group, epoch: 1, using: random)
+        let bob = SenderKeyChain(distribution: try alice.distribution())
+        for _ in 0...RatchetLimits.maxForwardJump { _ = try alice.encrypt(content("lost")) }
+        #expect(throws: ProtocolError.messageGapTooLarge) { _ = try bob.decrypt(try alice.encrypt(content("too far"))) }
+        #expect(bob.iteration == 0)
+    }
+
+    @Test func distributionsRoundTripAndNeverPrintTheirKey() throws {
+        let alice = try SenderKeyChain.create(groupID: group, epoch: 7, using: random)
+        _ = try alice.encrypt(content("one"))
+        let distribution = try alice.distribution()
+        let encoded = distribution.encoded
+        #expect(encoded.count == SenderKeyWire.distributionLength)
+        let decoded = try SenderKeyDistribution.decode(encoded)
+        #expect(decoded.groupID == group && decoded.epoch == 7 && decoded.iteration == 1)
+        #expect(decoded.chainKey == distribution.chainKey && decoded.signingKey == alice.signingKey)
+        let keyHex = Hex.encode(distribution.chainKey.copyBytes())
+        for text in [String(describing: distribution), String(reflecting: distribution)] { #expect(!text.contains(keyHex)) }
+        var dumped = ""
+        dump(distribution, to: &dumped)
+        #expect(!dumpShows(distribution.chainKey.copyBytes(), in: dumped))
+        #expect(throws: ProtocolError.self) { _ = try SenderKeyDistribution.decode(Array(encoded.dropLast())) }
+        #expect(throws: ProtocolError.self) { _ = try SenderKeyDistribution.decode(encoded + [0]) }
+        #expect(throws: ProtocolError.unsupportedVersion(2)) { _ = try SenderKeyDistribution.decode([2] + encoded.dropFirst()) }
+    }
+
+    @Test func contentTooLargeToSendLeavesTheChainAsItWas() throws {
+        let (alice, bob) = try pair()
+        #expect(throws: ProtocolError.self) { _ = try alice.encrypt([UInt8](repeating: 1, count: Padding.maximumContentLength + 1)) }
+        #expect(alice.iteration == 0)
+        #expect(try bob.decrypt(try alice.encrypt(content("next"))) == content("next"))
+    }
+
+    @Test func messageLengthsFollowThePaddingBuckets() throws {
+        let (alice, _) = try pair()
+        #expect(try alice.encrypt([]).count == SenderKeyWire.minimumMessageLength)
+        #expect(try alice.encrypt([UInt8](repeating: 1, count: Padding.maximumContentLength)).count == SenderKeyWire.maximumMessageLength)
+        #expect(throws: ProtocolError.self) { _ = try SenderKeyMessageHead(of: [UInt8](repeating: 1, count: SenderKeyWire.minimumMessageLength - 1)) }
+    }
+}
