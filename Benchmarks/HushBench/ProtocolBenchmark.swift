@@ -70,6 +70,14 @@ enum ProtocolBenchmark {
             _ = try b.open(try SealedSender.open(sealed, recipient: bob), skippedKeys: bobStore, using: random)
         }
 
+        // A group message (sender key, PROTOCOL §18): encrypt once, then one member decrypts;
+        // the signature and its verification are what it adds over the one-chain ratchet.
+        let groupSender = try SenderKeyChain.create(groupID: random.bytes(16), epoch: 1, using: random)
+        let groupReader = SenderKeyChain(distribution: try groupSender.distribution())
+        let groupMessage = try measure(seconds) {
+            _ = try groupReader.decrypt(try groupSender.encrypt(payload))
+        }
+
         print("operation                                   ops/s/core  µs/op (CPU)  ops/s (wall)  vs raw XChaCha20-Poly1305 1 KiB")
         for (name, rate) in [("raw XChaCha20-Poly1305 seal+open 1 KiB", baseline),
                              ("chain-key HMACs of one pair (5 outputs)", chainWork),
@@ -77,7 +85,8 @@ enum ProtocolBenchmark {
                              ("handshake responder (4 DH+ML-KEM decaps)", responder),
                              ("ratchet encrypt+decrypt 1 KiB, one chain", oneChain),
                              ("ratchet encrypt+decrypt 1 KiB, DH step each", dhStep),
-                             ("envelope seal+open 1 KiB (sealed sender)", envelope)] {
+                             ("envelope seal+open 1 KiB (sealed sender)", envelope),
+                             ("group message encrypt+decrypt 1 KiB", groupMessage)] {
             print(name.padding(toLength: 42, withPad: " ", startingAt: 0),
                   String(format: "%10.0f  %11.2f  %12.0f  %6.1fx", rate.perCPUSecond, 1e6 / rate.perCPUSecond, rate.perWallSecond,
                          baseline.perCPUSecond / rate.perCPUSecond))
