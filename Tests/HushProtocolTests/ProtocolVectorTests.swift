@@ -28,11 +28,7 @@ import Testing
         wrong["displayed"] = "300354477692869396892869876765458257569162576843440918079132"
         #expect(throws: (any Error).self) { try LibsignalFingerprintSuite().run(wrong) }
         let (_, ratchet) = try Self.load("ratchet")
-        var events = try #require(ratchet[0]["events"] as? [[String: Any]])
-        let message = try #require(events[0]["message"] as? String)
-        events[0]["message"] = String(message.dropLast()) + (message.hasSuffix("0") ? "1" : "0")
-        var altered = ratchet[0]
-        altered["events"] = events
+        let altered = try Self.altering(ratchet[0], list: "events", index: 0, field: "message")
         #expect(throws: (any Error).self) { try RatchetSuite().run(altered) }
         let (_, handshake) = try Self.load("handshake")
         var badRoot = handshake[0]
@@ -40,14 +36,20 @@ import Testing
         #expect(throws: (any Error).self) { try HandshakeSuite().run(badRoot) }
         // A group message one bit off, and a reading order that drops a message, both fail.
         let (_, senderKeys) = try Self.load("sender-key")
-        var steps = try #require(senderKeys[0]["messages"] as? [[String: Any]])
-        let sent = try #require(steps[1]["message"] as? String)
-        steps[1]["message"] = String(sent.dropLast()) + (sent.hasSuffix("0") ? "1" : "0")
-        var badMessage = senderKeys[0]
-        badMessage["messages"] = steps
+        let badMessage = try Self.altering(senderKeys[0], list: "messages", index: 1, field: "message")
         #expect(throws: (any Error).self) { try SenderKeySuite().run(badMessage) }
         var badOrder = senderKeys[1]
         badOrder["receive_order"] = [0, 1, 2]
         #expect(throws: (any Error).self) { try SenderKeySuite().run(badOrder) }
+    }
+
+    /// `testCase` with the last hex digit of `testCase[list][index][field]` changed.
+    static func altering(_ testCase: [String: Any], list: String, index: Int, field: String) throws -> [String: Any] {
+        var items = try #require(testCase[list] as? [[String: Any]])
+        let value = try #require(items[index][field] as? String)
+        items[index][field] = String(value.dropLast()) + (value.hasSuffix("0") ? "1" : "0")
+        var altered = testCase
+        altered[list] = items
+        return altered
     }
 }
