@@ -78,6 +78,22 @@ import Testing
         var all: [String] { lock.withLock { texts } }
     }
 
+    /// A socket does not outlive the token that opened it: when the token
+    /// expires the relay closes it (policy violation, "token expired"), so a
+    /// socket opened with a stolen or old token does not stay open for days
+    /// on pings alone. The test relay's clock stands still, so only the
+    /// socket's own timer can close it.
+    @Test func aSocketIsClosedWhenItsTokenExpires() async throws {
+        try await LiveRelayTests.withLiveRelay(configure: { $0.tokenLifetimeSeconds = 2 }) { _, _, bobClient, _, _ in
+            let started = ContinuousClock.now
+            let (frames, close) = try await Self.hostileSocket(bobClient) { _ in }
+            #expect(frames.isEmpty, "\(frames)")
+            #expect(close?.closeCode == .policyViolation, "\(String(describing: close))")
+            #expect(close?.reason?.contains("token expired") == true, "\(String(describing: close))")
+            #expect(ContinuousClock.now - started >= .seconds(1), "closed before the token's lifetime")
+        }
+    }
+
     @Test func junkFramesGetErrorsThenTheSocketIsClosed() async throws {
         try await LiveRelayTests.withLiveRelay { _, aliceClient, bobClient, alice, _ in
             let aliceSocket = try await aliceClient.connectSocket()
