@@ -94,6 +94,25 @@ import Testing
         #expect(bob.iteration == 0)
     }
 
+    /// The iteration is the sender's number: a message at 2³² − 1 (which no
+    /// sender sends) is malformed even when it is validly signed and sealed
+    /// for the chain, so no receiver computes n + 1 on it (which would trap).
+    @Test func theLastIterationIsRefusedAsMalformed() throws {
+        let chainKey = SecureBytes(randomCount: 32, using: random), seed = SecureBytes(randomCount: 32, using: random)
+        let alice = try SenderKeyChain.own(groupID: group, epoch: 1, chainKey: chainKey, signingSeed: seed, iteration: UInt32.max - 1)
+        let bob = SenderKeyChain(distribution: try alice.distribution())
+        _ = try alice.encrypt(content("the last one a sender may send"))
+        #expect(throws: ProtocolError.self) { _ = try alice.encrypt(content("one too many")) }
+        // Forged by the holder of Alice's keys: MK for 2³² − 1, sealed and signed as she would.
+        let lastChainKey = try alice.distribution().chainKey
+        let messageKey = SecureBytes(copying: HMACSHA256.authenticationCode(for: [RatchetConstants.messageKeyConstant], key: lastChainKey))
+        let head: [UInt8] = [0x01] + group + [0, 0, 0, 1] + alice.signingKey.rawRepresentation + [0xff, 0xff, 0xff, 0xff]
+        let body = try XChaCha20Poly1305.seal(try Padding.pad(content("past the end")), key: messageKey, nonce: [UInt8](repeating: 0, count: 24),
+                                              associatedData: head)
+        let message = head + body + (try Ed25519.PrivateKey(seed: seed)).signature(for: head + body)
+        #expect(throws: ProtocolError.malformed(what: "group message (iteration 2³² − 1)")) { _ = try bob.decrypt(message) }
+    }
+
     @Test func distributionsRoundTripAndNeverPrintTheirKey() throws {
         let alice = try SenderKeyChain.create(groupID: group, epoch: 7, using: random)
         _ = try alice.encrypt(content("one"))

@@ -51,6 +51,8 @@ public struct SenderKeyMessageHead: Equatable, Sendable {
         do { signingKey = try Ed25519.PublicKey(rawRepresentation: try reader.read(32)) } catch { throw .malformed(what: "group message signing key") }
         iteration = try reader.u32()
         try reader.finish()
+        // No sender sends at 2³² − 1 (§18), and a receiver that took it would overflow its next iteration.
+        guard iteration < UInt32.max else { throw .malformed(what: "group message (iteration 2³² − 1)") }
     }
 
     init(groupID: [UInt8], epoch: UInt32, signingKey: Ed25519.PublicKey, iteration: UInt32) {
