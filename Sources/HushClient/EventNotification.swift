@@ -15,6 +15,8 @@ public struct EventNotification: Sendable, Equatable {
             self.init(messageFrom: contact, text: message.body, isRequest: false, includeText: includeText)
         case let .request(message, contact):
             self.init(messageFrom: contact, text: message.body, isRequest: true, includeText: includeText)
+        case let .groupReceived(message, group, member):
+            self.init(messageFrom: "\(member) in \(group)", text: message.body, isRequest: false, includeText: includeText)
         default:
             return nil
         }

@@ -6,10 +6,10 @@ extension MessengerError: UserFacingError {
         switch self {
         case .identityChanged: status = .identityChanged
         case .unknownContact, .contactExists, .nothingToAccept, .invalidAddress, .ownAddress,
-             .requestNotAccepted, .contactBlocked, .noRequest: status = .contactProblem
+             .requestNotAccepted, .contactBlocked, .noRequest, .unknownGroup, .ambiguousName: status = .contactProblem
         case .relay, .notRegistered: status = .relayUnavailable
         case .messageTooLong, .protocolFailure, .missingLocalState, .unknownMessage, .unknownAttachment,
-             .attachmentUnavailable, .attachmentRejected: status = .failure
+             .attachmentUnavailable, .attachmentRejected, .groupRefused: status = .failure
         }
         return status.rawValue
     }

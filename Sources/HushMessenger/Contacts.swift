@@ -126,6 +126,22 @@ final class Contacts {
         try store.contacts.deliveryCredential(contactId: dependencies.contact(named: name).id) != nil
     }
 
+    /// The contact of a group member, with a session: one is started from the
+    /// relay's bundle when we never wrote to them (`Groups` made the contact).
+    func contactWithSession(isolation: isolated (any Actor)? = #isolation, for key: IdentityKey) async throws -> Contact {
+        guard let contact = try contact(forIdentity: key) else { throw MessengerError.unknownContact(key.address.description) }
+        if try store.sessions.load(contactId: contact.id) != nil { return contact }
+        let session = try await startSession(with: key.address)
+        let now = dependencies.clock.now()
+        try store.withinWrite { store in
+            // Another process may have started one meanwhile: keep theirs.
+            guard try store.sessions.load(contactId: contact.id) == nil else { return }
+            _ = try store.conversations.conversation(forContact: contact.id, title: contact.name, at: now)
+            try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
+        }
+        return contact
+    }
+
     /// Fetches, verifies and uses a bundle for `address`.
     private func startSession(isolation: isolated (any Actor)? = #isolation, with address: HushAddress) async throws -> Session {
         // Bundles are public: fetched without logging in, so the relay does not

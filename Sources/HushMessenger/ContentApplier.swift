@@ -11,6 +11,8 @@ final class ContentApplier {
     private let dependencies: MessengerDependencies
     private let outbox: Outbox
     private let attachments: Attachments
+    /// Set by the messenger after both exist (each needs the other's parts).
+    var groups: Groups!
     private var store: MessageStore { dependencies.store }
 
     init(_ dependencies: MessengerDependencies, outbox: Outbox, attachments: Attachments) {
@@ -45,6 +47,39 @@ final class ContentApplier {
             break
         case let .decryptionError(digest):
             try answerDecryptionError(digest, from: contact)
+        case let .groupUpdate(state):
+            try groups.applyUpdate(state, from: contact)
+        case let .senderKeyDistribution(distribution):
+            try groups.applyDistribution(distribution, from: contact)
+        case let .groupLeave(groupID, epoch):
+            try groups.applyLeave(groupID: groupID, epoch: epoch, from: contact)
+        }
+    }
+
+    /// A member's text or file in a group: stored in the group's
+    /// conversation under the member's address, with a delivery receipt
+    /// sealed to the member over our pairwise session.
+    func applyGroup(_ content: Content, from contact: Contact, group: StoredGroup, envelope: MailboxEnvelope) throws {
+        guard contact.standing != .blocked else { return }
+        let body: String, contentType: String
+        var pointer: AttachmentPointer?
+        switch content.body {
+        case let .text(text): (body, contentType) = (text, "text/plain")
+        case let .attachment(attached):
+            (body, contentType) = (Attachments.summary(fileName: attached.fileName, size: Int64(attached.size)), "attachment")
+            pointer = attached
+        default: return
+        }
+        let message = NewMessage(conversationId: group.conversationId, serverId: envelope.serverID, clientMessageId: content.id.description,
+                                 direction: .incoming, sender: contact.address, body: body, contentType: contentType,
+                                 status: .delivered, createdAt: Int64(clamping: content.sentAt), relayTimestamp: envelope.relayTimestamp)
+        guard case let .inserted(id) = try store.messages.insert(message) else { return }
+        if let pointer { try attachments.recordIncoming(pointer, messageId: id) }
+        if contact.standing == .accepted, contact.verification != .changed, try store.sessions.load(contactId: contact.id) != nil {
+            try outbox.seal(.deliveryReceipt([content.id]), to: contact.name)
+        }
+        if let stored = try store.messages.message(id: id) {
+            dependencies.emit(.groupReceived(stored, group: group.name, member: contact.name))
         }
     }
 
@@ -75,6 +110,16 @@ final class ContentApplier {
             let conversation = try store.conversations.conversation(forContact: contact.id, title: contact.name, at: time)
             if try store.messages.advanceOutgoingStatus(clientMessageId: id.description, to: status, at: time, conversationId: conversation) {
                 dependencies.emit(.statusChanged(clientMessageID: id.description, status: status, contact: contact.name))
+            } else if let (message, group) = try groups.recordReceipt(id, status: status, from: contact) {
+                // A group message moves on once every member it went to reached the status.
+                let receipts = try store.groups.receipts(messageId: message.id)
+                let rank: [String: Int] = ["sent": 0, "delivered": 1, "read": 2]
+                let lowest = receipts.map { rank[$0.status] ?? 0 }.min() ?? 0
+                let overall: MessageStatus? = lowest >= 2 ? .read : lowest >= 1 ? .delivered : nil
+                if let overall, try store.messages.advanceOutgoingStatus(clientMessageId: id.description, to: overall, at: time,
+                                                                          conversationId: group.conversationId) {
+                    dependencies.emit(.statusChanged(clientMessageID: id.description, status: overall, contact: group.name))
+                }
             }
         }
     }

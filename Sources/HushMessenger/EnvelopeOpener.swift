@@ -12,7 +12,7 @@ final class EnvelopeOpener {
     private let contacts: Contacts
     private let prekeys: Prekeys
     private let credentials: DeliveryCredentials
-    private let applier: ContentApplier
+    let applier: ContentApplier
     private var store: MessageStore { dependencies.store }
 
     init(_ dependencies: MessengerDependencies, contacts: Contacts, prekeys: Prekeys, credentials: DeliveryCredentials,
@@ -26,6 +26,13 @@ final class EnvelopeOpener {
 
     /// Decrypts `envelope` and applies its content.
     func open(_ envelope: MailboxEnvelope, ephemeral: Bool = false) throws -> OpenResult {
+        if GroupEnvelope.isGroupEnvelope(envelope.bytes) {
+            guard !ephemeral else { throw MessengerError.protocolFailure("a group message cannot travel as an ephemeral envelope") }
+            try applier.groups.open(envelope) { content, contact, group in
+                try applier.applyGroup(content, from: contact, group: group, envelope: envelope)
+            }
+            return .applied
+        }
         let opened = try SealedSender.open(envelope.bytes, recipient: dependencies.identity)
         let now = dependencies.clock.now()
         let contact = try contacts.contactForSender(opened.sender, at: now)

@@ -24,18 +24,23 @@ extension Messenger {
     }
 
     /// A page of the conversation with `name`, oldest first (keyset pagination).
-    public func history(with name: String, before: Int64? = nil, after: Int64? = nil, limit: Int = 50) throws -> [StoredMessage] {
-        try conversationLog.history(with: name, before: before, after: after, limit: limit)
+    public func history(with target: String, before: Int64? = nil, after: Int64? = nil, limit: Int = 50) throws -> [StoredMessage] {
+        switch try resolve(target) {
+        case let .group(group): return try groupHistory(group, before: before, after: after, limit: limit)
+        case let .contact(name): return try conversationLog.history(with: name, before: before, after: after, limit: limit)
+        }
     }
 
     /// Client message ids of the messages to `name` resent after a decryption error.
-    public func resentMessages(in name: String) throws -> [String] {
-        try conversationLog.resentMessages(in: name)
+    public func resentMessages(in target: String) throws -> [String] {
+        guard case let .contact(name) = try resolve(target) else { return [] }
+        return try conversationLog.resentMessages(in: name)
     }
 
     /// The contact name of a conversation, for listing search hits.
     public func contactName(conversationId: Int64) throws -> String? {
-        try store.contacts.contact(conversationId: conversationId)?.name
+        if let group = try store.groups.group(conversationId: conversationId) { return "group:" + group.name }
+        return try store.contacts.contact(conversationId: conversationId)?.name
     }
 
     public func storageUsage() throws -> [StorageUsage] {

@@ -24,6 +24,7 @@ import HushStore
 public actor Messenger {
     public let identity: IdentityKeyPair
     let store: MessageStore
+    let clock: any TimeSource
     let (events, eventSink) = AsyncStream<MessengerEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
     let relay: RelaySession
     let outgoing: Outbox
@@ -35,12 +36,14 @@ public actor Messenger {
     let live: LiveSync
     let conversationLog: Conversations
     let attachments: Attachments
+    let groups: Groups
 
     public init(identity: IdentityKeyPair, store: MessageStore, transport: any RelayTransport,
                 clock: any TimeSource = SystemClock(), random: any RandomSource = SystemRandom(),
                 backoff: BackoffPolicy = .outbox, attachmentDirectory: String? = nil) {
         self.identity = identity
         self.store = store
+        self.clock = clock
         let dependencies = MessengerDependencies(identity: identity, store: store, transport: transport, clock: clock,
                                                  random: random, events: eventSink)
         relay = RelaySession(dependencies)
@@ -52,6 +55,9 @@ public actor Messenger {
         attachments = Attachments(dependencies, relay: relay, outbox: outgoing, directory: attachmentDirectory)
         outgoing.uploads = attachments
         let applier = ContentApplier(dependencies, outbox: outgoing, attachments: attachments)
+        groups = Groups(dependencies, outbox: outgoing, contacts: contactBook)
+        applier.groups = groups
+        outgoing.groups = groups
         let opener = EnvelopeOpener(dependencies, contacts: contactBook, prekeys: prekeys, credentials: credentials, applier: applier)
         inbox = Inbox(dependencies, opener: opener, outbox: outgoing, contacts: contactBook)
         live = LiveSync(dependencies, relay: relay, inbox: inbox, outbox: outgoing, credentials: credentials, prekeys: prekeys)
@@ -75,7 +81,12 @@ public actor Messenger {
 
     /// `send`, also telling whether the relay refused the message in this
     /// attempt (it stays in the outbox either way, unless given up on).
-    public func sendReportingDelivery(text: String, to name: String) async throws -> (message: StoredMessage, refusedByRelay: Bool) {
+    public func sendReportingDelivery(text: String, to target: String) async throws -> (message: StoredMessage, refusedByRelay: Bool) {
+        let name: String
+        switch try resolve(target) {
+        case let .group(group): return try await sendReportingDelivery(text: text, toGroup: group)
+        case let .contact(contact): name = contact
+        }
         guard text.utf8.count <= ContentLimits.maxTextLength else {
             throw MessengerError.messageTooLong(limit: ContentLimits.maxTextLength)
         }
@@ -115,7 +126,12 @@ public actor Messenger {
 
     /// Marks the conversation with `name` read and sends read receipts.
     @discardableResult
-    public func markRead(contact name: String) async throws -> Int {
+    public func markRead(contact target: String) async throws -> Int {
+        let name: String
+        switch try resolve(target) {
+        case let .group(group): return try await markGroupRead(group)
+        case let .contact(contact): name = contact
+        }
         let marked = try store.write { _ in try conversationLog.markRead(contact: name) }
         if marked > 0 { await outgoing.flush() }
         return marked

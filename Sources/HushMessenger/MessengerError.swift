@@ -28,6 +28,11 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
     case attachmentUnavailable(String)
     /// The blob failed its checks (a chunk, its length, its digest), or a local file could not be written.
     case attachmentRejected(String)
+    case unknownGroup(String)
+    /// A group operation that cannot be done as asked; the reason says why and what to do.
+    case groupRefused(String)
+    /// A name that is both a contact and a group.
+    case ambiguousName(String)
 
     public var description: String {
         switch self {
@@ -59,8 +64,12 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
             return "no message request from '\(name)': `hush requests` lists them"
         case let .unknownAttachment(id):
             return "no attachment with id \(id): `hush attachments` lists them"
-        case let .attachmentUnavailable(reason), let .attachmentRejected(reason):
+        case let .attachmentUnavailable(reason), let .attachmentRejected(reason), let .groupRefused(reason):
             return reason
+        case let .unknownGroup(name):
+            return "no group named '\(name)': `hush group list` lists them, `hush group create NAME MEMBER…` makes one"
+        case let .ambiguousName(name):
+            return "'\(name)' is both a contact and a group: write contact:\(name) or group:\(name)"
         case let .unknownMessage(id):
             return "no outbox message with id \(id): see `hush outbox`"
         }

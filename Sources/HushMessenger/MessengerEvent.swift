@@ -14,6 +14,10 @@ public enum MessengerEvent: Sendable, Equatable {
     case quarantined(reason: String)
     /// The contact could not decrypt an outgoing message; it was sealed and queued again.
     case resent(clientMessageID: String, contact: String)
+    /// A member's message in a group was stored.
+    case groupReceived(StoredMessage, group: String, member: String)
+    /// A group's membership or name changed (or we were removed).
+    case groupChanged(group: String)
     /// The live connection to the relay went up (after catching up with the mailbox) or down.
     case connection(online: Bool)
 }

@@ -11,6 +11,8 @@ final class Outbox {
     private let backoff: BackoffPolicy
     /// Set by the messenger after both exist (each needs the other).
     weak var uploads: Attachments?
+    /// Set likewise: what groups queue for members is sealed before each flush posts.
+    weak var groups: Groups?
     private var store: MessageStore { dependencies.store }
 
     init(_ dependencies: MessengerDependencies, backoff: BackoffPolicy) {
@@ -78,11 +80,29 @@ final class Outbox {
         }
     }
 
+    /// Seals content already encoded (a group's state or key for a member,
+    /// queued by `Groups`) on the contact's session and queues it. Joins the
+    /// caller's transaction.
+    func seal(encodedContent: [UInt8], to contact: Contact) throws {
+        guard contact.standing == .accepted else { throw MessengerError.requestNotAccepted(name: contact.name) }
+        guard contact.verification != .changed else { throw MessengerError.identityChanged(name: contact.name) }
+        let random = dependencies.random, now = dependencies.clock.now()
+        try store.withinWrite { store in
+            let session = try dependencies.loadSession(contactId: contact.id)
+            let envelope = try session.seal(encodedContent, using: random)
+            let conversation = try dependencies.conversation(with: contact)
+            try store.outbox.enqueue(requestId: Hex.encode(random.bytes(16)), messageId: nil, conversationId: conversation,
+                                     sealedPayload: envelope, at: now)
+            try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
+        }
+    }
+
     /// Posts every due outbox request once. On 201 the request becomes a
     /// sent message carrying the relay's id; failures follow `BackoffPolicy`.
     @discardableResult
     func flush(isolation: isolated (any Actor)? = #isolation) async -> OutboxReport {
         var report = OutboxReport()
+        await groups?.deliverPending()
         // What is queued goes first, so that a text never waits behind a
         // file's upload (which may be long, or failing); then the uploads that
         // are due, each of which queues its pointer message; then those.
@@ -102,6 +122,10 @@ final class Outbox {
         let now = dependencies.clock.now()
         guard let due = try? store.outbox.due(at: now) else { return }
         for item in due {
+            if let members = try? store.groups.undeliveredRecipients(requestId: item.requestId) {
+                await depositToGroup(item, members: members, at: now, into: &report)
+                continue
+            }
             guard let recipient = try? recipient(conversationId: item.conversationId) else {
                 try? store.sendQueue.markFailed(requestId: item.requestId, error: "the contact no longer exists", nextAttemptAt: nil)
                 report.failed += 1
@@ -116,12 +140,73 @@ final class Outbox {
                     dependencies.emit(.statusChanged(clientMessageID: message.clientMessageId, status: message.status, contact: recipient.name))
                 }
             } catch let failure as DeliveryFailure {
-                record(failure, of: item, for: recipient, at: now, in: &report)
+                record(failure, of: item, for: recipient.name, at: now, in: &report)
             } catch {
                 // A local store error after the relay accepted: the request stays
                 // pending and the relay's idempotency returns the same id next time.
                 report.retrying += 1
             }
+        }
+    }
+
+    /// A group message's fan-out: one request to every member it has not
+    /// reached yet. Members the relay took are recorded at once; the request
+    /// is sent (and its message too) once every member has it, and retried
+    /// for the rest by the backoff of the first refusal otherwise. A refused
+    /// credential is forgotten and that member tried again at once without.
+    private func depositToGroup(isolation: isolated (any Actor)? = #isolation, _ item: OutboxItem, members: [[UInt8]], at now: Int64,
+                                into report: inout OutboxReport) async {
+        var targets: [(recipient: FanOutRecipient, contactId: Int64?)] = []
+        for raw in members {
+            guard let key = try? IdentityKey(rawRepresentation: raw) else { continue }
+            let contact = try? store.contacts.contact(identityKey: raw)
+            let credential = contact.flatMap { try? store.contacts.deliveryCredential(contactId: $0.id) }
+            targets.append((FanOutRecipient(key: key, credential: credential), contact?.id))
+        }
+        try? store.outbox.recordAttempt(requestId: item.requestId, at: now)
+        let transport = dependencies.transport
+        do {
+            var results = try await transport.depositFanOut(item.payload, requestID: item.requestId, to: targets.map(\.recipient))
+            let refusedCredentials = targets.indices.filter { index in
+                if case let .failure(failure) = results[index], failure.refusesCredential, targets[index].recipient.credential != nil { return true }
+                return false
+            }
+            if !refusedCredentials.isEmpty {
+                for index in refusedCredentials { if let id = targets[index].contactId { try? store.contacts.setDeliveryCredential(nil, contactId: id) } }
+                let again = try await transport.depositFanOut(item.payload, requestID: item.requestId,
+                                                              to: refusedCredentials.map { FanOutRecipient(key: targets[$0].recipient.key, credential: nil) })
+                for (offset, index) in refusedCredentials.enumerated() where offset < again.count { results[index] = again[offset] }
+            }
+            var firstFailure: DeliveryFailure?
+            var firstReceipt: DepositReceipt?
+            let completed: Bool = try store.write { store in
+                for (index, target) in targets.enumerated() where index < results.count {
+                    switch results[index] {
+                    case let .success(receipt):
+                        firstReceipt = firstReceipt ?? receipt
+                        try store.groups.markDeposited(requestId: item.requestId, memberKey: target.recipient.key.rawRepresentation)
+                    case let .failure(failure):
+                        firstFailure = firstFailure ?? failure
+                    }
+                }
+                guard try store.groups.undeliveredRecipients(requestId: item.requestId)?.isEmpty ?? true, let receipt = firstReceipt else {
+                    return false
+                }
+                _ = try store.sendQueue.markSent(requestId: item.requestId, serverId: receipt.serverID, relayTimestamp: receipt.relayTimestamp)
+                return true
+            }
+            if completed {
+                report.sent += 1
+                if let messageID = item.messageId, let message = try store.messages.message(id: messageID) {
+                    dependencies.emit(.statusChanged(clientMessageID: message.clientMessageId, status: message.status, contact: ""))
+                }
+            } else {
+                record(firstFailure ?? .unavailable(reason: "the relay answered for no member"), of: item, for: "", at: now, in: &report)
+            }
+        } catch let failure as DeliveryFailure {
+            record(failure, of: item, for: "", at: now, in: &report)
+        } catch {
+            report.retrying += 1
         }
     }
 
@@ -150,7 +235,8 @@ final class Outbox {
     }
 
     /// Records a failed deposit as `BackoffPolicy` decides: retry later, or give up.
-    private func record(_ failure: DeliveryFailure, of item: OutboxItem, for recipient: Recipient, at now: Int64,
+    /// `recipient` names the contact for the event ("" for a group's fan-out).
+    private func record(_ failure: DeliveryFailure, of item: OutboxItem, for recipient: String, at now: Int64,
                         in report: inout OutboxReport) {
         let decision = backoff.decision(for: failure, failures: item.failCount + 1, using: dependencies.random)
         if failure.isRefusal, let messageID = item.messageId { report.refusedMessageIDs.insert(messageID) }
@@ -163,7 +249,7 @@ final class Outbox {
         try? store.sendQueue.markFailed(requestId: item.requestId, error: reason, nextAttemptAt: nil)
         report.failed += 1
         if let messageID = item.messageId, let message = try? store.messages.message(id: messageID) {
-            dependencies.emit(.statusChanged(clientMessageID: message.clientMessageId, status: .failed, contact: recipient.name))
+            dependencies.emit(.statusChanged(clientMessageID: message.clientMessageId, status: .failed, contact: recipient))
         }
     }
 

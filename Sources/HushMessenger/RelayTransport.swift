@@ -81,6 +81,12 @@ public protocol RelayTransport: Sendable {
     /// Deposits a sealed envelope, idempotent on `requestID`.
     func deposit(_ envelope: [UInt8], to recipient: IdentityKey, requestID: String,
                  credential: [UInt8]?) async throws(DeliveryFailure) -> DepositReceipt
+    /// Deposits one envelope into several mailboxes in one request (a group
+    /// message, docs/RELAY-API.md `POST /v1/fanout`), idempotent on
+    /// `requestID` per mailbox: a result per recipient, in order. Throws
+    /// only when the whole request failed.
+    func depositFanOut(_ envelope: [UInt8], requestID: String,
+                       to recipients: [FanOutRecipient]) async throws(DeliveryFailure) -> [Result<DepositReceipt, DeliveryFailure>]
     /// Envelopes after `serverID` (exclusive), oldest first.
     func fetch(after serverID: Int64, limit: Int) async throws(DeliveryFailure) -> MailboxPage
     /// Tells the relay it may delete these envelopes (we have stored them).
@@ -129,8 +135,33 @@ public struct SessionToken: Sendable, Equatable {
     }
 }
 
+/// One mailbox of a fan-out deposit, with the delivery credential its owner gave us.
+public struct FanOutRecipient: Sendable, Equatable {
+    public let key: IdentityKey
+    public let credential: [UInt8]?
+
+    public init(key: IdentityKey, credential: [UInt8]?) {
+        self.key = key
+        self.credential = credential
+    }
+}
+
 extension RelayTransport {
     public var sessionToken: SessionToken? { nil }
+    /// One deposit per recipient, for transports without the fan-out request (test doubles).
+    public func depositFanOut(_ envelope: [UInt8], requestID: String,
+                              to recipients: [FanOutRecipient]) async throws(DeliveryFailure) -> [Result<DepositReceipt, DeliveryFailure>] {
+        var results: [Result<DepositReceipt, DeliveryFailure>] = []
+        for recipient in recipients {
+            do {
+                results.append(.success(try await deposit(envelope, to: recipient.key, requestID: requestID, credential: recipient.credential)))
+            } catch {
+                if case .unavailable = error { throw error }
+                results.append(.failure(error))
+            }
+        }
+        return results
+    }
     /// Transports without blobs (test doubles written before attachments) refuse them.
     public func startBlobUpload(length: Int64) async throws(DeliveryFailure) -> String {
         throw .rejected(status: 501, code: "this transport has no blobs")

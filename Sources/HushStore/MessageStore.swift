@@ -54,6 +54,7 @@ public final class MessageStore {
     public var quarantine: QuarantineRepository { QuarantineRepository(database: database) }
     public var resends: ResendRepository { ResendRepository(database: database) }
     public var attachments: AttachmentRepository { AttachmentRepository(database: database) }
+    public var groups: GroupRepository { GroupRepository(database: database) }
     /// Outgoing messages with their relay requests: the send path's writes.
     public var sendQueue: SendQueue { SendQueue(database: database) }
 

@@ -21,6 +21,7 @@ public enum Schema {
         migrator.register(version: 12, name: "attachments: the relay's id of a resumable upload", addAttachmentUploadIds)
         migrator.register(version: 13, name: "attachments: a lease on an upload in progress", addAttachmentUploadLeases)
         migrator.register(version: 14, name: "attachments: an upload's own retry schedule", addAttachmentUploadSchedule)
+        migrator.register(version: 15, name: "groups: states, sender chains, fan-out recipients, receipts per member", addGroups)
         return migrator
     }()
 

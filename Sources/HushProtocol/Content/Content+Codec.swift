@@ -13,6 +13,9 @@ import HushCrypto
 ///     delivery credential (0x07): token (32)
 ///     profile (0x08):            length (1: 1…64) || display name (UTF-8)
 ///     decryption error (0x09):   envelope digest (32: SHA-256 of the sealed envelope)
+///     group update (0x0A):       a group state (§18.2)
+///     sender key distribution (0x0B): a distribution (89 bytes, §18.1)
+///     group leave (0x0C):        group id (16) || epoch (4)
 extension Content {
     public func encoded() throws(ProtocolError) -> [UInt8] {
         var out: [UInt8] = [Content.version, body.typeByte]
@@ -53,6 +56,14 @@ extension Content {
         case let .decryptionError(digest):
             guard digest.count == ContentLimits.envelopeDigestLength else { throw .malformed(what: "envelope digest") }
             out += digest
+        case let .groupUpdate(state):
+            out += state.encoded
+        case let .senderKeyDistribution(distribution):
+            out += distribution.encoded
+        case let .groupLeave(groupID, epoch):
+            guard groupID.count == SenderKeyWire.groupIDLength else { throw .malformed(what: "group id") }
+            out += groupID
+            out.appendBigEndian(epoch)
         }
         return out
     }
@@ -98,6 +109,13 @@ extension Content {
             body = .profile(displayName: try Content.utf8(try reader.read(length)))
         case 0x09:
             body = .decryptionError(envelopeDigest: try reader.read(ContentLimits.envelopeDigestLength))
+        case 0x0A:
+            body = .groupUpdate(try GroupState.decode(from: &reader))
+        case 0x0B:
+            body = .senderKeyDistribution(try SenderKeyDistribution.decode(try reader.read(SenderKeyWire.distributionLength)))
+        case 0x0C:
+            let groupID = try reader.read(SenderKeyWire.groupIDLength)
+            body = .groupLeave(groupID: groupID, epoch: try reader.u32())
         default:
             throw .malformed(what: "content type")
         }

@@ -37,6 +37,12 @@ public enum ContentBody: Sendable, Equatable {
     /// "I could not decrypt the envelope whose SHA-256 is `envelopeDigest`
     /// (as you deposited it): send its content again on the current session."
     case decryptionError(envelopeDigest: [UInt8])
+    /// A group's new membership state, from one of its admins (§18.2).
+    case groupUpdate(GroupState)
+    /// The sender's chain for a group and epoch (§18.1), so the receiver can read its group messages.
+    case senderKeyDistribution(SenderKeyDistribution)
+    /// "I leave this group": asks its admins to remove the sender (§18.2).
+    case groupLeave(groupID: [UInt8], epoch: UInt32)
 
     public var typeByte: UInt8 {
         switch self {
@@ -49,6 +55,9 @@ public enum ContentBody: Sendable, Equatable {
         case .deliveryCredential: return 0x07
         case .profile: return 0x08
         case .decryptionError: return 0x09
+        case .groupUpdate: return 0x0A
+        case .senderKeyDistribution: return 0x0B
+        case .groupLeave: return 0x0C
         }
     }
 }

@@ -15,14 +15,14 @@ public final class SenderKeyChain {
     public let groupID: [UInt8]
     public let epoch: UInt32
     public let signingKey: Ed25519.PublicKey
-    private let signer: Ed25519.PrivateKey?
-    private var chainKey: SecureBytes
+    let signer: Ed25519.PrivateKey?
+    var chainKey: SecureBytes
     /// The iteration `chainKey` is at: the next message sent, or the lowest one not yet derived.
     public private(set) var iteration: UInt32
     /// Message keys skipped over, oldest first (receiving chains only).
-    private var skipped: [(iteration: UInt32, key: SecureBytes)] = []
+    var skipped: [(iteration: UInt32, key: SecureBytes)] = []
 
-    private init(groupID: [UInt8], epoch: UInt32, signingKey: Ed25519.PublicKey, signer: Ed25519.PrivateKey?, chainKey: SecureBytes,
+    init(groupID: [UInt8], epoch: UInt32, signingKey: Ed25519.PublicKey, signer: Ed25519.PrivateKey?, chainKey: SecureBytes,
                  iteration: UInt32) {
         self.groupID = groupID
         self.epoch = epoch

@@ -118,3 +118,9 @@ extension SenderKeyDistribution: CustomStringConvertible {
         "SenderKeyDistribution(group \(Hex.encode(groupID)), epoch \(epoch), iteration \(iteration), signing key \(Hex.encode(signingKey.rawRepresentation)))"
     }
 }
+
+extension SenderKeyDistribution: Equatable {
+    public static func == (lhs: SenderKeyDistribution, rhs: SenderKeyDistribution) -> Bool {
+        ConstantTime.equals(lhs.encoded, rhs.encoded)
+    }
+}

@@ -101,6 +101,13 @@ struct ListenCommand: AsyncParsableCommand {
             return ["event": "resent", "clientMessageId": id, "contact": contact]
         case let .connection(online):
             return ["event": "connection", "online": online]
+        case let .groupReceived(message, group, member):
+            var object = Presentation.json(message, contact: member)
+            object["event"] = "message"
+            object["group"] = group
+            return object
+        case let .groupChanged(group):
+            return ["event": "group", "group": group]
         }
     }
 
@@ -113,7 +120,10 @@ struct ListenCommand: AsyncParsableCommand {
     static func text(_ object: [String: Any], bodies: Bool = true) -> String {
         switch object["event"] as? String {
         case "message":
-            return bodies ? "\(object["contact"] ?? "?"): \(untrusted(object["body"]))" : "message from \(object["contact"] ?? "?")"
+            let from = object["group"].map { "\(object["contact"] ?? "?") in \($0)" } ?? "\(object["contact"] ?? "?")"
+            return bodies ? "\(from): \(untrusted(object["body"]))" : "message from \(from)"
+        case "group":
+            return "group \(object["group"] ?? "?") changed: `hush group info \(object["group"] ?? "?")`"
         case "request":
             let contact = object["contact"] ?? "?"
             return "message request from \(contact)\(bodies ? ": " + untrusted(object["body"]) : "") (`hush requests accept \(contact)` to answer, `hush requests block \(contact)` to block)"

@@ -143,14 +143,16 @@ final class InMemoryRelay: Sendable {
                 relay.state.withLock { state in
                     state.depositCalls += 1
                     if !state.depositFailures.isEmpty { return (.failure(state.depositFailures.removeFirst()), nil) }
-                    if let earlier = state.depositsByRequest[requestID] { return (.success(earlier), nil) }
+                    // Idempotent per mailbox, as the relay is: a group message's fan-out uses one request id for every member.
+                    let requestKey = Hex.encode(mailbox) + "/" + requestID
+                    if let earlier = state.depositsByRequest[requestKey] { return (.success(earlier), nil) }
                     let receipt = DepositReceipt(serverID: state.nextID, relayTimestamp: 1_000 + state.nextID)
                     state.nextID += 1
                     // As the embedded relay does: the highest id the mailbox holds.
                     let previous = state.mailboxes[mailbox]?.map(\.serverID).max() ?? 0
                     state.mailboxes[mailbox, default: []].append(
                         MailboxEnvelope(serverID: receipt.serverID, relayTimestamp: receipt.relayTimestamp, bytes: envelope))
-                    state.depositsByRequest[requestID] = receipt
+                    state.depositsByRequest[requestKey] = receipt
                     let pushed = MailboxEnvelope(serverID: receipt.serverID, relayTimestamp: receipt.relayTimestamp, bytes: envelope,
                                                  previousServerID: previous)
                     if state.holdPushes {

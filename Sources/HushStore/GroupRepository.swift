@@ -1,0 +1,222 @@
+import HushDatabase
+
+/// A group as this device keeps it: its conversation, local name, the
+/// current membership state (encoded by the protocol layer; it holds the
+/// envelope secret) and whether we are still in it.
+public struct StoredGroup: Sendable, Equatable {
+    public enum Standing: String, Sendable {
+        /// We are a member.
+        case member
+        /// We left.
+        case left
+        /// An admin removed us.
+        case removed
+    }
+
+    public let id: Int64
+    public let groupID: [UInt8]
+    public let conversationId: Int64
+    public var name: String
+    public var state: [UInt8]
+    public var epoch: UInt32
+    public var standing: Standing
+    public let createdAt: Milliseconds
+}
+
+/// One member's sender chain for a group and epoch (ours when `isOwn`).
+public struct StoredSenderChain: Sendable {
+    public let epoch: UInt32
+    public let signingKey: [UInt8]
+    public let memberKey: [UInt8]
+    public let stateDigest: [UInt8]?
+    public let chain: [UInt8]
+}
+
+/// Groups, their kept states, sender chains, pending pairwise deliveries,
+/// fan-out recipients and receipts per member (schema version 15).
+public struct GroupRepository {
+    let database: Database
+
+    static let columns = "id, group_id, conversation_id, name, state, epoch, standing, created_at"
+
+    func decode(_ row: Row) throws -> StoredGroup {
+        StoredGroup(id: try row.get(0), groupID: try row.get(1), conversationId: try row.get(2), name: try row.get(3),
+                    state: try row.get(4), epoch: UInt32(clamping: try row.get(5, as: Int64.self)),
+                    standing: StoredGroup.Standing(rawValue: try row.get(6)) ?? .removed, createdAt: try row.get(7))
+    }
+
+    /// Creates a group and its conversation; `name` must be free among groups.
+    public func create(groupID: [UInt8], name: String, state: [UInt8], epoch: UInt32, at time: Milliseconds) throws -> StoredGroup {
+        try database.execute("INSERT INTO conversations(contact_id, title, created_at) VALUES (NULL, ?, ?)", [name, time])
+        let conversation = database.lastInsertRowID
+        try database.execute("""
+            INSERT INTO groups(group_id, conversation_id, name, state, epoch, standing, created_at) VALUES (?, ?, ?, ?, ?, 'member', ?)
+            """, [groupID, conversation, name, state, Int64(epoch), time])
+        return StoredGroup(id: database.lastInsertRowID, groupID: groupID, conversationId: conversation, name: name, state: state,
+                           epoch: epoch, standing: .member, createdAt: time)
+    }
+
+    public func group(named name: String) throws -> StoredGroup? {
+        try database.queryFirst("SELECT \(Self.columns) FROM groups WHERE name = ?", [name], decode)
+    }
+
+    public func group(groupID: [UInt8]) throws -> StoredGroup? {
+        try database.queryFirst("SELECT \(Self.columns) FROM groups WHERE group_id = ?", [groupID], decode)
+    }
+
+    public func group(conversationId: Int64) throws -> StoredGroup? {
+        try database.queryFirst("SELECT \(Self.columns) FROM groups WHERE conversation_id = ?", [conversationId], decode)
+    }
+
+    public func all() throws -> [StoredGroup] {
+        try database.query("SELECT \(Self.columns) FROM groups ORDER BY name", [], decode)
+    }
+
+    /// Groups we are still in.
+    public func active() throws -> [StoredGroup] {
+        try database.query("SELECT \(Self.columns) FROM groups WHERE standing = 'member' ORDER BY id", [], decode)
+    }
+
+    public func setState(_ state: [UInt8], epoch: UInt32, groupRow: Int64) throws {
+        try database.execute("UPDATE groups SET state = ?, epoch = ? WHERE id = ?", [state, Int64(epoch), groupRow])
+    }
+
+    public func setStanding(_ standing: StoredGroup.Standing, groupRow: Int64) throws {
+        try database.execute("UPDATE groups SET standing = ? WHERE id = ?", [standing.rawValue, groupRow])
+    }
+
+    public func rename(groupRow: Int64, to name: String) throws {
+        try database.execute("UPDATE groups SET name = ? WHERE id = ?", [name, groupRow])
+        try database.execute("UPDATE conversations SET title = ? WHERE id = (SELECT conversation_id FROM groups WHERE id = ?)", [name, groupRow])
+    }
+
+    // MARK: Kept states
+
+    /// Keeps a state (to open envelopes sealed under it while they are in flight).
+    public func keepState(_ state: [UInt8], digest: [UInt8], epoch: UInt32, groupRow: Int64) throws {
+        try database.execute("INSERT OR IGNORE INTO group_states(group_row, digest, epoch, state) VALUES (?, ?, ?, ?)",
+                             [groupRow, digest, Int64(epoch), state])
+    }
+
+    /// Kept states of a group, newest epoch first.
+    public func keptStates(groupRow: Int64) throws -> [[UInt8]] {
+        try database.query("SELECT state FROM group_states WHERE group_row = ? ORDER BY epoch DESC", [groupRow]) { try $0.get(0) }
+    }
+
+    /// Forgets states and chains of epochs below `epoch` (what was in flight then has had its time).
+    public func forgetEpochs(below epoch: UInt32, groupRow: Int64) throws {
+        try database.execute("DELETE FROM group_states WHERE group_row = ? AND epoch < ?", [groupRow, Int64(epoch)])
+        try database.execute("DELETE FROM sender_chains WHERE group_row = ? AND epoch < ?", [groupRow, Int64(epoch)])
+    }
+
+    /// Forgets every key of a group (we left or were removed); history stays.
+    public func forgetKeys(groupRow: Int64) throws {
+        try database.execute("DELETE FROM group_states WHERE group_row = ?", [groupRow])
+        try database.execute("DELETE FROM sender_chains WHERE group_row = ?", [groupRow])
+        try database.execute("DELETE FROM group_deliveries WHERE group_row = ?", [groupRow])
+    }
+
+    // MARK: Sender chains
+
+    public func saveChain(_ chain: [UInt8], epoch: UInt32, signingKey: [UInt8], memberKey: [UInt8], stateDigest: [UInt8]?,
+                          groupRow: Int64) throws {
+        try database.execute("""
+            INSERT OR REPLACE INTO sender_chains(group_row, epoch, signing_key, member_key, state_digest, chain) VALUES (?, ?, ?, ?, ?, ?)
+            """, [groupRow, Int64(epoch), signingKey, memberKey, stateDigest, chain])
+    }
+
+    public func chain(epoch: UInt32, signingKey: [UInt8], groupRow: Int64) throws -> StoredSenderChain? {
+        try database.queryFirst("""
+            SELECT epoch, signing_key, member_key, state_digest, chain FROM sender_chains
+            WHERE group_row = ? AND epoch = ? AND signing_key = ?
+            """, [groupRow, Int64(epoch), signingKey], Self.decodeChain)
+    }
+
+    /// Our own chain made for the state with `stateDigest`.
+    public func ownChain(stateDigest: [UInt8], memberKey: [UInt8], groupRow: Int64) throws -> StoredSenderChain? {
+        try database.queryFirst("""
+            SELECT epoch, signing_key, member_key, state_digest, chain FROM sender_chains
+            WHERE group_row = ? AND state_digest = ? AND member_key = ?
+            """, [groupRow, stateDigest, memberKey], Self.decodeChain)
+    }
+
+    /// How many chains the group holds for an epoch (`hush group info`).
+    public func chainCount(epoch: UInt32, groupRow: Int64) throws -> Int {
+        try database.queryFirst("SELECT count(*) FROM sender_chains WHERE group_row = ? AND epoch = ?", [groupRow, Int64(epoch)]) {
+            try $0.get(0, as: Int.self)
+        } ?? 0
+    }
+
+    /// Members (identity keys) whose chain for `epoch` we hold.
+    public func membersWithChains(epoch: UInt32, groupRow: Int64) throws -> [[UInt8]] {
+        try database.query("SELECT DISTINCT member_key FROM sender_chains WHERE group_row = ? AND epoch = ?",
+                           [groupRow, Int64(epoch)]) { try $0.get(0) }
+    }
+
+    static func decodeChain(_ row: Row) throws -> StoredSenderChain {
+        StoredSenderChain(epoch: UInt32(clamping: try row.get(0, as: Int64.self)), signingKey: try row.get(1), memberKey: try row.get(2),
+                          stateDigest: try row.get(3), chain: try row.get(4))
+    }
+
+    // MARK: Pairwise deliveries
+
+    /// Queues encoded content for a member, to be sealed on its pairwise
+    /// session once there is one (the flush starts missing sessions).
+    public func queueDelivery(_ content: [UInt8], to memberKey: [UInt8], groupRow: Int64, at time: Milliseconds) throws {
+        try database.execute("INSERT INTO group_deliveries(group_row, member_key, content, created_at) VALUES (?, ?, ?, ?)",
+                             [groupRow, memberKey, content, time])
+    }
+
+    public func pendingDeliveries() throws -> [(id: Int64, groupRow: Int64, memberKey: [UInt8], content: [UInt8])] {
+        try database.query("SELECT id, group_row, member_key, content FROM group_deliveries ORDER BY id") { row in
+            (try row.get(0), try row.get(1), try row.get(2), try row.get(3))
+        }
+    }
+
+    public func removeDelivery(id: Int64) throws {
+        try database.execute("DELETE FROM group_deliveries WHERE id = ?", [id])
+    }
+
+    // MARK: Fan-out recipients and receipts
+
+    public func addRecipients(_ memberKeys: [[UInt8]], requestId: String) throws {
+        for key in memberKeys {
+            try database.execute("INSERT OR IGNORE INTO outbox_recipients(request_id, member_key) VALUES (?, ?)", [requestId, key])
+        }
+    }
+
+    /// Members a fan-out request has not reached yet; nil when the request is not a fan-out.
+    public func undeliveredRecipients(requestId: String) throws -> [[UInt8]]? {
+        let rows: [([UInt8], Bool)] = try database.query(
+            "SELECT member_key, deposited FROM outbox_recipients WHERE request_id = ?", [requestId]) { row in
+            (try row.get(0), try row.get(1, as: Int64.self) != 0)
+        }
+        guard !rows.isEmpty else { return nil }
+        return rows.filter { !$0.1 }.map(\.0)
+    }
+
+    public func markDeposited(requestId: String, memberKey: [UInt8]) throws {
+        try database.execute("UPDATE outbox_recipients SET deposited = 1 WHERE request_id = ? AND member_key = ?", [requestId, memberKey])
+    }
+
+    /// Records that `memberKey` has a group message at `status` ('sent', 'delivered', 'read'); never moves back.
+    /// Returns whether it changed.
+    @discardableResult
+    public func recordReceipt(messageId: Int64, memberKey: [UInt8], status: String) throws -> Bool {
+        let rank = ["sent": 0, "delivered": 1, "read": 2]
+        let current: String? = try database.queryFirst("SELECT status FROM group_receipts WHERE message_id = ? AND member_key = ?",
+                                                       [messageId, memberKey]) { try $0.get(0) }
+        if let current, (rank[current] ?? 0) >= (rank[status] ?? 0) { return false }
+        try database.execute("""
+            INSERT OR REPLACE INTO group_receipts(message_id, member_key, status) VALUES (?, ?, ?)
+            """, [messageId, memberKey, status])
+        return true
+    }
+
+    /// Per-member status of a group message.
+    public func receipts(messageId: Int64) throws -> [(memberKey: [UInt8], status: String)] {
+        try database.query("SELECT member_key, status FROM group_receipts WHERE message_id = ?", [messageId]) { row in
+            (try row.get(0), try row.get(1))
+        }
+    }
+}

@@ -1,0 +1,175 @@
+import ArgumentParser
+import HushClient
+import HushMessenger
+
+struct GroupCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "group",
+        abstract: "Create group conversations and change who is in them.",
+        discussion: """
+            A group is end-to-end encrypted like a direct chat: each message is encrypted once with the \
+            sender's own key for the group (a sender key, which every member holds and only the sender \
+            can sign with) and deposited in every member's mailbox in one request. Membership lives \
+            with the members: an admin's change goes to every member over their direct sessions, and \
+            every change rotates every member's key, so a removed member reads nothing sent afterwards.
+
+            Send, read and search with the group's name as with a contact's: `hush send team "hi"`, \
+            `hush history team`, `hush chat team`. When a contact has the same name, write group:NAME.
+
+            Examples:
+              hush group create team bob carol
+              hush group add team dave
+              hush group remove team dave
+              hush group info team
+            """,
+        subcommands: [Create.self, Add.self, Remove.self, Promote.self, Rename.self, Leave.self, List.self, Info.self]
+    )
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a group with you as its admin and these contacts as members.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The group's name (1 to 64 bytes).") var name: String
+        @Argument(help: "Contacts to invite (accepted contacts).") var members: [String]
+
+        func validate() throws {
+            guard !members.isEmpty else { throw ValidationError("name at least one contact to create a group with") }
+        }
+
+        func run() async throws {
+            try await reportingErrors {
+                let group = try await global.openAccount().createGroup(name: name, members: members)
+                try GroupCommand.show(group, json: global.json, headline: "Created \(group.name) with \(group.members.count - 1) member(s).")
+            }
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add contacts to a group you administer (they read only what is sent from then on).")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The group.") var name: String
+        @Argument(help: "Contacts to add.") var members: [String]
+
+        func validate() throws {
+            guard !members.isEmpty else { throw ValidationError("name at least one contact to add") }
+        }
+
+        func run() async throws {
+            try await reportingErrors {
+                let group = try await global.openAccount().addToGroup(name, members: members)
+                try GroupCommand.show(group, json: global.json, headline: "Added \(members.joined(separator: ", ")) to \(group.name) (epoch \(group.epoch)).")
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a member from a group you administer; every member's key rotates.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The group.") var name: String
+        @Argument(help: "The member.") var member: String
+
+        func run() async throws {
+            try await reportingErrors {
+                let group = try await global.openAccount().removeFromGroup(name, member: member)
+                try GroupCommand.show(group, json: global.json, headline: "Removed \(member) from \(group.name) (epoch \(group.epoch)).")
+            }
+        }
+    }
+
+    struct Promote: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Make a member an admin of a group you administer.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The group.") var name: String
+        @Argument(help: "The member.") var member: String
+
+        func run() async throws {
+            try await reportingErrors {
+                let group = try await global.openAccount().promoteInGroup(name, member: member)
+                try GroupCommand.show(group, json: global.json, headline: "\(member) is now an admin of \(group.name).")
+            }
+        }
+    }
+
+    struct Rename: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Rename a group you administer, for every member.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The group.") var name: String
+        @Argument(help: "Its new name.") var newName: String
+
+        func run() async throws {
+            try await reportingErrors {
+                let group = try await global.openAccount().renameGroup(name, to: newName)
+                try GroupCommand.show(group, json: global.json, headline: "Renamed \(name) to \(group.name).")
+            }
+        }
+    }
+
+    struct Leave: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Leave a group; its history stays on this device.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The group.") var name: String
+
+        func run() async throws {
+            try await reportingErrors {
+                try await global.openAccount().leaveGroup(name)
+                if global.json { try printJSON(["left": name]) } else { print("You left \(name); its history stays readable.") }
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List your groups.")
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let groups = try await global.openAccount(offline: true).groups()
+                if global.json { return try printJSON(["groups": groups.map(GroupCommand.json)]) }
+                if groups.isEmpty { print("No groups yet: `hush group create NAME MEMBER…`.") }
+                for group in groups {
+                    let standing = group.standing == .member ? "" : "  (\(group.standing == .left ? "you left" : "you were removed"))"
+                    print("\(group.name)  \(group.members.count) members, epoch \(group.epoch)\(group.youAreAdmin ? ", you are admin" : "")\(standing)")
+                }
+            }
+        }
+    }
+
+    struct Info: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show a group's members, admins, who is verified, and its epoch.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The group.") var name: String
+
+        func run() async throws {
+            try await reportingErrors {
+                let group = try await global.openAccount(offline: true).group(name)
+                try GroupCommand.show(group, json: global.json, headline: nil)
+            }
+        }
+    }
+
+    static func show(_ group: GroupSummary, json: Bool, headline: String?) throws {
+        if json { return try printJSON(Self.json(group)) }
+        if let headline { print(headline) }
+        print("\(group.name): \(group.members.count) members, epoch \(group.epoch)" +
+              (group.standing == .member ? "" : group.standing == .left ? " (you left)" : " (you were removed)"))
+        for member in group.members {
+            var notes: [String] = []
+            if member.isAdmin { notes.append("admin") }
+            switch member.verification {
+            case .verified?: notes.append(Presentation.style.good("verified"))
+            case .unverified?: notes.append("unverified")
+            case .changed?: notes.append(Presentation.style.bad("IDENTITY CHANGED: sending to the group is blocked"))
+            case nil: break
+            }
+            if !member.isYou, !member.hasKey { notes.append("key not received yet") }
+            print("  \(member.name)  \(member.address)" + (notes.isEmpty ? "" : "  " + notes.joined(separator: ", ")))
+        }
+    }
+
+    static func json(_ group: GroupSummary) -> [String: Any] {
+        ["name": group.name, "epoch": Int(group.epoch), "standing": group.standing.rawValue,
+         "members": group.members.map { member -> [String: Any] in
+             ["name": member.name, "address": member.address, "admin": member.isAdmin, "you": member.isYou,
+              "verification": member.verification?.rawValue ?? "you", "hasKey": member.hasKey]
+         }]
+    }
+}
