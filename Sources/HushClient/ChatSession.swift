@@ -46,12 +46,14 @@ public final class ChatSession: @unchecked Sendable {
     /// identity's oldest socket when one more opens, usually the live one).
     public func start(show: @escaping @Sendable (MessengerEvent) -> Void, status: @escaping @Sendable (String) -> Void) async throws {
         try await client.markRead(contact: contact)
+        // Groups have no typing indicators or presence: only messages and receipts.
+        let groupName = try await group()?.name
         let client = client, contact = contact, presence = presence
         var started = client.startLive()
         started.append(Task {
             while !Task.isCancelled {
                 try? await Task.sleep(nanoseconds: ChatSession.heartbeatSeconds * 1_000_000_000)
-                if presence.relayOnline { try? await client.sendTyping(self.isTyping, to: contact) }
+                if presence.relayOnline, groupName == nil { try? await client.sendTyping(self.isTyping, to: contact) }
             }
         })
         started.append(Task {
@@ -61,6 +63,8 @@ public final class ChatSession: @unchecked Sendable {
                 case let .received(_, from) where from == contact:
                     presence.seen()
                     _ = try? await client.markRead(contact: contact)
+                case let .groupReceived(_, group, _) where group == groupName:
+                    _ = try? await client.markRead(contact: contact)
                 case let .typing(from, active) where from == contact:
                     // The contact just opened the chat: answer their heartbeat at once, so
                     // they see us online without waiting for our next one (a contact
@@ -69,7 +73,7 @@ public final class ChatSession: @unchecked Sendable {
                 case let .connection(online):
                     presence.relayOnline = online
                     // The first heartbeat as soon as the socket is up: the contact sees us at once.
-                    if online { try? await client.sendTyping(self.isTyping, to: contact) }
+                    if online, groupName == nil { try? await client.sendTyping(self.isTyping, to: contact) }
                 default:
                     break
                 }
@@ -103,15 +107,30 @@ public final class ChatSession: @unchecked Sendable {
             typingSince = at
             return true
         }
-        if due, presence.relayOnline { try? await client.sendTyping(true, to: contact) }
+        if due, presence.relayOnline, (try? await group()) == nil { try? await client.sendTyping(true, to: contact) }
     }
 
     /// The contact's verification state, for the header.
     public func verification() async throws -> VerificationState {
+        if case let .group(name) = try await client.target(contact) {
+            // A group is as trusted as its least trusted member.
+            let states = try await client.group(name).members.compactMap(\.verification)
+            if states.contains(.changed) { return .changed }
+            return states.allSatisfy { $0 == .verified } ? .verified : .unverified
+        }
         guard let contact = try await client.contacts().first(where: { $0.name == contact }) else {
             throw MessengerError.unknownContact(contact)
         }
         return contact.verification
+    }
+
+    /// For a group: its plain name and each member's address with the name
+    /// to show for it; nil for a contact.
+    public func group() async throws -> (name: String, members: [String: String])? {
+        guard case let .group(name) = try await client.target(contact) else { return nil }
+        var names: [String: String] = [:]
+        for member in try await client.group(name).members { names[member.address] = member.name }
+        return (name, names)
     }
 
     /// The last `count` messages of the conversation, oldest first.

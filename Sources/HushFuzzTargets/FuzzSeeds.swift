@@ -45,7 +45,8 @@ public enum FuzzSeeds {
             .sealedSender: [envelope] + vectors.hex("envelope"),
             .ratchet: [opened.ratchetMessage] + vectors.hex("ratchet_message"),
             .sessionState: [live.bobStateBytes, aliceSession.serialized().copyBytes()],
-            .content: [text, try Padding.pad(text)] + vectors.hex("encoded"),
+            .content: [text, try Padding.pad(text)] + vectors.hex("encoded") + vectors.hex("content")
+                + vectors.hex("distribution_content") + vectors.hex("leave_content"),
             .padding: [try Padding.pad(text), try Padding.pad([])],
             .address: ([bobAddress.description] + vectors.strings("address")).map { Array($0.utf8) },
             .bundle: [signed.signed.encoded, kem.signed.encoded, Array(try encoder.encode(PrekeyBundleDTO(bundle)))],

@@ -198,7 +198,8 @@ final class Outbox {
             if completed {
                 report.sent += 1
                 if let messageID = item.messageId, let message = try store.messages.message(id: messageID) {
-                    dependencies.emit(.statusChanged(clientMessageID: message.clientMessageId, status: message.status, contact: ""))
+                    let group = try store.groups.group(conversationId: item.conversationId)?.name ?? ""
+                    dependencies.emit(.statusChanged(clientMessageID: message.clientMessageId, status: message.status, contact: group))
                 }
             } else {
                 record(firstFailure ?? .unavailable(reason: "the relay answered for no member"), of: item, for: "", at: now, in: &report)

@@ -225,11 +225,11 @@ func contentCases() throws -> [[String: Any]] {
         cases.append(["comment": comment, "valid": true, "type": Int(body.typeByte), "message_id": Hex.encode(id.bytes), "encoded": Hex.encode(encoded)])
     }
     let text = try Content(id: id, sentAt: sentAt, body: .text("hi")).encoded()
-    var unknownType = text; unknownType[1] = 0x0A
+    var unknownType = text; unknownType[1] = 0x0D
     var badUTF8 = text; badUTF8[badUTF8.count - 1] = 0xFF
     var zeroReceipt: [UInt8] = [0x01, 0x02] + id.bytes + [UInt8](repeating: 0, count: 8); zeroReceipt += [0x00, 0x00]
     for (comment, bytes) in [("trailing byte", text + [0x00]), ("unknown version 0x02", [0x02] + text.dropFirst()),
-                             ("unknown type 0x0a", unknownType), ("invalid UTF-8", badUTF8), ("truncated", Array(text.dropLast())),
+                             ("unknown type 0x0d", unknownType), ("invalid UTF-8", badUTF8), ("truncated", Array(text.dropLast())),
                              ("receipt with zero ids", zeroReceipt)] {
         cases.append(["comment": comment, "valid": false, "encoded": Hex.encode(bytes)])
     }
@@ -301,6 +301,68 @@ try write("sender-key", source: "Hush generator (Sources/HushVectorGenerator) fr
     try senderKeyCase("three messages, read in order", contents: ["Hello, group!", "", "The third message."], receiveOrder: [0, 1, 2]),
     try senderKeyCase("four messages, read out of order", contents: ["one", "two", "three", "four"], receiveOrder: [3, 0, 2, 1]),
 ])
+
+// MARK: Groups: states, group envelopes, group content.
+
+func groupMembers(_ names: [String], admins: Set<String>) throws -> [GroupState.Member] {
+    try names.map { name in
+        let identity = try IdentityKeyPair(seed: SecureBytes(copying: VectorSeeds.bytes("\(name)/identity", 32)))
+        return GroupState.Member(identityKey: identity.publicKey, role: admins.contains(name) ? .admin : .member, label: name)
+    }
+}
+
+func groupStateFields(_ state: GroupState) throws -> [String: Any] {
+    ["group_id": Hex.encode(state.groupID), "epoch": Int(state.epoch), "secret": Hex.encode(state.secret.copyBytes()), "name": state.name,
+     "members": state.members.map { ["identity_key": Hex.encode($0.identityKey.rawRepresentation), "role": Int($0.role.rawValue), "label": $0.label] },
+     "encoded": Hex.encode(state.encoded), "digest": Hex.encode(state.digest), "envelope_key": Hex.encode(try state.envelopeKey().copyBytes())]
+}
+
+func groupCases() throws -> [[String: Any]] {
+    let groupID = VectorSeeds.bytes("group/id", 16)
+    let id = try MessageID(bytes: VectorSeeds.bytes("group/message-id", 16))
+    let sentAt: UInt64 = 1_767_225_600_000
+    let state = try GroupState(groupID: groupID, epoch: 1, secret: SecureBytes(copying: VectorSeeds.bytes("group/secret/1", 32)),
+                               name: "Hikers 🏔", members: try groupMembers(["alice", "bob", "carol"], admins: ["alice"]))
+    var stateCase = try groupStateFields(state)
+    stateCase["kind"] = "state"
+    stateCase["comment"] = "a state of three members, alice the admin, as content 0x0A"
+    stateCase["content"] = Hex.encode(try Content(id: id, sentAt: sentAt, body: .groupUpdate(state)).encoded())
+    stateCase["message_id"] = Hex.encode(id.bytes)
+
+    // Two admins change epoch 1 at once: both write epoch 2; the lower digest wins everywhere.
+    let a = try GroupState(groupID: groupID, epoch: 2, secret: SecureBytes(copying: VectorSeeds.bytes("group/secret/2a", 32)),
+                           name: "Hikers 🏔", members: try groupMembers(["alice", "bob", "carol", "dave"], admins: ["alice", "bob"]))
+    let b = try GroupState(groupID: groupID, epoch: 2, secret: SecureBytes(copying: VectorSeeds.bytes("group/secret/2b", 32)),
+                           name: "Hikers", members: try groupMembers(["alice", "bob"], admins: ["alice", "bob"]))
+    let tieBreak: [String: Any] = ["kind": "order", "comment": "two states of epoch 2 written at once: the lower digest supersedes",
+                                   "first": try groupStateFields(a), "second": try groupStateFields(b),
+                                   "superseding": a.supersedes(b) ? "first" : "second"]
+
+    // A group message of a chain with fixed keys, inside a group envelope with a fixed nonce.
+    let chain = try SenderKeyChain.own(groupID: groupID, epoch: 1, chainKey: SecureBytes(copying: VectorSeeds.bytes("group/chain", 32)),
+                                       signingSeed: SecureBytes(copying: VectorSeeds.bytes("group/signing", 32)))
+    let distribution = try chain.distribution()
+    let text = try Content(id: id, sentAt: sentAt, body: .text("Summit at noon.")).encoded()
+    let message = try chain.encrypt(text)
+    let nonce = VectorSeeds.bytes("group/nonce", 24)
+    let envelope = try GroupEnvelope.seal(message, key: state.envelopeKey(), nonce: nonce)
+    let envelopeCase: [String: Any] = [
+        "kind": "envelope", "comment": "a text sent to the group: the sender-key message inside a group envelope",
+        "envelope_key": Hex.encode(try state.envelopeKey().copyBytes()), "nonce": Hex.encode(nonce),
+        "distribution": Hex.encode(distribution.encoded), "content": Hex.encode(text), "group_message": Hex.encode(message),
+        "envelope": Hex.encode(envelope),
+        "other_envelope_key": Hex.encode(try b.envelopeKey().copyBytes())]
+
+    let contents: [String: Any] = [
+        "kind": "content", "comment": "a sender key distribution (0x0B) and a leave notice (0x0C) as content",
+        "message_id": Hex.encode(id.bytes), "sent_at": Int(sentAt), "distribution": Hex.encode(distribution.encoded),
+        "distribution_content": Hex.encode(try Content(id: id, sentAt: sentAt, body: .senderKeyDistribution(distribution)).encoded()),
+        "group_id": Hex.encode(groupID), "epoch": 1,
+        "leave_content": Hex.encode(try Content(id: id, sentAt: sentAt, body: .groupLeave(groupID: groupID, epoch: 1)).encoded())]
+    return [stateCase, tieBreak, envelopeCase, contents]
+}
+
+try write("group", source: "Hush generator (Sources/HushVectorGenerator) from fixed seeds", cases: try groupCases())
 
 // MARK: Addresses.
 

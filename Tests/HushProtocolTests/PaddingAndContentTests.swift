@@ -59,7 +59,7 @@ import Testing
         let good = try Content(id: MessageID.random(using: random), sentAt: 1, body: .text("hi")).encoded()
         #expect(throws: ProtocolError.malformed(what: "content (trailing bytes)")) { try Content(decoding: good + [0]) }
         #expect(throws: ProtocolError.unsupportedVersion(2)) { try Content(decoding: [2] + good.dropFirst()) }
-        var unknownType = good; unknownType[1] = 0x0A
+        var unknownType = good; unknownType[1] = 0x0D
         #expect(throws: ProtocolError.malformed(what: "content type")) { try Content(decoding: unknownType) }
         for cut in 0..<good.count {
             #expect(throws: ProtocolError.self) { try Content(decoding: Array(good[..<cut])) }

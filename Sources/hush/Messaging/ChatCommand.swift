@@ -33,7 +33,7 @@ struct ChatCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The contact's name.") var name: String
+    @Argument(help: "The contact's or group's name (contact:NAME or group:NAME when both exist).") var name: String
 
     func run() async throws {
         try await reportingErrors {
@@ -41,6 +41,7 @@ struct ChatCommand: AsyncParsableCommand {
             // Fails here, on the normal screen, when there is no such contact.
             let verification = try await session.verification()
             let history = try await session.lastMessages(ChatCommand.historyOnOpen)
+            let group = try await session.group()
 
             let interactive = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
             let screen = ChatScreen(prompt: "> ", interactive: interactive)
@@ -60,10 +61,11 @@ struct ChatCommand: AsyncParsableCommand {
                 signals?.cancel()
             }
             view.setVerification(verification)
+            if let group { view.setMembers(group.members) }
             screen.open()
             for message in history { view.show(message) }
 
-            let contact = name
+            let contact = group?.name ?? name
             try await session.start(show: { event in ChatCommand.handle(event, contact: contact, view: view) },
                                     status: { view.setPresence($0) })
             var tooLong: Int?
@@ -188,6 +190,10 @@ struct ChatCommand: AsyncParsableCommand {
         switch event {
         case let .received(message, from) where from == contact:
             view.show(message)
+        case let .groupReceived(message, group, _) where group == contact:
+            view.show(message)
+        case let .groupReceived(_, group, member):
+            view.notice("new message from \(member) in \(group) (hush chat \(group))")
         case let .received(_, from):
             view.notice("new message from \(from) (hush chat \(from))")
         case let .request(_, from):

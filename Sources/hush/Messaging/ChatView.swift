@@ -19,6 +19,8 @@ final class ChatView: Sendable {
         var statuses: [String: MessageStatus] = [:]
         var verification: VerificationState = .unverified
         var presence = ""
+        /// In a group: each member's address with the name shown for it.
+        var members: [String: String] = [:]
     }
 
     init(screen: ChatScreen, contact: String, style: TerminalStyle) {
@@ -32,6 +34,11 @@ final class ChatView: Sendable {
     func setVerification(_ verification: VerificationState) {
         state.withLock { $0.verification = verification }
         refreshHeader()
+    }
+
+    /// A group chat: lines name the member who wrote them.
+    func setMembers(_ members: [String: String]) {
+        state.withLock { $0.members = members }
     }
 
     func setPresence(_ presence: String) {
@@ -99,7 +106,7 @@ final class ChatView: Sendable {
 
     func line(_ message: StoredMessage, status: MessageStatus) -> String {
         let outgoing = message.direction == .outgoing
-        let who = outgoing ? "you" : contact
+        let who = outgoing ? "you" : state.withLock { $0.members[message.sender] } ?? contact
         let body = UntrustedText.sanitized(message.body).replacingOccurrences(of: "\n", with: "\n      ")
         let suffix = outgoing ? "  " + mark(status) : ""
         return "\(style.dim(time(message.relayTimestamp ?? message.createdAt))) \(style.bold(who)): \(body)\(suffix)"

@@ -55,7 +55,7 @@ struct HistoryCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The contact's name.") var name: String
+    @Argument(help: "The contact's or group's name (contact:NAME or group:NAME when both exist).") var name: String
     @Option(help: "Show messages before this message id.") var before: Int64?
     @Option(help: "Show messages after this message id.") var after: Int64?
     @Option(help: "How many messages (1 to 500).") var limit = 50
@@ -70,17 +70,41 @@ struct HistoryCommand: AsyncParsableCommand {
         try await reportingErrors {
             let client = try global.openAccount()
             let (page, resent) = try await client.history(with: name, before: before, after: after, limit: limit)
+            // In a group, each incoming line names its member and each of ours counts the members it reached.
+            var group: String?
+            if case let .group(groupName) = try await client.target(name) { group = groupName }
+            var members: [String: String] = [:]
+            var receipts: [Int64: (members: Int, delivered: Int, read: Int)] = [:]
+            if group != nil {
+                for message in page {
+                    if message.direction == .incoming, members[message.sender] == nil {
+                        members[message.sender] = try await client.memberName(address: message.sender)
+                    }
+                    if message.direction == .outgoing { receipts[message.id] = try await client.groupReceipts(messageId: message.id) }
+                }
+            }
             if global.json {
                 try printJSON(["messages": page.map { message in
-                    var object = Presentation.json(message, contact: name)
+                    var object = Presentation.json(message, contact: members[message.sender] ?? name)
                     if resent.contains(message.clientMessageId) { object["resent"] = true }
+                    if let group {
+                        object["group"] = group
+                        if let counts = receipts[message.id] {
+                            object["members"] = counts.members
+                            object["deliveredTo"] = counts.delivered
+                            object["readBy"] = counts.read
+                        }
+                    }
                     return object
                 }])
             } else {
                 if page.isEmpty { print("No messages.") }
                 for message in page {
-                    let note = resent.contains(message.clientMessageId) ? Presentation.style.dim("  (resent: \(name) could not decrypt it)") : ""
-                    print(Presentation.line(message, contact: name) + note)
+                    var note = resent.contains(message.clientMessageId) ? Presentation.style.dim("  (resent: \(name) could not decrypt it)") : ""
+                    if let counts = receipts[message.id], counts.members > 0 {
+                        note += Presentation.style.dim("  (delivered to \(counts.delivered) of \(counts.members), read by \(counts.read) of \(counts.members))")
+                    }
+                    print(Presentation.line(message, contact: members[message.sender] ?? name) + note)
                 }
             }
             if !noReceipts { try await client.markRead(contact: name) }

@@ -19,6 +19,7 @@ struct SendCommand: AsyncParsableCommand {
               hush send bob "see you at 8"
               echo "from a script" | hush send bob
               hush send bob --file photo.jpg "from the summit"
+              hush send team "to every member of the group"
 
             With --file the file is encrypted on this machine (a fresh key, in chunks, padded so the \
             relay learns only a size bucket) and uploaded; the message carrying its key is pending until \
@@ -27,7 +28,7 @@ struct SendCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The contact's name.") var name: String
+    @Argument(help: "The contact's or group's name (contact:NAME or group:NAME when both exist).") var name: String
     @Argument(help: "The text; read from standard input when omitted or '-' (with --file: an optional caption).") var text: String?
     @Option(help: "Send this file as an attachment.") var file: String?
 

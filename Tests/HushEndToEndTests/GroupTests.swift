@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+
+/// Group conversations between four users as real `hush` processes and a
+/// real relay (docs/PROTOCOL.md §18): create, talk, add a member who reads
+/// only what follows, remove one who then receives nothing at all, a member
+/// offline through two rotations, and a changed identity key that blocks
+/// sending to the group until the member is removed.
+@Suite struct GroupTests {
+    /// A relay whose first-contact limit per address suits four users on one
+    /// loopback address: members the group introduces write to each other
+    /// first as strangers (with proof of work), which the default limit of
+    /// ten per address and a minute would slow to one a minute here.
+    private func testbed(_ label: String) throws -> Testbed {
+        let config = FileManager.default.temporaryDirectory.appendingPathComponent("hush-group-relay-\(UUID().uuidString).yaml")
+        try "rate-limits:\n  first-contact-per-address-burst: 200\n".write(to: config, atomically: true, encoding: .utf8)
+        return try Testbed(label, relayOptions: ["--config", config.path])
+    }
+
+    private func bodies(_ bed: Testbed, _ user: User, _ group: String) throws -> Set<String> {
+        Set(try bed.history(user, with: group).bodies)
+    }
+
+    @Test func fourUsersCreateTalkAddRemoveAndCatchUp() throws {
+        let bed = try testbed("groups")
+        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob"), carol = try bed.newUser("carol"), dave = try bed.newUser("dave")
+        for user in [bob, carol, dave] { try bed.meet(alice, user) }
+
+        let created = try bed.succeed(alice, ["group", "create", "hikers", "bob", "carol", "--json"]).json()
+        #expect(created["epoch"] as? Int == 1 && (created["members"] as? [Any])?.count == 3, "\(created)")
+        for user in [bob, carol, bob, carol] { try bed.sync(user) }
+        let info = try bed.succeed(carol, ["group", "info", "hikers", "--json"]).json()
+        let members = try #require(info["members"] as? [[String: Any]])
+        // Carol never met Bob: the group introduced him, and she holds his key.
+        #expect(members.count == 3 && members.allSatisfy { $0["hasKey"] as? Bool == true }, "\(info)")
+
+        try bed.send(alice, to: "hikers", "summit at noon?")
+        try bed.send(bob, to: "hikers", "yes")
+        try bed.send(carol, to: "hikers", "bringing tea")
+        for user in [alice, bob, carol, alice] { try bed.sync(user) }
+        let talk: Set = ["summit at noon?", "yes", "bringing tea"]
+        for user in [alice, bob, carol] { #expect(try bodies(bed, user, "hikers") == talk, "\(user.name)") }
+        let aliceView = try bed.succeed(alice, ["history", "hikers", "--json", "--no-receipts"]).json()
+        let first = try #require((aliceView["messages"] as? [[String: Any]])?.first { $0["body"] as? String == "summit at noon?" })
+        #expect(first["deliveredTo"] as? Int == 2 && first["members"] as? Int == 2 && first["status"] as? String == "delivered", "\(first)")
+        let fromBob = try #require((aliceView["messages"] as? [[String: Any]])?.first { $0["body"] as? String == "yes" })
+        #expect(fromBob["contact"] as? String == "bob", "\(fromBob)")
+
+        // Dave joins: he reads only what is sent from then on. Carol is offline from here.
+        try bed.succeed(alice, ["group", "add", "hikers", "dave"])
+        for user in [bob, dave, bob, dave] { try bed.sync(user) }
+        try bed.send(bob, to: "hikers", "welcome dave")
+        try bed.sync(dave)
+        #expect(try bodies(bed, dave, "hikers") == ["welcome dave"])
+
+        // Dave is removed: every key rotates, and his mailbox receives nothing more.
+        try bed.succeed(alice, ["group", "remove", "hikers", "dave"])
+        for user in [bob, dave, bob] { try bed.sync(user) }
+        let removed = try bed.succeed(dave, ["group", "info", "hikers", "--json"]).json()
+        #expect(removed["standing"] as? String == "removed", "\(removed)")
+        #expect(try bed.storedEnvelopes(for: dave) == 0)
+        try bed.send(bob, to: "hikers", "dave is gone")
+        try bed.send(alice, to: "hikers", "so it is")
+        #expect(try bed.storedEnvelopes(for: dave) == 0, "no envelope of the new epoch went to the removed member")
+        try bed.sync(dave)
+        #expect(try bodies(bed, dave, "hikers") == ["welcome dave"])
+        let refused = try bed.hush(dave, ["send", "hikers", "let me back in"])
+        #expect(refused.status != 0 && refused.stderr.contains("removed you"), "\(refused)")
+
+        // Carol was offline through two rotations (add, remove): she catches up.
+        for _ in 0..<3 { try bed.sync(carol) }
+        #expect(try bodies(bed, carol, "hikers") == talk.union(["welcome dave", "dave is gone", "so it is"]), "carol")
+        let carolInfo = try bed.succeed(carol, ["group", "info", "hikers", "--json"]).json()
+        #expect(carolInfo["epoch"] as? Int == 3 && (carolInfo["members"] as? [Any])?.count == 3, "\(carolInfo)")
+    }
+
+    @Test func aChangedIdentityKeyBlocksTheGroupUntilTheMemberIsRemoved() throws {
+        let bed = try testbed("group-identity")
+        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob"), carol = try bed.newUser("carol")
+        for user in [bob, carol] { try bed.meet(alice, user) }
+        try bed.succeed(alice, ["group", "create", "team", "bob", "carol"])
+        for user in [bob, carol] { try bed.sync(user) }
+        try bed.sync(alice)
+
+        // Carol starts over with a new identity; Alice learns the new address.
+        let newCarol = try bed.initialise(carol, relayURL: bed.relay.url, force: true)
+        let changed = try bed.hush(alice, ["contact", "add", "carol", newCarol.address])
+        #expect(changed.status != 0, "\(changed)")
+        let blocked = try bed.hush(alice, ["send", "team", "anyone there?"])
+        #expect(blocked.status != 0 && blocked.stderr.contains("identity key has changed") && blocked.stderr.contains("hush group remove team carol"),
+                "\(blocked)")
+        #expect(try bed.history(alice, with: "team").isEmpty, "nothing was queued")
+
+        try bed.succeed(alice, ["group", "remove", "team", "carol"])
+        try bed.send(alice, to: "team", "just us now")
+        try bed.sync(bob)
+        try bed.sync(bob)
+        #expect(try bodies(bed, bob, "team") == ["just us now"])
+    }
+
+    @Test func aNameThatIsBothAContactAndAGroupIsAnErrorThatSaysWhatToWrite() throws {
+        let bed = try testbed("group-names")
+        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
+        try bed.meet(alice, bob)
+        try bed.succeed(alice, ["group", "create", "bob", "bob"])
+        let ambiguous = try bed.hush(alice, ["send", "bob", "which one?"])
+        #expect(ambiguous.status != 0 && ambiguous.stderr.contains("contact:bob or group:bob"), "\(ambiguous)")
+        try bed.send(alice, to: "group:bob", "to the group")
+        try bed.send(alice, to: "contact:bob", "to bob")
+        try bed.sync(bob)
+        try bed.sync(bob)
+        #expect(try bodies(bed, bob, "bob") == ["to the group"], "bob's group was named after its creator's name for it")
+    }
+}
