@@ -109,4 +109,69 @@ import HushStore
         #expect(try await alice.history(with: "team").map(\.body) == ["just us"])
         #expect(try await carol.history(with: "team").isEmpty)
     }
+
+    /// Bob holds Carol's chain (every member holds every other's) and so can
+    /// derive her message keys; what he cannot make is her signature. A
+    /// message he writes under her chain, signed with any other key, is set
+    /// aside by Alice, and her copy of Carol's chain reads Carol's next one.
+    @Test func aMessageForgedUnderAnotherMembersChainIsRefused() async throws {
+        let (relay, people) = try await four()
+        let alice = people["alice"]!, bob = people["bob"]!, carol = people["carol"]!
+        try await alice.messenger.createGroup(name: "team", members: ["bob", "carol"])
+        try await syncAll(people)
+
+        let bobStore = try MessageStore(path: bob.databasePath, key: bob.databaseKey)
+        let group = try #require(try bobStore.groups.group(named: "team"))
+        let state = try GroupState.decode(group.state)
+        let carolKey = carol.identity.publicKey.rawRepresentation
+        let chain = try #require(try bobStore.database.query("SELECT chain FROM sender_chains WHERE member_key = ?", [carolKey]) {
+            try $0.get(0, as: [UInt8].self)
+        }.first)
+        // The stored chain: version, group id, epoch, signing key, iteration, chain key (docs/PROTOCOL.md §13).
+        let head = [UInt8(0x01)] + Array(chain[1..<57])
+        let chainKey = Array(chain[57..<89])
+        let messageKey = HMACSHA256.authenticationCode(for: [RatchetConstants.messageKeyConstant], key: chainKey)
+        let content = try Content(id: MessageID.random(), sentAt: 1, body: .text("forged by bob")).encoded()
+        let body = try XChaCha20Poly1305.seal(try Padding.pad(content), key: SecureBytes(copying: messageKey),
+                                              nonce: [UInt8](repeating: 0, count: 24), associatedData: head)
+        let signed = head + body
+        let forged = signed + Ed25519.PrivateKey().signature(for: signed)
+        relay.inject(try GroupEnvelope.seal(forged, key: state.envelopeKey()), into: alice.identity.publicKey)
+
+        let report = try await alice.messenger.sync()
+        #expect(report.quarantined == 1 && report.received == 0, "\(report)")
+        try await carol.messenger.send(text: "really carol", to: "team")
+        try await syncAll(people)
+        #expect(try await alice.messenger.history(with: "team").map(\.body) == ["really carol"])
+    }
+
+    /// Group messages read in any order, and each at most once: the relay's
+    /// order is swapped, then both envelopes are delivered a second time.
+    @Test func outOfOrderAndDuplicatedGroupMessagesAreReadOnce() async throws {
+        let (relay, people) = try await four()
+        let alice = people["alice"]!, bob = people["bob"]!
+        try await alice.messenger.createGroup(name: "team", members: ["bob", "carol"])
+        try await syncAll(people)
+        try await bob.messenger.send(text: "first", to: "team")
+        try await bob.messenger.send(text: "second", to: "team")
+        let mailbox = alice.identity.publicKey.rawRepresentation
+        let copies: [[UInt8]] = relay.state.withLock { state in
+            var box = state.mailboxes[mailbox] ?? []
+            let groupIndices = box.indices.filter { GroupEnvelope.isGroupEnvelope(box[$0].bytes) }
+            guard groupIndices.count == 2 else { return [] }
+            let (a, b) = (groupIndices[0], groupIndices[1])
+            let (first, second) = (box[a], box[b])
+            box[a] = MailboxEnvelope(serverID: first.serverID, relayTimestamp: first.relayTimestamp, bytes: second.bytes)
+            box[b] = MailboxEnvelope(serverID: second.serverID, relayTimestamp: second.relayTimestamp, bytes: first.bytes)
+            state.mailboxes[mailbox] = box
+            return [first.bytes, second.bytes]
+        }
+        try #require(copies.count == 2)
+        #expect(try await alice.messenger.sync().received >= 2)
+        #expect(Set(try await alice.messenger.history(with: "team").map(\.body)) == ["first", "second"])
+        for copy in copies { relay.inject(copy, into: alice.identity.publicKey) }
+        let again = try await alice.messenger.sync()
+        #expect(again.received == 0 && again.quarantined == 2, "\(again)")
+        #expect(try await alice.messenger.history(with: "team").count == 2)
+    }
 }
