@@ -10,6 +10,7 @@ let suites: [(name: String, run: ([String]) async throws -> Void)] = [
     ("relay", RelayBenchmark.run),
     ("e2e", EndToEndBenchmark.run),
     ("attachments", AttachmentBenchmark.run),
+    ("groups", GroupBenchmark.run),
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -210,14 +210,14 @@ final class Groups {
     /// next sync tries it again.
     func applyDistribution(_ distribution: SenderKeyDistribution, from contact: Contact) throws {
         guard let group = try store.groups.group(groupID: distribution.groupID) else {
-            throw MessengerError.missingLocalState("a group key for a group whose invitation has not arrived yet")
+            throw MessengerError.awaitingGroupKey("a group key for a group whose invitation has not arrived yet")
         }
         guard group.standing == .member else { return }
         let sender = try IdentityKey(rawRepresentation: contact.identityKey)
         let states = try keptStates(group)
         guard states.contains(where: { $0.epoch == distribution.epoch && $0.member(sender) != nil }) else {
             if distribution.epoch > group.epoch {
-                throw MessengerError.missingLocalState("a group key for an epoch whose membership has not arrived yet")
+                throw MessengerError.awaitingGroupKey("a group key for an epoch whose membership has not arrived yet")
             }
             return
         }
@@ -299,11 +299,11 @@ final class Groups {
     /// receipt to its sender over their pairwise session.
     func open(_ envelope: MailboxEnvelope, applying apply: (Content, Contact, StoredGroup) throws -> Void) throws {
         guard let (message, group) = try openEnvelope(envelope.bytes) else {
-            throw MessengerError.missingLocalState("a group message for a group whose key has not arrived yet")
+            throw MessengerError.awaitingGroupKey("a group message for a group whose key has not arrived yet")
         }
         let head = try SenderKeyMessageHead(of: message)
         guard let stored = try store.groups.chain(epoch: head.epoch, signingKey: head.signingKey.rawRepresentation, groupRow: group.id) else {
-            throw MessengerError.missingLocalState("a group message whose sender's key has not arrived yet")
+            throw MessengerError.awaitingGroupKey("a group message whose sender's key has not arrived yet")
         }
         let sender = try IdentityKey(rawRepresentation: stored.memberKey)
         guard sender != me else { throw MessengerError.protocolFailure("a group message signed with our own chain") }
@@ -317,7 +317,7 @@ final class Groups {
         default: throw MessengerError.protocolFailure("only texts and files travel as group messages")
         }
         guard let contact = try contact(of: sender) else {
-            throw MessengerError.missingLocalState("a group message from a member we have no record of")
+            throw MessengerError.awaitingGroupKey("a group message from a member whose membership has not arrived yet")
         }
         try apply(content, contact, group)
     }

@@ -50,6 +50,17 @@ final class Inbox {
         } catch where Self.isLocalStorageFailure(error) {
             throw error
         } catch MessengerError.missingLocalState(let reason) {
+            return try deferEnvelope(envelope, reason: reason, outcome: .deferred(reason: reason))
+        } catch MessengerError.awaitingGroupKey(let reason) {
+            return try deferEnvelope(envelope, reason: reason, outcome: .waitingForGroupKey(reason: reason))
+        } catch {
+            return try setAside(envelope, error)
+        }
+    }
+
+    /// Keeps an envelope that failed for a cause on our side at the relay
+    /// (recorded, not acknowledged) for the next sync to try again.
+    private func deferEnvelope(_ envelope: MailboxEnvelope, reason: String, outcome: ReceiveOutcome) throws -> ReceiveOutcome {
             let deferred: Bool = try store.withinWrite { store in
                 if try Self.alreadyProcessed(envelope, in: store) { return false }
                 try store.quarantine.deferEnvelope(serverId: envelope.serverID, envelope: envelope.bytes, reason: reason,
@@ -57,10 +68,7 @@ final class Inbox {
                 try store.settings.advanceSyncCursor(to: envelope.serverID)
                 return true
             }
-            return deferred ? .deferred(reason: reason) : .alreadyProcessed
-        } catch {
-            return try setAside(envelope, error)
-        }
+            return deferred ? outcome : .alreadyProcessed
     }
 
     /// Handles an ephemeral envelope (typing): decrypted with the session but

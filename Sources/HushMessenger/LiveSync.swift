@@ -38,6 +38,29 @@ final class LiveSync {
         // registered before contacts are handed the new one.
         try? await credentials.withdrawRevoked()
         let first = await outbox.flush()
+        try await drainMailbox(into: &report)
+        // A group message can come before its sender's key in one page (the
+        // key was deposited later, after a retry): one more pass opens it.
+        if report.waitingForGroupKeys > 0, report.received > 0 {
+            // What is still kept after the second pass is counted by it alone.
+            report.waitingForGroupKeys = 0
+            report.deferred = 0
+            try await drainMailbox(into: &report)
+        }
+        // The report covers both passes: what the first one posted (the user's
+        // pending messages) counts as much as the receipts the second one posts.
+        var outboxReport = await outbox.flush()
+        outboxReport.sent += first.sent
+        outboxReport.failed += first.failed
+        outboxReport.retrying = (try? store.outbox.items(status: .pending).count) ?? max(outboxReport.retrying, first.retrying)
+        report.outbox = outboxReport
+        await prekeys.replenishIfNeeded()
+        return report
+    }
+
+    /// Fetches the mailbox from its start, page by page, receiving each
+    /// envelope and acknowledging what was handled.
+    private func drainMailbox(isolation: isolated (any Actor)? = #isolation, into report: inout SyncReport) async throws {
         // From the start of the mailbox, not from the cursor: whatever the relay
         // still holds at or below the cursor was processed by a run that died
         // before its acknowledgement (or by another process whose ack is in
@@ -58,15 +81,6 @@ final class LiveSync {
             if let localFailure { throw localFailure }
             guard page.hasMore, !page.envelopes.isEmpty else { break }
         }
-        // The report covers both passes: what the first one posted (the user's
-        // pending messages) counts as much as the receipts the second one posts.
-        var outboxReport = await outbox.flush()
-        outboxReport.sent += first.sent
-        outboxReport.failed += first.failed
-        outboxReport.retrying = (try? store.outbox.items(status: .pending).count) ?? max(outboxReport.retrying, first.retrying)
-        report.outbox = outboxReport
-        await prekeys.replenishIfNeeded()
-        return report
     }
 
     /// Receives a page's envelopes in order. Returns those the relay may
@@ -85,6 +99,9 @@ final class LiveSync {
                 case .deferred:
                     // Ours to fix, not the envelope's: the relay keeps it.
                     report.deferred += 1
+                    continue
+                case .waitingForGroupKey:
+                    report.waitingForGroupKeys += 1
                     continue
                 }
                 handled.append(envelope.serverID)

@@ -17,6 +17,9 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
     /// prekey): the cause is on our side, so an envelope failing for it is
     /// kept at the relay and tried again, never acknowledged.
     case missingLocalState(String)
+    /// A group message or key arrived before what opens it (docs/PROTOCOL.md
+    /// §18.3): kept at the relay, tried again by every sync.
+    case awaitingGroupKey(String)
     case unknownMessage(String)
     /// The contact wrote first and the user has not accepted the request yet.
     case requestNotAccepted(name: String)
@@ -54,7 +57,7 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
             return "the message is longer than \(limit) bytes: split it"
         case let .relay(failure):
             return "the relay could not be used: \(failure)"
-        case let .protocolFailure(reason), let .missingLocalState(reason):
+        case let .protocolFailure(reason), let .missingLocalState(reason), let .awaitingGroupKey(reason):
             return reason
         case let .requestNotAccepted(name):
             return "\(name) wrote to you first and the message request is not accepted: nothing is sent to them until you run `hush requests accept \(name)` (or block them with `hush requests block \(name)`)"

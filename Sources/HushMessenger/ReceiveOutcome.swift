@@ -12,6 +12,10 @@ public enum ReceiveOutcome: Sendable, Equatable {
     /// private prekey): kept at the relay, NOT safe to acknowledge, and tried
     /// again by every sync.
     case deferred(reason: String)
+    /// A group message or key that came before what opens it (a sender's
+    /// key, a membership state), which is on its way: like `deferred`, kept
+    /// at the relay and tried again by every sync, but expected, not a fault.
+    case waitingForGroupKey(reason: String)
     /// From a blocked contact: dropped unread, safe to acknowledge.
     case dropped
     /// Already processed earlier (at or below the sync cursor).

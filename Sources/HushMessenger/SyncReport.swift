@@ -8,6 +8,9 @@ public struct SyncReport: Sendable, Equatable {
     public var resendRequested = 0
     /// Failed for a cause on our side; left at the relay and tried again next time.
     public var deferred = 0
+    /// Group messages (and keys) that arrived before what opens them, which is on its way from
+    /// the sender or an admin: left at the relay and tried again by every sync. Not a fault.
+    public var waitingForGroupKeys = 0
     /// From blocked contacts: dropped unread (and acknowledged).
     public var dropped = 0
     public var outbox = OutboxReport()

@@ -174,4 +174,37 @@ import HushStore
         #expect(again.received == 0 && again.quarantined == 2, "\(again)")
         #expect(try await alice.messenger.history(with: "team").count == 2)
     }
+
+    /// Two admins change the group at once (both write epoch 3): whatever
+    /// order the states arrive in, every member ends on the same one, the
+    /// one with the lower digest (docs/PROTOCOL.md §18.2), and can talk in it.
+    @Test func concurrentChangesByTwoAdminsConverge() async throws {
+        let (_, people) = try await four()
+        let alice = people["alice"]!.messenger, bob = people["bob"]!.messenger, carol = people["carol"]!.messenger
+        try await bob.addContact(name: "dave", address: people["dave"]!.address)
+        try await people["dave"]!.messenger.addContact(name: "bob", address: people["bob"]!.address)
+        try await alice.createGroup(name: "team", members: ["bob", "carol"])
+        try await syncAll(people)
+        try await alice.promoteInGroup("team", member: "bob")
+        try await syncAll(people)
+        #expect(try await bob.groupSummary("team").youAreAdmin)
+
+        // At once, neither having seen the other's change.
+        try await alice.renameGroup("team", to: "team-a")
+        let carolName = try await bob.groupSummary("team").members.first { $0.address == people["carol"]!.address }!.name
+        try await bob.removeFromGroup("team", member: carolName)
+        try await syncAll(people)
+
+        let views = try await [alice.groupList(), bob.groupList()].map { $0.first! }
+        #expect(views[0].epoch == 3 && views[1].epoch == 3, "\(views)")
+        #expect(views[0].members.map(\.address).sorted() == views[1].members.map(\.address).sorted(), "\(views)")
+        // Carol's view agrees with theirs: still in the group, or removed.
+        let carolIn = views[0].members.contains { $0.address == people["carol"]!.address }
+        #expect(try await carol.groupList().first!.standing == (carolIn ? .member : .removed))
+        // And the group still works in the state they converged on.
+        let name = views[1].name
+        try await bob.send(text: "after the race", to: name)
+        try await syncAll(people)
+        #expect(try await alice.history(with: views[0].name).map(\.body).last == "after the race")
+    }
 }

@@ -9,7 +9,7 @@ struct DemoCommand: AsyncParsableCommand {
         discussion: """
             Starts a relay on a free loopback port with its data in a temporary directory, creates \
             alice and bob, exchanges messages both ways (showing sent → delivered → read), compares \
-            their safety numbers, sends a picture that bob fetches, and ends with the relay audit and a canary scan showing the relay \
+            their safety numbers, sends a picture that bob fetches, starts a group with carol, and ends with the relay audit and a canary scan showing the relay \
             holds only ciphertext. Every step is a real `hush` command, printed as you would type it. \
             The demo uses the cheaper "interactive" Argon2id level and a fixed passphrase so that it \
             runs unattended; never do that with a real identity.
@@ -125,11 +125,31 @@ struct DemoScript {
         }
         print(style.good("the picture Bob saved is byte for byte the one Alice sent"))
 
+        section("Carol joins, and Alice starts a group with Bob and Carol")
+        try hush("carol", ["init", "--name", "carol", "--relay", relay.url])
+        try hush("alice", ["contact", "add", "carol", try address(of: "carol")])
+        try hush("alice", ["send", "carol", "Hi Carol, joining us for the hike?"])
+        try hush("carol", ["sync"])
+        try hush("carol", ["contact", "add", "alice", aliceAddress])
+        try hush("alice", ["sync"])
+        try hush("alice", ["group", "create", "hikers", "bob", "carol"])
+        // Bob and Carol never met: the group introduces them, and each sends the other its group key.
+        for user in ["bob", "carol", "bob", "carol"] { try hush(user, ["sync"]) }
+        try hush("carol", ["group", "info", "hikers"])
+
+        section("Each message is encrypted once and deposited in every member's mailbox in one request")
+        try hush("alice", ["send", "hikers", "Summit at noon? The word is still \(canary)."])
+        try hush("bob", ["send", "hikers", "Count me in."])
+        try hush("carol", ["send", "hikers", "Bringing tea."])
+        for user in ["alice", "bob", "carol", "alice"] { try hush(user, ["sync"]) }
+        try hush("carol", ["history", "hikers"])
+        try hush("alice", ["history", "hikers", "--no-receipts"])
+
         section("Audit: the relay kept nothing readable, and deleted what was delivered")
         try hush(nil, ["audit", "relay", "--data", relayData, "--canary", canary])
         try hush("alice", ["audit", "local", "--canary", canary])
         section("Done")
-        print("Every message and the picture crossed the relay sealed; the relay never saw a sender, a name, a word or a pixel.")
+        print("Every message, the picture and the group crossed the relay sealed; the relay never saw a sender, a name, a group, a word or a pixel.")
     }
 
     /// A small picture (a PPM gradient) with the canary in a comment, so the

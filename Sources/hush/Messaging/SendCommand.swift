@@ -102,7 +102,7 @@ struct SyncCommand: AsyncParsableCommand {
             let (report, requests) = try await global.openAccount().sync()
             if global.json {
                 try printJSON(["received": report.received, "quarantined": report.quarantined, "resendRequested": report.resendRequested,
-                               "deferred": report.deferred, "dropped": report.dropped, "requests": requests,
+                               "deferred": report.deferred, "waitingForGroupKeys": report.waitingForGroupKeys, "dropped": report.dropped, "requests": requests,
                                "sent": report.outbox.sent, "retrying": report.outbox.retrying, "failed": report.outbox.failed])
             } else {
                 print("Received \(report.received), sent \(report.outbox.sent)" +
@@ -115,6 +115,10 @@ struct SyncCommand: AsyncParsableCommand {
             }
             if report.resendRequested > 0 {
                 printError("\(report.resendRequested) envelope(s) could not be decrypted; their senders were asked to send them again (they arrive with a later sync)")
+            }
+            if report.waitingForGroupKeys > 0 {
+                printError("\(report.waitingForGroupKeys) group message(s) came before their sender's key, which is on its way; " +
+                           "they stay at the relay and a later sync opens them")
             }
             if report.deferred > 0 {
                 printError("\(report.deferred) envelope(s) could not be opened because this device lacks the state for them " +
