@@ -39,38 +39,12 @@ public struct FanOutRequest: Codable, Sendable, Equatable {
         self.envelopeSHA256 = envelopeSHA256
     }
 
-    /// Why a fan-out request is refused as a whole, before any recipient is looked at.
-    public enum Problem: Error, Sendable, Equatable, CustomStringConvertible {
-        /// 422 `malformed`.
-        case malformed(String)
-        /// 413 `too_large`.
-        case tooLarge(String)
-        /// 400 `digest_mismatch`.
-        case digestMismatch
-
-        public var description: String {
-            switch self {
-            case let .malformed(what), let .tooLarge(what): what
-            case .digestMismatch: "the envelope does not match its SHA-256"
-            }
-        }
-    }
-
     /// The checks that refuse the whole request, in the relay's order: the
-    /// request id, the envelope's size (as a single deposit's), the digest,
-    /// the number of recipients, and each mailbox (a valid identity key, never
-    /// twice). A client may run them before sending.
-    public func check() throws(Problem) {
-        guard RequestIDRules.isValid(requestID) else { throw .malformed("requestID must be 1…64 of [A-Za-z0-9_-]") }
-        let size = envelope.bytes.count
-        guard size >= RelayLimits.minEnvelopeBytes else {
-            throw .malformed("the envelope is shorter than \(RelayLimits.minEnvelopeBytes) bytes, the smallest sealed envelope")
-        }
-        guard size <= RelayLimits.maxEnvelopeBytes else { throw .tooLarge("the envelope") }
-        if let digest = envelopeSHA256?.bytes {
-            guard digest.count == EnvelopeDigest.length else { throw .malformed("envelopeSHA256 is a 32-byte SHA-256") }
-            guard EnvelopeDigest.matches(digest, envelope.bytes) else { throw .digestMismatch }
-        }
+    /// request id, the envelope and its digest (`DepositRules`, as a single
+    /// deposit's), the number of recipients, and each mailbox (a valid
+    /// identity key, never twice). A client may run them before sending.
+    public func check() throws(DepositRules.Problem) {
+        try DepositRules.check(requestID: requestID, envelope: envelope.bytes, digest: envelopeSHA256?.bytes, digestName: "envelopeSHA256")
         guard !recipients.isEmpty else { throw .malformed("recipients is empty: a fan-out has 1…\(RelayLimits.maxFanOutRecipients)") }
         guard recipients.count <= RelayLimits.maxFanOutRecipients else {
             throw .malformed("\(recipients.count) recipients: a fan-out has at most \(RelayLimits.maxFanOutRecipients)")

@@ -75,15 +75,7 @@ enum FanOutRoute {
     /// `Hush-Envelope-SHA256` header as a binary deposit's.
     static func read(_ request: Request) async throws -> FanOutRequest {
         let body = try await JSONBody.decode(FanOutRequest.self, from: request, limit: RelayLimits.maxFanOutBodyBytes)
-        do {
-            try body.check()
-        } catch let .malformed(what) {
-            throw RelayError.malformed(what)
-        } catch let .tooLarge(what) {
-            throw RelayError.tooLarge(what)
-        } catch .digestMismatch {
-            throw RelayError.digestMismatch
-        }
+        do { try body.check() } catch { throw RelayError(error) }
         if let text = request.headers[digestField] {
             guard text.utf8.count <= 64, let digest = Data(base64Encoded: text), digest.count == EnvelopeDigest.length else {
                 throw RelayError.malformed("\(EnvelopeDigest.header) is a 32-byte SHA-256 in base64")
