@@ -67,6 +67,12 @@ public enum FuzzSeeds {
                 try json(9, SyncResponse(messages: [mailboxMessage], hasMore: true)),
                 try json(10, PrekeyBundleDTO(bundle)),
                 try json(11, RelayErrorBody(code: .rateLimited, message: "slow down")),
+                try json(4, FanOutRequest(requestID: "seed-fanout-1", envelope: Base64Bytes(envelope), recipients: [
+                    .init(mailbox: Base64Bytes(live.bob.publicKey.rawRepresentation), credential: Base64Bytes(nonce)),
+                    .init(mailbox: Base64Bytes(live.alice.publicKey.rawRepresentation), work: Base64Bytes([UInt8](repeating: 0, count: 8))),
+                ], envelopeSHA256: Base64Bytes(EnvelopeDigest.of(envelope)))),
+                try json(11, FanOutResponse(results: [.stored(messageID: 1, timestamp: 1_800_000_000_000),
+                                                      FanOutRecipientResult(status: 428, error: "work_required", message: "work", workBits: 16)])),
             ],
             .vectorFile: try vectors.files.map { Array(try Data(contentsOf: $0)) },
             // attachment.json's small blobs (padded), whole and in small pieces, and one that claims a

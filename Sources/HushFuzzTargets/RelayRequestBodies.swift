@@ -33,6 +33,16 @@ enum RelayRequestBodies {
         case 3:
             _ = try? decoder.decode(ChallengeRequest.self, from: json)
         case 4:
+            // A deposit, single or fan-out (the same envelope and work rules; a fan-out's whole-request checks).
+            if let fanOut = try? decoder.decode(FanOutRequest.self, from: json) {
+                let accepted = (try? fanOut.check()) != nil
+                let digest = EnvelopeDigest.of(fanOut.envelope.bytes)
+                for recipient in fanOut.recipients.prefix(accepted ? RelayLimits.maxFanOutRecipients : 4) {
+                    guard let work = recipient.work else { continue }
+                    let prefix = FirstContactWork.prefix(mailbox: recipient.mailbox.bytes, requestID: fanOut.requestID, envelopeDigest: digest)
+                    _ = FirstContactWork.isValid(nonce: work.bytes, prefix: prefix, bits: Int(selector))
+                }
+            }
             guard let request = try? decoder.decode(DepositRequest.self, from: json) else { return }
             _ = RequestIDRules.isValid(request.requestID)
             _ = try? SealedSender.checkShape(request.envelope.bytes)
@@ -63,6 +73,7 @@ enum RelayRequestBodies {
             _ = try? decoder.decode(RelayErrorBody.self, from: json)
             _ = try? decoder.decode(TokenResponse.self, from: json)
             _ = try? decoder.decode(DepositResponse.self, from: json)
+            _ = try? decoder.decode(FanOutResponse.self, from: json)
         }
     }
 }

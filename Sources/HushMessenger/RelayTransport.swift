@@ -32,6 +32,19 @@ public struct DepositReceipt: Sendable, Equatable {
     }
 }
 
+/// One recipient of a fan-out deposit: the identity whose mailbox gets the
+/// envelope, and the delivery credential it gave us (nil: a first contact,
+/// which pays the relay's proof of work).
+public struct FanOutRecipient: Sendable, Equatable {
+    public let key: IdentityKey
+    public let credential: [UInt8]?
+
+    public init(key: IdentityKey, credential: [UInt8]?) {
+        self.key = key
+        self.credential = credential
+    }
+}
+
 /// What the live connection delivers.
 public enum TransportEvent: Sendable, Equatable {
     case envelope(MailboxEnvelope)
@@ -81,10 +94,11 @@ public protocol RelayTransport: Sendable {
     /// Deposits a sealed envelope, idempotent on `requestID`.
     func deposit(_ envelope: [UInt8], to recipient: IdentityKey, requestID: String,
                  credential: [UInt8]?) async throws(DeliveryFailure) -> DepositReceipt
-    /// Deposits one envelope into several mailboxes in one request (a group
-    /// message, docs/RELAY-API.md `POST /v1/fanout`), idempotent on
-    /// `requestID` per mailbox: a result per recipient, in order. Throws
-    /// only when the whole request failed.
+    /// Deposits one sealed envelope (a group message, encrypted once) for
+    /// every recipient, idempotent on `requestID` per mailbox. One result per
+    /// recipient, in order: a recipient the relay refuses fails alone.
+    /// Throws only when the request fails as a whole (the relay unreachable,
+    /// 5xx, the request rate-limited).
     func depositFanOut(_ envelope: [UInt8], requestID: String,
                        to recipients: [FanOutRecipient]) async throws(DeliveryFailure) -> [Result<DepositReceipt, DeliveryFailure>]
     /// Envelopes after `serverID` (exclusive), oldest first.
@@ -135,33 +149,8 @@ public struct SessionToken: Sendable, Equatable {
     }
 }
 
-/// One mailbox of a fan-out deposit, with the delivery credential its owner gave us.
-public struct FanOutRecipient: Sendable, Equatable {
-    public let key: IdentityKey
-    public let credential: [UInt8]?
-
-    public init(key: IdentityKey, credential: [UInt8]?) {
-        self.key = key
-        self.credential = credential
-    }
-}
-
 extension RelayTransport {
     public var sessionToken: SessionToken? { nil }
-    /// One deposit per recipient, for transports without the fan-out request (test doubles).
-    public func depositFanOut(_ envelope: [UInt8], requestID: String,
-                              to recipients: [FanOutRecipient]) async throws(DeliveryFailure) -> [Result<DepositReceipt, DeliveryFailure>] {
-        var results: [Result<DepositReceipt, DeliveryFailure>] = []
-        for recipient in recipients {
-            do {
-                results.append(.success(try await deposit(envelope, to: recipient.key, requestID: requestID, credential: recipient.credential)))
-            } catch {
-                if case .unavailable = error { throw error }
-                results.append(.failure(error))
-            }
-        }
-        return results
-    }
     /// Transports without blobs (test doubles written before attachments) refuse them.
     public func startBlobUpload(length: Int64) async throws(DeliveryFailure) -> String {
         throw .rejected(status: 501, code: "this transport has no blobs")
@@ -174,4 +163,26 @@ extension RelayTransport {
         throw DeliveryFailure.rejected(status: 501, code: "this transport has no blobs")
     }
     public func resume(_ token: SessionToken, identity: IdentityKeyPair) {}
+
+    /// One `deposit` per recipient, in order (transports without a fan-out,
+    /// such as test doubles). A failure that concerns the relay rather than
+    /// the recipient (unreachable, a login needed) throws, as a whole
+    /// fan-out request would; the recipients already deposited stay
+    /// deposited, and the same request id repeats them harmlessly.
+    public func depositFanOut(_ envelope: [UInt8], requestID: String,
+                              to recipients: [FanOutRecipient]) async throws(DeliveryFailure) -> [Result<DepositReceipt, DeliveryFailure>] {
+        var results: [Result<DepositReceipt, DeliveryFailure>] = []
+        results.reserveCapacity(recipients.count)
+        for recipient in recipients {
+            do {
+                results.append(.success(try await deposit(envelope, to: recipient.key, requestID: requestID, credential: recipient.credential)))
+            } catch {
+                switch error {
+                case .unavailable, .unauthorized: throw error
+                default: results.append(.failure(error))
+                }
+            }
+        }
+        return results
+    }
 }

@@ -28,19 +28,27 @@ public final class RateLimiter: Sendable {
 
     /// Takes one token for `key`: nil when allowed, else the seconds to wait.
     public func acquire(_ key: String, nowMilliseconds now: Int64) -> Int? {
-        buckets.withLock { table in
+        acquire(key, cost: 1, nowMilliseconds: now)
+    }
+
+    /// Takes `cost` tokens for `key` at once (a request that does the work of
+    /// several): nil when allowed, else the seconds until that many are there.
+    /// A refused request takes nothing. A cost above the burst is charged as the burst.
+    public func acquire(_ key: String, cost: Int, nowMilliseconds now: Int64) -> Int? {
+        let cost = min(Double(max(cost, 1)), max(rule.burst, 1))
+        return buckets.withLock { table in
             var bucket = table[key] ?? Bucket(tokens: rule.burst, updated: now)
             let elapsed = Double(max(0, now - bucket.updated)) / 1000
             bucket.tokens = min(rule.burst, bucket.tokens + elapsed * rule.perSecond)
             bucket.updated = now
-            if bucket.tokens >= 1 {
-                bucket.tokens -= 1
+            if bucket.tokens >= cost {
+                bucket.tokens -= cost
                 if table[key] == nil && table.count >= RateLimiter.maxKeys { evict(&table, now: now) }
                 table[key] = bucket
                 return nil
             }
             table[key] = bucket
-            let wait = (1 - bucket.tokens) / max(rule.perSecond, 1e-9)
+            let wait = (cost - bucket.tokens) / max(rule.perSecond, 1e-9)
             return Int(min(wait.rounded(.up), 86_400))
         }
     }

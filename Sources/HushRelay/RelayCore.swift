@@ -60,8 +60,8 @@ public final class RelayCore: Sendable {
     var now: Int64 { clock.now() }
 
     /// Throws 429 with the wait when `limiter` has no token for `key`.
-    func limit(_ limiter: RateLimiter, _ key: String) throws {
-        if let wait = limiter.acquire(key, nowMilliseconds: now) { throw RelayError.rateLimited(retryAfterSeconds: wait) }
+    func limit(_ limiter: RateLimiter, _ key: String, cost: Int = 1) throws {
+        if let wait = limiter.acquire(key, cost: cost, nowMilliseconds: now) { throw RelayError.rateLimited(retryAfterSeconds: wait) }
     }
 
     /// The identity in a path segment: 64 hex digits of a valid Ed25519 key.

@@ -107,6 +107,17 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+extension RelayError {
+    /// A deposit's whole-request refusal (`DepositRules`) as the relay answers it.
+    init(_ problem: DepositRules.Problem) {
+        switch problem {
+        case let .malformed(what): self = .malformed(what)
+        case let .tooLarge(what): self = .tooLarge(what)
+        case .digestMismatch: self = .digestMismatch
+        }
+    }
+}
+
 extension RelayError: HTTPResponseError {
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         makeResponse()

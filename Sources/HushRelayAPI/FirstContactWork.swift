@@ -22,8 +22,13 @@ public enum FirstContactWork {
 
     /// Everything the digest covers except the nonce.
     public static func prefix(mailbox: [UInt8], requestID: String, envelope: [UInt8]) -> [UInt8] {
+        prefix(mailbox: mailbox, requestID: requestID, envelopeDigest: SHA256.hash(envelope))
+    }
+
+    /// The same, from the envelope's SHA-256 (a fan-out hashes its envelope once, not per mailbox).
+    public static func prefix(mailbox: [UInt8], requestID: String, envelopeDigest: [UInt8]) -> [UInt8] {
         let id = Array(requestID.utf8.prefix(255))
-        return label + [0] + mailbox + [UInt8(id.count)] + id + SHA256.hash(envelope)
+        return label + [0] + mailbox + [UInt8(id.count)] + id + envelopeDigest
     }
 
     public static func digest(prefix: [UInt8], nonce: [UInt8]) -> [UInt8] {

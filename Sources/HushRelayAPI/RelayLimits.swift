@@ -15,6 +15,14 @@ public enum RelayLimits {
     public static let maxEphemeralBytes = 4 * 1024
     /// Largest JSON request body: an envelope in base64 plus field overhead.
     public static let maxJSONBodyBytes = (maxEnvelopeBytes * 4) / 3 + 4 * 1024
+    /// Recipients of one fan-out deposit (`POST /v1/fanout`): a group's members.
+    public static let maxFanOutRecipients = 255
+    /// What one fan-out recipient may take in the JSON body: its mailbox and
+    /// credential (44 base64 characters each), its work nonce (12), the field
+    /// names and punctuation, with room for an encoder that escapes every `/`.
+    public static let maxFanOutRecipientJSONBytes = 320
+    /// Largest fan-out body: a deposit's (the envelope once) plus every recipient.
+    public static let maxFanOutBodyBytes = maxJSONBodyBytes + maxFanOutRecipients * maxFanOutRecipientJSONBytes
     /// Largest registration body: a bundle with `maxPrekeysPerRequest` KEM prekeys in base64.
     public static let maxRegistrationBodyBytes = 512 * 1024
     /// Largest socket frame a client may send.

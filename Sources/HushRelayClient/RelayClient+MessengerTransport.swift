@@ -71,6 +71,20 @@ public struct RelayClientTransport: RelayTransport {
         return DepositReceipt(serverID: Int64(clamping: response.messageID), relayTimestamp: response.timestamp)
     }
 
+    /// One `POST /v1/fanout` (more only for first contacts asked for work);
+    /// each recipient's refusal maps as `deposit`'s error would.
+    public func depositFanOut(_ envelope: [UInt8], requestID: String,
+                              to recipients: [FanOutRecipient]) async throws(DeliveryFailure) -> [Result<DepositReceipt, DeliveryFailure>] {
+        let results = try await map { () async throws(RelayClientError) in
+            try await client.depositFanOut(envelope: envelope, requestID: requestID, recipients: recipients.map {
+                RelayFanOutTarget(mailbox: $0.key.rawRepresentation, credential: $0.credential)
+            })
+        }
+        return results.map { result in
+            result.map { DepositReceipt(serverID: Int64(clamping: $0.messageID), relayTimestamp: $0.timestamp) }.mapError { DeliveryFailure($0) }
+        }
+    }
+
     /// A page is used only when every envelope matches its digest (a damaged
     /// one would fail its sealed layer and be set aside as a forgery): a
     /// damaged page is fetched again, twice at most, and otherwise the sync

@@ -8,6 +8,13 @@ extension PostgresRelayStorage: MailboxStore {
         try await enqueue(deposit)
     }
 
+    /// Every deposit of the fan-out in one transaction (retried whole on a
+    /// conflict with another instance; each first-contact admission charged
+    /// once): refusals fail alone, a database failure throws and stores none.
+    public func submitFanOut(_ deposits: [DepositSubmission]) async throws -> [Result<DepositOutcome, any Error>] {
+        try await enqueue(together: deposits)
+    }
+
     public func messages(mailbox: [UInt8], after: UInt64, limit: Int, now: Int64) async throws -> [StoredEnvelope] {
         try await guarded {
             var envelopes: [StoredEnvelope] = []
@@ -37,9 +44,9 @@ extension PostgresRelayStorage: MailboxStore {
     /// One transaction for a batch, through `DepositPolicy`; run again (a
     /// few times) when PostgreSQL reports a conflict with another instance.
     /// A refusal fails its deposit alone; a database failure fails the batch
-    /// (503: nothing of it is stored, every caller may retry).
+    /// (throws 503: nothing of it is stored, every caller may retry).
     static func commitDeposits(_ batch: [PendingDeposit], client: PostgresClient, instance: String,
-                               logger: Logger) async -> [Result<DepositOutcome, any Error>] {
+                               logger: Logger) async throws -> [Result<DepositOutcome, any Error>] {
         let batch = batch.map { PendingDeposit(submission: $0.submission.admittingOnce(), digest: $0.digest) }
         var attempt = 0
         while true {
@@ -54,7 +61,7 @@ extension PostgresRelayStorage: MailboxStore {
                 continue
             } catch {
                 logger.error("PostgreSQL failed", metadata: ["error": "\(PostgresFailure(error))"])
-                return batch.map { _ in .failure(RelayError.storageUnavailable) }
+                throw RelayError.storageUnavailable
             }
         }
     }

@@ -61,7 +61,7 @@ public final class PostgresRelayStorage: Sendable {
         self.instance = instance
         self.runTask = Task { await client.run() }
         self.depositQueue = GroupCommitQueue<PendingDeposit, DepositOutcome>(maxBatch: Self.maxDepositsPerCommit) { [client, logger, instance] batch in
-            await Self.commitDeposits(batch, client: client, instance: instance, logger: logger)
+            try await Self.commitDeposits(batch, client: client, instance: instance, logger: logger)
         }
     }
 
@@ -75,6 +75,11 @@ public final class PostgresRelayStorage: Sendable {
 
     func enqueue(_ deposit: DepositSubmission) async throws -> DepositOutcome {
         try await depositQueue.submit(PendingDeposit(submission: deposit, digest: SHA256.hash(deposit.envelope)))
+    }
+
+    /// Queues the deposits together: one transaction commits all of them or none.
+    func enqueue(together deposits: [DepositSubmission]) async throws -> [Result<DepositOutcome, any Error>] {
+        try await depositQueue.submitTogether(DepositSubmission.digested(deposits).map { PendingDeposit(submission: $0.submission, digest: $0.digest) })
     }
 
     /// Runs `body`; a failure of the database (not a refusal) becomes 503

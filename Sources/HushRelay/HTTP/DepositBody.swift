@@ -31,14 +31,10 @@ struct DepositBody {
             body = DepositBody(requestID: json.requestID, envelope: json.envelope.bytes, credential: json.credential?.bytes, work: json.work?.bytes,
                                digest: json.envelopeSHA256?.bytes)
         }
-        guard RequestIDRules.isValid(body.requestID) else { throw RelayError.malformed("requestID must be 1…64 of [A-Za-z0-9_-]") }
-        guard body.envelope.count >= RelayLimits.minEnvelopeBytes else {
-            throw RelayError.malformed("the envelope is shorter than \(RelayLimits.minEnvelopeBytes) bytes, the smallest sealed envelope")
-        }
-        guard body.envelope.count <= RelayLimits.maxEnvelopeBytes else { throw RelayError.tooLarge("the envelope") }
-        if let digest = body.digest {
-            guard digest.count == EnvelopeDigest.length else { throw RelayError.malformed("\(EnvelopeDigest.header) is a 32-byte SHA-256") }
-            guard EnvelopeDigest.matches(digest, body.envelope) else { throw RelayError.digestMismatch }
+        do {
+            try DepositRules.check(requestID: body.requestID, envelope: body.envelope, digest: body.digest, digestName: EnvelopeDigest.header)
+        } catch {
+            throw RelayError(error)
         }
         return body
     }

@@ -10,6 +10,8 @@ import Prometheus
 public struct RelayMetrics: Sendable {
     let deposits: CoreMetrics.Counter
     let depositBytes: CoreMetrics.Counter
+    let fanOuts: CoreMetrics.Counter
+    let fanOutRecipients: CoreMetrics.Counter
     let syncs: CoreMetrics.Counter
     let acks: CoreMetrics.Counter
     let acknowledgedEnvelopes: CoreMetrics.Counter
@@ -40,6 +42,8 @@ public struct RelayMetrics: Sendable {
         self.registry = registry
         deposits = CoreMetrics.Counter(label: "hush_relay_deposits_total", factory: factory)
         depositBytes = CoreMetrics.Counter(label: "hush_relay_deposit_bytes_total", factory: factory)
+        fanOuts = CoreMetrics.Counter(label: "hush_relay_fanouts_total", factory: factory)
+        fanOutRecipients = CoreMetrics.Counter(label: "hush_relay_fanout_recipients_total", factory: factory)
         syncs = CoreMetrics.Counter(label: "hush_relay_syncs_total", factory: factory)
         acks = CoreMetrics.Counter(label: "hush_relay_acks_total", factory: factory)
         acknowledgedEnvelopes = CoreMetrics.Counter(label: "hush_relay_acknowledged_envelopes_total", factory: factory)

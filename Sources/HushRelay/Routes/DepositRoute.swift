@@ -20,20 +20,8 @@ enum DepositRoute {
                 admission: admission(body, mailbox: mailbox, address: context.remoteAddress, core: core),
                 now: now, expiresAt: now + core.configuration.retentionSeconds * 1000,
                 quota: MailboxQuota(maxCount: core.configuration.mailboxQuotaCount, maxBytes: core.configuration.mailboxQuotaBytes)))
-            let record = outcome.record
-            if case let .stored(_, previous) = outcome {
-                // Only after the commit (a pushed envelope is always also in the mailbox), and
-                // encoded only when the recipient has a socket open.
-                let pushed = core.hub.send(to: mailbox) {
-                    SocketFrames.message(messageID: record.messageID, timestamp: record.timestamp, expiresAt: record.expiresAt,
-                                         envelope: body.envelope, previousMessageID: previous)
-                }
-                core.metrics.deposits.increment()
-                core.metrics.depositBytes.increment(by: Int64(body.envelope.count))
-                core.metrics.pushes.increment(by: Int64(pushed))
-                core.logger.debug("envelope deposited", metadata: ["size": "\(body.envelope.count)", "messageID": "\(record.messageID)"])
-            }
-            return depositResponse(messageID: record.messageID, timestamp: record.timestamp)
+            stored(outcome, envelope: body.envelope, mailbox: mailbox, core: core)
+            return depositResponse(messageID: outcome.record.messageID, timestamp: outcome.record.timestamp)
         }
     }
 
@@ -46,21 +34,46 @@ enum DepositRoute {
     /// There is no per-mailbox refusal any more: five anonymous deposits used
     /// to lock every newcomer out of a mailbox for ten minutes.
     static func admission(_ body: DepositBody, mailbox: [UInt8], address: String, core: RelayCore) -> DepositSubmission.Admission {
-        if let credential = body.credential {
+        admission(credential: body.credential, work: body.work, requestID: body.requestID, envelope: body.envelope, envelopeDigest: nil,
+                  mailbox: mailbox, address: address, core: core)
+    }
+
+    /// The same for one recipient of a fan-out; `envelopeDigest`, when given,
+    /// spares hashing the shared envelope again for every first contact.
+    static func admission(credential: [UInt8]?, work: [UInt8]?, requestID: String, envelope: [UInt8], envelopeDigest: [UInt8]?,
+                          mailbox: [UInt8], address: String, core: RelayCore) -> DepositSubmission.Admission {
+        if let credential {
             return .credential(hash: credential.count == RelayLimits.credentialLength ? DeliveryCredential.hash(credential) : [])
         }
         return .firstContact {
             let key = Hex.encode(mailbox)
             let bits = core.firstContactDifficulty.bits(for: key, now: core.now)
             if bits > 0 {
-                let prefix = FirstContactWork.prefix(mailbox: mailbox, requestID: body.requestID, envelope: body.envelope)
-                guard let nonce = body.work, FirstContactWork.isValid(nonce: nonce, prefix: prefix, bits: bits) else {
+                let prefix = envelopeDigest.map { FirstContactWork.prefix(mailbox: mailbox, requestID: requestID, envelopeDigest: $0) }
+                    ?? FirstContactWork.prefix(mailbox: mailbox, requestID: requestID, envelope: envelope)
+                guard let nonce = work, FirstContactWork.isValid(nonce: nonce, prefix: prefix, bits: bits) else {
                     throw RelayError.workRequired(bits: bits)
                 }
             }
             try core.limit(core.limits.firstContactPerAddress, address)
             core.firstContactDifficulty.record(key, now: core.now)
         }
+    }
+
+    /// After the commit of a deposit (single or one recipient of a fan-out):
+    /// a newly stored envelope is pushed to the mailbox's sockets (a pushed
+    /// envelope is always also in the mailbox; the frame is encoded only when
+    /// the recipient has a socket open) and counted. A repeat does neither.
+    static func stored(_ outcome: DepositOutcome, envelope: [UInt8], mailbox: [UInt8], core: RelayCore) {
+        guard case let .stored(record, previous) = outcome else { return }
+        let pushed = core.hub.send(to: mailbox) {
+            SocketFrames.message(messageID: record.messageID, timestamp: record.timestamp, expiresAt: record.expiresAt,
+                                 envelope: envelope, previousMessageID: previous)
+        }
+        core.metrics.deposits.increment()
+        core.metrics.depositBytes.increment(by: Int64(envelope.count))
+        core.metrics.pushes.increment(by: Int64(pushed))
+        core.logger.debug("envelope deposited", metadata: ["size": "\(envelope.count)", "messageID": "\(record.messageID)"])
     }
 
     /// `{"messageID":…,"timestamp":…}`: two integers, written directly.

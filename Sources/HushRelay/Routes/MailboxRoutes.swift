@@ -7,6 +7,7 @@ import Hummingbird
 enum MailboxRoutes {
     static func add(to router: Router<RelayRequestContext>, core: RelayCore) {
         DepositRoute.add(to: router, core: core)
+        FanOutRoute.add(to: router, core: core)
 
         router.get("/v1/mailboxes/{identity}/messages") { request, context in
             try core.limit(core.limits.perAddress, context.remoteAddress)

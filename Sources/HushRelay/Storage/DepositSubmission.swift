@@ -1,3 +1,4 @@
+import HushCrypto
 import HushRelayAPI
 import Synchronization
 
@@ -37,6 +38,18 @@ public struct DepositSubmission: Sendable {
 }
 
 extension DepositSubmission {
+    /// Each deposit with its envelope's SHA-256, hashed once for a run of
+    /// deposits that share one envelope (a fan-out's), not once per recipient.
+    public static func digested(_ deposits: [DepositSubmission]) -> [(submission: DepositSubmission, digest: [UInt8])] {
+        var last: (envelope: [UInt8], digest: [UInt8])?
+        return deposits.map { deposit in
+            if let last, last.envelope == deposit.envelope { return (deposit, last.digest) }
+            let digest = SHA256.hash(deposit.envelope)
+            last = (deposit.envelope, digest)
+            return (deposit, digest)
+        }
+    }
+
     /// The same deposit, its first-contact admission run at most once: a
     /// driver that retries a transaction (PostgreSQL, after a conflict with
     /// another instance) must not charge the sender's rate limit twice.

@@ -12,12 +12,19 @@ import Synchronization
 /// (or has failed). A blocking commit (SQLCipher) runs on a serial dispatch
 /// queue of its own, so the database work never occupies a Swift concurrency
 /// thread; an async one (PostgreSQL) awaits its connection.
+///
+/// A caller may also queue several items together (`submitTogether`, a
+/// fan-out deposit): they always land in the same batch, so one transaction
+/// commits all of them or none. `commit` throws when its transaction failed
+/// as a whole (nothing of the batch is stored): then every caller of the
+/// batch fails with that error; a result per item is for what fails alone.
 package final class GroupCommitQueue<Item: Sendable, Output: Sendable>: Sendable {
-    package typealias Commit = @Sendable ([Item]) async -> [Result<Output, any Error>]
+    package typealias Commit = @Sendable ([Item]) async throws -> [Result<Output, any Error>]
 
+    /// One caller: its items, in order, and where their results go.
     private struct Waiter {
-        let item: Item
-        let continuation: CheckedContinuation<Output, any Error>
+        let items: [Item]
+        let continuation: CheckedContinuation<[Result<Output, any Error>], any Error>
     }
     private struct State {
         var waiting: [Waiter] = []
@@ -30,27 +37,39 @@ package final class GroupCommitQueue<Item: Sendable, Output: Sendable>: Sendable
 
     /// - Parameters:
     ///   - maxBatch: most items in one transaction (bounds how long one commit holds the database).
-    ///   - commit: stores a batch and returns one result per item, in order.
+    ///     A caller's items are never split, so a caller with more than this commits alone.
+    ///   - commit: stores a batch and returns one result per item, in order; throws
+    ///     when the transaction failed as a whole.
     package init(maxBatch: Int, commit: @escaping Commit) {
         self.maxBatch = max(1, maxBatch)
         self.commit = commit
     }
 
     /// A queue whose blocking `commit` runs on a serial dispatch queue named `label`.
-    package convenience init(label: String, maxBatch: Int, blocking commit: @escaping @Sendable ([Item]) -> [Result<Output, any Error>]) {
+    package convenience init(label: String, maxBatch: Int, blocking commit: @escaping @Sendable ([Item]) throws -> [Result<Output, any Error>]) {
         let queue = DispatchQueue(label: label, qos: .userInitiated)
         self.init(maxBatch: maxBatch) { batch in
-            await withCheckedContinuation { continuation in
-                queue.async { continuation.resume(returning: commit(batch)) }
+            try await withCheckedThrowingContinuation { continuation in
+                queue.async { continuation.resume(with: Result { try commit(batch) }) }
             }
         }
     }
 
     /// Queues `item` and returns its result once its batch is committed.
     package func submit(_ item: Item) async throws -> Output {
-        try await withCheckedThrowingContinuation { continuation in
+        let results = try await submitTogether([item])
+        guard let result = results.first else { throw RelayError.internalFailure("group commit lost a result") }
+        return try result.get()
+    }
+
+    /// Queues `items` as one caller: they commit in the same transaction,
+    /// all or none. Returns one result per item, in order, once committed;
+    /// throws when the transaction failed as a whole.
+    package func submitTogether(_ items: [Item]) async throws -> [Result<Output, any Error>] {
+        guard !items.isEmpty else { return [] }
+        return try await withCheckedThrowingContinuation { continuation in
             let startWriter = state.withLock { state -> Bool in
-                state.waiting.append(Waiter(item: item, continuation: continuation))
+                state.waiting.append(Waiter(items: items, continuation: continuation))
                 guard !state.draining else { return false }
                 state.draining = true
                 return true
@@ -71,17 +90,34 @@ package final class GroupCommitQueue<Item: Sendable, Output: Sendable>: Sendable
                     state.draining = false
                     return []
                 }
-                let count = min(maxBatch, state.waiting.count)
+                // Whole callers, up to `maxBatch` items (at least one caller, whatever its size).
+                var count = 1, items = state.waiting[0].items.count
+                while count < state.waiting.count, items + state.waiting[count].items.count <= maxBatch {
+                    items += state.waiting[count].items.count
+                    count += 1
+                }
                 let batch = Array(state.waiting.prefix(count))
                 state.waiting.removeFirst(count)
                 return batch
             }
             guard !batch.isEmpty else { return }
-            let results = await commit(batch.map(\.item))
-            for (index, waiter) in batch.enumerated() {
+            let results: [Result<Output, any Error>]
+            do {
+                results = try await commit(batch.flatMap(\.items))
+            } catch {
+                for waiter in batch { waiter.continuation.resume(throwing: error) }
+                continue
+            }
+            var offset = 0
+            for waiter in batch {
+                let range = offset..<(offset + waiter.items.count)
+                offset = range.upperBound
                 // A commit that returns too few results is a bug; fail those callers rather than leave them waiting.
-                let result = index < results.count ? results[index] : .failure(RelayError.internalFailure("group commit lost a result"))
-                waiter.continuation.resume(with: result)
+                guard range.upperBound <= results.count else {
+                    waiter.continuation.resume(throwing: RelayError.internalFailure("group commit lost a result"))
+                    continue
+                }
+                waiter.continuation.resume(returning: Array(results[range]))
             }
         }
     }

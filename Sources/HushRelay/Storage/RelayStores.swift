@@ -51,6 +51,12 @@ public protocol MailboxStore: Sendable {
     /// as one atomic step; returns only once the deposit is durable. A driver
     /// may batch concurrent submissions into one transaction (group commit).
     func submit(_ deposit: DepositSubmission) async throws -> DepositOutcome
+    /// A fan-out: runs `DepositPolicy` over each deposit as `submit` would and
+    /// stores every admitted one in ONE atomic step (one transaction), then
+    /// returns one result per deposit, in order. A deposit the policy refuses
+    /// fails alone (its `RelayError`) and stores nothing; a failure of the
+    /// storage itself throws, and then none of them is stored.
+    func submitFanOut(_ deposits: [DepositSubmission]) async throws -> [Result<DepositOutcome, any Error>]
     /// Unexpired envelopes with id > `after`, oldest first, at most `limit`.
     /// Within a mailbox, ids become visible in increasing order (a client
     /// treats everything at or below the highest id it stored as processed).

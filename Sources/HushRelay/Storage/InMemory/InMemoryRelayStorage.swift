@@ -146,6 +146,13 @@ public final class InMemoryRelayStorage: RelayStorageDriver {
         return try state.withLock { state in try DepositPolicy.apply(deposit, digest: digest, to: &state) }
     }
 
+    /// Every deposit of the fan-out under one lock acquisition: nobody sees
+    /// some of them stored and not the others.
+    public func submitFanOut(_ deposits: [DepositSubmission]) async throws -> [Result<DepositOutcome, any Error>] {
+        let digested = DepositSubmission.digested(deposits)
+        return try state.withLock { state in try DepositPolicy.applyBatch(digested, to: &state) }
+    }
+
     public func messages(mailbox: [UInt8], after: UInt64, limit: Int, now: Int64) async throws -> [StoredEnvelope] {
         state.withLock { state in
             guard let box = state.mailboxes[mailbox] else { return [] }

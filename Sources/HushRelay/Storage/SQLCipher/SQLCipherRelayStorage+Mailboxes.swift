@@ -8,6 +8,13 @@ extension SQLCipherRelayStorage: MailboxStore {
         try await enqueue(deposit)
     }
 
+    /// Every deposit of the fan-out in one transaction (the group commit's, shared
+    /// with whatever else arrived meanwhile): refusals fail alone, a database
+    /// failure throws and stores none.
+    public func submitFanOut(_ deposits: [DepositSubmission]) async throws -> [Result<DepositOutcome, any Error>] {
+        try await enqueue(together: deposits)
+    }
+
     public func messages(mailbox: [UInt8], after: UInt64, limit: Int, now: Int64) async throws -> [StoredEnvelope] {
         try read { db in
             try db.query("""

@@ -44,8 +44,8 @@ public final class SQLCipherRelayStorage: @unchecked Sendable {
         self.database = database
         self.ids = MessageIDClock(last: UInt64(max(0, last ?? 0)))
         self.depositQueue = GroupCommitQueue(label: "hush.relay.deposits", maxBatch: Self.maxDepositsPerCommit) { [weak self] (batch: [PendingDeposit]) in
-            guard let self else { return batch.map { _ in .failure(RelayError.unavailable) } }
-            return self.commitDeposits(batch)
+            guard let self else { throw RelayError.unavailable }
+            return try self.commitDeposits(batch)
         }
     }
 
@@ -67,20 +67,23 @@ public final class SQLCipherRelayStorage: @unchecked Sendable {
         try await depositQueue.submit(PendingDeposit(submission: deposit, digest: SHA256.hash(deposit.envelope)))
     }
 
+    /// Queues the deposits together: they commit in the same transaction as
+    /// each other (and as whatever else is in that batch), all or none.
+    func enqueue(together deposits: [DepositSubmission]) async throws -> [Result<DepositOutcome, any Error>] {
+        try await depositQueue.submitTogether(DepositSubmission.digested(deposits).map { PendingDeposit(submission: $0.submission, digest: $0.digest) })
+    }
+
     /// One transaction for the whole batch, through `DepositPolicy`. The id
-    /// clock advances only when the transaction commits.
-    private func commitDeposits(_ batch: [PendingDeposit]) -> [Result<DepositOutcome, any Error>] {
+    /// clock advances only when the transaction commits; a failed one throws
+    /// (every caller of the batch fails: nothing of it is stored).
+    private func commitDeposits(_ batch: [PendingDeposit]) throws -> [Result<DepositOutcome, any Error>] {
         lock.lock()
         defer { lock.unlock() }
         var ledger = SQLCipherDepositLedger(db: database, ids: ids)
-        do {
-            let results = try database.transaction(.immediate) { _ in
-                try DepositPolicy.applyBatch(batch.map { ($0.submission, $0.digest) }, to: &ledger)
-            }
-            ids = ledger.ids
-            return results
-        } catch {
-            return batch.map { _ in .failure(error) }
+        let results = try database.transaction(.immediate) { _ in
+            try DepositPolicy.applyBatch(batch.map { ($0.submission, $0.digest) }, to: &ledger)
         }
+        ids = ledger.ids
+        return results
     }
 }
