@@ -110,15 +110,7 @@ extension Messenger {
 
     /// Sends `text` to the group `name` (see `send(text:to:)`).
     public func sendReportingDelivery(text: String, toGroup name: String) async throws -> (message: StoredMessage, refusedByRelay: Bool) {
-        guard text.utf8.count <= ContentLimits.maxTextLength else {
-            throw MessengerError.messageTooLong(limit: ContentLimits.maxTextLength)
-        }
-        let messageID = try store.write { _ in try groups.seal(.text(text), toGroup: name, recordAs: text) }
-        let report = await outgoing.flush()
-        guard let stored = try store.messages.message(clientMessageId: messageID.description) else {
-            throw MessengerError.unknownMessage(messageID.description)
-        }
-        return (stored, report.refusedMessageIDs.contains(stored.id))
+        try await sealTextAndFlush(text) { try groups.seal(.text(text), toGroup: name, recordAs: text) }
     }
 
     /// How many of the members a group message went to have it, and have read it.

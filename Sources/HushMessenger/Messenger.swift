@@ -87,10 +87,16 @@ public actor Messenger {
         case let .group(group): return try await sendReportingDelivery(text: text, toGroup: group)
         case let .contact(contact): name = contact
         }
+        return try await sealTextAndFlush(text) { try outgoing.seal(.text(text), to: name, recordAs: text) }
+    }
+
+    /// Seals a text with `seal` (one transaction), flushes the outbox, and
+    /// returns the message as stored with whether the relay refused it.
+    func sealTextAndFlush(_ text: String, _ seal: () throws -> MessageID) async throws -> (message: StoredMessage, refusedByRelay: Bool) {
         guard text.utf8.count <= ContentLimits.maxTextLength else {
             throw MessengerError.messageTooLong(limit: ContentLimits.maxTextLength)
         }
-        let messageID = try store.write { _ in try outgoing.seal(.text(text), to: name, recordAs: text) }
+        let messageID = try store.write { _ in try seal() }
         let report = await outgoing.flush()
         guard let stored = try store.messages.message(clientMessageId: messageID.description) else {
             throw MessengerError.unknownMessage(messageID.description)

@@ -20,9 +20,12 @@ public enum RelayAudit {
         the envelope's size and arrival time, the client's IP address and, for authenticated calls and \
         sockets, which identity is connected and when; whether a deposit carried a delivery credential \
         (credential-less deposits are first contacts); blob sizes, upload and download times, and the \
-        identity that uploaded each blob (and, until an upload completes, its declared length). It never sees who sent a deposited envelope (no sender field, \
-        no token on deposits), message contents, contact lists, or delivery credential tokens (only their \
-        SHA-256); envelopes, ephemeral envelopes and blobs are opaque ciphertext to it.
+        identity that uploaded each blob (and, until an upload completes, its declared length); for a group \
+        message, the set of mailboxes its one fan-out deposit went to (so who shares a group, and its size), \
+        but not the group, its name, its admins or which member wrote it. It never sees who sent a deposited \
+        envelope (no sender field, no token on deposits), message contents, contact lists, or delivery \
+        credential tokens (only their SHA-256); envelopes, group envelopes, ephemeral envelopes and blobs \
+        are opaque ciphertext to it.
         """
 
     public static func render(_ inventory: RelayInventory, dataDirectory: String) -> String {

@@ -36,9 +36,8 @@ struct GroupCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            try await reportingErrors {
-                let group = try await global.openAccount().createGroup(name: name, members: members)
-                try GroupCommand.show(group, json: global.json, headline: "Created \(group.name) with \(group.members.count - 1) member(s).")
+            try await GroupCommand.change(global, headline: { "Created \($0.name) with \($0.members.count - 1) member(s)." }) {
+                try await $0.createGroup(name: name, members: members)
             }
         }
     }
@@ -54,9 +53,8 @@ struct GroupCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            try await reportingErrors {
-                let group = try await global.openAccount().addToGroup(name, members: members)
-                try GroupCommand.show(group, json: global.json, headline: "Added \(members.joined(separator: ", ")) to \(group.name) (epoch \(group.epoch)).")
+            try await GroupCommand.change(global, headline: { "Added \(members.joined(separator: ", ")) to \($0.name) (epoch \($0.epoch))." }) {
+                try await $0.addToGroup(name, members: members)
             }
         }
     }
@@ -68,9 +66,8 @@ struct GroupCommand: AsyncParsableCommand {
         @Argument(help: "The member.") var member: String
 
         func run() async throws {
-            try await reportingErrors {
-                let group = try await global.openAccount().removeFromGroup(name, member: member)
-                try GroupCommand.show(group, json: global.json, headline: "Removed \(member) from \(group.name) (epoch \(group.epoch)).")
+            try await GroupCommand.change(global, headline: { "Removed \(member) from \($0.name) (epoch \($0.epoch))." }) {
+                try await $0.removeFromGroup(name, member: member)
             }
         }
     }
@@ -82,9 +79,8 @@ struct GroupCommand: AsyncParsableCommand {
         @Argument(help: "The member.") var member: String
 
         func run() async throws {
-            try await reportingErrors {
-                let group = try await global.openAccount().promoteInGroup(name, member: member)
-                try GroupCommand.show(group, json: global.json, headline: "\(member) is now an admin of \(group.name).")
+            try await GroupCommand.change(global, headline: { "\(member) is now an admin of \($0.name)." }) {
+                try await $0.promoteInGroup(name, member: member)
             }
         }
     }
@@ -96,9 +92,8 @@ struct GroupCommand: AsyncParsableCommand {
         @Argument(help: "Its new name.") var newName: String
 
         func run() async throws {
-            try await reportingErrors {
-                let group = try await global.openAccount().renameGroup(name, to: newName)
-                try GroupCommand.show(group, json: global.json, headline: "Renamed \(name) to \(group.name).")
+            try await GroupCommand.change(global, headline: { "Renamed \(name) to \($0.name)." }) {
+                try await $0.renameGroup(name, to: newName)
             }
         }
     }
@@ -143,6 +138,15 @@ struct GroupCommand: AsyncParsableCommand {
                 let group = try await global.openAccount(offline: true).group(name)
                 try GroupCommand.show(group, json: global.json, headline: nil)
             }
+        }
+    }
+
+    /// Runs a membership change and shows the group as it now is.
+    static func change(_ global: GlobalOptions, headline: (GroupSummary) -> String,
+                       _ body: (MessagingClient) async throws -> GroupSummary) async throws {
+        try await reportingErrors {
+            let group = try await body(try global.openAccount())
+            try show(group, json: global.json, headline: headline(group))
         }
     }
 
