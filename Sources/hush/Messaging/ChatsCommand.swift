@@ -16,7 +16,15 @@ struct ChatsCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let (conversations, requests) = try await global.openAccount(offline: true).conversationList()
+            let client = try global.openAccount(offline: true)
+            let (conversations, requests) = try await client.conversationList()
+            // A group's last message names the member who wrote it.
+            var writers: [Int64: String] = [:]
+            for conversation in conversations where conversation.contactId == nil {
+                if let last = conversation.lastMessage, last.direction == .incoming {
+                    writers[conversation.id] = try await client.memberName(address: last.sender)
+                }
+            }
             if global.json {
                 try printJSON(["conversations": conversations.map { conversation -> [String: Any] in
                     var object: [String: Any] = ["contact": conversation.title, "unread": conversation.unreadCount,
@@ -31,7 +39,7 @@ struct ChatsCommand: AsyncParsableCommand {
             if requests > 0 { print(Presentation.style.bold("\(requests) message request(s): `hush requests`")) }
             for conversation in conversations {
                 let unread = conversation.unreadCount > 0 ? Presentation.style.bold(" (\(conversation.unreadCount) unread)") : ""
-                let from = conversation.lastMessage.map { $0.direction == .outgoing ? "you: " : "" } ?? ""
+                let from = conversation.lastMessage.map { $0.direction == .outgoing ? "you: " : writers[conversation.id].map { "\($0): " } ?? "" } ?? ""
                 print("\(Presentation.style.bold(conversation.title))\(unread)  \(Presentation.style.dim(Presentation.time(conversation.lastActivityAt)))")
                 print("  \(from)\(UntrustedText.sanitized(conversation.summary(), keepingLineBreaks: false))")
             }
