@@ -303,6 +303,11 @@ final class Groups {
         }
         let head = try SenderKeyMessageHead(of: message)
         guard let stored = try store.groups.chain(epoch: head.epoch, signingKey: head.signingKey.rawRepresentation, groupRow: group.id) else {
+            // A chain of an earlier epoch that we do not hold will never come
+            // (a removed member's, or one we forgot): refused, not waited for.
+            guard head.epoch >= group.epoch else {
+                throw MessengerError.protocolFailure("a group message under a sender key this device no longer holds (an earlier membership)")
+            }
             throw MessengerError.awaitingGroupKey("a group message whose sender's key has not arrived yet")
         }
         let sender = try IdentityKey(rawRepresentation: stored.memberKey)
@@ -357,6 +362,13 @@ final class Groups {
         try store.groups.keepState(state.encoded, digest: state.digest, epoch: state.epoch, groupRow: group.id)
         // What was in flight under the epoch before this one may still arrive; nothing older.
         if state.epoch > 1 { try store.groups.forgetEpochs(below: state.epoch - 1, groupRow: group.id) }
+        // A member no longer in the group writes nothing more to it, not even
+        // under the earlier state's chain that is kept for messages in flight.
+        if let previous {
+            for gone in previous.members where state.member(gone.identityKey) == nil {
+                try store.groups.forgetChains(of: gone.identityKey.rawRepresentation, groupRow: group.id)
+            }
+        }
         let others = state.members.filter { $0.identityKey != me }
         for member in others { try ensureContact(for: member) }
         if announce {

@@ -109,6 +109,11 @@ public struct GroupRepository {
         try database.execute("DELETE FROM sender_chains WHERE group_row = ? AND epoch < ?", [groupRow, Int64(epoch)])
     }
 
+    /// Forgets every chain of one member (removed, or gone).
+    public func forgetChains(of memberKey: [UInt8], groupRow: Int64) throws {
+        try database.execute("DELETE FROM sender_chains WHERE group_row = ? AND member_key = ?", [groupRow, memberKey])
+    }
+
     /// Forgets every key of a group (we left or were removed); history stays.
     public func forgetKeys(groupRow: Int64) throws {
         try database.execute("DELETE FROM group_states WHERE group_row = ?", [groupRow])

@@ -207,4 +207,21 @@ import HushStore
         try await syncAll(people)
         #expect(try await alice.history(with: views[0].name).map(\.body).last == "after the race")
     }
+
+    /// Members keep the previous state's keys for messages in flight, but
+    /// not a removed member's chain: what Dave writes under the old state
+    /// after Alice removed him is refused, not stored.
+    @Test func aRemovedMemberCannotWriteUnderThePreviousState() async throws {
+        let (_, people) = try await four()
+        let alice = people["alice"]!.messenger, bob = people["bob"]!.messenger, dave = people["dave"]!.messenger
+        try await alice.createGroup(name: "team", members: ["bob", "dave"])
+        try await syncAll(people)
+        try await alice.removeFromGroup("team", member: "dave")
+        // Dave has not synced: his client still has him in the group, under epoch 1.
+        try await dave.send(text: "still here?", to: "team")
+        let report = try await bob.sync()
+        #expect(report.quarantined == 1, "\(report)")
+        #expect(try await bob.history(with: "team").isEmpty)
+        #expect(try await bob.groupSummary("team").members.count == 2)
+    }
 }
