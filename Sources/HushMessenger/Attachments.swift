@@ -38,7 +38,8 @@ final class Attachments {
     /// returns the message id. The upload happens at the next flush.
     func prepare(file path: String, to name: String) throws -> Int64 {
         let files = try requireFiles()
-        let contact = try outbox.sendableContact(named: name)
+        // A contact or a group (`hush send team --file …`), checked before the file is sealed.
+        let conversation = try outbox.conversationForSending(to: name)
         let fileName = String(path.split(separator: "/").last ?? "")
         guard fileName.utf8.count <= ContentLimits.maxFileNameLength else {
             throw MessengerError.attachmentUnavailable("the file name is longer than \(ContentLimits.maxFileNameLength) bytes: rename the file")
@@ -59,7 +60,6 @@ final class Attachments {
         let now = dependencies.clock.now()
         do {
             return try store.write { store in
-                let conversation = try dependencies.conversation(with: contact)
                 let message = NewMessage(conversationId: conversation, clientMessageId: MessageID.random(using: dependencies.random).description,
                                          direction: .outgoing, sender: dependencies.identity.address.description,
                                          body: Self.summary(fileName: fileName, size: sealed.size), contentType: "attachment",
@@ -115,11 +115,10 @@ final class Attachments {
                     try store.attachments.setUploaded(blobId: blobId, id: id, at: dependencies.clock.now())
                     try store.attachments.setTransferred(total, id: id, at: dependencies.clock.now())
                     guard let message = try store.messages.message(id: attachment.messageId),
-                          let contact = try store.contacts.contact(conversationId: message.conversationId),
                           let uploaded = try store.attachments.attachment(id: id), let pointer = try uploaded.pointer() else {
                         throw MessengerError.unknownAttachment(id)
                     }
-                    try outbox.seal(.attachment(pointer), forStored: message, contact: contact)
+                    try outbox.seal(.attachment(pointer), forStored: message)
                 }
                 // The relay holds it now; the sender keeps no copy of its own.
                 files.remove(id)

@@ -64,6 +64,26 @@ final class Outbox {
         return contact
     }
 
+    /// The conversation a new message to `target` goes in: a group's, when
+    /// `target` names one we are in, or the sendable contact's.
+    func conversationForSending(to target: String) throws -> Int64 {
+        if let groups, let conversation = try groups.conversationForSending(to: target) { return conversation }
+        return try dependencies.conversation(with: sendableContact(named: Groups.contactName(target)))
+    }
+
+    /// Seals `body` as the content of a message already in history, for its
+    /// conversation's contact or group (see the two below).
+    func seal(_ body: ContentBody, forStored message: StoredMessage) throws {
+        if let groups, try store.groups.group(conversationId: message.conversationId) != nil {
+            try groups.seal(body, forStored: message)
+            return
+        }
+        guard let contact = try store.contacts.contact(conversationId: message.conversationId) else {
+            throw MessengerError.unknownContact("conversation \(message.conversationId)")
+        }
+        try seal(body, forStored: message, contact: contact)
+    }
+
     /// Seals `body` as the content of a message already in history (same
     /// client message id and time) and queues it for that message: an
     /// attachment's pointer, once its blob is uploaded. Joins the caller's transaction.

@@ -224,4 +224,28 @@ import HushStore
         #expect(try await bob.history(with: "team").isEmpty)
         #expect(try await bob.groupSummary("team").members.count == 2)
     }
+
+    /// A file sent to a group: uploaded once, its pointer encrypted once for
+    /// every member, and each member fetches the same bytes.
+    @Test func aFileSentToAGroupReachesEveryMember() async throws {
+        let (relay, people) = try await four()
+        let alice = people["alice"]!, bob = people["bob"]!, carol = people["carol"]!
+        try await alice.messenger.createGroup(name: "team", members: ["bob", "carol"])
+        try await syncAll(people)
+        let bytes = (0..<100_000).map { UInt8($0 % 251) }
+        let path = alice.directory.path("map.bin")
+        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        let (message, _) = try await alice.messenger.sendFile(at: path, to: "team")
+        #expect(message.status == .sent)
+        #expect(relay.state.withLock { $0.blobs.count } == 1)
+        try await syncAll(people)
+        for member in [bob, carol] {
+            let received = try #require(try await member.messenger.attachmentList().first { $0.attachment.direction == .incoming })
+            #expect(received.contact == "group:team")
+            let out = member.directory.path("map-\(member.name).bin")
+            _ = try await member.messenger.fetchAttachment(id: received.attachment.id, to: out)
+            #expect(FileManager.default.contents(atPath: out) == Data(bytes))
+        }
+        #expect(try await alice.messenger.history(with: "team").first?.status == .delivered)
+    }
 }
