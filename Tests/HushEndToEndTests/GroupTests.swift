@@ -111,4 +111,26 @@ import Testing
         try bed.sync(bob)
         #expect(try bodies(bed, bob, "bob") == ["to the group"], "bob's group was named after its creator's name for it")
     }
+
+    /// `hush listen --json` prints a group message as it is pushed, naming the group and the member.
+    @Test func listenShowsAGroupMessageWithItsGroupAndMember() throws {
+        let bed = try testbed("group-listen")
+        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob"), carol = try bed.newUser("carol")
+        for user in [bob, carol] { try bed.meet(alice, user) }
+        try bed.sync(alice)
+        try bed.succeed(alice, ["group", "create", "hikers", "bob", "carol"])
+        for user in [bob, carol, bob, carol] { try bed.sync(user) }
+        try bed.sync(alice)
+
+        let listener = try bed.spawn(bob, ["listen", "--json", "--timeout", "8"])
+        #expect(listener.wait(timeout: 20) { $0.stdout.contains("\"online\":true") }, "listen never connected: \(listener.stderr)")
+        try bed.send(carol, to: "hikers", "pushed to the group")
+        #expect(listener.wait(timeout: 6) { $0.stdout.contains("pushed to the group") }, "no message event: \(listener.stdout)")
+        let result = listener.finish(timeout: 20)
+        #expect(result.status == 0 && !result.crashed, "\(result)")
+        let event = try #require(result.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.first { $0["body"] as? String == "pushed to the group" })
+        #expect(event["event"] as? String == "message" && event["group"] as? String == "hikers" && event["contact"] as? String == "carol", "\(event)")
+    }
 }
