@@ -40,3 +40,19 @@ public enum AttachmentBlob {
         return UInt64(Padding.padme(Int(sealed)))
     }
 }
+
+/// One chunk's worth of working memory for the sealer and the opener, reused
+/// for every chunk of a blob and zeroed when released (it held plaintext).
+final class ChunkBuffer {
+    let bytes: UnsafeMutableRawBufferPointer
+
+    init(count: Int) {
+        bytes = .allocate(byteCount: count, alignment: 16)
+        bytes.initializeMemory(as: UInt8.self, repeating: 0)
+    }
+
+    deinit {
+        bytes.initializeMemory(as: UInt8.self, repeating: 0)
+        bytes.deallocate()
+    }
+}
