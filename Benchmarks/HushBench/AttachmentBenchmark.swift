@@ -16,15 +16,17 @@ import HushRelayClient
 /// `hush` uses it), each chunk sealed or opened in place as AttachmentFiles
 /// and VerifyingBlobSink do.
 ///
-/// Measured on a shared 2-core VM (README, attachments, has the runs): 319–327
-/// MiB/s encrypt+upload and 205–222 MiB/s download+decrypt, 22–27 % and 14–18 %
-/// of raw secretstream in the same runs (201–222 and 157–201 MiB/s before the
-/// 1 MiB upload pieces, the relay's write-behind and the in-place chunks).
-/// Profiled per 256 MiB: sealing spends 0.19 CPU-s in secretstream, 0.16 in
-/// SHA-256 and 0.11 writing the blob; the upload 0.17 in the client and 0.26
-/// in the relay (socket reads, blob writes, the fsync); the download's
-/// plaintext write into fresh page cache took up to 0.67 CPU-s (this VM's
-/// first touch of memory), beside 0.23 secretstream and 0.15 SHA-256.
+/// Measured on a shared 2-core VM (README, attachments, has the runs): 263–364
+/// MiB/s encrypt+upload and 347–468 MiB/s download+decrypt, 20–29 % and 27–35 %
+/// of raw secretstream in the same runs (226–281 and 335–447 MiB/s before the
+/// 1 MiB upload pieces, the relay's write-behind, the in-place chunks and the
+/// digest on its own thread), peak RSS 51–55 MiB. Profiled per 256 MiB:
+/// sealing 0.62 CPU-s (secretstream 0.20, SHA-256 0.17 on its thread, the
+/// blob's write 0.11), the upload 0.19 in the client and 0.30 in the relay
+/// (socket reads, blob writes, the fsync), the download and decryption 0.89
+/// (secretstream 0.18, SHA-256 0.16, the relay's sends 0.15, socket reads
+/// 0.09, the plaintext's write 0.08): on 2 cores, at best about 32 % and 40 %
+/// of raw, and less while the machine is shared.
 enum AttachmentBenchmark {
     static func run(arguments: [String]) async throws {
         let mib = arguments.firstIndex(of: "--mib").flatMap { arguments.indices.contains($0 + 1) ? Int(arguments[$0 + 1]) : nil } ?? 256

@@ -31,7 +31,7 @@ struct AttachmentFiles {
             var index: UInt64 = 0
             // One plaintext buffer for every chunk; each is sealed into the sealer's and written from there.
             var chunk = [UInt8](repeating: 0, count: AttachmentBlob.chunkSize)
-            defer { chunk.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+            defer { _ = chunk.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
             repeat {
                 let expected = AttachmentBlob.plaintextLength(ofChunk: index, plaintextSize: UInt64(size))
                 try chunk.withUnsafeMutableBytes { buffer in

@@ -119,5 +119,5 @@ public final class BlobReader: @unchecked Sendable {
 /// sync_file_range(2), which Swift's Glibc module does not declare: looked up
 /// once in the C library (nil where it is missing, and write-behind is then skipped).
 private typealias SyncFileRange = @convention(c) (Int32, Int64, Int64, UInt32) -> Int32
-nonisolated(unsafe) private let syncFileRange: SyncFileRange? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "sync_file_range")
+private let syncFileRange: SyncFileRange? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "sync_file_range")
     .map { unsafeBitCast($0, to: SyncFileRange.self) }

@@ -41,6 +41,23 @@ public enum AttachmentBlob {
     }
 }
 
+extension AttachmentBlob {
+    /// The bytes an in-place call hands its closure (`emit`), gathered into
+    /// one array: the array forms of sealing and opening. Appending throws
+    /// nothing, so the only errors are the call's own `AttachmentError`s.
+    static func collecting(_ body: (_ emit: (UnsafeRawBufferPointer) -> Void) throws -> Void) throws(AttachmentError) -> [UInt8] {
+        var out: [UInt8] = []
+        do {
+            try body { out.append(contentsOf: $0) }
+        } catch let error as AttachmentError {
+            throw error
+        } catch {
+            preconditionFailure("only the sealer's or opener's own errors are possible here, not \(error)")
+        }
+        return out
+    }
+}
+
 /// One chunk's worth of working memory for the sealer and the opener, reused
 /// for every chunk of a blob and zeroed when released (it held plaintext).
 final class ChunkBuffer {

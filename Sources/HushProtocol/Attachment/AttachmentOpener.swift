@@ -24,7 +24,8 @@ public final class AttachmentOpener {
     private var gather: UnsafeMutableRawBufferPointer { gatherBuffer.bytes }
     private var output: UnsafeMutableRawBufferPointer { outputBuffer.bytes }
     private var received: UInt64 = 0
-    private var hasher = SHA256.Hasher()
+    /// The blob's digest, on a thread of its own beside the decryption.
+    private let hasher = BackgroundSHA256()
 
     public init(key: SecureBytes, plaintextSize: UInt64, digest: [UInt8]) throws(ProtocolError) {
         guard key.count == SecretStream.keyLength else { throw .malformed(what: "attachment key") }
@@ -42,15 +43,7 @@ public final class AttachmentOpener {
 
     /// Takes the next blob bytes; returns the plaintext of every chunk they completed.
     public func consume(_ bytes: [UInt8]) throws(AttachmentError) -> [UInt8] {
-        var plaintext: [UInt8] = []
-        do {
-            try bytes.withUnsafeBytes { bytes in try consume(bytes) { plaintext.append(contentsOf: $0) } }
-        } catch let error as AttachmentError {
-            throw error
-        } catch {
-            preconditionFailure("appending to an array threw \(error)")
-        }
-        return plaintext
+        try AttachmentBlob.collecting { emit in try bytes.withUnsafeBytes { try consume($0, plaintext: emit) } }
     }
 
     /// Takes the next blob bytes, in place, and hands `plaintext` each chunk

@@ -11,7 +11,8 @@ public final class AttachmentSealer {
     private let pusher: SecretStream.Pusher
     private let chunks: UInt64
     private var nextChunk: UInt64 = 0
-    private var hasher = SHA256.Hasher()
+    /// The blob's digest, on a thread of its own beside the encryption.
+    private let hasher = BackgroundSHA256()
     private var headerWritten = false
     /// Where each chunk is sealed, after room for the header: one buffer for the whole blob.
     private let output = ChunkBuffer(count: AttachmentBlob.headerLength + AttachmentBlob.chunkSize + AttachmentBlob.chunkOverhead)
@@ -59,15 +60,7 @@ public final class AttachmentSealer {
     /// The blob bytes for the next plaintext chunk (preceded by the header
     /// the first time). The chunk must be exactly as long as the format says.
     public func seal<C: ContiguousByteStorage>(_ chunk: C) throws(AttachmentError) -> [UInt8] {
-        var out: [UInt8] = []
-        do {
-            try chunk.withUnsafeBytes { chunk in try seal(chunk) { out.append(contentsOf: $0) } }
-        } catch let error as AttachmentError {
-            throw error
-        } catch {
-            preconditionFailure("appending to an array threw \(error)")
-        }
-        return out
+        try AttachmentBlob.collecting { emit in try chunk.withUnsafeBytes { try seal($0, sealed: emit) } }
     }
 
     /// Seals the next plaintext chunk into a buffer the sealer reuses and
@@ -104,7 +97,7 @@ public final class AttachmentSealer {
         var remaining = paddingLength
         while remaining > 0 {
             let step = Int(min(remaining, UInt64(zeros.count)))
-            hasher.update(zeros[0..<step])
+            zeros.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[..<step])) }
             remaining -= UInt64(step)
         }
         return hasher.finalize()
