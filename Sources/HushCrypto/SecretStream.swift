@@ -74,6 +74,18 @@ public enum SecretStream {
                 }
             }
         }
+
+        /// Seals `message` straight into `out` (at least `message.count +
+        /// overhead` bytes) and returns the bytes written: for callers that
+        /// reuse one buffer per chunk instead of allocating an array each time.
+        public func push(_ message: UnsafeRawBufferPointer, tag: Tag = .message, into out: UnsafeMutableRawBufferPointer) -> Int {
+            precondition(out.count >= message.count + overhead, "secretstream output buffer too short")
+            var produced: UInt64 = 0
+            crypto_secretstream_xchacha20poly1305_push(
+                state.pointer, out.bindMemory(to: UInt8.self).baseAddress!, &produced,
+                message.bindMemory(to: UInt8.self).baseAddress, UInt64(message.count), nil, 0, tag.rawValue)
+            return Int(produced)
+        }
     }
 
     /// The decrypting end.
@@ -110,6 +122,22 @@ public enum SecretStream {
             guard status == 0, let tag = Tag(rawValue: rawTag) else { throw .authenticationFailed }
             if tag == .final { finished = true }
             return (plain, tag)
+        }
+
+        /// Decrypts the next chunk `sealed` straight into `out` (at least
+        /// `sealed.count - overhead` bytes); returns the plaintext's length and
+        /// tag. Nothing in `out` may be used when it throws.
+        public func pull(_ sealed: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws(CryptoError) -> (count: Int, tag: Tag) {
+            guard !finished, sealed.count >= overhead else { throw .authenticationFailed }
+            precondition(out.count >= sealed.count - overhead, "secretstream output buffer too short")
+            var rawTag: UInt8 = 0
+            var produced: UInt64 = 0
+            let status = crypto_secretstream_xchacha20poly1305_pull(
+                state.pointer, out.bindMemory(to: UInt8.self).baseAddress, &produced, &rawTag,
+                sealed.bindMemory(to: UInt8.self).baseAddress!, UInt64(sealed.count), nil, 0)
+            guard status == 0, let tag = Tag(rawValue: rawTag) else { throw .authenticationFailed }
+            if tag == .final { finished = true }
+            return (Int(produced), tag)
         }
     }
 

@@ -29,13 +29,18 @@ struct AttachmentFiles {
         let output = try PosixFile.create(path)
         do {
             var index: UInt64 = 0
+            // One plaintext buffer for every chunk; each is sealed into the sealer's and written from there.
+            var chunk = [UInt8](repeating: 0, count: AttachmentBlob.chunkSize)
+            defer { _ = chunk.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
             repeat {
                 let expected = AttachmentBlob.plaintextLength(ofChunk: index, plaintextSize: UInt64(size))
-                let chunk = try input.read(upTo: expected)
-                guard chunk.count == expected else {
-                    throw AttachmentFileError("the file shrank while it was being encrypted:", path: source)
+                try chunk.withUnsafeMutableBytes { buffer in
+                    let piece = UnsafeMutableRawBufferPointer(rebasing: buffer[..<expected])
+                    guard try input.read(into: piece) == expected else {
+                        throw AttachmentFileError("the file shrank while it was being encrypted:", path: source)
+                    }
+                    try sealer.seal(UnsafeRawBufferPointer(piece)) { try output.write($0) }
                 }
-                try output.write(try sealer.seal(chunk))
                 index += 1
                 progress(min(Int64(index) * Int64(AttachmentBlob.chunkSize), size), size)
             } while !sealer.isComplete
@@ -91,7 +96,7 @@ struct AttachmentFiles {
             while true {
                 let piece = try input.read(upTo: AttachmentBlob.chunkSize + AttachmentBlob.chunkOverhead)
                 if piece.isEmpty { break }
-                try export.write(try opener.consume(piece))
+                try piece.withUnsafeBytes { try opener.consume($0) { try export.write($0) } }
             }
             try opener.finish()
             try export.commit()
@@ -160,8 +165,17 @@ final class VerifyingBlobSink: BlobSink, @unchecked Sendable {
     var blobLength: Int64 { Int64(opener.blobLength) }
 
     func write(_ bytes: [UInt8]) throws {
-        let plaintext = try opener.consume(bytes)
-        try export?.write(plaintext)
+        try bytes.withUnsafeBytes { try write(contentsOf: $0) }
+    }
+
+    /// Checks the bytes and decrypts them straight into the export (no array
+    /// per piece or chunk), then keeps them in the part file.
+    func write(contentsOf bytes: UnsafeRawBufferPointer) throws {
+        if let export {
+            try opener.consume(bytes) { try export.write($0) }
+        } else {
+            try opener.consume(bytes) { _ in }
+        }
         try output.write(bytes)
         progress(Int64(opener.bytesReceived))
     }

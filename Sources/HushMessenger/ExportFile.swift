@@ -29,6 +29,10 @@ final class ExportFile {
         do { try file.write(plaintext) } catch { throw ExportFailure(underlying: error) }
     }
 
+    func write(_ plaintext: UnsafeRawBufferPointer) throws(ExportFailure) {
+        do { try file.write(plaintext) } catch { throw ExportFailure(underlying: error) }
+    }
+
     /// Drops what was written (a stored download that failed its re-check starts again).
     func restart() throws(AttachmentFileError) { try file.truncate() }
 

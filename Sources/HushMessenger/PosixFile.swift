@@ -44,22 +44,39 @@ final class PosixFile {
     /// Up to `count` bytes: fewer only at the end of the file.
     func read(upTo count: Int) throws(AttachmentFileError) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: count)
+        let filled = try out.withUnsafeMutableBytes { buffer -> Result<Int, AttachmentFileError> in
+            do throws(AttachmentFileError) { return .success(try read(into: buffer)) } catch { return .failure(error) }
+        }.get()
+        out.removeLast(count - filled)
+        return out
+    }
+
+    /// Fills `buffer` from the file; returns the bytes read, fewer only at the end of the file.
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(AttachmentFileError) -> Int {
         var filled = 0
-        while filled < count {
-            let got = out.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + filled, count - filled) }
+        while filled < buffer.count {
+            let got = Glibc.read(descriptor, buffer.baseAddress! + filled, buffer.count - filled)
             if got < 0 && errno == EINTR { continue }
             guard got >= 0 else { throw AttachmentFileError("cannot read", path: path, errno: errno) }
             if got == 0 { break }
             filled += got
         }
-        out.removeLast(count - filled)
-        return out
+        return filled
     }
 
     func write(_ bytes: [UInt8]) throws(AttachmentFileError) {
+        // withUnsafeBytes rethrows untyped: the typed error is carried out as a value.
+        let failure = bytes.withUnsafeBytes { bytes -> AttachmentFileError? in
+            do throws(AttachmentFileError) { try write(bytes) } catch { return error }
+            return nil
+        }
+        if let failure { throw failure }
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws(AttachmentFileError) {
         var offset = 0
         while offset < bytes.count {
-            let wrote = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, bytes.count - offset) }
+            let wrote = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
             if wrote < 0 && errno == EINTR { continue }
             guard wrote > 0 else { throw AttachmentFileError("cannot write", path: path, errno: errno) }
             offset += wrote

@@ -136,6 +136,13 @@ public struct BlobUploadStep: Sendable, Equatable {
 /// Where a downloaded blob's bytes go, in order. One download uses it at a time.
 public protocol BlobSink: AnyObject, Sendable {
     func write(_ bytes: [UInt8]) throws
+    /// The same, with the bytes lent in place (the transport's own buffer,
+    /// valid only during the call): no array per piece.
+    func write(contentsOf bytes: UnsafeRawBufferPointer) throws
+}
+
+extension BlobSink {
+    public func write(contentsOf bytes: UnsafeRawBufferPointer) throws { try write(Array(bytes)) }
 }
 
 /// A relay session token and when the relay said it expires (its clock, ms).

@@ -88,13 +88,18 @@ extension BlobStore {
             throw RelayError.conflict("the upload holds \(Int(info.st_size)) bytes: send \(BlobUploadHeaders.offset): \(Int(info.st_size)) and the bytes from there")
         }
         guard lseek(descriptor, off_t(offset), SEEK_SET) == off_t(offset) else { throw RelayError.internalFailure("cannot seek in an upload") }
-        var size = offset
+        var size = offset, flushed = offset
         do {
             for try await buffer in body {
                 size += buffer.readableBytes
                 guard size <= length else { throw RelayError.tooLarge("the upload (longer than its declared length)") }
                 try BlobStore.writeAll(buffer, to: descriptor, what: "an upload")
+                if size - flushed >= BlobStore.writebackBytes {
+                    BlobStore.startWriteback(descriptor, offset: flushed, count: size - flushed)
+                    flushed = size
+                }
             }
+            if size > flushed { BlobStore.startWriteback(descriptor, offset: flushed, count: size - flushed) }
         } catch RelayError.tooLarge(let what) {
             _ = ftruncate(descriptor, off_t(offset))
             throw RelayError.tooLarge(what)

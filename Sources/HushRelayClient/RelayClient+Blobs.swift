@@ -52,8 +52,11 @@ extension RelayClient {
 
     /// Streams blob `id` from byte `offset` on to `consume`, piece by piece
     /// (`Range: bytes=N-` to resume), refusing more than `maxBytes` in all.
+    /// Each piece is lent in place (the HTTP client's buffer, valid only
+    /// during the call), not copied into an array.
     /// Errors are `RelayClientError`, or what `consume` threw.
-    public func downloadBlob(id: String, from offset: Int64 = 0, maxBytes: Int64, consume: ([UInt8]) throws -> Void) async throws {
+    public func downloadBlob(id: String, from offset: Int64 = 0, maxBytes: Int64,
+                             consume: (UnsafeRawBufferPointer) throws -> Void) async throws {
         // The id came from a peer's message: it must never shape the request path.
         guard BlobIdentifier.isWellFormed(id) else { throw RelayClientError.invalidResponse("a blob id must be 64 lower-case hex digits") }
         var request = HTTPClientRequest(url: baseURL + RelayPaths.blob(id))
@@ -76,7 +79,7 @@ extension RelayClient {
             for try await buffer in response.body {
                 received += Int64(buffer.readableBytes)
                 guard received <= maxBytes else { throw RelayClientError.invalidResponse("the blob is longer than its pointer says") }
-                do { try consume(Array(buffer.readableBytesView)) } catch { throw ConsumerError(underlying: error) }
+                do { try buffer.withUnsafeReadableBytes(consume) } catch { throw ConsumerError(underlying: error) }
             }
         } catch let error as ConsumerError {
             throw error.underlying

@@ -205,7 +205,7 @@ public struct RelayClientTransport: RelayTransport {
 
     public func downloadBlob(id: String, from offset: Int64, maxBytes: Int64, into sink: any BlobSink) async throws {
         do {
-            try await client.downloadBlob(id: id, from: offset, maxBytes: maxBytes) { try sink.write($0) }
+            try await client.downloadBlob(id: id, from: offset, maxBytes: maxBytes) { try sink.write(contentsOf: $0) }
         } catch let error as RelayClientError {
             throw DeliveryFailure(error)
         }

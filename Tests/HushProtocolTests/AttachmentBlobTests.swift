@@ -44,6 +44,35 @@ import Testing
     }
 
     /// Sizes in one Padmé bucket give blobs of one length: the relay learns the bucket only.
+    /// The in-place form (chunks decrypted into the opener's buffer, handed
+    /// to a closure) gives the same plaintext and digest, and the digest (on
+    /// its own thread) matches SHA-256 of the blob.
+    @Test func inPlaceOpeningMatchesAndDigestIsTheBlobsSHA256() throws {
+        let plain = file(5 * chunk + 99)
+        let (blob, digest) = try seal(plain)
+        #expect(digest == SHA256.hash(blob))
+        let opener = try AttachmentOpener(key: key, plaintextSize: UInt64(plain.count), digest: digest)
+        var out: [UInt8] = []
+        for start in stride(from: 0, to: blob.count, by: 70_001) {
+            try blob[start..<min(start + 70_001, blob.count)].withUnsafeBytes { try opener.consume($0) { out += $0 } }
+        }
+        try opener.finish()
+        #expect(out == plain)
+    }
+
+    /// An opener or sealer dropped half-way (a damaged part file read back,
+    /// a failed send) while its digest is still being computed: no crash, no wait.
+    @Test func droppedHalfWayWhileHashing() throws {
+        let plain = file(4 * chunk)
+        let (blob, digest) = try seal(plain)
+        for round in 0..<50 {
+            let opener = try AttachmentOpener(key: key, plaintextSize: UInt64(plain.count), digest: digest)
+            _ = try opener.consume(Array(blob[..<(chunk * (1 + round % 3))]))
+            let sealer = try AttachmentSealer(key: key, plaintextSize: UInt64(plain.count))
+            _ = try sealer.seal(plain[..<chunk])
+        }
+    }
+
     @Test func sizesInABucketLookAlike() throws {
         #expect(AttachmentBlob.blobLength(plaintextSize: 0) == AttachmentBlob.blobLength(plaintextSize: 3_000))
         #expect(AttachmentBlob.blobLength(plaintextSize: 1_000_000) == AttachmentBlob.blobLength(plaintextSize: 1_000_100))

@@ -40,3 +40,36 @@ public enum AttachmentBlob {
         return UInt64(Padding.padme(Int(sealed)))
     }
 }
+
+extension AttachmentBlob {
+    /// The bytes an in-place call hands its closure (`emit`), gathered into
+    /// one array: the array forms of sealing and opening. Appending throws
+    /// nothing, so the only errors are the call's own `AttachmentError`s.
+    static func collecting(_ body: (_ emit: (UnsafeRawBufferPointer) -> Void) throws -> Void) throws(AttachmentError) -> [UInt8] {
+        var out: [UInt8] = []
+        do {
+            try body { out.append(contentsOf: $0) }
+        } catch let error as AttachmentError {
+            throw error
+        } catch {
+            preconditionFailure("only the sealer's or opener's own errors are possible here, not \(error)")
+        }
+        return out
+    }
+}
+
+/// One chunk's worth of working memory for the sealer and the opener, reused
+/// for every chunk of a blob and zeroed when released (it held plaintext).
+final class ChunkBuffer {
+    let bytes: UnsafeMutableRawBufferPointer
+
+    init(count: Int) {
+        bytes = .allocate(byteCount: count, alignment: 16)
+        bytes.initializeMemory(as: UInt8.self, repeating: 0)
+    }
+
+    deinit {
+        bytes.initializeMemory(as: UInt8.self, repeating: 0)
+        bytes.deallocate()
+    }
+}

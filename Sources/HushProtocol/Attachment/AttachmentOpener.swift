@@ -16,9 +16,16 @@ public final class AttachmentOpener {
     private let chunks: UInt64
     private var puller: SecretStream.Puller?
     private var nextChunk: UInt64 = 0
-    private var buffer: [UInt8] = []
+    /// A chunk split across `consume` calls, gathered (`gathered` bytes so far).
+    private let gatherBuffer = ChunkBuffer(count: AttachmentBlob.chunkSize + AttachmentBlob.chunkOverhead)
+    private var gathered = 0
+    /// Where each chunk is decrypted: one buffer for the whole blob.
+    private let outputBuffer = ChunkBuffer(count: AttachmentBlob.chunkSize)
+    private var gather: UnsafeMutableRawBufferPointer { gatherBuffer.bytes }
+    private var output: UnsafeMutableRawBufferPointer { outputBuffer.bytes }
     private var received: UInt64 = 0
-    private var hasher = SHA256.Hasher()
+    /// The blob's digest, on a thread of its own beside the decryption.
+    private let hasher = BackgroundSHA256()
 
     public init(key: SecureBytes, plaintextSize: UInt64, digest: [UInt8]) throws(ProtocolError) {
         guard key.count == SecretStream.keyLength else { throw .malformed(what: "attachment key") }
@@ -36,49 +43,72 @@ public final class AttachmentOpener {
 
     /// Takes the next blob bytes; returns the plaintext of every chunk they completed.
     public func consume(_ bytes: [UInt8]) throws(AttachmentError) -> [UInt8] {
-        guard received + UInt64(bytes.count) <= blobLength else { throw .tooLong }
+        try AttachmentBlob.collecting { emit in try bytes.withUnsafeBytes { try consume($0, plaintext: emit) } }
+    }
+
+    /// Takes the next blob bytes, in place, and hands `plaintext` each chunk
+    /// they completed, decrypted into a buffer the opener reuses (valid only
+    /// during the call): no array per piece or per chunk. Whole chunks are
+    /// decrypted straight from `bytes`; only a chunk split across calls is
+    /// gathered first. Throws an `AttachmentError`, or what `plaintext` threw.
+    public func consume(_ bytes: UnsafeRawBufferPointer, plaintext: (UnsafeRawBufferPointer) throws -> Void) throws {
+        guard received + UInt64(bytes.count) <= blobLength else { throw AttachmentError.tooLong }
         received += UInt64(bytes.count)
         hasher.update(bytes)
-        var plaintext: [UInt8] = []
         var offset = 0
         while offset < bytes.count {
             if nextChunk == chunks {
                 // Padding: everything after the final chunk must be zero.
-                guard bytes[offset...].allSatisfy({ $0 == 0 }) else { throw .badPadding }
+                guard Self.allZero(UnsafeRawBufferPointer(rebasing: bytes[offset...])) else { throw AttachmentError.badPadding }
                 break
             }
             let need = puller == nil ? AttachmentBlob.headerLength
                 : AttachmentBlob.plaintextLength(ofChunk: nextChunk, plaintextSize: plaintextSize) + AttachmentBlob.chunkOverhead
-            let take = min(need - buffer.count, bytes.count - offset)
-            // Whole pieces straight from the caller's array; partial ones gather in `buffer`.
-            if buffer.isEmpty && take == need {
-                try process(bytes[offset..<offset + take], into: &plaintext)
+            let take = min(need - gathered, bytes.count - offset)
+            // Whole pieces straight from the caller's bytes; partial ones gather in `gather`.
+            if gathered == 0 && take == need {
+                try process(UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + take]), plaintext: plaintext)
             } else {
-                buffer += bytes[offset..<offset + take]
-                if buffer.count == need {
-                    let piece = buffer
-                    buffer.removeAll(keepingCapacity: true)
-                    try process(piece[...], into: &plaintext)
+                UnsafeMutableRawBufferPointer(rebasing: gather[gathered..<gathered + take])
+                    .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + take]))
+                gathered += take
+                if gathered == need {
+                    gathered = 0
+                    try process(UnsafeRawBufferPointer(rebasing: gather[..<need]), plaintext: plaintext)
                 }
             }
             offset += take
         }
-        return plaintext
     }
 
     /// A whole header or a whole chunk.
-    private func process(_ piece: ArraySlice<UInt8>, into plaintext: inout [UInt8]) throws(AttachmentError) {
+    private func process(_ piece: UnsafeRawBufferPointer, plaintext: (UnsafeRawBufferPointer) throws -> Void) throws {
         guard let puller else {
-            do { puller = try SecretStream.Puller(key: key, header: Array(piece)) } catch { throw .chunkRejected(index: 0) }
+            do { puller = try SecretStream.Puller(key: key, header: Array(piece)) } catch { throw AttachmentError.chunkRejected(index: 0) }
             return
         }
         let index = nextChunk
-        let opened: (plaintext: [UInt8], tag: SecretStream.Tag)
-        do { opened = try puller.pull(piece) } catch { throw .chunkRejected(index: index) }
+        let opened: (count: Int, tag: SecretStream.Tag)
+        do { opened = try puller.pull(piece, into: output) } catch { throw AttachmentError.chunkRejected(index: index) }
         let last = index + 1 == chunks
-        guard opened.tag == (last ? .final : .message) else { throw .chunkRejected(index: index) }
+        guard opened.tag == (last ? .final : .message) else { throw AttachmentError.chunkRejected(index: index) }
         nextChunk += 1
-        plaintext += opened.plaintext
+        try plaintext(UnsafeRawBufferPointer(rebasing: output[..<opened.count]))
+    }
+
+    /// Whether every byte is zero, a word at a time.
+    private static func allZero(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var accumulated: UInt64 = 0
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            accumulated |= bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            offset += 8
+        }
+        while offset < bytes.count {
+            accumulated |= UInt64(bytes[offset])
+            offset += 1
+        }
+        return accumulated == 0
     }
 
     /// Checks that the whole blob arrived and matches the pointer's digest.

@@ -11,8 +11,11 @@ public final class AttachmentSealer {
     private let pusher: SecretStream.Pusher
     private let chunks: UInt64
     private var nextChunk: UInt64 = 0
-    private var hasher = SHA256.Hasher()
+    /// The blob's digest, on a thread of its own beside the encryption.
+    private let hasher = BackgroundSHA256()
     private var headerWritten = false
+    /// Where each chunk is sealed, after room for the header: one buffer for the whole blob.
+    private let output = ChunkBuffer(count: AttachmentBlob.headerLength + AttachmentBlob.chunkSize + AttachmentBlob.chunkOverhead)
 
     /// A sealer with a fresh random header.
     public convenience init(key: SecureBytes, plaintextSize: UInt64) throws(ProtocolError) {
@@ -57,16 +60,31 @@ public final class AttachmentSealer {
     /// The blob bytes for the next plaintext chunk (preceded by the header
     /// the first time). The chunk must be exactly as long as the format says.
     public func seal<C: ContiguousByteStorage>(_ chunk: C) throws(AttachmentError) -> [UInt8] {
-        guard nextChunk < chunks else { throw .misuse("a chunk after the final one") }
+        try AttachmentBlob.collecting { emit in try chunk.withUnsafeBytes { try seal($0, sealed: emit) } }
+    }
+
+    /// Seals the next plaintext chunk into a buffer the sealer reuses and
+    /// hands `sealed` the blob bytes (preceded by the header the first time),
+    /// valid only during the call: no array per chunk. The chunk must be
+    /// exactly as long as the format says. Throws an `AttachmentError`, or
+    /// what `sealed` threw.
+    public func seal(_ chunk: UnsafeRawBufferPointer, sealed: (UnsafeRawBufferPointer) throws -> Void) throws {
+        guard nextChunk < chunks else { throw AttachmentError.misuse("a chunk after the final one") }
         let expected = AttachmentBlob.plaintextLength(ofChunk: nextChunk, plaintextSize: plaintextSize)
-        let count = chunk.withUnsafeBytes { $0.count }
-        guard count == expected else { throw .misuse("chunk \(nextChunk) has \(count) bytes, not \(expected)") }
+        guard chunk.count == expected else { throw AttachmentError.misuse("chunk \(nextChunk) has \(chunk.count) bytes, not \(expected)") }
         nextChunk += 1
-        var out: [UInt8] = headerWritten ? [] : pusher.header
-        headerWritten = true
-        out += pusher.push(chunk, tag: nextChunk == chunks ? .final : .message)
-        hasher.update(out)
-        return out
+        let out = output.bytes
+        var start = AttachmentBlob.headerLength
+        if !headerWritten {
+            start = 0
+            pusher.header.withUnsafeBytes { out.copyMemory(from: $0) }
+            headerWritten = true
+        }
+        let count = pusher.push(chunk, tag: nextChunk == chunks ? .final : .message,
+                                into: UnsafeMutableRawBufferPointer(rebasing: out[AttachmentBlob.headerLength...]))
+        let bytes = UnsafeRawBufferPointer(rebasing: out[start..<AttachmentBlob.headerLength + count])
+        hasher.update(bytes)
+        try sealed(bytes)
     }
 
     /// Zero bytes to write after the last chunk.
@@ -79,7 +97,7 @@ public final class AttachmentSealer {
         var remaining = paddingLength
         while remaining > 0 {
             let step = Int(min(remaining, UInt64(zeros.count)))
-            hasher.update(zeros[0..<step])
+            zeros.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[..<step])) }
             remaining -= UInt64(step)
         }
         return hasher.finalize()
