@@ -22,6 +22,7 @@ public enum Schema {
         migrator.register(version: 13, name: "attachments: a lease on an upload in progress", addAttachmentUploadLeases)
         migrator.register(version: 14, name: "attachments: an upload's own retry schedule", addAttachmentUploadSchedule)
         migrator.register(version: 15, name: "groups: states, sender chains, fan-out recipients, receipts per member", addGroups)
+        migrator.register(version: 16, name: "drop the unused index of messages by relay id", dropUnusedServerIdIndex)
         return migrator
     }()
 

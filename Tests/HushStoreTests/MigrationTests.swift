@@ -63,6 +63,21 @@ import HushTesting
         #expect(try store.doctor().healthy)
     }
 
+    /// Every index on `messages` costs each insert a random B-tree write (and
+    /// on SQLCipher, pages decrypted and encrypted again): the schema keeps
+    /// only those a query uses. The history page must still be an index seek.
+    @Test func messagesCarryOnlyTheIndexesQueriesUse() throws {
+        let fixture = try StoreFixture()
+        let indexes = try fixture.store.database.query(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'messages' ORDER BY name") { try $0.get(0, as: String.self) }
+        #expect(indexes == ["messages_by_position", "sqlite_autoindex_messages_1"])
+        let plan = try fixture.store.database.query(
+            "EXPLAIN QUERY PLAN SELECT id FROM messages WHERE conversation_id = 1 ORDER BY position DESC, id DESC LIMIT 50") {
+            try $0.get(3, as: String.self)
+        }
+        #expect(plan.contains { $0.contains("messages_by_position") }, "\(plan)")
+    }
+
     @Test func aNewerSchemaIsRefused() throws {
         let fixture = try StoreFixture()
         try fixture.store.database.execute("PRAGMA user_version = \(Schema.latestVersion + 1)")
