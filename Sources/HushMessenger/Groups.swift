@@ -379,10 +379,24 @@ final class Groups {
         case .text, .attachment: break
         default: throw MessengerError.protocolFailure("only texts and files travel as group messages")
         }
-        guard let contact = try contact(of: sender) else {
-            throw MessengerError.awaitingGroupKey("a group message from a member whose membership has not arrived yet")
+        try apply(content, try senderContact(sender, in: group), group)
+    }
+
+    /// The contact of a member whose chain we hold. Its chain came over a
+    /// pairwise session, so a missing contact was removed on this device
+    /// (`hush contact remove`) while the member stayed in the group: waiting
+    /// would wait for ever, so the record is made again on the admins' word,
+    /// as for any member (a member whose messages should go unseen is
+    /// blocked, not removed). Someone in none of the memberships we hold
+    /// cannot have a chain (removed members' chains are forgotten): refused.
+    private func senderContact(_ sender: IdentityKey, in group: StoredGroup) throws -> Contact {
+        if let contact = try contact(of: sender) { return contact }
+        guard let member = try keptStates(group).lazy.compactMap({ $0.member(sender) }).first else {
+            throw MessengerError.protocolFailure("a group message from someone in none of the group's memberships held here")
         }
-        try apply(content, contact, group)
+        try ensureContact(for: member)
+        guard let contact = try contact(of: sender) else { throw MessengerError.missingLocalState("the contact of a group member") }
+        return contact
     }
 
     /// The group message inside and its group, trying every state we hold.

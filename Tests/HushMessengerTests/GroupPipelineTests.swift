@@ -59,6 +59,23 @@ import HushStore
         #expect(try await alice.history(with: "team").first?.status == .read)
     }
 
+    /// A member whose contact Bob removed still writes to the group: the
+    /// message is read (the contact made again from the group's membership),
+    /// not kept waiting at the relay for a membership that never comes.
+    @Test func aMemberWhoseContactWasRemovedIsReadNotWaitedFor() async throws {
+        let (_, people) = try await four()
+        let alice = people["alice"]!.messenger, bob = people["bob"]!.messenger, carol = people["carol"]!.messenger
+        try await alice.createGroup(name: "team", members: ["bob", "carol"])
+        try await syncAll(people)
+        let carolAtBob = try #require(try await bob.groupSummary("team").members.first { !$0.isYou && !$0.isAdmin }?.name)
+        try await bob.removeContact(name: carolAtBob)
+        try await carol.send(text: "still here", to: "team")
+        let report = try await bob.sync()
+        #expect(report.waitingForGroupKeys == 0)
+        #expect(try await bob.history(with: "team").map(\.body) == ["still here"])
+        #expect(try await bob.contacts().contains { $0.name == carolAtBob })
+    }
+
     @Test func anAddedMemberReadsOnlyFromThenOnAndARemovedOneNothingAfter() async throws {
         let (relay, people) = try await four()
         let alice = people["alice"]!.messenger, bob = people["bob"]!.messenger, dave = people["dave"]!.messenger
