@@ -14,6 +14,8 @@ public final class Database {
     let handle: OpaquePointer
     public let path: String
     private var statementCache: [String: Statement] = [:]
+    /// Set by `checkpointInBackground`; the WAL hook holds it unretained.
+    var checkpointer: BackgroundCheckpointer?
     private var savepointDepth = 0
     /// How many savepoints this connection has opened (nested `transaction`
     /// calls): tests read it to show a hot path nests none.
@@ -53,7 +55,11 @@ public final class Database {
 
     deinit {
         statementCache.removeAll()
+        if checkpointer != nil { sqlite3_wal_hook(handle, nil, nil) }
         sqlite3_close_v2(handle)
+        // The checkpointer's connection closes after this one: the last to
+        // close checkpoints the whole log, as SQLite does on close.
+        if let checkpointer { checkpointer.waitUntilIdle() }
     }
 
     /// Passes the key as SQLCipher's raw-key literal `x'<64 hex digits>'`,

@@ -14,7 +14,7 @@ public final class MessageStore {
     /// Opens (creating when missing) and migrates the store at `path`.
     /// `key` is the keystore's 32-byte database key; nil only for benchmarks.
     public convenience init(path: String, key: SecureBytes?) throws {
-        try self.init(database: try Database(path: path, key: key))
+        try self.init(database: try Database(path: path, key: key), key: key)
     }
 
     /// Opens the store of an existing identity: the file must exist, be
@@ -31,16 +31,19 @@ public final class MessageStore {
         guard info.st_size > 0 else { throw StoreError.databaseMissing(path: path, reason: .empty) }
         let database = try Database(path: path, key: key)
         guard try database.schemaVersion() > 0 else { throw StoreError.databaseMissing(path: path, reason: .empty) }
-        return try MessageStore(database: database)
+        return try MessageStore(database: database, key: key)
     }
 
-    private init(database: Database) throws {
+    private init(database: Database, key: SecureBytes?) throws {
         self.database = database
         // Every page SQLCipher reads is decrypted and HMAC-checked, so a
         // page-cache miss costs far more than in plain SQLite: keep the hot
         // index pages (history, conversations, search) in memory. 32 MiB.
         try database.execute("PRAGMA cache_size = -\(MessageStore.cacheKiB)")
         try Schema.migrator.migrate(database)
+        // A checkpoint inside a commit (every thousand pages) stalled the
+        // message being sent or stored with it: run beside the commits.
+        database.checkpointInBackground(key: key)
     }
 
     public var contacts: ContactRepository { ContactRepository(database: database) }

@@ -38,6 +38,9 @@ public final class SQLCipherRelayStorage: @unchecked Sendable {
         let database = try Database(path: path, key: key)
         try RelaySchema.migrator.migrate(database)
         try database.execute("PRAGMA cache_size = -\(Self.pageCacheKiB)")
+        // A checkpoint inside a deposit's commit held every deposit queued
+        // behind it (the tail of deposit → push latency): done beside it.
+        database.checkpointInBackground(key: key)
         let last = try database.queryFirst("SELECT max(m) FROM (SELECT max(id) AS m FROM messages UNION ALL SELECT max(message_id) FROM deposits)") {
             row in try row.get(0, as: Int64?.self)
         } ?? nil
