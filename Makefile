@@ -76,7 +76,7 @@ fuzz: fuzz-build
 # Regenerates the seed corpora from the real encoders and Vectors/protocol.
 fuzz-seeds: deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
-	HUSH_WRITE_FUZZ_SEEDS=1 $(SWIFT) test --skip-build $(BUILD_FLAGS) --filter FuzzSeedTests
+	HUSH_WRITE_FUZZ_SEEDS=1 HUSH_FUZZ_SEED_TARGETS="$(TARGETS)" $(SWIFT) test --skip-build $(BUILD_FLAGS) --filter FuzzSeedTests
 
 # The whole suite under AddressSanitizer, and the relay and messenger suites
 # under ThreadSanitizer, each in a build directory of its own.
