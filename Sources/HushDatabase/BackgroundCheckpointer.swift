@@ -20,8 +20,8 @@ import Synchronization
 /// Under a steady stream of commits the second connection finishes a pass
 /// while the writer is already committing the next frames, so the log never
 /// becomes fully copied at the start of a transaction and never starts
-/// again. At `ceiling` frames the writer therefore checkpoints inside its
-/// commit, as SQLite would have: it copies only what the last background
+/// again. From `ceiling` frames on, the writer therefore checkpoints inside
+/// its commits, as SQLite would have: it copies only what the last background
 /// pass left (a few frames, not a thousand pages), and its next transaction
 /// starts the log again. A checkpointer that cannot run at all leaves the
 /// writer copying everything there, as SQLite does, so the log stays bounded.
@@ -33,6 +33,8 @@ public final class BackgroundCheckpointer: Sendable {
         public var inline = 0
         /// The longest the log was after a commit, in frames.
         public var longestLog: Int32 = 0
+        /// Its length after the latest commit.
+        public var latestLog: Int32 = 0
     }
 
     private struct State {
@@ -68,11 +70,16 @@ public final class BackgroundCheckpointer: Sendable {
 
     /// Called by the WAL hook after each commit of the writer.
     func committed(frames: Int32, writer: OpaquePointer) {
-        state.withLock { $0.counts.longestLog = max($0.counts.longestLog, frames) }
+        state.withLock {
+            $0.counts.longestLog = max($0.counts.longestLog, frames)
+            $0.counts.latestLog = frames
+        }
         if frames >= ceiling {
-            // FULL, not PASSIVE: it waits (busy handler) for a background
-            // pass in progress instead of giving up, so the log is bounded.
-            sqlite3_wal_checkpoint_v2(writer, nil, SQLITE_CHECKPOINT_FULL, nil, nil)
+            // PASSIVE, as SQLite's own: it never waits. When a background
+            // pass holds the checkpoint (SQLITE_BUSY), the next commit tries
+            // again; FULL would wait for every reader (another process's long
+            // read, on a client) inside this commit.
+            sqlite3_wal_checkpoint_v2(writer, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
             state.withLock { $0.counts.inline += 1 }
             return
         }
