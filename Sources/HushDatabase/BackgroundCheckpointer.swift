@@ -35,6 +35,8 @@ public final class BackgroundCheckpointer: Sendable {
         public var longestLog: Int32 = 0
         /// Its length after the latest commit.
         public var latestLog: Int32 = 0
+        /// Commits that wrote to the log (each one fsync of it).
+        public var commits = 0
     }
 
     private struct State {
@@ -73,6 +75,7 @@ public final class BackgroundCheckpointer: Sendable {
         state.withLock {
             $0.counts.longestLog = max($0.counts.longestLog, frames)
             $0.counts.latestLog = frames
+            $0.counts.commits += 1
         }
         if frames >= ceiling {
             // PASSIVE, as SQLite's own: it never waits. When a background

@@ -15,7 +15,7 @@ public final class Database {
     public let path: String
     private var statementCache: [String: Statement] = [:]
     /// Set by `checkpointInBackground`; the WAL hook holds it unretained.
-    var checkpointer: BackgroundCheckpointer?
+    public internal(set) var checkpointer: BackgroundCheckpointer?
     private var savepointDepth = 0
     /// How many savepoints this connection has opened (nested `transaction`
     /// calls): tests read it to show a hot path nests none.

@@ -151,7 +151,6 @@ final class Outbox {
                 report.failed += 1
                 continue
             }
-            try? store.outbox.recordAttempt(requestId: item.requestId, at: now)
             do {
                 let receipt = try await deposit(item, to: recipient)
                 _ = try store.sendQueue.markSent(requestId: item.requestId, serverId: receipt.serverID, relayTimestamp: receipt.relayTimestamp)
@@ -183,7 +182,6 @@ final class Outbox {
             let credential = contact.flatMap { try? store.contacts.deliveryCredential(contactId: $0.id) }
             targets.append((FanOutRecipient(key: key, credential: credential), contact?.id))
         }
-        try? store.outbox.recordAttempt(requestId: item.requestId, at: now)
         let transport = dependencies.transport
         do {
             var results = try await transport.depositFanOut(item.payload, requestID: item.requestId, to: targets.map(\.recipient))
@@ -261,13 +259,22 @@ final class Outbox {
                         in report: inout OutboxReport) {
         let decision = backoff.decision(for: failure, failures: item.failCount + 1, using: dependencies.random)
         if failure.isRefusal, let messageID = item.messageId { report.refusedMessageIDs.insert(messageID) }
+        // The attempt's time is written with its outcome: written before the
+        // deposit, it cost every send a commit (an fsync) of its own, and a
+        // request the relay took is removed from the outbox anyway.
+        func markFailed(_ error: String, retryAt: Int64?) {
+            try? store.write { store in
+                try store.outbox.recordAttempt(requestId: item.requestId, at: now)
+                try store.sendQueue.markFailed(requestId: item.requestId, error: error, nextAttemptAt: retryAt)
+            }
+        }
         if case let .retry(after) = decision {
-            try? store.sendQueue.markFailed(requestId: item.requestId, error: failure.description, nextAttemptAt: now + after)
+            markFailed(failure.description, retryAt: now + after)
             report.retrying += 1
             return
         }
         let reason = if case let .giveUp(reason) = decision { reason } else { failure.description }
-        try? store.sendQueue.markFailed(requestId: item.requestId, error: reason, nextAttemptAt: nil)
+        markFailed(reason, retryAt: nil)
         report.failed += 1
         if let messageID = item.messageId, let message = try? store.messages.message(id: messageID) {
             dependencies.emit(.statusChanged(clientMessageID: message.clientMessageId, status: .failed, contact: recipient))

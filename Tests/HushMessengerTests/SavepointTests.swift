@@ -4,6 +4,9 @@ import Testing
 extension Messenger {
     /// Savepoints the messenger's store connection has opened so far.
     func savepointsOpened() -> Int { store.database.savepointsOpened }
+
+    /// Commits the store has written to its log so far (each an fsync).
+    func commitsWritten() -> Int { store.database.checkpointer?.counts.commits ?? 0 }
 }
 
 /// Sending, receiving and the receipts a sync seals per stored message all
@@ -24,5 +27,20 @@ extension Messenger {
         #expect(try await alice.messenger.history(with: "bob").allSatisfy { $0.status == .read })
         #expect(await alice.messenger.savepointsOpened() == 0)
         #expect(await bob.messenger.savepointsOpened() == 0)
+    }
+
+    /// Every commit on the send path waits for the disk: a text costs two,
+    /// its sealed envelope queued and the relay's acceptance recorded (the
+    /// attempt's time is written only with a failure).
+    @Test func sendingATextCommitsTwice() async throws {
+        let relay = InMemoryRelay()
+        let (alice, bob) = try await relay.pair()
+        try await alice.messenger.send(text: "first", to: "bob")
+        _ = try await bob.messenger.sync()
+        try await bob.messenger.addContact(name: "alice", address: alice.address)
+        _ = try await alice.messenger.sync()
+        let before = await alice.messenger.commitsWritten()
+        try await alice.messenger.send(text: "second", to: "bob")
+        #expect(await alice.messenger.commitsWritten() - before == 2)
     }
 }
