@@ -61,8 +61,7 @@ public struct RelayServer: Sendable {
                                 onMetricsListening: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         let configuration = core.configuration
         // The libraries' own logger stays at notice or above whatever the relay
-        // logs: at trace the WebSocket layer prints the first bytes of every
-        // frame, and request logs carry paths with identity keys.
+        // logs: their request logs carry paths with identity keys.
         var libraryLogger = core.logger
         libraryLogger.logLevel = max(core.logger.logLevel, .notice)
         let http1 = HTTP1Channel.Configuration(idleTimeout: .seconds(configuration.connectionLimits.idleTimeoutSeconds))
