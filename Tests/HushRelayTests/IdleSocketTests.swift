@@ -50,6 +50,30 @@ import Testing
         }
     }
 
+    /// Each socket's expiry timer closes that socket alone: a socket opened
+    /// later (the test relay's clock stands still, so its token has its whole
+    /// lifetime left from that moment) stays open and gets its pushes.
+    @Test func anExpiringSocketLeavesALaterOneOpen() async throws {
+        try await LiveRelayTests.withLiveRelay(configure: { $0.tokenLifetimeSeconds = 3 }) { _, aliceClient, bobClient, alice, _ in
+            let started = ContinuousClock.now
+            let first = Task { try await Self.closeOfRawSocket(aliceClient) }
+            try await Task.sleep(for: .milliseconds(1_500))
+            let later = try await aliceClient.connectSocket()
+            let close = try await first.value
+            // Closed at its own token's end (3 s), before the later token's (4.5 s).
+            #expect(ContinuousClock.now - started < .milliseconds(4_400), "the first socket outlived its token")
+            #expect(close?.closeCode == .policyViolation, "\(String(describing: close))")
+            #expect(close?.reason?.contains("token expired") == true, "\(String(describing: close))")
+            let receipt = try await bobClient.deposit(recipient: alice.identity, envelope: sealedSized([6]), requestID: "after-expiry", credential: nil)
+            guard case let .message(message) = await LiveRelayTests.nextEvent(later, within: 1) else {
+                Issue.record("the later socket got no push after the first one expired")
+                return
+            }
+            #expect(message.messageID == receipt.messageID)
+            await later.close()
+        }
+    }
+
     /// Over several ping intervals a client that answers pings keeps its
     /// socket, and the socket still carries pushes.
     @Test func aSocketThatAnswersPingsStaysOpen() async throws {
