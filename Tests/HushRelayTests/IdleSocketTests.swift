@@ -75,14 +75,15 @@ import Testing
     }
 
     /// Over several ping intervals a client that answers pings keeps its
-    /// socket, and the socket still carries pushes.
+    /// socket, and the socket still carries pushes. (2 s, not 1: on a loaded
+    /// machine a pong can be late by a second, and that rightly closes.)
     @Test func aSocketThatAnswersPingsStaysOpen() async throws {
-        try await LiveRelayTests.withLiveRelay(configure: { $0.pingIntervalSeconds = 1 }) { _, aliceClient, bobClient, alice, _ in
+        try await LiveRelayTests.withLiveRelay(configure: { $0.pingIntervalSeconds = 2 }) { _, aliceClient, bobClient, alice, _ in
             let socket = try await aliceClient.connectSocket()
-            try await Task.sleep(for: .milliseconds(3_500))
+            try await Task.sleep(for: .milliseconds(5_000))
             let receipt = try await bobClient.deposit(recipient: alice.identity, envelope: sealedSized([5]), requestID: "after-pings", credential: nil)
             guard case let .message(message) = await LiveRelayTests.nextEvent(socket, within: 10) else {
-                Issue.record("the socket got no push after three ping intervals")
+                Issue.record("the socket got no push after two ping intervals")
                 return
             }
             #expect(message.messageID == receipt.messageID)
@@ -93,15 +94,16 @@ import Testing
     /// When the relay shuts down gracefully it closes an open socket with
     /// 1000 (normal closure) at once, rather than leaving it to the close timeout.
     @Test func aGracefulShutdownClosesOpenSocketsNormally() async throws {
-        let started = ContinuousClock.now
         let closing = CloseBox()
         try await LiveRelayTests.withLiveRelay { _, aliceClient, _, _, _ in
             closing.set(Task { try await Self.closeOfRawSocket(aliceClient) })
             try await Task.sleep(for: .milliseconds(500))
+            closing.shutdownBegan = ContinuousClock.now
         }
         let close = try await closing.task?.value
         #expect(close?.closeCode == .normalClosure, "\(String(describing: close))")
-        #expect(ContinuousClock.now - started < .seconds(8), "the socket waited for the close timeout")
+        let shutdown = ContinuousClock.now - (closing.shutdownBegan ?? .now)
+        #expect(shutdown < .seconds(8), "the socket waited for the close timeout: \(shutdown)")
     }
 
     /// A reader too slow for its frames keeps the newest: the oldest are dropped.
@@ -118,5 +120,10 @@ import Testing
         private var stored: Task<WebSocketCloseFrame?, any Error>?
         func set(_ task: Task<WebSocketCloseFrame?, any Error>) { lock.withLock { stored = task } }
         var task: Task<WebSocketCloseFrame?, any Error>? { lock.withLock { stored } }
+        private var began: ContinuousClock.Instant?
+        var shutdownBegan: ContinuousClock.Instant? {
+            get { lock.withLock { began } }
+            set { lock.withLock { began = newValue } }
+        }
     }
 }

@@ -69,7 +69,9 @@ struct RelayHTTPChannel: ServerChildChannel, HTTPChannelHandler {
                 upgradePipelineHandler: { channel, _ in
                     channel.eventLoop.makeCompletedFuture {
                         guard let granted = grant.withLockedValue({ $0 }) else { throw ChannelError.inappropriateOperationForState }
-                        try channel.pipeline.syncOperations.addHandler(RelaySocketHandler(grant: granted, core: core, timing: timing))
+                        let quiesced = try channel.pipeline.syncOperations.handler(type: QuiesceWatcher.self).quiesced
+                        try channel.pipeline.syncOperations.addHandler(
+                            RelaySocketHandler(grant: granted, core: core, timing: timing, closeAtOnce: quiesced))
                         return UpgradeResult.webSocket
                     }
                 }
@@ -96,6 +98,7 @@ struct RelayHTTPChannel: ServerChildChannel, HTTPChannelHandler {
             configuration.decoderConfiguration.maxHeaderFieldSize = http1.httpDecoder.maxHeaderFieldSize
             configuration.decoderConfiguration.maxHeaderListSize = http1.httpDecoder.maxHeaderListSize
             configuration.decoderConfiguration.maxHeaderFieldCount = http1.httpDecoder.maxHeaderFieldCount
+            try channel.pipeline.syncOperations.addHandler(QuiesceWatcher())
             let result = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: configuration)
             return Value(upgradeResult: result, channel: channel)
         }

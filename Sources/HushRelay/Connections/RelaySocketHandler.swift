@@ -56,10 +56,14 @@ final class RelaySocketHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case binary
     }
 
-    init(grant: TokenGrant, core: RelayCore, timing: Timing) {
+    /// The server began shutting down during the upgrade: close once added.
+    private let closeAtOnce: Bool
+
+    init(grant: TokenGrant, core: RelayCore, timing: Timing, closeAtOnce: Bool = false) {
         self.grant = grant
         self.core = core
         self.timing = timing
+        self.closeAtOnce = closeAtOnce
     }
 
     // MARK: Lifecycle
@@ -80,6 +84,7 @@ final class RelaySocketHandler: ChannelDuplexHandler, RemovableChannelHandler {
         expiryTimer = context.eventLoop.scheduleTask(in: .milliseconds(min(remaining, 7 * 24 * 3600 * 1000))) {
             bound.value.close(.policyViolation, reason: "token expired: authenticate again")
         }
+        if closeAtOnce { close(.normalClosure, reason: nil) }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
