@@ -1,11 +1,21 @@
 import Synchronization
 import HushRelayAPI
 
+/// Where the hub delivers one socket's frames. A WebSocket's sink is its
+/// channel handler (`RelaySocketHandler`): an idle socket then costs a NIO
+/// channel and no Swift task.
+protocol SocketSink: AnyObject, Sendable {
+    /// Queues a pre-encoded JSON text frame; never waits.
+    func push(_ frame: String)
+    /// Another socket of the same identity took this one's place.
+    func replaced()
+}
+
 /// Who is connected right now, and a way to reach them. Each socket
-/// registers a bounded stream of pre-encoded JSON frames; a deposit or an
-/// ephemeral envelope is encoded once and yielded to every socket of the
-/// recipient. Nothing here is stored: when no socket is open, an ephemeral
-/// envelope is simply dropped.
+/// registers a sink for pre-encoded JSON frames; a deposit or an ephemeral
+/// envelope is encoded once and handed to every socket of the recipient.
+/// Nothing here is stored: when no socket is open, an ephemeral envelope is
+/// simply dropped.
 public final class ConnectionHub: Sendable {
     /// Frames buffered per socket before the oldest are dropped (a slow
     /// reader then syncs over HTTP; stored envelopes are never lost).
@@ -13,7 +23,7 @@ public final class ConnectionHub: Sendable {
 
     struct Socket {
         let id: UInt64
-        let continuation: AsyncStream<String>.Continuation
+        let sink: any SocketSink
     }
     struct State {
         var sockets: [[UInt8]: [Socket]] = [:]
@@ -28,10 +38,9 @@ public final class ConnectionHub: Sendable {
         self.maxPerIdentity = maxPerIdentity
     }
 
-    /// Registers a socket; the identity's oldest socket is closed when it
-    /// already has `maxPerIdentity`.
-    func register(identity: [UInt8]) -> (id: UInt64, frames: AsyncStream<String>) {
-        let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(ConnectionHub.bufferedFramesPerSocket))
+    /// Registers a socket; the identity's oldest socket is told it was
+    /// replaced when the identity already has `maxPerIdentity`.
+    func register(identity: [UInt8], sink: any SocketSink) -> UInt64 {
         let (id, evicted): (UInt64, Socket?) = state.withLock { state in
             state.nextID += 1
             var list = state.sockets[identity] ?? []
@@ -40,42 +49,48 @@ public final class ConnectionHub: Sendable {
                 evicted = list.removeFirst()
                 state.total -= 1
             }
-            list.append(Socket(id: state.nextID, continuation: continuation))
+            list.append(Socket(id: state.nextID, sink: sink))
             state.sockets[identity] = list
             state.total += 1
             return (state.nextID, evicted)
         }
-        evicted?.continuation.finish()
+        evicted?.sink.replaced()
+        return id
+    }
+
+    /// Registers an in-process listener whose frames arrive on a stream
+    /// (tests); the stream ends when a newer socket replaces it.
+    func register(identity: [UInt8]) -> (id: UInt64, frames: AsyncStream<String>) {
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(ConnectionHub.bufferedFramesPerSocket))
+        let id = register(identity: identity, sink: StreamSocketSink(continuation))
         return (id, stream)
     }
 
     func unregister(identity: [UInt8], id: UInt64) {
-        let removed: Socket? = state.withLock { state in
-            guard var list = state.sockets[identity], let index = list.firstIndex(where: { $0.id == id }) else { return nil }
-            let socket = list.remove(at: index)
+        state.withLock { state in
+            guard var list = state.sockets[identity], let index = list.firstIndex(where: { $0.id == id }) else { return }
+            list.remove(at: index)
             state.sockets[identity] = list.isEmpty ? nil : list
             state.total -= 1
-            return socket
         }
-        removed?.continuation.finish()
     }
 
-    /// Yields `frame` to every socket of `identity`; returns how many got it.
+    /// Hands `frame` to every socket of `identity`; returns how many got it.
     @discardableResult
     func send(_ frame: String, to identity: [UInt8]) -> Int {
         let targets = state.withLock { $0.sockets[identity] ?? [] }
-        for socket in targets { socket.continuation.yield(frame) }
+        for socket in targets { socket.sink.push(frame) }
         return targets.count
     }
 
-    /// Yields the frame `build` makes to every socket of `identity`, building
+    /// Hands the frame `build` makes to every socket of `identity`, building
     /// it only when there is one (most deposits find their recipient offline).
     @discardableResult
     func send(to identity: [UInt8], frame build: () -> String) -> Int {
         let targets = state.withLock { $0.sockets[identity] ?? [] }
         guard !targets.isEmpty else { return 0 }
         let frame = build()
-        for socket in targets { socket.continuation.yield(frame) }
+        for socket in targets { socket.sink.push(frame) }
         return targets.count
     }
 
@@ -86,4 +101,15 @@ public final class ConnectionHub: Sendable {
 
     /// Open sockets, for logs and the load generator.
     public var connectionCount: Int { state.withLock { $0.total } }
+}
+
+/// A sink that yields to an `AsyncStream`, newest frames kept.
+final class StreamSocketSink: SocketSink {
+    private let continuation: AsyncStream<String>.Continuation
+
+    init(_ continuation: AsyncStream<String>.Continuation) { self.continuation = continuation }
+
+    func push(_ frame: String) { continuation.yield(frame) }
+
+    func replaced() { continuation.finish() }
 }

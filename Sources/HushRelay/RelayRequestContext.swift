@@ -1,18 +1,15 @@
 import Hummingbird
-import HummingbirdWebSocket
 import NIOCore
 
-/// Per-request context: Hummingbird's core storage, the WebSocket upgrade
-/// slot, and the client's IP address (for per-address rate limits; "local"
-/// when there is no socket, as in router tests).
-public struct RelayRequestContext: RequestContext, WebSocketRequestContext {
+/// Per-request context: Hummingbird's core storage and the client's IP
+/// address (for per-address rate limits; "local" when there is no socket, as
+/// in router tests).
+public struct RelayRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
-    public let webSocket: WebSocketHandlerReference<RelayRequestContext>
     public let remoteAddress: String
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
-        self.webSocket = .init()
         self.remoteAddress = source.channel.remoteAddress?.ipAddress ?? "local"
     }
 

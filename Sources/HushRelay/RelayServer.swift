@@ -1,7 +1,6 @@
 import HushCrypto
 import Hummingbird
 import HummingbirdCore
-import HummingbirdWebSocket
 import Logging
 import NIOCore
 
@@ -55,30 +54,23 @@ public struct RelayServer: Sendable {
         return router
     }
 
-    /// The application: HTTP/1 with WebSocket upgrade on `/v1/socket`, the
-    /// expiry sweeper as a service. `onListening` gets the bound port.
+    /// The application: HTTP/1 with WebSocket upgrade on `/v1/socket` (see
+    /// `RelayHTTPChannel`), the expiry sweeper as a service. `onListening` gets the bound port.
     /// `onMetricsListening` gets the metrics endpoint's port, when there is one.
     public func makeApplication(onListening: @escaping @Sendable (Int) async -> Void = { _ in },
                                 onMetricsListening: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
-        let socketRouter = Router(context: RelayRequestContext.self)
-        SocketRoute.add(to: socketRouter, core: core)
         let configuration = core.configuration
         // The libraries' own logger stays at notice or above whatever the relay
-        // logs: at trace the WebSocket layer prints the first bytes of every
-        // frame, and request logs carry paths with identity keys.
+        // logs: their request logs carry paths with identity keys.
         var libraryLogger = core.logger
         libraryLogger.logLevel = max(core.logger.logLevel, .notice)
-        let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
-            http1: .init(idleTimeout: .seconds(configuration.connectionLimits.idleTimeoutSeconds)),
-            ws: .init(maxFrameSize: 1 << 17, autoPing: .enabled(timePeriod: .seconds(configuration.pingIntervalSeconds)),
-                      closeTimeout: .seconds(10)))
-        let webSocketResponder = socketRouter.buildResponder()
+        let http1 = HTTP1Channel.Configuration(idleTimeout: .seconds(configuration.connectionLimits.idleTimeoutSeconds))
+        let timing = RelaySocketHandler.Timing(pingInterval: .seconds(configuration.pingIntervalSeconds), closeTimeout: .seconds(10))
         let counter = connections
         var app = Application(
             router: makeRouter(),
-            server: HTTPServerBuilder { responder in
-                GuardedHTTPChannel(inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
-                                                                       configuration: channelConfiguration),
+            server: HTTPServerBuilder { [core] responder in
+                GuardedHTTPChannel(inner: RelayHTTPChannel(responder: responder, core: core, http1: http1, timing: timing, maxFrameSize: 1 << 17),
                                    counter: counter, tls: configuration.tls?.context)
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "hush-relay"),

@@ -1,17 +1,17 @@
 import HummingbirdCore
-import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOSSL
 
-/// Hummingbird's HTTP/1 + WebSocket child channel with the relay's connection
-/// rules in front (`ConnectionGate`): a place per client address and in total
+/// The relay's HTTP/1 + WebSocket child channel (`RelayHTTPChannel`) with
+/// the relay's connection rules in front (`ConnectionGate`): a place per
+/// client address and in total
 /// (the excess gets a raw 503 and is closed), a deadline for the first request
 /// head, and a 400 and close for bytes the HTTP parser refuses.
 struct GuardedHTTPChannel: ServerChildChannel {
-    typealias Value = HTTP1WebSocketUpgradeChannel.Value
+    typealias Value = RelayHTTPChannel.Value
 
-    let inner: HTTP1WebSocketUpgradeChannel
+    let inner: RelayHTTPChannel
     let counter: ConnectionCounter
     /// The relay's own TLS, added behind the gate (a refused connection gets
     /// its 503 in plain text and is closed without a handshake).
