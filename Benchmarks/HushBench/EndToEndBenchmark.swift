@@ -60,12 +60,15 @@ enum EndToEndBenchmark {
         while let event = await events.next() { if case .connection(true) = event { break } }
 
         var samples: [Double] = []
+        var sends: [Double] = []
         samples.reserveCapacity(messages)
+        sends.reserveCapacity(messages)
         let clock = ContinuousClock()
         for index in 0..<messages {
             let body = "m\(index)"
             let start = clock.now
             try await alice.send(text: body, to: "bob")
+            sends.append(RelayBench.seconds(since: start) * 1000)
             while let event = await events.next() {
                 if case let .received(message, _) = event, message.body == body { break }
             }
@@ -98,6 +101,8 @@ enum EndToEndBenchmark {
         print("  send → relay → push → decrypt → stored    \(pad(p50))  \(pad(p99))   target p99 ≤ 10 ms")
         print("  baseline: deposit → push (relay only)     \(pad(b50))  \(pad(b99))")
         print("  ratio Hush / relay-only                   \(pad(p50 / b50))× \(pad(p99 / b99))×")
+        sends.sort()
+        print("  of which the sender's send (seal, deposit, accepted)  p50 \(pad(RelayBench.percentile(sends, 0.50))), p99 \(pad(RelayBench.percentile(sends, 0.99))) ms")
         live.cancel()
         try await http.shutdown()
     }

@@ -164,10 +164,23 @@ public final class Database {
         case exclusive = "EXCLUSIVE"
     }
 
+    /// Whether a commit waits for the disk.
+    public enum Durability: Sendable {
+        /// The connection's `synchronous = FULL`: the log is fsynced before COMMIT returns.
+        case synced
+        /// `NORMAL` for this one transaction: the commit is atomic and survives
+        /// a crash of the process, but a power loss may undo it until the next
+        /// synced commit (which fsyncs the log, this commit's pages with it).
+        /// Only for writes that can be lost and made again with no harm.
+        case deferred
+    }
+
     /// Runs `body` in a transaction: committed when it returns, rolled back
     /// when it throws (the error is rethrown). Inside another transaction it
-    /// becomes a savepoint, so repository calls compose into one batch.
-    public func transaction<T>(_ kind: TransactionKind = .immediate, _ body: (Database) throws -> T) throws -> T {
+    /// becomes a savepoint, so repository calls compose into one batch (and
+    /// `durability` is the outer transaction's).
+    public func transaction<T>(_ kind: TransactionKind = .immediate, durability: Durability = .synced,
+                               _ body: (Database) throws -> T) throws -> T {
         if isInTransaction {
             savepointDepth += 1
             savepointsOpened += 1
@@ -183,6 +196,10 @@ public final class Database {
                 throw error
             }
         }
+        if durability == .deferred {
+            try execute("PRAGMA synchronous = NORMAL")
+        }
+        defer { if durability == .deferred { _ = sqlite3_exec(handle, "PRAGMA synchronous = FULL", nil, nil, nil) } }
         try execute("BEGIN \(kind.rawValue) TRANSACTION")
         do {
             let result = try body(self)

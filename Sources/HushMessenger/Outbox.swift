@@ -153,7 +153,12 @@ final class Outbox {
             }
             do {
                 let receipt = try await deposit(item, to: recipient)
-                _ = try store.sendQueue.markSent(requestId: item.requestId, serverId: receipt.serverID, relayTimestamp: receipt.relayTimestamp)
+                // Not waited for on the disk: lost to a power cut, the request
+                // is simply deposited again under its request id, and the
+                // relay answers with the same message id without storing twice.
+                _ = try store.write(durability: .deferred) { store in
+                    try store.sendQueue.markSent(requestId: item.requestId, serverId: receipt.serverID, relayTimestamp: receipt.relayTimestamp)
+                }
                 report.sent += 1
                 if let messageID = item.messageId, let message = try store.messages.message(id: messageID) {
                     dependencies.emit(.statusChanged(clientMessageID: message.clientMessageId, status: message.status, contact: recipient.name))
@@ -197,7 +202,9 @@ final class Outbox {
             }
             var firstFailure: DeliveryFailure?
             var firstReceipt: DepositReceipt?
-            let completed: Bool = try store.write { store in
+            // Deferred durability, as for a single deposit: the fan-out is
+            // idempotent per member and request id.
+            let completed: Bool = try store.write(durability: .deferred) { store in
                 for (index, target) in targets.enumerated() where index < results.count {
                     switch results[index] {
                     case let .success(receipt):

@@ -64,8 +64,8 @@ public final class MessageStore {
     /// Runs `body` in one transaction (batched writes); rolled back on a throw.
     /// Inside another transaction it is a savepoint: for a part whose failure
     /// the caller catches and carries on past, which must leave nothing behind.
-    public func write<T>(_ body: (MessageStore) throws -> T) throws -> T {
-        try database.transaction { _ in try body(self) }
+    public func write<T>(durability: Database.Durability = .synced, _ body: (MessageStore) throws -> T) throws -> T {
+        try database.transaction(durability: durability) { _ in try body(self) }
     }
 
     /// `write` that joins the transaction already open instead of nesting a

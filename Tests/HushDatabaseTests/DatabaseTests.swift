@@ -31,6 +31,28 @@ import HushCrypto
         #expect(try db.queryFirst("PRAGMA synchronous") { try $0.get(0, as: Int64.self) } == 2)
     }
 
+    /// A deferred transaction (a write that can be lost and made again) runs
+    /// with `synchronous = NORMAL`; the connection is back to FULL after it,
+    /// whether it committed or threw, and a nested one keeps the outer setting.
+    @Test func aDeferredTransactionIsTheOnlyOneNotSynced() throws {
+        struct Boom: Error {}
+        let dir = try TemporaryDirectory()
+        let db = try Database(path: dir.path("t.db"), key: SecureBytes(randomCount: 32))
+        func synchronous() throws -> Int64? { try db.queryFirst("PRAGMA synchronous") { try $0.get(0, as: Int64.self) } }
+        try db.execute("CREATE TABLE t(v INTEGER)")
+        let inside = try db.transaction(durability: .deferred) { db in
+            try db.execute("INSERT INTO t VALUES (?)", [1])
+            return try synchronous()
+        }
+        #expect(inside == 1)
+        #expect(try synchronous() == 2)
+        #expect(throws: Boom.self) { try db.transaction(durability: .deferred) { _ in throw Boom() } }
+        #expect(try synchronous() == 2)
+        let nested = try db.transaction { db in try db.transaction(durability: .deferred) { _ in try synchronous() } }
+        #expect(nested == 2)
+        #expect(try db.queryFirst("SELECT count(*) FROM t") { try $0.get(0, as: Int.self) } == 1)
+    }
+
     @Test func transactionRollsBackOnThrow() throws {
         struct Boom: Error {}
         let dir = try TemporaryDirectory()
