@@ -316,7 +316,7 @@ enum RelayBenchmark {
         let count = sockets.withLock { $0.count }
         let perConnection = count > 0 ? Double(after - before) / Double(count) : .nan
         print("idle memory: \(count) sockets open (\(RelayBench.format(opened.seconds, 1)) s to open); relay RSS \(before / 1_048_576) MiB before, "
-              + "\(after / 1_048_576) MiB after; \(RelayBench.format(perConnection / 1024, 1)) KiB per idle connection")
+              + "\(after / 1_048_576) MiB after; \(RelayBench.format(perConnection / 1024, 1)) KiB per idle connection (target ≤ 20 KiB)")
     }
 
     // MARK: The relay child
