@@ -155,18 +155,23 @@ import Testing
         try bed.meet(alice, bob)
         let blobDirectory = bed.relay.dataDirectory + "/blobs"
         var caught: (upload: String, bytes: Int, file: [UInt8])?
-        // The kill must land while the bytes flow; a try where the upload won the race is done again.
+        // The kill must land while the bytes flow: once they do, the relay is
+        // stopped (SIGSTOP) so the upload stays where it is however loaded the
+        // machine, the sender is killed, and the relay goes on. A try where the
+        // upload won the race is done again.
         for attempt in 0..<4 where caught == nil {
             let file = AttachmentTests.file(24 << 20, canary: "attempt-\(attempt)")
             let path = bed.root + "/big-\(attempt).bin"
             try Data(file).write(to: URL(fileURLWithPath: path))
             let sender = try bed.spawn(alice, ["send", "bob", "--file", path])
-            _ = sender.wait(timeout: 60) { child in
+            _ = sender.wait(timeout: 120) { child in
                 // Progress goes to stderr as plain lines ("uploading NAME: 10% (…)") when it is not a terminal.
                 !child.isRunning || child.stderr.split(separator: "\n").contains { $0.hasPrefix("uploading") && !$0.contains(": 0%") }
             }
+            bed.relay.pause()
             sender.signal(SIGKILL)
             let result = sender.finish(timeout: 10)
+            bed.relay.resume()
             let partial = try FileManager.default.contentsOfDirectory(atPath: blobDirectory)
                 .filter { $0.hasPrefix(".resumable-") && !$0.hasSuffix(".owner") }
             if result.signalled, let name = partial.first,

@@ -66,6 +66,13 @@ final class RelayServer: @unchecked Sendable {
         self.child = nil
     }
 
+    /// SIGSTOP: the relay reads nothing more until `resume()` (a transfer in
+    /// flight stays where it is, whatever the machine's load).
+    func pause() { child?.signal(SIGSTOP) }
+
+    /// SIGCONT after `pause()`.
+    func resume() { child?.signal(SIGCONT) }
+
     /// A graceful stop (SIGTERM); how the relay ended, or nil when it was not running.
     @discardableResult
     func stop() -> CommandResult? {
