@@ -8,19 +8,9 @@ import Testing
 /// confirm only messages sent to their sender, the ephemeral path carries
 /// only typing, and a pending identity change does not cost incoming messages.
 @Suite struct PeerScopeTests {
-    /// Alice and Bob, contacts of each other after one exchange.
-    private func acquainted(_ relay: InMemoryRelay) async throws -> (Participant, Participant) {
-        let (alice, bob) = try await relay.pair()
-        try await alice.messenger.send(text: "hello", to: "bob")
-        _ = try await bob.messenger.sync()
-        try await bob.messenger.addContact(name: "alice", address: alice.address)
-        _ = try await alice.messenger.sync()
-        return (alice, bob)
-    }
-
     @Test func aReceiptConfirmsOnlyMessagesSentToItsSender() async throws {
         let relay = InMemoryRelay()
-        let (alice, bob) = try await acquainted(relay)
+        let (alice, bob) = try await relay.acquaintedPair()
         let mallory = try Participant("mallory", relay: relay)
         try await mallory.messenger.register()
         try await mallory.messenger.addContact(name: "alice", address: alice.address)
@@ -46,7 +36,7 @@ import Testing
 
     @Test func theEphemeralPathCarriesOnlyTyping() async throws {
         let relay = InMemoryRelay()
-        let (alice, bob) = try await acquainted(relay)
+        let (alice, bob) = try await relay.acquaintedPair()
         try await alice.messenger.seal(.text("smuggled as ephemeral"), to: "bob")
         let envelope = try #require(try await alice.messenger.outbox().last?.payload)
         await bob.messenger.receiveEphemeral(envelope)
@@ -59,7 +49,7 @@ import Testing
     /// (1,000), and every later message of that direction was refused.
     @Test func typingIndicatorsNobodyReceivedNeverMakeLaterMessagesUndecryptable() async throws {
         let relay = InMemoryRelay()
-        let (alice, bob) = try await acquainted(relay)
+        let (alice, bob) = try await relay.acquaintedPair()
         #expect(try await alice.messenger.deliveryCredentialKnown(for: "bob"))
         for _ in 0..<1_100 { try await alice.messenger.sendTyping(true, to: "bob") }
         try await alice.messenger.send(text: "after a long silence", to: "bob")
@@ -70,7 +60,7 @@ import Testing
 
     @Test func messagesArrivingWhileAnIdentityChangeWaitsAreStored() async throws {
         let relay = InMemoryRelay()
-        let (alice, bob) = try await acquainted(relay)
+        let (alice, bob) = try await relay.acquaintedPair()
         let other = try Participant("other", relay: relay)
         try await other.messenger.register()
         // Alice is told a different key for "bob" (a relay in the middle, or a

@@ -203,11 +203,7 @@ import HushStore
 
     @Test func aRefusedCredentialIsDroppedAndTheMessageGoesAsAFirstContact() async throws {
         let relay = InMemoryRelay()
-        let (alice, bob) = try await relay.pair()
-        try await alice.messenger.send(text: "first", to: "bob")
-        _ = try await bob.messenger.sync()
-        try await bob.messenger.addContact(name: "alice", address: alice.address)
-        _ = try await alice.messenger.sync()
+        let (alice, bob) = try await relay.acquaintedPair()
         #expect(try await alice.messenger.deliveryCredentialKnown(for: "bob"))
 
         relay.state.withLock { $0.depositFailures = [.rejected(status: 403, code: "invalid_credential")] }

@@ -33,12 +33,7 @@ extension Messenger {
     /// its sealed envelope queued and the relay's acceptance recorded (the
     /// attempt's time is written only with a failure).
     @Test func sendingATextCommitsTwice() async throws {
-        let relay = InMemoryRelay()
-        let (alice, bob) = try await relay.pair()
-        try await alice.messenger.send(text: "first", to: "bob")
-        _ = try await bob.messenger.sync()
-        try await bob.messenger.addContact(name: "alice", address: alice.address)
-        _ = try await alice.messenger.sync()
+        let (alice, _) = try await InMemoryRelay().acquaintedPair()
         let before = await alice.messenger.commitsWritten()
         try await alice.messenger.send(text: "second", to: "bob")
         #expect(await alice.messenger.commitsWritten() - before == 2)

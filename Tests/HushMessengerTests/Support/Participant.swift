@@ -44,4 +44,16 @@ extension InMemoryRelay {
         try await alice.messenger.addContact(name: "bob", address: bob.address)
         return (alice, bob)
     }
+
+    /// `pair()`, then contacts of each other after one exchange: Alice's
+    /// "hello" reached Bob as a request, Bob accepted it, and Alice has
+    /// Bob's delivery credential.
+    func acquaintedPair() async throws -> (alice: Participant, bob: Participant) {
+        let (alice, bob) = try await pair()
+        try await alice.messenger.send(text: "hello", to: "bob")
+        _ = try await bob.messenger.sync()
+        try await bob.messenger.addContact(name: "alice", address: alice.address)
+        _ = try await alice.messenger.sync()
+        return (alice, bob)
+    }
 }
