@@ -122,12 +122,8 @@ import Testing
         for user in [bob, carol, bob, carol] { try bed.sync(user) }
         try bed.sync(alice)
 
-        let listener = try bed.spawn(bob, ["listen", "--json", "--timeout", "8"])
-        #expect(listener.wait(timeout: 20) { $0.stdout.contains("\"online\":true") }, "listen never connected: \(listener.stderr)")
-        try bed.send(carol, to: "hikers", "pushed to the group")
-        #expect(listener.wait(timeout: 6) { $0.stdout.contains("pushed to the group") }, "no message event: \(listener.stdout)")
-        let result = listener.finish(timeout: 20)
-        #expect(result.status == 0 && !result.crashed, "\(result)")
+        let result = try bed.listen(bob, seconds: 8, while: { try bed.send(carol, to: "hikers", "pushed to the group") },
+                                    until: "pushed to the group")
         let event = try #require(result.stdout.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }.first { $0["body"] as? String == "pushed to the group" })

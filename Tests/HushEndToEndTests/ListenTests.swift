@@ -13,17 +13,10 @@ import Testing
         try bed.send(alice, to: "bob", "before listening")
         try bed.sync(bob)
 
-        let listener = try bed.spawn(bob, ["listen", "--json", "--timeout", "6"])
-        // It connects first ({"event":"connection","online":true}); a message
-        // sent after that can only arrive by the relay's push over the socket,
-        // since listen fetches on connect and on push, never on a timer.
-        #expect(listener.wait(timeout: 20) { $0.stdout.contains("\"online\":true") }, "listen never connected: \(listener.stderr)")
-        try bed.send(alice, to: "bob", "pushed while listening")
-        #expect(listener.wait(timeout: 5) { $0.stdout.contains("pushed while listening") }, "no message event: \(listener.stdout)")
-
-        // --timeout ends it by itself, with 0.
-        let result = listener.finish(timeout: 20)
-        #expect(result.status == 0 && !result.crashed, "\(result)")
+        // It connects first ({"event":"connection","online":true}); the message
+        // sent after that arrives by push. --timeout ends it by itself, with 0.
+        let result = try bed.listen(bob, seconds: 6, while: { try bed.send(alice, to: "bob", "pushed while listening") },
+                                    until: "pushed while listening")
         #expect(!result.stderr.contains("harness: killed"), "listen ignored --timeout")
 
         let lines = result.stdout.split(separator: "\n").map(String.init)

@@ -166,3 +166,22 @@ extension Testbed {
         return try ChildProcess(arguments, environment: environment, terminal: (columns, rows))
     }
 }
+
+extension Testbed {
+    /// `hush listen --json --timeout SECONDS` for `user`: once it is connected
+    /// (so what follows can only arrive by the relay's push: listen fetches on
+    /// connect and on push, never on a timer), runs `act`, waits for `text`
+    /// in its output, and returns how listen ended by itself at its timeout.
+    func listen(_ user: User, seconds: Int, while act: () throws -> Void, until text: String,
+                sourceLocation: SourceLocation = #_sourceLocation) throws -> CommandResult {
+        let listener = try spawn(user, ["listen", "--json", "--timeout", String(seconds)])
+        #expect(listener.wait(timeout: 20) { $0.stdout.contains("\"online\":true") }, "listen never connected: \(listener.stderr)",
+                sourceLocation: sourceLocation)
+        try act()
+        #expect(listener.wait(timeout: Double(seconds)) { $0.stdout.contains(text) }, "no message event: \(listener.stdout)",
+                sourceLocation: sourceLocation)
+        let result = listener.finish(timeout: 20)
+        #expect(result.status == 0 && !result.crashed, "\(result)", sourceLocation: sourceLocation)
+        return result
+    }
+}
