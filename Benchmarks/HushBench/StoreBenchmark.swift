@@ -113,11 +113,11 @@ enum StoreBenchmark {
                            sender: i % 3 == 0 ? "me" : "peer", body: body(i, random: &random), status: i % 3 == 0 ? .sent : .delivered,
                            createdAt: 1_700_000_000_000 + Int64(i), relayTimestamp: 1_700_000_000_000 + Int64(i))
             }
-            let began = clock.now, beganCPU = processCPUSeconds()
+            let began = clock.now, beganCPU = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID)
             try store.write { store in
                 for message in batch { try store.messages.insert(message) }
             }
-            ingestCPU += processCPUSeconds() - beganCPU
+            ingestCPU += cpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - beganCPU
             ingestWall += clock.now - began
             next = end
         }
@@ -128,9 +128,9 @@ enum StoreBenchmark {
         /// Times `body` into `samples`, in wall and thread CPU milliseconds.
         func time<T>(_ samples: inout Samples, _ body: () throws -> T) rethrows -> T {
             let began = clock.now
-            let beganCPU = threadCPUSeconds()
+            let beganCPU = cpuSeconds(CLOCK_THREAD_CPUTIME_ID)
             let value = try body()
-            samples.cpu.append((threadCPUSeconds() - beganCPU) * 1000)
+            samples.cpu.append((cpuSeconds(CLOCK_THREAD_CPUTIME_ID) - beganCPU) * 1000)
             samples.wall.append(milliseconds(clock.now - began))
             return value
         }
@@ -166,17 +166,12 @@ enum StoreBenchmark {
     static func milliseconds(_ duration: Duration) -> Double { seconds(duration) * 1000 }
 
     /// CPU time of the calling thread (SQLite runs on it), in seconds.
-    /// CPU time of the whole process, for ingest: the store's WAL checkpoints
-    /// run on a thread of their own, and their cost is the ingest's too.
-    static func processCPUSeconds() -> Double {
+    /// CPU seconds by `clock`: the calling thread's (SQLite runs on it) for
+    /// reads; the whole process's for ingest, whose WAL checkpoints run on a
+    /// thread of their own and are the ingest's cost too.
+    static func cpuSeconds(_ clock: clockid_t) -> Double {
         var now = timespec()
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-    }
-
-    static func threadCPUSeconds() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+        clock_gettime(clock, &now)
         return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 

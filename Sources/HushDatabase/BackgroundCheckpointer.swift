@@ -72,27 +72,33 @@ public final class BackgroundCheckpointer: Sendable {
 
     /// Called by the WAL hook after each commit of the writer.
     func committed(frames: Int32, writer: OpaquePointer) {
-        state.withLock {
-            $0.counts.longestLog = max($0.counts.longestLog, frames)
-            $0.counts.latestLog = frames
-            $0.counts.commits += 1
+        enum Step { case none, inline, schedule }
+        // One lock per commit: the counts, and whether a pass is to be asked for.
+        let step = state.withLock { state -> Step in
+            state.counts.longestLog = max(state.counts.longestLog, frames)
+            state.counts.latestLog = frames
+            state.counts.commits += 1
+            if frames >= ceiling {
+                state.counts.inline += 1
+                return .inline
+            }
+            guard frames >= threshold, !state.scheduled else { return .none }
+            state.scheduled = true
+            return .schedule
         }
-        if frames >= ceiling {
+        switch step {
+        case .none:
+            return
+        case .inline:
             // PASSIVE, as SQLite's own: it never waits. When a background
             // pass holds the checkpoint (SQLITE_BUSY), the next commit tries
             // again; FULL would wait for every reader (another process's long
             // read, on a client) inside this commit.
             sqlite3_wal_checkpoint_v2(writer, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
-            state.withLock { $0.counts.inline += 1 }
             return
+        case .schedule:
+            break
         }
-        guard frames >= threshold else { return }
-        let schedule = state.withLock { state -> Bool in
-            guard !state.scheduled else { return false }
-            state.scheduled = true
-            return true
-        }
-        guard schedule else { return }
         queue.async { [self] in
             // Cleared before the work: a commit during it schedules the next run.
             state.withLock { $0.scheduled = false }
