@@ -20,6 +20,9 @@ public final class Database {
     /// How many savepoints this connection has opened (nested `transaction`
     /// calls): tests read it to show a hot path nests none.
     public private(set) var savepointsOpened = 0
+    /// How many transactions committed with `Durability.deferred` (tests
+    /// show which writes of a path skip the fsync).
+    public private(set) var deferredCommits = 0
 
     /// Opens (creating when missing) the database at `path`.
     ///
@@ -204,6 +207,7 @@ public final class Database {
         do {
             let result = try body(self)
             try execute("COMMIT TRANSACTION")
+            if durability == .deferred { deferredCommits += 1 }
             return result
         } catch {
             // A failed COMMIT may already have rolled back; ignore that second error.

@@ -7,6 +7,9 @@ extension Messenger {
 
     /// Commits the store has written to its log so far (each an fsync).
     func commitsWritten() -> Int { store.database.checkpointer?.counts.commits ?? 0 }
+
+    /// Of those, the commits not waited for on the disk.
+    func deferredCommits() -> Int { store.database.deferredCommits }
 }
 
 /// Sending, receiving and the receipts a sync seals per stored message all
@@ -29,13 +32,15 @@ extension Messenger {
         #expect(await bob.messenger.savepointsOpened() == 0)
     }
 
-    /// Every commit on the send path waits for the disk: a text costs two,
-    /// its sealed envelope queued and the relay's acceptance recorded (the
-    /// attempt's time is written only with a failure).
-    @Test func sendingATextCommitsTwice() async throws {
+    /// A text costs two commits: its sealed envelope queued (waited for on
+    /// the disk: its ratchet step must not be undone) and the relay's
+    /// acceptance recorded (not waited for: lost, the deposit is made again
+    /// under its request id). The attempt's time is written only with a failure.
+    @Test func sendingATextCommitsTwiceAndWaitsForTheDiskOnce() async throws {
         let (alice, _) = try await InMemoryRelay().acquaintedPair()
-        let before = await alice.messenger.commitsWritten()
+        let before = await alice.messenger.commitsWritten(), deferredBefore = await alice.messenger.deferredCommits()
         try await alice.messenger.send(text: "second", to: "bob")
         #expect(await alice.messenger.commitsWritten() - before == 2)
+        #expect(await alice.messenger.deferredCommits() - deferredBefore == 1)
     }
 }
