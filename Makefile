@@ -56,12 +56,15 @@ test-fast: deps
 # The soaks at full size: the kill -9 soak (alice and bob exchange SOAK_MESSAGES messages while
 # `hush send`, `hush sync` and the relay are killed at random) and the fault soak (three users
 # through a proxy that corrupts, duplicates, delays and cuts, with kills and a full disk).
+# And the shared-home soak: a long-running `hush listen` beside one-shot `send`/`history`/`sync`
+# processes on one home, and `hush audit relay` beside a live relay under load then killed with -9,
+# in bursts of SOAK_MESSAGES messages past the databases' checkpoint threshold.
 # Loopback only, bounded.
-# `make test` runs them with 30 and 36 messages. Replay a run with HUSH_SOAK_SEED=N.
+# `make test` runs them with 30, 36 and 260 messages. Replay a run with HUSH_SOAK_SEED=N.
 SOAK_MESSAGES ?= 400
 soak: deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
-	HUSH_SOAK_MESSAGES=$(SOAK_MESSAGES) $(SWIFT) test --skip-build $(BUILD_FLAGS) --filter 'KillSoakTests|FaultSoakTests'
+	HUSH_SOAK_MESSAGES=$(SOAK_MESSAGES) $(SWIFT) test --skip-build $(BUILD_FLAGS) --filter 'KillSoakTests|FaultSoakTests|SharedHomeTests'
 
 # Fuzzing with libFuzzer and AddressSanitizer (Fuzz/, a package of its own).
 # Each target runs FUZZ_SECONDS from its committed seeds; `make test` runs

@@ -18,8 +18,14 @@ public struct LocalAudit {
     public var failed: Bool { !filesReadableByOthers.isEmpty || !databaseEncrypted || canaryScan?.foundAnywhere == true }
 
     /// Runs the checks; with `canary`, also scans every file for that text.
-    public static func run(_ client: MessagingClient, canary: String?) async throws -> LocalAudit {
-        let directory = client.home.directory
+    ///
+    /// The files are read before `open` opens the account: a descriptor of
+    /// messages.db (or its -wal/-shm) closed in a process that holds a
+    /// connection to it drops that connection's locks, and another process
+    /// of the same home could then delete the log under it.
+    public static func run(_ home: AccountHome, canary: String?,
+                           open: (AccountHome) throws -> MessagingClient) async throws -> LocalAudit {
+        let directory = home.directory
         let header = (try? FileHandle(forReadingFrom: URL(fileURLWithPath: directory.databasePath)).readData(ofLength: 16)) ?? Data()
         let databaseEncrypted = !header.starts(with: Data("SQLite format 3".utf8))
         let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
@@ -28,9 +34,10 @@ public struct LocalAudit {
             let mode = (attributes?[.posixPermissions] as? NSNumber)?.intValue ?? 0
             return mode & 0o077 != 0
         }
+        let scan = try canary.map { try CanaryScanner.scan(directory: directory.path, canary: $0) }
+        let client = try open(home)
         let quarantined = try await client.messenger.quarantined()
         let doctor = try await client.messenger.doctor()
-        let scan = try canary.map { try CanaryScanner.scan(directory: directory.path, canary: $0) }
         return LocalAudit(home: directory.path, filesReadableByOthers: loose, databaseEncrypted: databaseEncrypted,
                           quarantined: quarantined, integrityHealthy: doctor.healthy, canaryScan: scan)
     }

@@ -103,7 +103,7 @@ public final class BackgroundCheckpointer: Sendable {
             // Cleared before the work: a commit during it schedules the next run.
             state.withLock { $0.scheduled = false }
             do {
-                if connection == nil { connection = try Database(path: path, key: key) }
+                if connection == nil { connection = try Database(path: path, key: key, createIfMissing: false) }
                 guard let connection else { return }
                 // A PASSIVE checkpoint copies the frames the log held when it
                 // began; the writer appends meanwhile, and the log starts

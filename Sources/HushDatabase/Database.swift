@@ -29,15 +29,16 @@ public final class Database {
     /// - Parameter key: 32 random bytes used as SQLCipher's raw key (no
     ///   passphrase KDF). `nil` opens the file without encryption, which
     ///   only benchmarks use to show what encryption costs.
-    public init(path: String, key: SecureBytes?, busyTimeoutMilliseconds: Int32 = 5_000) throws(DatabaseError) {
-        // Create the file 0600 before SQLite does, so that neither it nor the
-        // -wal/-shm files SQLite derives from its mode are ever readable by others.
-        if path != ":memory:" {
-            let descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
-            if descriptor >= 0 { close(descriptor) }
+    ///
+    /// - Parameter createIfMissing: `false` opens only an existing file (a
+    ///   second connection to a database another one already holds).
+    public init(path: String, key: SecureBytes?, busyTimeoutMilliseconds: Int32 = 5_000,
+                createIfMissing: Bool = true) throws(DatabaseError) {
+        if createIfMissing && path != ":memory:" {
+            try OwnerOnlyFile.createIfMissing(path)
         }
         var connection: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = SQLITE_OPEN_READWRITE | (createIfMissing ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &connection, flags, nil)
         guard code == SQLITE_OK, let connection else {
             let error = DatabaseError(code: code, connection: connection)

@@ -37,7 +37,7 @@ import Testing
         #expect(checkup.database.healthy)
         #expect(!checkup.createdDatabase)
         #expect(throws: AccountCheckupError.self) { try AccountCheckup.run(try home(directory), createMissingDatabase: true) }
-        let audit = try await LocalAudit.run(Account.open(try home(directory), offline: true), canary: "pineapple-42")
+        let audit = try await LocalAudit.run(try home(directory), canary: "pineapple-42") { try Account.open($0, offline: true) }
         #expect(audit.databaseEncrypted)
         #expect(!audit.failed)
     }

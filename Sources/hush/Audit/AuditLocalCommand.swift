@@ -19,7 +19,7 @@ struct AuditLocalCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let audit = try await LocalAudit.run(global.openAccount(offline: true), canary: canary)
+            let audit = try await LocalAudit.run(global.accountHome(), canary: canary) { try Account.open($0, offline: true) }
             let loose = audit.filesReadableByOthers
             if global.json {
                 var object: [String: Any] = [

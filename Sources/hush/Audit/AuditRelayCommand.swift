@@ -24,6 +24,10 @@ struct AuditRelayCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // The files are read before this process opens relay.db: closing a
+        // descriptor of it in a process holding a connection drops that
+        // connection's locks, and a live relay could lose its log.
+        let scan = try canary.map { try CanaryScanner.scan(directory: data, canary: $0) }
         let inventory: RelayInventory
         let environment = ProcessInfo.processInfo.environment
         if let database = database ?? environment["HUSH_RELAY_DATABASE"], !database.isEmpty {
@@ -42,7 +46,6 @@ struct AuditRelayCommand: AsyncParsableCommand {
                 throw ValidationError("cannot open the relay data in \(data): \(error)")
             }
         }
-        let scan = try canary.map { try CanaryScanner.scan(directory: data, canary: $0) }
         if json {
             var object = RelayAudit.json(inventory)
             if let scan {
