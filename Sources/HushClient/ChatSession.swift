@@ -49,6 +49,8 @@ public final class ChatSession: @unchecked Sendable {
         // Groups have no typing indicators or presence: only messages and receipts.
         let groupName = try await group()?.name
         let client = client, contact = contact, presence = presence
+        // Subscribed before the live connection starts: nothing it stores is missed.
+        let events = client.events
         var started = client.startLive()
         started.append(Task {
             while !Task.isCancelled {
@@ -57,7 +59,7 @@ public final class ChatSession: @unchecked Sendable {
             }
         })
         started.append(Task {
-            for await event in client.events {
+            for await event in events {
                 show(event)
                 switch event {
                 case let .received(_, from) where from == contact:

@@ -23,6 +23,8 @@ public final class Database {
     /// How many transactions committed with `Durability.deferred` (tests
     /// show which writes of a path skip the fsync).
     public private(set) var deferredCommits = 0
+    /// What `afterCommit` queued in the open transaction, in order.
+    private var afterCommitActions: [() -> Void] = []
 
     /// Opens (creating when missing) the database at `path`.
     ///
@@ -191,12 +193,15 @@ public final class Database {
             let name = "hush_savepoint_\(savepointDepth)"
             defer { savepointDepth -= 1 }
             try execute("SAVEPOINT \(name)")
+            let queuedBefore = afterCommitActions.count
             do {
                 let result = try body(self)
                 try execute("RELEASE SAVEPOINT \(name)")
                 return result
             } catch {
                 _ = sqlite3_exec(handle, "ROLLBACK TO SAVEPOINT \(name); RELEASE SAVEPOINT \(name)", nil, nil, nil)
+                // What the rolled-back part announced never happened.
+                afterCommitActions.removeSubrange(queuedBefore...)
                 throw error
             }
         }
@@ -209,12 +214,24 @@ public final class Database {
             let result = try body(self)
             try execute("COMMIT TRANSACTION")
             if durability == .deferred { deferredCommits += 1 }
+            let actions = afterCommitActions
+            afterCommitActions.removeAll()
+            for action in actions { action() }
             return result
         } catch {
             // A failed COMMIT may already have rolled back; ignore that second error.
             _ = sqlite3_exec(handle, "ROLLBACK TRANSACTION", nil, nil, nil)
+            afterCommitActions.removeAll()
             throw error
         }
+    }
+
+    /// Runs `action` once the transaction now open has committed, and never
+    /// when it (or the savepoint `action` was queued in) rolls back; at once
+    /// when no transaction is open. For telling others about a change: an
+    /// event published before the commit announces what a rollback may undo.
+    public func afterCommit(_ action: @escaping () -> Void) {
+        if isInTransaction { afterCommitActions.append(action) } else { action() }
     }
 
     /// Runs `body` in a transaction of its own, or directly inside the one

@@ -25,7 +25,7 @@ public actor Messenger {
     public let identity: IdentityKeyPair
     let store: MessageStore
     let clock: any TimeSource
-    let (events, eventSink) = AsyncStream<MessengerEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
+    let events = MessengerEventHub()
     let relay: RelaySession
     let outgoing: Outbox
     let credentials: DeliveryCredentials
@@ -45,7 +45,7 @@ public actor Messenger {
         self.store = store
         self.clock = clock
         let dependencies = MessengerDependencies(identity: identity, store: store, transport: transport, clock: clock,
-                                                 random: random, events: eventSink)
+                                                 random: random, events: events)
         relay = RelaySession(dependencies)
         outgoing = Outbox(dependencies, backoff: backoff)
         credentials = DeliveryCredentials(dependencies, outbox: outgoing, relay: relay)
@@ -64,8 +64,11 @@ public actor Messenger {
         conversationLog = Conversations(dependencies, outbox: outgoing)
     }
 
-    /// Events for live views. One consumer at a time.
-    public nonisolated var eventStream: AsyncStream<MessengerEvent> { events }
+    /// Events for live views, published after their commit: every call
+    /// returns a new subscription that gets every event from then on.
+    public nonisolated var eventStream: AsyncStream<MessengerEvent> { events.subscribe() }
+
+    deinit { events.finish() }
 
     public static let syncPageSize = LiveSync.pageSize
 

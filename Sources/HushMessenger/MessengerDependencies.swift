@@ -14,10 +14,14 @@ struct MessengerDependencies {
     let transport: any RelayTransport
     let clock: any TimeSource
     let random: any RandomSource
-    let events: AsyncStream<MessengerEvent>.Continuation
+    let events: MessengerEventHub
 
+    /// Publishes `event` once the transaction it belongs to has committed
+    /// (at once outside a transaction): a rolled-back receive must not have
+    /// told a chat screen, `hush listen` or a hook about what was never stored.
     func emit(_ event: MessengerEvent) {
-        events.yield(event)
+        let events = self.events
+        store.afterCommit { events.publish(event) }
     }
 
     /// The contact named `name`, or `unknownContact`.

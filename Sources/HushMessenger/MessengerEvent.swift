@@ -1,6 +1,7 @@
 import HushStore
 
-/// What the pipeline tells a live view (`hush chat`, `hush listen`).
+/// What the pipeline tells a live view (`hush chat`, `hush listen`), after
+/// the change it tells of has committed.
 public enum MessengerEvent: Sendable, Equatable {
     /// A new incoming message was stored.
     case received(StoredMessage, contact: String)
@@ -20,4 +21,7 @@ public enum MessengerEvent: Sendable, Equatable {
     case groupChanged(group: String)
     /// The live connection to the relay went up (after catching up with the mailbox) or down.
     case connection(online: Bool)
+    /// This subscriber fell behind and `count` events were not delivered to
+    /// it; everything they told of is stored: read what you show again.
+    case missed(count: Int)
 }

@@ -76,5 +76,10 @@ public final class MessageStore {
         try database.withinTransaction { _ in try body(self) }
     }
 
+    /// Runs `action` after the open transaction commits (see `Database.afterCommit`).
+    public func afterCommit(_ action: @escaping () -> Void) {
+        database.afterCommit(action)
+    }
+
     public func schemaVersion() throws -> Int { try database.schemaVersion() }
 }

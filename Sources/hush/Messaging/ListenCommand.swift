@@ -60,9 +60,11 @@ struct ListenCommand: AsyncParsableCommand {
             let json = global.json
             // With --notify this usually runs as a service whose output is logged: no message text there unless asked.
             let bodies = !notify || printText
+            // Subscribed before the live connection starts: nothing it stores is missed.
+            let events = client.events
             let live = client.startLive()
             let printer = Task {
-                for await event in client.events {
+                for await event in events {
                     let object = ListenCommand.describe(event)
                     let line = Presentation.jsonLine(object)
                     print(json ? line : ListenCommand.text(object, bodies: bodies))
@@ -108,6 +110,8 @@ struct ListenCommand: AsyncParsableCommand {
             return object
         case let .groupChanged(group):
             return ["event": "group", "group": group]
+        case let .missed(count):
+            return ["event": "missed", "count": count]
         }
     }
 
@@ -129,6 +133,7 @@ struct ListenCommand: AsyncParsableCommand {
             return "message request from \(contact)\(bodies ? ": " + untrusted(object["body"]) : "") (`hush requests accept \(contact)` to answer, `hush requests block \(contact)` to block)"
         case "status": return "message \(String(describing: object["clientMessageId"] ?? "").prefix(8)) to \(object["contact"] ?? "?"): \(object["status"] ?? "")"
         case "typing": return "\(object["contact"] ?? "?") \((object["active"] as? Bool) == true ? "is typing…" : "stopped typing")"
+        case "missed": return "\(object["count"] ?? "?") events were missed (this listener fell behind); all of them are stored: `hush chats` and `hush history` show them"
         case "quarantined": return "set aside an envelope: \(object["reason"] ?? "")"
         case "resent": return "message \(String(describing: object["clientMessageId"] ?? "").prefix(8)) to \(object["contact"] ?? "?"): could not be decrypted there, sent again"
         default: return (object["online"] as? Bool) == true ? "connected to the relay" : "disconnected from the relay; reconnecting"

@@ -1,0 +1,76 @@
+import Testing
+@testable import HushMessenger
+import HushStore
+
+extension Messenger {
+    /// Makes every later write of the sync cursor fail inside its transaction
+    /// (a fault of our own database, as a full disk would be), or stops that.
+    func failCursorWrites(_ fail: Bool) throws {
+        try store.database.execute(fail
+            ? """
+              CREATE TEMP TRIGGER fail_cursor BEFORE INSERT ON main.settings WHEN NEW.name = '\(SettingsRepository.Name.syncCursor)'
+              BEGIN SELECT RAISE(ABORT, 'injected fault'); END
+              """
+            : "DROP TRIGGER temp.fail_cursor")
+    }
+}
+
+/// Events tell of what is stored: they are published after the commit, to
+/// every subscriber (issue 29, item 5).
+@Suite struct EventsAfterCommitTests {
+    /// The events on `stream` up to and including the first that `last` matches.
+    private static func events(on stream: AsyncStream<MessengerEvent>, through last: (MessengerEvent) -> Bool) async -> [MessengerEvent] {
+        var seen: [MessengerEvent] = []
+        for await event in stream {
+            seen.append(event)
+            if last(event) { break }
+        }
+        return seen
+    }
+
+    private static func receivedBodies(_ events: [MessengerEvent]) -> [String] {
+        events.compactMap { if case let .received(message, _) = $0 { message.body } else { nil } }
+    }
+
+    @Test func aReceiveThatRollsBackTellsNoSubscriber() async throws {
+        let (alice, bob) = try await InMemoryRelay().acquaintedPair()
+        // Bob's mailbox holds nothing else: the next envelope is this text.
+        _ = try await bob.messenger.sync()
+        let listener = bob.messenger.eventStream, chat = bob.messenger.eventStream
+        try await alice.messenger.send(text: "stored only the second time", to: "bob")
+
+        // The message is decrypted and stored, then the transaction fails at
+        // the cursor and rolls back: nothing was stored, nothing may be told.
+        try await bob.messenger.failCursorWrites(true)
+        await #expect(throws: (any Error).self) { _ = try await bob.messenger.sync() }
+        try await bob.messenger.failCursorWrites(false)
+        _ = try await bob.messenger.sync()
+        // A later event marks the end of what the two syncs published.
+        try await bob.messenger.send(text: "marker", to: "alice")
+
+        for stream in [listener, chat] {
+            let seen = await Self.events(on: stream) { if case .statusChanged = $0 { true } else { false } }
+            #expect(Self.receivedBodies(seen) == ["stored only the second time"], "\(seen)")
+        }
+        #expect(try await bob.messenger.history(with: "alice").filter { $0.body == "stored only the second time" }.count == 1)
+    }
+
+    @Test func everySubscriberGetsEveryEventAndOneThatFallsBehindIsToldWhatItMissed() async {
+        let hub = MessengerEventHub(bufferLimit: 4)
+        let slow = hub.subscribe(), other = hub.subscribe()
+        #expect(hub.subscriberCount == 2)
+        for index in 0..<10 { hub.publish(.typing(contact: "c\(index)", active: true)) }
+        var slowEvents = slow.makeAsyncIterator(), otherEvents = other.makeAsyncIterator()
+        var received: [MessengerEvent] = [], otherReceived: [MessengerEvent] = []
+        for _ in 0..<4 {
+            if let event = await slowEvents.next() { received.append(event) }
+            if let event = await otherEvents.next() { otherReceived.append(event) }
+        }
+        // Room again: the next event comes after a count of what was dropped.
+        hub.publish(.connection(online: true))
+        for _ in 0..<2 { if let event = await slowEvents.next() { received.append(event) } }
+        let first = (0..<4).map { MessengerEvent.typing(contact: "c\($0)", active: true) }
+        #expect(received == first + [.missed(count: 6), .connection(online: true)])
+        #expect(otherReceived == first)
+    }
+}
