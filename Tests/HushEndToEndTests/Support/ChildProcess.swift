@@ -88,6 +88,7 @@ final class ChildProcess: @unchecked Sendable {
         for fd in [output.write, errors.write, input.read] { close(fd) }
         guard result == 0 else {
             for fd in [output.read, errors.read, input.write] { close(fd) }
+            terminal?.master.release()   // the share no draining thread will take
             throw HarnessError("cannot start \(argv[0]): \(String(cString: strerror(result)))")
         }
         pid = child
@@ -99,10 +100,11 @@ final class ChildProcess: @unchecked Sendable {
         if let terminal {
             close(output.read)
             close(errors.read)
-            drain(terminal.master, toStandardError: false)
+            let master = terminal.master
+            drain(master.fd, toStandardError: false) { master.release() }
         } else {
-            drain(output.read, toStandardError: false)
-            drain(errors.read, toStandardError: true)
+            drain(output.read, toStandardError: false) { close(output.read) }
+            drain(errors.read, toStandardError: true) { close(errors.read) }
         }
         let (state, exited, spawned, changes) = (self.state, self.exited, child, self.changes)
         Thread.detachNewThread {
@@ -163,7 +165,9 @@ final class ChildProcess: @unchecked Sendable {
         var err = Data()
     }
 
-    private func drain(_ fd: Int32, toStandardError: Bool) {
+    /// Reads `fd` on a thread of its own to the end, then calls `done`: the
+    /// only place that lets go of it.
+    private func drain(_ fd: Int32, toStandardError: Bool, done: @escaping @Sendable () -> Void) {
         drained.enter()
         let group = drained
         let (buffers, changes) = (self.buffers, self.changes)
@@ -178,7 +182,7 @@ final class ChildProcess: @unchecked Sendable {
                 }
                 changes.bump()
             }
-            close(fd)
+            done()
             group.leave()
         }
     }

@@ -34,7 +34,6 @@ final class FaultProxy: @unchecked Sendable {
 
     let port: Int
     private let target: Int
-    private let listener: Int32
     private let lock = NSLock()
     private var odds: Odds
     private var random: SoakRandom
@@ -45,15 +44,29 @@ final class FaultProxy: @unchecked Sendable {
         self.target = target
         self.odds = odds
         random = SoakRandom(seed: seed)
-        (listener, port) = try LoopbackSocket.listen(port: 0)
+        let (fd, port) = try LoopbackSocket.listen(port: 0)
+        self.port = port
+        // Used by the accepting thread and by `connections`.
+        let listener = SharedDescriptor(fd, users: 2)
         connections = OpenSockets(listener: listener)
-        let listener = self.listener
         Thread.detachNewThread { [self] in
+            defer { listener.release() }
             while true {
-                let client = accept(listener, nil, nil)
-                if client < 0 { return }
+                let accepted = accept(listener.fd, nil, nil)
+                if accepted < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                // Used by the thread serving it and by `connections`.
+                let client = SharedDescriptor(accepted, users: 2)
                 connections.track(client)
-                Thread.detachNewThread { [self] in serve(client) }
+                Thread.detachNewThread { [self] in
+                    defer {
+                        client.shutDown()
+                        client.release()
+                    }
+                    serve(client.fd)
+                }
             }
         }
     }
@@ -74,7 +87,6 @@ final class FaultProxy: @unchecked Sendable {
     /// upstream connection (the relay may be down; the client then sees the
     /// connection close, as with the relay itself).
     private func serve(_ client: Int32) {
-        defer { shutdown(client, Int32(SHUT_RDWR)); close(client) }
         var reader = HTTPStreamReader(fd: client)
         while let request = reader.nextMessage() {
             count { $0.requests += 1 }
@@ -150,6 +162,9 @@ final class FaultProxy: @unchecked Sendable {
     }
 
     func stop() { connections.stop() }
+
+    /// The listening socket's number (tests of the descriptors' ownership).
+    var listenerNumber: Int32 { connections.listenerNumber }
 
     deinit { stop() }
 }

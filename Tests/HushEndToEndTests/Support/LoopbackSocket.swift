@@ -87,20 +87,28 @@ enum LoopbackSocket {
 /// A client that connects to it blocks until its own timeout.
 final class BlackHole: @unchecked Sendable {
     let port: Int
-    private let listener: Int32
+    /// Used by the accepting thread and by `stop`.
+    private let listener: SharedDescriptor
     private let lock = NSLock()
+    /// Owned here alone (the accepting thread hands them over under the lock); closed by `stop`.
     private var accepted: [Int32] = []
     private var stopped = false
     /// Signalled once per connection swallowed.
     private let swallowed = DispatchSemaphore(value: 0)
 
     init(port: Int) throws {
-        (listener, self.port) = try LoopbackSocket.listen(port: port)
-        let listener = self.listener
+        let (fd, port) = try LoopbackSocket.listen(port: port)
+        self.port = port
+        let listener = SharedDescriptor(fd, users: 2)
+        self.listener = listener
         Thread.detachNewThread { [self] in
+            defer { listener.release() }
             while true {
-                let fd = accept(listener, nil, nil)
-                if fd < 0 { return }
+                let fd = accept(listener.fd, nil, nil)
+                if fd < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
                 let keep = lock.withLock { () -> Bool in
                     if !stopped { accepted.append(fd) }
                     return !stopped
@@ -114,19 +122,24 @@ final class BlackHole: @unchecked Sendable {
     /// How many connections it has swallowed.
     var connections: Int { lock.withLock { accepted.count } }
 
+    /// The listening socket's number (tests of the descriptors' ownership).
+    var listenerNumber: Int32 { listener.fd }
+
     /// Waits for the next connection; false when none came within `timeout` seconds.
     func waitForConnection(timeout: Double) -> Bool {
         swallowed.wait(timeout: .now() + timeout) == .success
     }
 
+    /// Closes the listener and every swallowed connection; only the first call does anything.
     func stop() {
-        let fds = lock.withLock { () -> [Int32] in
-            guard !stopped else { return [] }
+        let fds = lock.withLock { () -> [Int32]? in
+            guard !stopped else { return nil }
             stopped = true
             return accepted
         }
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
+        guard let fds else { return }
+        listener.shutDown()
+        listener.release()
         for fd in fds { shutdown(fd, Int32(SHUT_RDWR)); close(fd) }
     }
 
@@ -140,7 +153,6 @@ final class BlackHole: @unchecked Sendable {
 /// to the first relay that accepts it.
 final class RecordingProxy: @unchecked Sendable {
     let port: Int
-    private let listener: Int32
     private let lock = NSLock()
     private var sent = [UInt8]()
     private let connections: OpenSockets
@@ -159,14 +171,22 @@ final class RecordingProxy: @unchecked Sendable {
     }
 
     init(balancing targets: [Int]) throws {
-        (listener, port) = try LoopbackSocket.listen(port: 0)
+        let (fd, port) = try LoopbackSocket.listen(port: 0)
+        self.port = port
+        // Used by the accepting thread and by `connections`.
+        let listener = SharedDescriptor(fd, users: 2)
         connections = OpenSockets(listener: listener)
-        let listener = self.listener
         Thread.detachNewThread { [self] in
+            defer { listener.release() }
             while true {
-                let client = accept(listener, nil, nil)
-                if client < 0 { return }
-                guard let upstream = targets.lazy.compactMap({ try? LoopbackSocket.connect(port: $0) }).first else { close(client); continue }
+                let accepted = accept(listener.fd, nil, nil)
+                if accepted < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                guard let connected = targets.lazy.compactMap({ try? LoopbackSocket.connect(port: $0) }).first else { close(accepted); continue }
+                // Each is used by both pumps and by `connections`.
+                let client = SharedDescriptor(accepted, users: 3), upstream = SharedDescriptor(connected, users: 3)
                 connections.track(client, upstream)
                 pump(from: client, to: upstream, record: true)
                 pump(from: upstream, to: client, record: false)
@@ -176,19 +196,23 @@ final class RecordingProxy: @unchecked Sendable {
 
     var url: String { "http://127.0.0.1:\(port)" }
 
-    private func pump(from source: Int32, to destination: Int32, record: Bool) {
+    private func pump(from source: SharedDescriptor, to destination: SharedDescriptor, record: Bool) {
         Thread.detachNewThread { [self] in
+            defer {
+                source.release()
+                destination.release()
+            }
             while true {
-                let bytes = LoopbackSocket.readSome(source)
+                let bytes = LoopbackSocket.readSome(source.fd)
                 if bytes.isEmpty { break }
                 if record, refuseAcknowledgements, String(decoding: bytes, as: UTF8.self).contains("/ack HTTP/1.1") {
-                    shutdown(source, Int32(SHUT_RDWR))
+                    shutdown(source.fd, Int32(SHUT_RDWR))
                     break
                 }
                 if record { lock.withLock { sent += bytes } }
-                if !LoopbackSocket.writeAll(destination, bytes) { break }
+                if !LoopbackSocket.writeAll(destination.fd, bytes) { break }
             }
-            shutdown(destination, Int32(SHUT_WR))
+            shutdown(destination.fd, Int32(SHUT_WR))
         }
     }
 
@@ -269,25 +293,47 @@ enum RawHTTP {
 }
 
 /// The listening socket of a test proxy and the connections it opened:
-/// `stop` shuts them all down, once.
+/// `stop` shuts them all down, once, and lets go of its share of each (the
+/// threads serving them close them when they are done; see `SharedDescriptor`).
 final class OpenSockets: @unchecked Sendable {
-    private let listener: Int32
+    private let listener: SharedDescriptor
     private let lock = NSLock()
-    private var sockets: [Int32] = []
+    private var sockets: [SharedDescriptor] = []
     private var stopped = false
 
-    init(listener: Int32) { self.listener = listener }
+    /// Takes one of `listener`'s users.
+    init(listener: SharedDescriptor) { self.listener = listener }
 
-    func track(_ fds: Int32...) { lock.withLock { sockets += fds } }
+    /// The listening socket's number (tests of the descriptors' ownership).
+    var listenerNumber: Int32 { listener.fd }
+
+    /// Takes one user of each; after `stop`, they are shut down and let go at once.
+    func track(_ descriptors: SharedDescriptor...) {
+        let late = lock.withLock { () -> Bool in
+            if !stopped { sockets += descriptors }
+            return stopped
+        }
+        if late {
+            for descriptor in descriptors {
+                descriptor.shutDown()
+                descriptor.release()
+            }
+        }
+    }
 
     func stop() {
-        let fds = lock.withLock { () -> [Int32] in
-            guard !stopped else { return [] }
+        let descriptors = lock.withLock { () -> [SharedDescriptor]? in
+            guard !stopped else { return nil }
             stopped = true
+            defer { sockets.removeAll() }
             return sockets
         }
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
-        for fd in fds { shutdown(fd, Int32(SHUT_RDWR)) }
+        guard let descriptors else { return }
+        listener.shutDown()
+        listener.release()
+        for descriptor in descriptors {
+            descriptor.shutDown()
+            descriptor.release()
+        }
     }
 }
