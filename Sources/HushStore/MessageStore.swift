@@ -29,7 +29,8 @@ public final class MessageStore {
             throw StoreError.databaseMissing(path: path, reason: .unreadable(errno: errno))
         }
         guard info.st_size > 0 else { throw StoreError.databaseMissing(path: path, reason: .empty) }
-        let database = try Database(path: path, key: key)
+        // Never created here, even if it vanished since the check above.
+        let database = try Database(path: path, key: key, createIfMissing: false)
         guard try database.schemaVersion() > 0 else { throw StoreError.databaseMissing(path: path, reason: .empty) }
         return try MessageStore(database: database, key: key)
     }
