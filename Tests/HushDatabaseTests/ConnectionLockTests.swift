@@ -11,24 +11,13 @@ import Testing
 /// process closing its own connection believes it is the last one and
 /// deletes the log under this one (issue 29, item 1).
 @Suite struct ConnectionLockTests {
-    static let tool = "/usr/bin/sqlcipher"
-
     /// Opens `path` in another process, reads `table`'s row count and closes.
     static func countInAnotherProcess(_ path: String, table: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = [path, "SELECT count(*) FROM \(table);"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        process.waitUntilExit()
-        return String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        try SQLCipherCommandLine.run([path, "SELECT count(*) FROM \(table);"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     @Test func aSecondConnectionLeavesTheFirstOnesLocksInPlace() throws {
-        guard FileManager.default.isExecutableFile(atPath: Self.tool) else {
+        guard SQLCipherCommandLine.isInstalled else {
             Issue.record("sqlcipher command line missing: run `make deps`")
             return
         }

@@ -60,24 +60,15 @@ import HushCrypto
     }
 
     @Test func sqlcipherCommandLineCannotReadWithoutTheKey() throws {
-        let tool = "/usr/bin/sqlcipher"
-        guard FileManager.default.isExecutableFile(atPath: tool) else {
+        guard SQLCipherCommandLine.isInstalled else {
             Issue.record("sqlcipher command line missing: run `make deps`")
             return
         }
         let dir = try TemporaryDirectory()
         let path = dir.path("messages.db")
         try writeCanary(path: path, key: SecureBytes(randomCount: 32))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = [path, "SELECT body FROM notes LIMIT 1;"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        process.waitUntilExit()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus != 0)
+        let (status, text) = try SQLCipherCommandLine.run([path, "SELECT body FROM notes LIMIT 1;"])
+        #expect(status != 0)
         #expect(!text.contains(canary))
     }
 

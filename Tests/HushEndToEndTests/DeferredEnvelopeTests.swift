@@ -9,10 +9,7 @@ import Testing
     @Test func messagesForASessionThisDeviceLacksStayAtTheRelayAndAreRecovered() throws {
         let bed = try Testbed("deferred")
         let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
-        try bed.meet(alice, bob)
-        try bed.send(bob, to: "alice", "hi")
-        try bed.sync(alice)
-        try bed.sync(bob)
+        try bed.acquaint(alice, bob)
 
         try bed.succeed(bob, ["contact", "remove", "alice"])
         let waiting = ["written after bob removed me", "and once more"]

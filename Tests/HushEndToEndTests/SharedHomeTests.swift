@@ -32,11 +32,8 @@ import Testing
         let burst = SoakSettings.fromEnvironment(defaultMessages: 260).messages
         let bed = try Testbed("shared-home")
         let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
-        try bed.meet(alice, bob)
-        try bed.send(bob, to: "alice", "bob answers before the bursts")
-        // Alice reads it and hands bob her delivery credential: his bursts are not first contacts.
-        try bed.sync(alice)
-        try bed.sync(bob)
+        // Bob holds alice's delivery credential: his bursts are not first contacts.
+        try bed.acquaint(alice, bob, answer: "bob answers before the bursts")
         let log = alice.home + "/messages.db-wal"
 
         // Alice keeps `hush listen` running on her home for the whole test.
@@ -103,10 +100,7 @@ import Testing
         let burst = SoakSettings.fromEnvironment(defaultMessages: 260).messages
         let bed = try Testbed("live-audit")
         let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
-        try bed.meet(alice, bob)
-        try bed.send(bob, to: "alice", "bob answers")
-        try bed.sync(alice)
-        try bed.sync(bob)
+        try bed.acquaint(alice, bob)
         let log = bed.relay.dataDirectory + "/relay.db-wal"
 
         // Alice stays offline: every message bob sends waits in her mailbox.

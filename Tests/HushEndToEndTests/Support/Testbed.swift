@@ -93,6 +93,16 @@ final class Testbed: @unchecked Sendable {
         try addContact(bob, alice, sourceLocation: sourceLocation)
     }
 
+    /// `meet`, then `bob` answers with `answer` and both sync: each has read
+    /// the other and holds the other's delivery credential, so neither writes
+    /// as a stranger from then on.
+    func acquaint(_ alice: User, _ bob: User, answer: String = "hi", sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try meet(alice, bob, sourceLocation: sourceLocation)
+        try send(bob, to: alice.name, answer, sourceLocation: sourceLocation)
+        try sync(alice, sourceLocation: sourceLocation)
+        try sync(bob, sourceLocation: sourceLocation)
+    }
+
     /// `hush send NAME TEXT --json`, which must succeed; returns the printed message.
     @discardableResult
     func send(_ user: User, to name: String, _ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
