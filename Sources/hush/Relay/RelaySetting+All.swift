@@ -33,6 +33,8 @@ extension RelaySetting {
         text("tls.key", "PEM private key for tls.certificate (keep it 0600).", allowsEmpty: true) { $0.tlsKey } set: { $0.tlsKey = $1 },
         RelaySetting(key: "tls.self-signed", help: "Serve https:// with a key and certificate made in the data directory on first start; clients pin its key (the relay prints the pin).",
                      kind: .bool, get: { .string($0.tlsSelfSigned ? "true" : "false") }, set: { if case let .string(text) = $1 { $0.tlsSelfSigned = text == "true" } }),
+        text("tls.min-version", "Oldest TLS version served: 1.2 (1.2 and 1.3, AEAD cipher suites only) or 1.3 (1.3 only). TLS 1.0 and 1.1 are never served.",
+             check: { RelayTLS.MinimumVersion(rawValue: $0) == nil ? "must be 1.2 or 1.3" : nil }) { $0.tlsMinimumVersion } set: { $0.tlsMinimumVersion = $1 },
 
         text("metrics.listen", "HOST:PORT where GET /metrics serves Prometheus metrics (empty: no metrics). Keep it off the public address.",
              allowsEmpty: true, check: { RelaySettings.hostAndPort($0) == nil ? "must be HOST:PORT, e.g. 127.0.0.1:9090" : nil }) { $0.metricsListen } set: { $0.metricsListen = $1 },
