@@ -18,6 +18,8 @@ public final class RelayCore: Sendable {
     public let metrics: RelayMetrics
     let limits: Limiters
     let firstContactDifficulty: FirstContactDifficulty
+    /// What blob uploads may take: per identity, per address, in total.
+    let blobBudget: BlobBudget
     /// The origins login signatures may name.
     let origins: AcceptedOrigins
 
@@ -47,6 +49,8 @@ public final class RelayCore: Sendable {
         self.origins = AcceptedOrigins(configuration: configuration)
         let rules = configuration.rateLimits
         self.firstContactDifficulty = FirstContactDifficulty(baseBits: rules.firstContactWorkBits)
+        self.blobBudget = BlobBudget(quota: configuration.blobQuota, totalBytes: configuration.blobTotalBytes,
+                                     perAddress: rules.blobBytesPerAddress)
         self.limits = Limiters(
             perAddress: RateLimiter(rule: rules.perAddress),
             perIdentity: RateLimiter(rule: rules.perIdentity),
@@ -58,6 +62,13 @@ public final class RelayCore: Sendable {
     }
 
     var now: Int64 { clock.now() }
+
+    /// The unexpired blobs stored for `uploader` and for everyone, for `BlobBudget`.
+    func storedBlobs(uploader: [UInt8]) async throws -> BlobBudget.Stored {
+        let now = self.now
+        return BlobBudget.Stored(uploader: try await storage.blobs.blobUsage(uploader: uploader, now: now),
+                                 total: try await storage.blobs.totalBlobUsage(now: now))
+    }
 
     /// Throws 429 with the wait when `limiter` has no token for `key`.
     func limit(_ limiter: RateLimiter, _ key: String, cost: Int = 1) throws {

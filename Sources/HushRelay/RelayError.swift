@@ -21,6 +21,10 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
     case quotaExceeded
     /// The uploader's blob quota (bytes or count) is used up.
     case blobQuotaExceeded(String)
+    /// The relay's blob storage as a whole (every uploader's) is used up.
+    case blobStorageFull(totalMiB: Int)
+    /// The source address uploaded more blob bytes than its bucket holds.
+    case blobBytesRateLimited(retryAfterSeconds: Int)
     case malformed(String)
     case invalidSignature(String)
     case rateLimited(retryAfterSeconds: Int)
@@ -42,9 +46,9 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
         case .forbidden, .invalidCredential: .forbidden
         case .notFound: .notFound
         case .conflict, .staleRegistration: .conflict
-        case .tooLarge, .quotaExceeded, .blobQuotaExceeded: .contentTooLarge
+        case .tooLarge, .quotaExceeded, .blobQuotaExceeded, .blobStorageFull: .contentTooLarge
         case .malformed, .invalidSignature: .unprocessableContent
-        case .rateLimited: .tooManyRequests
+        case .rateLimited, .blobBytesRateLimited: .tooManyRequests
         case .workRequired: .preconditionRequired
         case .unavailable, .storageUnavailable: .serviceUnavailable
         case .internalFailure: .internalServerError
@@ -63,10 +67,10 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
         case .conflict: .conflict
         case .staleRegistration: .staleRegistration
         case .tooLarge: .tooLarge
-        case .quotaExceeded, .blobQuotaExceeded: .quotaExceeded
+        case .quotaExceeded, .blobQuotaExceeded, .blobStorageFull: .quotaExceeded
         case .malformed: .malformed
         case .invalidSignature: .invalidSignature
-        case .rateLimited: .rateLimited
+        case .rateLimited, .blobBytesRateLimited: .rateLimited
         case .workRequired: .workRequired
         case .unavailable, .storageUnavailable: .unavailable
         case .internalFailure: .internalError
@@ -88,6 +92,10 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .tooLarge(what): "\(what) is larger than the relay accepts"
         case .quotaExceeded: "the mailbox is full: its owner must sync and acknowledge; retry later"
         case let .blobQuotaExceeded(what): "your blob storage is full (\(what)): wait for older blobs to expire"
+        case let .blobStorageFull(total):
+            "the relay's storage for attachments is full (\(total) MiB for all users): retry once older attachments expire, or ask the relay's operator"
+        case let .blobBytesRateLimited(seconds):
+            "too many attachment bytes uploaded from your network address: retry after \(seconds) s"
         case let .malformed(what): "malformed request: \(what)"
         case let .invalidSignature(what): "the signature on the \(what) does not verify"
         case let .rateLimited(seconds): "too many requests: retry after \(seconds) s"
@@ -128,7 +136,7 @@ extension RelayError: HTTPResponseError {
         let body = RelayErrorBody(code: code, message: clientMessage)
         var headers: HTTPFields = [.contentType: "application/json"]
         switch self {
-        case let .rateLimited(seconds): headers[.retryAfter] = String(max(1, seconds))
+        case let .rateLimited(seconds), let .blobBytesRateLimited(seconds): headers[.retryAfter] = String(max(1, seconds))
         case let .workRequired(bits): headers[HTTPFields.Element.Name(FirstContactWork.bitsHeader)!] = String(bits)
         case .unavailable: headers[.retryAfter] = "5"
         case .storageUnavailable: headers[.retryAfter] = "30"

@@ -44,6 +44,8 @@ extension RelaySetting {
         int("quotas.blob-mib", "MiB of unexpired blobs one identity may store.", 1...1_048_576) { $0.configuration.blobQuota.maxBytes >> 20 } set: { $0.configuration.blobQuota.maxBytes = $1 << 20 },
         int("quotas.max-blob-bytes", "Bytes one blob may have (at most \(RelayLimits.maxBlobBytes), room for a 4 GiB file).", 1_024...RelayLimits.maxBlobBytes) { $0.configuration.maxBlobBytes } set: { $0.configuration.maxBlobBytes = $1 },
         int("quotas.blob-count", "Unexpired blobs one identity may store.", 1...10_000_000) { $0.configuration.blobQuota.maxCount } set: { $0.configuration.blobQuota.maxCount = $1 },
+        int("quotas.blob-total-mib", "MiB of blobs all identities together may hold (stored, plus open and running uploads); keep it below the disk's free space.",
+            1...(1 << 30)) { $0.configuration.blobTotalBytes >> 20 } set: { $0.configuration.blobTotalBytes = $1 << 20 },
 
         int("rate-limits.first-contact-work-bits", "Zero bits of proof of work a first-contact deposit needs when its mailbox is quiet (0 turns it off).", 0...28) { $0.configuration.rateLimits.firstContactWorkBits } set: { $0.configuration.rateLimits.firstContactWorkBits = $1 },
     ] + rule("per-address", "every request, per client address", \.perAddress)
@@ -51,6 +53,7 @@ extension RelaySetting {
       + rule("first-contact-per-address", "deposits without a delivery credential, per client address", \.firstContactPerAddress)
       + rule("bundles-per-identity", "bundle fetches that hand out one-time prekeys, per target identity (beyond: bundles without them)", \.bundlesPerIdentity)
       + rule("blob-uploads-per-identity", "blob uploads, per identity", \.blobUploadsPerIdentity)
+      + rule("blob-bytes-per-address", "blob bytes uploaded, per client address whatever the identity", \.blobBytesPerAddress, unit: "bytes")
       + rule("auth-per-address", "registrations and logins, per client address", \.authPerAddress)
 
     static let named: [String: RelaySetting] = Dictionary(uniqueKeysWithValues: all.map { ($0.key, $0) })
@@ -71,10 +74,12 @@ extension RelaySetting {
     }
 
     /// A token bucket: `burst` requests at once, refilled at `per-second`.
+    /// `unit`: what a token is (a request, or a byte of a blob upload).
     private static func rule(_ name: String, _ what: String,
-                             _ path: any WritableKeyPath<RelayConfiguration.RateLimits, RateLimiter.Rule> & Sendable) -> [RelaySetting] {
+                             _ path: any WritableKeyPath<RelayConfiguration.RateLimits, RateLimiter.Rule> & Sendable,
+                             unit: String = "requests") -> [RelaySetting] {
         [
-            RelaySetting(key: "rate-limits.\(name)-burst", help: "Token bucket for \(what): requests at once.", kind: .double(1...1e9),
+            RelaySetting(key: "rate-limits.\(name)-burst", help: "Token bucket for \(what): \(unit) at once.", kind: .double(1...1e15),
                          get: { .double($0.configuration.rateLimits[keyPath: path].burst) },
                          set: { if case let .double(value) = $1 { $0.configuration.rateLimits[keyPath: path].burst = value } }),
             RelaySetting(key: "rate-limits.\(name)-per-second", help: "… refilled at this many per second (0.0166 is one a minute).", kind: .double(1e-6...1e9),
