@@ -75,11 +75,13 @@ public final class RelayCore: Sendable {
         if let wait = limiter.acquire(key, cost: cost, nowMilliseconds: now) { throw RelayError.rateLimited(retryAfterSeconds: wait) }
     }
 
-    /// The identity in a path segment: 64 hex digits of a valid Ed25519 key.
+    /// The identity in a path segment: 64 lower-case hex digits (as documented:
+    /// one spelling per key) of a valid Ed25519 key.
     func identity(fromPath context: RelayRequestContext, name: String = "identity") throws -> [UInt8] {
         guard let segment = context.parameters.get(name), segment.utf8.count == 2 * IdentityKey.length,
+              segment.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }),
               let bytes = try? Hex.decode(segment), (try? IdentityKey(rawRepresentation: bytes)) != nil else {
-            throw RelayError.badRequest("the identity in the path must be 64 hex digits of an Ed25519 public key")
+            throw RelayError.badRequest("the identity in the path must be 64 lower-case hex digits of an Ed25519 public key")
         }
         return bytes
     }

@@ -15,6 +15,8 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
     case forbidden
     case invalidCredential
     case notFound(String)
+    /// The path exists but not with this method; `allowed` goes in `Allow`.
+    case methodNotAllowed(allowed: [String])
     case conflict(String)
     case staleRegistration
     case tooLarge(String)
@@ -45,6 +47,7 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unauthorized, .authenticationFailed, .loginRefused: .unauthorized
         case .forbidden, .invalidCredential: .forbidden
         case .notFound: .notFound
+        case .methodNotAllowed: .methodNotAllowed
         case .conflict, .staleRegistration: .conflict
         case .tooLarge, .quotaExceeded, .blobQuotaExceeded, .blobStorageFull: .contentTooLarge
         case .malformed, .invalidSignature: .unprocessableContent
@@ -64,6 +67,7 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
         case .forbidden: .forbidden
         case .invalidCredential: .invalidCredential
         case .notFound: .notFound
+        case .methodNotAllowed: .methodNotAllowed
         case .conflict: .conflict
         case .staleRegistration: .staleRegistration
         case .tooLarge: .tooLarge
@@ -87,6 +91,7 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
         case .forbidden: "this token's identity may not access this resource"
         case .invalidCredential: "the delivery credential is not valid for this mailbox: ask the recipient for a new one"
         case let .notFound(what): "\(what) not found"
+        case let .methodNotAllowed(allowed): "this path is served with \(allowed.joined(separator: ", ")) only (see Allow)"
         case let .conflict(what): what
         case .staleRegistration: "a newer registration of this identity exists: register with the current time"
         case let .tooLarge(what): "\(what) is larger than the relay accepts"
@@ -138,6 +143,7 @@ extension RelayError: HTTPResponseError {
         switch self {
         case let .rateLimited(seconds), let .blobBytesRateLimited(seconds): headers[.retryAfter] = String(max(1, seconds))
         case let .workRequired(bits): headers[HTTPFields.Element.Name(FirstContactWork.bitsHeader)!] = String(bits)
+        case let .methodNotAllowed(allowed): headers[.allow] = allowed.joined(separator: ", ")
         case .unavailable: headers[.retryAfter] = "5"
         case .storageUnavailable: headers[.retryAfter] = "30"
         default: break
