@@ -10,10 +10,12 @@ DEB_PACKAGES := pkg-config libsodium-dev libsqlcipher-dev sqlcipher libqrencode-
 # cluster (scripts/postgres-test-cluster) in a temporary directory on a free
 # loopback port, as the unprivileged `postgres` user when run as root, and
 # remove it when the test process exits.
-TEST_DEB_PACKAGES := postgresql
+# The OpenAPI contract test (scripts/openapi-contract-test) installs schemathesis from PyPI into
+# a virtualenv under .build-schemathesis.
+TEST_DEB_PACKAGES := postgresql python3 python3-venv
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build test test-fast soak vectors bench demo clean fuzz fuzz-build fuzz-seeds test-asan test-tsan man completions install uninstall
+.PHONY: all deps build test test-fast test-openapi soak vectors bench demo clean fuzz fuzz-build fuzz-seeds test-asan test-tsan man completions install uninstall
 
 all: build
 
@@ -36,6 +38,8 @@ test: deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(SWIFT) test --skip-build $(BUILD_FLAGS)
 	$(SWIFT) run --skip-build $(BUILD_FLAGS) hush vectors
+	# docs/relay-openapi.yaml against a real relay: schemathesis, bounded (about 2 minutes at most).
+	scripts/openapi-contract-test "$$($(SWIFT) build --show-bin-path $(BUILD_FLAGS))/hush"
 	# A short fuzz pass over every target (the test suite above replayed the corpora).
 	$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SECONDS_IN_TEST)
 
@@ -52,6 +56,12 @@ test-fast: deps
 	@start=$$(date +%s); \
 	HUSH_TEST_SKIP_POSTGRES=1 $(SWIFT) test --skip-build $(BUILD_FLAGS) $(addprefix --skip ,$(FAST_SKIP)); status=$$?; \
 	echo "test-fast: the tests took $$(( $$(date +%s) - start )) s after the build"; exit $$status
+
+# The OpenAPI contract test alone (part of `make test`).
+test-openapi: deps
+	$(MAKE) deps DEB_PACKAGES="$(TEST_DEB_PACKAGES)"
+	$(SWIFT) build $(BUILD_FLAGS) --product hush
+	scripts/openapi-contract-test "$$($(SWIFT) build --show-bin-path $(BUILD_FLAGS))/hush"
 
 # The soaks at full size: the kill -9 soak (alice and bob exchange SOAK_MESSAGES messages while
 # `hush send`, `hush sync` and the relay are killed at random) and the fault soak (three users

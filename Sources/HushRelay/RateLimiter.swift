@@ -53,6 +53,19 @@ public final class RateLimiter: Sendable {
         }
     }
 
+    /// Gives back `cost` tokens taken for `key` but not used (an upload
+    /// charged for its declared size that ended shorter), up to the burst.
+    public func refund(_ key: String, cost: Int, nowMilliseconds now: Int64) {
+        guard cost > 0 else { return }
+        buckets.withLock { table in
+            guard var bucket = table[key] else { return }
+            let elapsed = Double(max(0, now - bucket.updated)) / 1000
+            bucket.tokens = min(rule.burst, bucket.tokens + elapsed * rule.perSecond + Double(cost))
+            bucket.updated = now
+            table[key] = bucket
+        }
+    }
+
     /// Drops buckets that are full again (they behave as absent ones), else the oldest half.
     private func evict(_ table: inout [String: Bucket], now: Int64) {
         let full = table.filter { _, bucket in

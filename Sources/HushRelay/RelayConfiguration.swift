@@ -30,6 +30,12 @@ public struct RelayConfiguration: Sendable {
     public var maxBlobBytes: Int = RelayLimits.defaultMaxBlobBytes
     /// Blob storage one identity may hold at once (unexpired blobs).
     public var blobQuota = BlobQuota(maxBytes: 256 << 20, maxCount: 1_000)
+    /// Blob storage all identities together may hold (stored blobs, open
+    /// uploads' declared lengths, one-shot uploads being received): the disk's
+    /// share for attachments. The default is above what one address can
+    /// upload within the retention period at the default per-address rate
+    /// (1 GiB + 1 GiB a day × 30 days), so one address alone cannot fill it.
+    public var blobTotalBytes = 32 << 30
     public var rateLimits = RateLimits()
     /// Seconds between WebSocket pings; a peer that misses a pong is closed.
     public var pingIntervalSeconds: Int64 = 30
@@ -57,6 +63,11 @@ public struct RelayConfiguration: Sendable {
         public var firstContactWorkBits = 16
         /// Blob uploads per identity: 20 at once, then one every 3 s.
         public var blobUploadsPerIdentity = RateLimiter.Rule(burst: 20, perSecond: 1.0 / 3)
+        /// Blob bytes per client address, however many identities it uses:
+        /// 1 GiB at once, refilled at 1 GiB a day. An upload is charged its
+        /// declared length when it starts (a one-shot upload gets back what
+        /// it did not use).
+        public var blobBytesPerAddress = RateLimiter.Rule(burst: Double(1 << 30), perSecond: Double(1 << 30) / 86_400)
         /// Registrations and challenges, per client IP.
         public var authPerAddress = RateLimiter.Rule(burst: 30, perSecond: 1)
         public init() {}
@@ -71,6 +82,7 @@ public struct RelayConfiguration: Sendable {
             limits.firstContactPerAddress = open
             limits.bundlesPerIdentity = open
             limits.blobUploadsPerIdentity = open
+            limits.blobBytesPerAddress = RateLimiter.Rule(burst: 1e15, perSecond: 1e15)
             limits.authPerAddress = open
             return limits
         }

@@ -18,6 +18,8 @@ public final class RelayCore: Sendable {
     public let metrics: RelayMetrics
     let limits: Limiters
     let firstContactDifficulty: FirstContactDifficulty
+    /// What blob uploads may take: per identity, per address, in total.
+    let blobBudget: BlobBudget
     /// The origins login signatures may name.
     let origins: AcceptedOrigins
 
@@ -47,6 +49,8 @@ public final class RelayCore: Sendable {
         self.origins = AcceptedOrigins(configuration: configuration)
         let rules = configuration.rateLimits
         self.firstContactDifficulty = FirstContactDifficulty(baseBits: rules.firstContactWorkBits)
+        self.blobBudget = BlobBudget(quota: configuration.blobQuota, totalBytes: configuration.blobTotalBytes,
+                                     perAddress: rules.blobBytesPerAddress)
         self.limits = Limiters(
             perAddress: RateLimiter(rule: rules.perAddress),
             perIdentity: RateLimiter(rule: rules.perIdentity),
@@ -59,16 +63,25 @@ public final class RelayCore: Sendable {
 
     var now: Int64 { clock.now() }
 
+    /// The unexpired blobs stored for `uploader` and for everyone, for `BlobBudget`.
+    func storedBlobs(uploader: [UInt8]) async throws -> BlobBudget.Stored {
+        let now = self.now
+        return BlobBudget.Stored(uploader: try await storage.blobs.blobUsage(uploader: uploader, now: now),
+                                 total: try await storage.blobs.totalBlobUsage(now: now))
+    }
+
     /// Throws 429 with the wait when `limiter` has no token for `key`.
     func limit(_ limiter: RateLimiter, _ key: String, cost: Int = 1) throws {
         if let wait = limiter.acquire(key, cost: cost, nowMilliseconds: now) { throw RelayError.rateLimited(retryAfterSeconds: wait) }
     }
 
-    /// The identity in a path segment: 64 hex digits of a valid Ed25519 key.
+    /// The identity in a path segment: 64 lower-case hex digits (as documented:
+    /// one spelling per key) of a valid Ed25519 key.
     func identity(fromPath context: RelayRequestContext, name: String = "identity") throws -> [UInt8] {
         guard let segment = context.parameters.get(name), segment.utf8.count == 2 * IdentityKey.length,
+              segment.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }),
               let bytes = try? Hex.decode(segment), (try? IdentityKey(rawRepresentation: bytes)) != nil else {
-            throw RelayError.badRequest("the identity in the path must be 64 hex digits of an Ed25519 public key")
+            throw RelayError.badRequest("the identity in the path must be 64 lower-case hex digits of an Ed25519 public key")
         }
         return bytes
     }

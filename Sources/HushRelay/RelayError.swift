@@ -15,12 +15,18 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
     case forbidden
     case invalidCredential
     case notFound(String)
+    /// The path exists but not with this method; `allowed` goes in `Allow`.
+    case methodNotAllowed(allowed: [String])
     case conflict(String)
     case staleRegistration
     case tooLarge(String)
     case quotaExceeded
     /// The uploader's blob quota (bytes or count) is used up.
     case blobQuotaExceeded(String)
+    /// The relay's blob storage as a whole (every uploader's) is used up.
+    case blobStorageFull(totalMiB: Int)
+    /// The source address uploaded more blob bytes than its bucket holds.
+    case blobBytesRateLimited(retryAfterSeconds: Int)
     case malformed(String)
     case invalidSignature(String)
     case rateLimited(retryAfterSeconds: Int)
@@ -41,10 +47,11 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unauthorized, .authenticationFailed, .loginRefused: .unauthorized
         case .forbidden, .invalidCredential: .forbidden
         case .notFound: .notFound
+        case .methodNotAllowed: .methodNotAllowed
         case .conflict, .staleRegistration: .conflict
-        case .tooLarge, .quotaExceeded, .blobQuotaExceeded: .contentTooLarge
+        case .tooLarge, .quotaExceeded, .blobQuotaExceeded, .blobStorageFull: .contentTooLarge
         case .malformed, .invalidSignature: .unprocessableContent
-        case .rateLimited: .tooManyRequests
+        case .rateLimited, .blobBytesRateLimited: .tooManyRequests
         case .workRequired: .preconditionRequired
         case .unavailable, .storageUnavailable: .serviceUnavailable
         case .internalFailure: .internalServerError
@@ -60,13 +67,14 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
         case .forbidden: .forbidden
         case .invalidCredential: .invalidCredential
         case .notFound: .notFound
+        case .methodNotAllowed: .methodNotAllowed
         case .conflict: .conflict
         case .staleRegistration: .staleRegistration
         case .tooLarge: .tooLarge
-        case .quotaExceeded, .blobQuotaExceeded: .quotaExceeded
+        case .quotaExceeded, .blobQuotaExceeded, .blobStorageFull: .quotaExceeded
         case .malformed: .malformed
         case .invalidSignature: .invalidSignature
-        case .rateLimited: .rateLimited
+        case .rateLimited, .blobBytesRateLimited: .rateLimited
         case .workRequired: .workRequired
         case .unavailable, .storageUnavailable: .unavailable
         case .internalFailure: .internalError
@@ -83,11 +91,16 @@ public enum RelayError: Error, Sendable, Equatable, CustomStringConvertible {
         case .forbidden: "this token's identity may not access this resource"
         case .invalidCredential: "the delivery credential is not valid for this mailbox: ask the recipient for a new one"
         case let .notFound(what): "\(what) not found"
+        case let .methodNotAllowed(allowed): "this path is served with \(allowed.joined(separator: ", ")) only (see Allow)"
         case let .conflict(what): what
         case .staleRegistration: "a newer registration of this identity exists: register with the current time"
         case let .tooLarge(what): "\(what) is larger than the relay accepts"
         case .quotaExceeded: "the mailbox is full: its owner must sync and acknowledge; retry later"
         case let .blobQuotaExceeded(what): "your blob storage is full (\(what)): wait for older blobs to expire"
+        case let .blobStorageFull(total):
+            "the relay's storage for attachments is full (\(total) MiB for all users): retry once older attachments expire, or ask the relay's operator"
+        case let .blobBytesRateLimited(seconds):
+            "too many attachment bytes uploaded from your network address: retry after \(seconds) s"
         case let .malformed(what): "malformed request: \(what)"
         case let .invalidSignature(what): "the signature on the \(what) does not verify"
         case let .rateLimited(seconds): "too many requests: retry after \(seconds) s"
@@ -128,8 +141,9 @@ extension RelayError: HTTPResponseError {
         let body = RelayErrorBody(code: code, message: clientMessage)
         var headers: HTTPFields = [.contentType: "application/json"]
         switch self {
-        case let .rateLimited(seconds): headers[.retryAfter] = String(max(1, seconds))
+        case let .rateLimited(seconds), let .blobBytesRateLimited(seconds): headers[.retryAfter] = String(max(1, seconds))
         case let .workRequired(bits): headers[HTTPFields.Element.Name(FirstContactWork.bitsHeader)!] = String(bits)
+        case let .methodNotAllowed(allowed): headers[.allow] = allowed.joined(separator: ", ")
         case .unavailable: headers[.retryAfter] = "5"
         case .storageUnavailable: headers[.retryAfter] = "30"
         default: break

@@ -51,6 +51,8 @@ public struct RelayServer: Sendable {
         BlobRoutes.add(to: router, core: core)
         BlobUploadRoutes.add(to: router, core: core)
         SocketRoute.addFallback(to: router, core: core)
+        // Last: it wraps only the not-found responder (no route matched).
+        router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))
         return router
     }
 

@@ -25,23 +25,23 @@ extension BlobStore {
     /// disk an identity can claim with uploads it never finishes.
     public static let maxOpenUploadsPerIdentity = 4
 
-    /// Starts the upload `id` if `uploader`'s open uploads (their count and
-    /// declared lengths) still fit beside its stored blobs (`usage`) in
-    /// `quota`. The check and the creation hold an exclusive lock on the
-    /// directory's `.uploads.lock`, so concurrent starts (from this relay or
-    /// another sharing the directory) cannot both squeeze in.
-    func createResumable(id: String, uploader: [UInt8], length: Int, usage: BlobUsage, quota: BlobQuota) throws {
+    /// Starts the upload `id` if `uploader` has fewer than
+    /// `maxOpenUploadsPerIdentity` open and `check` (the budgets,
+    /// `BlobBudget`), given every open upload, does not throw. The checks and
+    /// the creation hold an exclusive lock on the directory's `.uploads.lock`,
+    /// so concurrent starts (from this relay or another sharing the
+    /// directory) cannot both squeeze in.
+    func createResumable(id: String, uploader: [UInt8], length: Int, check: ([RelayInventory.UploadInProgress]) throws -> Void) throws {
         let lock = open(directory + "/.uploads.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard lock >= 0 else { throw RelayError.internalFailure("cannot start an upload: \(String(cString: strerror(errno)))") }
         defer { close(lock) }
         guard flock(lock, LOCK_EX) == 0 else { throw RelayError.internalFailure("cannot start an upload: \(String(cString: strerror(errno)))") }
-        let pending = resumables().filter { $0.uploader == uploader }
-        guard pending.count < Self.maxOpenUploadsPerIdentity else {
+        let open = resumables()
+        guard open.filter({ $0.uploader == uploader }).count < Self.maxOpenUploadsPerIdentity else {
             throw RelayError.blobQuotaExceeded("\(Self.maxOpenUploadsPerIdentity) uploads in progress at most: finish one first, "
                                                + "or wait a day for abandoned ones to be removed")
         }
-        try quota.check(adding: length, to: BlobUsage(count: usage.count + pending.count,
-                                                      bytes: usage.bytes + pending.reduce(0) { $0 + $1.length }))
+        try check(open)
         // The data file first, then the owner file that makes it an upload:
         // a crash in between leaves a data file without owner, swept like an
         // abandoned upload.

@@ -32,6 +32,8 @@ public enum RelayErrorCode: String, Codable, Sendable, CaseIterable {
     case invalidCredential = "invalid_credential"
     /// 404: no such identity, mailbox or blob.
     case notFound = "not_found"
+    /// 405: the path exists, but not with this method; `Allow` lists the methods it serves.
+    case methodNotAllowed = "method_not_allowed"
     /// 409: the request id was used before with a different envelope.
     case conflict = "conflict"
     /// 409: the registration is older than one already accepted.

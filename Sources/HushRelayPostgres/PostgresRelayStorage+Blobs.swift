@@ -19,6 +19,15 @@ extension PostgresRelayStorage: BlobIndex {
         try await transaction { connection in try await blobUsage(uploader: uploader, now: now, on: connection) }
     }
 
+    public func totalBlobUsage(now: Int64) async throws -> BlobUsage {
+        try await guarded {
+            var usage = BlobUsage(count: 0, bytes: 0)
+            let rows = try await client.query("SELECT count(*), coalesce(sum(size), 0)::bigint FROM blobs WHERE expires_at > \(now)", logger: logger)
+            for try await (count, bytes) in rows.decode((Int64, Int64).self) { usage = BlobUsage(count: Int(count), bytes: Int(bytes)) }
+            return usage
+        }
+    }
+
     private func blobUsage(uploader: [UInt8], now: Int64, on connection: PostgresConnection) async throws -> BlobUsage {
         var usage = BlobUsage(count: 0, bytes: 0)
         let rows = try await connection.query(

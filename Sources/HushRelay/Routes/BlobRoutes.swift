@@ -10,20 +10,27 @@ enum BlobRoutes {
             try core.limit(core.limits.perAddress, context.remoteAddress)
             let grant = try await core.authenticate(request)
             try core.limit(core.limits.blobUploadsPerIdentity, Hex.encode(grant.identity))
-            // The quota is checked before the body is read (declared size) and
-            // again, atomically, when the blob is recorded (actual size).
+            // The budgets (`BlobBudget`: the identity's quota beside its open
+            // uploads, the relay's total, the address's bytes) are checked
+            // before the body is read, for the declared size (the largest
+            // blob without Content-Length), which the upload holds while it
+            // is received; the identity's quota again, atomically, when the
+            // blob is recorded (actual size).
             let quota = core.configuration.blobQuota
-            let usage = try await core.storage.blobs.blobUsage(uploader: grant.identity, now: core.now)
             let declared = request.headers[.contentLength].flatMap(Int.init)
-            try quota.check(adding: declared ?? 1, to: usage)
-            let maxBytes = min(core.configuration.maxBlobBytes, quota.maxBytes - usage.bytes)
             if let declared, declared > core.configuration.maxBlobBytes { throw RelayError.tooLarge("the blob") }
+            let reserved = declared ?? min(core.configuration.maxBlobBytes, quota.maxBytes)
             let id = Hex.encode(core.random.bytes(32))
-            let size: Int
+            let reservation = try core.blobBudget.reserveOneShot(id: id, bytes: max(reserved, 1), uploader: grant.identity,
+                                                                 address: context.remoteAddress,
+                                                                 stored: try await core.storedBlobs(uploader: grant.identity),
+                                                                 blobs: core.blobs, now: core.now)
+            var size = 0
+            defer { core.blobBudget.finish(reservation, used: size, now: core.now) }
             do {
-                size = try await core.blobs.write(id: id, body: request.body, maxBytes: maxBytes)
-            } catch RelayError.tooLarge(_) where maxBytes < core.configuration.maxBlobBytes {
-                throw quota.bytesExceeded
+                size = try await core.blobs.write(id: id, body: request.body, maxBytes: max(reserved, 1))
+            } catch RelayError.tooLarge(_) where declared != nil {
+                throw RelayError.tooLarge("the blob (longer than its Content-Length)")
             }
             guard size > 0 else {
                 core.blobs.delete(id: id)
@@ -35,6 +42,7 @@ enum BlobRoutes {
                 try await core.storage.blobs.recordBlob(id: id, size: size, uploader: grant.identity, quota: quota, createdAt: now, expiresAt: expiresAt)
             } catch {
                 core.blobs.delete(id: id)
+                size = 0
                 throw error
             }
             return try JSONBody.response(BlobUploadResponse(blobID: id, size: size, expiresAt: expiresAt), status: .created)

@@ -25,12 +25,13 @@ enum BlobUploadRoutes {
                 throw RelayError.badRequest("\(BlobUploadHeaders.length) must give the blob's length in bytes (at least 1)")
             }
             guard length <= core.configuration.maxBlobBytes else { throw RelayError.tooLarge("the blob") }
-            // The declared lengths of the identity's open uploads count
-            // against its quota, and it may have only a few open at once.
-            let usage = try await core.storage.blobs.blobUsage(uploader: grant.identity, now: core.now)
+            // The declared length is held in every budget (`BlobBudget`)
+            // until the upload completes or is swept as abandoned, and an
+            // identity may have only a few open at once.
             let id = Hex.encode(core.random.bytes(32))
-            try core.blobs.createResumable(id: id, uploader: grant.identity, length: length, usage: usage,
-                                           quota: core.configuration.blobQuota)
+            try core.blobBudget.startResumable(id: id, length: length, uploader: grant.identity, address: context.remoteAddress,
+                                               stored: try await core.storedBlobs(uploader: grant.identity),
+                                               blobs: core.blobs, now: core.now)
             return try JSONBody.response(BlobUploadStatus(uploadID: id, length: length, received: 0), status: .created)
         }
 

@@ -72,6 +72,8 @@ public protocol BlobIndex: Sendable {
     func recordBlob(id: String, size: Int, uploader: [UInt8], quota: BlobQuota, createdAt: Int64, expiresAt: Int64) async throws
     /// What `uploader`'s unexpired blobs take now.
     func blobUsage(uploader: [UInt8], now: Int64) async throws -> BlobUsage
+    /// What every uploader's unexpired blobs take now (the relay's total budget).
+    func totalBlobUsage(now: Int64) async throws -> BlobUsage
     func blob(id: String, now: Int64) async throws -> BlobRecord?
 }
 

@@ -101,11 +101,12 @@ struct RelayServeCommand: AsyncParsableCommand {
         configuration.keyFile = RelayDataDirectory.keyFile(option: settings.keyFile.isEmpty ? nil : settings.keyFile, environment: environment)
         configuration.metricsAddress = RelaySettings.hostAndPort(settings.metricsListen)
         let metrics = configuration.metricsAddress == nil ? RelayMetrics() : RelayMetrics.prometheus()
+        let tlsMinimumVersion = RelayTLS.MinimumVersion(rawValue: settings.tlsMinimumVersion) ?? .tls12
         if settings.tlsSelfSigned {
             try RelayDataDirectory(path: configuration.dataDirectory, keyFile: configuration.keyFile).prepare()
-            configuration.tls = try RelayTLS.selfSigned(in: configuration.dataDirectory)
+            configuration.tls = try RelayTLS.selfSigned(in: configuration.dataDirectory, minimumVersion: tlsMinimumVersion)
         } else if !settings.tlsCertificate.isEmpty {
-            configuration.tls = try RelayTLS(certificateFile: settings.tlsCertificate, keyFile: settings.tlsKey)
+            configuration.tls = try RelayTLS(certificateFile: settings.tlsCertificate, keyFile: settings.tlsKey, minimumVersion: tlsMinimumVersion)
         }
         let relay: RelayServer
         if !settings.database.isEmpty {

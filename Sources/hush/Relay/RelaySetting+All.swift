@@ -33,6 +33,8 @@ extension RelaySetting {
         text("tls.key", "PEM private key for tls.certificate (keep it 0600).", allowsEmpty: true) { $0.tlsKey } set: { $0.tlsKey = $1 },
         RelaySetting(key: "tls.self-signed", help: "Serve https:// with a key and certificate made in the data directory on first start; clients pin its key (the relay prints the pin).",
                      kind: .bool, get: { .string($0.tlsSelfSigned ? "true" : "false") }, set: { if case let .string(text) = $1 { $0.tlsSelfSigned = text == "true" } }),
+        text("tls.min-version", "Oldest TLS version served: 1.2 (1.2 and 1.3, AEAD cipher suites only) or 1.3 (1.3 only). TLS 1.0 and 1.1 are never served.",
+             check: { RelayTLS.MinimumVersion(rawValue: $0) == nil ? "must be 1.2 or 1.3" : nil }) { $0.tlsMinimumVersion } set: { $0.tlsMinimumVersion = $1 },
 
         text("metrics.listen", "HOST:PORT where GET /metrics serves Prometheus metrics (empty: no metrics). Keep it off the public address.",
              allowsEmpty: true, check: { RelaySettings.hostAndPort($0) == nil ? "must be HOST:PORT, e.g. 127.0.0.1:9090" : nil }) { $0.metricsListen } set: { $0.metricsListen = $1 },
@@ -42,6 +44,8 @@ extension RelaySetting {
         int("quotas.blob-mib", "MiB of unexpired blobs one identity may store.", 1...1_048_576) { $0.configuration.blobQuota.maxBytes >> 20 } set: { $0.configuration.blobQuota.maxBytes = $1 << 20 },
         int("quotas.max-blob-bytes", "Bytes one blob may have (at most \(RelayLimits.maxBlobBytes), room for a 4 GiB file).", 1_024...RelayLimits.maxBlobBytes) { $0.configuration.maxBlobBytes } set: { $0.configuration.maxBlobBytes = $1 },
         int("quotas.blob-count", "Unexpired blobs one identity may store.", 1...10_000_000) { $0.configuration.blobQuota.maxCount } set: { $0.configuration.blobQuota.maxCount = $1 },
+        int("quotas.blob-total-mib", "MiB of blobs all identities together may hold (stored, plus open and running uploads); keep it below the disk's free space.",
+            1...(1 << 30)) { $0.configuration.blobTotalBytes >> 20 } set: { $0.configuration.blobTotalBytes = $1 << 20 },
 
         int("rate-limits.first-contact-work-bits", "Zero bits of proof of work a first-contact deposit needs when its mailbox is quiet (0 turns it off).", 0...28) { $0.configuration.rateLimits.firstContactWorkBits } set: { $0.configuration.rateLimits.firstContactWorkBits = $1 },
     ] + rule("per-address", "every request, per client address", \.perAddress)
@@ -49,6 +53,7 @@ extension RelaySetting {
       + rule("first-contact-per-address", "deposits without a delivery credential, per client address", \.firstContactPerAddress)
       + rule("bundles-per-identity", "bundle fetches that hand out one-time prekeys, per target identity (beyond: bundles without them)", \.bundlesPerIdentity)
       + rule("blob-uploads-per-identity", "blob uploads, per identity", \.blobUploadsPerIdentity)
+      + rule("blob-bytes-per-address", "blob bytes uploaded, per client address whatever the identity", \.blobBytesPerAddress, unit: "bytes")
       + rule("auth-per-address", "registrations and logins, per client address", \.authPerAddress)
 
     static let named: [String: RelaySetting] = Dictionary(uniqueKeysWithValues: all.map { ($0.key, $0) })
@@ -69,10 +74,12 @@ extension RelaySetting {
     }
 
     /// A token bucket: `burst` requests at once, refilled at `per-second`.
+    /// `unit`: what a token is (a request, or a byte of a blob upload).
     private static func rule(_ name: String, _ what: String,
-                             _ path: any WritableKeyPath<RelayConfiguration.RateLimits, RateLimiter.Rule> & Sendable) -> [RelaySetting] {
+                             _ path: any WritableKeyPath<RelayConfiguration.RateLimits, RateLimiter.Rule> & Sendable,
+                             unit: String = "requests") -> [RelaySetting] {
         [
-            RelaySetting(key: "rate-limits.\(name)-burst", help: "Token bucket for \(what): requests at once.", kind: .double(1...1e9),
+            RelaySetting(key: "rate-limits.\(name)-burst", help: "Token bucket for \(what): \(unit) at once.", kind: .double(1...1e15),
                          get: { .double($0.configuration.rateLimits[keyPath: path].burst) },
                          set: { if case let .double(value) = $1 { $0.configuration.rateLimits[keyPath: path].burst = value } }),
             RelaySetting(key: "rate-limits.\(name)-per-second", help: "… refilled at this many per second (0.0166 is one a minute).", kind: .double(1e-6...1e9),

@@ -19,6 +19,8 @@ struct RelaySettings {
     var tlsCertificate = ""
     var tlsKey = ""
     var tlsSelfSigned = false
+    /// `RelayTLS.MinimumVersion`'s raw value, checked where it is set.
+    var tlsMinimumVersion = RelayTLS.MinimumVersion.tls12.rawValue
 
     /// `127.0.0.1:9090` → ("127.0.0.1", 9090); `[::1]:9090` → ("::1", 9090).
     static func hostAndPort(_ text: String) -> (host: String, port: Int)? {

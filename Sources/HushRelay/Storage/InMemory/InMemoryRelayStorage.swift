@@ -187,6 +187,13 @@ public final class InMemoryRelayStorage: RelayStorageDriver {
         state.withLock { Self.blobUsage(uploader: uploader, now: now, in: $0) }
     }
 
+    public func totalBlobUsage(now: Int64) async throws -> BlobUsage {
+        state.withLock { state in
+            let live = state.blobs.values.filter { $0.expiresAt > now }
+            return BlobUsage(count: live.count, bytes: live.reduce(0) { $0 + $1.size })
+        }
+    }
+
     private static func blobUsage(uploader: [UInt8], now: Int64, in state: State) -> BlobUsage {
         let mine = state.blobs.values.filter { $0.uploader == uploader && $0.expiresAt > now }
         return BlobUsage(count: mine.count, bytes: mine.reduce(0) { $0 + $1.size })

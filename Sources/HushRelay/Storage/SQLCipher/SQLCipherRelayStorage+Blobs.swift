@@ -15,6 +15,14 @@ extension SQLCipherRelayStorage: BlobIndex {
         try read { db in try Self.blobUsage(uploader: uploader, now: now, db: db) }
     }
 
+    public func totalBlobUsage(now: Int64) async throws -> BlobUsage {
+        try read { db in
+            try db.queryFirst("SELECT count(*), coalesce(sum(size), 0) FROM blobs WHERE expires_at > ?", [now]) {
+                BlobUsage(count: try $0.get(0, as: Int.self), bytes: try $0.get(1, as: Int.self))
+            } ?? BlobUsage(count: 0, bytes: 0)
+        }
+    }
+
     private static func blobUsage(uploader: [UInt8], now: Int64, db: Database) throws -> BlobUsage {
         try db.queryFirst("SELECT count(*), coalesce(sum(size), 0) FROM blobs WHERE uploader = ? AND expires_at > ?", [uploader, now]) {
             BlobUsage(count: try $0.get(0, as: Int.self), bytes: try $0.get(1, as: Int.self))
