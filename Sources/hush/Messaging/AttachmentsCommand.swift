@@ -90,9 +90,10 @@ struct FetchCommand: AsyncParsableCommand {
         abstract: "Download a received file, check it, and save it with --out.",
         discussion: """
             The blob is downloaded from the relay and checked chunk by chunk and against the digest its \
-            sender gave; it stays encrypted in the data directory. With --out it is decrypted into a \
-            temporary file beside PATH, which takes the name PATH only once the whole file checked: \
-            there is never a partial or unchecked file at PATH, and an existing PATH is never replaced.
+            sender gave; it stays encrypted in the data directory. With --out it is decrypted into an \
+            unnamed file in PATH's folder, which takes the name PATH only once the whole file checked: \
+            there is never a partial or unchecked file at PATH, no decrypted bytes are left behind when \
+            the fetch fails or is killed, and an existing PATH is never replaced.
 
             Examples:
               hush fetch 3 --out ~/Pictures/photo.jpg
