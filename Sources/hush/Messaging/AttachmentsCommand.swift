@@ -48,7 +48,7 @@ struct AttachmentsCommand: AsyncParsableCommand {
             if list.isEmpty { print(name.map { "No attachments with \($0)." } ?? "No attachments yet.") }
             for (attachment, contact) in list {
                 let direction = attachment.direction == .outgoing ? "to" : "from"
-                print("[\(attachment.id)] \(direction) \(contact): \(Presentation.oneLine(attachment.fileName, length: 48)) "
+                print("[\(attachment.id)] \(direction) \(Presentation.peer(contact)): \(Presentation.oneLine(attachment.fileName, length: 48)) "
                       + "(\(attachment.mediaType), \(TransferProgress.bytes(attachment.size))) \(Self.state(attachment))")
                 if let error = attachment.lastError, [.failed, .uploading, .available].contains(attachment.state) {
                     print("    \(Presentation.oneLine(error, length: 160))")

@@ -52,9 +52,9 @@ final class ChatView: Sendable {
         switch verification {
         case .verified: trust = style.good("✓ verified")
         case .unverified: trust = style.dim("not verified (/verify)")
-        case .changed: trust = style.bad("IDENTITY KEY CHANGED: hush contact accept \(contact)")
+        case .changed: trust = style.bad("IDENTITY KEY CHANGED: hush contact accept \(UntrustedText.sanitized(contact, keepingLineBreaks: false))")
         }
-        var parts = [style.bold(contact), trust]
+        var parts = [style.bold(UntrustedText.sanitized(contact, keepingLineBreaks: false)), trust]
         if !presence.isEmpty { parts.append(presence.hasSuffix("typing…") ? style.yellow(presence) : presence) }
         screen.setHeader(parts.joined(separator: " · "))
     }
@@ -86,9 +86,10 @@ final class ChatView: Sendable {
         if let message { screen.update(key: clientMessageID, text: line(message, status: status)) }
     }
 
-    /// A local line: command output or an error. Never sent.
-    func notice(_ text: String) { screen.show(style.dim(text)) }
-    func error(_ text: String) { screen.show(style.bad(text)) }
+    /// A local line: command output or an error. Never sent. Defused as a
+    /// whole: it may name a group or a member, or quote a relay's reason.
+    func notice(_ text: String) { screen.show(style.dim(UntrustedText.sanitized(text))) }
+    func error(_ text: String) { screen.show(style.bad(UntrustedText.sanitized(text))) }
 
     /// `── title ──` then the messages.
     func block(title: String, messages: [StoredMessage]) {
