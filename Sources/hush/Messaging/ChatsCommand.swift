@@ -209,7 +209,13 @@ struct RetryCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let report = try await global.openAccount().retry(requestID: id)
-            print("Sent \(report.sent), still waiting \(report.retrying), failed \(report.failed)")
+            if global.json {
+                var object: [String: Any] = ["sent": report.sent, "retrying": report.retrying, "failed": report.failed]
+                if let next = report.nextAttemptAt { object["nextAttemptAt"] = next }
+                try printJSON(object)
+            } else {
+                print("Sent \(report.sent), still waiting \(report.retrying), failed \(report.failed)")
+            }
             if report.failed > 0 { throw ExitCode(.relayUnavailable) }
         }
     }
