@@ -32,13 +32,17 @@ public struct AccountHome: Sendable {
         PassphraseSource.resolve(file: passphraseFile, environment: environment)
     }
 
+    /// Tries a person at a terminal gets at a mistyped passphrase; a script
+    /// (HUSH_PASSPHRASE, a passphrase file) gets one, as retrying the same
+    /// value cannot help.
+    static let terminalPassphraseTries = 3
+
     /// Asks for the passphrase and unlocks the keystore.
     func unlock(prompt: String = "Passphrase: ") throws -> KeystoreContents {
         guard keystore.exists else { throw KeystoreError.noIdentity(home: directory.path) }
         try directory.checkPermissions()
-        let passphrase = try passphraseSource.read(prompt: prompt)
         let start = ContinuousClock.now
-        let contents = try keystore.unlock(passphrase: passphrase)
+        let contents = try readPassphrase(prompt: prompt).contents
         if environment["HUSH_TIMINGS"] == "1" {
             // For `make bench`: the Argon2id unlock, measured inside this process.
             let elapsed = ContinuousClock.now - start
@@ -46,6 +50,27 @@ public struct AccountHome: Sendable {
             diagnostics(String(format: "timing: unlock %.2f ms", milliseconds))
         }
         return contents
+    }
+
+    /// Reads the passphrase and opens the keystore with it; on a terminal a
+    /// wrong one is asked again, up to `terminalPassphraseTries` in all.
+    func readPassphrase(prompt: String) throws -> (passphrase: SecureBytes, contents: KeystoreContents) {
+        let source = passphraseSource
+        var triesLeft = source == .terminal ? Self.terminalPassphraseTries : 1
+        var asking = prompt
+        while true {
+            let passphrase = try source.read(prompt: asking)
+            let failure: KeystoreError
+            do {
+                return (passphrase, try keystore.unlock(passphrase: passphrase))
+            } catch {
+                failure = error
+            }
+            guard case .wrongPassphrase = failure, triesLeft > 1 else { throw failure }
+            triesLeft -= 1
+            // Said on the terminal, where the person is: the prompt itself.
+            asking = "Wrong passphrase, try again (\(triesLeft) \(triesLeft == 1 ? "try" : "tries") left). " + prompt
+        }
     }
 
     /// Opens this identity's existing database; a missing or emptied one is

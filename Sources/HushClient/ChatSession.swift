@@ -135,6 +135,17 @@ public final class ChatSession: @unchecked Sendable {
         return (name, names)
     }
 
+    /// The name to show for each incoming message's sender, by address: a
+    /// former member (left or removed) is no longer among `group()`'s members,
+    /// but their old messages still name them (a contact's name, else their address).
+    public func senderNames(_ messages: [StoredMessage]) async throws -> [String: String] {
+        var names: [String: String] = [:]
+        for message in messages where message.direction == .incoming && names[message.sender] == nil {
+            names[message.sender] = try await client.memberName(address: message.sender)
+        }
+        return names
+    }
+
     /// The last `count` messages of the conversation, oldest first.
     public func lastMessages(_ count: Int) async throws -> [StoredMessage] {
         try await client.history(with: contact, limit: count).messages

@@ -35,7 +35,8 @@ extension MessagingClient {
     public func compareSafetyNumber(with name: String, code: String) async throws -> Bool {
         let (number, _) = try await messenger.safetyNumber(with: name)
         let compact = code.filter { !$0.isWhitespace }
-        if compact.count == 60, compact.allSatisfy(\.isNumber) {
+        if compact.allSatisfy(\.isASCII), compact.allSatisfy(\.isNumber) {
+            guard compact.count == 60 else { throw SafetyNumberInputError(digitCount: compact.count) }
             return try await messenger.verify(name: name, displayed: compact)
         }
         // The scanned code: the contact's serialized scannable fingerprint, in hex.

@@ -10,9 +10,8 @@ extension Account {
         let current = try keystore.header().cost
         let cost = kdfCost != nil || home.environment[KeyDerivationCost.environmentVariable] != nil
             ? try KeyDerivationCost.resolve(option: kdfCost, environment: home.environment) : current
-        let old = try home.passphraseSource.read(prompt: "Current passphrase: ")
-        // Check the old passphrase before asking for a new one.
-        _ = try keystore.unlock(passphrase: old)
+        // Checks the old passphrase (asked again after a typo on a terminal) before asking for a new one.
+        let old = try home.readPassphrase(prompt: "Current passphrase: ").passphrase
         let newSource = PassphraseSource.resolve(file: newPassphraseFile, environment: home.environment,
                                                  variable: PassphraseSource.newPassphraseEnvironmentVariable)
         let new = try newSource.read(prompt: "New passphrase: ", confirm: true)

@@ -42,7 +42,9 @@ public enum KeystoreError: Error, Sendable, Equatable, CustomStringConvertible {
             return "an identity already exists at \(path): refusing to overwrite it (use `hush init --force` to replace it, which destroys the old identity and its messages)"
         case let .badPermissions(path, mode):
             let octal = String(mode & 0o777, radix: 8)
-            return "\(path) has permissions \(octal), open to other users: run `chmod go-rwx \(path)` and try again"
+            // A directory needs its owner's x bit to be used at all: 700, not go-rwx on a 644.
+            let fix = mode & UInt32(S_IFMT) == UInt32(S_IFDIR) ? "700" : "600"
+            return "\(path) has permissions \(octal), open to other users: run `chmod \(fix) \(path)` and try again"
         case let .wrongOwner(path):
             return "\(path) belongs to another user: Hush only uses a data directory owned by the current user"
         case let .passphraseUnavailable(reason):

@@ -124,7 +124,10 @@ final class Groups {
         guard try store.groups.group(named: newName) == nil else {
             throw MessengerError.groupRefused("a group named '\(newName)' already exists: choose another name")
         }
-        return try change(name) { _, groupName in groupName = newName }
+        let changed = try change(name) { _, groupName in groupName = newName }
+        // The admin's own copy takes the new name too (members take it in applyUpdate).
+        try store.groups.rename(groupRow: changed.id, to: newName)
+        return try store.groups.group(named: newName) ?? changed
     }
 
     /// Leaves: an admin writes the next state without us (promoting the

@@ -10,7 +10,7 @@ final class PosixFile {
         self.descriptor = descriptor
     }
 
-    deinit { if descriptor >= 0 { Glibc.close(descriptor) } }
+    deinit { close() }
 
     static func openForReading(_ path: String) throws(AttachmentFileError) -> PosixFile {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
@@ -23,6 +23,31 @@ final class PosixFile {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw AttachmentFileError("cannot create", path: path, errno: errno) }
         return PosixFile(path: path, descriptor: descriptor)
+    }
+
+    /// A new file with no name in `folder` (O_TMPFILE, 0600): the kernel frees
+    /// it when the process dies, until `link(as:)` gives it one. Nil where the
+    /// file system cannot make one, or /proc (through which it is linked) is
+    /// missing.
+    static func createUnnamed(in folder: String) throws(AttachmentFileError) -> PosixFile? {
+        guard access("/proc/self/fd", F_OK) == 0 else { return nil }
+        let descriptor = open(folder, unnamedFileFlag | O_WRONLY | O_CLOEXEC, 0o600)
+        if descriptor >= 0 { return PosixFile(path: folder, descriptor: descriptor) }
+        switch errno {
+        case EOPNOTSUPP, EISDIR, EINVAL: return nil
+        default: throw AttachmentFileError("cannot create a file in", path: folder, errno: errno)
+        }
+    }
+
+    /// O_TMPFILE, which Glibc's Swift overlay does not import (a compound
+    /// macro): its own bit is the same on x86_64, arm64 and the generic ABI.
+    private static let unnamedFileFlag: Int32 = 0o20000000 | O_DIRECTORY
+
+    /// Gives an unnamed file the name `path`; refused (EEXIST) when it exists.
+    func link(as path: String) throws(AttachmentFileError) {
+        guard linkat(AT_FDCWD, "/proc/self/fd/\(descriptor)", AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0 else {
+            throw AttachmentFileError("cannot create", path: path, errno: errno)
+        }
     }
 
     /// An existing file opened to add to its end.
@@ -100,10 +125,20 @@ final class PosixFile {
         }
     }
 
-    /// Flushes to the disk and closes: what follows (a rename) may rely on the bytes being there.
-    func syncAndClose() throws(AttachmentFileError) {
+    /// Flushes to the disk: what follows (a rename, a link) may rely on the bytes being there.
+    func sync() throws(AttachmentFileError) {
         guard fsync(descriptor) == 0 else { throw AttachmentFileError("cannot sync", path: path, errno: errno) }
-        Glibc.close(descriptor)
+    }
+
+    /// Flushes to the disk and closes.
+    func syncAndClose() throws(AttachmentFileError) {
+        try sync()
+        close()
+    }
+
+    /// Closes now rather than on release; closing again does nothing.
+    func close() {
+        if descriptor >= 0 { Glibc.close(descriptor) }
         descriptor = -1
     }
 }

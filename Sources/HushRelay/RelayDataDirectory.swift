@@ -52,8 +52,9 @@ public struct RelayDataDirectory: Sendable {
             var info = stat()
             guard stat(file, &info) == 0 else { continue }
             guard info.st_mode & 0o077 == 0 else {
+                let fix = info.st_mode & S_IFMT == S_IFDIR ? "700" : "600"
                 throw RelayError.internalFailure("\(file) is open to other users (mode \(String(info.st_mode & 0o777, radix: 8))): " +
-                                                 "run chmod go-rwx on it, and consider whether it was copied")
+                                                 "run `chmod \(fix) \(file)`, and consider whether it was copied")
             }
         }
     }

@@ -71,7 +71,7 @@ enum PinnedRelayKey {
             if let presented = seen.withLock({ $0.pin }), !ConstantTime.equals(presented, pin) {
                 throw .pinMismatch(expected: RelayKeyPin.encode(pin), presented: RelayKeyPin.encode(presented))
             }
-            throw .transport("TLS connection to \(host):\(port) failed: \(type(of: error))")
+            throw .transport("TLS connection to \(host):\(port) failed: \(TransportFailure.reason(error))")
         }
         // Checked again here, not only in the callback: nothing but a matching key is ever returned.
         let (certificate, presented, count) = seen.withLock { ($0.certificate, $0.pin, $0.count) }

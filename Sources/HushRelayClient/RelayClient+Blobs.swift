@@ -44,7 +44,7 @@ extension RelayClient {
         } catch let error as FileByteChunks.FileReadError {
             throw .invalidResponse(error.description)
         } catch {
-            throw .transport(String(describing: type(of: error)))
+            throw .transport(TransportFailure.describe(error, "PATCH", baseURL + RelayPaths.blobUpload(id)))
         }
         if raw.status == 201 { return (try decode(BlobUploadResponse.self, from: raw), nil) }
         return (nil, try decode(BlobUploadStatus.self, from: raw))
@@ -64,7 +64,7 @@ extension RelayClient {
         if offset > 0 { request.headers.add(name: "Range", value: "bytes=\(offset)-") }
         let response: HTTPClientResponse
         do { response = try await http.execute(request, timeout: Self.blobTimeout) } catch {
-            throw RelayClientError.transport(String(describing: type(of: error)))
+            throw RelayClientError.transport(TransportFailure.describe(error, "GET", baseURL + RelayPaths.blob(id)))
         }
         guard response.status == (offset > 0 ? .partialContent : .ok) else {
             let body = (try? await response.body.collect(upTo: 64 << 10)).map { Array($0.readableBytesView) } ?? []
@@ -86,7 +86,7 @@ extension RelayClient {
         } catch let error as RelayClientError {
             throw error
         } catch {
-            throw RelayClientError.transport(String(describing: type(of: error)))
+            throw RelayClientError.transport(TransportFailure.describe(error, "GET", baseURL + RelayPaths.blob(id)) + " (after \(received) bytes)")
         }
     }
 }

@@ -68,7 +68,7 @@ extension RelayClient {
         } catch is NIOSSLError {
             throw .transport("the TLS handshake failed: this system does not trust the relay's certificate (a relay with a self-signed key needs its pin: https://HOST:PORT#pin=PIN)")
         } catch {
-            throw .transport(String(describing: type(of: error)))
+            throw .transport(TransportFailure.describe(error, method.rawValue, baseURL + path))
         }
     }
 

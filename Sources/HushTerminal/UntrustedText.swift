@@ -1,7 +1,17 @@
-/// Text someone else wrote, made safe to put on a terminal: an escape
-/// sequence in a message could otherwise move the cursor, rewrite the
-/// screen or set the window title. Control characters become U+FFFD, tabs
-/// become spaces, and line breaks are kept (as "\n") or joined.
+/// Text someone else chose (a message, a group's name, a file name, a relay's
+/// reason), made safe to put on a terminal: every such string goes through
+/// here on its way to the screen. An escape sequence could otherwise move the
+/// cursor, rewrite the screen or set the window title, and an invisible
+/// format character could reorder what is shown (a right-to-left override
+/// turns `photo‮gpj.exe` into what reads as `photoexe.jpg`).
+///
+/// Control characters (C0, DEL, C1) and format characters (Unicode category
+/// Cf: the bidirectional overrides, embeddings and isolates U+202A–U+202E and
+/// U+2066–U+2069, the marks U+200E/U+200F/U+061C, invisible separators, tags
+/// …) become U+FFFD, so their presence shows. The zero-width joiner and
+/// non-joiner stay: emoji sequences and Persian or Indic words need them and
+/// they reorder nothing. Tabs become spaces; line breaks (including U+2028
+/// and U+2029) are kept as "\n" or joined with a space.
 public enum UntrustedText {
     public static func sanitized(_ text: String, keepingLineBreaks: Bool = true) -> String {
         var result = String.UnicodeScalarView()
@@ -9,18 +19,32 @@ public enum UntrustedText {
         for scalar in text.unicodeScalars {
             defer { previousWasCR = scalar == "\r" }
             switch scalar {
-            case "\r", "\n":
+            case "\r", "\n", "\u{2028}", "\u{2029}":
                 // CR LF is one break.
                 if scalar == "\n" && previousWasCR { continue }
                 result.append(keepingLineBreaks ? "\n" : " ")
             case "\t":
                 result.append(contentsOf: "    ".unicodeScalars)
+            case "\u{200C}", "\u{200D}":
+                result.append(scalar)
             default:
-                let category = scalar.properties.generalCategory
-                let isBidiOverride = (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
-                result.append(category == .control || isBidiOverride ? "\u{FFFD}" : scalar)
+                result.append(isNeutralised(scalar) ? "\u{FFFD}" : scalar)
             }
         }
         return String(result)
+    }
+
+    /// On one line, cut to at most `length` characters (the last one "…").
+    public static func oneLine(_ text: String, length: Int) -> String {
+        let line = sanitized(text, keepingLineBreaks: false)
+        return line.count > length ? String(line.prefix(max(length - 1, 0))) + "…" : line
+    }
+
+    /// Whether `scalar` is shown as U+FFFD.
+    static func isNeutralised(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format: return true
+        default: return false
+        }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HushClient
+import HushTerminal
 
 extension ExitStatus {
     /// The exit code for any error: its own when it is a `UserFacingError`,
@@ -43,9 +44,10 @@ func reportingErrors<T>(_ body: () async throws -> T) async throws -> T {
 }
 
 /// Writes straight to the file descriptor: unbuffered, so it never lands
-/// after output that follows it.
+/// after output that follows it. Defused as a whole: an error may quote a
+/// relay's reason, a group's or a file's name.
 func printError(_ message: String) {
-    let line = "hush: error: \(message)\n"
+    let line = "hush: error: \(UntrustedText.sanitized(message))\n"
     _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
 }
 

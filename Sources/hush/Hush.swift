@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import HushClient
 
 @main
@@ -14,6 +15,15 @@ struct Hush: AsyncParsableCommand {
             AttachmentsCommand.self, FetchCommand.self, VectorsCommand.self, DemoCommand.self, ExitCodesCommand.self,
         ]
     )
+
+    /// Refuses a mistyped command with the closest ones before parsing.
+    static func main() async {
+        if let mistyped = CommandSuggestions.mistyped(Array(CommandLine.arguments.dropFirst()), root: Hush.self) {
+            printError(CommandSuggestions.message(word: mistyped.word, path: mistyped.path, suggestions: mistyped.suggestions))
+            Foundation.exit(ExitStatus.usage.rawValue)
+        }
+        await main(nil)
+    }
 
     @Flag(name: .long, help: "Print the versions of hush, its protocol, libsodium and SQLCipher.")
     var version = false

@@ -32,4 +32,16 @@ import Testing
         #expect(text == "hi\u{FFFD}]0;owned\u{FFFD}\nthere    x")
         #expect(UntrustedText.sanitized("a\nb", keepingLineBreaks: false) == "a b")
     }
+
+    /// Format characters reorder or hide text: bidi overrides, embeddings,
+    /// isolates and marks, invisible separators. Joiners in emoji stay.
+    @Test func formatCharactersAreDefusedAndJoinersKept() {
+        for scalar: Unicode.Scalar in ["\u{202A}", "\u{202E}", "\u{2066}", "\u{2069}", "\u{200E}", "\u{200F}", "\u{061C}",
+                                       "\u{200B}", "\u{2060}", "\u{FEFF}", "\u{E0041}", "\u{85}"] {
+            #expect(UntrustedText.sanitized("a\(Character(scalar))b") == "a\u{FFFD}b", "U+\(String(scalar.value, radix: 16))")
+        }
+        #expect(UntrustedText.sanitized("👩\u{200D}💻") == "👩\u{200D}💻")
+        #expect(UntrustedText.sanitized("a\u{2028}b", keepingLineBreaks: false) == "a b")
+        #expect(UntrustedText.oneLine("photo\u{202E}gpj.exe", length: 8) == "photo\u{FFFD}g…")
+    }
 }

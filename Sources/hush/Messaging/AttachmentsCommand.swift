@@ -48,7 +48,7 @@ struct AttachmentsCommand: AsyncParsableCommand {
             if list.isEmpty { print(name.map { "No attachments with \($0)." } ?? "No attachments yet.") }
             for (attachment, contact) in list {
                 let direction = attachment.direction == .outgoing ? "to" : "from"
-                print("[\(attachment.id)] \(direction) \(contact): \(Presentation.oneLine(attachment.fileName, length: 48)) "
+                print("[\(attachment.id)] \(direction) \(Presentation.peer(contact)): \(Presentation.oneLine(attachment.fileName, length: 48)) "
                       + "(\(attachment.mediaType), \(TransferProgress.bytes(attachment.size))) \(Self.state(attachment))")
                 if let error = attachment.lastError, [.failed, .uploading, .available].contains(attachment.state) {
                     print("    \(Presentation.oneLine(error, length: 160))")
@@ -90,9 +90,10 @@ struct FetchCommand: AsyncParsableCommand {
         abstract: "Download a received file, check it, and save it with --out.",
         discussion: """
             The blob is downloaded from the relay and checked chunk by chunk and against the digest its \
-            sender gave; it stays encrypted in the data directory. With --out it is decrypted into a \
-            temporary file beside PATH, which takes the name PATH only once the whole file checked: \
-            there is never a partial or unchecked file at PATH, and an existing PATH is never replaced.
+            sender gave; it stays encrypted in the data directory. With --out it is decrypted into an \
+            unnamed file in PATH's folder, which takes the name PATH only once the whole file checked: \
+            there is never a partial or unchecked file at PATH, no decrypted bytes are left behind when \
+            the fetch fails or is killed, and an existing PATH is never replaced.
 
             Examples:
               hush fetch 3 --out ~/Pictures/photo.jpg

@@ -45,7 +45,7 @@ struct ChatCommand: AsyncParsableCommand {
 
             let interactive = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
             let screen = ChatScreen(prompt: "> ", interactive: interactive)
-            let view = ChatView(screen: screen, contact: name, style: Presentation.style)
+            let view = ChatView(screen: screen, contact: name, style: Presentation.style, isGroup: group != nil)
             // The handlers first, raw mode after: a signal in between would otherwise end
             // the process with the terminal left raw.
             let rawModeHolder = Mutex<RawMode?>(nil)
@@ -61,7 +61,10 @@ struct ChatCommand: AsyncParsableCommand {
                 signals?.cancel()
             }
             view.setVerification(verification)
-            if let group { view.setMembers(group.members) }
+            if let group {
+                view.setMembers(try await session.senderNames(history))
+                view.setMembers(group.members)
+            }
             screen.open()
             for message in history { view.show(message) }
 
@@ -145,9 +148,11 @@ struct ChatCommand: AsyncParsableCommand {
                 for (usage, meaning) in ChatInput.commandHelp { view.notice("  \(usage)  \(meaning)") }
             case let .history(count):
                 let messages = try await session.lastMessages(count)
+                if view.isGroup { view.setMembers(try await session.senderNames(messages)) }
                 view.block(title: "the last \(messages.count) message\(messages.count == 1 ? "" : "s")", messages: messages)
             case let .search(text):
                 let found = try await session.search(text)
+                if view.isGroup { view.setMembers(try await session.senderNames(found)) }
                 view.block(title: "\(found.count) message\(found.count == 1 ? "" : "s") with “\(UntrustedText.sanitized(text, keepingLineBreaks: false))”",
                            messages: found)
             case .verify(code: nil):
@@ -190,7 +195,8 @@ struct ChatCommand: AsyncParsableCommand {
         switch event {
         case let .received(message, from) where from == contact:
             view.show(message)
-        case let .groupReceived(message, group, _) where group == contact:
+        case let .groupReceived(message, group, member) where group == contact:
+            view.setMembers([message.sender: member])
             view.show(message)
         case let .groupReceived(_, group, member):
             view.notice("new message from \(member) in \(group) (hush chat \(group))")

@@ -19,14 +19,19 @@ final class ChatView: Sendable {
         var statuses: [String: MessageStatus] = [:]
         var verification: VerificationState = .unverified
         var presence = ""
-        /// In a group: each member's address with the name shown for it.
+        /// In a group: each member's (and former member's) address with the name shown for it.
         var members: [String: String] = [:]
     }
 
-    init(screen: ChatScreen, contact: String, style: TerminalStyle) {
+    /// Whether this is a group chat: its lines are never labelled with the
+    /// group's own name, only with the member who wrote them.
+    let isGroup: Bool
+
+    init(screen: ChatScreen, contact: String, style: TerminalStyle, isGroup: Bool = false) {
         self.screen = screen
         self.contact = contact
         self.style = style
+        self.isGroup = isGroup
     }
 
     // MARK: Header
@@ -38,7 +43,7 @@ final class ChatView: Sendable {
 
     /// A group chat: lines name the member who wrote them.
     func setMembers(_ members: [String: String]) {
-        state.withLock { $0.members = members }
+        state.withLock { $0.members.merge(members) { _, new in new } }
     }
 
     func setPresence(_ presence: String) {
@@ -52,9 +57,9 @@ final class ChatView: Sendable {
         switch verification {
         case .verified: trust = style.good("✓ verified")
         case .unverified: trust = style.dim("not verified (/verify)")
-        case .changed: trust = style.bad("IDENTITY KEY CHANGED: hush contact accept \(contact)")
+        case .changed: trust = style.bad("IDENTITY KEY CHANGED: hush contact accept \(UntrustedText.sanitized(contact, keepingLineBreaks: false))")
         }
-        var parts = [style.bold(contact), trust]
+        var parts = [style.bold(UntrustedText.sanitized(contact, keepingLineBreaks: false)), trust]
         if !presence.isEmpty { parts.append(presence.hasSuffix("typing…") ? style.yellow(presence) : presence) }
         screen.setHeader(parts.joined(separator: " · "))
     }
@@ -86,9 +91,10 @@ final class ChatView: Sendable {
         if let message { screen.update(key: clientMessageID, text: line(message, status: status)) }
     }
 
-    /// A local line: command output or an error. Never sent.
-    func notice(_ text: String) { screen.show(style.dim(text)) }
-    func error(_ text: String) { screen.show(style.bad(text)) }
+    /// A local line: command output or an error. Never sent. Defused as a
+    /// whole: it may name a group or a member, or quote a relay's reason.
+    func notice(_ text: String) { screen.show(style.dim(UntrustedText.sanitized(text))) }
+    func error(_ text: String) { screen.show(style.bad(UntrustedText.sanitized(text))) }
 
     /// `── title ──` then the messages.
     func block(title: String, messages: [StoredMessage]) {
@@ -106,10 +112,11 @@ final class ChatView: Sendable {
 
     func line(_ message: StoredMessage, status: MessageStatus) -> String {
         let outgoing = message.direction == .outgoing
-        let who = outgoing ? "you" : state.withLock { $0.members[message.sender] } ?? contact
+        // In a group, a sender not (or no longer) among the members is named by address, never by the group's name.
+        let who = outgoing ? "you" : state.withLock { $0.members[message.sender] } ?? (isGroup ? message.sender : contact)
         let body = UntrustedText.sanitized(message.body).replacingOccurrences(of: "\n", with: "\n      ")
         let suffix = outgoing ? "  " + mark(status) : ""
-        return "\(style.dim(time(message.relayTimestamp ?? message.createdAt))) \(style.bold(who)): \(body)\(suffix)"
+        return "\(style.dim(time(message.relayTimestamp ?? message.createdAt))) \(style.bold(UntrustedText.sanitized(who, keepingLineBreaks: false))): \(body)\(suffix)"
     }
 
     /// … pending, ✓ sent, ✓✓ delivered, ✓✓ read, ✗ failed.

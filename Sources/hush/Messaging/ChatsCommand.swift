@@ -39,8 +39,8 @@ struct ChatsCommand: AsyncParsableCommand {
             if requests > 0 { print(Presentation.style.bold("\(requests) message request(s): `hush requests`")) }
             for conversation in conversations {
                 let unread = conversation.unreadCount > 0 ? Presentation.style.bold(" (\(conversation.unreadCount) unread)") : ""
-                let from = conversation.lastMessage.map { $0.direction == .outgoing ? "you: " : writers[conversation.id].map { "\($0): " } ?? "" } ?? ""
-                print("\(Presentation.style.bold(conversation.title))\(unread)  \(Presentation.style.dim(Presentation.time(conversation.lastActivityAt)))")
+                let from = conversation.lastMessage.map { $0.direction == .outgoing ? "you: " : writers[conversation.id].map { "\(Presentation.peer($0)): " } ?? "" } ?? ""
+                print("\(Presentation.style.bold(Presentation.peer(conversation.title)))\(unread)  \(Presentation.style.dim(Presentation.time(conversation.lastActivityAt)))")
                 print("  \(from)\(UntrustedText.sanitized(conversation.summary(), keepingLineBreaks: false))")
             }
         }
@@ -150,7 +150,7 @@ struct SearchCommand: AsyncParsableCommand {
                     object["snippet"] = hit.snippet
                     rows.append(object)
                 } else {
-                    print("\(Presentation.style.bold(contact)) [\(hit.message.id)] \(Presentation.style.dim(Presentation.time(hit.message.createdAt)))  \(UntrustedText.sanitized(hit.snippet, keepingLineBreaks: false))")
+                    print("\(Presentation.style.bold(Presentation.peer(contact))) [\(hit.message.id)] \(Presentation.style.dim(Presentation.time(hit.message.createdAt)))  \(UntrustedText.sanitized(hit.snippet, keepingLineBreaks: false))")
                 }
             }
             if global.json { try printJSON(["hits": rows]) } else if hits.isEmpty { print("No matches.") }
@@ -187,7 +187,7 @@ struct OutboxCommand: AsyncParsableCommand {
             if items.isEmpty { print("The outbox is empty.") }
             for item in items {
                 let when = item.status == .pending ? "next try \(Presentation.time(item.nextAttemptAt))" : "gave up"
-                print("\(item.requestId.prefix(12))  \(item.status.rawValue)  attempts \(item.failCount)  \(when)  \(item.lastError ?? "")")
+                print("\(item.requestId.prefix(12))  \(item.status.rawValue)  attempts \(item.failCount)  \(when)  \(Presentation.peer(item.lastError ?? ""))")
             }
         }
     }
@@ -209,7 +209,13 @@ struct RetryCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let report = try await global.openAccount().retry(requestID: id)
-            print("Sent \(report.sent), still waiting \(report.retrying), failed \(report.failed)")
+            if global.json {
+                var object: [String: Any] = ["sent": report.sent, "retrying": report.retrying, "failed": report.failed]
+                if let next = report.nextAttemptAt { object["nextAttemptAt"] = next }
+                try printJSON(object)
+            } else {
+                print("Sent \(report.sent), still waiting \(report.retrying), failed \(report.failed)")
+            }
             if report.failed > 0 { throw ExitCode(.relayUnavailable) }
         }
     }

@@ -61,7 +61,7 @@ struct ContactCommand: AsyncParsableCommand {
                     case .unverified: state = "unverified"
                     case .changed: state = Presentation.style.bad("IDENTITY CHANGED: sending blocked; `hush verify \(contact.name)` then `hush contact accept \(contact.name)`")
                     }
-                    print("\(contact.name)  \(contact.address)  \(state)")
+                    print("\(Presentation.peer(contact.name))  \(contact.address)  \(state)")
                 }
             }
         }

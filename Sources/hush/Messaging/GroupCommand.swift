@@ -36,7 +36,7 @@ struct GroupCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            try await GroupCommand.change(global, headline: { "Created \($0.name) with \($0.members.count - 1) member(s)." }) {
+            try await GroupCommand.change(global, headline: { "Created \(Presentation.peer($0.name)) with \($0.members.count - 1) member(s)." }) {
                 try await $0.createGroup(name: name, members: members)
             }
         }
@@ -53,7 +53,7 @@ struct GroupCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            try await GroupCommand.change(global, headline: { "Added \(members.joined(separator: ", ")) to \($0.name) (epoch \($0.epoch))." }) {
+            try await GroupCommand.change(global, headline: { "Added \(members.joined(separator: ", ")) to \(Presentation.peer($0.name)) (epoch \($0.epoch))." }) {
                 try await $0.addToGroup(name, members: members)
             }
         }
@@ -66,7 +66,7 @@ struct GroupCommand: AsyncParsableCommand {
         @Argument(help: "The member.") var member: String
 
         func run() async throws {
-            try await GroupCommand.change(global, headline: { "Removed \(member) from \($0.name) (epoch \($0.epoch))." }) {
+            try await GroupCommand.change(global, headline: { "Removed \(member) from \(Presentation.peer($0.name)) (epoch \($0.epoch))." }) {
                 try await $0.removeFromGroup(name, member: member)
             }
         }
@@ -79,7 +79,7 @@ struct GroupCommand: AsyncParsableCommand {
         @Argument(help: "The member.") var member: String
 
         func run() async throws {
-            try await GroupCommand.change(global, headline: { "\(member) is now an admin of \($0.name)." }) {
+            try await GroupCommand.change(global, headline: { "\(member) is now an admin of \(Presentation.peer($0.name))." }) {
                 try await $0.promoteInGroup(name, member: member)
             }
         }
@@ -122,7 +122,7 @@ struct GroupCommand: AsyncParsableCommand {
                 if groups.isEmpty { print("No groups yet: `hush group create NAME MEMBER…`.") }
                 for group in groups {
                     let standing = group.standing == .member ? "" : "  (\(group.standing == .left ? "you left" : "you were removed"))"
-                    print("\(group.name)  \(group.members.count) members, epoch \(group.epoch)\(group.youAreAdmin ? ", you are admin" : "")\(standing)")
+                    print("\(Presentation.peer(group.name))  \(group.members.count) members, epoch \(group.epoch)\(group.youAreAdmin ? ", you are admin" : "")\(standing)")
                 }
             }
         }
@@ -153,7 +153,7 @@ struct GroupCommand: AsyncParsableCommand {
     static func show(_ group: GroupSummary, json: Bool, headline: String?) throws {
         if json { return try printJSON(Self.json(group)) }
         if let headline { print(headline) }
-        print("\(group.name): \(group.members.count) members, epoch \(group.epoch)" +
+        print("\(Presentation.peer(group.name)): \(group.members.count) members, epoch \(group.epoch)" +
               (group.standing == .member ? "" : group.standing == .left ? " (you left)" : " (you were removed)"))
         for member in group.members {
             var notes: [String] = []
@@ -165,7 +165,7 @@ struct GroupCommand: AsyncParsableCommand {
             case nil: break
             }
             if !member.isYou, !member.hasKey { notes.append("key not received yet") }
-            print("  \(member.name)  \(member.address)" + (notes.isEmpty ? "" : "  " + notes.joined(separator: ", ")))
+            print("  \(Presentation.peer(member.name))  \(Presentation.peer(member.address))" + (notes.isEmpty ? "" : "  " + notes.joined(separator: ", ")))
         }
     }
 

@@ -115,27 +115,27 @@ struct ListenCommand: AsyncParsableCommand {
         }
     }
 
-    /// A message body on one line with its control characters (escape sequences) defused.
+    /// A field someone else chose (a body, a name, a reason) on one line, defused.
     private static func untrusted(_ value: Any?) -> String {
-        UntrustedText.sanitized(value as? String ?? "", keepingLineBreaks: false)
+        UntrustedText.sanitized(value.map { $0 as? String ?? String(describing: $0) } ?? "?", keepingLineBreaks: false)
     }
 
     /// One event as a line of text; `bodies: false` leaves message text out (names only).
     static func text(_ object: [String: Any], bodies: Bool = true) -> String {
         switch object["event"] as? String {
         case "message":
-            let from = object["group"].map { "\(object["contact"] ?? "?") in \($0)" } ?? "\(object["contact"] ?? "?")"
+            let from = object["group"].map { "\(untrusted(object["contact"])) in \(untrusted($0))" } ?? untrusted(object["contact"])
             return bodies ? "\(from): \(untrusted(object["body"]))" : "message from \(from)"
         case "group":
-            return "group \(object["group"] ?? "?") changed: `hush group info \(object["group"] ?? "?")`"
+            return "group \(untrusted(object["group"])) changed: `hush group info \(untrusted(object["group"]))`"
         case "request":
-            let contact = object["contact"] ?? "?"
+            let contact = untrusted(object["contact"])
             return "message request from \(contact)\(bodies ? ": " + untrusted(object["body"]) : "") (`hush requests accept \(contact)` to answer, `hush requests block \(contact)` to block)"
-        case "status": return "message \(String(describing: object["clientMessageId"] ?? "").prefix(8)) to \(object["contact"] ?? "?"): \(object["status"] ?? "")"
-        case "typing": return "\(object["contact"] ?? "?") \((object["active"] as? Bool) == true ? "is typing…" : "stopped typing")"
+        case "status": return "message \(String(describing: object["clientMessageId"] ?? "").prefix(8)) to \(untrusted(object["contact"])): \(untrusted(object["status"]))"
+        case "typing": return "\(untrusted(object["contact"])) \((object["active"] as? Bool) == true ? "is typing…" : "stopped typing")"
         case "missed": return "\(object["count"] ?? "?") events were missed (this listener fell behind); all of them are stored: `hush chats` and `hush history` show them"
-        case "quarantined": return "set aside an envelope: \(object["reason"] ?? "")"
-        case "resent": return "message \(String(describing: object["clientMessageId"] ?? "").prefix(8)) to \(object["contact"] ?? "?"): could not be decrypted there, sent again"
+        case "quarantined": return "set aside an envelope: \(untrusted(object["reason"]))"
+        case "resent": return "message \(String(describing: object["clientMessageId"] ?? "").prefix(8)) to \(untrusted(object["contact"])): could not be decrypted there, sent again"
         default: return (object["online"] as? Bool) == true ? "connected to the relay" : "disconnected from the relay; reconnecting"
         }
     }

@@ -34,7 +34,7 @@ enum Presentation {
         let who = message.direction == .outgoing ? "you" : contact
         let mark = message.direction == .outgoing ? "  " + Presentation.mark(message.status) : ""
         // Someone else's text: escape sequences in it must not reach the terminal.
-        return "[\(message.id)] \(style.dim(time(message.relayTimestamp ?? message.createdAt)))  \(style.bold(who)): \(UntrustedText.sanitized(message.body))\(mark)"
+        return "[\(message.id)] \(style.dim(time(message.relayTimestamp ?? message.createdAt)))  \(style.bold(peer(who))): \(UntrustedText.sanitized(message.body))\(mark)"
     }
 
     static func json(_ message: StoredMessage, contact: String) -> [String: Any] {
@@ -50,16 +50,16 @@ enum Presentation {
         return object
     }
 
-    /// Untrusted text on one line for a terminal: line breaks become spaces,
-    /// other control characters (escape sequences could restyle or rewrite
-    /// the screen) become U+FFFD, and it is cut to `length` characters.
+    /// Untrusted text on one line for a terminal, cut to `length` characters
+    /// (the one sanitizer: `UntrustedText`).
     static func oneLine(_ text: String, length: Int = 72) -> String {
-        var line = String(String.UnicodeScalarView(text.unicodeScalars.map { scalar -> Unicode.Scalar in
-            if scalar == "\n" || scalar == "\r" || scalar == "\t" { return " " }
-            return scalar.properties.generalCategory == .control ? "\u{FFFD}" : scalar
-        }))
-        if line.count > length { line = String(line.prefix(length - 1)) + "…" }
-        return line
+        UntrustedText.oneLine(text, length: length)
+    }
+
+    /// A string someone else chose (a group's or member's name, a reason from
+    /// the relay) inside a line of our own: on one line, defused.
+    static func peer(_ text: String) -> String {
+        UntrustedText.sanitized(text, keepingLineBreaks: false)
     }
 
     /// One JSON object on one line (for `--json` streams).

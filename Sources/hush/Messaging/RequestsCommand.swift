@@ -42,7 +42,7 @@ struct RequestsCommand: AsyncParsableCommand {
                 if requests.isEmpty { print(blocked ? "Nobody is blocked." : "No message requests.") }
                 for request in requests {
                     let count = request.messageCount == 1 ? "1 message" : "\(request.messageCount) messages"
-                    print("\(Presentation.style.bold(request.contact.name))  \(count)  \(Presentation.style.dim(Presentation.time(request.lastMessage?.createdAt ?? request.contact.createdAt)))")
+                    print("\(Presentation.style.bold(Presentation.peer(request.contact.name)))  \(count)  \(Presentation.style.dim(Presentation.time(request.lastMessage?.createdAt ?? request.contact.createdAt)))")
                     print("  \(request.contact.address)")
                     if let body = request.lastMessage?.body { print("  \(Presentation.oneLine(body))") }
                 }

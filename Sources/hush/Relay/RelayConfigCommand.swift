@@ -11,6 +11,8 @@ struct RelayConfigCommand: ParsableCommand {
         hush relay config --print-defaults > relay.yaml
         hush relay config --check relay.yaml
         hush relay serve --config relay.yaml
+
+        --check reads the HUSH_RELAY_<KEY> variables over the file, as `hush relay serve` does.
         """)
 
     @Flag(help: "Write a commented YAML file with every setting and its default to standard output.") var printDefaults = false
@@ -26,8 +28,16 @@ struct RelayConfigCommand: ParsableCommand {
             FileHandle.standardOutput.write(Data(RelaySettingsFile.render(RelaySettings()).utf8))
             return
         }
+        // As `relay serve --config FILE` reads it: the file, then the HUSH_RELAY_* variables over it.
         var settings = RelaySettings()
-        do { try RelaySettingsFile.apply(contentsOf: check!, to: &settings) } catch { throw ValidationError("\(error)") }
-        print("\(check!): every setting is valid")
+        let environment = ProcessInfo.processInfo.environment
+        do {
+            try RelaySettingsFile.apply(contentsOf: check!, to: &settings)
+            try settings.applyEnvironment(environment)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        let variables = RelaySetting.all.map(\.environmentName).filter { environment[$0] != nil }
+        print("\(check!)\(variables.isEmpty ? "" : " with " + variables.joined(separator: ", ")): every setting is valid")
     }
 }

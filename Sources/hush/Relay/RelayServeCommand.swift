@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HushClient
 import HushRelay
 import HushRelayAPI
 import HushRelayPostgres
@@ -93,6 +94,16 @@ struct RelayServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        do {
+            try await serve()
+        } catch let RelayError.internalFailure(detail) {
+            // Its data directory, key file or storage: what is wrong and what to do, not "internal failure".
+            printError("the relay cannot run: \(detail)")
+            throw ExitCode(.failure)
+        }
+    }
+
+    private func serve() async throws {
         let environment = ProcessInfo.processInfo.environment
         let settings = try resolvedSettings(environment: environment)
         var logger = Logger(label: "hush.relay")

@@ -1,0 +1,43 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOPosix
+
+/// Why a request never got an answer, in words: what was tried, on which
+/// relay, and what the system said ("POST http://relay:8080/v1/messages:
+/// connection refused"), not the name of an error type ("IOError").
+enum TransportFailure {
+    static func describe(_ error: any Error, _ method: String, _ url: String) -> String {
+        "\(method) \(url): \(reason(error))"
+    }
+
+    static func reason(_ error: any Error) -> String {
+        switch error {
+        case let error as IOError:
+            return String(cString: strerror(error.errnoCode)).lowercased()
+        case let error as HTTPClientError:
+            switch error {
+            case .connectTimeout: return "no connection within the connect timeout (is the relay up, and the address right?)"
+            case .readTimeout, .deadlineExceeded: return "no answer in time"
+            case .remoteConnectionClosed: return "the relay closed the connection before answering"
+            case .tlsHandshakeTimeout: return "the TLS handshake did not finish in time"
+            default: return error.shortDescription.lowercased()
+            }
+        case let error as NIOConnectionError:
+            // Every address the name resolved to failed: the last reason says why.
+            if let last = error.connectionErrors.last { return "\(last.target): \(reason(last.error))" }
+            if let dns = error.dnsAAAAError ?? error.dnsAError { return "the name \(error.host) does not resolve (\(dns))" }
+            return "cannot connect to \(error.host):\(error.port)"
+        case let error as ChannelError:
+            switch error {
+            case .connectTimeout: return "no connection within the connect timeout"
+            case .ioOnClosedChannel, .alreadyClosed, .eof: return "the connection closed before the answer came"
+            default: return "\(error)"
+            }
+        case is CancellationError:
+            return "cancelled"
+        default:
+            return "\(error)"
+        }
+    }
+}

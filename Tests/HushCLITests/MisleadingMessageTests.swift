@@ -1,0 +1,68 @@
+import Foundation
+import HushTesting
+import Testing
+
+/// Messages that misled (issue 29, item 10), checked with the real binary:
+/// each says what is wrong and what to do.
+@Suite struct MisleadingMessageTests {
+    private let cli = HushCLITests()
+
+    /// `hush sned` and `hush contacts` name the closest commands, by edit distance.
+    @Test(arguments: [
+        (["sned", "bob", "hi"], "`hush send`"),
+        (["contacts"], "`hush contact`"),
+        (["group", "lst"], "`hush group list`"),
+        (["requets"], "`hush requests`"),
+    ])
+    func aMistypedCommandGetsDidYouMean(arguments: [String], suggestion: String) throws {
+        let result = try cli.hush(arguments, passphrase: nil)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains("Did you mean") && result.stderr.contains(suggestion), "\(result.stderr)")
+    }
+
+    /// A word nothing is close to is left to the parser's own message.
+    @Test func aWordFarFromEveryCommandIsNotGuessedAt() throws {
+        let result = try cli.hush(["xylophone"], passphrase: nil)
+        #expect(result.status == 64 && !result.stderr.contains("Did you mean"), "\(result.stderr)")
+    }
+
+    /// A data directory open to others (mode 755) names the directory and
+    /// the command that fixes it, for the client and for the relay; never
+    /// "internal failure".
+    @Test func aLooseDataDirectoryNamesTheFix() throws {
+        let home = try HushCLITests.Home()
+        #expect(try cli.hush(["init", "--home", home.path]).status == 0)
+        chmod(home.path, 0o755)
+        let client = try cli.hush(["whoami", "--home", home.path])
+        #expect(client.status == 14 && client.stderr.contains("chmod 700 \(home.path)"), "\(client.stderr)")
+
+        let relayData = home.root.path("relay-data")
+        try FileManager.default.createDirectory(atPath: relayData, withIntermediateDirectories: true)
+        chmod(relayData, 0o755)
+        let relay = try cli.hush(["relay", "serve", "--port", "0", "--data", relayData], passphrase: nil)
+        #expect(relay.status != 0, "\(relay.stdout)")
+        #expect(relay.stderr.contains("chmod 700 \(relayData)") && !relay.stderr.contains("internal failure"), "\(relay.stderr)")
+    }
+
+    /// `relay config --check` reads the HUSH_RELAY_* variables over the file, as `relay serve` does.
+    @Test func relayConfigCheckReadsTheEnvironment() throws {
+        let home = try HushCLITests.Home()
+        let file = home.root.path("relay.yaml")
+        try "port: 8080\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let fine = try cli.hush(["relay", "config", "--check", file], passphrase: nil, extra: ["HUSH_RELAY_PORT": "9090"])
+        #expect(fine.status == 0 && fine.stdout.contains("HUSH_RELAY_PORT"), "\(fine.stdout)\(fine.stderr)")
+        let bad = try cli.hush(["relay", "config", "--check", file], passphrase: nil, extra: ["HUSH_RELAY_PORT": "eighty"])
+        #expect(bad.status == 64 && bad.stderr.contains("HUSH_RELAY_PORT"), "\(bad.stdout)\(bad.stderr)")
+    }
+
+    /// A relay that cannot be reached is named, with what was tried and why
+    /// ("connection refused"), not a type name such as "(IOError)".
+    @Test func anUnreachableRelayIsNamedWithTheReason() throws {
+        let home = try HushCLITests.Home()
+        // Port 1 on loopback: nothing listens, so the connection is refused at once.
+        let result = try cli.hush(["init", "--home", home.path, "--relay", "http://127.0.0.1:1"])
+        let said = result.stdout + result.stderr
+        #expect(said.contains("http://127.0.0.1:1/") && said.lowercased().contains("connection refused"), "\(said)")
+        #expect(!said.contains("IOError") && !said.contains("HTTPClientError"), "\(said)")
+    }
+}
