@@ -36,25 +36,34 @@ build: deps
 test: deps
 	$(MAKE) deps DEB_PACKAGES="$(TEST_DEB_PACKAGES)"
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
-	$(SWIFT) test --skip-build $(BUILD_FLAGS)
+	# Two runs (see PROCESS_SUITES): the in-process suites, then those that wait on processes.
+	$(SWIFT) test --skip-build $(BUILD_FLAGS) $(addprefix --skip ,$(PROCESS_SUITES))
+	$(SWIFT) test --skip-build $(BUILD_FLAGS) $(addprefix --filter ,$(PROCESS_SUITES))
 	$(SWIFT) run --skip-build $(BUILD_FLAGS) hush vectors
 	# docs/relay-openapi.yaml against a real relay: schemathesis, bounded (about 2 minutes at most).
 	scripts/openapi-contract-test "$$($(SWIFT) build --show-bin-path $(BUILD_FLAGS))/hush"
 	# A short fuzz pass over every target (the test suite above replayed the corpora).
 	$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SECONDS_IN_TEST)
 
-# The in-process tests only, for the edit-build-test loop (under 30 s after the build).
-# Skipped, and why: HushEndToEndTests and the suites below spawn processes (the
-# `hush` binary, the relay, the sqlcipher command line, a writer killed with -9),
-# and PostgreSQL's cluster is processes that take seconds to start, so the relay's
-# storage tests run on the in-memory and SQLCipher drivers only. `make test` runs everything.
-FAST_SKIP := HushEndToEndTests 'HushCLITests\.HushCLITests' HushBinaryTests ServeProcessTests \
-	CrashConsistencyTests 'HushDatabaseTests\.EncryptionAtRestTests' StoreEncryptionAtRestTests
+# The suites whose synchronous tests wait on processes they spawn (the `hush`
+# binary, the relay, the sqlcipher command line, openssl, a writer killed with -9).
+# They run apart from the in-process suites: Swift's cooperative thread pool has
+# one thread per core, a synchronous test waiting on a child process holds one,
+# and two of them at once starve every async test of the same run (a relay in
+# the test process that stops answering, timeouts that fire while their task
+# cannot run). On 2 busy cores that failed runs of `make test`.
+PROCESS_SUITES := HushEndToEndTests 'HushCLITests\.HushCLITests' MisleadingMessageTests HushBinaryTests ServeProcessTests \
+	TLSPolicyTests CrashConsistencyTests 'HushDatabaseTests\.EncryptionAtRestTests' StoreEncryptionAtRestTests ConnectionLockTests
+
+# The in-process tests only, for the edit-build-test loop (under 30 s after the build):
+# PROCESS_SUITES are skipped, and PostgreSQL's cluster is processes that take seconds to
+# start, so the relay's storage tests run on the in-memory and SQLCipher drivers only.
+# `make test` runs everything.
 test-fast: deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
-	@echo "test-fast: skipping $(FAST_SKIP) and the PostgreSQL driver"
+	@echo "test-fast: skipping $(PROCESS_SUITES) and the PostgreSQL driver"
 	@start=$$(date +%s); \
-	HUSH_TEST_SKIP_POSTGRES=1 $(SWIFT) test --skip-build $(BUILD_FLAGS) $(addprefix --skip ,$(FAST_SKIP)); status=$$?; \
+	HUSH_TEST_SKIP_POSTGRES=1 $(SWIFT) test --skip-build $(BUILD_FLAGS) $(addprefix --skip ,$(PROCESS_SUITES)); status=$$?; \
 	echo "test-fast: the tests took $$(( $$(date +%s) - start )) s after the build"; exit $$status
 
 # The OpenAPI contract test alone (part of `make test`).
