@@ -31,6 +31,7 @@ final class Outbox {
         let random = dependencies.random, now = dependencies.clock.now()
         let content = Content(id: MessageID.random(using: random), sentAt: UInt64(now), body: body)
         try store.withinWrite { store in
+            if case .deliveryCredential = body {} else { try handOverCredential(to: contact) }
             let session = try dependencies.loadSession(contactId: contact.id)
             let envelope = try session.seal(try content.encoded(), using: random)
             let conversation = try dependencies.conversation(with: contact)
@@ -48,6 +49,25 @@ final class Outbox {
             try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
         }
         return content.id
+    }
+
+    /// Seals our delivery credential for `contact` unless they already hold
+    /// the current one (docs/PROTOCOL.md §11). Every seal to a contact runs
+    /// this first, so the side that starts a conversation (or a group member
+    /// writing to a member the group introduced) hands its credential over
+    /// in the same first exchange: the answer, and everything after it, is
+    /// deposited with the credential instead of as a rate-limited first
+    /// contact. Received envelopes run it too (`DeliveryCredentials`), so a
+    /// changed credential reaches a contact with the next thing either side
+    /// sends. Joins the caller's transaction.
+    func handOverCredential(to contact: Contact) throws {
+        guard contact.standing == .accepted, contact.verification != .changed,
+              let own = try store.settings.value(SettingsRepository.Name.deliveryCredential).map({ try Hex.decode($0) }),
+              try store.contacts.credentialSent(contactId: contact.id) != own else { return }
+        try store.withinWrite { store in
+            try store.contacts.setCredentialSent(own, contactId: contact.id)
+            try seal(.deliveryCredential(own), to: contact.name)
+        }
     }
 
     /// The contact named `name` if we may send it anything.
@@ -91,6 +111,7 @@ final class Outbox {
         let random = dependencies.random, now = dependencies.clock.now()
         let content = Content(id: try MessageID(hex: message.clientMessageId), sentAt: UInt64(clamping: message.createdAt), body: body)
         try store.withinWrite { store in
+            try handOverCredential(to: contact)
             let session = try dependencies.loadSession(contactId: contact.id)
             let envelope = try session.seal(try content.encoded(), using: random)
             try store.outbox.enqueue(requestId: Hex.encode(random.bytes(16)), messageId: message.id, conversationId: message.conversationId,
@@ -108,6 +129,7 @@ final class Outbox {
         guard contact.verification != .changed else { throw MessengerError.identityChanged(name: contact.name) }
         let random = dependencies.random, now = dependencies.clock.now()
         try store.withinWrite { store in
+            try handOverCredential(to: contact)
             let session = try dependencies.loadSession(contactId: contact.id)
             let envelope = try session.seal(encodedContent, using: random)
             let conversation = try dependencies.conversation(with: contact)
