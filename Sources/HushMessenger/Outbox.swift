@@ -45,6 +45,10 @@ final class Outbox {
             } else {
                 try store.outbox.enqueue(requestId: requestID, messageId: nil, conversationId: conversation,
                                          sealedPayload: envelope, at: now)
+                if Self.isResentOnRequest(body) {
+                    try store.resends.recordContent(digest: SHA256.hash(envelope), contactId: contact.id, content: try content.encoded(),
+                                                    resent: false, at: now)
+                }
             }
             try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
         }
@@ -122,9 +126,10 @@ final class Outbox {
     }
 
     /// Seals content already encoded (a group's state or key for a member,
-    /// queued by `Groups`) on the contact's session and queues it. Joins the
-    /// caller's transaction.
-    func seal(encodedContent: [UInt8], to contact: Contact) throws {
+    /// queued by `Groups`, or a content sent again after a decryption error:
+    /// `resend`) on the contact's session and queues it. Joins the caller's
+    /// transaction.
+    func seal(encodedContent: [UInt8], to contact: Contact, resend: Bool = false) throws {
         guard contact.standing == .accepted else { throw MessengerError.requestNotAccepted(name: contact.name) }
         guard contact.verification != .changed else { throw MessengerError.identityChanged(name: contact.name) }
         let random = dependencies.random, now = dependencies.clock.now()
@@ -135,7 +140,22 @@ final class Outbox {
             let conversation = try dependencies.conversation(with: contact)
             try store.outbox.enqueue(requestId: Hex.encode(random.bytes(16)), messageId: nil, conversationId: conversation,
                                      sealedPayload: envelope, at: now)
+            try store.resends.recordContent(digest: SHA256.hash(envelope), contactId: contact.id, content: encodedContent,
+                                            resent: resend, at: now)
             try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
+        }
+    }
+
+    /// Whether an envelope carrying `body` (and no message in history) is
+    /// sealed again when its receiver reports it undecryptable (docs/PROTOCOL.md
+    /// §10.1): everything whose loss changes what the receiver knows —
+    /// receipts, credentials, profiles, group states, keys and leaves. A
+    /// decryption error is not (answering one with another could go on for
+    /// ever), nor is typing (it only ever travels as an ephemeral envelope).
+    static func isResentOnRequest(_ body: ContentBody) -> Bool {
+        switch body {
+        case .decryptionError, .typingStarted, .typingStopped: false
+        default: true
         }
     }
 
