@@ -127,8 +127,20 @@ final class ContentApplier {
     /// Sender side of decryption errors (docs/PROTOCOL.md §10.1): `contact`
     /// could not decrypt the envelope with `digest`. Reseals the message it
     /// carried unless the contact already confirmed it (a receipt) or it was
-    /// resent once already.
+    /// resent once already; any other content it carried (a receipt, a
+    /// credential, a group's state or key) is sealed again as it was, once.
     private func answerDecryptionError(_ digest: [UInt8], from contact: Contact) throws {
+        if let content = try store.resends.takeContentToResend(forEnvelope: digest, contactId: contact.id) {
+            guard contact.standing == .accepted, contact.verification != .changed else { return }
+            if case .deliveryCredential = try Content(decoding: content).body {
+                // Our current credential, not the one that was lost: it may have been replaced since.
+                try store.contacts.setCredentialSent(nil, contactId: contact.id)
+                try outbox.handOverCredential(to: contact)
+            } else {
+                try outbox.seal(encodedContent: content, to: contact, resend: true)
+            }
+            return
+        }
         guard let messageId = try store.resends.messageId(forEnvelope: digest),
               let message = try store.messages.message(id: messageId), message.direction == .outgoing,
               message.status != .delivered, message.status != .read,

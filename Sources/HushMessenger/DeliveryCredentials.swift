@@ -37,17 +37,12 @@ final class DeliveryCredentials {
     }
 
     /// Seals our delivery credential for `contact` unless they already hold
-    /// the current one. Called for everything received from a contact, so
-    /// both sides of a session hold each other's after the first exchange
-    /// (whoever started it), and a changed credential reaches a contact with
-    /// the next thing they send us. Joins the caller's transaction.
+    /// the current one (`Outbox.handOverCredential`, which every seal runs
+    /// first as well). Called for everything received from a contact, so a
+    /// changed credential reaches a contact with the next thing they send
+    /// us. Joins the caller's transaction.
     func handOver(to contact: Contact) throws {
-        guard contact.standing == .accepted, let credential = try own(),
-              try store.contacts.credentialSent(contactId: contact.id) != credential else { return }
-        try store.withinWrite { store in
-            try outbox.seal(.deliveryCredential(credential), to: contact.name)
-            try store.contacts.setCredentialSent(credential, contactId: contact.id)
-        }
+        try outbox.handOverCredential(to: contact)
     }
 
     /// A new own delivery credential; the old one is kept as revoked until

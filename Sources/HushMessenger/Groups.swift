@@ -156,14 +156,19 @@ final class Groups {
     // MARK: Changes received
 
     /// Applies a state from `contact` (§18.2): an invitation to a group we do
-    /// not know (from an accepted contact who is an admin in it), or a state
-    /// that supersedes ours from a member who was an admin in the state it
-    /// follows. Anything else is stale or unauthorised and changes nothing.
+    /// not know (from an accepted contact who is an admin in it; from a
+    /// message request it is kept until the user accepts or blocks them), or
+    /// a state that supersedes ours from a member who was an admin in the
+    /// state it follows. Anything else is stale or unauthorised and changes nothing.
     func applyUpdate(_ incoming: GroupState, from contact: Contact) throws {
         let sender = try IdentityKey(rawRepresentation: contact.identityKey)
         guard let group = try store.groups.group(groupID: incoming.groupID) else {
-            guard contact.standing == .accepted, contact.verification != .changed, incoming.isAdmin(sender),
-                  incoming.member(me) != nil else { return }
+            guard contact.verification != .changed, incoming.isAdmin(sender) else { return }
+            if contact.standing == .requested {
+                try keepInvitation(incoming, from: contact)
+                return
+            }
+            guard contact.standing == .accepted, incoming.member(me) != nil else { return }
             let name = try freeGroupName(incoming.name)
             let created = try store.groups.create(groupID: incoming.groupID, name: name, state: incoming.encoded, epoch: incoming.epoch,
                                                   at: dependencies.clock.now())
@@ -192,6 +197,31 @@ final class Groups {
         dependencies.emit(.groupChanged(group: group.name))
     }
 
+    /// An invitation from someone whose message request waits: kept (a later
+    /// state of the same group replaces it; one without us withdraws it)
+    /// and shown with the request, and applied when the user accepts it.
+    private func keepInvitation(_ incoming: GroupState, from contact: Contact) throws {
+        if let kept = try store.invitations.invitation(groupID: incoming.groupID),
+           try GroupState.decode(kept.state).supersedes(incoming) { return }
+        guard incoming.member(me) != nil else {
+            try store.invitations.remove(groupID: incoming.groupID)
+            return
+        }
+        try store.invitations.keep(groupID: incoming.groupID, contactId: contact.id, name: incoming.name, state: incoming.encoded,
+                                   at: dependencies.clock.now())
+    }
+
+    /// The user accepted `contact`'s message request: the invitations it sent
+    /// while it waited are applied now, as if they arrived after the
+    /// acceptance (the group's keys and messages, kept at the relay while
+    /// they waited, open on the next sync).
+    func applyInvitations(from contact: Contact) throws {
+        for invitation in try store.invitations.invitations(contactId: contact.id) {
+            try store.invitations.remove(groupID: invitation.groupID)
+            try applyUpdate(try GroupState.decode(invitation.state), from: contact)
+        }
+    }
+
     /// A member leaves: the admin with the lowest identity key among those
     /// remaining writes the state without it; the others wait for that state.
     func applyLeave(groupID: [UInt8], epoch: UInt32, from contact: Contact) throws {
@@ -213,6 +243,9 @@ final class Groups {
     /// next sync tries it again.
     func applyDistribution(_ distribution: SenderKeyDistribution, from contact: Contact) throws {
         guard let group = try store.groups.group(groupID: distribution.groupID) else {
+            if try store.invitations.invitation(groupID: distribution.groupID) != nil {
+                throw MessengerError.awaitingGroupKey("a group key for an invitation that waits with its sender's message request (`hush requests`)")
+            }
             throw MessengerError.awaitingGroupKey("a group key for a group whose invitation has not arrived yet")
         }
         guard group.standing == .member else { return }
@@ -360,6 +393,10 @@ final class Groups {
     /// receipt to its sender over their pairwise session.
     func open(_ envelope: MailboxEnvelope, applying apply: (Content, Contact, StoredGroup) throws -> Void) throws {
         guard let (message, group) = try openEnvelope(envelope.bytes) else {
+            for invitation in try store.invitations.all()
+            where try GroupEnvelope.open(envelope.bytes, key: GroupState.decode(invitation.state).envelopeKey()) != nil {
+                throw MessengerError.awaitingGroupKey("a group message for an invitation that waits with its sender's message request (`hush requests`)")
+            }
             throw MessengerError.awaitingGroupKey("a group message for a group whose key has not arrived yet")
         }
         let head = try SenderKeyMessageHead(of: message)

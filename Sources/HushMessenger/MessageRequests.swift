@@ -9,17 +9,23 @@ public struct MessageRequest: Sendable, Equatable {
     public let messageCount: Int
     /// The newest message, for a one-line preview.
     public let lastMessage: StoredMessage?
+    /// The groups the stranger invites us to (names as they wrote them),
+    /// joined when the request is accepted.
+    public var invitations: [String] = []
 }
 
-/// Message requests (docs/PROTOCOL.md §10.2): a stranger's messages are kept
-/// but nothing goes back — no delivery or read receipt, no delivery
-/// credential, no decryption-error report — until the user accepts. Blocking
+/// Message requests (docs/PROTOCOL.md §10.2): a stranger's messages (and
+/// group invitations) are kept but nothing goes back — no delivery or read
+/// receipt, no delivery credential, no decryption-error report — until the
+/// user accepts, which also joins the groups they invited us to. Blocking
 /// drops their further envelopes unread and withdraws the credential they may
 /// hold.
 final class MessageRequests {
     private let dependencies: MessengerDependencies
     private let outbox: Outbox
     private let credentials: DeliveryCredentials
+    /// Set by the messenger once it exists: accepting a request joins the groups it invited us to.
+    weak var groups: Groups?
     private var store: MessageStore { dependencies.store }
 
     init(_ dependencies: MessengerDependencies, outbox: Outbox, credentials: DeliveryCredentials) {
@@ -37,7 +43,8 @@ final class MessageRequests {
         return try contacts.map { contact in
             let summary = summaries[contact.id]
             let count = try summary.map { try store.messages.incomingReceiptState(conversationId: $0.id).count } ?? 0
-            return MessageRequest(contact: contact, messageCount: count, lastMessage: summary?.lastMessage)
+            return MessageRequest(contact: contact, messageCount: count, lastMessage: summary?.lastMessage,
+                                  invitations: try store.invitations.invitations(contactId: contact.id).map(\.name))
         }.sorted { ($0.lastMessage?.createdAt ?? $0.contact.createdAt) > ($1.lastMessage?.createdAt ?? $1.contact.createdAt) }
     }
 
@@ -58,6 +65,7 @@ final class MessageRequests {
                 try sendOwedReceipts(to: accepted)
                 try credentials.handOver(to: accepted)
             }
+            try groups?.applyInvitations(from: accepted)
             return accepted
         }
         await outbox.flush()
@@ -73,6 +81,7 @@ final class MessageRequests {
         let rotate = try store.contacts.credentialSent(contactId: contact.id) != nil
         try store.withinWrite { store in
             try store.contacts.setStanding(.blocked, contactId: contact.id)
+            try store.invitations.removeAll(contactId: contact.id)
             if rotate { try credentials.replace() }
         }
         guard rotate else { return }

@@ -13,6 +13,11 @@ public struct GroupSummary: Sendable, Equatable {
         public let verification: VerificationState?
         /// Whether we hold the member's sender key for the current epoch.
         public let hasKey: Bool
+        /// Whether the member ever wrote to us (we hold the delivery
+        /// credential they hand over with their first envelope, or on
+        /// accepting our request). A member who did not may not have accepted
+        /// us: then our invitation waits in their message requests.
+        public var hasAnswered: Bool = true
     }
 
     public let name: String
@@ -100,8 +105,10 @@ extension Messenger {
                              hasKey: true)
             }
             let contact = try groups.contact(of: member.identityKey)
+            let answered = try contact.map { try store.contacts.deliveryCredential(contactId: $0.id) != nil } ?? false
             return .init(name: contact?.name ?? member.label, address: member.identityKey.address.description, isAdmin: member.isAdmin,
-                         isYou: false, verification: contact?.verification, hasKey: keyed.contains(member.identityKey.rawRepresentation))
+                         isYou: false, verification: contact?.verification, hasKey: keyed.contains(member.identityKey.rawRepresentation),
+                         hasAnswered: answered)
         }
         return GroupSummary(name: group.name, epoch: state.epoch, standing: group.standing, members: members)
     }

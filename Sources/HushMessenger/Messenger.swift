@@ -57,6 +57,7 @@ public actor Messenger {
         let applier = ContentApplier(dependencies, outbox: outgoing, attachments: attachments)
         groups = Groups(dependencies, outbox: outgoing, contacts: contactBook)
         applier.groups = groups
+        requests.groups = groups
         outgoing.groups = groups
         let opener = EnvelopeOpener(dependencies, contacts: contactBook, prekeys: prekeys, credentials: credentials, applier: applier)
         inbox = Inbox(dependencies, opener: opener, outbox: outgoing, contacts: contactBook)

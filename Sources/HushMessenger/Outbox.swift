@@ -31,6 +31,7 @@ final class Outbox {
         let random = dependencies.random, now = dependencies.clock.now()
         let content = Content(id: MessageID.random(using: random), sentAt: UInt64(now), body: body)
         try store.withinWrite { store in
+            if case .deliveryCredential = body {} else { try handOverCredential(to: contact) }
             let session = try dependencies.loadSession(contactId: contact.id)
             let envelope = try session.seal(try content.encoded(), using: random)
             let conversation = try dependencies.conversation(with: contact)
@@ -44,10 +45,33 @@ final class Outbox {
             } else {
                 try store.outbox.enqueue(requestId: requestID, messageId: nil, conversationId: conversation,
                                          sealedPayload: envelope, at: now)
+                if Self.isResentOnRequest(body) {
+                    try store.resends.recordContent(digest: SHA256.hash(envelope), contactId: contact.id, content: try content.encoded(),
+                                                    resent: false, at: now)
+                }
             }
             try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
         }
         return content.id
+    }
+
+    /// Seals our delivery credential for `contact` unless they already hold
+    /// the current one (docs/PROTOCOL.md §11). Every seal to a contact runs
+    /// this first, so the side that starts a conversation (or a group member
+    /// writing to a member the group introduced) hands its credential over
+    /// in the same first exchange: the answer, and everything after it, is
+    /// deposited with the credential instead of as a rate-limited first
+    /// contact. Received envelopes run it too (`DeliveryCredentials`), so a
+    /// changed credential reaches a contact with the next thing either side
+    /// sends. Joins the caller's transaction.
+    func handOverCredential(to contact: Contact) throws {
+        guard contact.standing == .accepted, contact.verification != .changed,
+              let own = try store.settings.value(SettingsRepository.Name.deliveryCredential).map({ try Hex.decode($0) }),
+              try store.contacts.credentialSent(contactId: contact.id) != own else { return }
+        try store.withinWrite { store in
+            try store.contacts.setCredentialSent(own, contactId: contact.id)
+            try seal(.deliveryCredential(own), to: contact.name)
+        }
     }
 
     /// The contact named `name` if we may send it anything.
@@ -91,6 +115,7 @@ final class Outbox {
         let random = dependencies.random, now = dependencies.clock.now()
         let content = Content(id: try MessageID(hex: message.clientMessageId), sentAt: UInt64(clamping: message.createdAt), body: body)
         try store.withinWrite { store in
+            try handOverCredential(to: contact)
             let session = try dependencies.loadSession(contactId: contact.id)
             let envelope = try session.seal(try content.encoded(), using: random)
             try store.outbox.enqueue(requestId: Hex.encode(random.bytes(16)), messageId: message.id, conversationId: message.conversationId,
@@ -101,19 +126,36 @@ final class Outbox {
     }
 
     /// Seals content already encoded (a group's state or key for a member,
-    /// queued by `Groups`) on the contact's session and queues it. Joins the
-    /// caller's transaction.
-    func seal(encodedContent: [UInt8], to contact: Contact) throws {
+    /// queued by `Groups`, or a content sent again after a decryption error:
+    /// `resend`) on the contact's session and queues it. Joins the caller's
+    /// transaction.
+    func seal(encodedContent: [UInt8], to contact: Contact, resend: Bool = false) throws {
         guard contact.standing == .accepted else { throw MessengerError.requestNotAccepted(name: contact.name) }
         guard contact.verification != .changed else { throw MessengerError.identityChanged(name: contact.name) }
         let random = dependencies.random, now = dependencies.clock.now()
         try store.withinWrite { store in
+            try handOverCredential(to: contact)
             let session = try dependencies.loadSession(contactId: contact.id)
             let envelope = try session.seal(encodedContent, using: random)
             let conversation = try dependencies.conversation(with: contact)
             try store.outbox.enqueue(requestId: Hex.encode(random.bytes(16)), messageId: nil, conversationId: conversation,
                                      sealedPayload: envelope, at: now)
+            try store.resends.recordContent(digest: SHA256.hash(envelope), contactId: contact.id, content: encodedContent,
+                                            resent: resend, at: now)
             try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
+        }
+    }
+
+    /// Whether an envelope carrying `body` (and no message in history) is
+    /// sealed again when its receiver reports it undecryptable (docs/PROTOCOL.md
+    /// §10.1): everything whose loss changes what the receiver knows —
+    /// receipts, credentials, profiles, group states, keys and leaves. A
+    /// decryption error is not (answering one with another could go on for
+    /// ever), nor is typing (it only ever travels as an ephemeral envelope).
+    static func isResentOnRequest(_ body: ContentBody) -> Bool {
+        switch body {
+        case .decryptionError, .typingStarted, .typingStopped: false
+        default: true
         }
     }
 

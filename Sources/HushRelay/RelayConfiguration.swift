@@ -51,7 +51,8 @@ public struct RelayConfiguration: Sendable {
         public var perAddress = RateLimiter.Rule(burst: 400, perSecond: 200)
         /// Authenticated requests, per identity.
         public var perIdentity = RateLimiter.Rule(burst: 200, perSecond: 50)
-        /// Credential-less deposits, per client IP: 10 at once, then one per minute.
+        /// Credential-less deposits, per client IP and target mailbox: 10 at once,
+        /// then one per minute (and ten times that per client IP, all targets).
         public var firstContactPerAddress = RateLimiter.Rule(burst: 10, perSecond: 1.0 / 60)
         /// Bundle fetches per target identity that consume one-time prekeys: the
         /// route needs no login, so without this one client could drain anyone's

@@ -29,7 +29,10 @@ public final class RelayCore: Sendable {
     struct Limiters: Sendable {
         let perAddress: RateLimiter
         let perIdentity: RateLimiter
+        /// Keyed by source address and target mailbox.
         let firstContactPerAddress: RateLimiter
+        /// Keyed by source address alone: `totalFactor` times the rule above.
+        let firstContactPerAddressTotal: RateLimiter
         let authPerAddress: RateLimiter
         let bundlesPerIdentity: RateLimiter
         let blobUploadsPerIdentity: RateLimiter
@@ -55,11 +58,17 @@ public final class RelayCore: Sendable {
             perAddress: RateLimiter(rule: rules.perAddress),
             perIdentity: RateLimiter(rule: rules.perIdentity),
             firstContactPerAddress: RateLimiter(rule: rules.firstContactPerAddress),
+            firstContactPerAddressTotal: RateLimiter(rule: .init(burst: rules.firstContactPerAddress.burst * Self.firstContactTotalFactor,
+                                                                  perSecond: rules.firstContactPerAddress.perSecond * Self.firstContactTotalFactor)),
             authPerAddress: RateLimiter(rule: rules.authPerAddress),
             bundlesPerIdentity: RateLimiter(rule: rules.bundlesPerIdentity),
             blobUploadsPerIdentity: RateLimiter(rule: rules.blobUploadsPerIdentity)
         )
     }
+
+    /// How many targets' worth of first contacts one source address may make
+    /// at once and over time (the per-target rule times this).
+    static let firstContactTotalFactor = 10.0
 
     var now: Int64 { clock.now() }
 

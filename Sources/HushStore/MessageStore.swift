@@ -59,6 +59,7 @@ public final class MessageStore {
     public var resends: ResendRepository { ResendRepository(database: database) }
     public var attachments: AttachmentRepository { AttachmentRepository(database: database) }
     public var groups: GroupRepository { GroupRepository(database: database) }
+    public var invitations: GroupInvitationRepository { GroupInvitationRepository(database: database) }
     /// Outgoing messages with their relay requests: the send path's writes.
     public var sendQueue: SendQueue { SendQueue(database: database) }
 

@@ -30,8 +30,27 @@ public struct ResendRepository {
             """, [conversationId]) { try $0.get(0, as: String.self) }
     }
 
+    /// Remembers that the envelope with `digest`, sealed to `contactId`,
+    /// carries `content` (encoded), which is not a message in history;
+    /// `resent` when it is itself a resend (not to be resent again).
+    public func recordContent(digest: [UInt8], contactId: Int64, content: [UInt8], resent: Bool, at time: Milliseconds) throws {
+        try database.execute("INSERT OR REPLACE INTO sent_contents(digest, contact_id, content, sealed_at, resent) VALUES (?, ?, ?, ?, ?)",
+                             [digest, contactId, content, time, resent ? 1 : 0])
+    }
+
+    /// The encoded content an envelope we sealed to `contactId` carried,
+    /// unless it was resent already: marked resent as it is returned, so a
+    /// content is resent automatically at most once.
+    public func takeContentToResend(forEnvelope digest: [UInt8], contactId: Int64) throws -> [UInt8]? {
+        guard let content = try database.queryFirst("SELECT content FROM sent_contents WHERE digest = ? AND contact_id = ? AND resent = 0",
+                                                    [digest, contactId], { try $0.get(0, as: [UInt8].self) }) else { return nil }
+        try database.execute("UPDATE sent_contents SET resent = 1 WHERE digest = ?", [digest])
+        return content
+    }
+
     /// Forgets envelopes sealed before `time` (the relay has expired them).
     public func forgetEnvelopes(sealedBefore time: Milliseconds) throws {
         try database.execute("DELETE FROM sent_envelopes WHERE sealed_at < ?", [time])
+        try database.execute("DELETE FROM sent_contents WHERE sealed_at < ?", [time])
     }
 }

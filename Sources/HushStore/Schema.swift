@@ -23,6 +23,8 @@ public enum Schema {
         migrator.register(version: 14, name: "attachments: an upload's own retry schedule", addAttachmentUploadSchedule)
         migrator.register(version: 15, name: "groups: states, sender chains, fan-out recipients, receipts per member", addGroups)
         migrator.register(version: 16, name: "drop the unused index of messages by relay id", dropUnusedServerIdIndex)
+        migrator.register(version: 17, name: "contents of other sent envelopes, for decryption errors", addContentResends)
+        migrator.register(version: 18, name: "group invitations waiting for their sender's request to be accepted", addGroupInvitations)
         return migrator
     }()
 

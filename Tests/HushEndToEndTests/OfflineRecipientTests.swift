@@ -21,11 +21,12 @@ import Testing
         for text in texts {
             #expect(try bed.send(alice, to: "bob", text)["status"] as? String == "sent")
         }
-        #expect(try bed.storedEnvelopes(for: bob) == 3, "the relay holds them until Bob comes back")
+        // And before them the delivery credential Alice's first message hands over (PROTOCOL §11).
+        #expect(try bed.storedEnvelopes(for: bob) == 4, "the relay holds them until Bob comes back")
 
         // Bob is back: one sync fetches everything, in order, exactly once.
         let report = try bed.sync(bob)
-        #expect(report["received"] as? Int == 3)
+        #expect(report["received"] as? Int == 4)
         #expect(try bed.storedEnvelopes(for: bob) == 0)
         // Alice wrote first, so Bob files her under a provisional name until he names her.
         try bed.addContact(bob, alice)

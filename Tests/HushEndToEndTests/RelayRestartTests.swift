@@ -52,7 +52,7 @@ import Testing
         try bed.sync(alice)
 
         let report = try bed.sync(bob)
-        #expect(report["received"] as? Int == 4, "three messages and Alice's delivery credential")
+        #expect(report["received"] as? Int == 3, "three messages (Alice's delivery credential went with her first, PROTOCOL §11)")
         let received = try bed.history(bob, with: "alice").incoming
         let expected = ["hello before anything breaks", "stored when the relay died"] + outage
         #expect(received.bodies == expected, "each message exactly once, in order")

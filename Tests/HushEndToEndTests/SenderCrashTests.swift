@@ -44,15 +44,14 @@ import Testing
         #expect(outbox.first?["status"] as? String == "pending")
         #expect(try bed.history(alice, with: "bob").last?.status == "pending")
 
-        // The next run posts it.
-        // The message, and Alice's delivery credential, handed over when she
-        // first hears from Bob (his credential and receipt arrive in this sync).
+        // The next run posts it (Alice's delivery credential went with her first
+        // message, PROTOCOL §11: nothing else is owed).
         let report = try bed.sync(alice)
-        #expect(report["sent"] as? Int == 2)
+        #expect(report["sent"] as? Int == 1)
         #expect(try bed.outbox(alice).isEmpty)
         try bed.sync(alice)
 
-        #expect(try bed.sync(bob)["received"] as? Int == 2, "the message and Alice's credential")
+        #expect(try bed.sync(bob)["received"] as? Int == 1, "the message")
         let received = try bed.history(bob, with: "alice").incoming
         #expect(received.count("sealed, then the sender died") == 1)
         #expect(received.count == 2)

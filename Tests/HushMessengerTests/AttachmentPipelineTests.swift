@@ -36,7 +36,7 @@ import Testing
         #expect(relay.state.withLock { $0.uploadCalls } == 1)
         alice.clock.advance(milliseconds: 10_000)
         let report = await alice.messenger.flushOutbox()
-        #expect(report.sent == 1)
+        #expect(report.sent == 2)  // (and the delivery credential the first message hands over, PROTOCOL §11)
         #expect(try await alice.messenger.history(with: "bob").first?.status == .sent)
         #expect(relay.state.withLock { $0.uploadCalls } == 2)
         #expect(try await alice.messenger.attachmentList().first?.attachment.state == .uploaded)
@@ -106,7 +106,7 @@ import Testing
         async let first = messenger.flushOutbox()
         async let second = messenger.flushOutbox()
         let sent = await first.sent + second.sent
-        #expect(sent == 1)
+        #expect(sent == 2)  // (and the delivery credential the first message hands over, PROTOCOL §11)
         #expect(relay.state.withLock { $0.uploadCalls } == 2, "the failed attempt and one upload, never a second")
         #expect(try await alice.messenger.attachmentList().first?.attachment.state == .uploaded)
         #expect(try await alice.messenger.history(with: "bob").first?.status == .sent)
@@ -123,7 +123,7 @@ import Testing
         #expect(message.status == .pending)
         #expect(attachment.state == .uploading)
         alice.clock.advance(milliseconds: 10_000)
-        #expect(await alice.messenger.flushOutbox().sent == 1)
+        #expect(await alice.messenger.flushOutbox().sent == 2)  // (and the delivery credential the first message hands over, PROTOCOL §11)
         #expect(try await alice.messenger.history(with: "bob").first?.status == .sent)
     }
 
@@ -165,7 +165,7 @@ import Testing
         // Flushing again does not retry a refusal; the user's retry does.
         #expect(await alice.messenger.flushOutbox().sent == 0)
         let report = try await alice.messenger.retry(requestID: nil)
-        #expect(report.sent == 1)
+        #expect(report.sent == 2)  // (and the delivery credential the first message hands over, PROTOCOL §11)
         #expect(try await alice.messenger.history(with: "bob").first?.status == .sent)
     }
 
@@ -182,7 +182,7 @@ import Testing
             _ = try await alice.messenger.seal(.attachment(pointer), to: "bob")
         }
         _ = await alice.messenger.flushOutbox()
-        #expect(try await bob.messenger.sync().received == 2)
+        #expect(try await bob.messenger.sync().received == 3)  // (and the delivery credential the first message hands over, PROTOCOL §11)
         let received = try await bob.messenger.attachmentList()
         #expect(received.count == 2)
         for (attachment, _) in received {

@@ -17,7 +17,7 @@ import HushStore
         let (_, alice, bob) = try await pair()
         let sent = try await alice.messenger.send(text: "hello bob", to: "bob")
         #expect(sent.status == .sent)
-        #expect(try await bob.messenger.sync().received == 1)
+        #expect(try await bob.messenger.sync().received == 2)  // (and the delivery credential the first message hands over, PROTOCOL §11)
         let unknown = try await bob.messenger.contacts().first!
         #expect(unknown.name.hasPrefix("unknown-"))
         try await bob.messenger.addContact(name: "alice", address: alice.address)
@@ -35,18 +35,21 @@ import HushStore
 
     @Test func theOutboxHoldsOnlySealedBytes() async throws {
         let (relay, alice, bob) = try await pair()
-        relay.state.withLock { $0.depositFailures = [.unavailable(reason: "down")] }
+        relay.state.withLock { $0.depositFailures = [.unavailable(reason: "down"), .unavailable(reason: "down")] }
         let text = "canary-plaintext-\(UUID().uuidString)"
         try await alice.messenger.send(text: text, to: "bob")
+        // The delivery credential the first message hands over (§11), and the message.
         let pending = try await alice.messenger.outbox()
-        #expect(pending.count == 1)
-        let payload = Data(pending[0].payload)
-        #expect(payload.range(of: Data(text.utf8)) == nil)
+        #expect(pending.count == 2)
+        for item in pending { #expect(Data(item.payload).range(of: Data(text.utf8)) == nil) }
         #expect(relay.stored(for: bob.identity.publicKey).isEmpty)
     }
 
     @Test func unavailableRelayIsRetriedWithBackoffAndDeliveredOnce() async throws {
         let (relay, alice, bob) = try await pair()
+        // The first message also hands over the delivery credential (PROTOCOL §11): sent before the test.
+        try await alice.messenger.send(text: "hello", to: "bob")
+        let storedBefore = relay.stored(for: bob.identity.publicKey).count
         relay.state.withLock { $0.depositFailures = [.unavailable(reason: "503"), .unavailable(reason: "503")] }
         try await alice.messenger.send(text: "eventually", to: "bob")
         var item = try #require(try await alice.messenger.outbox().first)
@@ -63,11 +66,13 @@ import HushStore
         let report = await alice.messenger.flushOutbox()
         #expect(report.sent == 1)
         #expect(try await alice.messenger.outbox().isEmpty)
-        #expect(relay.stored(for: bob.identity.publicKey).count == 1)
+        #expect(relay.stored(for: bob.identity.publicKey).count == storedBefore + 1)
     }
 
     @Test func rejectedMessagesAreNotRetriedUntilTheUserAsks() async throws {
         let (relay, alice, _) = try await pair()
+        // The first message hands over the delivery credential as well (§11): sent before the test.
+        try await alice.messenger.send(text: "hello", to: "bob")
         relay.state.withLock { $0.depositFailures = [.rejected(status: 422, code: "malformed")] }
         let message = try await alice.messenger.send(text: "refused", to: "bob")
         #expect(message.status == .failed)
@@ -76,7 +81,7 @@ import HushStore
         #expect(await alice.messenger.flushOutbox().sent == 0)
         let report = try await alice.messenger.retry(requestID: nil)
         #expect(report.sent == 1)
-        #expect(try await alice.messenger.history(with: "bob").first?.status == .sent)
+        #expect(try await alice.messenger.history(with: "bob").last?.status == .sent)
     }
 
     @Test func giveUpAfterTheMaximumAttempts() async throws {
@@ -106,10 +111,11 @@ import HushStore
         let (relay, alice, bob) = try await pair()
         try await alice.messenger.send(text: "only once", to: "bob")
         // A copy of a delivered envelope under a new relay id (a replay): refused, set aside, stored once.
-        let envelope = try #require(relay.stored(for: bob.identity.publicKey).first)
+        let envelope = try #require(relay.stored(for: bob.identity.publicKey).last)
         relay.inject(envelope.bytes, into: bob.identity.publicKey)
         let report = try await bob.messenger.sync()
-        #expect(report.received == 1)
+        // The delivery credential the first message hands over (§11), and the message.
+        #expect(report.received == 2)
         // The receiver cannot tell a replay from a message it lost the key for:
         // it asks Alice once; Alice sees the message already delivered and ignores it.
         #expect(report.quarantined + report.resendRequested == 1)
@@ -156,7 +162,7 @@ import HushStore
         #expect(after != before)
         try await alice.messenger.acceptIdentityChange(name: "bob")
         try await alice.messenger.send(text: "to the new key", to: "bob")
-        #expect(try await newBob.messenger.sync().received == 1)
+        #expect(try await newBob.messenger.sync().received == 2)  // (and the delivery credential the first message hands over, PROTOCOL §11)
         #expect(try await bob.messenger.sync().received == 0)
     }
 
@@ -191,13 +197,11 @@ import HushStore
         try await alice.messenger.addContact(name: "bob", address: bob.address)
         try await bob.messenger.addContact(name: "alice", address: alice.address)
         try await alice.messenger.send(text: "first", to: "bob")
-        #expect(try await bob.messenger.sync().received == 1)
+        #expect(try await bob.messenger.sync().received == 2)  // (and the delivery credential the first message hands over, PROTOCOL §11)
         #expect(try await alice.messenger.deliveryCredentialKnown(for: "bob") == false)
         _ = try await alice.messenger.sync()
         #expect(try await alice.messenger.deliveryCredentialKnown(for: "bob"))
-        // The side that answered holds the starter's credential once it hears from it again.
-        #expect(try await bob.messenger.deliveryCredentialKnown(for: "alice") == false)
-        _ = try await bob.messenger.sync()
+        // The side that answered holds the starter's credential at once: its first message carried it.
         #expect(try await bob.messenger.deliveryCredentialKnown(for: "alice"))
     }
 
@@ -233,9 +237,11 @@ import HushStore
             CREATE TRIGGER simulated_disk_full BEFORE INSERT ON messages BEGIN SELECT RAISE(FAIL, 'simulated'); END;
             """)
         await #expect(throws: (any Error).self) { try await bob.messenger.sync() }
+        // The delivery credential before it (§11) was stored and acknowledged; the message stays.
+        let waiting = try #require(relay.stored(for: bob.identity.publicKey).first)
         #expect(relay.stored(for: bob.identity.publicKey).count == 1)
         #expect(try await bob.messenger.quarantined().isEmpty)
-        #expect(try await bob.messenger.relayCursor() == 0)
+        #expect(try await bob.messenger.relayCursor() < waiting.serverID)
         try side.database.execute("DROP TRIGGER simulated_disk_full")
         #expect(try await bob.messenger.sync().received == 1)
         #expect(relay.stored(for: bob.identity.publicKey).isEmpty)

@@ -183,13 +183,17 @@ import Testing
     /// `max(1, ceil(n/10))` tokens of the per-address bucket: 40 recipients
     /// take 4; with one left, an 11-recipient fan-out (2) is refused whole.
     @Test func theRateLimitIsChargedPerTenRecipients() async throws {
-        let relay = try TestRelay { $0.rateLimits.perAddress = .init(burst: 5, perSecond: 1e-6) }
+        let relay = try TestRelay {
+            $0.rateLimits.perAddress = .init(burst: 5, perSecond: 1e-6)
+            // One first contact per target: the per-address bucket over all targets holds ten times that.
+            $0.rateLimits.firstContactPerAddress = .init(burst: 1, perSecond: 1e-6)
+        }
         let members = try (0..<40).map { try TestUser(seed: "member-\($0)") }
         // Registered straight in the storage, so that the bucket holds its whole burst of 5.
         for member in members { try await relay.server.core.storage.identities.registerForTest(member.identity) }
         try await relay.application().test(.router) { client in
             let wide = try Self.results(try await client.json(.post, RelayPaths.fanOut, Self.request("wide", members.map { Self.to($0) })))
-            // Every recipient is a first contact: the first-contact bucket (10) admits ten, the rest are 429 each.
+            // Every recipient is a first contact: the per-address first-contact bucket (10) admits ten, the rest are 429 each.
             #expect(wide.count == 40 && wide.prefix(10).allSatisfy { $0.status == 201 })
             #expect(wide.dropFirst(10).allSatisfy { $0.status == 429 && $0.error == "rate_limited" && ($0.retryAfter ?? 0) >= 1 })
             let refused = try await client.json(.post, RelayPaths.fanOut, Self.request("next", members.prefix(11).map { Self.to($0) }))

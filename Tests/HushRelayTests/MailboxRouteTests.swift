@@ -101,6 +101,24 @@ import Testing
         }
     }
 
+    /// The first-contact bucket is per source address and target: one address
+    /// (a household, a carrier-grade NAT) that used up one mailbox's burst can
+    /// still make a first contact to someone else; the per-address bucket
+    /// over all targets is ten times as large.
+    @Test(arguments: StorageDriver.allCases)
+    func firstContactsToDifferentTargetsDoNotShareABucket(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver) { $0.rateLimits.firstContactPerAddress = .init(burst: 2, perSecond: 1.0 / 600) }
+        let alice = try TestUser(seed: "alice"), bob = try TestUser(seed: "bob")
+        try await relay.application().test(.router) { client in
+            _ = try await client.registerAndAuthenticate(alice, relay: relay)
+            _ = try await client.registerAndAuthenticate(bob, relay: relay)
+            #expect(try await client.deposit(to: alice, requestID: "a1", envelope: sealedSized([1])).status == .created)
+            #expect(try await client.deposit(to: alice, requestID: "a2", envelope: sealedSized([2])).status == .created)
+            #expect(try await client.deposit(to: alice, requestID: "a3", envelope: sealedSized([3])).status == .tooManyRequests)
+            #expect(try await client.deposit(to: bob, requestID: "b1", envelope: sealedSized([4])).status == .created)
+        }
+    }
+
     @Test(arguments: StorageDriver.allCases)
     func anotherIdentitysMailboxIsRefused(driver: StorageDriver) async throws {
         let relay = try await TestRelay(driver: driver)

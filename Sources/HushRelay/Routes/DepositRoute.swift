@@ -29,8 +29,9 @@ enum DepositRoute {
     /// never be, so it is compared as an impossible hash); without one the
     /// deposit is a first contact: it must carry proof of work of the mailbox's
     /// current difficulty (428 otherwise, checked before anything is stored, so
-    /// a flood without work never reaches the recipient) and pass the
-    /// per-address bucket. The storage consults this only for a new request id.
+    /// a flood without work never reaches the recipient) and pass the bucket
+    /// of its source address and mailbox, and the per-address one (ten times
+    /// as large). The storage consults this only for a new request id.
     /// There is no per-mailbox refusal any more: five anonymous deposits used
     /// to lock every newcomer out of a mailbox for ten minutes.
     static func admission(_ body: DepositBody, mailbox: [UInt8], address: String, core: RelayCore) -> DepositSubmission.Admission {
@@ -55,7 +56,12 @@ enum DepositRoute {
                     throw RelayError.workRequired(bits: bits)
                 }
             }
-            try core.limit(core.limits.firstContactPerAddress, address)
+            // Per source address and target mailbox, so that people behind one
+            // shared address (a household, carrier-grade NAT) writing to
+            // different people do not share a bucket; the looser per-address
+            // bucket still bounds one address writing to many.
+            try core.limit(core.limits.firstContactPerAddress, address + " " + key)
+            try core.limit(core.limits.firstContactPerAddressTotal, address)
             core.firstContactDifficulty.record(key, now: core.now)
         }
     }

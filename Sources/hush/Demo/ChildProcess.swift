@@ -53,14 +53,6 @@ final class RelayProcess {
     init(dataDirectory: String) throws {
         process.executableURL = URL(fileURLWithPath: HushInvocation.executable)
         process.arguments = ["relay", "serve", "--port", "0", "--data", dataDirectory, "--log-level", "error"]
-        // The demo's three people share one loopback address, and the relay
-        // limits first contacts (deposits without a credential) per address:
-        // ten at once, then one a minute. A group introduces members who then
-        // write to each other first; people on their own machines never meet
-        // the limit this way, so the demo's relay allows a larger burst.
-        var environment = ProcessInfo.processInfo.environment
-        environment["HUSH_RELAY_RATE_LIMITS_FIRST_CONTACT_PER_ADDRESS_BURST"] = "100"
-        process.environment = environment
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice

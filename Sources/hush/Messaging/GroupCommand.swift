@@ -164,7 +164,10 @@ struct GroupCommand: AsyncParsableCommand {
             case .changed?: notes.append(Presentation.style.bad("IDENTITY CHANGED: sending to the group is blocked"))
             case nil: break
             }
-            if !member.isYou, !member.hasKey { notes.append("key not received yet") }
+            if !member.isYou, !member.hasKey {
+                notes.append(member.hasAnswered ? "key not received yet"
+                    : "nothing received from them yet: until they accept you, the group waits in their `hush requests`")
+            }
             print("  \(Presentation.peer(member.name))  \(Presentation.peer(member.address))" + (notes.isEmpty ? "" : "  " + notes.joined(separator: ", ")))
         }
     }
@@ -173,7 +176,7 @@ struct GroupCommand: AsyncParsableCommand {
         ["name": group.name, "epoch": Int(group.epoch), "standing": group.standing.rawValue,
          "members": group.members.map { member -> [String: Any] in
              ["name": member.name, "address": member.address, "admin": member.isAdmin, "you": member.isYou,
-              "verification": member.verification?.rawValue ?? "you", "hasKey": member.hasKey]
+              "verification": member.verification?.rawValue ?? "you", "hasKey": member.hasKey, "answered": member.isYou || member.hasAnswered]
          }]
     }
 }

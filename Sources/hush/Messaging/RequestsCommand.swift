@@ -35,6 +35,7 @@ struct RequestsCommand: AsyncParsableCommand {
                         var object: [String: Any] = ["name": request.contact.name, "address": request.contact.address,
                                                      "messages": request.messageCount, "firstSeenAt": request.contact.createdAt]
                         if let last = request.lastMessage { object["lastMessage"] = Presentation.json(last, contact: request.contact.name) }
+                        if !request.invitations.isEmpty { object["invitations"] = request.invitations }
                         return object
                     }])
                     return
@@ -44,6 +45,9 @@ struct RequestsCommand: AsyncParsableCommand {
                     let count = request.messageCount == 1 ? "1 message" : "\(request.messageCount) messages"
                     print("\(Presentation.style.bold(Presentation.peer(request.contact.name)))  \(count)  \(Presentation.style.dim(Presentation.time(request.lastMessage?.createdAt ?? request.contact.createdAt)))")
                     print("  \(request.contact.address)")
+                    for group in request.invitations {
+                        print("  \(Presentation.peer(request.contact.name)) invites you to the group \"\(Presentation.oneLine(group, length: 64))\" (you join it when you accept)")
+                    }
                     if let body = request.lastMessage?.body { print("  \(Presentation.oneLine(body))") }
                 }
                 if !requests.isEmpty && !blocked {

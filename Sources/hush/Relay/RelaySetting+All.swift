@@ -50,7 +50,7 @@ extension RelaySetting {
         int("rate-limits.first-contact-work-bits", "Zero bits of proof of work a first-contact deposit needs when its mailbox is quiet (0 turns it off).", 0...28) { $0.configuration.rateLimits.firstContactWorkBits } set: { $0.configuration.rateLimits.firstContactWorkBits = $1 },
     ] + rule("per-address", "every request, per client address", \.perAddress)
       + rule("per-identity", "authenticated requests, per identity", \.perIdentity)
-      + rule("first-contact-per-address", "deposits without a delivery credential, per client address", \.firstContactPerAddress)
+      + rule("first-contact-per-address", "deposits without a delivery credential, per client address and target mailbox (ten times this per address over all targets)", \.firstContactPerAddress)
       + rule("bundles-per-identity", "bundle fetches that hand out one-time prekeys, per target identity (beyond: bundles without them)", \.bundlesPerIdentity)
       + rule("blob-uploads-per-identity", "blob uploads, per identity", \.blobUploadsPerIdentity)
       + rule("blob-bytes-per-address", "blob bytes uploaded, per client address whatever the identity", \.blobBytesPerAddress, unit: "bytes")
