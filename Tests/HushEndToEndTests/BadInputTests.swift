@@ -52,8 +52,9 @@ import Testing
         try expectFailure(alice, ["send", "bob", ""], status: 64, saying: "empty")
         try expectFailure(alice, ["send", "bob"], status: 64, saying: "empty", stdin: "\n")
         try expectFailure(alice, ["send", "bob", "x", "--no-such-flag"], status: 64, saying: "--no-such-flag")
-        // A wrong safety-number format is a mismatch, never a verification.
-        try expectFailure(alice, ["verify", "bob", "--compare", "12345"], status: 23, saying: "do NOT match")
+        // Too few digits is a usage error that asks for all of them; a wrong number is a mismatch. Neither verifies.
+        try expectFailure(alice, ["verify", "bob", "--compare", "12345"], status: 64, saying: "60 digits")
+        try expectFailure(alice, ["verify", "bob", "--compare", String(repeating: "12345 ", count: 12)], status: 23, saying: "do NOT match")
 
         // None of that sent or stored anything.
         #expect(try bed.history(alice, with: "bob").isEmpty)
