@@ -19,6 +19,14 @@ extension MessagingClient {
         try await messenger.messageRequests(blocked: blocked)
     }
 
+    /// Message requests kept at once (a newer one takes the place of the one that waited longest).
+    public static let maxMessageRequests = Messenger.defaultMaxMessageRequests
+
+    /// How many message requests were removed to make room for newer ones.
+    public func messageRequestsRemovedForRoom() async throws -> Int {
+        try await messenger.messageRequestsRemovedForRoom()
+    }
+
     public func acceptRequest(name: String, renameTo newName: String?) async throws -> Contact {
         try await messenger.acceptRequest(name: name, renameTo: newName)
     }

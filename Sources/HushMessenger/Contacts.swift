@@ -13,9 +13,13 @@ final class Contacts {
     /// The name prefix of contacts created for strangers who wrote first.
     static let unknownContactPrefix = "unknown-"
 
-    init(_ dependencies: MessengerDependencies, requests: MessageRequests) {
+    /// The most message requests that wait at once (see `contactForSender`).
+    let maxPendingRequests: Int
+
+    init(_ dependencies: MessengerDependencies, requests: MessageRequests, maxPendingRequests: Int) {
         self.dependencies = dependencies
         self.requests = requests
+        self.maxPendingRequests = max(1, maxPendingRequests)
     }
 
     /// Adds a contact from its address: fetches and verifies its bundle and
@@ -104,8 +108,15 @@ final class Contacts {
     /// The contact this identity belongs to, created (named after its
     /// address) as a message request when a stranger writes first. Joins the
     /// caller's transaction.
+    ///
+    /// At most `maxPendingRequests` requests wait: past that, the request
+    /// that has waited longest since its last message makes room (removed
+    /// with its messages, and counted for `hush requests`). Strangers who
+    /// paid the relay's proof of work can still fill the list, but not the
+    /// disk, and a newcomer's request always gets in.
     func contactForSender(_ sender: IdentityKey, at time: Int64) throws -> Contact {
         if let contact = try contact(forIdentity: sender) { return contact }
+        try makeRoomForARequest()
         let address = sender.address.description
         let base = Self.unknownContactPrefix + String(address.dropFirst(5).prefix(8))
         var name = base
@@ -118,6 +129,14 @@ final class Contacts {
                                              standing: .requested, at: time)
         _ = try store.conversations.conversation(forContact: contact.id, title: name, at: time)
         return contact
+    }
+
+    private func makeRoomForARequest() throws {
+        guard try store.contacts.pendingRequestCount() >= maxPendingRequests,
+              let oldest = try store.contacts.leastRecentlyActiveRequest() else { return }
+        try store.contacts.remove(contactId: oldest)
+        let removed = Int(try store.settings.value(SettingsRepository.Name.requestsRemovedForRoom) ?? "") ?? 0
+        try store.settings.set(SettingsRepository.Name.requestsRemovedForRoom, to: String(removed + 1))
     }
 
     /// Whether the contact gave us its delivery credential (so our deposits

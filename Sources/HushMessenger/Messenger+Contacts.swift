@@ -40,6 +40,12 @@ extension Messenger {
         try requests.list(blocked: blocked)
     }
 
+    /// How many message requests were removed to make room for newer ones
+    /// (at most `defaultMaxMessageRequests` wait at once).
+    public func messageRequestsRemovedForRoom() throws -> Int {
+        Int(try store.settings.value(SettingsRepository.Name.requestsRemovedForRoom) ?? "") ?? 0
+    }
+
     /// Accepts the request from `name` (or unblocks), optionally renaming them.
     @discardableResult
     public func acceptRequest(name: String, renameTo newName: String? = nil) async throws -> Contact {

@@ -40,7 +40,8 @@ public actor Messenger {
 
     public init(identity: IdentityKeyPair, store: MessageStore, transport: any RelayTransport,
                 clock: any TimeSource = SystemClock(), random: any RandomSource = SystemRandom(),
-                backoff: BackoffPolicy = .outbox, attachmentDirectory: String? = nil) {
+                backoff: BackoffPolicy = .outbox, attachmentDirectory: String? = nil,
+                maxMessageRequests: Int = Messenger.defaultMaxMessageRequests) {
         self.identity = identity
         self.store = store
         self.clock = clock
@@ -51,7 +52,7 @@ public actor Messenger {
         credentials = DeliveryCredentials(dependencies, outbox: outgoing, relay: relay)
         prekeys = Prekeys(dependencies, relay: relay)
         requests = MessageRequests(dependencies, outbox: outgoing, credentials: credentials)
-        contactBook = Contacts(dependencies, requests: requests)
+        contactBook = Contacts(dependencies, requests: requests, maxPendingRequests: maxMessageRequests)
         attachments = Attachments(dependencies, relay: relay, outbox: outgoing, directory: attachmentDirectory)
         outgoing.uploads = attachments
         let applier = ContentApplier(dependencies, outbox: outgoing, attachments: attachments)
@@ -72,6 +73,9 @@ public actor Messenger {
     deinit { events.finish() }
 
     public static let syncPageSize = LiveSync.pageSize
+    /// Message requests kept at once; a newer one takes the place of the one
+    /// that waited longest (docs/PROTOCOL.md §10.2).
+    public static let defaultMaxMessageRequests = 200
 
     // MARK: Sending
 

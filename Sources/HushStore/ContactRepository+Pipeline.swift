@@ -16,6 +16,22 @@ extension ContactRepository {
             """, [conversationId], decode)
     }
 
+    /// How many message requests wait (strangers who wrote first, not accepted or blocked).
+    public func pendingRequestCount() throws -> Int {
+        Int(try database.queryFirst("SELECT count(*) FROM contacts WHERE standing = 'requested'", []) { try $0.get(0, as: Int64.self) } ?? 0)
+    }
+
+    /// The message request that has waited longest since its last message
+    /// arrived here (one with no message first). By arrival order (the row
+    /// ids this store gave), never by a time the stranger wrote into the message.
+    public func leastRecentlyActiveRequest() throws -> Int64? {
+        try database.queryFirst("""
+            SELECT c.id FROM contacts c LEFT JOIN conversations v ON v.contact_id = c.id
+            WHERE c.standing = 'requested'
+            ORDER BY coalesce((SELECT max(m.id) FROM messages m WHERE m.conversation_id = v.id), 0), c.id LIMIT 1
+            """, []) { try $0.get(0, as: Int64.self) }
+    }
+
     /// Removes the contact with its conversation, messages, session and keys.
     public func remove(contactId: Int64) throws {
         try database.execute("DELETE FROM contacts WHERE id = ?", [contactId])

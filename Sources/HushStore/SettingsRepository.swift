@@ -20,6 +20,8 @@ public struct SettingsRepository {
         public static let sessionToken = "relay.session_token"
         /// Received attachments up to this many bytes download at each sync (absent: none do).
         public static let autoDownloadMaxBytes = "attachments.auto_download_max_bytes"
+        /// How many message requests were removed to make room for newer ones.
+        public static let requestsRemovedForRoom = "requests.removed_for_room"
     }
 
     public func value(_ name: String) throws -> String? {

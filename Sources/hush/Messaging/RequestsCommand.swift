@@ -29,15 +29,19 @@ struct RequestsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let requests = try await global.openAccount(offline: true).messageRequests(blocked: blocked)
+                let client = try global.openAccount(offline: true)
+                let requests = try await client.messageRequests(blocked: blocked)
+                let removed = blocked ? 0 : try await client.messageRequestsRemovedForRoom()
                 if global.json {
-                    try printJSON([(blocked ? "blocked" : "requests"): requests.map { request -> [String: Any] in
+                    var output: [String: Any] = [(blocked ? "blocked" : "requests"): requests.map { request -> [String: Any] in
                         var object: [String: Any] = ["name": request.contact.name, "address": request.contact.address,
                                                      "messages": request.messageCount, "firstSeenAt": request.contact.createdAt]
                         if let last = request.lastMessage { object["lastMessage"] = Presentation.json(last, contact: request.contact.name) }
                         if !request.invitations.isEmpty { object["invitations"] = request.invitations }
                         return object
-                    }])
+                    }]
+                    if !blocked { output["removedForRoom"] = removed }
+                    try printJSON(output)
                     return
                 }
                 if requests.isEmpty { print(blocked ? "Nobody is blocked." : "No message requests.") }
@@ -49,6 +53,9 @@ struct RequestsCommand: AsyncParsableCommand {
                         print("  \(Presentation.peer(request.contact.name)) invites you to the group \"\(Presentation.oneLine(group, length: 64))\" (you join it when you accept)")
                     }
                     if let body = request.lastMessage?.body { print("  \(Presentation.oneLine(body))") }
+                }
+                if removed > 0 {
+                    print(Presentation.style.dim("\(removed) older request(s) were removed to make room: at most \(MessagingClient.maxMessageRequests) wait at once."))
                 }
                 if !requests.isEmpty && !blocked {
                     print(Presentation.style.dim("Accept with `hush requests accept NAME [--name NEW]` (compare safety numbers with `hush verify NAME`), or `hush requests block NAME`."))

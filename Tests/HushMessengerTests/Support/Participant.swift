@@ -18,7 +18,8 @@ final class Participant {
     let databasePath: String
     let databaseKey: SecureBytes
 
-    init(_ name: String, relay: InMemoryRelay, clock: ManualClock = ManualClock(start: 1_700_000_000_000), seed: String? = nil) throws {
+    init(_ name: String, relay: InMemoryRelay, clock: ManualClock = ManualClock(start: 1_700_000_000_000), seed: String? = nil,
+         maxMessageRequests: Int = Messenger.defaultMaxMessageRequests) throws {
         self.name = name
         self.clock = clock
         identity = IdentityKeyPair.generate(using: DeterministicRandom(seed: seed ?? "identity-\(name)"))
@@ -29,7 +30,7 @@ final class Participant {
         messenger = Messenger(identity: identity, store: store, transport: relay.transport(for: identity), clock: clock,
                               random: DeterministicRandom(seed: "random-\(name)-\(seed ?? "")"),
                               backoff: BackoffPolicy(baseMilliseconds: 1_000, capMilliseconds: 8_000, maximumAttempts: 3),
-                              attachmentDirectory: directory.path("attachments"))
+                              attachmentDirectory: directory.path("attachments"), maxMessageRequests: maxMessageRequests)
     }
 
     var address: String { identity.address.description }
