@@ -45,16 +45,8 @@ import HushTesting
         let chat = try fixture.conversation("cli")
         try fixture.incoming(chat, serverId: 1, body: canary, at: 1)
         try fixture.store.database.checkpoint()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlcipher")
-        process.arguments = [fixture.path, "SELECT body FROM messages;"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus != 0)
+        let (status, text) = try CommandLineTool.run("/usr/bin/sqlcipher", [fixture.path, "SELECT body FROM messages;"])
+        #expect(status != 0)
         #expect(!text.contains(canary))
         #expect(text.contains("not a database") || text.contains("encrypted"))
     }
