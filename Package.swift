@@ -357,9 +357,10 @@ let package = Package(
         .testTarget(
             name: "HushEndToEndTests",
             // HushRelayAPI for the first-contact proof of work a raw deposit must carry;
-            // HushRelayClient (with HushMessenger and HushProtocol) to drive a transport directly;
+            // HushRelayClient (with HushMessenger, HushProtocol and HushStore) to drive a transport directly
+            // and to script strangers;
             // PostgresTestCluster for several relays on one database.
-            dependencies: ["hush", "HushRelayAPI", "HushCrypto", "HushRelayClient", "HushMessenger", "HushProtocol", "HushTesting", "PostgresTestCluster"],
+            dependencies: ["hush", "HushRelayAPI", "HushCrypto", "HushRelayClient", "HushMessenger", "HushProtocol", "HushStore", "HushTesting", "PostgresTestCluster"],
             swiftSettings: swiftSettings
         ),
     ]
