@@ -25,7 +25,8 @@ struct AttachmentFiles {
         let input = try PosixFile.openForReading(source)
         let size = try input.size
         let sealer = try AttachmentSealer(key: key, plaintextSize: UInt64(size))
-        let path = "\(directory)/.sealing-\(Hex.encode(random.bytes(8)))"
+        // Named after this process, so that another process's sweep leaves it alone while we run.
+        let path = "\(directory)/\(Self.sealingPrefix)\(getpid())-\(Hex.encode(random.bytes(8)))"
         let output = try PosixFile.create(path)
         do {
             var index: UInt64 = 0
@@ -72,19 +73,33 @@ struct AttachmentFiles {
         return stat(partPath(id), &info) == 0 ? Int64(info.st_size) : 0
     }
 
-    /// Removes blob files whose attachment row is gone (its message,
-    /// conversation or contact was deleted) and abandoned sealing files.
-    func sweep(keeping ids: Set<Int64>) {
+    /// Removes blob files whose attachment row is not in `ids` (its message,
+    /// conversation or contact was deleted) and sealing files whose process
+    /// (`isAlive`) is gone. `ids` must be every row, read under the write lock.
+    func sweep(keeping ids: Set<Int64>, isAlive: (Int32) -> Bool) {
         guard let handle = opendir(directory) else { return }
         defer { closedir(handle) }
         var doomed: [String] = []
         while let entry = readdir(handle) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-            if name.hasPrefix(".sealing-") { doomed.append(name); continue }
+            if name.hasPrefix(Self.sealingPrefix) {
+                if !(Self.sealingProcess(name).map(isAlive) ?? false) { doomed.append(name) }
+                continue
+            }
             guard let dot = name.firstIndex(of: "."), let id = Int64(name[..<dot]) else { continue }
             if !ids.contains(id) { doomed.append(name) }
         }
         for name in doomed { unlink("\(directory)/\(name)") }
+    }
+
+    static let sealingPrefix = ".sealing-"
+
+    /// The process that is sealing into a file named `.sealing-PID-RANDOM`
+    /// (nil for the names of older versions, which carried no process id).
+    static func sealingProcess(_ name: String) -> Int32? {
+        let rest = name.dropFirst(sealingPrefix.count)
+        guard let dash = rest.firstIndex(of: "-") else { return nil }
+        return Int32(rest[..<dash])
     }
 
     /// Decrypts the stored blob `id` into `export` and commits it once the

@@ -76,7 +76,7 @@ final class Attachments {
                 return messageId
             }
         } catch {
-            files.sweep(keeping: (try? store.attachments.allIds()) ?? [])
+            sweep()
             throw error
         }
     }
@@ -396,10 +396,18 @@ final class Attachments {
         return fetched
     }
 
-    /// Removes blob files whose attachment is gone (deleted with its conversation or contact).
+    /// Removes blob files whose attachment is gone (deleted with its
+    /// conversation or contact, or never committed), and sealing files whose
+    /// process is gone. Under the write lock: another process adopts a sealed
+    /// file inside its write transaction, before its row is visible here, and
+    /// must not lose the file to this sweep. When the rows cannot be read
+    /// (locked past the busy timeout, a damaged database), nothing is removed:
+    /// an empty set of ids would have meant every file.
     func sweep() {
-        guard let files, let ids = try? store.attachments.allIds() else { return }
-        files.sweep(keeping: ids)
+        guard let files else { return }
+        try? store.write { store in
+            files.sweep(keeping: try store.attachments.allIds(), isAlive: Self.isAlive)
+        }
     }
 }
 

@@ -41,7 +41,10 @@ final class EnvelopeOpener {
         if contact.standing == .blocked { return .droppedFromBlocked }
         let session: Session
         var consumedPrekeys: [(PrekeyKind, UInt32)] = []
-        let current = try? dependencies.loadSession(contactId: contact.id)
+        // A failed read is our database's fault and is thrown (the envelope
+        // stays at the relay); a stored state that no longer decodes counts
+        // as no session, and the handshake starts a new one.
+        let current = try store.sessions.load(contactId: contact.id).flatMap { try? Session(serialized: $0) }
         if let handshake = opened.handshake, current.map({ !$0.matches(handshake) }) ?? true {
             guard !ephemeral else { throw MessengerError.protocolFailure("typing indicator without a session") }
             try Self.refuseLosingCrossedHandshake(handshake, current: current)

@@ -191,8 +191,8 @@ final class Groups {
         }
         if group.standing == .removed { try store.groups.setStanding(.member, groupRow: group.id) }
         try adopt(incoming, in: group, announce: false, previous: current)
-        if incoming.name != current.name, let renamed = try? freeGroupName(incoming.name) {
-            try store.groups.rename(groupRow: group.id, to: renamed)
+        if incoming.name != current.name {
+            try store.groups.rename(groupRow: group.id, to: try freeGroupName(incoming.name))
         }
         dependencies.emit(.groupChanged(group: group.name))
     }

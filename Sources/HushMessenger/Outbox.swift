@@ -182,15 +182,31 @@ final class Outbox {
     /// Posts every queued request that is due now.
     private func postDue(isolation: isolated (any Actor)? = #isolation, into report: inout OutboxReport) async {
         let now = dependencies.clock.now()
+        // A database that cannot be read now (locked, damaged, a full disk)
+        // says nothing about the requests: they stay pending for the next pass.
         guard let due = try? store.outbox.due(at: now) else { return }
         for item in due {
-            if let members = try? store.groups.undeliveredRecipients(requestId: item.requestId) {
+            let members: [[UInt8]]?, recipient: Recipient?
+            do {
+                members = try store.groups.undeliveredRecipients(requestId: item.requestId)
+                recipient = members == nil ? try self.recipient(conversationId: item.conversationId) : nil
+            } catch {
+                // Read as "no members" and "no contact", such a failure gave a
+                // group message up for good as sent to a removed contact.
+                report.retrying += 1
+                continue
+            }
+            if let members {
                 await depositToGroup(item, members: members, at: now, into: &report)
                 continue
             }
-            guard let recipient = try? recipient(conversationId: item.conversationId) else {
-                try? store.sendQueue.markFailed(requestId: item.requestId, error: "the contact no longer exists", nextAttemptAt: nil)
-                report.failed += 1
+            guard let recipient else {
+                do {
+                    try store.sendQueue.markFailed(requestId: item.requestId, error: "the contact no longer exists", nextAttemptAt: nil)
+                    report.failed += 1
+                } catch {
+                    report.retrying += 1
+                }
                 continue
             }
             do {
@@ -311,19 +327,29 @@ final class Outbox {
         // The attempt's time is written with its outcome: written before the
         // deposit, it cost every send a commit (an fsync) of its own, and a
         // request the relay took is removed from the outbox anyway.
-        func markFailed(_ error: String, retryAt: Int64?) {
-            try? store.write { store in
-                try store.outbox.recordAttempt(requestId: item.requestId, at: now)
-                try store.sendQueue.markFailed(requestId: item.requestId, error: error, nextAttemptAt: retryAt)
+        // When the outcome cannot be written, the request stays as it was:
+        // pending, tried again at the next pass, and reported as such.
+        func markFailed(_ error: String, retryAt: Int64?) -> Bool {
+            do {
+                try store.write { store in
+                    try store.outbox.recordAttempt(requestId: item.requestId, at: now)
+                    try store.sendQueue.markFailed(requestId: item.requestId, error: error, nextAttemptAt: retryAt)
+                }
+                return true
+            } catch {
+                return false
             }
         }
         if case let .retry(after) = decision {
-            markFailed(failure.description, retryAt: now + after)
+            _ = markFailed(failure.description, retryAt: now + after)
             report.retrying += 1
             return
         }
         let reason = if case let .giveUp(reason) = decision { reason } else { failure.description }
-        markFailed(reason, retryAt: nil)
+        guard markFailed(reason, retryAt: nil) else {
+            report.retrying += 1
+            return
+        }
         report.failed += 1
         if let messageID = item.messageId, let message = try? store.messages.message(id: messageID) {
             dependencies.emit(.statusChanged(clientMessageID: message.clientMessageId, status: .failed, contact: recipient))
@@ -356,10 +382,9 @@ final class Outbox {
         }
     }
 
-    private func recipient(conversationId: Int64) throws -> Recipient {
-        guard let contact = try store.contacts.contact(conversationId: conversationId) else {
-            throw MessengerError.unknownContact("conversation \(conversationId)")
-        }
+    /// nil when the conversation's contact is gone (removed while the request waited).
+    private func recipient(conversationId: Int64) throws -> Recipient? {
+        guard let contact = try store.contacts.contact(conversationId: conversationId) else { return nil }
         return Recipient(key: try IdentityKey(rawRepresentation: contact.identityKey),
                          credential: try store.contacts.deliveryCredential(contactId: contact.id), name: contact.name, contactId: contact.id)
     }
