@@ -119,6 +119,7 @@ final class LiveSync {
     /// is cancelled.
     func runLive(isolation: isolated (any Actor)? = #isolation) async {
         var failures = 0
+        var reported: LiveSyncFailure?
         let transport = dependencies.transport
         while !Task.isCancelled {
             do {
@@ -129,12 +130,12 @@ final class LiveSync {
                 // Announced once caught up: what arrived while we were away
                 // (a contact's new delivery credential, say) is stored by then,
                 // so a chat's first heartbeat can use it.
-                _ = try? await sync()
+                await liveSync(reported: &reported)
                 dependencies.emit(.connection(online: true))
                 for await event in stream {
                     switch event {
                     case let .envelope(envelope):
-                        if await !receivePushed(envelope) { _ = try? await sync() }
+                        if await !receivePushed(envelope) { await liveSync(reported: &reported) }
                     case let .ephemeral(bytes):
                         inbox.receiveEphemeral(bytes)
                     case .disconnected:
@@ -149,6 +150,23 @@ final class LiveSync {
             guard !Task.isCancelled else { return }
             try? await dependencies.clock.sleep(milliseconds: max(100, BackoffPolicy.reconnect.delay(forAttempt: max(failures, 1),
                                                                                                      using: dependencies.random)))
+        }
+    }
+
+    /// A sync of the live loop, whose failure is told to the live views
+    /// instead of dropped: once, until a sync succeeds or fails otherwise
+    /// (a full disk fails every push the same way). What it could not store
+    /// stays at the relay, for the next push or reconnect.
+    private func liveSync(isolation: isolated (any Actor)? = #isolation, reported: inout LiveSyncFailure?) async {
+        do {
+            _ = try await sync()
+            reported = nil
+        } catch {
+            guard !Task.isCancelled, !(error is CancellationError) else { return }
+            let failure = LiveSyncFailure(error)
+            guard failure != reported else { return }
+            reported = failure
+            dependencies.emit(.syncFailed(failure))
         }
     }
 

@@ -24,4 +24,22 @@ public enum MessengerEvent: Sendable, Equatable {
     /// This subscriber fell behind and `count` events were not delivered to
     /// it; everything they told of is stored: read what you show again.
     case missed(count: Int)
+    /// A sync of the live connection failed (our database could not store
+    /// what arrived, or the relay failed mid-way): nothing it could not
+    /// store was acknowledged, so the relay keeps it and the next push or
+    /// reconnect tries again. Told once per kind of failure until a sync
+    /// succeeds.
+    case syncFailed(LiveSyncFailure)
+}
+
+/// Why a live sync failed: the error itself, for the front end to word
+/// (two failures are the same when they read the same).
+public struct LiveSyncFailure: Sendable, Equatable, CustomStringConvertible {
+    public let error: any Error
+
+    public init(_ error: any Error) { self.error = error }
+
+    public var description: String { String(describing: error) }
+
+    public static func == (left: LiveSyncFailure, right: LiveSyncFailure) -> Bool { left.description == right.description }
 }

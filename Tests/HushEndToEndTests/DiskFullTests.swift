@@ -40,6 +40,35 @@ import Testing
         #expect(doctor.status == 0, "\(doctor)")
     }
 
+    /// `hush listen` whose disk fills up said nothing at all: every push
+    /// failed to store and was dropped from its output. It says so once, with
+    /// what to do, and still acknowledges nothing it could not store.
+    @Test func aListenerWhoseDiskIsFullSaysSoOnceAndLosesNothing() throws {
+        let bed = try Testbed("disk-full-listen")
+        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
+        try bed.meet(alice, bob)
+        try bed.sync(alice)
+        let listener = try ChildProcess(["listen", "--json"], environment: bed.environment(for: bob),
+                                        fileSizeLimit: fileSize(bob.home + "/messages.db"))
+        #expect(listener.wait(timeout: 20) { $0.stdout.contains("\"online\":true") }, "listen never connected: \(listener.stderr)")
+        let texts = (1...40).map { "pushed to a full disk \($0) " + String(repeating: "padding ", count: 40) }
+        for text in texts { try bed.send(alice, to: "bob", text) }
+        #expect(listener.wait(timeout: 30) { $0.stdout.contains("\"event\":\"syncFailed\"") }, "the listener went quiet: \(listener.stdout)")
+        listener.signal(SIGTERM)
+        let result = listener.finish(timeout: 20)
+        #expect(result.status == 0 && !result.crashed, "stops when asked: \(result)")
+        let failures = result.stdout.split(separator: "\n").filter { $0.contains("\"event\":\"syncFailed\"") }
+        #expect(failures.first?.contains("the disk may be full") == true, "says what went wrong and what to do: \(failures)")
+        #expect((1...3).contains(failures.count), "told once per kind of failure, not once per push: \(failures.count)")
+        #expect(try bed.storedEnvelopes(for: bob) > 0, "what was not stored stays at the relay")
+
+        // Room again: everything arrives once, in order.
+        try bed.sync(bob)
+        let received = try bed.history(bob, with: "alice").incoming.bodies
+        #expect(received.filter { texts.contains($0) } == texts, "\(received.count) stored")
+        #expect(try bed.storedEnvelopes(for: bob) == 0)
+    }
+
     @Test func aRelayWhoseDiskIsFullRefusesDepositsAndTheOutboxDeliversThemLater() throws {
         let bed = try Testbed("disk-full-relay")
         let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")

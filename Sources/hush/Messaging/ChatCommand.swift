@@ -210,6 +210,8 @@ struct ChatCommand: AsyncParsableCommand {
             view.notice("message \(id.prefix(8)) could not be decrypted by \(contact); sent again")
         case let .quarantined(reason):
             view.error("set aside an undecryptable envelope: \(reason)")
+        case let .syncFailed(failure):
+            view.error("could not take in what arrived: \(ExitStatus.message(for: failure.error)) (it stays at the relay; tried again at the next message)")
         case let .missed(count):
             view.notice("\(count) updates were not shown (the screen fell behind); they are stored: leave and open the chat again to see them")
         default:

@@ -112,6 +112,8 @@ struct ListenCommand: AsyncParsableCommand {
             return ["event": "group", "group": group]
         case let .missed(count):
             return ["event": "missed", "count": count]
+        case let .syncFailed(failure):
+            return ["event": "syncFailed", "message": ExitStatus.message(for: failure.error)]
         }
     }
 
@@ -134,6 +136,7 @@ struct ListenCommand: AsyncParsableCommand {
         case "status": return "message \(String(describing: object["clientMessageId"] ?? "").prefix(8)) to \(untrusted(object["contact"])): \(untrusted(object["status"]))"
         case "typing": return "\(untrusted(object["contact"])) \((object["active"] as? Bool) == true ? "is typing…" : "stopped typing")"
         case "missed": return "\(object["count"] ?? "?") events were missed (this listener fell behind); all of them are stored: `hush chats` and `hush history` show them"
+        case "syncFailed": return "could not take in what arrived: \(untrusted(object["message"])) (it stays at the relay and is tried again at the next message or reconnect)"
         case "quarantined": return "set aside an envelope: \(untrusted(object["reason"]))"
         case "resent": return "message \(String(describing: object["clientMessageId"] ?? "").prefix(8)) to \(untrusted(object["contact"])): could not be decrypted there, sent again"
         default: return (object["online"] as? Bool) == true ? "connected to the relay" : "disconnected from the relay; reconnecting"
