@@ -239,11 +239,18 @@ final class Outbox {
     private func depositToGroup(isolation: isolated (any Actor)? = #isolation, _ item: OutboxItem, members: [[UInt8]], at now: Int64,
                                 into report: inout OutboxReport) async {
         var targets: [(recipient: FanOutRecipient, contactId: Int64?)] = []
-        for raw in members {
-            guard let key = try? IdentityKey(rawRepresentation: raw) else { continue }
-            let contact = try? store.contacts.contact(identityKey: raw)
-            let credential = contact.flatMap { try? store.contacts.deliveryCredential(contactId: $0.id) }
-            targets.append((FanOutRecipient(key: key, credential: credential), contact?.id))
+        do {
+            for raw in members {
+                guard let key = try? IdentityKey(rawRepresentation: raw) else { continue }
+                // A failed read is not "no credential": that would spend the
+                // relay's first-contact allowance (and work) on a contact.
+                let contact = try store.contacts.contact(identityKey: raw)
+                let credential = try contact.flatMap { try store.contacts.deliveryCredential(contactId: $0.id) }
+                targets.append((FanOutRecipient(key: key, credential: credential), contact?.id))
+            }
+        } catch {
+            report.retrying += 1
+            return
         }
         let transport = dependencies.transport
         do {
