@@ -36,7 +36,7 @@ extension RelayClient {
                 FanOutRequest.Recipient(mailbox: Base64Bytes(recipients[index].mailbox), credential: recipients[index].credential.map(Base64Bytes.init),
                                         work: work[index].map(Base64Bytes.init))
             }, envelopeSHA256: digest)
-            let response = try await call(.POST, RelayPaths.fanOut, body: request, as: FanOutResponse.self)
+            let response = try await call(.POST, RelayPaths.fanOut, body: request, repeatable: true, as: FanOutResponse.self)
             guard response.results.count == pending.count else {
                 throw .invalidResponse("the fan-out answered \(response.results.count) results for \(pending.count) recipients")
             }

@@ -29,11 +29,11 @@ extension RelayClient {
     }
 
     func call<Body: Encodable, Response: Decodable>(_ method: HTTPMethod, _ path: String, body: Body, authenticated: Bool = false,
-                                                    as type: Response.Type) async throws(RelayClientError) -> Response {
+                                                    repeatable: Bool? = nil, as type: Response.Type) async throws(RelayClientError) -> Response {
         let data: Data
         do { data = try JSONEncoder().encode(body) } catch { throw .invalidResponse("cannot encode the request") }
         return try decode(type, from: await send(method, path, body: ByteBuffer(bytes: data), contentType: "application/json",
-                                                 authenticated: authenticated))
+                                                 authenticated: authenticated, repeatable: repeatable))
     }
 
     func decode<Response: Decodable>(_ type: Response.Type, from raw: RelayRawResponse) throws(RelayClientError) -> Response {
@@ -44,18 +44,54 @@ extension RelayClient {
     }
 
     /// Sends one request; any status comes back (tests use this for error paths).
+    ///
+    /// A request whose connection closed before any answer came is sent once
+    /// more, on a new connection, when repeating it is harmless (`repeatable`;
+    /// by default every GET): a kept-alive connection that the relay closed
+    /// for idleness just as the request went out is the usual cause, and the
+    /// HTTP client does not retry it (docs/RELAY-API.md, "Repeating a request").
     public func send(_ method: HTTPMethod, _ path: String, body: ByteBuffer? = nil, contentType: String? = nil,
-                     authenticated: Bool = false, headers extra: [(String, String)] = [],
+                     authenticated: Bool = false, headers extra: [(String, String)] = [], repeatable: Bool? = nil,
                      maxResponseBytes: Int = 4 * 1024 * 1024) async throws(RelayClientError) -> RelayRawResponse {
-        let http = try await transport().http
+        let mayRepeat = repeatable ?? (method == .GET)
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try await sendOnce(method, path, body: body, contentType: contentType, authenticated: authenticated,
+                                          headers: extra, maxResponseBytes: maxResponseBytes)
+            } catch {
+                switch error {
+                case let .closedBeforeAnswer(failure): guard mayRepeat && attempt == 1 else { throw failure }
+                case let .failed(failure): throw failure
+                }
+            }
+        }
+    }
+
+    /// Why one attempt failed: the connection closed before any answer came
+    /// (which `send` may repeat), or anything else.
+    private enum AttemptFailure: Error {
+        case closedBeforeAnswer(RelayClientError)
+        case failed(RelayClientError)
+    }
+
+    private func sendOnce(_ method: HTTPMethod, _ path: String, body: ByteBuffer?, contentType: String?, authenticated: Bool,
+                          headers extra: [(String, String)], maxResponseBytes: Int) async throws(AttemptFailure) -> RelayRawResponse {
+        let http: HTTPClient
         var request = HTTPClientRequest(url: baseURL + path)
+        do {
+            http = try await transport().http
+            if authenticated { request.headers.add(name: "Authorization", value: "Bearer " + (try currentSession().token)) }
+        } catch {
+            throw .failed(error)
+        }
         request.method = method
         if let body {
             request.body = .bytes(body)
             request.headers.add(name: "Content-Length", value: String(body.readableBytes))
         }
         if let contentType { request.headers.add(name: "Content-Type", value: contentType) }
-        if authenticated { request.headers.add(name: "Authorization", value: "Bearer " + (try currentSession().token)) }
         for (name, value) in extra { request.headers.add(name: name, value: value) }
         do {
             let response = try await http.execute(request, timeout: timeout)
@@ -64,11 +100,12 @@ extension RelayClient {
                                     workBits: response.headers.first(name: FirstContactWork.bitsHeader).flatMap(Int.init),
                                     body: Array(bytes.readableBytesView))
         } catch is NIOSSLError where pin != nil {
-            throw await pinnedHandshakeFailure()
+            throw .failed(await pinnedHandshakeFailure())
         } catch is NIOSSLError {
-            throw .transport("the TLS handshake failed: this system does not trust the relay's certificate (a relay with a self-signed key needs its pin: https://HOST:PORT#pin=PIN)")
+            throw .failed(.transport("the TLS handshake failed: this system does not trust the relay's certificate (a relay with a self-signed key needs its pin: https://HOST:PORT#pin=PIN)"))
         } catch {
-            throw .transport(TransportFailure.describe(error, method.rawValue, baseURL + path))
+            let failure = RelayClientError.transport(TransportFailure.describe(error, method.rawValue, baseURL + path))
+            throw TransportFailure.closedBeforeAnswer(error) ? .closedBeforeAnswer(failure) : .failed(failure)
         }
     }
 

@@ -149,7 +149,7 @@ public final class RelayClient: Sendable {
     public func authenticate(identity: Ed25519.PrivateKey) async throws(RelayClientError) -> TokenResponse {
         let origin = try self.origin
         let publicKey = identity.publicKey.rawRepresentation
-        let challenge = try await call(.POST, RelayPaths.challenge, body: ChallengeRequest(identityKey: Base64Bytes(publicKey)), as: ChallengeResponse.self)
+        let challenge = try await call(.POST, RelayPaths.challenge, body: ChallengeRequest(identityKey: Base64Bytes(publicKey)), repeatable: true, as: ChallengeResponse.self)
         let signature = AuthChallenge.sign(nonce: challenge.nonce.bytes, origin: origin, pin: pin, with: identity)
         let token = try await call(.POST, RelayPaths.token,
                                    body: TokenRequest(identityKey: Base64Bytes(publicKey), nonce: challenge.nonce,
@@ -177,7 +177,7 @@ public final class RelayClient: Sendable {
             if let credential { headers.append((BinaryDeposit.credentialHeader, Data(credential).base64EncodedString())) }
             if let work { headers.append((FirstContactWork.header, Data(work).base64EncodedString())) }
             let raw = try await send(.POST, RelayPaths.mailboxMessages(recipient), body: ByteBuffer(bytes: envelope),
-                                     contentType: BinaryDeposit.contentType, headers: headers)
+                                     contentType: BinaryDeposit.contentType, headers: headers, repeatable: true)
             guard raw.status == 428, credential == nil, let bits = raw.workBits, bits <= Self.maxWorkBits else {
                 return try decode(DepositResponse.self, from: raw)
             }
@@ -207,7 +207,7 @@ public final class RelayClient: Sendable {
     @discardableResult
     public func ack(ids: [UInt64]) async throws(RelayClientError) -> Int {
         let owner = try currentSession().identity
-        return try await call(.POST, RelayPaths.mailboxAck(owner), body: AckRequest(messageIDs: ids), authenticated: true, as: AckResponse.self).deleted
+        return try await call(.POST, RelayPaths.mailboxAck(owner), body: AckRequest(messageIDs: ids), authenticated: true, repeatable: true, as: AckResponse.self).deleted
     }
 
     /// Registers (and revokes) delivery credential tokens; the relay gets only their SHA-256.
@@ -216,7 +216,7 @@ public final class RelayClient: Sendable {
         let owner = try currentSession().identity
         let body = CredentialsRequest(add: tokens.map { Base64Bytes(DeliveryCredential.hash($0)) },
                                       remove: revoked.map { Base64Bytes(DeliveryCredential.hash($0)) })
-        return try await call(.POST, RelayPaths.mailboxCredentials(owner), body: body, authenticated: true, as: CredentialsResponse.self).count
+        return try await call(.POST, RelayPaths.mailboxCredentials(owner), body: body, authenticated: true, repeatable: true, as: CredentialsResponse.self).count
     }
 
     // MARK: Blobs

@@ -11,6 +11,22 @@ enum TransportFailure {
         "\(method) \(url): \(reason(error))"
     }
 
+    /// Whether the connection closed (or was reset) before any answer came:
+    /// what a kept-alive connection the server closed for idleness, just as
+    /// a request went out on it, looks like.
+    static func closedBeforeAnswer(_ error: any Error) -> Bool {
+        switch error {
+        case let error as HTTPClientError: return error == .remoteConnectionClosed
+        case let error as ChannelError:
+            switch error {
+            case .ioOnClosedChannel, .alreadyClosed, .eof: return true
+            default: return false
+            }
+        case let error as IOError: return [ECONNRESET, EPIPE].contains(error.errnoCode)
+        default: return false
+        }
+    }
+
     static func reason(_ error: any Error) -> String {
         switch error {
         case let error as IOError:
