@@ -22,31 +22,8 @@ import Testing
         private let connections: OpenSockets
 
         init() throws {
-            let (fd, port) = try LoopbackSocket.listen(port: 0)
-            self.port = port
-            // Used by the accepting thread and by `connections`.
-            let listener = SharedDescriptor(fd, users: 2)
-            connections = OpenSockets(listener: listener)
-            Thread.detachNewThread { [self] in
-                defer { listener.release() }
-                while true {
-                    let accepted = accept(listener.fd, nil, nil)
-                    if accepted < 0 {
-                        if errno == EINTR { continue }
-                        return
-                    }
-                    // Used by the thread serving it and by `connections`.
-                    let client = SharedDescriptor(accepted, users: 2)
-                    connections.track(client)
-                    Thread.detachNewThread { [self] in
-                        defer {
-                            client.shutDown()
-                            client.release()
-                        }
-                        serve(client.fd)
-                    }
-                }
-            }
+            (port, connections) = try OpenSockets.listening()
+            connections.serveEach { [self] in serve($0) }
         }
 
         deinit { connections.stop() }

@@ -171,26 +171,14 @@ final class RecordingProxy: @unchecked Sendable {
     }
 
     init(balancing targets: [Int]) throws {
-        let (fd, port) = try LoopbackSocket.listen(port: 0)
-        self.port = port
-        // Used by the accepting thread and by `connections`.
-        let listener = SharedDescriptor(fd, users: 2)
-        connections = OpenSockets(listener: listener)
-        Thread.detachNewThread { [self] in
-            defer { listener.release() }
-            while true {
-                let accepted = accept(listener.fd, nil, nil)
-                if accepted < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                guard let connected = targets.lazy.compactMap({ try? LoopbackSocket.connect(port: $0) }).first else { close(accepted); continue }
-                // Each is used by both pumps and by `connections`.
-                let client = SharedDescriptor(accepted, users: 3), upstream = SharedDescriptor(connected, users: 3)
-                connections.track(client, upstream)
-                pump(from: client, to: upstream, record: true)
-                pump(from: upstream, to: client, record: false)
-            }
+        (port, connections) = try OpenSockets.listening()
+        connections.acceptEach { [self] accepted in
+            guard let connected = targets.lazy.compactMap({ try? LoopbackSocket.connect(port: $0) }).first else { close(accepted); return }
+            // Each is used by both pumps and by `connections`.
+            let client = SharedDescriptor(accepted, users: 3), upstream = SharedDescriptor(connected, users: 3)
+            connections.track(client, upstream)
+            pump(from: client, to: upstream, record: true)
+            pump(from: upstream, to: client, record: false)
         }
     }
 
@@ -303,6 +291,46 @@ final class OpenSockets: @unchecked Sendable {
 
     /// Takes one of `listener`'s users.
     init(listener: SharedDescriptor) { self.listener = listener }
+
+    /// A socket listening on a free loopback port, shared between the
+    /// returned `OpenSockets` and the thread `acceptEach` starts (call it once).
+    static func listening() throws -> (port: Int, sockets: OpenSockets) {
+        let (fd, port) = try LoopbackSocket.listen(port: 0)
+        return (port, OpenSockets(listener: SharedDescriptor(fd, users: 2)))
+    }
+
+    /// Accepts connections on a thread of its own until `stop`, handing each
+    /// new descriptor to `handle`, which owns it from then on.
+    func acceptEach(_ handle: @escaping @Sendable (Int32) -> Void) {
+        Thread.detachNewThread { [listener] in
+            defer { listener.release() }
+            while true {
+                let accepted = accept(listener.fd, nil, nil)
+                if accepted < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                handle(accepted)
+            }
+        }
+    }
+
+    /// `acceptEach`, every connection served by `serve` on a thread of its
+    /// own, then shut down and closed (or at `stop`, whichever comes first).
+    func serveEach(_ serve: @escaping @Sendable (Int32) -> Void) {
+        acceptEach { [self] accepted in
+            // Used by the thread serving it and by `self`.
+            let client = SharedDescriptor(accepted, users: 2)
+            track(client)
+            Thread.detachNewThread {
+                defer {
+                    client.shutDown()
+                    client.release()
+                }
+                serve(client.fd)
+            }
+        }
+    }
 
     /// The listening socket's number (tests of the descriptors' ownership).
     var listenerNumber: Int32 { listener.fd }
