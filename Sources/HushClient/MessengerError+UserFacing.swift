@@ -8,7 +8,7 @@ extension MessengerError: UserFacingError {
         case .unknownContact, .contactExists, .nothingToAccept, .invalidAddress, .ownAddress,
              .requestNotAccepted, .contactBlocked, .noRequest, .unknownGroup, .ambiguousName: status = .contactProblem
         case .relay, .notRegistered: status = .relayUnavailable
-        case .messageTooLong, .protocolFailure, .missingLocalState, .awaitingGroupKey, .unknownMessage, .unknownAttachment,
+        case .messageTooLong, .protocolFailure, .missingLocalState, .awaitingGroupKey, .awaitingAcceptance, .unknownMessage, .unknownAttachment,
              .attachmentUnavailable, .attachmentRejected, .groupRefused: status = .failure
         }
         return status.rawValue

@@ -244,7 +244,7 @@ final class Groups {
     func applyDistribution(_ distribution: SenderKeyDistribution, from contact: Contact) throws {
         guard let group = try store.groups.group(groupID: distribution.groupID) else {
             if try store.invitations.invitation(groupID: distribution.groupID) != nil {
-                throw MessengerError.awaitingGroupKey("a group key for an invitation that waits with its sender's message request (`hush requests`)")
+                throw MessengerError.awaitingAcceptance("a group key for an invitation that waits with its sender's message request (`hush requests`)")
             }
             throw MessengerError.awaitingGroupKey("a group key for a group whose invitation has not arrived yet")
         }
@@ -395,7 +395,7 @@ final class Groups {
         guard let (message, group) = try openEnvelope(envelope.bytes) else {
             for invitation in try store.invitations.all()
             where try GroupEnvelope.open(envelope.bytes, key: GroupState.decode(invitation.state).envelopeKey()) != nil {
-                throw MessengerError.awaitingGroupKey("a group message for an invitation that waits with its sender's message request (`hush requests`)")
+                throw MessengerError.awaitingAcceptance("a group message for an invitation that waits with its sender's message request (`hush requests`)")
             }
             throw MessengerError.awaitingGroupKey("a group message for a group whose key has not arrived yet")
         }

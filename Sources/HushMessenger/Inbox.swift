@@ -53,6 +53,8 @@ final class Inbox {
             return try deferEnvelope(envelope, reason: reason, outcome: .deferred(reason: reason))
         } catch MessengerError.awaitingGroupKey(let reason) {
             return try deferEnvelope(envelope, reason: reason, outcome: .waitingForGroupKey(reason: reason))
+        } catch MessengerError.awaitingAcceptance(let reason) {
+            return try deferEnvelope(envelope, reason: reason, outcome: .waitingForAcceptance(reason: reason))
         } catch {
             return try setAside(envelope, error)
         }

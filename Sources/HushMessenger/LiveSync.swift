@@ -44,6 +44,7 @@ final class LiveSync {
         if report.waitingForGroupKeys > 0, report.received > 0 {
             // What is still kept after the second pass is counted by it alone.
             report.waitingForGroupKeys = 0
+            report.waitingForAcceptance = 0
             report.deferred = 0
             try await drainMailbox(into: &report)
         }
@@ -102,6 +103,9 @@ final class LiveSync {
                     continue
                 case .waitingForGroupKey:
                     report.waitingForGroupKeys += 1
+                    continue
+                case .waitingForAcceptance:
+                    report.waitingForAcceptance += 1
                     continue
                 }
                 handled.append(envelope.serverID)

@@ -20,6 +20,10 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
     /// A group message or key arrived before what opens it (docs/PROTOCOL.md
     /// §18.3): kept at the relay, tried again by every sync.
     case awaitingGroupKey(String)
+    /// A group message or key for an invitation that waits with its
+    /// sender's message request: kept at the relay until the user accepts
+    /// (`hush requests accept`), and opened by the next sync after that.
+    case awaitingAcceptance(String)
     case unknownMessage(String)
     /// The contact wrote first and the user has not accepted the request yet.
     case requestNotAccepted(name: String)
@@ -57,7 +61,7 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
             return "the message is longer than \(limit) bytes: split it"
         case let .relay(failure):
             return "the relay could not be used: \(failure)"
-        case let .protocolFailure(reason), let .missingLocalState(reason), let .awaitingGroupKey(reason):
+        case let .protocolFailure(reason), let .missingLocalState(reason), let .awaitingGroupKey(reason), let .awaitingAcceptance(reason):
             return reason
         case let .requestNotAccepted(name):
             return "\(name) wrote to you first and the message request is not accepted: nothing is sent to them until you run `hush requests accept \(name)` (or block them with `hush requests block \(name)`)"

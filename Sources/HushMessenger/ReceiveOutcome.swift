@@ -16,6 +16,9 @@ public enum ReceiveOutcome: Sendable, Equatable {
     /// key, a membership state), which is on its way: like `deferred`, kept
     /// at the relay and tried again by every sync, but expected, not a fault.
     case waitingForGroupKey(reason: String)
+    /// A group message or key for an invitation that waits with its
+    /// sender's message request: kept at the relay until the user accepts.
+    case waitingForAcceptance(reason: String)
     /// From a blocked contact: dropped unread, safe to acknowledge.
     case dropped
     /// Already processed earlier (at or below the sync cursor).

@@ -11,6 +11,9 @@ public struct SyncReport: Sendable, Equatable {
     /// Group messages (and keys) that arrived before what opens them, which is on its way from
     /// the sender or an admin: left at the relay and tried again by every sync. Not a fault.
     public var waitingForGroupKeys = 0
+    /// Group messages (and keys) of an invitation that waits with its sender's message request:
+    /// left at the relay until the user accepts it (`hush requests accept`).
+    public var waitingForAcceptance = 0
     /// From blocked contacts: dropped unread (and acknowledged).
     public var dropped = 0
     public var outbox = OutboxReport()

@@ -92,7 +92,11 @@ import Testing
         #expect(answered["bob"] == true && answered["carol"] == false, "\(pending)")
         try bed.send(alice, to: "trip", "welcome, both of you")
         try bed.sync(bob)
-        try bed.sync(carol)
+        // Carol is told what keeps the group's messages waiting: her answer, not a key "on its way".
+        let waiting = try bed.succeed(carol, ["sync"])
+        #expect(waiting.stderr.contains("until you accept it (`hush requests`)") && !waiting.stderr.contains("on its way"), "\(waiting)")
+        let waitingReport = try bed.sync(carol)
+        #expect((waitingReport["waitingForAcceptance"] as? Int ?? 0) > 0 && waitingReport["waitingForGroupKeys"] as? Int == 0, "\(waitingReport)")
 
         let list = try bed.succeed(carol, ["requests", "list", "--json"]).json()
         let request = try #require((list["requests"] as? [[String: Any]])?.first { $0["address"] as? String == alice.address }, "\(list)")
@@ -104,7 +108,7 @@ import Testing
         try bed.succeed(carol, ["requests", "accept", name, "--name", "alice"])
         for user in [carol, bob, alice, carol] { try bed.sync(user) }
         let report = try bed.sync(carol)
-        #expect(report["waitingForGroupKeys"] as? Int ?? 0 == 0, "\(report)")
+        #expect(report["waitingForGroupKeys"] as? Int ?? 0 == 0 && report["waitingForAcceptance"] as? Int ?? 0 == 0, "\(report)")
         #expect(try bed.history(carol, with: "trip").incoming.bodies == ["welcome, both of you"])
         try bed.send(bob, to: "trip", "bob here")
         try bed.send(carol, to: "trip", "carol here")

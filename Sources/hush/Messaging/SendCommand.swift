@@ -102,7 +102,7 @@ struct SyncCommand: AsyncParsableCommand {
             let (report, requests) = try await global.openAccount().sync()
             if global.json {
                 try printJSON(["received": report.received, "quarantined": report.quarantined, "resendRequested": report.resendRequested,
-                               "deferred": report.deferred, "waitingForGroupKeys": report.waitingForGroupKeys, "dropped": report.dropped, "requests": requests,
+                               "deferred": report.deferred, "waitingForGroupKeys": report.waitingForGroupKeys, "waitingForAcceptance": report.waitingForAcceptance, "dropped": report.dropped, "requests": requests,
                                "sent": report.outbox.sent, "retrying": report.outbox.retrying, "failed": report.outbox.failed])
             } else {
                 print("Received \(report.received), sent \(report.outbox.sent)" +
@@ -119,6 +119,10 @@ struct SyncCommand: AsyncParsableCommand {
             if report.waitingForGroupKeys > 0 {
                 printError("\(report.waitingForGroupKeys) group message(s) came before their sender's key, which is on its way; " +
                            "they stay at the relay and a later sync opens them")
+            }
+            if report.waitingForAcceptance > 0 {
+                printError("\(report.waitingForAcceptance) group message(s) belong to a group you were invited to by someone whose " +
+                           "message request you have not accepted: they stay at the relay until you accept it (`hush requests`)")
             }
             if report.deferred > 0 {
                 printError("\(report.deferred) envelope(s) could not be opened because this device lacks the state for them " +
