@@ -83,7 +83,7 @@ struct AttachmentFiles {
         while let entry = readdir(handle) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
             if name.hasPrefix(Self.sealingPrefix) {
-                if !(Self.sealingProcess(name).map(isAlive) ?? false) { doomed.append(name) }
+                if Self.sealingIsAbandoned(name, idleSeconds: idleSeconds("\(directory)/\(name)"), isAlive: isAlive) { doomed.append(name) }
                 continue
             }
             guard let dot = name.firstIndex(of: "."), let id = Int64(name[..<dot]) else { continue }
@@ -93,6 +93,24 @@ struct AttachmentFiles {
     }
 
     static let sealingPrefix = ".sealing-"
+
+    /// Whether a sealing file was left behind. A sealer writes all the time,
+    /// so a file written in the last minute is in use whatever its process id
+    /// says (a process in another PID namespace looks gone from here); one
+    /// untouched for an hour is abandoned even if its number now belongs to
+    /// another process (pids are reused: in a container, `hush` is often 1).
+    static func sealingIsAbandoned(_ name: String, idleSeconds: Int, isAlive: (Int32) -> Bool) -> Bool {
+        if idleSeconds >= 3_600 { return true }
+        if idleSeconds < 60 { return false }
+        return !(sealingProcess(name).map(isAlive) ?? false)
+    }
+
+    /// Seconds since the file was last written (0 when it cannot be read).
+    private func idleSeconds(_ path: String) -> Int {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return 0 }
+        return max(0, time(nil) - info.st_mtim.tv_sec)
+    }
 
     /// The process that is sealing into a file named `.sealing-PID-RANDOM`
     /// (nil for the names of older versions, which carried no process id).

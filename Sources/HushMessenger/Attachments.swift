@@ -76,6 +76,9 @@ final class Attachments {
                 return messageId
             }
         } catch {
+            // Our own sealing file (a whole encrypted copy) is ours to remove:
+            // the sweep leaves the files of live processes alone.
+            unlink(sealed.path)
             sweep()
             throw error
         }

@@ -139,7 +139,11 @@ final class LiveSync {
                 for await event in stream {
                     switch event {
                     case let .envelope(envelope):
-                        if await !receivePushed(envelope) { await liveSync(reported: &reported) }
+                        if await receivePushed(envelope) {
+                            reported = nil
+                        } else {
+                            await liveSync(reported: &reported)
+                        }
                     case let .ephemeral(bytes):
                         inbox.receiveEphemeral(bytes)
                     case .disconnected:

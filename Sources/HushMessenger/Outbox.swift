@@ -190,10 +190,19 @@ final class Outbox {
             do {
                 members = try store.groups.undeliveredRecipients(requestId: item.requestId)
                 recipient = members == nil ? try self.recipient(conversationId: item.conversationId) : nil
-            } catch {
+            } catch where Inbox.isLocalStorageFailure(error) {
                 // Read as "no members" and "no contact", such a failure gave a
                 // group message up for good as sent to a removed contact.
                 report.retrying += 1
+                continue
+            } catch {
+                // A stored identity key that no longer decodes: no retry mends it.
+                do {
+                    try store.sendQueue.markFailed(requestId: item.requestId, error: "\(error)", nextAttemptAt: nil)
+                    report.failed += 1
+                } catch {
+                    report.retrying += 1
+                }
                 continue
             }
             if let members {

@@ -23,9 +23,9 @@ public struct RelayRawResponse: Sendable {
 }
 
 extension RelayClient {
-    func call<Response: Decodable>(_ method: HTTPMethod, _ path: String, authenticated: Bool = false,
+    func call<Response: Decodable>(_ method: HTTPMethod, _ path: String, authenticated: Bool = false, repeatable: Bool? = nil,
                                    as type: Response.Type) async throws(RelayClientError) -> Response {
-        try decode(type, from: await send(method, path, authenticated: authenticated))
+        try decode(type, from: await send(method, path, authenticated: authenticated, repeatable: repeatable))
     }
 
     func call<Body: Encodable, Response: Decodable>(_ method: HTTPMethod, _ path: String, body: Body, authenticated: Bool = false,
@@ -46,10 +46,10 @@ extension RelayClient {
     /// Sends one request; any status comes back (tests use this for error paths).
     ///
     /// A request whose connection closed before any answer came is sent once
-    /// more, on a new connection, when repeating it is harmless (`repeatable`;
-    /// by default every GET): a kept-alive connection that the relay closed
-    /// for idleness just as the request went out is the usual cause, and the
-    /// HTTP client does not retry it (docs/RELAY-API.md, "Repeating a request").
+    /// more when repeating it is harmless (`repeatable`; by default every GET
+    /// but a bundle's): a kept-alive connection that the relay closed for
+    /// idleness just as the request went out is the usual cause, and the HTTP
+    /// client does not retry it (docs/RELAY-API.md, "Repeating a request").
     public func send(_ method: HTTPMethod, _ path: String, body: ByteBuffer? = nil, contentType: String? = nil,
                      authenticated: Bool = false, headers extra: [(String, String)] = [], repeatable: Bool? = nil,
                      maxResponseBytes: Int = 4 * 1024 * 1024) async throws(RelayClientError) -> RelayRawResponse {
@@ -99,13 +99,14 @@ extension RelayClient {
             return RelayRawResponse(status: Int(response.status.code), retryAfter: response.headers.first(name: "Retry-After"),
                                     workBits: response.headers.first(name: FirstContactWork.bitsHeader).flatMap(Int.init),
                                     body: Array(bytes.readableBytesView))
+        } catch where TransportFailure.closedBeforeAnswer(error) {
+            throw .closedBeforeAnswer(.transport(TransportFailure.describe(error, method.rawValue, baseURL + path)))
         } catch is NIOSSLError where pin != nil {
             throw .failed(await pinnedHandshakeFailure())
         } catch is NIOSSLError {
             throw .failed(.transport("the TLS handshake failed: this system does not trust the relay's certificate (a relay with a self-signed key needs its pin: https://HOST:PORT#pin=PIN)"))
         } catch {
-            let failure = RelayClientError.transport(TransportFailure.describe(error, method.rawValue, baseURL + path))
-            throw TransportFailure.closedBeforeAnswer(error) ? .closedBeforeAnswer(failure) : .failed(failure)
+            throw .failed(.transport(TransportFailure.describe(error, method.rawValue, baseURL + path)))
         }
     }
 

@@ -120,7 +120,8 @@ public final class RelayClient: Sendable {
     /// Fetches (and consumes) a bundle for `identity`, and verifies every
     /// signature in it against that identity key before returning it.
     public func fetchBundle(for identity: [UInt8]) async throws(RelayClientError) -> PrekeyBundle {
-        let dto = try await call(.GET, RelayPaths.bundle(identity), as: PrekeyBundleDTO.self)
+        // Not repeated on a closed connection: a fetch the relay answered consumed one-time prekeys.
+        let dto = try await call(.GET, RelayPaths.bundle(identity), repeatable: false, as: PrekeyBundleDTO.self)
         do {
             let bundle = try dto.bundle()
             guard bundle.identityKey.rawRepresentation == identity else { throw ProtocolError.malformed(what: "bundle for another identity") }
@@ -216,7 +217,7 @@ public final class RelayClient: Sendable {
         let owner = try currentSession().identity
         let body = CredentialsRequest(add: tokens.map { Base64Bytes(DeliveryCredential.hash($0)) },
                                       remove: revoked.map { Base64Bytes(DeliveryCredential.hash($0)) })
-        return try await call(.POST, RelayPaths.mailboxCredentials(owner), body: body, authenticated: true, repeatable: true, as: CredentialsResponse.self).count
+        return try await call(.POST, RelayPaths.mailboxCredentials(owner), body: body, authenticated: true, as: CredentialsResponse.self).count
     }
 
     // MARK: Blobs

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOPosix
+import NIOSSL
 
 /// Why a request never got an answer, in words: what was tried, on which
 /// relay, and what the system said ("POST http://relay:8080/v1/messages:
@@ -23,6 +24,9 @@ enum TransportFailure {
             default: return false
             }
         case let error as IOError: return [ECONNRESET, EPIPE].contains(error.errnoCode)
+        case let error as NIOSSLError:
+            if case .uncleanShutdown = error { return true }
+            return false
         default: return false
         }
     }

@@ -47,6 +47,8 @@ import Testing
               per-address-burst: 1000000
               bundles-per-identity-burst: 100000
             """.write(to: config, atomically: true, encoding: .utf8)
+        // Read once, when the relay starts.
+        defer { try? FileManager.default.removeItem(at: config) }
         return try Testbed("request-cap", relayOptions: ["--config", config.path])
     }
 

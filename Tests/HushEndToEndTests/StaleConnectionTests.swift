@@ -26,7 +26,8 @@ import Testing
             connections.serveEach { [self] in serve($0) }
         }
 
-        deinit { connections.stop() }
+        /// Closes the listener and every connection (the threads hold the server until then).
+        func stop() { connections.stop() }
 
         var url: String { "http://127.0.0.1:\(port)" }
         /// The request lines read, in order.
@@ -45,6 +46,7 @@ import Testing
 
     @Test func aRequestThatMayBeRepeatedIsSentOnceMoreOnANewConnection() async throws {
         let server = try IdleClosingServer()
+        defer { server.stop() }
         let client = RelayClient(baseURL: server.url)
         #expect(try await client.health().status == "ok")
         // The kept-alive connection is closed under the second request; the repeat goes out on a new one.
@@ -54,6 +56,7 @@ import Testing
 
     @Test func aRegistrationIsNeverRepeated() async throws {
         let server = try IdleClosingServer()
+        defer { server.stop() }
         let transport = RelayClientTransport(client: RelayClient(baseURL: server.url))
         #expect(try await transport.client.health().status == "ok")
         let random = DeterministicRandom(seed: "stale-connection")

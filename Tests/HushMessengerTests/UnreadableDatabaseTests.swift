@@ -75,6 +75,8 @@ import Testing
         try Self.rename("attachments", to: "attachments_away", in: alice)
         await #expect(throws: (any Error).self) { _ = try await alice.messenger.sendFile(at: second, to: "bob") }
         try Self.rename("attachments_away", to: "attachments", in: alice)
+        let left = try FileManager.default.contentsOfDirectory(atPath: alice.directory.path("attachments"))
+        #expect(!left.contains { $0.hasPrefix(".sealing-") }, "the failed send's own encrypted copy is gone: \(left)")
 
         alice.clock.advance(milliseconds: 60_000)
         _ = await alice.messenger.flushOutbox()
@@ -86,18 +88,27 @@ import Testing
 
     /// A sealing file belongs to the process that writes it: another
     /// process's sweep (after its own send failed, or a removed contact)
-    /// leaves it alone while that process lives, and removes it once it is
-    /// gone, as it removes the nameless ones older versions left.
+    /// leaves it alone while it is being written or its process lives, and
+    /// removes it once it sat a minute with its process gone (or the nameless
+    /// ones of older versions), or an hour whatever its process id says.
     @Test func aSweepLeavesTheSealingFileOfALiveProcess() throws {
         let directory = try TemporaryDirectory(label: "sweep")
         let files = AttachmentFiles(directory: directory.path)
         try files.ensureDirectory()
-        let live = directory.path + "/.sealing-\(getpid())-00112233", dead = directory.path + "/.sealing-999999999-44556677",
-            legacy = directory.path + "/.sealing-8899aabbccddeeff", kept = directory.path + "/7.blob", orphan = directory.path + "/8.blob"
-        for path in [live, dead, legacy, kept, orphan] { FileManager.default.createFile(atPath: path, contents: Data([1])) }
-        files.sweep(keeping: [7], isAlive: { $0 == getpid() })
-        #expect(FileManager.default.fileExists(atPath: live) && FileManager.default.fileExists(atPath: kept))
-        #expect(![dead, legacy, orphan].contains { FileManager.default.fileExists(atPath: $0) })
-        #expect(AttachmentFiles.sealingProcess(".sealing-\(getpid())-00ff") == getpid())
+        let me = getpid(), gone: Int32 = 999_999_999
+        let names = ["live": ".sealing-\(me)-00112233", "justWritten": ".sealing-\(gone)-01", "dead": ".sealing-\(gone)-02",
+                     "legacy": ".sealing-8899aabbccddeeff", "ancient": ".sealing-\(me)-03", "kept": "7.blob", "orphan": "8.blob"]
+        let ages = ["dead": 120.0, "legacy": 120.0, "ancient": 7_200.0, "live": 120.0]
+        for (label, name) in names {
+            let path = directory.path + "/" + name
+            FileManager.default.createFile(atPath: path, contents: Data([1]))
+            if let age = ages[label] {
+                try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -age)], ofItemAtPath: path)
+            }
+        }
+        files.sweep(keeping: [7], isAlive: { $0 == me })
+        let left = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
+        #expect(left == Set(["live", "justWritten", "kept"].map { names[$0]! }), "\(left.sorted())")
+        #expect(AttachmentFiles.sealingProcess(".sealing-\(me)-00ff") == me)
     }
 }
