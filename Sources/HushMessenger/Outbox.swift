@@ -197,12 +197,7 @@ final class Outbox {
                 continue
             } catch {
                 // A stored identity key that no longer decodes: no retry mends it.
-                do {
-                    try store.sendQueue.markFailed(requestId: item.requestId, error: "\(error)", nextAttemptAt: nil)
-                    report.failed += 1
-                } catch {
-                    report.retrying += 1
-                }
+                giveUp(item, reason: "\(error)", into: &report)
                 continue
             }
             if let members {
@@ -210,12 +205,7 @@ final class Outbox {
                 continue
             }
             guard let recipient else {
-                do {
-                    try store.sendQueue.markFailed(requestId: item.requestId, error: "the contact no longer exists", nextAttemptAt: nil)
-                    report.failed += 1
-                } catch {
-                    report.retrying += 1
-                }
+                giveUp(item, reason: "the contact no longer exists", into: &report)
                 continue
             }
             do {
@@ -237,6 +227,17 @@ final class Outbox {
                 // pending and the relay's idempotency returns the same id next time.
                 report.retrying += 1
             }
+        }
+    }
+
+    /// Fails a request that no retry can deliver; one whose failure cannot
+    /// be written stays pending (and is counted so).
+    private func giveUp(_ item: OutboxItem, reason: String, into report: inout OutboxReport) {
+        do {
+            try store.sendQueue.markFailed(requestId: item.requestId, error: reason, nextAttemptAt: nil)
+            report.failed += 1
+        } catch {
+            report.retrying += 1
         }
     }
 
