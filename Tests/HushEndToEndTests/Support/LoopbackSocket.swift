@@ -87,43 +87,30 @@ enum LoopbackSocket {
 /// A client that connects to it blocks until its own timeout.
 final class BlackHole: @unchecked Sendable {
     let port: Int
-    /// Used by the accepting thread and by `stop`.
-    private let listener: SharedDescriptor
+    /// The listener and every swallowed connection, shut down and closed by `stop`.
+    private let sockets: OpenSockets
     private let lock = NSLock()
-    /// Owned here alone (the accepting thread hands them over under the lock); closed by `stop`.
-    private var accepted: [Int32] = []
-    private var stopped = false
+    private var swallowedCount = 0
     /// Signalled once per connection swallowed.
     private let swallowed = DispatchSemaphore(value: 0)
 
     init(port: Int) throws {
         let (fd, port) = try LoopbackSocket.listen(port: port)
         self.port = port
-        let listener = SharedDescriptor(fd, users: 2)
-        self.listener = listener
-        Thread.detachNewThread { [self] in
-            defer { listener.release() }
-            while true {
-                let fd = accept(listener.fd, nil, nil)
-                if fd < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                let keep = lock.withLock { () -> Bool in
-                    if !stopped { accepted.append(fd) }
-                    return !stopped
-                }
-                if !keep { close(fd); return }
-                swallowed.signal()
-            }
+        sockets = OpenSockets(listener: SharedDescriptor(fd, users: 2))
+        sockets.acceptEach { [self] accepted in
+            // Owned by `sockets` alone: never read, closed at `stop`.
+            sockets.track(SharedDescriptor(accepted, users: 1))
+            lock.withLock { swallowedCount += 1 }
+            swallowed.signal()
         }
     }
 
     /// How many connections it has swallowed.
-    var connections: Int { lock.withLock { accepted.count } }
+    var connections: Int { lock.withLock { swallowedCount } }
 
     /// The listening socket's number (tests of the descriptors' ownership).
-    var listenerNumber: Int32 { listener.fd }
+    var listenerNumber: Int32 { sockets.listenerNumber }
 
     /// Waits for the next connection; false when none came within `timeout` seconds.
     func waitForConnection(timeout: Double) -> Bool {
@@ -131,17 +118,7 @@ final class BlackHole: @unchecked Sendable {
     }
 
     /// Closes the listener and every swallowed connection; only the first call does anything.
-    func stop() {
-        let fds = lock.withLock { () -> [Int32]? in
-            guard !stopped else { return nil }
-            stopped = true
-            return accepted
-        }
-        guard let fds else { return }
-        listener.shutDown()
-        listener.release()
-        for fd in fds { shutdown(fd, Int32(SHUT_RDWR)); close(fd) }
-    }
+    func stop() { sockets.stop() }
 
     deinit { stop() }
 }
