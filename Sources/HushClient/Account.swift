@@ -36,7 +36,7 @@ public enum Account {
             do { try await messenger.register() } catch { registrationError = error }
         }
         return NewAccount(home: home.path, address: identity.address.description,
-                          fingerprint: IdentityFingerprint.of(contents), database: home.databasePath,
+                          fingerprint: IdentityFingerprint.of(publicKey: contents.identityKeyPair().publicKey.rawRepresentation), database: home.databasePath,
                           kdf: cost.description, registrationError: registrationError)
     }
 
@@ -50,7 +50,8 @@ public enum Account {
         let identity = try IdentityKeyPair(seed: contents.identitySeed)
         if let relayOverride { try store.settings.set(SettingsRepository.Name.relayURL, to: relayOverride) }
         let relayURL = try store.settings.value(SettingsRepository.Name.relayURL)
-        let transport: any RelayTransport = offline ? NoRelay() : relayURL.map { RelayClientTransport(client: RelayClient(baseURL: $0)) } ?? NoRelay()
+        let noRelay = NoRelayTransport(reason: "no relay configured: run `hush register --relay URL`")
+        let transport: any RelayTransport = offline ? noRelay : relayURL.map { RelayClientTransport(client: RelayClient(baseURL: $0)) } ?? noRelay
         let messenger = Messenger(identity: identity, store: store, transport: transport,
                                   attachmentDirectory: home.directory.file(AccountHome.attachmentDirectoryName))
         return MessagingClient(home: home, identity: identity, messenger: messenger, relayURL: relayURL)

@@ -1,4 +1,5 @@
 import HushKeystore
+import HushProtocol
 import HushStore
 
 /// `doctor`: the keystore and database checks of one account.
@@ -19,7 +20,7 @@ public struct AccountCheckup {
         let contents = try home.unlock()
         let header = try home.keystore.header()
         let (store, created) = try openOrCreateStore(home, contents, createMissingDatabase: createMissingDatabase)
-        return AccountCheckup(home: home.path, fingerprint: IdentityFingerprint.of(contents), keystoreVersion: header.version,
+        return AccountCheckup(home: home.path, fingerprint: IdentityFingerprint.of(publicKey: contents.identityKeyPair().publicKey.rawRepresentation), keystoreVersion: header.version,
                               kdf: header.cost.description, database: try store.doctor(), createdDatabase: created)
     }
 

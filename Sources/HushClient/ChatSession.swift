@@ -67,7 +67,7 @@ public final class ChatSession: @unchecked Sendable {
                     _ = try? await client.markRead(contact: contact)
                 case let .groupReceived(_, group, _) where group == groupName:
                     _ = try? await client.markRead(contact: contact)
-                case let .typing(from, active) where from == contact:
+                case let .typing(from, active, _) where from == contact:
                     // The contact just opened the chat: answer their heartbeat at once, so
                     // they see us online without waiting for our next one (a contact
                     // already online is not answered, so two chats never ping-pong).

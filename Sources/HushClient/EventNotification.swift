@@ -13,7 +13,7 @@ public struct EventNotification: Sendable, Equatable {
         switch event {
         case let .received(message, contact):
             self.init(messageFrom: contact, text: message.body, isRequest: false, includeText: includeText)
-        case let .request(message, contact):
+        case let .request(message, contact, _):
             self.init(messageFrom: contact, text: message.body, isRequest: true, includeText: includeText)
         case let .groupReceived(message, group, member):
             self.init(messageFrom: "\(member) in \(group)", text: message.body, isRequest: false, includeText: includeText)

@@ -6,7 +6,7 @@ extension MessengerError: UserFacingError {
         switch self {
         case .identityChanged: status = .identityChanged
         case .unknownContact, .contactExists, .nothingToAccept, .invalidAddress, .ownAddress,
-             .requestNotAccepted, .contactBlocked, .noRequest, .unknownGroup, .ambiguousName: status = .contactProblem
+             .requestNotAccepted, .contactBlocked, .noRequest, .unknownGroup, .unknownConversation, .ambiguousName: status = .contactProblem
         case .relay, .notRegistered: status = .relayUnavailable
         case .messageTooLong, .protocolFailure, .missingLocalState, .awaitingGroupKey, .awaitingAcceptance, .unknownMessage, .unknownAttachment,
              .attachmentUnavailable, .attachmentRejected, .groupRefused: status = .failure

@@ -38,7 +38,7 @@ final class ContentApplier {
         case .typingStarted, .typingStopped:
             // A stranger's typing is not shown: a request is read when the user chooses.
             if contact.standing == .accepted {
-                dependencies.emit(.typing(contact: contact.name, active: content.body == .typingStarted))
+                dependencies.emit(.typing(contact: contact.name, active: content.body == .typingStarted, contactID: contact.id))
             }
         case let .deliveryCredential(token):
             try store.contacts.setDeliveryCredential(token, contactId: contact.id)
@@ -95,7 +95,7 @@ final class ContentApplier {
         // a changed identity key waits for the user, nothing is sealed to the
         // contact; what still arrives on the old session is stored all the same.
         guard contact.standing == .accepted, contact.verification != .changed else {
-            if let stored = try store.messages.message(id: id) { dependencies.emit(.request(stored, contact: contact.name)) }
+            if let stored = try store.messages.message(id: id) { dependencies.emit(.request(stored, contact: contact.name, contactID: contact.id)) }
             return
         }
         try outbox.seal(.deliveryReceipt([content.id]), to: contact.name)
@@ -109,7 +109,10 @@ final class ContentApplier {
             // what was sent to it.
             let conversation = try store.conversations.conversation(forContact: contact.id, title: contact.name, at: time)
             if try store.messages.advanceOutgoingStatus(clientMessageId: id.description, to: status, at: time, conversationId: conversation) {
-                dependencies.emit(.statusChanged(clientMessageID: id.description, status: status, contact: contact.name))
+                if let message = try store.messages.message(clientMessageId: id.description) {
+                    dependencies.emit(.statusChanged(clientMessageID: id.description, status: status, contact: contact.name,
+                                                     messageID: message.id, conversationID: conversation))
+                }
             } else if let (message, group) = try groups.recordReceipt(id, status: status, from: contact) {
                 // A group message moves on once every member it went to reached the status.
                 let receipts = try store.groups.receipts(messageId: message.id)
@@ -118,7 +121,8 @@ final class ContentApplier {
                 let overall: MessageStatus? = lowest >= 2 ? .read : lowest >= 1 ? .delivered : nil
                 if let overall, try store.messages.advanceOutgoingStatus(clientMessageId: id.description, to: overall, at: time,
                                                                           conversationId: group.conversationId) {
-                    dependencies.emit(.statusChanged(clientMessageID: id.description, status: overall, contact: group.name))
+                    dependencies.emit(.statusChanged(clientMessageID: id.description, status: overall, contact: group.name,
+                                                     messageID: message.id, conversationID: group.conversationId))
                 }
             }
         }
@@ -148,6 +152,6 @@ final class ContentApplier {
               try store.resends.markResent(messageId: messageId, at: dependencies.clock.now())
         else { return }
         try outbox.reseal(message, for: contact)
-        dependencies.emit(.resent(clientMessageID: message.clientMessageId, contact: contact.name))
+        dependencies.emit(.resent(clientMessageID: message.clientMessageId, contact: contact.name, messageID: message.id))
     }
 }

@@ -173,7 +173,7 @@ final class Groups {
             let created = try store.groups.create(groupID: incoming.groupID, name: name, state: incoming.encoded, epoch: incoming.epoch,
                                                   at: dependencies.clock.now())
             try adopt(incoming, in: created, announce: false, previous: nil)
-            dependencies.emit(.groupChanged(group: name))
+            dependencies.emit(.groupChanged(group: name, conversationID: created.conversationId))
             return
         }
         guard group.standing != .left else { return }
@@ -186,15 +186,17 @@ final class Groups {
             try store.groups.setState(incoming.encoded, epoch: incoming.epoch, groupRow: group.id)
             try store.groups.setStanding(.removed, groupRow: group.id)
             try store.groups.forgetKeys(groupRow: group.id)
-            dependencies.emit(.groupChanged(group: group.name))
+            dependencies.emit(.groupChanged(group: group.name, conversationID: group.conversationId))
             return
         }
         if group.standing == .removed { try store.groups.setStanding(.member, groupRow: group.id) }
         try adopt(incoming, in: group, announce: false, previous: current)
+        var name = group.name
         if incoming.name != current.name {
-            try store.groups.rename(groupRow: group.id, to: try freeGroupName(incoming.name))
+            name = try freeGroupName(incoming.name)
+            try store.groups.rename(groupRow: group.id, to: name)
         }
-        dependencies.emit(.groupChanged(group: group.name))
+        dependencies.emit(.groupChanged(group: name, conversationID: group.conversationId))
     }
 
     /// An invitation from someone whose message request waits: kept (a later

@@ -31,6 +31,14 @@ public struct GroupSummary: Sendable, Equatable {
 public enum ConversationTarget: Sendable, Equatable {
     case contact(String)
     case group(String)
+
+    /// The name as `resolve` reads it without doubt (`contact:NAME` or `group:NAME`).
+    public var qualifiedName: String {
+        switch self {
+        case let .contact(name): return "contact:" + name
+        case let .group(name): return "group:" + name
+        }
+    }
 }
 
 extension Messenger {

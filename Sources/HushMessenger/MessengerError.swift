@@ -36,6 +36,8 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
     /// The blob failed its checks (a chunk, its length, its digest), or a local file could not be written.
     case attachmentRejected(String)
     case unknownGroup(String)
+    /// No conversation has this store id (it was deleted, or never existed).
+    case unknownConversation(Int64)
     /// A group operation that cannot be done as asked; the reason says why and what to do.
     case groupRefused(String)
     /// A name that is both a contact and a group.
@@ -77,6 +79,8 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
             return "no group named '\(name)': `hush group list` lists them, `hush group create NAME MEMBER…` makes one"
         case let .ambiguousName(name):
             return "'\(name)' is both a contact and a group: write contact:\(name) or group:\(name)"
+        case let .unknownConversation(id):
+            return "no conversation with id \(id): it was deleted, or the id is from another account"
         case let .unknownMessage(id):
             return "no outbox message with id \(id): see `hush outbox`"
         }

@@ -218,7 +218,8 @@ final class Outbox {
                 }
                 report.sent += 1
                 if let messageID = item.messageId, let message = try store.messages.message(id: messageID) {
-                    dependencies.emit(.statusChanged(clientMessageID: message.clientMessageId, status: message.status, contact: recipient.name))
+                    dependencies.emit(.statusChanged(clientMessageID: message.clientMessageId, status: message.status, contact: recipient.name,
+                                                     messageID: message.id, conversationID: message.conversationId))
                 }
             } catch let failure as DeliveryFailure {
                 record(failure, of: item, for: recipient.name, at: now, in: &report)
@@ -299,7 +300,8 @@ final class Outbox {
                 report.sent += 1
                 if let messageID = item.messageId, let message = try store.messages.message(id: messageID) {
                     let group = try store.groups.group(conversationId: item.conversationId)?.name ?? ""
-                    dependencies.emit(.statusChanged(clientMessageID: message.clientMessageId, status: message.status, contact: group))
+                    dependencies.emit(.statusChanged(clientMessageID: message.clientMessageId, status: message.status, contact: group,
+                                                     messageID: message.id, conversationID: message.conversationId))
                 }
             } else {
                 record(firstFailure ?? .unavailable(reason: "the relay answered for no member"), of: item, for: "", at: now, in: &report)
@@ -369,7 +371,8 @@ final class Outbox {
         }
         report.failed += 1
         if let messageID = item.messageId, let message = try? store.messages.message(id: messageID) {
-            dependencies.emit(.statusChanged(clientMessageID: message.clientMessageId, status: .failed, contact: recipient))
+            dependencies.emit(.statusChanged(clientMessageID: message.clientMessageId, status: .failed, contact: recipient,
+                                             messageID: message.id, conversationID: message.conversationId))
         }
     }
 

@@ -18,8 +18,8 @@ import Testing
     }
 
     @Test func statusChangesAndTypingDoNotNotify() {
-        #expect(EventNotification(.statusChanged(clientMessageID: "c", status: .read, contact: "a"), includeText: true) == nil)
-        #expect(EventNotification(.typing(contact: "a", active: true), includeText: true) == nil)
+        #expect(EventNotification(.statusChanged(clientMessageID: "c", status: .read, contact: "a", messageID: 1, conversationID: 1), includeText: true) == nil)
+        #expect(EventNotification(.typing(contact: "a", active: true, contactID: 1), includeText: true) == nil)
         #expect(EventNotification(.connection(online: true), includeText: true) == nil)
     }
 }

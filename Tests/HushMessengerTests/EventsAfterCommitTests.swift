@@ -59,7 +59,7 @@ extension Messenger {
         let hub = MessengerEventHub(bufferLimit: 4)
         let slow = hub.subscribe(), other = hub.subscribe()
         #expect(hub.subscriberCount == 2)
-        for index in 0..<10 { hub.publish(.typing(contact: "c\(index)", active: true)) }
+        for index in 0..<10 { hub.publish(.typing(contact: "c\(index)", active: true, contactID: Int64(index))) }
         var slowEvents = slow.makeAsyncIterator(), otherEvents = other.makeAsyncIterator()
         var received: [MessengerEvent] = [], otherReceived: [MessengerEvent] = []
         for _ in 0..<4 {
@@ -69,7 +69,7 @@ extension Messenger {
         // Room again: the next event comes after a count of what was dropped.
         hub.publish(.connection(online: true))
         for _ in 0..<2 { if let event = await slowEvents.next() { received.append(event) } }
-        let first = (0..<4).map { MessengerEvent.typing(contact: "c\($0)", active: true) }
+        let first = (0..<4).map { MessengerEvent.typing(contact: "c\($0)", active: true, contactID: Int64($0)) }
         #expect(received == first + [.missed(count: 6), .connection(online: true)])
         #expect(otherReceived == first)
     }

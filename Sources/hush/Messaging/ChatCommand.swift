@@ -202,11 +202,11 @@ struct ChatCommand: AsyncParsableCommand {
             view.notice("new message from \(member) in \(group) (hush chat \(group))")
         case let .received(_, from):
             view.notice("new message from \(from) (hush chat \(from))")
-        case let .request(_, from):
+        case let .request(_, from, _):
             view.notice("message request from \(from) (hush requests)")
-        case let .statusChanged(id, status, to) where to == contact:
+        case let .statusChanged(id, status, to, _, _) where to == contact:
             view.statusChanged(id, to: status)
-        case let .resent(id, to) where to == contact:
+        case let .resent(id, to, _) where to == contact:
             view.notice("message \(id.prefix(8)) could not be decrypted by \(contact); sent again")
         case let .quarantined(reason):
             view.error("set aside an undecryptable envelope: \(reason)")

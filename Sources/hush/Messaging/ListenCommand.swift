@@ -89,17 +89,17 @@ struct ListenCommand: AsyncParsableCommand {
             var object = Presentation.json(message, contact: contact)
             object["event"] = "message"
             return object
-        case let .request(message, contact):
+        case let .request(message, contact, _):
             var object = Presentation.json(message, contact: contact)
             object["event"] = "request"
             return object
-        case let .statusChanged(id, status, contact):
+        case let .statusChanged(id, status, contact, _, _):
             return ["event": "status", "clientMessageId": id, "status": status.rawValue, "contact": contact]
-        case let .typing(contact, active):
+        case let .typing(contact, active, _):
             return ["event": "typing", "contact": contact, "active": active]
         case let .quarantined(reason):
             return ["event": "quarantined", "reason": reason]
-        case let .resent(id, contact):
+        case let .resent(id, contact, _):
             return ["event": "resent", "clientMessageId": id, "contact": contact]
         case let .connection(online):
             return ["event": "connection", "online": online]
@@ -108,7 +108,7 @@ struct ListenCommand: AsyncParsableCommand {
             object["event"] = "message"
             object["group"] = group
             return object
-        case let .groupChanged(group):
+        case let .groupChanged(group, _):
             return ["event": "group", "group": group]
         case let .missed(count):
             return ["event": "missed", "count": count]

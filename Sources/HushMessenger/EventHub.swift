@@ -1,18 +1,27 @@
 import Synchronization
 
+/// The messenger's own hub: its events, `.missed(count:)` for what a slow subscriber lost.
+public typealias MessengerEventHub = EventHub<MessengerEvent>
+
+extension EventHub where Event == MessengerEvent {
+    public convenience init(bufferLimit: Int = defaultEventBufferLimit) {
+        self.init(bufferLimit: bufferLimit, missed: { .missed(count: $0) })
+    }
+}
+
+/// Events one subscriber may have waiting before it starts missing some.
+public let defaultEventBufferLimit = 1_024
+
 /// Hands every event to every subscriber, each on a stream of its own.
 ///
 /// Events are published after the commit they describe (see
 /// `MessengerDependencies.emit`). A subscriber that does not keep up is never
 /// skipped silently: once its buffer is full, what it misses is counted, and
-/// the first event it can take again is preceded by `.missed(count:)`, which
-/// tells it to read what it shows again from the store.
-public final class MessengerEventHub: Sendable {
-    /// Events one subscriber may have waiting before it starts missing some.
-    public static let defaultBufferLimit = 1_024
-
+/// the first event it can take again is the one `missed` makes of that count,
+/// which tells it to read what it shows again from the store.
+public final class EventHub<Event: Sendable>: Sendable {
     private struct Subscriber {
-        let continuation: AsyncStream<MessengerEvent>.Continuation
+        let continuation: AsyncStream<Event>.Continuation
         /// Events dropped since the last one it received.
         var missed = 0
     }
@@ -24,15 +33,18 @@ public final class MessengerEventHub: Sendable {
 
     private let state = Mutex(State())
     private let bufferLimit: Int
+    private let missed: @Sendable (Int) -> Event
 
-    public init(bufferLimit: Int = MessengerEventHub.defaultBufferLimit) {
+    /// `missed` makes the event that tells a subscriber how many it lost.
+    public init(bufferLimit: Int = defaultEventBufferLimit, missed: @escaping @Sendable (Int) -> Event) {
         self.bufferLimit = max(2, bufferLimit)
+        self.missed = missed
     }
 
     /// A new stream of every event published from now on; it ends when the
     /// caller stops iterating (the subscription is then removed).
-    public func subscribe() -> AsyncStream<MessengerEvent> {
-        let (stream, continuation) = AsyncStream<MessengerEvent>.makeStream(bufferingPolicy: .bufferingOldest(bufferLimit))
+    public func subscribe() -> AsyncStream<Event> {
+        let (stream, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingOldest(bufferLimit))
         let id = state.withLock { state -> UInt64 in
             let id = state.nextID
             state.nextID += 1
@@ -48,12 +60,12 @@ public final class MessengerEventHub: Sendable {
     /// How many streams are subscribed.
     public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 
-    func publish(_ event: MessengerEvent) {
+    public func publish(_ event: Event) {
         state.withLock { state in
             for id in state.subscribers.keys {
                 guard var subscriber = state.subscribers[id] else { continue }
                 if subscriber.missed > 0 {
-                    guard case .enqueued = subscriber.continuation.yield(.missed(count: subscriber.missed)) else {
+                    guard case .enqueued = subscriber.continuation.yield(missed(subscriber.missed)) else {
                         subscriber.missed += 1
                         state.subscribers[id] = subscriber
                         continue
@@ -66,8 +78,8 @@ public final class MessengerEventHub: Sendable {
         }
     }
 
-    /// Ends every stream (the messenger is going away).
-    func finish() {
+    /// Ends every stream (its owner is going away).
+    public func finish() {
         let subscribers = state.withLock { state in
             defer { state.subscribers.removeAll() }
             return Array(state.subscribers.values)

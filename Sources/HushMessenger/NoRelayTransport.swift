@@ -1,0 +1,25 @@
+import HushProtocol
+
+/// The transport of an identity that has no relay yet: every call fails with
+/// `reason`, which says what to do (each front end words it for its users).
+public struct NoRelayTransport: RelayTransport {
+    private let failure: DeliveryFailure
+
+    public init(reason: String = "no relay configured for this account") {
+        failure = .rejected(status: 0, code: reason)
+    }
+
+    public func authenticate(identity: IdentityKeyPair) async throws(DeliveryFailure) { throw failure }
+    public func register(identity: IdentityKeyPair, signedPrekey: SignedPrekey, lastResortKEMPrekey: SignedPrekey,
+                         oneTimePrekeys: [SignedPrekey]) async throws(DeliveryFailure) { throw failure }
+    public func uploadPrekeys(_ prekeys: [SignedPrekey]) async throws(DeliveryFailure) -> (x25519: Int, kem: Int) { throw failure }
+    public func prekeyCounts() async throws(DeliveryFailure) -> (x25519: Int, kem: Int) { throw failure }
+    public func fetchBundle(for identity: IdentityKey) async throws(DeliveryFailure) -> PrekeyBundle { throw failure }
+    public func updateDeliveryCredentials(add tokens: [[UInt8]], remove revoked: [[UInt8]]) async throws(DeliveryFailure) { throw failure }
+    public func deposit(_ envelope: [UInt8], to recipient: IdentityKey, requestID: String,
+                        credential: [UInt8]?) async throws(DeliveryFailure) -> DepositReceipt { throw failure }
+    public func fetch(after serverID: Int64, limit: Int) async throws(DeliveryFailure) -> MailboxPage { throw failure }
+    public func acknowledge(_ serverIDs: [Int64]) async throws(DeliveryFailure) { throw failure }
+    public func connect() async throws(DeliveryFailure) -> AsyncStream<TransportEvent> { throw failure }
+    public func sendEphemeral(_ envelope: [UInt8], to recipient: IdentityKey, credential: [UInt8]) async throws(DeliveryFailure) { throw failure }
+}
