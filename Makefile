@@ -15,7 +15,7 @@ DEB_PACKAGES := pkg-config libsodium-dev libsqlcipher-dev sqlcipher libqrencode-
 TEST_DEB_PACKAGES := postgresql python3 python3-venv
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build test test-fast test-openapi soak vectors bench demo clean fuzz fuzz-build fuzz-seeds test-asan test-tsan man completions install uninstall
+.PHONY: all deps build docs test test-fast test-openapi soak vectors bench demo clean fuzz fuzz-build fuzz-seeds test-asan test-tsan man completions install uninstall
 
 all: build
 
@@ -44,6 +44,24 @@ test: deps
 	scripts/openapi-contract-test "$$($(SWIFT) build --show-bin-path $(BUILD_FLAGS))/hush"
 	# A short fuzz pass over every target (the test suite above replayed the corpora).
 	$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SECONDS_IN_TEST)
+	# HushKit's documentation builds, and every public symbol has a doc comment.
+	$(MAKE) docs
+
+# HushKit's DocC documentation (Sources/HushKit/HushKit.docc and the symbol
+# reference) into .build/docs/HushKit.doccarchive; fails when a public symbol
+# has no doc comment. Preview: `docc preview Sources/HushKit/HushKit.docc
+# --additional-symbol-graph-dir .build/docs/symbols`.
+DOCS_DIR := .build/docs
+docs: deps
+	$(MAKE) deps DEB_PACKAGES=python3
+	$(SWIFT) package dump-symbol-graph --minimum-access-level public $(BUILD_FLAGS) > /dev/null
+	rm -rf $(DOCS_DIR)/symbols && mkdir -p $(DOCS_DIR)/symbols
+	cp "$$($(SWIFT) build --show-bin-path $(BUILD_FLAGS))/../symbolgraph/HushKit.symbols.json" $(DOCS_DIR)/symbols/
+	python3 scripts/doc-coverage.py $(DOCS_DIR)/symbols/HushKit.symbols.json
+	docc convert Sources/HushKit/HushKit.docc --additional-symbol-graph-dir $(DOCS_DIR)/symbols \
+	  --fallback-display-name HushKit --fallback-bundle-identifier org.hush.HushKit \
+	  --warnings-as-errors --output-path $(DOCS_DIR)/HushKit.doccarchive
+	@echo "HushKit documentation: $(DOCS_DIR)/HushKit.doccarchive"
 
 # The suites whose synchronous tests wait on processes they spawn (the `hush`
 # binary, the relay, the sqlcipher command line, openssl, a writer killed with -9).
@@ -53,7 +71,8 @@ test: deps
 # the test process that stops answering, timeouts that fire while their task
 # cannot run). On 2 busy cores that failed runs of `make test`.
 PROCESS_SUITES := HushEndToEndTests 'HushCLITests\.HushCLITests' MisleadingMessageTests HushBinaryTests ServeProcessTests \
-	TLSPolicyTests CrashConsistencyTests 'HushDatabaseTests\.EncryptionAtRestTests' StoreEncryptionAtRestTests ConnectionLockTests
+	TLSPolicyTests CrashConsistencyTests 'HushDatabaseTests\.EncryptionAtRestTests' StoreEncryptionAtRestTests ConnectionLockTests \
+	HushKitTests
 
 # The in-process tests only, for the edit-build-test loop (under 30 s after the build):
 # PROCESS_SUITES are skipped, and PostgreSQL's cluster is processes that take seconds to

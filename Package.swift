@@ -17,6 +17,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "hush", targets: ["hush"]),
+        // The messaging core as a library that apps embed (Sources/HushKit, Examples/).
+        .library(name: "HushKit", targets: ["HushKit"]),
         .library(name: "HushCrypto", targets: ["HushCrypto"]),
         // For the libFuzzer driver in Fuzz/ (a package of its own, built with
         // the fuzzer and address sanitizers by `make fuzz`).
@@ -213,6 +215,17 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // The messaging core as apps embed it: an account (lobby) and its rooms,
+        // typed ids, one error type, live events. Its public API is all an app
+        // (and, in time, the CLI) needs; see Sources/HushKit/HushKit.docc.
+        .target(
+            name: "HushKit",
+            dependencies: [
+                "HushCrypto", "HushProtocol", "HushDatabase", "HushKeystore", "HushStore", "HushMessenger", "HushRelayClient",
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // The application layer under every front end: creating and opening an
         // account, the ready client, local audit, presence, and the one protocol
         // through which each module's errors carry exit code and message.
@@ -235,6 +248,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // An app on HushKit's public API alone: answers every message (run in `make test`).
+        .executableTarget(
+            name: "EchoBot",
+            dependencies: ["HushKit"],
+            path: "Examples/EchoBot",
             swiftSettings: swiftSettings
         ),
         // Writes Vectors/protocol/*.json from fixed seeds (`swift run HushVectorGenerator Vectors/protocol`).
@@ -329,6 +349,14 @@ let package = Package(
             dependencies: ["HushClient", "HushKeystore", "HushStore", "HushMessenger", "HushTesting"],
             swiftSettings: swiftSettings
         ),
+        // HushKit exactly as an outside app uses it: `import HushKit` only (no
+        // @testable, no package access), against a relay process ("hush" is a
+        // dependency so that it is built first).
+        .testTarget(
+            name: "HushKitTests",
+            dependencies: ["HushKit", "hush"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "HushTerminalTests",
             dependencies: ["HushTerminal"],
@@ -360,7 +388,8 @@ let package = Package(
             // HushRelayClient (with HushMessenger, HushProtocol and HushStore) to drive a transport directly
             // and to script strangers;
             // PostgresTestCluster for several relays on one database.
-            dependencies: ["hush", "HushRelayAPI", "HushCrypto", "HushRelayClient", "HushMessenger", "HushProtocol", "HushStore", "HushTesting", "PostgresTestCluster"],
+            // EchoBot: the example app, run against a relay like the CLI.
+            dependencies: ["hush", "EchoBot", "HushRelayAPI", "HushCrypto", "HushRelayClient", "HushMessenger", "HushProtocol", "HushStore", "HushTesting", "PostgresTestCluster"],
             swiftSettings: swiftSettings
         ),
     ]

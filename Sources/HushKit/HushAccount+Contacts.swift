@@ -1,0 +1,63 @@
+import HushCrypto
+import HushMessenger
+
+/// Contacts and safety numbers.
+extension HushAccount {
+    /// Every contact: accepted ones, strangers whose requests wait, and blocked ones (see `Contact.standing`).
+    public func contacts() async throws(HushError) -> [Contact] {
+        try await translatingErrors { try await messenger.contacts().map(Contact.init) }
+    }
+
+    /// The contact with id `id`.
+    public func contact(_ id: ContactID) async throws(HushError) -> Contact {
+        try await translatingErrors { Contact(try await messenger.contact(id: id.rawValue)) }
+    }
+
+    /// Adds someone by the address they gave (hush1…) under `name`, a name
+    /// for this account only. Compare safety numbers with them to verify it.
+    public func addContact(name: String, address: String) async throws(HushError) -> Contact {
+        try await translatingErrors { Contact(try await messenger.addContact(name: name, address: address)) }
+    }
+
+    /// Removes the contact, its conversation and its session.
+    public func removeContact(_ id: ContactID) async throws(HushError) {
+        try await translatingErrors { try await messenger.removeContact(name: try await messenger.contact(id: id.rawValue).name) }
+    }
+
+    /// Accepts a contact's changed identity key (after comparing the new
+    /// safety number with them): sending resumes.
+    public func acceptIdentityChange(of id: ContactID) async throws(HushError) {
+        try await translatingErrors { try await messenger.acceptIdentityChange(name: try await messenger.contact(id: id.rawValue).name) }
+    }
+
+    /// The safety number with a contact.
+    public func safetyNumber(with id: ContactID) async throws(HushError) -> SafetyNumber {
+        try await translatingErrors {
+            let (number, _) = try await messenger.safetyNumber(with: try await messenger.contact(id: id.rawValue).name)
+            return SafetyNumber(digits: number.digits, scannableCode: number.scannable.serialized())
+        }
+    }
+
+    /// Checks what the user compared against the safety number with a
+    /// contact: the 60 digits they read out (spaces ignored), or the hex of
+    /// the code they scanned. A match marks the contact verified.
+    ///
+    /// - Returns: whether it matched.
+    /// - Throws: `HushError` of kind `invalidInput` for digits that are not 60.
+    public func compareSafetyNumber(with id: ContactID, code: String) async throws(HushError) -> Bool {
+        try await translatingErrors {
+            let name = try await messenger.contact(id: id.rawValue).name
+            let compact = code.filter { !$0.isWhitespace }
+            if !compact.isEmpty, compact.allSatisfy(\.isASCII), compact.allSatisfy(\.isNumber) {
+                guard compact.count == 60 else {
+                    throw HushError(.invalidInput, reason: "a safety number has 60 digits, not \(compact.count)",
+                                    suggestion: "compare all twelve groups of five")
+                }
+                return try await messenger.verify(name: name, displayed: compact)
+            }
+            let (number, _) = try await messenger.safetyNumber(with: name)
+            guard let scanned = try? Hex.decode(compact), (try? number.scannable.matches(scanned: scanned)) == true else { return false }
+            return try await messenger.verify(name: name, displayed: number.digits)
+        }
+    }
+}

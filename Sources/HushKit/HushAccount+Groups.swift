@@ -1,0 +1,35 @@
+import HushMessenger
+
+/// Groups: listing and creating them (a group's own operations are on its `Room`).
+extension HushAccount {
+    /// Every group the account is or was in.
+    public func groups() async throws(HushError) -> [Group] {
+        try await translatingErrors {
+            var groups: [Group] = []
+            for summary in try await messenger.groupList() { groups.append(try await group(summary)) }
+            return groups
+        }
+    }
+
+    /// Creates a group with the account as its admin and `members` (accepted
+    /// contacts) in it; each member gets the invitation, sealed to them.
+    public func createGroup(name: String, members: [ContactID]) async throws(HushError) -> Group {
+        try await translatingErrors {
+            try await group(try await messenger.createGroup(name: name, members: try await contactNames(members)))
+        }
+    }
+
+    /// The names the messenger's group operations take.
+    func contactNames(_ ids: [ContactID]) async throws -> [String] {
+        var names: [String] = []
+        for id in ids { names.append(try await messenger.contact(id: id.rawValue).name) }
+        return names
+    }
+
+    /// A summary with ids: the group's conversation, and the contact of each member.
+    func group(_ summary: GroupSummary) async throws -> Group {
+        let contacts = Dictionary(try await messenger.contacts().map { ($0.address, ContactID(rawValue: $0.id)) }, uniquingKeysWith: { first, _ in first })
+        guard let conversation = try await messenger.groupConversationID(summary.name) else { throw MessengerError.unknownGroup(summary.name) }
+        return Group(summary, id: ConversationID(rawValue: conversation), contacts: contacts)
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import HushCrypto
+import HushKeystore
+import HushMessenger
+import HushProtocol
+import HushRelayClient
+import HushStore
+import Synchronization
+
+/// One account, unlocked: its identity, its encrypted store and its relay.
+///
+/// The account is a *lobby* (the conversation list, contacts, message
+/// requests, groups) and opens a `Room` per conversation (history, sending,
+/// files, typing). Everything it stores is encrypted at rest; everything it
+/// sends is sealed before it is queued, so the relay only ever holds
+/// ciphertext.
+///
+/// Open one `HushAccount` per directory and process. Call `close()` when done:
+/// it stops the live connection and ends every event stream.
+public final class HushAccount: Sendable {
+    /// The directory the account lives in.
+    public let directory: String
+    /// The address (hush1…) to give contacts: it contains the identity key.
+    public let address: String
+    /// The identity key in groups of four hex digits, for reading aloud.
+    public let fingerprint: String
+    /// The relay this account uses, if it has one.
+    public let relayURL: String?
+
+    let messenger: Messenger
+    let identity: IdentityKeyPair
+    let hub = EventHub<HushEvent>(bufferLimit: defaultEventBufferLimit) { .missed(count: $0) }
+    private let running = Mutex<[Task<Void, Never>]>([])
+    private let liveTasks = Mutex<[Task<Void, Never>]>([])
+
+    /// The name of the folder beside the database that holds encrypted files.
+    static let attachmentDirectoryName = "attachments"
+
+    /// Creates a new account in `directory` (made 0700 when missing): a new
+    /// identity, a keystore sealed under `keys`, and an empty encrypted
+    /// database. With `relayURL` the account will use that relay; call
+    /// `register()` to publish its keys there.
+    ///
+    /// - Throws: `HushError` of kind `accountExists` when the directory
+    ///   already holds one (nothing is changed), `unsafePermissions`,
+    ///   `storage` or `invalidInput`.
+    public static func create(in directory: String, keys: KeyProvider, displayName: String? = nil,
+                              relayURL: String? = nil) async throws(HushError) -> HushAccount {
+        try await translatingErrors {
+            let home = DataDirectory(path: directory)
+            let keystore = KeystoreFile(directory: home)
+            if keystore.exists { throw KeystoreError.identityExists(path: keystore.path) }
+            try home.create()
+            let contents = KeystoreContents.generate(createdAt: UInt64(Date().timeIntervalSince1970))
+            try keys.create(keystore, holding: contents)
+            // A database left by an earlier account here was keyed by its keystore and is unreadable now.
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: home.databasePath + suffix) }
+            let store = try MessageStore(path: home.databasePath, key: contents.databaseKey)
+            try store.settings.set(SettingsRepository.Name.displayName, to: displayName)
+            try store.settings.set(SettingsRepository.Name.relayURL, to: relayURL)
+            try home.checkPermissions()
+            return try HushAccount(home: home, contents: contents, store: store)
+        }
+    }
+
+    /// Opens the account in `directory` with `keys`. `relayURL`, when given,
+    /// replaces the relay the account uses (and is remembered).
+    ///
+    /// - Throws: `HushError` of kind `noAccount`, `wrongKey`,
+    ///   `unsafePermissions` or `damagedAccount`.
+    public static func open(in directory: String, keys: KeyProvider, relayURL: String? = nil) async throws(HushError) -> HushAccount {
+        try await translatingErrors {
+            let home = DataDirectory(path: directory)
+            let contents = try keys.unlock(KeystoreFile(directory: home))
+            let store = try MessageStore.openExisting(path: home.databasePath, key: contents.databaseKey)
+            if let relayURL { try store.settings.set(SettingsRepository.Name.relayURL, to: relayURL) }
+            return try HushAccount(home: home, contents: contents, store: store)
+        }
+    }
+
+    private init(home: DataDirectory, contents: KeystoreContents, store: sending MessageStore) throws {
+        identity = try IdentityKeyPair(seed: contents.identitySeed)
+        let relayURL = try store.settings.value(SettingsRepository.Name.relayURL)
+        let transport: any RelayTransport = relayURL.map { RelayClientTransport(client: RelayClient(baseURL: $0)) } ?? NoRelayTransport(reason: "this account has no relay: open it with a relay URL")
+        messenger = Messenger(identity: identity, store: store, transport: transport,
+                              attachmentDirectory: home.file(HushAccount.attachmentDirectoryName))
+        directory = home.path
+        address = identity.address.description
+        fingerprint = IdentityFingerprint.of(publicKey: identity.publicKey.rawRepresentation)
+        self.relayURL = relayURL
+        // Subscribed here, before any operation can publish, so the first event is not lost.
+        let events = messenger.eventStream, hub = hub
+        running.withLock { $0.append(Task { for await event in events { hub.publish(HushEvent(event)) } }) }
+    }
+
+    /// Stops the live connection and the outbox retries, and ends every
+    /// event stream. The account cannot be used afterwards.
+    public func close() {
+        stopLive()
+        for task in running.withLock({ tasks in defer { tasks.removeAll() }; return tasks }) { task.cancel() }
+        hub.finish()
+    }
+
+    // MARK: Relay
+
+    /// Publishes the identity and prekeys to the account's relay (again, if
+    /// it was registered before: the relay keeps one registration per identity).
+    public func register() async throws(HushError) {
+        guard relayURL != nil else { throw HushError(.notRegistered, reason: "this account has no relay", suggestion: "open it with a relay URL") }
+        try await translatingErrors { try await messenger.register() }
+    }
+
+    /// Whether the account registered with its relay.
+    public func isRegistered() async throws(HushError) -> Bool {
+        try await translatingErrors { try await messenger.isRegistered() }
+    }
+
+    /// Sends what the outbox holds, then fetches, decrypts and stores
+    /// everything waiting at the relay. The relay is acknowledged only for
+    /// what was stored.
+    public func sync() async throws(HushError) -> SyncSummary {
+        try await translatingErrors {
+            let report = try await messenger.sync()
+            return SyncSummary(report, pendingRequests: try await messenger.messageRequests().count)
+        }
+    }
+
+    /// Keeps a live connection to the relay (messages arrive as they are
+    /// sent, reconnecting with backoff) and retries the outbox, until
+    /// `stopLive()` or `close()`. Calling it while live does nothing.
+    public func startLive() {
+        let messenger = messenger
+        liveTasks.withLock { tasks in
+            guard tasks.isEmpty else { return }
+            tasks = [Task { await messenger.runLive() }, Task { await messenger.runOutboxRetries() }]
+        }
+    }
+
+    /// Ends the live connection and the outbox retries.
+    public func stopLive() {
+        for task in liveTasks.withLock({ tasks in defer { tasks.removeAll() }; return tasks }) { task.cancel() }
+    }
+
+    // MARK: Events
+
+    /// A new stream of every event from now on, for this subscriber alone.
+    /// One that falls behind gets `.missed(count:)` before the next event it
+    /// can take, never a silent gap. The stream ends at `close()`, or when
+    /// the subscriber stops iterating.
+    public func events() -> AsyncStream<HushEvent> { hub.subscribe() }
+}

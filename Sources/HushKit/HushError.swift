@@ -1,0 +1,63 @@
+/// The one error HushKit throws: what kind of failure it is (to branch on),
+/// what went wrong (`reason`) and what the user or the app can do about it
+/// (`suggestion`), both in words fit to show a person.
+///
+/// Reasons never carry message text, keys or the passphrase.
+public struct HushError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Kinds of failure an app may want to tell apart.
+    public enum Kind: String, Sendable, CaseIterable {
+        /// The directory holds no account yet.
+        case noAccount
+        /// `create` found an account in the directory already.
+        case accountExists
+        /// The passphrase or application key does not open the keystore
+        /// (or the keystore was modified: the two cannot be told apart).
+        case wrongKey
+        /// The keystore or the database is damaged, from a newer version, or
+        /// belongs to another account.
+        case damagedAccount
+        /// The directory or a file in it is open to other users, or owned by another.
+        case unsafePermissions
+        /// No contact, conversation, message or attachment has that id.
+        case notFound
+        /// The contact's identity key changed: sending stops until the app accepts the new key.
+        case identityChanged
+        /// The contact wrote first and the request is not accepted, or the contact is blocked.
+        case notAccepted
+        /// An address that is malformed, the account's own, or already another contact's.
+        case invalidContact
+        /// The account has no relay, or is not registered with it.
+        case notRegistered
+        /// The relay could not be reached or refused the request.
+        case relayUnavailable
+        /// Input the operation cannot take (too long, empty, out of range).
+        case invalidInput
+        /// A file could not be sent or fetched.
+        case attachment
+        /// A group operation that cannot be done as asked.
+        case group
+        /// The local disk or database failed (full, read-only, in use).
+        case storage
+        /// Anything else.
+        case other
+    }
+
+    /// What kind of failure it is.
+    public let kind: Kind
+    /// What went wrong.
+    public let reason: String
+    /// What to do about it, when something can be done.
+    public let suggestion: String?
+
+    /// An error of `kind` (for an app's own layers and tests).
+    public init(_ kind: Kind, reason: String, suggestion: String? = nil) {
+        self.kind = kind
+        self.reason = reason
+        self.suggestion = suggestion
+    }
+
+    /// The reason, then the suggestion.
+    public var description: String {
+        suggestion.map { "\(reason): \($0)" } ?? reason
+    }
+}

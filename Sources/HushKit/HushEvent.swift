@@ -1,0 +1,63 @@
+import HushMessenger
+
+/// Something that changed in the account, told after it was stored.
+///
+/// Events carry ids: read what they name from the account
+/// (`HushAccount.message(_:)`, `room(_:)`, …) to show it. An event is
+/// published only once the change it tells of has committed, so what it
+/// names can always be read.
+public enum HushEvent: Sendable, Equatable {
+    /// A message arrived in a conversation (a contact's or a group's).
+    case messageReceived(MessageID, in: ConversationID)
+    /// A stranger wrote: a message request waits (`HushAccount.messageRequests()`).
+    case messageRequest(MessageID, from: ContactID, in: ConversationID)
+    /// An outgoing message moved on (sent, delivered, read) or failed.
+    case statusChanged(MessageID, in: ConversationID, to: Message.Status)
+    /// A contact started or stopped typing.
+    case typing(ContactID, isTyping: Bool)
+    /// A group's members, admins or name changed, or the account was removed.
+    case groupChanged(ConversationID)
+    /// A contact could not decrypt an outgoing message; it was sealed again and resent.
+    case resent(MessageID)
+    /// Something arrived that could not be decrypted and was set aside.
+    case undecryptable(reason: String)
+    /// A file transfer this account started moved on.
+    case transferProgress(TransferProgress)
+    /// The live connection to the relay came up (after catching up) or went down.
+    case connectionChanged(online: Bool)
+    /// Taking in what arrived on the live connection failed (the store could
+    /// not take it, or the relay failed mid-way). Nothing was acknowledged:
+    /// the relay keeps it, and the next push or reconnect tries again.
+    case syncFailed(HushError)
+    /// This subscriber fell behind and did not receive `count` events. What
+    /// they told of is stored: read what the app shows again.
+    case missed(count: Int)
+
+    /// The messenger's event in HushKit's terms.
+    init(_ event: MessengerEvent) {
+        switch event {
+        case let .received(message, _), let .groupReceived(message, _, _):
+            self = .messageReceived(MessageID(rawValue: message.id), in: ConversationID(rawValue: message.conversationId))
+        case let .request(message, _, contactID):
+            self = .messageRequest(MessageID(rawValue: message.id), from: ContactID(rawValue: contactID),
+                                   in: ConversationID(rawValue: message.conversationId))
+        case let .statusChanged(_, status, _, messageID, conversationID):
+            self = .statusChanged(MessageID(rawValue: messageID), in: ConversationID(rawValue: conversationID),
+                                  to: Message.Status(rawValue: status.rawValue) ?? .failed)
+        case let .typing(_, active, contactID):
+            self = .typing(ContactID(rawValue: contactID), isTyping: active)
+        case let .groupChanged(_, conversationID):
+            self = .groupChanged(ConversationID(rawValue: conversationID))
+        case let .resent(_, _, messageID):
+            self = .resent(MessageID(rawValue: messageID))
+        case let .quarantined(reason):
+            self = .undecryptable(reason: reason)
+        case let .connection(online):
+            self = .connectionChanged(online: online)
+        case let .syncFailed(failure):
+            self = .syncFailed(HushError(wrapping: failure.error))
+        case let .missed(count):
+            self = .missed(count: count)
+        }
+    }
+}

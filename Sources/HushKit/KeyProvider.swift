@@ -1,0 +1,93 @@
+import HushCrypto
+import HushKeystore
+
+/// How an account's keystore is unlocked: the identity key and the database
+/// key are sealed under a key derived from what this provides.
+///
+/// Its description never shows the secret.
+public struct KeyProvider: Sendable, CustomStringConvertible {
+    enum Secret: Sendable {
+        case passphrase(SecureBytes, cost: Argon2id.Cost)
+        case applicationKey(SecureBytes)
+    }
+
+    let secret: Secret
+
+    /// A passphrase a person chose, stretched with Argon2id (about half a
+    /// second per unlock at the default cost, so a stolen keystore resists
+    /// guessing). Swift strings cannot be wiped from memory: an app that can
+    /// should pass the bytes (`passphrase(bytes:)`) and overwrite its copy.
+    public static func passphrase(_ passphrase: String, cost: PassphraseCost = .moderate) -> KeyProvider {
+        KeyProvider(secret: .passphrase(SecureBytes(copying: Array(passphrase.utf8)), cost: cost.argon2id))
+    }
+
+    /// A passphrase's UTF-8 bytes (see `passphrase(_:cost:)`).
+    public static func passphrase(bytes: [UInt8], cost: PassphraseCost = .moderate) -> KeyProvider {
+        KeyProvider(secret: .passphrase(SecureBytes(copying: bytes), cost: cost.argon2id))
+    }
+
+    /// A key the application keeps (in the platform's keychain, say):
+    /// `KeyProvider.applicationKeyLength` random bytes, made by
+    /// `newApplicationKey()`. It is used without stretching, so it must be
+    /// random, never derived from a PIN or a short password.
+    public static func applicationKey(_ key: [UInt8]) -> KeyProvider {
+        KeyProvider(secret: .applicationKey(SecureBytes(copying: key)))
+    }
+
+    /// The length of an application key, in bytes.
+    public static let applicationKeyLength = KeystoreApplicationKey.length
+
+    /// A new random application key, for a new account.
+    public static func newApplicationKey() -> [UInt8] {
+        SystemRandom().bytes(applicationKeyLength)
+    }
+
+    /// Says which kind of key this is, never the key.
+    public var description: String {
+        switch secret {
+        case .passphrase: return "KeyProvider(passphrase, redacted)"
+        case .applicationKey: return "KeyProvider(application key, redacted)"
+        }
+    }
+}
+
+/// How hard a passphrase is stretched when a keystore is written (unlocking
+/// always uses the cost stored with the keystore).
+public enum PassphraseCost: Sendable, CaseIterable {
+    /// Fast: for tests and devices that cannot spare the memory.
+    case interactive
+    /// The default (what `hush init` uses).
+    case moderate
+    /// Slow and memory-hungry: for a keystore that is rarely unlocked.
+    case sensitive
+
+    var argon2id: Argon2id.Cost {
+        switch self {
+        case .interactive: return .interactive
+        case .moderate: return .moderate
+        case .sensitive: return .sensitive
+        }
+    }
+}
+
+extension KeyProvider {
+    /// Writes a new keystore holding `contents`, sealed under this key.
+    func create(_ keystore: KeystoreFile, holding contents: KeystoreContents) throws {
+        switch secret {
+        case let .passphrase(passphrase, cost):
+            try keystore.create(contents, passphrase: passphrase, cost: cost)
+        case let .applicationKey(key):
+            try keystore.create(contents, applicationKey: key)
+        }
+    }
+
+    /// Opens the keystore with this key.
+    func unlock(_ keystore: KeystoreFile) throws -> KeystoreContents {
+        switch secret {
+        case let .passphrase(passphrase, _):
+            return try keystore.unlock(passphrase: passphrase)
+        case let .applicationKey(key):
+            return try keystore.unlock(applicationKey: key)
+        }
+    }
+}

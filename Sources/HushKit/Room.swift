@@ -1,0 +1,172 @@
+import HushMessenger
+
+/// One conversation: its history, sending, files, read marks and typing;
+/// for a group also its members. Get one from `HushAccount.room(_:)` or
+/// `room(with:)`. A room holds only ids, so it stays valid across renames.
+public struct Room: Sendable {
+    /// The conversation.
+    public let id: ConversationID
+    let account: HushAccount
+
+    private var messenger: Messenger { account.messenger }
+
+    /// The conversation as the lobby lists it.
+    public func summary() async throws(HushError) -> Conversation {
+        try await translatingErrors {
+            guard let summary = try await messenger.conversations().first(where: { $0.id == id.rawValue }) else {
+                throw MessengerError.unknownConversation(id.rawValue)
+            }
+            return Conversation(summary)
+        }
+    }
+
+    /// The contact of a one-to-one conversation; nil for a group.
+    public func contact() async throws(HushError) -> ContactID? {
+        try await translatingErrors { try await messenger.contact(conversationID: id.rawValue).map { ContactID(rawValue: $0.id) } }
+    }
+
+    /// The group this conversation is, nil for a contact's.
+    public func group() async throws(HushError) -> Group? {
+        try await translatingErrors {
+            guard let summary = try await messenger.groupSummary(conversationID: id.rawValue) else { return nil }
+            return try await account.group(summary)
+        }
+    }
+
+    // MARK: History
+
+    /// A page of history, oldest first: the newest `limit` messages, or
+    /// with `before` the `limit` messages just before that one.
+    public func history(before: MessageID? = nil, limit: Int = 50) async throws(HushError) -> HistoryPage {
+        try await translatingErrors {
+            let limit = max(1, limit)
+            // One more than asked tells whether older messages exist.
+            let page = try await messenger.history(with: try await target(), before: before?.rawValue, limit: limit + 1)
+            return HistoryPage(messages: page.suffix(limit).map(Message.init), hasOlder: page.count > limit)
+        }
+    }
+
+    /// The messages after `message`, oldest first, at most `limit` (for
+    /// catching up after `.missed`, or reading forwards).
+    public func messages(after message: MessageID, limit: Int = 50) async throws(HushError) -> [Message] {
+        try await translatingErrors {
+            try await messenger.history(with: try await target(), after: message.rawValue, limit: max(1, limit)).map(Message.init)
+        }
+    }
+
+    // MARK: Sending
+
+    /// Seals `text`, stores it and queues it, then tries to hand it to the
+    /// relay once. The message returned says how that went: `sent` when the
+    /// relay has it, `pending` when it is queued (retried with backoff by
+    /// `startLive()` or the next `sync()`), `failed` when the relay refused it.
+    /// Later changes arrive as `.statusChanged` events.
+    public func send(_ text: String) async throws(HushError) -> Message {
+        try await translatingErrors { Message(try await messenger.send(text: text, to: try await target())) }
+    }
+
+    /// Sends the file at `path`: it is encrypted with a fresh key, uploaded,
+    /// and its key sealed in the message. `progress` (and event subscribers,
+    /// as `.transferProgress`) learn how far it came.
+    public func sendFile(at path: String, progress: (@Sendable (TransferProgress) -> Void)? = nil)
+        async throws(HushError) -> (message: Message, attachment: Attachment) {
+        try await translatingErrors {
+            let (message, attachment) = try await messenger.sendFile(at: path, to: try await target(),
+                                                                     progress: account.progressReporter(progress))
+            return (Message(message), Attachment(attachment))
+        }
+    }
+
+    /// Marks every received message read and sends the read receipts owed
+    /// (none to a stranger whose request waits).
+    public func markRead() async throws(HushError) {
+        try await translatingErrors { _ = try await messenger.markRead(contact: try await target()) }
+    }
+
+    /// Tells the contact the user started or stopped typing, over the live
+    /// connection only (typing is never queued). Groups have no typing.
+    public func setTyping(_ typing: Bool) async throws(HushError) {
+        try await translatingErrors {
+            guard case let .contact(name) = try await messenger.target(conversationID: id.rawValue) else {
+                throw HushError(.invalidInput, reason: "groups have no typing indicators")
+            }
+            try await messenger.sendTyping(typing, to: name)
+        }
+    }
+
+    /// The files sent and received in this conversation, oldest first.
+    public func attachments() async throws(HushError) -> [Attachment] {
+        try await translatingErrors {
+            try await messenger.attachmentList().filter { $0.attachment.conversationId == id.rawValue }.map { Attachment($0.attachment) }
+        }
+    }
+
+    // MARK: Groups
+
+    /// Adds accepted contacts to the group (admins only): the group is
+    /// re-keyed and the new members invited.
+    public func addMembers(_ contacts: [ContactID]) async throws(HushError) -> Group {
+        try await changeGroup { name in try await messenger.addToGroup(name, members: try await account.contactNames(contacts)) }
+    }
+
+    /// Removes a member (admins only): the group is re-keyed without them.
+    public func removeMember(_ contact: ContactID) async throws(HushError) -> Group {
+        try await changeGroup { name in
+            try await messenger.removeFromGroup(name, member: try await messenger.contact(id: contact.rawValue).name)
+        }
+    }
+
+    /// Makes a member an admin (admins only).
+    public func makeAdmin(_ contact: ContactID) async throws(HushError) -> Group {
+        try await changeGroup { name in
+            try await messenger.promoteInGroup(name, member: try await messenger.contact(id: contact.rawValue).name)
+        }
+    }
+
+    /// Renames the group for every member (admins only).
+    public func rename(to newName: String) async throws(HushError) -> Group {
+        try await changeGroup { name in try await messenger.renameGroup(name, to: newName) }
+    }
+
+    /// Leaves the group: the other members are told, and nothing more arrives from it.
+    public func leave() async throws(HushError) {
+        try await translatingErrors { try await messenger.leaveGroup(try await groupName()) }
+    }
+
+    /// How many members a group message reached and how many read it.
+    public func receipts(of message: MessageID) async throws(HushError) -> GroupReceipts {
+        try await translatingErrors {
+            let (members, delivered, read) = try await messenger.groupReceipts(messageId: message.rawValue)
+            return GroupReceipts(members: members, delivered: delivered, read: read)
+        }
+    }
+
+    // MARK: Names underneath
+
+    /// The name the messenger's operations take, fetched anew each time so
+    /// that a rename between two calls cannot send to the wrong place.
+    private func target() async throws -> String {
+        try await messenger.target(conversationID: id.rawValue).qualifiedName
+    }
+
+    private func groupName() async throws -> String {
+        guard case let .group(name) = try await messenger.target(conversationID: id.rawValue) else {
+            throw HushError(.group, reason: "this conversation is not a group")
+        }
+        return name
+    }
+
+    private func changeGroup(_ change: (String) async throws -> GroupSummary) async throws(HushError) -> Group {
+        try await translatingErrors { try await account.group(try await change(try await groupName())) }
+    }
+}
+
+/// How far a group message got: of `members`, how many received and read it.
+public struct GroupReceipts: Sendable, Equatable {
+    /// Members the message went to.
+    public let members: Int
+    /// Members whose devices received it.
+    public let delivered: Int
+    /// Members who read it.
+    public let read: Int
+}

@@ -1,0 +1,41 @@
+import HushMessenger
+
+/// What one `HushAccount.sync()` did.
+public struct SyncSummary: Sendable, Equatable {
+    /// Messages (and receipts, group changes, files' pointers) taken in.
+    public let received: Int
+    /// Envelopes set aside because they could not be decrypted; where the
+    /// sender can help, they were asked to send again.
+    public let setAside: Int
+    /// Left at the relay for a cause on this device (the store could not take
+    /// them): tried again by the next sync.
+    public let deferred: Int
+    /// Group messages that arrived before their keys: tried again by every sync. Not a fault.
+    public let waitingForGroupKeys: Int
+    /// Group messages of an invitation that waits with its sender's message
+    /// request: opened once the request is accepted.
+    public let waitingForAcceptance: Int
+    /// Dropped unread because their sender is blocked.
+    public let dropped: Int
+    /// Outgoing messages the relay took in this sync.
+    public let sent: Int
+    /// Outgoing messages still waiting for the relay (tried again with backoff).
+    public let retrying: Int
+    /// Outgoing messages the relay refused for good.
+    public let failed: Int
+    /// Message requests waiting for the user's decision after this sync.
+    public let pendingRequests: Int
+
+    init(_ report: SyncReport, pendingRequests: Int) {
+        received = report.received
+        setAside = report.quarantined + report.resendRequested
+        deferred = report.deferred
+        waitingForGroupKeys = report.waitingForGroupKeys
+        waitingForAcceptance = report.waitingForAcceptance
+        dropped = report.dropped
+        sent = report.outbox.sent
+        retrying = report.outbox.retrying
+        failed = report.outbox.failed
+        self.pendingRequests = pendingRequests
+    }
+}

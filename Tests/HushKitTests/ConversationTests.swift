@@ -1,0 +1,109 @@
+import Foundation
+import HushKit
+import Testing
+
+/// Two accounts on a real relay process, through HushKit's public API only.
+@Suite struct HushKitConversationTests {
+    @Test func twoAccountsWriteReadAndVerifyEachOther() async throws {
+        let relay = try RelayProcess()
+        let alice = try await App.account("alice", relay: relay), bob = try await App.account("bob", relay: relay)
+        defer { alice.close(); bob.close() }
+        #expect(try await alice.isRegistered())
+        let (bobForAlice, aliceForBob) = try await App.introduce(alice, bob, as: ("alice", "bob"))
+        #expect(try await alice.contact(bobForAlice).name == "bob")
+        #expect(try await alice.contacts().map(\.address) == [bob.address])
+
+        let aliceEvents = alice.events(), bobEvents = bob.events()
+        let room = try await alice.room(with: bobForAlice)
+        #expect(try await room.contact() == bobForAlice)
+        #expect(try await room.group() == nil)
+        let sent = try await room.send("hello bob")
+        #expect(sent.status == .sent)
+        #expect(sent.direction == .outgoing && sent.kind == .text && sent.senderAddress == alice.address)
+
+        #expect(try await App.sync(bob) { try await bob.conversations().first?.unreadCount == 1 })
+        let received = await App.event(in: bobEvents) { if case .messageReceived = $0 { true } else { false } }
+        guard case let .messageReceived(messageID, conversationID) = received else {
+            Issue.record("bob was told of no message: \(String(describing: received))")
+            return
+        }
+        let message = try #require(try await bob.message(messageID))
+        #expect(message.text == "hello bob" && message.direction == .incoming && message.senderAddress == alice.address)
+        let bobRoom = try await bob.room(conversationID)
+        #expect(try await bobRoom.contact() == aliceForBob)
+        #expect(try await bobRoom.summary().title == "alice")
+        let page = try await bobRoom.history()
+        #expect(page.messages.map(\.id) == [messageID] && !page.hasOlder)
+        try await bobRoom.markRead()
+        #expect(try await bob.conversations().first?.unreadCount == 0)
+
+        // The read receipt reaches alice as an event naming her message.
+        #expect(try await App.sync(alice) { try await alice.message(sent.id)?.status == .read })
+        let read = await App.event(in: aliceEvents) { if case .statusChanged(sent.id, _, .read) = $0 { true } else { false } }
+        #expect(read != nil)
+
+        // Pages: newest first page, then the one before it.
+        for text in ["two", "three", "four"] { _ = try await bobRoom.send(text) }
+        let newest = try await bobRoom.history(limit: 2)
+        #expect(newest.messages.map(\.text) == ["three", "four"] && newest.hasOlder)
+        let older = try await bobRoom.history(before: newest.messages.first?.id, limit: 2)
+        #expect(older.messages.map(\.text) == ["hello bob", "two"] && !older.hasOlder)
+        #expect(try await bobRoom.messages(after: messageID, limit: 10).map(\.text) == ["two", "three", "four"])
+        #expect(try await bob.search("three").map(\.message.text) == ["three"])
+
+        // Safety numbers: the same on both sides; digits or a scanned code verify.
+        let aliceNumber = try await alice.safetyNumber(with: bobForAlice)
+        let bobNumber = try await bob.safetyNumber(with: aliceForBob)
+        #expect(aliceNumber.digits == bobNumber.digits && aliceNumber.digits.count == 60)
+        #expect(aliceNumber.groups.count == 12 && aliceNumber.groups.joined() == aliceNumber.digits)
+        #expect(try await alice.compareSafetyNumber(with: bobForAlice, code: String(repeating: "1", count: 60)) == false)
+        #expect(try await alice.contact(bobForAlice).verification == .unverified)
+        #expect(try await alice.compareSafetyNumber(with: bobForAlice, code: aliceNumber.groups.joined(separator: " ")))
+        #expect(try await alice.contact(bobForAlice).verification == .verified)
+        #expect(try await bob.compareSafetyNumber(with: aliceForBob, code: App.hex(aliceNumber.scannableCode)))
+        #expect(await App.errorKind { _ = try await alice.compareSafetyNumber(with: bobForAlice, code: "12345") } == .invalidInput)
+        #expect(await App.errorKind { try await alice.acceptIdentityChange(of: bobForAlice) } == .invalidInput)
+
+        // Ids that name nothing.
+        #expect(await App.errorKind { _ = try await alice.room(ConversationID(rawValue: 999_999)) } == .notFound)
+        #expect(await App.errorKind { _ = try await alice.contact(ContactID(rawValue: 999_999)) } == .notFound)
+        #expect(await App.errorKind { _ = try await alice.attachment(AttachmentID(rawValue: 999_999)) } == .notFound)
+        #expect(try await alice.message(MessageID(rawValue: 999_999)) == nil)
+
+        try await alice.removeContact(bobForAlice)
+        #expect(try await alice.contacts().isEmpty)
+        #expect(await App.errorKind { _ = try await room.send("gone") } == .notFound)
+    }
+
+    @Test func liveDeliveryAndTypingArriveAsEvents() async throws {
+        let relay = try RelayProcess()
+        let alice = try await App.account("alice", relay: relay), bob = try await App.account("bob", relay: relay)
+        defer { alice.close(); bob.close() }
+        let (bobForAlice, aliceForBob) = try await App.introduce(alice, bob, as: ("alice", "bob"))
+        // A first exchange, so that both hold each other's delivery credential.
+        _ = try await alice.room(with: bobForAlice).send("first")
+        #expect(try await App.sync(bob) { try await bob.conversations().count == 1 })
+        _ = try await bob.room(with: aliceForBob).send("answer")
+        #expect(try await App.sync(alice) { try await alice.conversations().first?.lastMessage?.text == "answer" })
+
+        let aliceEvents = alice.events(), bobEvents = bob.events()
+        bob.startLive()
+        alice.startLive()
+        #expect(await App.event(in: bobEvents) { $0 == .connectionChanged(online: true) } != nil)
+        #expect(await App.event(in: aliceEvents) { $0 == .connectionChanged(online: true) } != nil)
+
+        let sent = try await alice.room(with: bobForAlice).send("while bob is live")
+        let pushed = await App.event(in: bobEvents) { if case .messageReceived = $0 { true } else { false } }
+        guard case let .messageReceived(id, _) = pushed else {
+            Issue.record("no live message for bob")
+            return
+        }
+        #expect(try await bob.message(id)?.text == "while bob is live")
+        #expect(sent.status == .sent)
+
+        try await alice.room(with: bobForAlice).setTyping(true)
+        #expect(await App.event(in: bobEvents) { $0 == .typing(aliceForBob, isTyping: true) } != nil)
+        bob.stopLive()
+        alice.stopLive()
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+
+/// A real relay for the app's tests: `hush relay serve` on a free loopback
+/// port, as an app's developer would run one beside their tests. It stops
+/// (SIGKILL) when the value goes away.
+final class RelayProcess: @unchecked Sendable {
+    let url: String
+    let directory: URL
+    private let process: Process
+
+    init() throws {
+        directory = try Self.temporaryDirectory("relay")
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: try Self.hushBinary())
+        process.arguments = ["relay", "serve", "--host", "127.0.0.1", "--port", "0", "--data", directory.path, "--log-level", "error"]
+        process.environment = ["PATH": "/usr/bin:/bin", "HOME": directory.path, "LANG": "C.UTF-8"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        // The relay prints "hush relay listening on http://HOST:PORT" once it listens.
+        var seen = ""
+        let reader = output.fileHandleForReading
+        let deadline = Date().addingTimeInterval(60)
+        while !seen.contains("listening on http"), process.isRunning, Date() < deadline {
+            let chunk = reader.availableData
+            if chunk.isEmpty { break }
+            seen += String(decoding: chunk, as: UTF8.self)
+        }
+        guard let line = seen.split(separator: "\n").first(where: { $0.contains("listening on http") }),
+              let start = line.range(of: "http") else {
+            process.terminate()
+            throw TestFailure("the relay did not start: \(seen)")
+        }
+        url = String(line[start.lowerBound...]).trimmingCharacters(in: .whitespaces)
+        // Keep draining its output so that it never blocks on a full pipe.
+        reader.readabilityHandler = { handle in _ = handle.availableData }
+    }
+
+    deinit {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// A new empty directory under the system's temporary directory.
+    static func temporaryDirectory(_ label: String) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("hushkit-\(label)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        return url
+    }
+
+    /// The `hush` executable built beside these tests (the test target depends on it).
+    static func hushBinary() throws -> String {
+        var directory = Bundle.main.bundleURL.resolvingSymlinksInPath()
+        if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
+        }
+        while directory.path != "/" {
+            let candidate = directory.appendingPathComponent("hush").path
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), !isDirectory.boolValue,
+               FileManager.default.isExecutableFile(atPath: candidate) {
+                return candidate
+            }
+            directory = directory.deletingLastPathComponent()
+        }
+        throw TestFailure("no hush executable beside the tests: build with `swift build --build-tests`")
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
