@@ -38,17 +38,18 @@ final class ChildProcess: @unchecked Sendable {
     /// `fileSizeLimit` (bytes) runs the process with RLIMIT_FSIZE and SIGXFSZ
     /// ignored: a write past that size fails with EFBIG, as on a full disk,
     /// for this process only.
+    /// `executable` is `hush` unless another built program (the example bot) is named.
     init(_ arguments: [String], environment: [String: String], stdin: String? = nil, fileSizeLimit: Int? = nil,
-         terminal size: (columns: Int, rows: Int)? = nil) throws {
+         terminal size: (columns: Int, rows: Int)? = nil, executable: String = HushBinary.path) throws {
         self.arguments = arguments
         let terminal = try size.map { try PseudoTerminal(columns: $0.columns, rows: $0.rows) }
         self.terminal = terminal
         var argv: [String]
         if let fileSizeLimit {
             // POSIX sh counts `ulimit -f` in 512-byte blocks.
-            argv = ["/bin/sh", "-c", "trap '' XFSZ; ulimit -f \(max(1, fileSizeLimit / 512)) && exec \"$0\" \"$@\"", HushBinary.path] + arguments
+            argv = ["/bin/sh", "-c", "trap '' XFSZ; ulimit -f \(max(1, fileSizeLimit / 512)) && exec \"$0\" \"$@\"", executable] + arguments
         } else {
-            argv = [HushBinary.path] + arguments
+            argv = [executable] + arguments
         }
         let output = try Self.pipe(), errors = try Self.pipe(), input = try Self.pipe()
         var actions = posix_spawn_file_actions_t()
