@@ -71,13 +71,14 @@ public enum PassphraseCost: Sendable, CaseIterable {
 }
 
 extension KeyProvider {
-    /// Writes a new keystore holding `contents`, sealed under this key.
-    func create(_ keystore: KeystoreFile, holding contents: KeystoreContents) throws {
+    /// Writes a new keystore holding `contents`, sealed under this key
+    /// (in place of an existing one only when `replacing`).
+    func create(_ keystore: KeystoreFile, holding contents: KeystoreContents, replacing: Bool = false) throws {
         switch secret {
         case let .passphrase(passphrase, cost):
-            try keystore.create(contents, passphrase: passphrase, cost: cost)
+            try keystore.create(contents, passphrase: passphrase, cost: cost, force: replacing)
         case let .applicationKey(key):
-            try keystore.create(contents, applicationKey: key)
+            try keystore.create(contents, applicationKey: key, force: replacing)
         }
     }
 

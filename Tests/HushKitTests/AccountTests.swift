@@ -51,6 +51,21 @@ import Testing
         #expect(await App.errorKind { _ = try await HushAccount.open(in: passphraseDirectory, keys: .applicationKey(key)) } == .wrongKey)
     }
 
+    @Test func theKeyChangesWithoutTouchingTheAccount() async throws {
+        let directory = try RelayProcess.temporaryDirectory("rekey").appendingPathComponent("home").path
+        let account = try await HushAccount.create(in: directory, keys: App.keys)
+        let key = KeyProvider.newApplicationKey()
+        #expect(await App.errorKind {
+            try await account.changeKeys(from: .passphrase("wrong", cost: .interactive), to: .applicationKey(key))
+        } == .wrongKey)
+        try await account.changeKeys(from: App.keys, to: .applicationKey(key))
+        account.close()
+        #expect(await App.errorKind { _ = try await HushAccount.open(in: directory, keys: App.keys) } == .wrongKey)
+        let reopened = try await HushAccount.open(in: directory, keys: .applicationKey(key))
+        #expect(reopened.address == account.address)
+        reopened.close()
+    }
+
     @Test func keysNeverShowInDescriptions() {
         let passphrase = KeyProvider.passphrase("correct horse battery staple")
         #expect(!passphrase.description.contains("horse"))

@@ -75,6 +75,37 @@ import Testing
         #expect(await App.errorKind { _ = try await room.send("gone") } == .notFound)
     }
 
+    @Test func whatTheRelayCannotTakeWaitsInTheQueueUntilRetried() async throws {
+        let relay = try RelayProcess()
+        let alice = try await App.account("alice", relay: relay), bob = try await App.account("bob", relay: relay)
+        let (bobForAlice, _) = try await App.introduce(alice, bob, as: ("alice", "bob"))
+        alice.close()
+        defer { bob.close() }
+        // The same account, pointed at a port where no relay listens.
+        let offline = try await HushAccount.open(in: alice.directory, keys: App.keys, relayURL: "http://127.0.0.1:1")
+        let message = try await offline.room(with: bobForAlice).send("queued while offline")
+        #expect(message.status == .pending)
+        // The message, and the delivery credential sealed to bob before it (a first message carries it).
+        let queued = try await offline.queuedMessages()
+        let entry = try #require(queued.first { $0.message == message.id }, "\(queued)")
+        #expect(entry.state == .pending && entry.conversation == message.conversation)
+        #expect(entry.lastError != nil && entry.failedAttempts >= 1, "\(entry)")
+        #expect(queued.allSatisfy { $0.state == .pending })
+        let again = try await offline.retryQueued()
+        #expect(again.sent == 0 && again.retrying >= 1 && again.failed == 0, "\(again)")
+        offline.close()
+
+        let online = try await HushAccount.open(in: alice.directory, keys: App.keys, relayURL: relay.url)
+        defer { online.close() }
+        let attempt = try await online.retryQueued()
+        #expect(attempt.sent == queued.count && attempt.retrying == 0 && attempt.failed == 0)
+        #expect(try await online.queuedMessages().isEmpty)
+        #expect(try await online.message(message.id)?.status == .sent)
+        let usage = try await online.storageUsage()
+        #expect(usage.map(\.title) == ["bob"] && usage.first?.messageCount == 1 && (usage.first?.bytes ?? 0) > 0)
+        #expect(try await online.attachments().isEmpty)
+    }
+
     @Test func liveDeliveryAndTypingArriveAsEvents() async throws {
         let relay = try RelayProcess()
         let alice = try await App.account("alice", relay: relay), bob = try await App.account("bob", relay: relay)

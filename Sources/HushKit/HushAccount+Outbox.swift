@@ -1,0 +1,95 @@
+import HushMessenger
+import HushStore
+
+/// What waits for the relay, and what the store holds.
+extension HushAccount {
+    /// Sealed messages the relay has not taken yet: pending ones (retried
+    /// with backoff) and failed ones (refused for good, kept until retried).
+    public func queuedMessages() async throws(HushError) -> [QueuedMessage] {
+        try await translatingErrors { try await messenger.outbox().map(QueuedMessage.init) }
+    }
+
+    /// Hands every pending and failed message to the relay now, without
+    /// waiting for its backoff.
+    public func retryQueued() async throws(HushError) -> DeliveryAttempt {
+        try await translatingErrors { DeliveryAttempt(try await messenger.retry(requestID: nil)) }
+    }
+
+    /// How much each conversation's history takes on disk, largest first.
+    public func storageUsage() async throws(HushError) -> [ConversationStorage] {
+        try await translatingErrors {
+            try await messenger.storageUsage().map {
+                ConversationStorage(conversation: ConversationID(rawValue: $0.conversationId), title: $0.title,
+                                    messageCount: $0.messageCount, bytes: $0.bytes)
+            }
+        }
+    }
+
+    /// Every file sent and received, oldest first.
+    public func attachments() async throws(HushError) -> [Attachment] {
+        try await translatingErrors { try await messenger.attachmentList().map { Attachment($0.attachment) } }
+    }
+}
+
+/// A sealed message waiting for the relay. It holds no plaintext: the
+/// message's text is in `HushAccount.message(_:)`.
+public struct QueuedMessage: Sendable, Equatable {
+    /// Whether the message is still tried or was refused.
+    public enum State: String, Sendable {
+        /// Tried again with backoff until the relay takes it.
+        case pending
+        /// The relay refused it for good; `HushAccount.retryQueued()` tries once more.
+        case failed
+    }
+
+    /// The message, when the queued envelope is one (receipts and other control messages have none).
+    public let message: MessageID?
+    /// The conversation it goes to.
+    public let conversation: ConversationID
+    /// Whether it is still tried.
+    public let state: State
+    /// How many attempts failed so far.
+    public let failedAttempts: Int
+    /// When the next attempt is due, in milliseconds since 1970.
+    public let nextAttemptAt: Int64
+    /// Why the last attempt failed, if one did.
+    public let lastError: String?
+
+    init(_ item: OutboxItem) {
+        message = item.messageId.map(MessageID.init(rawValue:))
+        conversation = ConversationID(rawValue: item.conversationId)
+        state = item.status == .failed ? .failed : .pending
+        failedAttempts = item.failCount
+        nextAttemptAt = item.nextAttemptAt
+        lastError = item.lastError
+    }
+}
+
+/// What one attempt to hand the queue to the relay did.
+public struct DeliveryAttempt: Sendable, Equatable {
+    /// Messages the relay took.
+    public let sent: Int
+    /// Messages still waiting (the relay could not be reached, or asked to wait).
+    public let retrying: Int
+    /// Messages the relay refused for good.
+    public let failed: Int
+
+    init(_ report: OutboxReport) {
+        sent = report.sent
+        retrying = report.retrying
+        failed = report.failed
+    }
+}
+
+/// How much one conversation's history takes on disk (estimated from the
+/// stored bytes; the database's own overhead and the search index come on top).
+public struct ConversationStorage: Sendable, Equatable {
+    /// The conversation.
+    public let conversation: ConversationID
+    /// The contact's or the group's name.
+    public let title: String
+    /// Messages stored.
+    public let messageCount: Int
+    /// Bytes they take.
+    public let bytes: Int64
+}
