@@ -40,6 +40,8 @@ public enum FuzzSeeds {
                                         databaseKey: SecureBytes(copying: [UInt8](repeating: 2, count: 32)), createdAt: 1)
         let header = KeystoreHeader(cost: .minimum, salt: [UInt8](repeating: 3, count: Argon2id.saltLength),
                                     nonce: [UInt8](repeating: 4, count: XChaCha20Poly1305.nonceLength))
+        let applicationKeyHeader = KeystoreHeader(keyDerivation: .applicationKey, salt: [UInt8](repeating: 3, count: Argon2id.saltLength),
+                                                  nonce: [UInt8](repeating: 4, count: XChaCha20Poly1305.nonceLength))
 
         return [
             .sealedSender: [envelope] + vectors.hex("envelope"),
@@ -51,7 +53,8 @@ public enum FuzzSeeds {
             .address: ([bobAddress.description] + vectors.strings("address")).map { Array($0.utf8) },
             .bundle: [signed.signed.encoded, kem.signed.encoded, Array(try encoder.encode(PrekeyBundleDTO(bundle)))],
             .safetyNumber: vectors.hex("scannable") + vectors.hex("alice_scannable") + vectors.hex("bob_scannable"),
-            .keystore: [header.encoded + [UInt8](repeating: 5, count: 120), keystore.encoded().copyBytes()],
+            .keystore: [header.encoded + [UInt8](repeating: 5, count: 120), applicationKeyHeader.encoded + [UInt8](repeating: 5, count: 120),
+                        keystore.encoded().copyBytes()],
             .relayRequest: [
                 try json(0, registration),
                 try json(1, UploadPrekeysRequest(oneTimePrekeys: [SignedPrekeyDTO(oneTime.signed)])),

@@ -7,6 +7,15 @@ public enum KeystoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The passphrase does not open the keystore (or the file was altered:
     /// authenticated encryption cannot tell the two apart, by design).
     case wrongPassphrase
+    /// The application key does not open the keystore (or the file was
+    /// altered; as with a passphrase, the two cannot be told apart).
+    case wrongApplicationKey
+    /// An application key that is not exactly 32 bytes.
+    case applicationKeyWrongLength(found: Int)
+    /// A passphrase was given to a keystore sealed under an application key.
+    case unlockedByApplicationKey(path: String)
+    /// An application key was given to a keystore sealed under a passphrase.
+    case unlockedByPassphrase(path: String)
     /// The keystore file is truncated or malformed.
     case damaged(path: String)
     /// The keystore was written by a newer version of Hush.
@@ -32,6 +41,14 @@ public enum KeystoreError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .wrongPassphrase:
             return "wrong passphrase: the keystore could not be unlocked (check the passphrase, or that the keystore file was not modified)"
+        case .wrongApplicationKey:
+            return "wrong application key: the keystore could not be unlocked (check that the application passes the key this keystore was created with, or that the keystore file was not modified)"
+        case let .applicationKeyWrongLength(found):
+            return "the application key is \(found) bytes but must be exactly 32 random bytes: generate it with a cryptographic random source and keep it (for example in the platform keychain); never derive it from a PIN or password"
+        case let .unlockedByApplicationKey(path):
+            return "the keystore at \(path) is unlocked by an application key, not a passphrase: open it with the application that created it"
+        case let .unlockedByPassphrase(path):
+            return "the keystore at \(path) is unlocked by a passphrase, not an application key: open it with its passphrase (for example with `hush`)"
         case let .damaged(path):
             return "the keystore at \(path) is damaged or not a Hush keystore: restore it from a backup"
         case let .newerVersion(found, supported):
