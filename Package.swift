@@ -14,7 +14,9 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "Hush",
-    platforms: [.macOS(.v15)],
+    // The core (HushKit and the modules under it) builds for Apple platforms as
+    // well as Linux: 15 / 18 / 2 are also where Synchronization's Mutex starts.
+    platforms: [.macOS(.v15), .iOS(.v18), .macCatalyst(.v18), .visionOS(.v2)],
     products: [
         .executable(name: "hush", targets: ["hush"]),
         // The messaging core as a library that apps embed (Sources/HushKit, Examples/).

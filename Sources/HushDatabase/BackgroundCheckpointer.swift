@@ -1,6 +1,12 @@
 import CSQLCipher
 import Dispatch
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import HushCrypto
 import Synchronization
 

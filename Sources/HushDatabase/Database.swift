@@ -1,5 +1,11 @@
 import CSQLCipher
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import HushCrypto
 
 /// One connection to an SQLCipher database file.

@@ -1,5 +1,11 @@
 import CSQLCipher
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Creates a database file readable by its owner only, without ever opening
 /// or closing a descriptor of the file itself.

@@ -1,4 +1,10 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import HushCrypto
 
 /// Replaces a file so that a crash at any moment leaves either the old or the
@@ -24,7 +30,7 @@ public enum AtomicFile {
         var written = 0
         while written < bytes.count {
             let result = bytes.withUnsafeBytes { raw in
-                Glibc.write(descriptor, raw.baseAddress! + written, raw.count - written)
+                systemWrite(descriptor, raw.baseAddress! + written, raw.count - written)
             }
             if result < 0 {
                 if errno == EINTR { continue }
@@ -66,7 +72,7 @@ public enum AtomicFile {
         var total = 0
         while total < buffer.count {
             let result = buffer.withUnsafeMutableBytes { raw in
-                Glibc.read(descriptor, raw.baseAddress! + total, raw.count - total)
+                systemRead(descriptor, raw.baseAddress! + total, raw.count - total)
             }
             if result < 0 {
                 if errno == EINTR { continue }

@@ -1,4 +1,10 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The per-identity data directory: `--home DIR`, else `$HUSH_HOME`, else
 /// `~/.hush`. The directory is 0700 and every file in it 0600, owned by the

@@ -1,4 +1,10 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Everything that can go wrong with the data directory or the keystore.
 /// Messages say what happened and what the user can do; none carries a

@@ -1,4 +1,10 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import HushCrypto
 
 /// Reads a line from the controlling terminal with echo turned off, and
@@ -21,7 +27,7 @@ enum TerminalPassphrase {
             throw .passphraseUnavailable("the terminal cannot turn off echo: use --passphrase-file FILE")
         }
         defer { _ = tcsetattr(tty, TCSAFLUSH, &saved) }
-        _ = prompt.withCString { Glibc.write(tty, $0, strlen($0)) }
+        _ = prompt.withCString { systemWrite(tty, $0, strlen($0)) }
 
         let buffer = SecureBytes(count: PassphraseSource.maximumLength + 1)
         var length = 0
@@ -29,7 +35,7 @@ enum TerminalPassphrase {
         buffer.withUnsafeMutableBytes { out in
             var byte: UInt8 = 0
             while length < out.count {
-                let result = Glibc.read(tty, &byte, 1)
+                let result = systemRead(tty, &byte, 1)
                 if result < 0 && errno == EINTR { continue }
                 if result <= 0 { break }
                 if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") { ended = true; break }

@@ -1,4 +1,10 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A local file problem while sealing, storing or exporting an attachment.
 public struct AttachmentFileError: Error, Sendable, Equatable, CustomStringConvertible {

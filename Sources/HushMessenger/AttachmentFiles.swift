@@ -1,4 +1,10 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import HushCrypto
 import HushProtocol
 
@@ -109,7 +115,12 @@ struct AttachmentFiles {
     private func idleSeconds(_ path: String) -> Int {
         var info = stat()
         guard stat(path, &info) == 0 else { return 0 }
-        return max(0, time(nil) - info.st_mtim.tv_sec)
+        #if canImport(Darwin)
+        let modified = info.st_mtimespec.tv_sec
+        #else
+        let modified = info.st_mtim.tv_sec
+        #endif
+        return max(0, time(nil) - modified)
     }
 
     /// The process that is sealing into a file named `.sealing-PID-RANDOM`

@@ -1,4 +1,10 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// An open file descriptor with the few calls attachments need; closes on release.
 final class PosixFile {
@@ -28,8 +34,10 @@ final class PosixFile {
     /// A new file with no name in `folder` (O_TMPFILE, 0600): the kernel frees
     /// it when the process dies, until `link(as:)` gives it one. Nil where the
     /// file system cannot make one, or /proc (through which it is linked) is
-    /// missing.
+    /// missing, and on every system but Linux (no O_TMPFILE there): the caller
+    /// then falls back to a named file.
     static func createUnnamed(in folder: String) throws(AttachmentFileError) -> PosixFile? {
+        #if os(Linux)
         guard access("/proc/self/fd", F_OK) == 0 else { return nil }
         let descriptor = open(folder, unnamedFileFlag | O_WRONLY | O_CLOEXEC, 0o600)
         if descriptor >= 0 { return PosixFile(path: folder, descriptor: descriptor) }
@@ -37,17 +45,28 @@ final class PosixFile {
         case EOPNOTSUPP, EISDIR, EINVAL: return nil
         default: throw AttachmentFileError("cannot create a file in", path: folder, errno: errno)
         }
+        #else
+        return nil
+        #endif
     }
 
+    #if os(Linux)
     /// O_TMPFILE, which Glibc's Swift overlay does not import (a compound
-    /// macro): its own bit is the same on x86_64, arm64 and the generic ABI.
+    /// macro): its own bit is the same on x86_64, arm64 and the generic ABI
+    /// (a kernel value, so Musl's too).
     private static let unnamedFileFlag: Int32 = 0o20000000 | O_DIRECTORY
+    #endif
 
     /// Gives an unnamed file the name `path`; refused (EEXIST) when it exists.
     func link(as path: String) throws(AttachmentFileError) {
+        #if os(Linux)
         guard linkat(AT_FDCWD, "/proc/self/fd/\(descriptor)", AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0 else {
             throw AttachmentFileError("cannot create", path: path, errno: errno)
         }
+        #else
+        // Unreached: `createUnnamed` makes no unnamed file outside Linux.
+        throw AttachmentFileError("cannot create", path: path, errno: ENOTSUP)
+        #endif
     }
 
     /// An existing file opened to add to its end.
@@ -80,7 +99,7 @@ final class PosixFile {
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(AttachmentFileError) -> Int {
         var filled = 0
         while filled < buffer.count {
-            let got = Glibc.read(descriptor, buffer.baseAddress! + filled, buffer.count - filled)
+            let got = systemRead(descriptor, buffer.baseAddress! + filled, buffer.count - filled)
             if got < 0 && errno == EINTR { continue }
             guard got >= 0 else { throw AttachmentFileError("cannot read", path: path, errno: errno) }
             if got == 0 { break }
@@ -101,7 +120,7 @@ final class PosixFile {
     func write(_ bytes: UnsafeRawBufferPointer) throws(AttachmentFileError) {
         var offset = 0
         while offset < bytes.count {
-            let wrote = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            let wrote = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
             if wrote < 0 && errno == EINTR { continue }
             guard wrote > 0 else { throw AttachmentFileError("cannot write", path: path, errno: errno) }
             offset += wrote
@@ -138,7 +157,7 @@ final class PosixFile {
 
     /// Closes now rather than on release; closing again does nothing.
     func close() {
-        if descriptor >= 0 { Glibc.close(descriptor) }
+        if descriptor >= 0 { systemClose(descriptor) }
         descriptor = -1
     }
 }
