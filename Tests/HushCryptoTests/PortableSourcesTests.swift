@@ -9,7 +9,7 @@ import Testing
 /// `#else` of `#if canImport(Darwin)`).
 @Suite struct PortableSourcesTests {
     static let coreModules = ["HushCrypto", "HushProtocol", "HushDatabase", "HushKeystore", "HushStore",
-                              "HushMessenger", "HushRelayAPI", "HushRelayClient"]
+                              "HushMessenger", "HushRelayAPI", "HushRelayClient", "HushKit"]
 
     static let importBlock = """
         #if canImport(Glibc)
