@@ -6,12 +6,11 @@ import Musl
 import Darwin
 #endif
 
-/// The per-identity data directory: `--home DIR`, else `$HUSH_HOME`, else
-/// `~/.hush`. The directory is 0700 and every file in it 0600, owned by the
+/// The per-identity data directory (`hush` finds it from `--home DIR`,
+/// `$HUSH_HOME` or `~/.hush`; an app names its own). The directory is 0700 and every file in it 0600, owned by the
 /// current user; anything looser is refused rather than silently repaired,
 /// because it means someone else may already have had a copy.
 public struct DataDirectory: Sendable, Equatable {
-    public static let environmentVariable = "HUSH_HOME"
     public static let keystoreName = "keystore"
     public static let databaseName = "messages.db"
 
@@ -21,18 +20,6 @@ public struct DataDirectory: Sendable, Equatable {
         self.path = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
     }
 
-    /// Resolves the directory from an explicit option, then the environment.
-    public static func resolve(home: String?, environment: [String: String]) throws(KeystoreError) -> DataDirectory {
-        if let home, !home.isEmpty { return DataDirectory(path: home) }
-        if let fromEnvironment = environment[environmentVariable], !fromEnvironment.isEmpty {
-            return DataDirectory(path: fromEnvironment)
-        }
-        guard let userHome = environment["HOME"], !userHome.isEmpty else {
-            // No HOME and no choice made: ask for one rather than guess.
-            throw .io(operation: "find the data directory (set --home or HUSH_HOME)", path: "~/.hush", errno: ENOENT)
-        }
-        return DataDirectory(path: userHome + "/.hush")
-    }
 
     public var keystorePath: String { path + "/" + DataDirectory.keystoreName }
     public var databasePath: String { path + "/" + DataDirectory.databaseName }

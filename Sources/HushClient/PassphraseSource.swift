@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import HushCrypto
+import HushKeystore
 
 /// Where a passphrase comes from, strongest first:
 /// - the terminal, read without echo (asked twice when creating);
@@ -44,9 +45,9 @@ public enum PassphraseSource: Sendable, Equatable {
         case let .file(path):
             passphrase = try PassphraseSource.readFirstLine(path)
         case .terminal:
-            passphrase = try TerminalPassphrase.read(prompt: prompt)
+            passphrase = try TerminalPassphrase.ask(prompt: prompt)
             if confirm {
-                let again = try TerminalPassphrase.read(prompt: "Repeat to confirm: ")
+                let again = try TerminalPassphrase.ask(prompt: "Repeat to confirm: ")
                 guard again == passphrase else { throw .passphraseMismatch }
             }
         }

@@ -6,11 +6,12 @@ import Musl
 import Darwin
 #endif
 import HushCrypto
+import HushKeystore
 
 /// Reads a line from the controlling terminal with echo turned off, and
 /// restores the terminal even when interrupted mid-line by an error.
 enum TerminalPassphrase {
-    static func read(prompt: String) throws(KeystoreError) -> SecureBytes {
+    static func ask(prompt: String) throws(KeystoreError) -> SecureBytes {
         let tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard tty >= 0 else {
             throw .passphraseUnavailable("no terminal to ask on: use --passphrase-file FILE or HUSH_PASSPHRASE")
@@ -27,7 +28,7 @@ enum TerminalPassphrase {
             throw .passphraseUnavailable("the terminal cannot turn off echo: use --passphrase-file FILE")
         }
         defer { _ = tcsetattr(tty, TCSAFLUSH, &saved) }
-        _ = prompt.withCString { systemWrite(tty, $0, strlen($0)) }
+        _ = prompt.withCString { write(tty, $0, strlen($0)) }
 
         let buffer = SecureBytes(count: PassphraseSource.maximumLength + 1)
         var length = 0
@@ -35,7 +36,7 @@ enum TerminalPassphrase {
         buffer.withUnsafeMutableBytes { out in
             var byte: UInt8 = 0
             while length < out.count {
-                let result = systemRead(tty, &byte, 1)
+                let result = read(tty, &byte, 1)
                 if result < 0 && errno == EINTR { continue }
                 if result <= 0 { break }
                 if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") { ended = true; break }

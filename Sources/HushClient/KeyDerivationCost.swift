@@ -1,4 +1,5 @@
 import HushCrypto
+import HushKeystore
 
 /// The named Argon2id levels a user (or a test, or the demo) may choose for
 /// a new keystore: `--kdf-cost NAME` or `HUSH_KDF_COST=NAME`. Unlocking
