@@ -57,7 +57,7 @@ public enum AccountCheckupError: UserFacingError {
 
     public var userMessage: String {
         switch self {
-        case let .databaseMissing(error): return error.description
+        case let .databaseMissing(error): return error.userMessage
         case .databaseHoldsData: return "messages.db exists and holds data: --new-database only creates one when it is missing or empty"
         }
     }

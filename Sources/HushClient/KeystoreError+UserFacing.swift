@@ -15,4 +15,16 @@ extension KeystoreError: UserFacingError {
         }
         return status.rawValue
     }
+
+    /// The keystore's words with the `hush` command that helps.
+    public var userMessage: String {
+        switch self {
+        case let .noIdentity(home):
+            return "no identity in \(home) yet: run `hush init` first"
+        case let .identityExists(path):
+            return "an identity already exists at \(path): refusing to overwrite it (use `hush init --force` to replace it, which destroys the old identity and its messages)"
+        default:
+            return description
+        }
+    }
 }

@@ -60,9 +60,9 @@ public enum KeystoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .newerVersion(found, supported):
             return "the keystore has format version \(found) but this Hush reads up to version \(supported): update Hush"
         case let .noIdentity(home):
-            return "no identity in \(home) yet: run `hush init` first"
+            return "no identity in \(home) yet: create one first"
         case let .identityExists(path):
-            return "an identity already exists at \(path): refusing to overwrite it (use `hush init --force` to replace it, which destroys the old identity and its messages)"
+            return "an identity already exists at \(path): refusing to overwrite it"
         case let .badPermissions(path, mode):
             let octal = String(mode & 0o777, radix: 8)
             // A directory needs its owner's x bit to be used at all: 700, not go-rwx on a 644.

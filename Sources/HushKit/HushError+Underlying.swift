@@ -24,7 +24,7 @@ extension HushError {
         case let .unknownContact(name):
             self.init(.notFound, reason: "no contact \(name)")
         case .unknownConversation, .unknownMessage, .unknownAttachment, .unknownGroup:
-            self.init(.notFound, reason: String(describing: error).split(separator: ":").first.map(String.init) ?? "not found")
+            self.init(.notFound, reason: String(describing: error))
         case .contactExists:
             self.init(.invalidContact, reason: "a contact with that name already exists with another address",
                       suggestion: "if their identity changed, compare safety numbers, then accept the new identity key")
@@ -57,6 +57,13 @@ extension HushError {
             self.init(.attachment, reason: reason)
         case let .groupRefused(reason):
             self.init(.group, reason: reason)
+        case .notGroupAdmin, .removingYourself, .aloneInGroup:
+            self.init(.group, reason: String(describing: error))
+        case .memberIdentityChanged:
+            self.init(.identityChanged, reason: String(describing: error),
+                      suggestion: "compare the member's new safety number and accept the change, or remove them from the group")
+        case .storedAttachmentDamaged, .attachmentNotUploaded:
+            self.init(.attachment, reason: String(describing: error))
         case let .protocolFailure(reason), let .missingLocalState(reason), let .awaitingGroupKey(reason), let .awaitingAcceptance(reason):
             self.init(.other, reason: reason)
         }

@@ -285,7 +285,7 @@ final class Attachments {
                 // The stored copy no longer verifies: drop it, so the next fetch downloads again.
                 files.remove(id)
                 try? store.write { try $0.attachments.setState(.available, id: id, error: error.description, at: dependencies.clock.now()) }
-                throw MessengerError.attachmentRejected("the stored copy of the attachment is damaged (\(error)); `hush fetch \(id)` downloads it again")
+                throw MessengerError.storedAttachmentDamaged(id: id, reason: error.description)
             } catch let error as AttachmentFileError {
                 throw MessengerError.attachmentRejected("cannot save the attachment: \(error)")
             } catch let failure as ExportFailure {
@@ -305,7 +305,7 @@ final class Attachments {
         guard let blobId = attachment.blobId else {
             // Received without a usable blob id (`recordIncoming` said why).
             if attachment.direction == .incoming { throw MessengerError.attachmentRejected(attachment.lastError ?? "the pointer names no blob") }
-            throw MessengerError.attachmentUnavailable("attachment \(id) is not uploaded yet: `hush sync` or `hush retry` sends it")
+            throw MessengerError.attachmentNotUploaded(id: id)
         }
         let restState: AttachmentState = attachment.direction == .incoming ? .available : attachment.state
         let report = progress
@@ -380,7 +380,7 @@ final class Attachments {
     func interruptAbandonedDownloads() {
         _ = try? store.write { store in
             try store.attachments.interruptAbandonedDownloads(
-                reason: "the download was interrupted; `hush fetch` resumes it after the bytes already checked",
+                reason: "the download was interrupted; fetching it again resumes after the bytes already checked",
                 at: dependencies.clock.now(), isAlive: Self.isAlive)
         }
     }

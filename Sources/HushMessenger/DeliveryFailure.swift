@@ -49,7 +49,7 @@ extension BackoffPolicy {
         case let .loginRefused(reason):
             return .giveUp(reason: "the relay refused the login: \(reason)")
         case .unauthorized:
-            return .giveUp(reason: "the relay refused our credentials after re-authenticating; run `hush sync` to register again")
+            return .giveUp(reason: "the relay refused our credentials after re-authenticating; the next sync registers again")
         case let .rejected(status, code):
             return .giveUp(reason: "the relay rejected the message (HTTP \(status), \(code)); it will not be retried")
         case .tooLarge:

@@ -72,7 +72,7 @@ final class Groups {
         try requireMember(group)
         let current = try state(of: group)
         guard current.isAdmin(me) else {
-            throw MessengerError.groupRefused("only an admin of '\(name)' can change it; `hush group info \(name)` lists its admins")
+            throw MessengerError.notGroupAdmin(group: name)
         }
         var members = current.members
         var newName = current.name
@@ -104,7 +104,7 @@ final class Groups {
 
     func remove(_ name: String, memberName: String) throws -> StoredGroup {
         let key = try memberKey(named: memberName, in: try group(named: name))
-        guard key != me else { throw MessengerError.groupRefused("to leave '\(name)', use `hush group leave \(name)`") }
+        guard key != me else { throw MessengerError.removingYourself(group: name) }
         return try change(name) { members, _ in
             members.removeAll { $0.identityKey == key }
             Self.keepAnAdmin(&members)
@@ -246,7 +246,7 @@ final class Groups {
     func applyDistribution(_ distribution: SenderKeyDistribution, from contact: Contact) throws {
         guard let group = try store.groups.group(groupID: distribution.groupID) else {
             if try store.invitations.invitation(groupID: distribution.groupID) != nil {
-                throw MessengerError.awaitingAcceptance("a group key for an invitation that waits with its sender's message request (`hush requests`)")
+                throw MessengerError.awaitingAcceptance("a group key for an invitation that waits with its sender's message request")
             }
             throw MessengerError.awaitingGroupKey("a group key for a group whose invitation has not arrived yet")
         }
@@ -296,11 +296,11 @@ final class Groups {
         let current = try state(of: group)
         let recipients = current.members.map(\.identityKey).filter { $0 != me }
         guard !recipients.isEmpty else {
-            throw MessengerError.groupRefused("you are the only member of '\(group.name)': add someone with `hush group add \(group.name) NAME`")
+            throw MessengerError.aloneInGroup(group: group.name)
         }
         for key in recipients {
             if let contact = try contact(of: key), contact.verification == .changed {
-                throw MessengerError.groupRefused("\(contact.name)'s identity key has changed, so sending to '\(group.name)' is blocked: compare safety numbers with `hush verify \(contact.name)` and `hush contact accept \(contact.name)`, or remove them with `hush group remove \(group.name) \(contact.name)`")
+                throw MessengerError.memberIdentityChanged(group: group.name, member: contact.name)
             }
         }
         return (current, recipients)
@@ -397,7 +397,7 @@ final class Groups {
         guard let (message, group) = try openEnvelope(envelope.bytes) else {
             for invitation in try store.invitations.all()
             where try GroupEnvelope.open(envelope.bytes, key: GroupState.decode(invitation.state).envelopeKey()) != nil {
-                throw MessengerError.awaitingAcceptance("a group message for an invitation that waits with its sender's message request (`hush requests`)")
+                throw MessengerError.awaitingAcceptance("a group message for an invitation that waits with its sender's message request")
             }
             throw MessengerError.awaitingGroupKey("a group message for a group whose key has not arrived yet")
         }

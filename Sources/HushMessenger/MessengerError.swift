@@ -43,18 +43,33 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
     /// A name that is both a contact and a group.
     case ambiguousName(String)
 
+    /// Only an admin may change the group.
+    case notGroupAdmin(group: String)
+    /// Removing oneself from a group is leaving it.
+    case removingYourself(group: String)
+    /// The group has no member but us to send to.
+    case aloneInGroup(group: String)
+    /// A member's identity key changed: sending to the group stops until it is accepted or they are removed.
+    case memberIdentityChanged(group: String, member: String)
+    /// The stored copy of a received file no longer verifies; it was dropped, so fetching downloads it again.
+    case storedAttachmentDamaged(id: Int64, reason: String)
+    /// A file being sent is not uploaded yet (the next flush of the outbox uploads it).
+    case attachmentNotUploaded(id: Int64)
+
+    /// What went wrong, in words for any front end: no command names (the
+    /// CLI adds its own, see HushClient's `userMessage`).
     public var description: String {
         switch self {
         case let .unknownContact(name):
-            return "no contact named '\(name)': add one with `hush contact add \(name) ADDRESS`"
+            return "no contact named '\(name)'"
         case let .contactExists(name):
-            return "a contact named '\(name)' already exists with another address; if their identity changed, the new key is now pending: compare safety numbers with `hush verify \(name)`, then `hush contact accept \(name)`"
+            return "a contact named '\(name)' already exists with another address; if their identity changed, the new key is now pending until the safety number is compared and the change accepted"
         case let .identityChanged(name):
-            return "\(name)'s identity key has changed, so sending is blocked: compare the new safety number with `hush verify \(name)`, then run `hush contact accept \(name)`"
+            return "\(name)'s identity key has changed, so sending is blocked until the new safety number is compared and the change accepted"
         case let .nothingToAccept(name):
             return "\(name) has no changed identity key to accept"
         case .notRegistered:
-            return "this identity is not registered with a relay: run `hush init --relay URL` (or `hush register --relay URL`)"
+            return "this identity is not registered with a relay"
         case let .invalidAddress(reason):
             return "invalid address: \(reason)"
         case .ownAddress:
@@ -66,23 +81,35 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
         case let .protocolFailure(reason), let .missingLocalState(reason), let .awaitingGroupKey(reason), let .awaitingAcceptance(reason):
             return reason
         case let .requestNotAccepted(name):
-            return "\(name) wrote to you first and the message request is not accepted: nothing is sent to them until you run `hush requests accept \(name)` (or block them with `hush requests block \(name)`)"
+            return "\(name) wrote to you first and the message request is not accepted: nothing is sent to them until it is accepted"
         case let .contactBlocked(name):
-            return "\(name) is blocked: their messages are dropped and nothing is sent to them; `hush requests accept \(name)` unblocks"
+            return "\(name) is blocked: their messages are dropped and nothing is sent to them until their request is accepted"
         case let .noRequest(name):
-            return "no message request from '\(name)': `hush requests` lists them"
+            return "no message request from '\(name)'"
         case let .unknownAttachment(id):
-            return "no attachment with id \(id): `hush attachments` lists them"
+            return "no attachment with id \(id)"
         case let .attachmentUnavailable(reason), let .attachmentRejected(reason), let .groupRefused(reason):
             return reason
         case let .unknownGroup(name):
-            return "no group named '\(name)': `hush group list` lists them, `hush group create NAME MEMBER…` makes one"
+            return "no group named '\(name)'"
         case let .ambiguousName(name):
-            return "'\(name)' is both a contact and a group: write contact:\(name) or group:\(name)"
+            return "'\(name)' is both a contact and a group"
         case let .unknownConversation(id):
             return "no conversation with id \(id): it was deleted, or the id is from another account"
         case let .unknownMessage(id):
-            return "no outbox message with id \(id): see `hush outbox`"
+            return "no outbox message with id \(id)"
+        case let .notGroupAdmin(group):
+            return "only an admin of '\(group)' can change it"
+        case let .removingYourself(group):
+            return "removing yourself from '\(group)' is leaving it"
+        case let .aloneInGroup(group):
+            return "you are the only member of '\(group)': add someone first"
+        case let .memberIdentityChanged(group, member):
+            return "\(member)'s identity key has changed, so sending to '\(group)' is blocked until the change is accepted or \(member) is removed"
+        case let .storedAttachmentDamaged(id, reason):
+            return "the stored copy of attachment \(id) is damaged (\(reason)); fetching it again downloads it"
+        case let .attachmentNotUploaded(id):
+            return "attachment \(id) is not uploaded yet: the next sync or retry sends it"
         }
     }
 }

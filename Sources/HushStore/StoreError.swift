@@ -34,8 +34,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             }
             return "the message database \(path) \(what), but this identity created one: every session, contact and " +
                 "message lives there. Restore messages.db from your backup into the data directory and try again; " +
-                "nothing was registered, sent or fetched. To start over with an empty database instead (contacts must " +
-                "then be added again), run `hush doctor --new-database`."
+                "nothing was registered, sent or fetched."
         }
     }
 }

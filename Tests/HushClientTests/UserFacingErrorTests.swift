@@ -21,9 +21,9 @@ import Testing
         #expect(MessengerError.notRegistered.exitCode == 22)
     }
 
-    @Test func theMessageIsTheErrorsOwnDescription() {
+    @Test func theMessageIsTheErrorsOwnDescriptionWithTheCommandThatHelps() {
         let error = MessengerError.unknownContact("bob")
-        #expect(error.userMessage == error.description)
+        #expect(error.userMessage.hasPrefix(error.description) && error.userMessage.contains("`hush contact add bob ADDRESS`"))
         #expect(AccountCheckupError.databaseHoldsData.exitCode == ExitStatus.usage.rawValue)
     }
 }
