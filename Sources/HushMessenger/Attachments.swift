@@ -38,6 +38,14 @@ final class Attachments {
         return files
     }
 
+    /// The relay's blob store, or why files cannot travel through this transport.
+    private func requireBlobs() throws -> any BlobTransfer {
+        guard let blobs = dependencies.blobs else {
+            throw MessengerError.attachmentUnavailable("this relay connection has no blob store, so files cannot be sent or fetched through it")
+        }
+        return blobs
+    }
+
     // MARK: Sending
 
     /// Seals the file at `path` for `name` and stores its message as pending;
@@ -158,7 +166,7 @@ final class Attachments {
     /// killed continues after the bytes the relay holds. Returns the blob id.
     private func upload(isolation: isolated (any Actor)? = #isolation, _ attachment: StoredAttachment, file path: String,
                         length: Int64) async throws -> String {
-        let id = attachment.id, report = progress, transport = dependencies.transport
+        let id = attachment.id, report = progress, transport = try requireBlobs()
         let uploadId: String
         if let kept = attachment.uploadId {
             uploadId = kept
@@ -337,7 +345,7 @@ final class Attachments {
                 report?(AttachmentProgress(attachmentId: id, phase: .downloading, done: sink.resumeOffset, total: sink.blobLength))
             }
             if sink.resumeOffset < sink.blobLength {
-                try await dependencies.transport.downloadBlob(id: blobId, from: sink.resumeOffset, maxBytes: sink.blobLength, into: sink)
+                try await requireBlobs().downloadBlob(id: blobId, from: sink.resumeOffset, maxBytes: sink.blobLength, into: sink)
             }
             try sink.finish()
         } catch {

@@ -12,6 +12,8 @@ struct MessengerDependencies {
     let identity: IdentityKeyPair
     let store: MessageStore
     let transport: any RelayTransport
+    /// The relay's blob store, when the transport has one (files need it).
+    var blobs: (any BlobTransfer)? { transport as? any BlobTransfer }
     let clock: any TimeSource
     let random: any RandomSource
     let events: MessengerEventHub

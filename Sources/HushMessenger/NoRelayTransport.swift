@@ -2,7 +2,7 @@ import HushProtocol
 
 /// The transport of an identity that has no relay yet: every call fails with
 /// `reason`, which says what to do (each front end words it for its users).
-public struct NoRelayTransport: RelayTransport {
+public struct NoRelayTransport: RelayTransport, BlobTransfer {
     private let failure: DeliveryFailure
 
     public init(reason: String = "no relay configured for this account") {
@@ -22,4 +22,8 @@ public struct NoRelayTransport: RelayTransport {
     public func acknowledge(_ serverIDs: [Int64]) async throws(DeliveryFailure) { throw failure }
     public func connect() async throws(DeliveryFailure) -> AsyncStream<TransportEvent> { throw failure }
     public func sendEphemeral(_ envelope: [UInt8], to recipient: IdentityKey, credential: [UInt8]) async throws(DeliveryFailure) { throw failure }
+    public func startBlobUpload(length: Int64) async throws(DeliveryFailure) -> String { throw failure }
+    public func continueBlobUpload(id: String, file path: String, length: Int64, segmentBytes: Int64,
+                                   progress: @escaping @Sendable (Int64) -> Void) async throws(DeliveryFailure) -> BlobUploadStep { throw failure }
+    public func downloadBlob(id: String, from offset: Int64, maxBytes: Int64, into sink: any BlobSink) async throws { throw failure }
 }

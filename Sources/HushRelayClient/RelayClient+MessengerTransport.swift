@@ -5,7 +5,7 @@ import HushRelayAPI
 
 /// The relay client as the messenger's transport: the same calls, with
 /// failures reduced to the `DeliveryFailure` the outbox decides on.
-public struct RelayClientTransport: RelayTransport {
+public struct RelayClientTransport: RelayTransport, BlobTransfer {
     public let client: RelayClient
     private let live = LiveSocketSlot()
 

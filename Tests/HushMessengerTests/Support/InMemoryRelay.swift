@@ -83,7 +83,7 @@ final class InMemoryRelay: Sendable {
         state.withLock { $0.tokenValid.removeAll() }
     }
 
-    struct Transport: RelayTransport {
+    struct Transport: RelayTransport, BlobTransfer {
         let relay: InMemoryRelay
         let me: [UInt8]
 
