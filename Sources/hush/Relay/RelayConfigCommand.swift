@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HushRelay
 
 /// `hush relay config`: write a configuration file with every setting and
 /// its default, or check one without starting the relay.

@@ -1,11 +1,10 @@
-import HushRelay
 import HushRelayAPI
 import Logging
 
 extension RelaySetting {
     /// Every setting, in the order `--print-defaults` writes them. Keys with a
     /// dot belong to the section before it (`connections.idle-timeout`).
-    static let all: [RelaySetting] = [
+    public static let all: [RelaySetting] = [
         text("host", "Address to listen on (0.0.0.0 or :: for every address: then list origins).") { $0.configuration.host } set: { $0.configuration.host = $1 },
         int("port", "Port to listen on (0 picks a free one).", 0...65_535) { $0.configuration.port } set: { $0.configuration.port = $1 },
         RelaySetting(key: "origins", help: "Further URLs clients reach this relay by (a DNS name, a TLS proxy): login signatures name the URL the client uses.",
@@ -56,7 +55,7 @@ extension RelaySetting {
       + rule("blob-bytes-per-address", "blob bytes uploaded, per client address whatever the identity", \.blobBytesPerAddress, unit: "bytes")
       + rule("auth-per-address", "registrations and logins, per client address", \.authPerAddress)
 
-    static let named: [String: RelaySetting] = Dictionary(uniqueKeysWithValues: all.map { ($0.key, $0) })
+    public static let named: [String: RelaySetting] = Dictionary(uniqueKeysWithValues: all.map { ($0.key, $0) })
 
     /// The sections of the file (`connections`, …), which are mappings, not settings.
     static let sections: Set<String> = Set(all.compactMap { $0.key.split(separator: ".").count == 2 ? String($0.key.split(separator: ".")[0]) : nil })

@@ -1,5 +1,4 @@
 import Foundation
-import HushRelay
 import HushRelayAPI
 import Logging
 
@@ -8,18 +7,18 @@ import Logging
 /// where it lives in `RelaySettings`. The table is the single list of
 /// settings: the file reader, the variables and `--print-defaults` all use it,
 /// so none can be forgotten by one of them.
-struct RelaySetting: Sendable {
-    let key: String
-    let help: String
-    let kind: Kind
+public struct RelaySetting: Sendable {
+    public let key: String
+    public let help: String
+    public let kind: Kind
     let get: @Sendable (RelaySettings) -> RelaySettingValue
     let set: @Sendable (inout RelaySettings, RelaySettingValue) -> Void
 
-    var environmentName: String {
+    public var environmentName: String {
         "HUSH_RELAY_" + key.uppercased().map { $0 == "." || $0 == "-" ? "_" : $0 }.map(String.init).joined()
     }
 
-    enum Kind: Sendable {
+    public enum Kind: Sendable {
         case int(ClosedRange<Int>)
         case double(ClosedRange<Double>)
         case string(allowsEmpty: Bool, check: @Sendable (String) -> String?)

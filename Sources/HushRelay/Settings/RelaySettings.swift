@@ -1,4 +1,3 @@
-import HushRelay
 import HushRelayAPI
 import Logging
 
@@ -7,36 +6,36 @@ import Logging
 /// defaults, then the configuration file, then `HUSH_RELAY_*` variables, then
 /// flags; each value is checked where it enters, so an error names its key
 /// and where it came from.
-struct RelaySettings {
-    var configuration = RelayConfiguration()
-    var logLevel = "info"
+public struct RelaySettings {
+    public var configuration = RelayConfiguration()
+    public var logLevel = "info"
     /// Empty: the embedded SQLCipher database in the data directory.
-    var database = ""
-    var keyFile = ""
-    var retentionDays = 30
+    public var database = ""
+    public var keyFile = ""
+    public var retentionDays = 30
     /// `HOST:PORT` of the metrics endpoint; empty: none.
-    var metricsListen = ""
-    var tlsCertificate = ""
-    var tlsKey = ""
-    var tlsSelfSigned = false
+    public var metricsListen = ""
+    public var tlsCertificate = ""
+    public var tlsKey = ""
+    public var tlsSelfSigned = false
     /// `RelayTLS.MinimumVersion`'s raw value, checked where it is set.
-    var tlsMinimumVersion = RelayTLS.MinimumVersion.tls12.rawValue
+    public var tlsMinimumVersion = RelayTLS.MinimumVersion.tls12.rawValue
 
     /// `127.0.0.1:9090` → ("127.0.0.1", 9090); `[::1]:9090` → ("::1", 9090).
-    static func hostAndPort(_ text: String) -> (host: String, port: Int)? {
+    public static func hostAndPort(_ text: String) -> (host: String, port: Int)? {
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65_535).contains(port) else { return nil }
         var host = String(text[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         return host.isEmpty ? nil : (host, port)
     }
 
-    init() {
+    public init() {
         configuration.retentionSeconds = Int64(retentionDays) * 86_400
     }
 
     /// Sets `key` to `value` after checking its type and range; `source` says
     /// where the value came from (`relay.yaml line 4`, `$HUSH_RELAY_PORT`, `--port`).
-    mutating func set(_ key: String, _ value: RelaySettingValue, from source: String) throws(RelaySettingsError) {
+    public mutating func set(_ key: String, _ value: RelaySettingValue, from source: String) throws(RelaySettingsError) {
         guard let setting = RelaySetting.named[key] else { throw .unknownKey(key, source: source) }
         let checked = try setting.kind.check(value, key: key, source: source)
         setting.set(&self, checked)
@@ -45,7 +44,7 @@ struct RelaySettings {
 
     /// Applies every `HUSH_RELAY_<KEY>` variable (dots and dashes as
     /// underscores: `connections.idle-timeout` → `HUSH_RELAY_CONNECTIONS_IDLE_TIMEOUT`).
-    mutating func applyEnvironment(_ environment: [String: String]) throws(RelaySettingsError) {
+    public mutating func applyEnvironment(_ environment: [String: String]) throws(RelaySettingsError) {
         for setting in RelaySetting.all {
             let name = setting.environmentName
             guard let text = environment[name], !text.isEmpty || setting.kind.allowsEmpty else { continue }
@@ -55,7 +54,7 @@ struct RelaySettings {
 }
 
 /// A value as read from a file, a variable or a flag, before checking.
-enum RelaySettingValue: Equatable, Sendable {
+public enum RelaySettingValue: Equatable, Sendable {
     case int(Int)
     case double(Double)
     case string(String)
@@ -64,13 +63,13 @@ enum RelaySettingValue: Equatable, Sendable {
     case text(String)
 }
 
-enum RelaySettingsError: Error, Equatable, CustomStringConvertible {
+public enum RelaySettingsError: Error, Equatable, CustomStringConvertible {
     case unknownKey(String, source: String)
     case wrongType(key: String, expected: String, source: String)
     case impossible(key: String, why: String, source: String)
     case unreadable(String)
 
-    var description: String {
+    public var description: String {
         switch self {
         case let .unknownKey(key, source):
             "unknown setting '\(key)' (\(source)): `hush relay config --print-defaults` lists every setting"

@@ -5,8 +5,8 @@ import Yams
 /// values), read with Yams into nodes and walked against `RelaySetting.all`,
 /// so an unknown key, a wrong type or an impossible value is an error naming
 /// the key and its line, and the relay does not start.
-enum RelaySettingsFile {
-    static func apply(contentsOf path: String, to settings: inout RelaySettings) throws(RelaySettingsError) {
+public enum RelaySettingsFile {
+    public static func apply(contentsOf path: String, to settings: inout RelaySettings) throws(RelaySettingsError) {
         let text: String
         do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
             throw .unreadable("cannot read the configuration file \(path): \(error.localizedDescription)")
@@ -14,7 +14,7 @@ enum RelaySettingsFile {
         try apply(yaml: text, file: (path as NSString).lastPathComponent, to: &settings)
     }
 
-    static func apply(yaml: String, file: String, to settings: inout RelaySettings) throws(RelaySettingsError) {
+    public static func apply(yaml: String, file: String, to settings: inout RelaySettings) throws(RelaySettingsError) {
         let root: Node?
         do { root = try Yams.compose(yaml: yaml) } catch {
             throw .unreadable("\(file) is not valid YAML: \(error)")
@@ -54,7 +54,7 @@ enum RelaySettingsFile {
     }
 
     /// The defaults as a commented file (`hush relay config --print-defaults`).
-    static func render(_ settings: RelaySettings) -> String {
+    public static func render(_ settings: RelaySettings) -> String {
         var lines = ["# hush relay configuration (hush relay serve --config FILE).",
                      "# Every setting with its default; flags and HUSH_RELAY_<KEY> variables",
                      "# (dots and dashes as underscores) override what is written here."]
