@@ -49,7 +49,8 @@ test: deps
 
 # HushKit's DocC documentation (Sources/HushKit/HushKit.docc and the symbol
 # reference) into .build/docs/HushKit.doccarchive; fails when a public symbol
-# has no doc comment. Preview: `docc preview Sources/HushKit/HushKit.docc
+# has no doc comment, or when the public API differs from docs/HushKit-API.txt
+# (semantic versioning: see scripts/api-surface.py). Preview: `docc preview Sources/HushKit/HushKit.docc
 # --additional-symbol-graph-dir .build/docs/symbols`.
 DOCS_DIR := .build/docs
 docs: deps
@@ -58,6 +59,7 @@ docs: deps
 	rm -rf $(DOCS_DIR)/symbols && mkdir -p $(DOCS_DIR)/symbols
 	cp "$$($(SWIFT) build --show-bin-path $(BUILD_FLAGS))/../symbolgraph/HushKit.symbols.json" $(DOCS_DIR)/symbols/
 	python3 scripts/doc-coverage.py $(DOCS_DIR)/symbols/HushKit.symbols.json
+	python3 scripts/api-surface.py $(DOCS_DIR)/symbols/HushKit.symbols.json --check docs/HushKit-API.txt
 	docc convert Sources/HushKit/HushKit.docc --additional-symbol-graph-dir $(DOCS_DIR)/symbols \
 	  --fallback-display-name HushKit --fallback-bundle-identifier org.hush.HushKit \
 	  --warnings-as-errors --output-path $(DOCS_DIR)/HushKit.doccarchive
