@@ -29,16 +29,23 @@ import Testing
         }
         let message = try #require(try await bob.message(messageID))
         #expect(message.text == "hello bob" && message.direction == .incoming && message.senderAddress == alice.address)
+        // The same message on both sides: one client message id, the sender's clock, the relay's.
+        #expect(message.clientMessageID == sent.clientMessageID && !message.clientMessageID.isEmpty)
+        #expect(message.createdAt == sent.createdAt && message.relayTimestamp != nil && message.readAt == nil)
         let bobRoom = try await bob.room(conversationID)
         #expect(try await bobRoom.contact() == aliceForBob)
         #expect(try await bobRoom.summary().title == "alice")
         let page = try await bobRoom.history()
         #expect(page.messages.map(\.id) == [messageID] && !page.hasOlder)
         try await bobRoom.markRead()
-        #expect(try await bob.conversations().first?.unreadCount == 0)
+        let listed = try #require(try await bob.conversations().first)
+        #expect(listed.unreadCount == 0 && !listed.isGroup && listed.lastActivityAt != nil)
+        #expect(try await bob.message(messageID)?.readAt != nil)
 
         // The read receipt reaches alice as an event naming her message.
         #expect(try await App.sync(alice) { try await alice.message(sent.id)?.status == .read })
+        let readByBob = try #require(try await alice.message(sent.id))
+        #expect(readByBob.deliveredAt != nil && readByBob.readAt != nil)
         let read = await App.event(in: aliceEvents) { if case .statusChanged(sent.id, _, .read) = $0 { true } else { false } }
         #expect(read != nil)
 
@@ -49,7 +56,8 @@ import Testing
         let older = try await bobRoom.history(before: newest.messages.first?.id, limit: 2)
         #expect(older.messages.map(\.text) == ["hello bob", "two"] && !older.hasOlder)
         #expect(try await bobRoom.messages(after: messageID, limit: 10).map(\.text) == ["two", "three", "four"])
-        #expect(try await bob.search("three").map(\.message.text) == ["three"])
+        let found = try await bob.search("three")
+        #expect(found.map(\.message.text) == ["three"] && found.first?.snippet.contains("[three]") == true)
 
         // Safety numbers: the same on both sides; digits or a scanned code verify.
         let aliceNumber = try await alice.safetyNumber(with: bobForAlice)
@@ -89,7 +97,7 @@ import Testing
         let queued = try await offline.queuedMessages()
         let entry = try #require(queued.first { $0.message == message.id }, "\(queued)")
         #expect(entry.state == .pending && entry.conversation == message.conversation)
-        #expect(entry.lastError != nil && entry.failedAttempts >= 1, "\(entry)")
+        #expect(entry.lastError != nil && entry.failedAttempts >= 1 && entry.nextAttemptAt > 0, "\(entry)")
         #expect(queued.allSatisfy { $0.state == .pending })
         let again = try await offline.retryQueued()
         #expect(again.sent == 0 && again.retrying >= 1 && again.failed == 0, "\(again)")

@@ -14,6 +14,9 @@ import Testing
         _ = try await carol.room(with: bobForCarol.id).send("hi, it's carol")
 
         #expect(try await App.sync(bob) { try await bob.messageRequests().count == 1 })
+        let summary = try await bob.sync()
+        #expect(summary.pendingRequests == 1 && summary.setAside == 0 && summary.deferred == 0 && summary.dropped == 0)
+        #expect(summary.waitingForGroupKeys == 0 && summary.waitingForAcceptance == 0)
         let request = try #require(try await bob.messageRequests().first)
         #expect(request.contact.standing == .requested && request.contact.address == carol.address)
         #expect(request.messageCount == 1 && request.lastMessage?.text == "hi, it's carol" && request.groupInvitations.isEmpty)
@@ -51,6 +54,9 @@ import Testing
 
         let group = try await alice.createGroup(name: "team", members: [bobForAlice, carolForAlice])
         #expect(group.youAreAdmin && group.standing == .member && group.members.count == 3)
+        #expect(group.members.filter(\.isYou).map(\.address) == [alice.address])
+        // Bob and carol have not written to alice yet: their invitations may still wait with them.
+        #expect(group.members.filter { !$0.isYou }.allSatisfy { !$0.hasAnswered })
         #expect(Set(group.members.compactMap(\.contact)) == [bobForAlice, carolForAlice])
         #expect(try await alice.groups().map(\.id) == [group.id])
 
@@ -64,13 +70,16 @@ import Testing
         #expect(try await room.contact() == nil)
         let sent = try await room.send("hi team")
         #expect(try await App.sync(bob) { try await bob.room(bobGroup.id).history().messages.map(\.text) == ["hi team"] })
+        #expect(try await App.sync(alice) { try await room.receipts(of: sent.id).delivered >= 1 })
         #expect(try await room.receipts(of: sent.id).members == 2)
         #expect(await App.errorKind { try await room.setTyping(true) } == .invalidInput)
 
         #expect(try await room.rename(to: "crew").name == "crew")
         #expect(try await App.sync(bob) { try await bob.groups().first?.name == "crew" })
         #expect(try await room.makeAdmin(bobForAlice).members.first { $0.contact == bobForAlice }?.isAdmin == true)
-        #expect(try await room.removeMember(carolForAlice).members.count == 2)
+        let epochBefore = try #require(try await room.group()).epoch
+        let smaller = try await room.removeMember(carolForAlice)
+        #expect(smaller.members.count == 2 && smaller.epoch > epochBefore)
         #expect(try await App.sync(bob) { try await bob.groups().first?.members.count == 2 })
         let bobRoom = try await bob.room(bobGroup.id)
         try await bobRoom.leave()
@@ -94,6 +103,9 @@ import Testing
         let (message, attachment) = try await alice.room(with: bobForAlice).sendFile(at: source.path) { steps.add($0) }
         #expect(message.kind == .file && attachment.fileName == "notes.bin" && attachment.size == 300_000)
         #expect(attachment.state == .uploaded && attachment.direction == .outgoing)
+        // The encrypted blob (what moved) is a little larger than the file.
+        #expect(attachment.transferred > attachment.size && !attachment.mediaType.isEmpty, "\(attachment)")
+        #expect(steps.last.map { $0.done == $0.total && $0.total > 0 } == true)
         #expect(steps.phases.contains(.uploading))
         #expect(await App.event(in: aliceEvents) { if case .transferProgress = $0 { true } else { false } } != nil)
 
@@ -121,4 +133,6 @@ final class ProgressLog: @unchecked Sendable {
     func add(_ step: TransferProgress) { lock.withLock { steps.append(step) } }
 
     var phases: Set<TransferProgress.Phase> { lock.withLock { Set(steps.map(\.phase)) } }
+
+    var last: TransferProgress? { lock.withLock { steps.last } }
 }
