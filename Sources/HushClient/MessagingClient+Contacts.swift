@@ -52,3 +52,11 @@ extension MessagingClient {
         return try await messenger.verify(name: name, displayed: number.digits)
     }
 }
+
+/// The display name contacts see.
+extension MessagingClient {
+    public func displayName() async throws -> String? { try await messenger.displayName() }
+
+    /// Sets it and queues it for every accepted contact; returns how many.
+    public func setDisplayName(_ name: String) async throws -> Int { try await messenger.setDisplayName(name) }
+}

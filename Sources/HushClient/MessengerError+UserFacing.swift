@@ -8,6 +8,7 @@ extension MessengerError: UserFacingError {
         case .unknownContact, .contactExists, .nothingToAccept, .invalidAddress, .ownAddress,
              .requestNotAccepted, .contactBlocked, .noRequest, .unknownGroup, .unknownConversation, .ambiguousName: status = .contactProblem
         case .relay, .notRegistered: status = .relayUnavailable
+        case .invalidDisplayName: status = .usage
         case .messageTooLong, .protocolFailure, .missingLocalState, .awaitingGroupKey, .awaitingAcceptance, .unknownMessage, .unknownAttachment,
              .attachmentUnavailable, .attachmentRejected, .groupRefused, .notGroupAdmin, .memberIdentityChanged, .removingYourself, .aloneInGroup,
              .storedAttachmentDamaged, .attachmentNotUploaded: status = .failure

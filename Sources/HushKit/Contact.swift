@@ -33,6 +33,9 @@ public struct Contact: Sendable, Equatable, Identifiable {
     public let verification: Verification
     /// Whether the account accepted them.
     public let standing: Standing
+    /// The display name they chose and sent, if they did: theirs to claim,
+    /// so show it beside `name` and never instead of verifying them.
+    public let profileName: String?
 
     init(_ stored: HushStore.Contact) {
         id = ContactID(rawValue: stored.id)
@@ -40,6 +43,7 @@ public struct Contact: Sendable, Equatable, Identifiable {
         address = stored.address
         verification = Verification(rawValue: stored.verification.rawValue) ?? .unverified
         standing = Standing(rawValue: stored.standing.rawValue) ?? .requested
+        profileName = stored.profileName
     }
 }
 

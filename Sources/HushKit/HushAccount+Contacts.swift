@@ -30,6 +30,20 @@ extension HushAccount {
         try await translatingErrors { try await messenger.acceptIdentityChange(name: try await messenger.contact(id: id.rawValue).name) }
     }
 
+    /// The display name this account sends its contacts, if it has one.
+    public func displayName() async throws(HushError) -> String? {
+        try await translatingErrors { try await messenger.displayName() }
+    }
+
+    /// Sets the display name and sends it, sealed, to every accepted contact
+    /// (contacts added later get it with the first message to them).
+    ///
+    /// - Throws: `HushError` of kind `invalidInput` for a name that is empty
+    ///   or longer than 64 bytes.
+    public func setDisplayName(_ name: String) async throws(HushError) {
+        try await translatingErrors { _ = try await messenger.setDisplayName(name) }
+    }
+
     /// The safety number with a contact.
     public func safetyNumber(with id: ContactID) async throws(HushError) -> SafetyNumber {
         try await translatingErrors {

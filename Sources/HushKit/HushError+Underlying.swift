@@ -40,6 +40,8 @@ extension HushError {
             self.init(.invalidContact, reason: "invalid address: \(reason)")
         case .ownAddress:
             self.init(.invalidContact, reason: "that is the account's own address")
+        case .invalidDisplayName:
+            self.init(.invalidInput, reason: String(describing: error))
         case let .messageTooLong(limit):
             self.init(.invalidInput, reason: "the message is longer than \(limit) bytes", suggestion: "split it")
         case let .relay(failure):

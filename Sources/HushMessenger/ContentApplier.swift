@@ -42,9 +42,10 @@ final class ContentApplier {
             }
         case let .deliveryCredential(token):
             try store.contacts.setDeliveryCredential(token, contactId: contact.id)
-        case .profile:
-            // Display names are shown only after the user names the contact; nothing to store yet.
-            break
+        case let .profile(displayName):
+            // The name they chose, kept beside the one the user gave them (a
+            // stranger's too: a request shows it, never instead of the address).
+            try store.contacts.setProfileName(displayName, contactId: contact.id)
         case let .decryptionError(digest):
             try answerDecryptionError(digest, from: contact)
         case let .groupUpdate(state):

@@ -64,6 +64,7 @@ final class MessageRequests {
             if accepted.verification != .changed, try store.sessions.load(contactId: contact.id) != nil {
                 try sendOwedReceipts(to: accepted)
                 try credentials.handOver(to: accepted)
+                try outbox.handOverProfile(to: accepted)
             }
             try groups?.applyInvitations(from: accepted)
             return accepted

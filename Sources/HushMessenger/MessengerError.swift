@@ -43,6 +43,8 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
     /// A name that is both a contact and a group.
     case ambiguousName(String)
 
+    /// A display name must be 1 to `limit` bytes of UTF-8.
+    case invalidDisplayName(limit: Int)
     /// Only an admin may change the group.
     case notGroupAdmin(group: String)
     /// Removing oneself from a group is leaving it.
@@ -98,6 +100,8 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
             return "no conversation with id \(id): it was deleted, or the id is from another account"
         case let .unknownMessage(id):
             return "no outbox message with id \(id)"
+        case let .invalidDisplayName(limit):
+            return "a display name must be 1 to \(limit) bytes of text"
         case let .notGroupAdmin(group):
             return "only an admin of '\(group)' can change it"
         case let .removingYourself(group):

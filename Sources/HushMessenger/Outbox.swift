@@ -31,7 +31,12 @@ final class Outbox {
         let random = dependencies.random, now = dependencies.clock.now()
         let content = Content(id: MessageID.random(using: random), sentAt: UInt64(now), body: body)
         try store.withinWrite { store in
-            if case .deliveryCredential = body {} else { try handOverCredential(to: contact) }
+            switch body {
+            case .deliveryCredential, .profile: break
+            default:
+                try handOverCredential(to: contact)
+                try handOverProfile(to: contact)
+            }
             let session = try dependencies.loadSession(contactId: contact.id)
             let envelope = try session.seal(try content.encoded(), using: random)
             let conversation = try dependencies.conversation(with: contact)
@@ -71,6 +76,21 @@ final class Outbox {
         try store.withinWrite { store in
             try store.contacts.setCredentialSent(own, contactId: contact.id)
             try seal(.deliveryCredential(own), to: contact.name)
+        }
+    }
+
+    /// Seals our display name for an accepted contact before anything else
+    /// goes to them, when they do not have it yet or it changed since
+    /// (docs/PROTOCOL.md §10.4). A name the profile content cannot carry
+    /// (empty, longer than 64 bytes) is not sent.
+    func handOverProfile(to contact: Contact) throws {
+        guard contact.standing == .accepted, contact.verification != .changed,
+              let own = try store.settings.value(SettingsRepository.Name.displayName),
+              (1...ContentLimits.maxDisplayNameLength).contains(own.utf8.count),
+              try store.contacts.profileSent(contactId: contact.id) != own else { return }
+        try store.withinWrite { store in
+            try store.contacts.setProfileSent(own, contactId: contact.id)
+            try seal(.profile(displayName: own), to: contact.name)
         }
     }
 

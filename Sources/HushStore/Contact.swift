@@ -28,4 +28,7 @@ public struct Contact: Sendable, Equatable {
     public var pendingIdentityKey: [UInt8]?
     public let createdAt: Milliseconds
     public var standing: ContactStanding = .accepted
+    /// The display name the contact chose and sent us (theirs to choose:
+    /// shown beside `name`, never instead of it or of verifying them).
+    public var profileName: String? = nil
 }

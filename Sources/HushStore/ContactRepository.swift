@@ -4,13 +4,13 @@ import HushDatabase
 public struct ContactRepository {
     let database: Database
 
-    static let columns = "id, name, address, identity_key, verification, pending_identity_key, created_at, standing"
+    static let columns = "id, name, address, identity_key, verification, pending_identity_key, created_at, standing, profile_name"
 
     func decode(_ row: Row) throws -> Contact {
         Contact(id: try row.get(0), name: try row.get(1), address: try row.get(2), identityKey: try row.get(3),
                 verification: VerificationState(rawValue: try row.get(4)) ?? .unverified,
                 pendingIdentityKey: try row.get(5), createdAt: try row.get(6),
-                standing: ContactStanding(rawValue: try row.get(7)) ?? .blocked)
+                standing: ContactStanding(rawValue: try row.get(7)) ?? .blocked, profileName: try row.get(8))
     }
 
     /// Adds a contact; the name must be unique (a constraint error otherwise).
@@ -32,6 +32,20 @@ public struct ContactRepository {
 
     public func all() throws -> [Contact] {
         try database.query("SELECT \(Self.columns) FROM contacts ORDER BY name", [], decode)
+    }
+
+    /// Records the display name the contact sent us.
+    public func setProfileName(_ name: String, contactId: Int64) throws {
+        try database.execute("UPDATE contacts SET profile_name = ? WHERE id = ?", [name, contactId])
+    }
+
+    /// Our display name as last sealed to the contact (nil: never sent).
+    public func profileSent(contactId: Int64) throws -> String? {
+        try database.queryFirst("SELECT profile_sent FROM contacts WHERE id = ?", [contactId]) { try $0.get(0, as: String?.self) } ?? nil
+    }
+
+    public func setProfileSent(_ name: String, contactId: Int64) throws {
+        try database.execute("UPDATE contacts SET profile_sent = ? WHERE id = ?", [name, contactId])
     }
 
     public func setVerification(_ state: VerificationState, contactId: Int64) throws {

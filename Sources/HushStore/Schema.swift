@@ -25,6 +25,7 @@ public enum Schema {
         migrator.register(version: 16, name: "drop the unused index of messages by relay id", dropUnusedServerIdIndex)
         migrator.register(version: 17, name: "contents of other sent envelopes, for decryption errors", addContentResends)
         migrator.register(version: 18, name: "group invitations waiting for their sender's request to be accepted", addGroupInvitations)
+        migrator.register(version: 19, name: "profile names: the one each contact chose, ours as last sent to each", addProfileNames)
         return migrator
     }()
 

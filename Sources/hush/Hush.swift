@@ -8,7 +8,7 @@ struct Hush: AsyncParsableCommand {
         commandName: "hush",
         abstract: "End-to-end encrypted messaging from the terminal.",
         subcommands: [
-            InitCommand.self, RegisterCommand.self, WhoamiCommand.self, ContactCommand.self, GroupCommand.self, RequestsCommand.self,
+            InitCommand.self, RegisterCommand.self, WhoamiCommand.self, ProfileCommand.self, ContactCommand.self, GroupCommand.self, RequestsCommand.self,
             SendCommand.self, SyncCommand.self, ChatsCommand.self, HistoryCommand.self, ChatCommand.self,
             ListenCommand.self, OutboxCommand.self, RetryCommand.self, SearchCommand.self, VerifyCommand.self,
             PassphraseCommand.self, DoctorCommand.self, AuditCommand.self, RelayCommand.self,

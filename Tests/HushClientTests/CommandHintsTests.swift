@@ -16,7 +16,7 @@ import Testing
         .unknownAttachment(1), .attachmentUnavailable("u"), .attachmentRejected("r"), .unknownGroup("team"),
         .unknownConversation(1), .groupRefused("g"), .ambiguousName("x"), .notGroupAdmin(group: "team"),
         .removingYourself(group: "team"), .aloneInGroup(group: "team"), .memberIdentityChanged(group: "team", member: "bob"),
-        .storedAttachmentDamaged(id: 3, reason: "digest"), .attachmentNotUploaded(id: 3),
+        .storedAttachmentDamaged(id: 3, reason: "digest"), .attachmentNotUploaded(id: 3), .invalidDisplayName(limit: 64),
     ]
 
     @Test func theMessengerNamesNoCommandAndTheCLIAddsThem() {

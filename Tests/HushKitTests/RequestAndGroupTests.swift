@@ -10,6 +10,9 @@ import Testing
         let carol = try await App.account("carol", relay: relay), dave = try await App.account("dave", relay: relay)
         defer { bob.close(); carol.close(); dave.close() }
         let bobEvents = bob.events()
+        #expect(try await carol.displayName() == "carol", "create's displayName is the one sent")
+        try await carol.setDisplayName("Carol C.")
+        #expect(await App.errorKind { try await carol.setDisplayName("") } == .invalidInput)
         let bobForCarol = try await carol.addContact(name: "bob", address: bob.address)
         _ = try await carol.room(with: bobForCarol.id).send("hi, it's carol")
 
@@ -20,6 +23,7 @@ import Testing
         let request = try #require(try await bob.messageRequests().first)
         #expect(request.contact.standing == .requested && request.contact.address == carol.address)
         #expect(request.messageCount == 1 && request.lastMessage?.text == "hi, it's carol" && request.groupInvitations.isEmpty)
+        #expect(request.contact.profileName == "Carol C." && request.contact.name != "Carol C.")
         let told = await App.event(in: bobEvents) { if case .messageRequest(_, request.contact.id, _) = $0 { true } else { false } }
         #expect(told != nil)
         // A request is not a conversation until accepted, and nothing is sent back to it.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import HushClient
 
 struct ContactCommand: AsyncParsableCommand {
@@ -50,7 +51,8 @@ struct ContactCommand: AsyncParsableCommand {
                 let contacts = try await global.openAccount(offline: true).contacts()
                 if global.json {
                     try printJSON(["contacts": contacts.map { ["name": $0.name, "address": $0.address, "verification": $0.verification.rawValue,
-                                                               "identityChanged": $0.pendingIdentityKey != nil] }])
+                                                               "identityChanged": $0.pendingIdentityKey != nil,
+                                                               "profileName": $0.profileName.map { $0 as Any } ?? NSNull()] }])
                     return
                 }
                 if contacts.isEmpty { print("No contacts yet: `hush contact add NAME ADDRESS`.") }
@@ -61,7 +63,8 @@ struct ContactCommand: AsyncParsableCommand {
                     case .unverified: state = "unverified"
                     case .changed: state = Presentation.style.bad("IDENTITY CHANGED: sending blocked; `hush verify \(contact.name)` then `hush contact accept \(contact.name)`")
                     }
-                    print("\(Presentation.peer(contact.name))  \(contact.address)  \(state)")
+                    let chosen = contact.profileName.flatMap { $0 == contact.name ? nil : "  (calls themselves \"\(Presentation.oneLine($0, length: 64))\")" } ?? ""
+                    print("\(Presentation.peer(contact.name))  \(contact.address)  \(state)\(chosen)")
                 }
             }
         }

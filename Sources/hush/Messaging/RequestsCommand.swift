@@ -38,6 +38,7 @@ struct RequestsCommand: AsyncParsableCommand {
                                                      "messages": request.messageCount, "firstSeenAt": request.contact.createdAt]
                         if let last = request.lastMessage { object["lastMessage"] = Presentation.json(last, contact: request.contact.name) }
                         if !request.invitations.isEmpty { object["invitations"] = request.invitations }
+                        if let chosen = request.contact.profileName { object["profileName"] = chosen }
                         return object
                     }]
                     if !blocked { output["removedForRoom"] = removed }
@@ -49,6 +50,9 @@ struct RequestsCommand: AsyncParsableCommand {
                     let count = request.messageCount == 1 ? "1 message" : "\(request.messageCount) messages"
                     print("\(Presentation.style.bold(Presentation.peer(request.contact.name)))  \(count)  \(Presentation.style.dim(Presentation.time(request.lastMessage?.createdAt ?? request.contact.createdAt)))")
                     print("  \(request.contact.address)")
+                    if let chosen = request.contact.profileName {
+                        print("  calls themselves \"\(Presentation.oneLine(chosen, length: 64))\" (their claim: compare safety numbers to know who it is)")
+                    }
                     for group in request.invitations {
                         print("  \(Presentation.peer(request.contact.name)) invites you to the group \"\(Presentation.oneLine(group, length: 64))\" (you join it when you accept)")
                     }

@@ -1,0 +1,34 @@
+import HushProtocol
+import HushStore
+
+/// Our display name: chosen here, sent sealed to every accepted contact
+/// (docs/PROTOCOL.md §10.4).
+extension Messenger {
+    /// The display name this account sends its contacts, if it has one.
+    public func displayName() throws -> String? {
+        try store.settings.value(SettingsRepository.Name.displayName)
+    }
+
+    /// Sets the display name and seals it for every accepted contact whose
+    /// identity key is not waiting for a decision, in one transaction; then
+    /// posts the outbox. Contacts added later get it with the first thing
+    /// sealed to them. Returns how many contacts it was queued for.
+    @discardableResult
+    public func setDisplayName(_ name: String) async throws -> Int {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...ContentLimits.maxDisplayNameLength).contains(trimmed.utf8.count) else {
+            throw MessengerError.invalidDisplayName(limit: ContentLimits.maxDisplayNameLength)
+        }
+        let queued = try store.write { store in
+            try store.settings.set(SettingsRepository.Name.displayName, to: trimmed)
+            var queued = 0
+            for contact in try store.contacts.all() where contact.standing == .accepted && contact.verification != .changed {
+                try outgoing.handOverProfile(to: contact)
+                queued += 1
+            }
+            return queued
+        }
+        await outgoing.flush()
+        return queued
+    }
+}

@@ -1,0 +1,45 @@
+import ArgumentParser
+import Foundation
+import HushClient
+
+struct ProfileCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "profile",
+        abstract: "Show or set the display name your contacts see.",
+        discussion: """
+            Your display name is sealed to every accepted contact (never to a stranger before you accept \
+            them) and shown on their side beside the name they gave you: in their message requests, so \
+            they can tell who wrote, and in their contact list. It is yours to choose and proves nothing: \
+            they should still compare safety numbers. Contacts added later get it with the first message \
+            you send them.
+
+            Examples:
+              hush profile
+              hush profile --name "Alice Liddell"
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "The display name to send (1 to 64 bytes of text).") var name: String?
+
+    func run() async throws {
+        try await reportingErrors {
+            let client = try global.openAccount(offline: name == nil)
+            if let name {
+                let queued = try await client.setDisplayName(name)
+                let current = try await client.displayName()
+                if global.json {
+                    try printJSON(["name": current ?? NSNull(), "queuedFor": queued])
+                } else {
+                    print("Your display name is now \"\(current ?? "")\"; it is on its way to \(queued) contact(s).")
+                }
+                return
+            }
+            let current = try await client.displayName()
+            if global.json {
+                try printJSON(["name": current ?? NSNull()])
+            } else {
+                print(current.map { "Your display name: \"\($0)\"" } ?? "No display name: set one with `hush profile --name NAME`.")
+            }
+        }
+    }
+}
