@@ -8,7 +8,9 @@
 // unlocked by a random application key kept in the file ECHO_BOT_KEY_FILE
 // names (written 0600 on the first run; a real app would keep it in the
 // platform's keychain), so no passphrase is asked. It prints its address,
-// then "ready", then one line per answer; SIGINT or SIGTERM stops it.
+// then "ready", then one line per answer. Stop it with SIGINT or SIGTERM:
+// what arrives while it is down waits at the relay and is answered at the
+// next start.
 import Foundation
 import HushKit
 
@@ -35,6 +37,8 @@ struct EchoBot {
         }
         let account = try await openOrCreate(home: home, relay: relay, keyFile: keyFile)
         defer { account.close() }
+        // A first run cut off before it registered registers now.
+        if try await !account.isRegistered() { try await account.register() }
         say("address: \(account.address)")
 
         // Subscribe before going live, so nothing that arrives is missed.
@@ -49,7 +53,9 @@ struct EchoBot {
             switch event {
             case .messageReceived, .messageRequest, .missed:
                 // Whatever arrived (or was missed) is in the store: answer what is unread.
-                try await answerUnread(account)
+                // A failure is told and the bot goes on: the message stays unread and
+                // is answered with the next one.
+                do { try await answerUnread(account) } catch { say("could not answer yet: \(error)") }
             case let .syncFailed(error):
                 say("could not take in what arrived: \(error)")
             default:
@@ -83,9 +89,7 @@ struct EchoBot {
         guard FileManager.default.createFile(atPath: keyFile, contents: Data(key), attributes: [.posixPermissions: 0o600]) else {
             throw BotError("could not write the key file \(keyFile)")
         }
-        let account = try await HushAccount.create(in: home, keys: .applicationKey(key), displayName: "echo bot", relayURL: relay)
-        try await account.register()
-        return account
+        return try await HushAccount.create(in: home, keys: .applicationKey(key), displayName: "echo bot", relayURL: relay)
     }
 }
 

@@ -26,6 +26,7 @@ public enum Account {
         home.removeDatabaseFiles()
         let store = try home.createStore(contents)
         try store.settings.set(SettingsRepository.Name.displayName, to: name)
+        try store.settings.set(SettingsRepository.Name.sharedDisplayName, to: name)
         try store.settings.set(SettingsRepository.Name.relayURL, to: relay)
         try home.directory.checkPermissions()
         let identity = try IdentityKeyPair(seed: contents.identitySeed)

@@ -5,34 +5,34 @@ import HushMessenger
 extension HushAccount {
     /// Every contact: accepted ones, strangers whose requests wait, and blocked ones (see `Contact.standing`).
     public func contacts() async throws(HushError) -> [Contact] {
-        try await translatingErrors { try await messenger.contacts().map(Contact.init) }
+        try await guarded { try await messenger.contacts().map(Contact.init) }
     }
 
     /// The contact with id `id`.
     public func contact(_ id: ContactID) async throws(HushError) -> Contact {
-        try await translatingErrors { Contact(try await messenger.contact(id: id.rawValue)) }
+        try await guarded { Contact(try await messenger.contact(id: id.rawValue)) }
     }
 
     /// Adds someone by the address they gave (hush1…) under `name`, a name
     /// for this account only. Compare safety numbers with them to verify it.
     public func addContact(name: String, address: String) async throws(HushError) -> Contact {
-        try await translatingErrors { Contact(try await messenger.addContact(name: name, address: address)) }
+        try await guarded { Contact(try await messenger.addContact(name: name, address: address)) }
     }
 
     /// Removes the contact, its conversation and its session.
     public func removeContact(_ id: ContactID) async throws(HushError) {
-        try await translatingErrors { try await messenger.removeContact(name: try await messenger.contact(id: id.rawValue).name) }
+        try await guarded { try await messenger.removeContact(name: try await messenger.contact(id: id.rawValue).name) }
     }
 
     /// Accepts a contact's changed identity key (after comparing the new
     /// safety number with them): sending resumes.
     public func acceptIdentityChange(of id: ContactID) async throws(HushError) {
-        try await translatingErrors { try await messenger.acceptIdentityChange(name: try await messenger.contact(id: id.rawValue).name) }
+        try await guarded { try await messenger.acceptIdentityChange(name: try await messenger.contact(id: id.rawValue).name) }
     }
 
     /// The display name this account sends its contacts, if it has one.
     public func displayName() async throws(HushError) -> String? {
-        try await translatingErrors { try await messenger.displayName() }
+        try await guarded { try await messenger.displayName() }
     }
 
     /// Sets the display name and sends it, sealed, to every accepted contact
@@ -41,12 +41,12 @@ extension HushAccount {
     /// - Throws: `HushError` of kind `invalidInput` for a name that is empty
     ///   or longer than 64 bytes.
     public func setDisplayName(_ name: String) async throws(HushError) {
-        try await translatingErrors { _ = try await messenger.setDisplayName(name) }
+        try await guarded { _ = try await messenger.setDisplayName(name) }
     }
 
     /// The safety number with a contact.
     public func safetyNumber(with id: ContactID) async throws(HushError) -> SafetyNumber {
-        try await translatingErrors {
+        try await guarded {
             let (number, _) = try await messenger.safetyNumber(with: try await messenger.contact(id: id.rawValue).name)
             return SafetyNumber(digits: number.digits, scannableCode: number.scannable.serialized())
         }
@@ -59,7 +59,7 @@ extension HushAccount {
     /// - Returns: whether it matched.
     /// - Throws: `HushError` of kind `invalidInput` for digits that are not 60.
     public func compareSafetyNumber(with id: ContactID, code: String) async throws(HushError) -> Bool {
-        try await translatingErrors {
+        try await guarded {
             let name = try await messenger.contact(id: id.rawValue).name
             let compact = code.filter { !$0.isWhitespace }
             if !compact.isEmpty, compact.allSatisfy(\.isASCII), compact.allSatisfy(\.isNumber) {

@@ -5,7 +5,7 @@ extension HushAccount {
     /// Conversations, most recent first, without message requests (see
     /// `messageRequests()`) and blocked contacts.
     public func conversations() async throws(HushError) -> [Conversation] {
-        try await translatingErrors {
+        try await guarded {
             let unaccepted = Set(try await (messenger.messageRequests() + messenger.messageRequests(blocked: true)).map(\.contact.id))
             return try await messenger.conversations().filter { $0.contactId.map { !unaccepted.contains($0) } ?? true }.map(Conversation.init)
         }
@@ -13,7 +13,7 @@ extension HushAccount {
 
     /// The room of conversation `id`.
     public func room(_ id: ConversationID) async throws(HushError) -> Room {
-        try await translatingErrors {
+        try await guarded {
             _ = try await messenger.target(conversationID: id.rawValue)
             return Room(id: id, account: self)
         }
@@ -21,19 +21,19 @@ extension HushAccount {
 
     /// The room of the conversation with a contact (made when there is none yet).
     public func room(with contact: ContactID) async throws(HushError) -> Room {
-        try await translatingErrors {
+        try await guarded {
             Room(id: ConversationID(rawValue: try await messenger.conversationID(contactID: contact.rawValue)), account: self)
         }
     }
 
     /// The message with id `id`, or nil once it is gone.
     public func message(_ id: MessageID) async throws(HushError) -> Message? {
-        try await translatingErrors { try await messenger.message(id: id.rawValue).map(Message.init) }
+        try await guarded { try await messenger.message(id: id.rawValue).map(Message.init) }
     }
 
     /// Full-text search over every conversation's messages, best matches first.
     public func search(_ query: String, limit: Int = 20) async throws(HushError) -> [SearchResult] {
-        try await translatingErrors {
+        try await guarded {
             try await messenger.search(query, limit: max(0, limit)).map { SearchResult(message: Message($0.message), snippet: $0.snippet) }
         }
     }

@@ -5,7 +5,7 @@ import Synchronization
 extension HushAccount {
     /// The attachment with id `id`.
     public func attachment(_ id: AttachmentID) async throws(HushError) -> Attachment {
-        try await translatingErrors {
+        try await guarded {
             guard let stored = try await messenger.attachment(id: id.rawValue) else { throw MessengerError.unknownAttachment(id.rawValue) }
             return Attachment(stored)
         }
@@ -13,7 +13,7 @@ extension HushAccount {
 
     /// The file a message carries, nil for a text.
     public func attachment(of message: MessageID) async throws(HushError) -> Attachment? {
-        try await translatingErrors { try await messenger.attachment(messageID: message.rawValue).map(Attachment.init) }
+        try await guarded { try await messenger.attachment(messageID: message.rawValue).map(Attachment.init) }
     }
 
     /// Downloads a received file (unless it is here already), checks every
@@ -21,14 +21,14 @@ extension HushAccount {
     /// to that path: the file appears there only once verified.
     public func fetch(_ id: AttachmentID, to destination: String? = nil,
                       progress: (@Sendable (TransferProgress) -> Void)? = nil) async throws(HushError) -> Attachment {
-        try await translatingErrors {
+        try await guarded {
             Attachment(try await messenger.fetchAttachment(id: id.rawValue, to: destination, progress: progressReporter(progress)))
         }
     }
 
     /// Received files up to `maxBytes` are downloaded at each sync; nil turns that off.
     public func setAutoDownload(maxBytes: Int64?) async throws(HushError) {
-        try await translatingErrors { try await messenger.setAutoDownload(maxBytes: maxBytes) }
+        try await guarded { try await messenger.setAutoDownload(maxBytes: maxBytes) }
     }
 
     /// Hands each step of a transfer to `callback` and, at most once per

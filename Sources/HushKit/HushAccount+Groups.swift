@@ -4,7 +4,7 @@ import HushMessenger
 extension HushAccount {
     /// Every group the account is or was in.
     public func groups() async throws(HushError) -> [Group] {
-        try await translatingErrors {
+        try await guarded {
             var groups: [Group] = []
             for summary in try await messenger.groupList() { groups.append(try await group(summary)) }
             return groups
@@ -14,7 +14,7 @@ extension HushAccount {
     /// Creates a group with the account as its admin and `members` (accepted
     /// contacts) in it; each member gets the invitation, sealed to them.
     public func createGroup(name: String, members: [ContactID]) async throws(HushError) -> Group {
-        try await translatingErrors {
+        try await guarded {
             try await group(try await messenger.createGroup(name: name, members: try await contactNames(members)))
         }
     }

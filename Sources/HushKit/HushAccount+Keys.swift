@@ -11,7 +11,7 @@ extension HushAccount {
     /// - Throws: `HushError` of kind `wrongKey` when `current` does not open
     ///   the keystore (nothing is changed).
     public func changeKeys(from current: KeyProvider, to new: KeyProvider) async throws(HushError) {
-        try await translatingErrors {
+        try await guarded {
             let keystore = KeystoreFile(directory: DataDirectory(path: directory))
             let contents = try current.unlock(keystore)
             try new.create(keystore, holding: contents, replacing: true)

@@ -6,18 +6,18 @@ extension HushAccount {
     /// Sealed messages the relay has not taken yet: pending ones (retried
     /// with backoff) and failed ones (refused for good, kept until retried).
     public func queuedMessages() async throws(HushError) -> [QueuedMessage] {
-        try await translatingErrors { try await messenger.outbox().map(QueuedMessage.init) }
+        try await guarded { try await messenger.outbox().map(QueuedMessage.init) }
     }
 
     /// Hands every pending and failed message to the relay now, without
     /// waiting for its backoff.
     public func retryQueued() async throws(HushError) -> DeliveryAttempt {
-        try await translatingErrors { DeliveryAttempt(try await messenger.retry(requestID: nil)) }
+        try await guarded { DeliveryAttempt(try await messenger.retry(requestID: nil)) }
     }
 
     /// How much each conversation's history takes on disk, largest first.
     public func storageUsage() async throws(HushError) -> [ConversationStorage] {
-        try await translatingErrors {
+        try await guarded {
             try await messenger.storageUsage().map {
                 ConversationStorage(conversation: ConversationID(rawValue: $0.conversationId), title: $0.title,
                                     messageCount: $0.messageCount, bytes: $0.bytes)
@@ -27,7 +27,7 @@ extension HushAccount {
 
     /// Every file sent and received, oldest first.
     public func attachments() async throws(HushError) -> [Attachment] {
-        try await translatingErrors { try await messenger.attachmentList().map { Attachment($0.attachment) } }
+        try await guarded { try await messenger.attachmentList().map { Attachment($0.attachment) } }
     }
 }
 

@@ -3,14 +3,14 @@ import HushMessenger
 /// Message requests: strangers who wrote first. Nothing goes back to them
 /// (no receipt, no typing, no read mark) until the user accepts.
 extension HushAccount {
-    /// Requests waiting for a decision, oldest first.
+    /// Requests waiting for a decision, the most recent first.
     public func messageRequests() async throws(HushError) -> [MessageRequest] {
-        try await translatingErrors { try await messenger.messageRequests().map(MessageRequest.init) }
+        try await guarded { try await messenger.messageRequests().map(MessageRequest.init) }
     }
 
     /// Blocked contacts (their messages are dropped unread).
     public func blockedContacts() async throws(HushError) -> [Contact] {
-        try await translatingErrors { try await messenger.messageRequests(blocked: true).map { Contact($0.contact) } }
+        try await guarded { try await messenger.messageRequests(blocked: true).map { Contact($0.contact) } }
     }
 
     /// Requests kept at once: a newer one takes the place of the one that waited longest.
@@ -18,20 +18,20 @@ extension HushAccount {
 
     /// How many requests were removed to make room for newer ones.
     public func messageRequestsRemovedForRoom() async throws(HushError) -> Int {
-        try await translatingErrors { try await messenger.messageRequestsRemovedForRoom() }
+        try await guarded { try await messenger.messageRequestsRemovedForRoom() }
     }
 
     /// Accepts a request (or unblocks a contact), optionally under a name of
     /// the user's choosing, and joins the groups they invited the account to.
     public func acceptRequest(from id: ContactID, renameTo name: String? = nil) async throws(HushError) -> Contact {
-        try await translatingErrors {
+        try await guarded {
             Contact(try await messenger.acceptRequest(name: try await messenger.contact(id: id.rawValue).name, renameTo: name))
         }
     }
 
     /// Blocks a contact: their further messages are dropped unread.
     public func block(_ id: ContactID) async throws(HushError) {
-        try await translatingErrors { try await messenger.block(name: try await messenger.contact(id: id.rawValue).name) }
+        try await guarded { try await messenger.block(name: try await messenger.contact(id: id.rawValue).name) }
     }
 }
 

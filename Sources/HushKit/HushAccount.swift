@@ -31,15 +31,17 @@ public final class HushAccount: Sendable {
     let identity: IdentityKeyPair
     let hub = EventHub<HushEvent>(bufferLimit: defaultEventBufferLimit) { .missed(count: $0) }
     private let running = Mutex<[Task<Void, Never>]>([])
-    private let liveTasks = Mutex<[Task<Void, Never>]>([])
+    /// The live connection's tasks, and whether `close()` ran (nothing starts again after it).
+    private let live = Mutex<(tasks: [Task<Void, Never>], closed: Bool)>(([], false))
 
     /// The name of the folder beside the database that holds encrypted files.
     static let attachmentDirectoryName = "attachments"
 
     /// Creates a new account in `directory` (made 0700 when missing): a new
     /// identity, a keystore sealed under `keys`, and an empty encrypted
-    /// database. With `relayURL` the account will use that relay; call
-    /// `register()` to publish its keys there.
+    /// database. `displayName` (1 to 64 bytes) is the name contacts see: it is
+    /// sealed to each accepted contact. With `relayURL` the account will use
+    /// that relay; call `register()` to publish its keys there.
     ///
     /// - Throws: `HushError` of kind `accountExists` when the directory
     ///   already holds one (nothing is changed), `unsafePermissions`,
@@ -50,6 +52,9 @@ public final class HushAccount: Sendable {
             let home = DataDirectory(path: directory)
             let keystore = KeystoreFile(directory: home)
             if keystore.exists { throw KeystoreError.identityExists(path: keystore.path) }
+            if let displayName, !(1...64).contains(displayName.utf8.count) {
+                throw HushError(.invalidInput, reason: "a display name must be 1 to 64 bytes of text")
+            }
             try home.create()
             let contents = KeystoreContents.generate(createdAt: UInt64(Date().timeIntervalSince1970))
             try keys.create(keystore, holding: contents)
@@ -57,6 +62,7 @@ public final class HushAccount: Sendable {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: home.databasePath + suffix) }
             let store = try MessageStore(path: home.databasePath, key: contents.databaseKey)
             try store.settings.set(SettingsRepository.Name.displayName, to: displayName)
+            try store.settings.set(SettingsRepository.Name.sharedDisplayName, to: displayName)
             try store.settings.set(SettingsRepository.Name.relayURL, to: relayURL)
             try home.checkPermissions()
             return try HushAccount(home: home, contents: contents, store: store)
@@ -96,7 +102,11 @@ public final class HushAccount: Sendable {
     /// Stops the live connection and the outbox retries, and ends every
     /// event stream. The account cannot be used afterwards.
     public func close() {
-        stopLive()
+        for task in live.withLock({ live in
+            live.closed = true
+            defer { live.tasks.removeAll() }
+            return live.tasks
+        }) { task.cancel() }
         for task in running.withLock({ tasks in defer { tasks.removeAll() }; return tasks }) { task.cancel() }
         hub.finish()
     }
@@ -107,19 +117,19 @@ public final class HushAccount: Sendable {
     /// it was registered before: the relay keeps one registration per identity).
     public func register() async throws(HushError) {
         guard relayURL != nil else { throw HushError(.notRegistered, reason: "this account has no relay", suggestion: "open it with a relay URL") }
-        try await translatingErrors { try await messenger.register() }
+        try await guarded { try await messenger.register() }
     }
 
     /// Whether the account registered with its relay.
     public func isRegistered() async throws(HushError) -> Bool {
-        try await translatingErrors { try await messenger.isRegistered() }
+        try await guarded { try await messenger.isRegistered() }
     }
 
     /// Sends what the outbox holds, then fetches, decrypts and stores
     /// everything waiting at the relay. The relay is acknowledged only for
     /// what was stored.
     public func sync() async throws(HushError) -> SyncSummary {
-        try await translatingErrors {
+        try await guarded {
             let report = try await messenger.sync()
             return SyncSummary(report, pendingRequests: try await messenger.messageRequests().count)
         }
@@ -127,18 +137,29 @@ public final class HushAccount: Sendable {
 
     /// Keeps a live connection to the relay (messages arrive as they are
     /// sent, reconnecting with backoff) and retries the outbox, until
-    /// `stopLive()` or `close()`. Calling it while live does nothing.
+    /// `stopLive()` or `close()`. Calling it while live, or after `close()`,
+    /// does nothing.
     public func startLive() {
         let messenger = messenger
-        liveTasks.withLock { tasks in
-            guard tasks.isEmpty else { return }
-            tasks = [Task { await messenger.runLive() }, Task { await messenger.runOutboxRetries() }]
+        live.withLock { live in
+            guard live.tasks.isEmpty, !live.closed else { return }
+            live.tasks = [Task { await messenger.runLive() }, Task { await messenger.runOutboxRetries() }]
         }
     }
 
     /// Ends the live connection and the outbox retries.
     public func stopLive() {
-        for task in liveTasks.withLock({ tasks in defer { tasks.removeAll() }; return tasks }) { task.cancel() }
+        for task in live.withLock({ live in defer { live.tasks.removeAll() }; return live.tasks }) { task.cancel() }
+    }
+
+    /// Runs `body` as `translatingErrors` does, and tells an account that has
+    /// no relay so (`notRegistered`) rather than as a relay that failed.
+    func guarded<T>(_ body: () async throws -> T) async throws(HushError) -> T {
+        do {
+            return try await translatingErrors(body)
+        } catch where relayURL == nil && error.kind == .relayUnavailable {
+            throw HushError(.notRegistered, reason: "this account has no relay", suggestion: "open it with a relay URL")
+        }
     }
 
     // MARK: Events

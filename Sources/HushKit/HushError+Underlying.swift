@@ -4,16 +4,16 @@ import HushMessenger
 import HushStore
 
 extension HushError {
-    /// The lower modules' errors in HushKit's terms. Their own descriptions
-    /// are worded for the `hush` command line (they name its commands), so
-    /// the cases an app can act on get words of their own here.
+    /// The lower modules' errors in HushKit's terms: the cases an app can act
+    /// on get a kind and words of their own (with a suggestion); the rest keep
+    /// the lower module's description, which names no `hush` command.
     init(wrapping error: any Error) {
         switch error {
         case let error as HushError: self = error
         case let error as MessengerError: self.init(error)
         case let error as KeystoreError: self.init(error)
         case let error as DatabaseError: self.init(error)
-        case let error as StoreError: self.init(.damagedAccount, reason: String(describing: error))
+        case let error as StoreError: self.init(error)
         case let error as DeliveryFailure: self.init(.relayUnavailable, reason: "the relay could not be used", suggestion: String(describing: error))
         default: self.init(.other, reason: String(describing: error))
         }
@@ -68,6 +68,14 @@ extension HushError {
             self.init(.attachment, reason: String(describing: error))
         case let .protocolFailure(reason), let .missingLocalState(reason), let .awaitingGroupKey(reason), let .awaitingAcceptance(reason):
             self.init(.other, reason: reason)
+        }
+    }
+
+    private init(_ error: StoreError) {
+        switch error {
+        case .notFound: self.init(.notFound, reason: String(describing: error))
+        case .invalidArgument: self.init(.invalidInput, reason: String(describing: error))
+        case .databaseMissing: self.init(.damagedAccount, reason: String(describing: error))
         }
     }
 

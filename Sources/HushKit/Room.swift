@@ -12,7 +12,7 @@ public struct Room: Sendable {
 
     /// The conversation as the lobby lists it.
     public func summary() async throws(HushError) -> Conversation {
-        try await translatingErrors {
+        try await account.guarded {
             guard let summary = try await messenger.conversations().first(where: { $0.id == id.rawValue }) else {
                 throw MessengerError.unknownConversation(id.rawValue)
             }
@@ -22,12 +22,12 @@ public struct Room: Sendable {
 
     /// The contact of a one-to-one conversation; nil for a group.
     public func contact() async throws(HushError) -> ContactID? {
-        try await translatingErrors { try await messenger.contact(conversationID: id.rawValue).map { ContactID(rawValue: $0.id) } }
+        try await account.guarded { try await messenger.contact(conversationID: id.rawValue).map { ContactID(rawValue: $0.id) } }
     }
 
     /// The group this conversation is, nil for a contact's.
     public func group() async throws(HushError) -> Group? {
-        try await translatingErrors {
+        try await account.guarded {
             guard let summary = try await messenger.groupSummary(conversationID: id.rawValue) else { return nil }
             return try await account.group(summary)
         }
@@ -35,22 +35,22 @@ public struct Room: Sendable {
 
     // MARK: History
 
-    /// A page of history, oldest first: the newest `limit` messages, or
-    /// with `before` the `limit` messages just before that one.
+    /// A page of history, oldest first: the newest `limit` messages (at most
+    /// 10,000), or with `before` the `limit` messages just before that one.
     public func history(before: MessageID? = nil, limit: Int = 50) async throws(HushError) -> HistoryPage {
-        try await translatingErrors {
-            let limit = max(1, limit)
+        try await account.guarded {
+            let limit = Self.pageLimit(limit)
             // One more than asked tells whether older messages exist.
             let page = try await messenger.history(with: try await target(), before: before?.rawValue, limit: limit + 1)
             return HistoryPage(messages: page.suffix(limit).map(Message.init), hasOlder: page.count > limit)
         }
     }
 
-    /// The messages after `message`, oldest first, at most `limit` (for
-    /// catching up after `.missed`, or reading forwards).
+    /// The messages after `message`, oldest first, at most `limit` (and at
+    /// most 10,000; for catching up after `.missed`, or reading forwards).
     public func messages(after message: MessageID, limit: Int = 50) async throws(HushError) -> [Message] {
-        try await translatingErrors {
-            try await messenger.history(with: try await target(), after: message.rawValue, limit: max(1, limit)).map(Message.init)
+        try await account.guarded {
+            try await messenger.history(with: try await target(), after: message.rawValue, limit: Self.pageLimit(limit)).map(Message.init)
         }
     }
 
@@ -62,7 +62,7 @@ public struct Room: Sendable {
     /// `startLive()` or the next `sync()`), `failed` when the relay refused it.
     /// Later changes arrive as `.statusChanged` events.
     public func send(_ text: String) async throws(HushError) -> Message {
-        try await translatingErrors { Message(try await messenger.send(text: text, to: try await target())) }
+        try await account.guarded { Message(try await messenger.send(text: text, to: try await target())) }
     }
 
     /// Sends the file at `path`: it is encrypted with a fresh key, uploaded,
@@ -70,7 +70,7 @@ public struct Room: Sendable {
     /// as `.transferProgress`) learn how far it came.
     public func sendFile(at path: String, progress: (@Sendable (TransferProgress) -> Void)? = nil)
         async throws(HushError) -> (message: Message, attachment: Attachment) {
-        try await translatingErrors {
+        try await account.guarded {
             let (message, attachment) = try await messenger.sendFile(at: path, to: try await target(),
                                                                      progress: account.progressReporter(progress))
             return (Message(message), Attachment(attachment))
@@ -80,13 +80,13 @@ public struct Room: Sendable {
     /// Marks every received message read and sends the read receipts owed
     /// (none to a stranger whose request waits).
     public func markRead() async throws(HushError) {
-        try await translatingErrors { _ = try await messenger.markRead(contact: try await target()) }
+        try await account.guarded { _ = try await messenger.markRead(contact: try await target()) }
     }
 
     /// Tells the contact the user started or stopped typing, over the live
     /// connection only (typing is never queued). Groups have no typing.
     public func setTyping(_ typing: Bool) async throws(HushError) {
-        try await translatingErrors {
+        try await account.guarded {
             guard case let .contact(name) = try await messenger.target(conversationID: id.rawValue) else {
                 throw HushError(.invalidInput, reason: "groups have no typing indicators")
             }
@@ -96,7 +96,7 @@ public struct Room: Sendable {
 
     /// The files sent and received in this conversation, oldest first.
     public func attachments() async throws(HushError) -> [Attachment] {
-        try await translatingErrors {
+        try await account.guarded {
             try await messenger.attachmentList().filter { $0.attachment.conversationId == id.rawValue }.map { Attachment($0.attachment) }
         }
     }
@@ -130,16 +130,19 @@ public struct Room: Sendable {
 
     /// Leaves the group: the other members are told, and nothing more arrives from it.
     public func leave() async throws(HushError) {
-        try await translatingErrors { try await messenger.leaveGroup(try await groupName()) }
+        try await account.guarded { try await messenger.leaveGroup(try await groupName()) }
     }
 
     /// How many members a group message reached and how many read it.
     public func receipts(of message: MessageID) async throws(HushError) -> GroupReceipts {
-        try await translatingErrors {
+        try await account.guarded {
             let (members, delivered, read) = try await messenger.groupReceipts(messageId: message.rawValue)
             return GroupReceipts(members: members, delivered: delivered, read: read)
         }
     }
+
+    /// A page holds 1 to 10,000 messages, whatever was asked.
+    private static func pageLimit(_ asked: Int) -> Int { min(max(1, asked), 10_000) }
 
     // MARK: Names underneath
 
@@ -157,7 +160,7 @@ public struct Room: Sendable {
     }
 
     private func changeGroup(_ change: (String) async throws -> GroupSummary) async throws(HushError) -> Group {
-        try await translatingErrors { try await account.group(try await change(try await groupName())) }
+        try await account.guarded { try await account.group(try await change(try await groupName())) }
     }
 }
 

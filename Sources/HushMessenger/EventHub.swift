@@ -29,6 +29,8 @@ public final class EventHub<Event: Sendable>: Sendable {
     private struct State {
         var subscribers: [UInt64: Subscriber] = [:]
         var nextID: UInt64 = 0
+        /// Once finished, a new subscription ends at once.
+        var finished = false
     }
 
     private let state = Mutex(State())
@@ -42,14 +44,20 @@ public final class EventHub<Event: Sendable>: Sendable {
     }
 
     /// A new stream of every event published from now on; it ends when the
-    /// caller stops iterating (the subscription is then removed).
+    /// caller stops iterating (the subscription is then removed), or at once
+    /// when the hub has finished.
     public func subscribe() -> AsyncStream<Event> {
         let (stream, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingOldest(bufferLimit))
-        let id = state.withLock { state -> UInt64 in
+        let id = state.withLock { state -> UInt64? in
+            guard !state.finished else { return nil }
             let id = state.nextID
             state.nextID += 1
             state.subscribers[id] = Subscriber(continuation: continuation)
             return id
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
         }
         continuation.onTermination = { [weak self] _ in
             _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
@@ -81,6 +89,7 @@ public final class EventHub<Event: Sendable>: Sendable {
     /// Ends every stream (its owner is going away).
     public func finish() {
         let subscribers = state.withLock { state in
+            state.finished = true
             defer { state.subscribers.removeAll() }
             return Array(state.subscribers.values)
         }

@@ -6,7 +6,7 @@ import HushStore
 extension Messenger {
     /// The display name this account sends its contacts, if it has one.
     public func displayName() throws -> String? {
-        try store.settings.value(SettingsRepository.Name.displayName)
+        try store.settings.value(SettingsRepository.Name.sharedDisplayName)
     }
 
     /// Sets the display name and seals it for every accepted contact whose
@@ -21,6 +21,7 @@ extension Messenger {
         }
         let queued = try store.write { store in
             try store.settings.set(SettingsRepository.Name.displayName, to: trimmed)
+            try store.settings.set(SettingsRepository.Name.sharedDisplayName, to: trimmed)
             var queued = 0
             for contact in try store.contacts.all() where contact.standing == .accepted && contact.verification != .changed {
                 try outgoing.handOverProfile(to: contact)

@@ -85,7 +85,7 @@ final class Outbox {
     /// (empty, longer than 64 bytes) is not sent.
     func handOverProfile(to contact: Contact) throws {
         guard contact.standing == .accepted, contact.verification != .changed,
-              let own = try store.settings.value(SettingsRepository.Name.displayName),
+              let own = try store.settings.value(SettingsRepository.Name.sharedDisplayName),
               (1...ContentLimits.maxDisplayNameLength).contains(own.utf8.count),
               try store.contacts.profileSent(contactId: contact.id) != own else { return }
         try store.withinWrite { store in

@@ -10,7 +10,13 @@ public struct SettingsRepository {
         /// The last server message id fetched from the relay.
         public static let syncCursor = "relay.sync_cursor"
         public static let registration = "relay.registration"
+        /// The name given at `init` before profile names were sent: kept on this device only.
         public static let displayName = "profile.name"
+        /// The display name sealed to contacts (docs/PROTOCOL.md §10.4). Only
+        /// set on purpose (`hush init --name` since profile names exist,
+        /// `hush profile --name`), so a name given when it stayed local is never
+        /// sent without the user asking.
+        public static let sharedDisplayName = "profile.shared_name"
         /// Our delivery credential (hex), which we give our contacts.
         public static let deliveryCredential = "relay.delivery_credential"
         /// Delivery credentials replaced after a block (hex, comma-separated):

@@ -27,7 +27,7 @@ struct InitCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var kdf: KDFOptions
 
-    @Option(help: "A display name kept in the local settings.")
+    @Option(help: "The display name your contacts see (1 to 64 bytes): sealed to each contact you accept, never to a stranger; `hush profile` changes it.")
     var name: String?
 
     @Option(help: ArgumentHelp("The relay to register with (and use from now on).", valueName: "URL"))
@@ -39,6 +39,9 @@ struct InitCommand: AsyncParsableCommand {
     func validate() throws {
         if let name, name.trimmingCharacters(in: .whitespaces).isEmpty {
             throw ValidationError("--name must not be empty")
+        }
+        if let name, name.utf8.count > 64 {
+            throw ValidationError("--name is \(name.utf8.count) bytes: a display name has at most 64 (contacts see it)")
         }
         if let relay { try RelayURLRule.check(relay) }
     }

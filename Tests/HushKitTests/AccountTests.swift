@@ -27,8 +27,16 @@ import Testing
         #expect(try await opened.conversations().isEmpty)
         // No relay: the errors say so instead of failing somewhere deeper.
         #expect(await App.errorKind { try await opened.register() } == .notRegistered)
-        #expect(await App.errorKind { _ = try await opened.sync() } == .relayUnavailable)
+        #expect(await App.errorKind { _ = try await opened.sync() } == .notRegistered)
         #expect(try await opened.isRegistered() == false)
+
+        // After close, a new subscription ends at once instead of waiting for ever.
+        let early = opened.events()
+        opened.close()
+        var late = opened.events().makeAsyncIterator()
+        #expect(await late.next() == nil)
+        var ended = early.makeAsyncIterator()
+        #expect(await ended.next() == nil)
     }
 
     @Test func anApplicationKeyOpensItsAccountAndNothingElseDoes() async throws {

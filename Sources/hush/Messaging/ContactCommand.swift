@@ -61,7 +61,7 @@ struct ContactCommand: AsyncParsableCommand {
                     switch contact.verification {
                     case .verified: state = Presentation.style.good("verified")
                     case .unverified: state = "unverified"
-                    case .changed: state = Presentation.style.bad("IDENTITY CHANGED: sending blocked; `hush verify \(contact.name)` then `hush contact accept \(contact.name)`")
+                    case .changed: state = Presentation.style.bad("IDENTITY CHANGED: sending blocked; `hush verify \(Presentation.peer(contact.name))` then `hush contact accept \(Presentation.peer(contact.name))`")
                     }
                     let chosen = contact.profileName.flatMap { $0 == contact.name ? nil : "  (calls themselves \"\(Presentation.oneLine($0, length: 64))\")" } ?? ""
                     print("\(Presentation.peer(contact.name))  \(contact.address)  \(state)\(chosen)")
