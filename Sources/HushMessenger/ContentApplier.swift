@@ -96,7 +96,11 @@ final class ContentApplier {
         // a changed identity key waits for the user, nothing is sealed to the
         // contact; what still arrives on the old session is stored all the same.
         guard contact.standing == .accepted, contact.verification != .changed else {
-            if let stored = try store.messages.message(id: id) { dependencies.emit(.request(stored, contact: contact.name, contactID: contact.id)) }
+            // A stranger's message is a request; a contact's whose key changed is a message like any other.
+            if let stored = try store.messages.message(id: id) {
+                dependencies.emit(contact.standing == .accepted ? .received(stored, contact: contact.name)
+                                                                : .request(stored, contact: contact.name, contactID: contact.id))
+            }
             return
         }
         try outbox.seal(.deliveryReceipt([content.id]), to: contact.name)

@@ -52,6 +52,7 @@ final class EnvelopeOpener {
             // A new session may come from a peer who lost everything (a new
             // database): whatever we gave them before, give it again.
             try store.contacts.setCredentialSent(nil, contactId: contact.id)
+            try store.contacts.setProfileSent(nil, contactId: contact.id)
             if let oneTime = handshake.oneTimePrekeyID { consumedPrekeys.append((.oneTimeX25519, oneTime)) }
             if handshake.kemPrekeyKind == .oneTimeKEM { consumedPrekeys.append((.oneTimeKEM, handshake.kemPrekeyID)) }
         } else {

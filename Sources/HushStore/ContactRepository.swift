@@ -44,7 +44,8 @@ public struct ContactRepository {
         try database.queryFirst("SELECT profile_sent FROM contacts WHERE id = ?", [contactId]) { try $0.get(0, as: String?.self) } ?? nil
     }
 
-    public func setProfileSent(_ name: String, contactId: Int64) throws {
+    /// Records our display name as sealed to the contact (nil: send it again).
+    public func setProfileSent(_ name: String?, contactId: Int64) throws {
         try database.execute("UPDATE contacts SET profile_sent = ? WHERE id = ?", [name, contactId])
     }
 
@@ -58,10 +59,13 @@ public struct ContactRepository {
         try database.execute("UPDATE contacts SET pending_identity_key = ?, verification = 'changed' WHERE id = ?", [key, contactId])
     }
 
-    /// Accepts the pending identity key: it becomes the contact's key, unverified.
+    /// Accepts the pending identity key: it becomes the contact's key,
+    /// unverified. The name the old key claimed goes with it, and ours is
+    /// sent again to the new one.
     public func acceptPendingIdentityKey(contactId: Int64) throws {
         try database.execute("""
-            UPDATE contacts SET identity_key = pending_identity_key, pending_identity_key = NULL, verification = 'unverified'
+            UPDATE contacts SET identity_key = pending_identity_key, pending_identity_key = NULL, verification = 'unverified',
+                                profile_name = NULL, profile_sent = NULL
             WHERE id = ? AND pending_identity_key IS NOT NULL
             """, [contactId])
         if database.changes == 0 { throw StoreError.notFound("a pending identity key for contact \(contactId)") }

@@ -55,8 +55,11 @@ import Testing
         #expect(try bed.hush(alice, ["contact", "accept", "bob"]).status == 21)
 
         #expect(try bed.send(alice, to: "bob", "to the new bob")["status"] as? String == "sent")
-        #expect(try bed.sync(bob)["received"] as? Int == 1)
+        // The message, and alice's display name sealed again to the new key (PROTOCOL §10.4).
+        #expect(try bed.sync(bob)["received"] as? Int == 2)
         #expect(try bed.history(bob, with: "alice").incoming.bodies == ["to the new bob"])
+        #expect(try bed.succeed(bob, ["contact", "list", "--json"]).json()["contacts"].flatMap { $0 as? [[String: Any]] }?
+            .first?["profileName"] as? String == "alice")
 
         // Both sides now see the number Alice was shown for the new key.
         let bobNumber = try bed.succeed(bob, ["verify", "alice", "--json"]).json()["safetyNumber"] as? String
