@@ -48,7 +48,7 @@ public actor Messenger {
         let dependencies = MessengerDependencies(identity: identity, store: store, transport: transport, clock: clock,
                                                  random: random, events: events)
         relay = RelaySession(dependencies)
-        outgoing = Outbox(dependencies, backoff: backoff)
+        outgoing = Outbox(dependencies, dispatcher: Dispatcher(dependencies, backoff: backoff))
         credentials = DeliveryCredentials(dependencies, outbox: outgoing, relay: relay)
         prekeys = Prekeys(dependencies, relay: relay)
         requests = MessageRequests(dependencies, outbox: outgoing, credentials: credentials)
