@@ -14,16 +14,16 @@ import HushStore
 final class Attachments {
     private let dependencies: MessengerDependencies
     private let relay: RelaySession
-    private let outbox: Outbox
+    private let sealer: Sealer
     let files: AttachmentFiles?
     /// Where the current public call wants progress reported.
     var progress: (@Sendable (AttachmentProgress) -> Void)?
     private var store: MessageStore { dependencies.store }
 
-    init(_ dependencies: MessengerDependencies, relay: RelaySession, outbox: Outbox, directory: String?) {
+    init(_ dependencies: MessengerDependencies, relay: RelaySession, sealer: Sealer, directory: String?) {
         self.dependencies = dependencies
         self.relay = relay
-        self.outbox = outbox
+        self.sealer = sealer
         files = directory.map(AttachmentFiles.init(directory:))
     }
 
@@ -39,7 +39,7 @@ final class Attachments {
     func prepare(file path: String, to name: String) throws -> Int64 {
         let files = try requireFiles()
         // A contact or a group (`hush send team --file …`), checked before the file is sealed.
-        let conversation = try outbox.conversationForSending(to: name)
+        let conversation = try sealer.conversationForSending(to: name)
         let fileName = String(path.split(separator: "/").last ?? "")
         guard fileName.utf8.count <= ContentLimits.maxFileNameLength else {
             throw MessengerError.attachmentUnavailable("the file name is longer than \(ContentLimits.maxFileNameLength) bytes: rename the file")
@@ -121,7 +121,7 @@ final class Attachments {
                           let uploaded = try store.attachments.attachment(id: id), let pointer = try uploaded.pointer() else {
                         throw MessengerError.unknownAttachment(id)
                     }
-                    try outbox.seal(.attachment(pointer), forStored: message)
+                    try sealer.seal(.attachment(pointer), forStored: message)
                 }
                 // The relay holds it now; the sender keeps no copy of its own.
                 files.remove(id)

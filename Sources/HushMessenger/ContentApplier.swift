@@ -9,15 +9,15 @@ import HushStore
 /// caller's transaction.
 final class ContentApplier {
     private let dependencies: MessengerDependencies
-    private let outbox: Outbox
+    private let sealer: Sealer
     private let attachments: Attachments
     /// Set by the messenger after both exist (each needs the other's parts).
     var groups: Groups!
     private var store: MessageStore { dependencies.store }
 
-    init(_ dependencies: MessengerDependencies, outbox: Outbox, attachments: Attachments) {
+    init(_ dependencies: MessengerDependencies, sealer: Sealer, attachments: Attachments) {
         self.dependencies = dependencies
-        self.outbox = outbox
+        self.sealer = sealer
         self.attachments = attachments
     }
 
@@ -76,7 +76,7 @@ final class ContentApplier {
         guard case let .inserted(id) = try store.messages.insert(message) else { return }
         if let pointer { try attachments.recordIncoming(pointer, messageId: id) }
         if contact.standing == .accepted, contact.verification != .changed, try store.sessions.load(contactId: contact.id) != nil {
-            try outbox.seal(.deliveryReceipt([content.id]), to: contact.name)
+            try sealer.seal(.deliveryReceipt([content.id]), to: contact.name)
         }
         if let stored = try store.messages.message(id: id) {
             dependencies.emit(.groupReceived(stored, group: group.name, member: contact.name))
@@ -98,7 +98,7 @@ final class ContentApplier {
             if let stored = try store.messages.message(id: id) { dependencies.emit(.request(stored, contact: contact.name, contactID: contact.id)) }
             return
         }
-        try outbox.seal(.deliveryReceipt([content.id]), to: contact.name)
+        try sealer.seal(.deliveryReceipt([content.id]), to: contact.name)
         if let stored = try store.messages.message(id: id) { dependencies.emit(.received(stored, contact: contact.name)) }
     }
 
@@ -139,9 +139,9 @@ final class ContentApplier {
             if case .deliveryCredential = try Content(decoding: content).body {
                 // Our current credential, not the one that was lost: it may have been replaced since.
                 try store.contacts.setCredentialSent(nil, contactId: contact.id)
-                try outbox.handOverCredential(to: contact)
+                try sealer.handOverCredential(to: contact)
             } else {
-                try outbox.seal(encodedContent: content, to: contact, resend: true)
+                try sealer.seal(encodedContent: content, to: contact, resend: true)
             }
             return
         }
@@ -151,7 +151,7 @@ final class ContentApplier {
               try store.contacts.contact(conversationId: message.conversationId)?.id == contact.id,
               try store.resends.markResent(messageId: messageId, at: dependencies.clock.now())
         else { return }
-        try outbox.reseal(message, for: contact)
+        try sealer.reseal(message, for: contact)
         dependencies.emit(.resent(clientMessageID: message.clientMessageId, contact: contact.name, messageID: message.id))
     }
 }

@@ -4,20 +4,23 @@ import HushStore
 
 /// Group conversations (docs/PROTOCOL.md §18): membership states written by
 /// admins and sent over the pairwise sessions, one sender chain per member
-/// and state, group messages encrypted once and fanned out by the outbox.
+/// and state; group messages are encrypted once by `Sealer` and fanned out
+/// by `Dispatcher`.
 /// Runs inside the caller's transaction, like the other parts; what needs
 /// the relay (a session with a member we never wrote to) waits in
 /// `group_deliveries` until `deliverPending`.
 final class Groups {
     private let dependencies: MessengerDependencies
-    private let outbox: Outbox
+    private let sealer: Sealer
+    private let ownChains: OwnSenderChains
     private let contacts: Contacts
     private var store: MessageStore { dependencies.store }
     private var me: IdentityKey { dependencies.identity.publicKey }
 
-    init(_ dependencies: MessengerDependencies, outbox: Outbox, contacts: Contacts) {
+    init(_ dependencies: MessengerDependencies, sealer: Sealer, contacts: Contacts) {
         self.dependencies = dependencies
-        self.outbox = outbox
+        self.sealer = sealer
+        ownChains = OwnSenderChains(dependencies)
         self.contacts = contacts
     }
 
@@ -29,7 +32,7 @@ final class Groups {
     }
 
     func state(of group: StoredGroup) throws -> GroupState {
-        try GroupState.decode(group.state)
+        try group.currentState()
     }
 
     /// The contact record of a member (nil for ourselves or a member we have none for).
@@ -47,7 +50,7 @@ final class Groups {
         }
         var members = [GroupState.Member(identityKey: me, role: .admin, label: "")]
         for memberName in memberNames {
-            let contact = try outbox.sendableContact(named: memberName)
+            let contact = try sealer.sendableContact(named: memberName)
             let key = try IdentityKey(rawRepresentation: contact.identityKey)
             guard members.allSatisfy({ $0.identityKey != key }) else { continue }
             members.append(.init(identityKey: key, role: .member, label: Self.label(contact.name)))
@@ -69,7 +72,7 @@ final class Groups {
     /// the new state, a member removed gets it without the secret.
     func change(_ name: String, _ change: (inout [GroupState.Member], inout String) throws -> Void) throws -> StoredGroup {
         let group = try self.group(named: name)
-        try requireMember(group)
+        try group.requireMember()
         let current = try state(of: group)
         guard current.isAdmin(me) else {
             throw MessengerError.groupRefused("only an admin of '\(name)' can change it; `hush group info \(name)` lists its admins")
@@ -87,7 +90,7 @@ final class Groups {
     }
 
     func add(_ name: String, memberNames: [String]) throws -> StoredGroup {
-        let added = try memberNames.map { try outbox.sendableContact(named: $0) }
+        let added = try memberNames.map { try sealer.sendableContact(named: $0) }
         return try change(name) { members, _ in
             for contact in added {
                 let key = try IdentityKey(rawRepresentation: contact.identityKey)
@@ -136,7 +139,7 @@ final class Groups {
     /// group's keys at once and keep its history.
     func leave(_ name: String) throws {
         let group = try self.group(named: name)
-        try requireMember(group)
+        try group.requireMember()
         let current = try state(of: group)
         let others = current.members.filter { $0.identityKey != me }
         if current.isAdmin(me), !others.isEmpty {
@@ -264,101 +267,7 @@ final class Groups {
                                    memberKey: sender.rawRepresentation, stateDigest: nil, groupRow: group.id)
     }
 
-    // MARK: Sending
-
-    /// The group conversation a message to `target` goes in, or nil when
-    /// `target` means a contact (same rules as `Messenger.resolve`).
-    func conversationForSending(to target: String) throws -> Int64? {
-        let name: String
-        if target.hasPrefix("group:") {
-            name = String(target.dropFirst(6))
-        } else if target.hasPrefix("contact:") {
-            return nil
-        } else {
-            guard try store.groups.group(named: target) != nil else { return nil }
-            if try store.contacts.contact(named: target) != nil { throw MessengerError.ambiguousName(target) }
-            name = target
-        }
-        let group = try self.group(named: name)
-        _ = try sendable(group)
-        return group.conversationId
-    }
-
-    /// A contact's name as written on the command line (`contact:NAME` or NAME).
-    static func contactName(_ target: String) -> String {
-        target.hasPrefix("contact:") ? String(target.dropFirst(8)) : target
-    }
-
-    /// The state to send under and the members to send to; refuses a group we
-    /// are not in, one we are alone in, and one whose member's key changed.
-    private func sendable(_ group: StoredGroup) throws -> (state: GroupState, recipients: [IdentityKey]) {
-        try requireMember(group)
-        let current = try state(of: group)
-        let recipients = current.members.map(\.identityKey).filter { $0 != me }
-        guard !recipients.isEmpty else {
-            throw MessengerError.groupRefused("you are the only member of '\(group.name)': add someone with `hush group add \(group.name) NAME`")
-        }
-        for key in recipients {
-            if let contact = try contact(of: key), contact.verification == .changed {
-                throw MessengerError.groupRefused("\(contact.name)'s identity key has changed, so sending to '\(group.name)' is blocked: compare safety numbers with `hush verify \(contact.name)` and `hush contact accept \(contact.name)`, or remove them with `hush group remove \(group.name) \(contact.name)`")
-            }
-        }
-        return (current, recipients)
-    }
-
-    /// Seals `body` as the content of a group message already in history
-    /// (an attachment's pointer once its blob is uploaded) and queues it.
-    func seal(_ body: ContentBody, forStored message: StoredMessage) throws {
-        guard let group = try store.groups.group(conversationId: message.conversationId) else {
-            throw MessengerError.unknownMessage(message.clientMessageId)
-        }
-        let content = Content(id: try MessageID(bytes: Hex.decode(message.clientMessageId)), sentAt: UInt64(clamping: message.createdAt),
-                              body: body)
-        try store.withinWrite { store in
-            let (envelope, recipients) = try encrypt(content, in: group)
-            let requestID = Hex.encode(dependencies.random.bytes(16))
-            try store.outbox.enqueue(requestId: requestID, messageId: message.id, conversationId: group.conversationId,
-                                     sealedPayload: envelope, at: dependencies.clock.now())
-            try record(recipients, requestID: requestID, messageId: message.id)
-        }
-    }
-
-    /// The content encrypted once with our chain for the group's current
-    /// state, as a group envelope, and the members it goes to.
-    private func encrypt(_ content: Content, in group: StoredGroup) throws -> (envelope: [UInt8], recipients: [IdentityKey]) {
-        let (current, recipients) = try sendable(group)
-        let chain = try ownChain(for: current, in: group)
-        let message = try chain.encrypt(try content.encoded())
-        let envelope = try GroupEnvelope.seal(message, key: current.envelopeKey(), using: dependencies.random)
-        try saveOwn(chain, for: current, in: group)
-        return (envelope, recipients)
-    }
-
-    /// The members a queued group message goes to, each with its own receipt.
-    private func record(_ recipients: [IdentityKey], requestID: String, messageId: Int64) throws {
-        try store.groups.addRecipients(recipients.map(\.rawRepresentation), requestId: requestID)
-        for key in recipients { try store.groups.recordReceipt(messageId: messageId, memberKey: key.rawRepresentation, status: "sent") }
-    }
-
-    /// Encrypts `body` once with our chain for the group's current state,
-    /// seals it as a group envelope and queues it for every other member
-    /// (one fan-out request). Blocked while a member's identity key changed.
-    @discardableResult
-    func seal(_ body: ContentBody, toGroup name: String, recordAs text: String) throws -> MessageID {
-        let group = try self.group(named: name)
-        let now = dependencies.clock.now()
-        let content = Content(id: MessageID.random(using: dependencies.random), sentAt: UInt64(now), body: body)
-        try store.withinWrite { store in
-            let (envelope, recipients) = try encrypt(content, in: group)
-            let requestID = Hex.encode(dependencies.random.bytes(16))
-            let stored = NewMessage(conversationId: group.conversationId, clientMessageId: content.id.description, direction: .outgoing,
-                                    sender: dependencies.identity.address.description, body: text,
-                                    contentType: content.body.contentTypeName, status: .pending, createdAt: now)
-            let messageId = try store.sendQueue.queue(stored, requestId: requestID, sealedPayload: envelope, at: now)
-            try record(recipients, requestID: requestID, messageId: messageId)
-        }
-        return content.id
-    }
+    // MARK: Delivering
 
     /// Seals what waits for members over their pairwise sessions, starting
     /// sessions (a bundle from the relay) with members we never wrote to.
@@ -378,7 +287,7 @@ final class Groups {
                     continue
                 }
                 try store.write { store in
-                    try outbox.seal(encodedContent: delivery.content, to: contact)
+                    try sealer.seal(encodedContent: delivery.content, to: contact)
                     try store.groups.removeDelivery(id: delivery.id)
                 }
             } catch {
@@ -499,24 +408,11 @@ final class Groups {
             }
         }
         guard state.member(me) != nil else { return }
-        let chain = try ownChain(for: state, in: group)
-        try saveOwn(chain, for: state, in: group)
+        let chain = try ownChains.chain(for: state, in: group)
+        try ownChains.save(chain, for: state, in: group)
         let distribution = Content(id: MessageID.random(using: dependencies.random), sentAt: UInt64(now),
                                    body: .senderKeyDistribution(try chain.distribution()))
         for member in others { try queue(distribution, to: member.identityKey, group: group) }
-    }
-
-    /// Our chain for `state`, made when there is none (iteration 0).
-    private func ownChain(for state: GroupState, in group: StoredGroup) throws -> SenderKeyChain {
-        if let stored = try store.groups.ownChain(stateDigest: state.digest, memberKey: me.rawRepresentation, groupRow: group.id) {
-            return try SenderKeyChain.deserialize(stored.chain)
-        }
-        return try SenderKeyChain.create(groupID: state.groupID, epoch: state.epoch, using: dependencies.random)
-    }
-
-    private func saveOwn(_ chain: SenderKeyChain, for state: GroupState, in group: StoredGroup) throws {
-        try store.groups.saveChain(chain.serialized(), epoch: chain.epoch, signingKey: chain.signingKey.rawRepresentation,
-                                   memberKey: me.rawRepresentation, stateDigest: state.digest, groupRow: group.id)
     }
 
     private func keptStates(_ group: StoredGroup) throws -> [GroupState] {
@@ -553,14 +449,6 @@ final class Groups {
         try store.groups.forgetKeys(groupRow: group.id)
         for delivery in deliveries {
             try store.groups.queueDelivery(delivery.content, to: delivery.memberKey, groupRow: group.id, at: dependencies.clock.now())
-        }
-    }
-
-    private func requireMember(_ group: StoredGroup) throws {
-        switch group.standing {
-        case .member: return
-        case .left: throw MessengerError.groupRefused("you left '\(group.name)'; its history stays readable")
-        case .removed: throw MessengerError.groupRefused("an admin removed you from '\(group.name)'; its history stays readable")
         }
     }
 

@@ -22,14 +22,16 @@ public struct MessageRequest: Sendable, Equatable {
 /// hold.
 final class MessageRequests {
     private let dependencies: MessengerDependencies
+    private let sealer: Sealer
     private let outbox: Outbox
     private let credentials: DeliveryCredentials
     /// Set by the messenger once it exists: accepting a request joins the groups it invited us to.
     weak var groups: Groups?
     private var store: MessageStore { dependencies.store }
 
-    init(_ dependencies: MessengerDependencies, outbox: Outbox, credentials: DeliveryCredentials) {
+    init(_ dependencies: MessengerDependencies, sealer: Sealer, outbox: Outbox, credentials: DeliveryCredentials) {
         self.dependencies = dependencies
+        self.sealer = sealer
         self.outbox = outbox
         self.credentials = credentials
     }
@@ -99,7 +101,7 @@ final class MessageRequests {
                             (ContentBody.readReceipt, owed.filter(\.read).map(\.clientMessageId))] {
             for start in stride(from: 0, to: ids.count, by: ContentLimits.maxReceiptIDs) {
                 let chunk = try ids[start..<min(start + ContentLimits.maxReceiptIDs, ids.count)].map { try MessageID(hex: $0) }
-                try outbox.seal(body(chunk), to: contact.name)
+                try sealer.seal(body(chunk), to: contact.name)
             }
         }
     }

@@ -14,7 +14,8 @@ import HushStore
 /// - The relay de-duplicates on the request id; the receiver de-duplicates on
 ///   the client message id.
 ///
-/// It composes parts with one job each (`RelaySession`, `Outbox`, `Inbox`,
+/// It composes parts with one job each (`RelaySession`, `Sealer`, `Outbox`,
+/// `Dispatcher`, `Inbox`,
 /// `Contacts`, `MessageRequests`, `DeliveryCredentials`, `Prekeys`,
 /// `LiveSync`, `Conversations`) and owns the transaction boundary: the parts
 /// write with `MessageStore.withinWrite`, joining the transaction opened
@@ -27,6 +28,7 @@ public actor Messenger {
     let clock: any TimeSource
     let events = MessengerEventHub()
     let relay: RelaySession
+    let sealer: Sealer
     let outgoing: Outbox
     let credentials: DeliveryCredentials
     let prekeys: Prekeys
@@ -48,22 +50,23 @@ public actor Messenger {
         let dependencies = MessengerDependencies(identity: identity, store: store, transport: transport, clock: clock,
                                                  random: random, events: events)
         relay = RelaySession(dependencies)
-        outgoing = Outbox(dependencies, dispatcher: Dispatcher(dependencies, backoff: backoff))
-        credentials = DeliveryCredentials(dependencies, outbox: outgoing, relay: relay)
+        sealer = Sealer(dependencies)
+        outgoing = Outbox(dependencies, sealer: sealer, dispatcher: Dispatcher(dependencies, backoff: backoff))
+        credentials = DeliveryCredentials(dependencies, sealer: sealer, relay: relay)
         prekeys = Prekeys(dependencies, relay: relay)
-        requests = MessageRequests(dependencies, outbox: outgoing, credentials: credentials)
+        requests = MessageRequests(dependencies, sealer: sealer, outbox: outgoing, credentials: credentials)
         contactBook = Contacts(dependencies, requests: requests, maxPendingRequests: maxMessageRequests)
-        attachments = Attachments(dependencies, relay: relay, outbox: outgoing, directory: attachmentDirectory)
+        attachments = Attachments(dependencies, relay: relay, sealer: sealer, directory: attachmentDirectory)
         outgoing.uploads = attachments
-        let applier = ContentApplier(dependencies, outbox: outgoing, attachments: attachments)
-        groups = Groups(dependencies, outbox: outgoing, contacts: contactBook)
+        let applier = ContentApplier(dependencies, sealer: sealer, attachments: attachments)
+        groups = Groups(dependencies, sealer: sealer, contacts: contactBook)
         applier.groups = groups
         requests.groups = groups
         outgoing.groups = groups
         let opener = EnvelopeOpener(dependencies, contacts: contactBook, prekeys: prekeys, credentials: credentials, applier: applier)
-        inbox = Inbox(dependencies, opener: opener, outbox: outgoing, contacts: contactBook)
+        inbox = Inbox(dependencies, opener: opener, sealer: sealer, contacts: contactBook)
         live = LiveSync(dependencies, relay: relay, inbox: inbox, outbox: outgoing, credentials: credentials, prekeys: prekeys)
-        conversationLog = Conversations(dependencies, outbox: outgoing)
+        conversationLog = Conversations(dependencies, sealer: sealer)
     }
 
     /// Events for live views, published after their commit: every call
@@ -95,7 +98,7 @@ public actor Messenger {
         case let .group(group): return try await sendReportingDelivery(text: text, toGroup: group)
         case let .contact(contact): name = contact
         }
-        return try await sealTextAndFlush(text) { try outgoing.seal(.text(text), to: name, recordAs: text) }
+        return try await sealTextAndFlush(text) { try sealer.seal(.text(text), to: name, recordAs: text) }
     }
 
     /// Seals a text with `seal` (one transaction), flushes the outbox, and
@@ -115,7 +118,7 @@ public actor Messenger {
     /// Seals `body` for `name` and queues it (receipts and other control content).
     @discardableResult
     func seal(_ body: ContentBody, to name: String) throws -> MessageID {
-        try store.write { _ in try outgoing.seal(body, to: name) }
+        try store.write { _ in try sealer.seal(body, to: name) }
     }
 
     /// Posts every due outbox request once.
