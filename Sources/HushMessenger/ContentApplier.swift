@@ -11,14 +11,14 @@ final class ContentApplier {
     private let dependencies: MessengerDependencies
     private let sealer: Sealer
     private let attachments: Attachments
-    /// Set by the messenger after both exist (each needs the other's parts).
-    var groups: Groups!
+    private let groups: Groups
     private var store: MessageStore { dependencies.store }
 
-    init(_ dependencies: MessengerDependencies, sealer: Sealer, attachments: Attachments) {
+    init(_ dependencies: MessengerDependencies, sealer: Sealer, attachments: Attachments, groups: Groups) {
         self.dependencies = dependencies
         self.sealer = sealer
         self.attachments = attachments
+        self.groups = groups
     }
 
     func apply(_ content: Content, from contact: Contact, envelope: MailboxEnvelope) throws {

@@ -6,22 +6,21 @@ import HushStore
 /// admins and sent over the pairwise sessions, one sender chain per member
 /// and state; group messages are encrypted once by `Sealer` and fanned out
 /// by `Dispatcher`.
-/// Runs inside the caller's transaction, like the other parts; what needs
-/// the relay (a session with a member we never wrote to) waits in
-/// `group_deliveries` until `deliverPending`.
+/// Runs inside the caller's transaction, like the other parts; what it
+/// queues for one member (a state, a key, a leave) waits in
+/// `group_deliveries` for `GroupDeliveries`, which may need the relay first
+/// (a session with a member we never wrote to).
 final class Groups {
     private let dependencies: MessengerDependencies
     private let sealer: Sealer
     private let ownChains: OwnSenderChains
-    private let contacts: Contacts
     private var store: MessageStore { dependencies.store }
     private var me: IdentityKey { dependencies.identity.publicKey }
 
-    init(_ dependencies: MessengerDependencies, sealer: Sealer, contacts: Contacts) {
+    init(_ dependencies: MessengerDependencies, sealer: Sealer) {
         self.dependencies = dependencies
         self.sealer = sealer
         ownChains = OwnSenderChains(dependencies)
-        self.contacts = contacts
     }
 
     // MARK: Lookup
@@ -265,35 +264,6 @@ final class Groups {
         let chain = SenderKeyChain(distribution: distribution)
         try store.groups.saveChain(chain.serialized(), epoch: chain.epoch, signingKey: chain.signingKey.rawRepresentation,
                                    memberKey: sender.rawRepresentation, stateDigest: nil, groupRow: group.id)
-    }
-
-    // MARK: Delivering
-
-    /// Seals what waits for members over their pairwise sessions, starting
-    /// sessions (a bundle from the relay) with members we never wrote to.
-    /// A member we cannot reach now keeps its deliveries for the next flush.
-    func deliverPending(isolation: isolated (any Actor)? = #isolation) async {
-        guard let pending = try? store.groups.pendingDeliveries(), !pending.isEmpty else { return }
-        var unreachable: Set<[UInt8]> = []
-        for delivery in pending where !unreachable.contains(delivery.memberKey) {
-            guard let key = try? IdentityKey(rawRepresentation: delivery.memberKey) else {
-                try? store.groups.removeDelivery(id: delivery.id)
-                continue
-            }
-            do {
-                let contact = try await contacts.contactWithSession(for: key)
-                guard contact.standing != .blocked else {
-                    try store.groups.removeDelivery(id: delivery.id)
-                    continue
-                }
-                try store.write { store in
-                    try sealer.seal(encodedContent: delivery.content, to: contact)
-                    try store.groups.removeDelivery(id: delivery.id)
-                }
-            } catch {
-                unreachable.insert(delivery.memberKey)
-            }
-        }
     }
 
     // MARK: Receiving

@@ -25,15 +25,16 @@ final class MessageRequests {
     private let sealer: Sealer
     private let outbox: Outbox
     private let credentials: DeliveryCredentials
-    /// Set by the messenger once it exists: accepting a request joins the groups it invited us to.
-    weak var groups: Groups?
+    /// Accepting a request joins the groups it invited us to.
+    private let groups: Groups
     private var store: MessageStore { dependencies.store }
 
-    init(_ dependencies: MessengerDependencies, sealer: Sealer, outbox: Outbox, credentials: DeliveryCredentials) {
+    init(_ dependencies: MessengerDependencies, sealer: Sealer, outbox: Outbox, credentials: DeliveryCredentials, groups: Groups) {
         self.dependencies = dependencies
         self.sealer = sealer
         self.outbox = outbox
         self.credentials = credentials
+        self.groups = groups
     }
 
     /// Pending requests (or, with `blocked`, the blocked contacts), newest first.
@@ -67,7 +68,7 @@ final class MessageRequests {
                 try sendOwedReceipts(to: accepted)
                 try credentials.handOver(to: accepted)
             }
-            try groups?.applyInvitations(from: accepted)
+            try groups.applyInvitations(from: accepted)
             return accepted
         }
         await outbox.flush()

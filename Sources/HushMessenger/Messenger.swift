@@ -15,9 +15,9 @@ import HushStore
 ///   the client message id.
 ///
 /// It composes parts with one job each (`RelaySession`, `Sealer`, `Outbox`,
-/// `Dispatcher`, `Inbox`,
-/// `Contacts`, `MessageRequests`, `DeliveryCredentials`, `Prekeys`,
-/// `LiveSync`, `Conversations`) and owns the transaction boundary: the parts
+/// `Dispatcher`, `Inbox`, `Contacts`, `MessageRequests`,
+/// `DeliveryCredentials`, `Prekeys`, `LiveSync`, `Conversations`, the
+/// group and attachment parts) and owns the transaction boundary: the parts
 /// write with `MessageStore.withinWrite`, joining the transaction opened
 /// here, or, in the flows that must write between relay calls (and per
 /// received envelope), opening a short one of their own; none nests a
@@ -49,21 +49,23 @@ public actor Messenger {
         self.clock = clock
         let dependencies = MessengerDependencies(identity: identity, store: store, transport: transport, clock: clock,
                                                  random: random, events: events)
+        // Each part gets what it uses when it is made, in an order with no
+        // cycle: what must wait for the relay (a group member's first session,
+        // an upload) is queued in the store and taken by `Outbox` at each flush.
         relay = RelaySession(dependencies)
         sealer = Sealer(dependencies)
-        outgoing = Outbox(dependencies, sealer: sealer, dispatcher: Dispatcher(dependencies, backoff: backoff))
+        let sessions = SessionStarter(dependencies)
+        groups = Groups(dependencies, sealer: sealer)
+        attachments = Attachments(dependencies, relay: relay, sealer: sealer, directory: attachmentDirectory)
+        outgoing = Outbox(dependencies, sealer: sealer, dispatcher: Dispatcher(dependencies, backoff: backoff),
+                          groupDeliveries: GroupDeliveries(dependencies, sessions: sessions, sealer: sealer), uploads: attachments)
         credentials = DeliveryCredentials(dependencies, sealer: sealer, relay: relay)
         prekeys = Prekeys(dependencies, relay: relay)
-        requests = MessageRequests(dependencies, sealer: sealer, outbox: outgoing, credentials: credentials)
-        contactBook = Contacts(dependencies, requests: requests, maxPendingRequests: maxMessageRequests)
-        attachments = Attachments(dependencies, relay: relay, sealer: sealer, directory: attachmentDirectory)
-        outgoing.uploads = attachments
-        let applier = ContentApplier(dependencies, sealer: sealer, attachments: attachments)
-        groups = Groups(dependencies, sealer: sealer, contacts: contactBook)
-        applier.groups = groups
-        requests.groups = groups
-        outgoing.groups = groups
-        let opener = EnvelopeOpener(dependencies, contacts: contactBook, prekeys: prekeys, credentials: credentials, applier: applier)
+        requests = MessageRequests(dependencies, sealer: sealer, outbox: outgoing, credentials: credentials, groups: groups)
+        contactBook = Contacts(dependencies, requests: requests, sessions: sessions, maxPendingRequests: maxMessageRequests)
+        let applier = ContentApplier(dependencies, sealer: sealer, attachments: attachments, groups: groups)
+        let opener = EnvelopeOpener(dependencies, contacts: contactBook, prekeys: prekeys, credentials: credentials, groups: groups,
+                                    applier: applier)
         inbox = Inbox(dependencies, opener: opener, sealer: sealer, contacts: contactBook)
         live = LiveSync(dependencies, relay: relay, inbox: inbox, outbox: outgoing, credentials: credentials, prekeys: prekeys)
         conversationLog = Conversations(dependencies, sealer: sealer)

@@ -10,16 +10,17 @@ final class Outbox {
     private let dependencies: MessengerDependencies
     private let sealer: Sealer
     private let dispatcher: Dispatcher
-    /// Set by the messenger after both exist (each needs the other).
-    weak var uploads: Attachments?
-    /// Set likewise: what groups queue for members is sealed before each flush posts.
-    weak var groups: Groups?
+    private let groupDeliveries: GroupDeliveries
+    private let uploads: Attachments
     private var store: MessageStore { dependencies.store }
 
-    init(_ dependencies: MessengerDependencies, sealer: Sealer, dispatcher: Dispatcher) {
+    init(_ dependencies: MessengerDependencies, sealer: Sealer, dispatcher: Dispatcher, groupDeliveries: GroupDeliveries,
+         uploads: Attachments) {
         self.dependencies = dependencies
         self.sealer = sealer
         self.dispatcher = dispatcher
+        self.groupDeliveries = groupDeliveries
+        self.uploads = uploads
     }
 
     /// Posts every due outbox request once (`Dispatcher`), with the work that
@@ -28,15 +29,13 @@ final class Outbox {
     @discardableResult
     func flush(isolation: isolated (any Actor)? = #isolation) async -> OutboxReport {
         var report = OutboxReport()
-        await groups?.deliverPending()
+        await groupDeliveries.sealPending()
         // What is queued goes first, so that a text never waits behind a
         // file's upload (which may be long, or failing); then the uploads that
         // are due, each of which queues its pointer message; then those.
         await dispatcher.dispatchDue(into: &report)
-        if let uploads {
-            await uploads.uploadPending()
-            await dispatcher.dispatchDue(into: &report)
-        }
+        await uploads.uploadPending()
+        await dispatcher.dispatchDue(into: &report)
         let pendingAt = (try? store.outbox.items(status: .pending).map(\.nextAttemptAt).min()) ?? nil
         let uploadAt = (try? store.attachments.nextUploadAttempt()) ?? nil
         report.nextAttemptAt = [pendingAt, uploadAt].compactMap { $0 }.min()
