@@ -11,14 +11,19 @@ final class ContentApplier {
     private let dependencies: MessengerDependencies
     private let sealer: Sealer
     private let attachments: Attachments
-    private let groups: Groups
+    private let membership: GroupMembership
+    private let receivedGroupStates: ReceivedGroupStates
+    private let senderKeys: GroupSenderKeys
     private var store: MessageStore { dependencies.store }
 
-    init(_ dependencies: MessengerDependencies, sealer: Sealer, attachments: Attachments, groups: Groups) {
+    init(_ dependencies: MessengerDependencies, sealer: Sealer, attachments: Attachments, membership: GroupMembership,
+         receivedGroupStates: ReceivedGroupStates, senderKeys: GroupSenderKeys) {
         self.dependencies = dependencies
         self.sealer = sealer
         self.attachments = attachments
-        self.groups = groups
+        self.membership = membership
+        self.receivedGroupStates = receivedGroupStates
+        self.senderKeys = senderKeys
     }
 
     func apply(_ content: Content, from contact: Contact, envelope: MailboxEnvelope) throws {
@@ -48,11 +53,11 @@ final class ContentApplier {
         case let .decryptionError(digest):
             try answerDecryptionError(digest, from: contact)
         case let .groupUpdate(state):
-            try groups.applyUpdate(state, from: contact)
+            try receivedGroupStates.applyUpdate(state, from: contact)
         case let .senderKeyDistribution(distribution):
-            try groups.applyDistribution(distribution, from: contact)
+            try senderKeys.applyDistribution(distribution, from: contact)
         case let .groupLeave(groupID, epoch):
-            try groups.applyLeave(groupID: groupID, epoch: epoch, from: contact)
+            try membership.applyLeave(groupID: groupID, epoch: epoch, from: contact)
         }
     }
 
@@ -113,7 +118,7 @@ final class ContentApplier {
                     dependencies.emit(.statusChanged(clientMessageID: id.description, status: status, contact: contact.name,
                                                      messageID: message.id, conversationID: conversation))
                 }
-            } else if let (message, group) = try groups.recordReceipt(id, status: status, from: contact) {
+            } else if let (message, group) = try recordGroupReceipt(id, status: status, from: contact) {
                 // A group message moves on once every member it went to reached the status.
                 let receipts = try store.groups.receipts(messageId: message.id)
                 let rank: [String: Int] = ["sent": 0, "delivered": 1, "read": 2]
@@ -126,6 +131,17 @@ final class ContentApplier {
                 }
             }
         }
+    }
+
+    /// A member's receipt for one of our group messages. Returns the
+    /// message's new overall status when every member reached it.
+    private func recordGroupReceipt(_ clientMessageID: MessageID, status: MessageStatus, from contact: Contact) throws -> (StoredMessage, StoredGroup)? {
+        guard let message = try store.messages.message(clientMessageId: clientMessageID.description), message.direction == .outgoing,
+              let group = try store.groups.group(conversationId: message.conversationId) else { return nil }
+        let receipts = try store.groups.receipts(messageId: message.id)
+        guard receipts.contains(where: { $0.memberKey == contact.identityKey }) else { return nil }
+        try store.groups.recordReceipt(messageId: message.id, memberKey: contact.identityKey, status: status.rawValue)
+        return (message, group)
     }
 
     /// Sender side of decryption errors (docs/PROTOCOL.md §10.1): `contact`

@@ -2,12 +2,13 @@ import HushCrypto
 import HushProtocol
 import HushStore
 
-/// What `Groups` queued for one member (a state, a key, a leave notice), in
-/// `group_deliveries`: sealed over the member's pairwise session at each
-/// flush, before `Dispatcher` posts, starting that session first from the
-/// relay's bundle when we never wrote to them. Queued work rather than a
-/// call from `Groups`, because starting a session needs the relay and
-/// `Groups` runs inside the caller's transaction.
+/// What `GroupStateAdoption` and `GroupMembership` queued for one member
+/// (a state, a key, a leave notice), in `group_deliveries`: sealed over the
+/// member's pairwise session at each flush, before `Dispatcher` posts,
+/// starting that session first from the relay's bundle when we never wrote
+/// to them. Queued work rather than a call from those parts, because
+/// starting a session needs the relay and they run inside the caller's
+/// transaction.
 final class GroupDeliveries {
     private let dependencies: MessengerDependencies
     private let sessions: SessionStarter

@@ -26,15 +26,15 @@ final class MessageRequests {
     private let outbox: Outbox
     private let credentials: DeliveryCredentials
     /// Accepting a request joins the groups it invited us to.
-    private let groups: Groups
+    private let groupStates: ReceivedGroupStates
     private var store: MessageStore { dependencies.store }
 
-    init(_ dependencies: MessengerDependencies, sealer: Sealer, outbox: Outbox, credentials: DeliveryCredentials, groups: Groups) {
+    init(_ dependencies: MessengerDependencies, sealer: Sealer, outbox: Outbox, credentials: DeliveryCredentials, groupStates: ReceivedGroupStates) {
         self.dependencies = dependencies
         self.sealer = sealer
         self.outbox = outbox
         self.credentials = credentials
-        self.groups = groups
+        self.groupStates = groupStates
     }
 
     /// Pending requests (or, with `blocked`, the blocked contacts), newest first.
@@ -68,7 +68,7 @@ final class MessageRequests {
                 try sendOwedReceipts(to: accepted)
                 try credentials.handOver(to: accepted)
             }
-            try groups.applyInvitations(from: accepted)
+            try groupStates.applyInvitations(from: accepted)
             return accepted
         }
         await outbox.flush()

@@ -38,7 +38,7 @@ public actor Messenger {
     let live: LiveSync
     let conversationLog: Conversations
     let attachments: Attachments
-    let groups: Groups
+    let groups: GroupMembership
 
     public init(identity: IdentityKeyPair, store: MessageStore, transport: any RelayTransport,
                 clock: any TimeSource = SystemClock(), random: any RandomSource = SystemRandom(),
@@ -55,16 +55,20 @@ public actor Messenger {
         relay = RelaySession(dependencies)
         sealer = Sealer(dependencies)
         let sessions = SessionStarter(dependencies)
-        groups = Groups(dependencies, sealer: sealer)
+        let adoption = GroupStateAdoption(dependencies)
+        groups = GroupMembership(dependencies, sealer: sealer, adoption: adoption)
+        let receivedGroupStates = ReceivedGroupStates(dependencies, adoption: adoption)
+        let senderKeys = GroupSenderKeys(dependencies, adoption: adoption)
         attachments = Attachments(dependencies, relay: relay, sealer: sealer, directory: attachmentDirectory)
         outgoing = Outbox(dependencies, sealer: sealer, dispatcher: Dispatcher(dependencies, backoff: backoff),
                           groupDeliveries: GroupDeliveries(dependencies, sessions: sessions, sealer: sealer), uploads: attachments)
         credentials = DeliveryCredentials(dependencies, sealer: sealer, relay: relay)
         prekeys = Prekeys(dependencies, relay: relay)
-        requests = MessageRequests(dependencies, sealer: sealer, outbox: outgoing, credentials: credentials, groups: groups)
+        requests = MessageRequests(dependencies, sealer: sealer, outbox: outgoing, credentials: credentials, groupStates: receivedGroupStates)
         contactBook = Contacts(dependencies, requests: requests, sessions: sessions, maxPendingRequests: maxMessageRequests)
-        let applier = ContentApplier(dependencies, sealer: sealer, attachments: attachments, groups: groups)
-        let opener = EnvelopeOpener(dependencies, contacts: contactBook, prekeys: prekeys, credentials: credentials, groups: groups,
+        let applier = ContentApplier(dependencies, sealer: sealer, attachments: attachments, membership: groups,
+                                     receivedGroupStates: receivedGroupStates, senderKeys: senderKeys)
+        let opener = EnvelopeOpener(dependencies, contacts: contactBook, prekeys: prekeys, credentials: credentials, senderKeys: senderKeys,
                                     applier: applier)
         inbox = Inbox(dependencies, opener: opener, sealer: sealer, contacts: contactBook)
         live = LiveSync(dependencies, relay: relay, inbox: inbox, outbox: outgoing, credentials: credentials, prekeys: prekeys)

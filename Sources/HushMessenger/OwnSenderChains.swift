@@ -3,7 +3,7 @@ import HushProtocol
 import HushStore
 
 /// Our own sender chain for each group state (docs/PROTOCOL.md §18): made
-/// at iteration 0 when `Groups` adopts a state (its distribution goes to
+/// at iteration 0 when `GroupStateAdoption` makes a state current (its distribution goes to
 /// every other member), and advanced by every group message `Sealer`
 /// encrypts under it.
 struct OwnSenderChains {

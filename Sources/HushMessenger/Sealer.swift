@@ -127,7 +127,7 @@ final class Sealer {
     }
 
     /// Seals content already encoded (a group's state or key for a member,
-    /// queued by `Groups`, or a content sent again after a decryption error:
+    /// queued by `GroupStateAdoption`, or a content sent again after a decryption error:
     /// `resend`) on the contact's session and queues it. Joins the caller's
     /// transaction.
     func seal(encodedContent: [UInt8], to contact: Contact, resend: Bool = false) throws {

@@ -14,7 +14,7 @@ final class SessionStarter {
     }
 
     /// The contact of a group member, with a session: one is started from the
-    /// relay's bundle when we never wrote to them (`Groups` made the contact).
+    /// relay's bundle when we never wrote to them (`GroupStateAdoption` made the contact).
     func contactWithSession(isolation: isolated (any Actor)? = #isolation, for key: IdentityKey) async throws -> Contact {
         guard let contact = try store.contacts.contact(identityKey: key.rawRepresentation) else {
             throw MessengerError.unknownContact(key.address.description)

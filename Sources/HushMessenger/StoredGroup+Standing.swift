@@ -1,7 +1,7 @@
 import HushProtocol
 import HushStore
 
-/// What this device's standing in a group allows, asked by `Groups` before
+/// What this device's standing in a group allows, asked by `GroupMembership` before
 /// a change and by `Sealer` before a group message.
 extension StoredGroup {
     /// The membership this device holds now.
