@@ -10,17 +10,17 @@ import HushStore
 final class ContentApplier {
     private let dependencies: MessengerDependencies
     private let sealer: Sealer
-    private let attachments: Attachments
+    private let downloads: AttachmentDownloads
     private let membership: GroupMembership
     private let receivedGroupStates: ReceivedGroupStates
     private let senderKeys: GroupSenderKeys
     private var store: MessageStore { dependencies.store }
 
-    init(_ dependencies: MessengerDependencies, sealer: Sealer, attachments: Attachments, membership: GroupMembership,
+    init(_ dependencies: MessengerDependencies, sealer: Sealer, downloads: AttachmentDownloads, membership: GroupMembership,
          receivedGroupStates: ReceivedGroupStates, senderKeys: GroupSenderKeys) {
         self.dependencies = dependencies
         self.sealer = sealer
-        self.attachments = attachments
+        self.downloads = downloads
         self.membership = membership
         self.receivedGroupStates = receivedGroupStates
         self.senderKeys = senderKeys
@@ -32,9 +32,9 @@ final class ContentApplier {
             try storeIncoming(text, contentType: "text/plain", content: content, from: contact, envelope: envelope)
         case let .attachment(pointer):
             // The pointer is kept (nothing downloads until the user asks: `hush fetch`).
-            try storeIncoming(Attachments.summary(fileName: pointer.fileName, size: Int64(pointer.size)),
+            try storeIncoming(StoredAttachment.summary(fileName: pointer.fileName, size: Int64(pointer.size)),
                               contentType: "attachment", content: content, from: contact, envelope: envelope) { messageId in
-                try attachments.recordIncoming(pointer, messageId: messageId)
+                try downloads.recordIncoming(pointer, messageId: messageId)
             }
         case let .deliveryReceipt(ids):
             try advanceOutgoing(ids, to: .delivered, contact: contact)
@@ -71,7 +71,7 @@ final class ContentApplier {
         switch content.body {
         case let .text(text): (body, contentType) = (text, "text/plain")
         case let .attachment(attached):
-            (body, contentType) = (Attachments.summary(fileName: attached.fileName, size: Int64(attached.size)), "attachment")
+            (body, contentType) = (StoredAttachment.summary(fileName: attached.fileName, size: Int64(attached.size)), "attachment")
             pointer = attached
         default: return
         }
@@ -79,7 +79,7 @@ final class ContentApplier {
                                  direction: .incoming, sender: contact.address, body: body, contentType: contentType,
                                  status: .delivered, createdAt: Int64(clamping: content.sentAt), relayTimestamp: envelope.relayTimestamp)
         guard case let .inserted(id) = try store.messages.insert(message) else { return }
-        if let pointer { try attachments.recordIncoming(pointer, messageId: id) }
+        if let pointer { try downloads.recordIncoming(pointer, messageId: id) }
         if contact.standing == .accepted, contact.verification != .changed, try store.sessions.load(contactId: contact.id) != nil {
             try sealer.seal(.deliveryReceipt([content.id]), to: contact.name)
         }

@@ -37,7 +37,12 @@ public actor Messenger {
     let inbox: Inbox
     let live: LiveSync
     let conversationLog: Conversations
-    let attachments: Attachments
+    let attachmentFiles: AttachmentFiles?
+    let attachmentProgress = AttachmentProgressReporter()
+    let sendingFiles: AttachmentSending
+    let downloads: AttachmentDownloads
+    let attachmentSweep: AttachmentSweep
+    let uploads: AttachmentUploads
     let groups: GroupMembership
 
     public init(identity: IdentityKeyPair, store: MessageStore, transport: any RelayTransport,
@@ -59,14 +64,19 @@ public actor Messenger {
         groups = GroupMembership(dependencies, sealer: sealer, adoption: adoption)
         let receivedGroupStates = ReceivedGroupStates(dependencies, adoption: adoption)
         let senderKeys = GroupSenderKeys(dependencies, adoption: adoption)
-        attachments = Attachments(dependencies, relay: relay, sealer: sealer, directory: attachmentDirectory)
+        attachmentFiles = attachmentDirectory.map(AttachmentFiles.init(directory:))
+        attachmentSweep = AttachmentSweep(dependencies, files: attachmentFiles)
+        sendingFiles = AttachmentSending(dependencies, sealer: sealer, files: attachmentFiles, progress: attachmentProgress,
+                                         sweeper: attachmentSweep)
+        uploads = AttachmentUploads(dependencies, relay: relay, sealer: sealer, files: attachmentFiles, progress: attachmentProgress)
+        downloads = AttachmentDownloads(dependencies, files: attachmentFiles, progress: attachmentProgress)
         outgoing = Outbox(dependencies, sealer: sealer, dispatcher: Dispatcher(dependencies, backoff: backoff),
-                          groupDeliveries: GroupDeliveries(dependencies, sessions: sessions, sealer: sealer), uploads: attachments)
+                          groupDeliveries: GroupDeliveries(dependencies, sessions: sessions, sealer: sealer), uploads: uploads)
         credentials = DeliveryCredentials(dependencies, sealer: sealer, relay: relay)
         prekeys = Prekeys(dependencies, relay: relay)
         requests = MessageRequests(dependencies, sealer: sealer, outbox: outgoing, credentials: credentials, groupStates: receivedGroupStates)
         contactBook = Contacts(dependencies, requests: requests, sessions: sessions, maxPendingRequests: maxMessageRequests)
-        let applier = ContentApplier(dependencies, sealer: sealer, attachments: attachments, membership: groups,
+        let applier = ContentApplier(dependencies, sealer: sealer, downloads: downloads, membership: groups,
                                      receivedGroupStates: receivedGroupStates, senderKeys: senderKeys)
         let opener = EnvelopeOpener(dependencies, contacts: contactBook, prekeys: prekeys, credentials: credentials, senderKeys: senderKeys,
                                     applier: applier)
@@ -137,7 +147,7 @@ public actor Messenger {
     public func retry(requestID: String?) async throws -> OutboxReport {
         try store.write { _ in
             try outgoing.makeDueNow(requestID: requestID)
-            if requestID == nil { try attachments.makeDueNow() }
+            if requestID == nil { try uploads.makeDueNow() }
         }
         return await outgoing.flush()
     }
@@ -178,7 +188,7 @@ public actor Messenger {
     public func sync() async throws -> SyncReport {
         let report = try await live.sync()
         // Only when the user opted in (`hush attachments --auto-download MIB`).
-        await attachments.autoDownload()
+        await downloads.autoDownload()
         return report
     }
 

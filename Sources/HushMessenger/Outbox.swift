@@ -11,11 +11,11 @@ final class Outbox {
     private let sealer: Sealer
     private let dispatcher: Dispatcher
     private let groupDeliveries: GroupDeliveries
-    private let uploads: Attachments
+    private let uploads: AttachmentUploads
     private var store: MessageStore { dependencies.store }
 
     init(_ dependencies: MessengerDependencies, sealer: Sealer, dispatcher: Dispatcher, groupDeliveries: GroupDeliveries,
-         uploads: Attachments) {
+         uploads: AttachmentUploads) {
         self.dependencies = dependencies
         self.sealer = sealer
         self.dispatcher = dispatcher
