@@ -234,3 +234,11 @@ final class VerifyingBlobSink: BlobSink, @unchecked Sendable {
 
     func abandon() { unlink(files.partPath(id)) }
 }
+
+extension AttachmentFiles {
+    /// The files of a client that keeps them, or why it cannot.
+    static func required(_ files: AttachmentFiles?) throws -> AttachmentFiles {
+        guard let files else { throw MessengerError.attachmentUnavailable("this client keeps no attachment files (no data directory)") }
+        return files
+    }
+}

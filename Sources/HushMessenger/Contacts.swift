@@ -8,6 +8,7 @@ import HushStore
 final class Contacts {
     private let dependencies: MessengerDependencies
     private let requests: MessageRequests
+    private let sessions: SessionStarter
     private var store: MessageStore { dependencies.store }
 
     /// The name prefix of contacts created for strangers who wrote first.
@@ -16,9 +17,10 @@ final class Contacts {
     /// The most message requests that wait at once (see `contactForSender`).
     let maxPendingRequests: Int
 
-    init(_ dependencies: MessengerDependencies, requests: MessageRequests, maxPendingRequests: Int) {
+    init(_ dependencies: MessengerDependencies, requests: MessageRequests, sessions: SessionStarter, maxPendingRequests: Int) {
         self.dependencies = dependencies
         self.requests = requests
+        self.sessions = sessions
         self.maxPendingRequests = max(1, maxPendingRequests)
     }
 
@@ -52,7 +54,7 @@ final class Contacts {
             try store.withinWrite { store in try store.contacts.rename(contactId: other.id, to: name) }
             return try store.contacts.contact(id: other.id) ?? other
         }
-        let session = try await startSession(with: address)
+        let session = try await sessions.start(with: address)
         let now = dependencies.clock.now()
         return try store.withinWrite { store in
             let contact = try store.contacts.add(name: name, address: address.description,
@@ -69,7 +71,7 @@ final class Contacts {
         let contact = try dependencies.contact(named: name)
         guard let pending = contact.pendingIdentityKey else { throw MessengerError.nothingToAccept(name: name) }
         let newKey = try IdentityKey(rawRepresentation: pending)
-        let session = try await startSession(with: newKey.address)
+        let session = try await sessions.start(with: newKey.address)
         let now = dependencies.clock.now()
         try store.withinWrite { store in
             try store.contacts.acceptPendingIdentityKey(contactId: contact.id)
@@ -143,34 +145,5 @@ final class Contacts {
     /// to it are not subject to the relay's stranger rate limit).
     func deliveryCredentialKnown(for name: String) throws -> Bool {
         try store.contacts.deliveryCredential(contactId: dependencies.contact(named: name).id) != nil
-    }
-
-    /// The contact of a group member, with a session: one is started from the
-    /// relay's bundle when we never wrote to them (`Groups` made the contact).
-    func contactWithSession(isolation: isolated (any Actor)? = #isolation, for key: IdentityKey) async throws -> Contact {
-        guard let contact = try contact(forIdentity: key) else { throw MessengerError.unknownContact(key.address.description) }
-        if try store.sessions.load(contactId: contact.id) != nil { return contact }
-        let session = try await startSession(with: key.address)
-        let now = dependencies.clock.now()
-        try store.withinWrite { store in
-            // Another process may have started one meanwhile: keep theirs.
-            guard try store.sessions.load(contactId: contact.id) == nil else { return }
-            _ = try store.conversations.conversation(forContact: contact.id, title: contact.name, at: now)
-            try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
-        }
-        return contact
-    }
-
-    /// Fetches, verifies and uses a bundle for `address`.
-    private func startSession(isolation: isolated (any Actor)? = #isolation, with address: HushAddress) async throws -> Session {
-        // Bundles are public: fetched without logging in, so the relay does not
-        // learn which identity looks up whom (its contact list).
-        let bundle: PrekeyBundle
-        do { bundle = try await dependencies.transport.fetchBundle(for: address.identityKey) } catch { throw MessengerError.relay(error) }
-        do {
-            return try Session.initiate(identity: dependencies.identity, to: address, bundle: bundle, using: dependencies.random)
-        } catch {
-            throw MessengerError.protocolFailure("the relay's bundle for \(address) was refused: \(error.description)")
-        }
     }
 }

@@ -9,16 +9,21 @@ import HushStore
 /// caller's transaction.
 final class ContentApplier {
     private let dependencies: MessengerDependencies
-    private let outbox: Outbox
-    private let attachments: Attachments
-    /// Set by the messenger after both exist (each needs the other's parts).
-    var groups: Groups!
+    private let sealer: Sealer
+    private let downloads: AttachmentDownloads
+    private let membership: GroupMembership
+    private let receivedGroupStates: ReceivedGroupStates
+    private let senderKeys: GroupSenderKeys
     private var store: MessageStore { dependencies.store }
 
-    init(_ dependencies: MessengerDependencies, outbox: Outbox, attachments: Attachments) {
+    init(_ dependencies: MessengerDependencies, sealer: Sealer, downloads: AttachmentDownloads, membership: GroupMembership,
+         receivedGroupStates: ReceivedGroupStates, senderKeys: GroupSenderKeys) {
         self.dependencies = dependencies
-        self.outbox = outbox
-        self.attachments = attachments
+        self.sealer = sealer
+        self.downloads = downloads
+        self.membership = membership
+        self.receivedGroupStates = receivedGroupStates
+        self.senderKeys = senderKeys
     }
 
     func apply(_ content: Content, from contact: Contact, envelope: MailboxEnvelope) throws {
@@ -27,9 +32,9 @@ final class ContentApplier {
             try storeIncoming(text, contentType: "text/plain", content: content, from: contact, envelope: envelope)
         case let .attachment(pointer):
             // The pointer is kept (nothing downloads until the user asks: `hush fetch`).
-            try storeIncoming(Attachments.summary(fileName: pointer.fileName, size: Int64(pointer.size)),
+            try storeIncoming(StoredAttachment.summary(fileName: pointer.fileName, size: Int64(pointer.size)),
                               contentType: "attachment", content: content, from: contact, envelope: envelope) { messageId in
-                try attachments.recordIncoming(pointer, messageId: messageId)
+                try downloads.recordIncoming(pointer, messageId: messageId)
             }
         case let .deliveryReceipt(ids):
             try advanceOutgoing(ids, to: .delivered, contact: contact)
@@ -49,11 +54,11 @@ final class ContentApplier {
         case let .decryptionError(digest):
             try answerDecryptionError(digest, from: contact)
         case let .groupUpdate(state):
-            try groups.applyUpdate(state, from: contact)
+            try receivedGroupStates.applyUpdate(state, from: contact)
         case let .senderKeyDistribution(distribution):
-            try groups.applyDistribution(distribution, from: contact)
+            try senderKeys.applyDistribution(distribution, from: contact)
         case let .groupLeave(groupID, epoch):
-            try groups.applyLeave(groupID: groupID, epoch: epoch, from: contact)
+            try membership.applyLeave(groupID: groupID, epoch: epoch, from: contact)
         }
     }
 
@@ -67,7 +72,7 @@ final class ContentApplier {
         switch content.body {
         case let .text(text): (body, contentType) = (text, "text/plain")
         case let .attachment(attached):
-            (body, contentType) = (Attachments.summary(fileName: attached.fileName, size: Int64(attached.size)), "attachment")
+            (body, contentType) = (StoredAttachment.summary(fileName: attached.fileName, size: Int64(attached.size)), "attachment")
             pointer = attached
         default: return
         }
@@ -75,9 +80,9 @@ final class ContentApplier {
                                  direction: .incoming, sender: contact.address, body: body, contentType: contentType,
                                  status: .delivered, createdAt: Int64(clamping: content.sentAt), relayTimestamp: envelope.relayTimestamp)
         guard case let .inserted(id) = try store.messages.insert(message) else { return }
-        if let pointer { try attachments.recordIncoming(pointer, messageId: id) }
+        if let pointer { try downloads.recordIncoming(pointer, messageId: id) }
         if contact.standing == .accepted, contact.verification != .changed, try store.sessions.load(contactId: contact.id) != nil {
-            try outbox.seal(.deliveryReceipt([content.id]), to: contact.name)
+            try sealer.seal(.deliveryReceipt([content.id]), to: contact.name)
         }
         if let stored = try store.messages.message(id: id) {
             dependencies.emit(.groupReceived(stored, group: group.name, member: contact.name))
@@ -103,7 +108,7 @@ final class ContentApplier {
             }
             return
         }
-        try outbox.seal(.deliveryReceipt([content.id]), to: contact.name)
+        try sealer.seal(.deliveryReceipt([content.id]), to: contact.name)
         if let stored = try store.messages.message(id: id) { dependencies.emit(.received(stored, contact: contact.name)) }
     }
 
@@ -118,7 +123,7 @@ final class ContentApplier {
                     dependencies.emit(.statusChanged(clientMessageID: id.description, status: status, contact: contact.name,
                                                      messageID: message.id, conversationID: conversation))
                 }
-            } else if let (message, group) = try groups.recordReceipt(id, status: status, from: contact) {
+            } else if let (message, group) = try recordGroupReceipt(id, status: status, from: contact) {
                 // A group message moves on once every member it went to reached the status.
                 let receipts = try store.groups.receipts(messageId: message.id)
                 let rank: [String: Int] = ["sent": 0, "delivered": 1, "read": 2]
@@ -133,6 +138,17 @@ final class ContentApplier {
         }
     }
 
+    /// A member's receipt for one of our group messages. Returns the
+    /// message's new overall status when every member reached it.
+    private func recordGroupReceipt(_ clientMessageID: MessageID, status: MessageStatus, from contact: Contact) throws -> (StoredMessage, StoredGroup)? {
+        guard let message = try store.messages.message(clientMessageId: clientMessageID.description), message.direction == .outgoing,
+              let group = try store.groups.group(conversationId: message.conversationId) else { return nil }
+        let receipts = try store.groups.receipts(messageId: message.id)
+        guard receipts.contains(where: { $0.memberKey == contact.identityKey }) else { return nil }
+        try store.groups.recordReceipt(messageId: message.id, memberKey: contact.identityKey, status: status.rawValue)
+        return (message, group)
+    }
+
     /// Sender side of decryption errors (docs/PROTOCOL.md §10.1): `contact`
     /// could not decrypt the envelope with `digest`. Reseals the message it
     /// carried unless the contact already confirmed it (a receipt) or it was
@@ -141,12 +157,17 @@ final class ContentApplier {
     private func answerDecryptionError(_ digest: [UInt8], from contact: Contact) throws {
         if let content = try store.resends.takeContentToResend(forEnvelope: digest, contactId: contact.id) {
             guard contact.standing == .accepted, contact.verification != .changed else { return }
-            if case .deliveryCredential = try Content(decoding: content).body {
+            switch try Content(decoding: content).body {
+            case .deliveryCredential:
                 // Our current credential, not the one that was lost: it may have been replaced since.
                 try store.contacts.setCredentialSent(nil, contactId: contact.id)
-                try outbox.handOverCredential(to: contact)
-            } else {
-                try outbox.seal(encodedContent: content, to: contact, resend: true)
+                try sealer.handOverCredential(to: contact)
+            case .profile:
+                // Likewise our current name: resealing the old one would put it back.
+                try store.contacts.setProfileSent(nil, contactId: contact.id)
+                try sealer.handOverProfile(to: contact)
+            default:
+                try sealer.seal(encodedContent: content, to: contact, resend: true)
             }
             return
         }
@@ -156,7 +177,7 @@ final class ContentApplier {
               try store.contacts.contact(conversationId: message.conversationId)?.id == contact.id,
               try store.resends.markResent(messageId: messageId, at: dependencies.clock.now())
         else { return }
-        try outbox.reseal(message, for: contact)
+        try sealer.reseal(message, for: contact)
         dependencies.emit(.resent(clientMessageID: message.clientMessageId, contact: contact.name, messageID: message.id))
     }
 }

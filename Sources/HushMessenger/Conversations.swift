@@ -6,12 +6,12 @@ import HushStore
 /// marking it read, which queues encrypted read receipts.
 final class Conversations {
     private let dependencies: MessengerDependencies
-    private let outbox: Outbox
+    private let sealer: Sealer
     private var store: MessageStore { dependencies.store }
 
-    init(_ dependencies: MessengerDependencies, outbox: Outbox) {
+    init(_ dependencies: MessengerDependencies, sealer: Sealer) {
         self.dependencies = dependencies
-        self.outbox = outbox
+        self.sealer = sealer
     }
 
     /// A page of the conversation with `name`, oldest first (keyset pagination).
@@ -43,7 +43,7 @@ final class Conversations {
                 for chunk in stride(from: 0, to: unread.count, by: ContentLimits.maxReceiptIDs) {
                     let ids = try unread[chunk..<min(chunk + ContentLimits.maxReceiptIDs, unread.count)]
                         .map { try MessageID(hex: $0.clientMessageId) }
-                    try outbox.seal(.readReceipt(ids), to: contact.name)
+                    try sealer.seal(.readReceipt(ids), to: contact.name)
                 }
             }
             return unread.count

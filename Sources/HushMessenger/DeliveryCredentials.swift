@@ -9,13 +9,13 @@ import HushStore
 /// and registered (or withdrawn) at the relay.
 final class DeliveryCredentials {
     private let dependencies: MessengerDependencies
-    private let outbox: Outbox
+    private let sealer: Sealer
     private let relay: RelaySession
     private var store: MessageStore { dependencies.store }
 
-    init(_ dependencies: MessengerDependencies, outbox: Outbox, relay: RelaySession) {
+    init(_ dependencies: MessengerDependencies, sealer: Sealer, relay: RelaySession) {
         self.dependencies = dependencies
-        self.outbox = outbox
+        self.sealer = sealer
         self.relay = relay
     }
 
@@ -37,12 +37,12 @@ final class DeliveryCredentials {
     }
 
     /// Seals our delivery credential for `contact` unless they already hold
-    /// the current one (`Outbox.handOverCredential`, which every seal runs
+    /// the current one (`Sealer.handOverCredential`, which every seal runs
     /// first as well). Called for everything received from a contact, so a
     /// changed credential reaches a contact with the next thing they send
     /// us. Joins the caller's transaction.
     func handOver(to contact: Contact) throws {
-        try outbox.handOverCredential(to: contact)
+        try sealer.handOverCredential(to: contact)
     }
 
     /// A new own delivery credential; the old one is kept as revoked until

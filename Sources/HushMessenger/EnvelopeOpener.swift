@@ -12,15 +12,17 @@ final class EnvelopeOpener {
     private let contacts: Contacts
     private let prekeys: Prekeys
     private let credentials: DeliveryCredentials
-    let applier: ContentApplier
+    private let senderKeys: GroupSenderKeys
+    private let applier: ContentApplier
     private var store: MessageStore { dependencies.store }
 
     init(_ dependencies: MessengerDependencies, contacts: Contacts, prekeys: Prekeys, credentials: DeliveryCredentials,
-         applier: ContentApplier) {
+         senderKeys: GroupSenderKeys, applier: ContentApplier) {
         self.dependencies = dependencies
         self.contacts = contacts
         self.prekeys = prekeys
         self.credentials = credentials
+        self.senderKeys = senderKeys
         self.applier = applier
     }
 
@@ -28,7 +30,7 @@ final class EnvelopeOpener {
     func open(_ envelope: MailboxEnvelope, ephemeral: Bool = false) throws -> OpenResult {
         if GroupEnvelope.isGroupEnvelope(envelope.bytes) {
             guard !ephemeral else { throw MessengerError.protocolFailure("a group message cannot travel as an ephemeral envelope") }
-            try applier.groups.open(envelope) { content, contact, group in
+            try senderKeys.open(envelope) { content, contact, group in
                 try applier.applyGroup(content, from: contact, group: group, envelope: envelope)
             }
             return .applied

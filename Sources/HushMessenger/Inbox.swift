@@ -9,14 +9,14 @@ import HushStore
 final class Inbox {
     private let dependencies: MessengerDependencies
     private let opener: EnvelopeOpener
-    private let outbox: Outbox
+    private let sealer: Sealer
     private let contacts: Contacts
     private var store: MessageStore { dependencies.store }
 
-    init(_ dependencies: MessengerDependencies, opener: EnvelopeOpener, outbox: Outbox, contacts: Contacts) {
+    init(_ dependencies: MessengerDependencies, opener: EnvelopeOpener, sealer: Sealer, contacts: Contacts) {
         self.dependencies = dependencies
         self.opener = opener
-        self.outbox = outbox
+        self.sealer = sealer
         self.contacts = contacts
     }
 
@@ -115,7 +115,7 @@ final class Inbox {
         // swallowed, so a half-written seal (an envelope queued without its
         // advanced session) must be rolled back on its own.
         return (try? store.write { _ in
-            try outbox.seal(.decryptionError(envelopeDigest: SHA256.hash(envelope.bytes)), to: contact.name)
+            try sealer.seal(.decryptionError(envelopeDigest: SHA256.hash(envelope.bytes)), to: contact.name)
         }) != nil
     }
 

@@ -22,16 +22,19 @@ public struct MessageRequest: Sendable, Equatable {
 /// hold.
 final class MessageRequests {
     private let dependencies: MessengerDependencies
+    private let sealer: Sealer
     private let outbox: Outbox
     private let credentials: DeliveryCredentials
-    /// Set by the messenger once it exists: accepting a request joins the groups it invited us to.
-    weak var groups: Groups?
+    /// Accepting a request joins the groups it invited us to.
+    private let groupStates: ReceivedGroupStates
     private var store: MessageStore { dependencies.store }
 
-    init(_ dependencies: MessengerDependencies, outbox: Outbox, credentials: DeliveryCredentials) {
+    init(_ dependencies: MessengerDependencies, sealer: Sealer, outbox: Outbox, credentials: DeliveryCredentials, groupStates: ReceivedGroupStates) {
         self.dependencies = dependencies
+        self.sealer = sealer
         self.outbox = outbox
         self.credentials = credentials
+        self.groupStates = groupStates
     }
 
     /// Pending requests (or, with `blocked`, the blocked contacts), newest first.
@@ -64,9 +67,9 @@ final class MessageRequests {
             if accepted.verification != .changed, try store.sessions.load(contactId: contact.id) != nil {
                 try sendOwedReceipts(to: accepted)
                 try credentials.handOver(to: accepted)
-                try outbox.handOverProfile(to: accepted)
+                try sealer.handOverProfile(to: accepted)
             }
-            try groups?.applyInvitations(from: accepted)
+            try groupStates.applyInvitations(from: accepted)
             return accepted
         }
         await outbox.flush()
@@ -100,7 +103,7 @@ final class MessageRequests {
                             (ContentBody.readReceipt, owed.filter(\.read).map(\.clientMessageId))] {
             for start in stride(from: 0, to: ids.count, by: ContentLimits.maxReceiptIDs) {
                 let chunk = try ids[start..<min(start + ContentLimits.maxReceiptIDs, ids.count)].map { try MessageID(hex: $0) }
-                try outbox.seal(body(chunk), to: contact.name)
+                try sealer.seal(body(chunk), to: contact.name)
             }
         }
     }

@@ -10,9 +10,9 @@ extension Messenger {
     /// attempt, and its attachment.
     public func sendFile(at path: String, to name: String,
                          progress: (@Sendable (AttachmentProgress) -> Void)? = nil) async throws -> (message: StoredMessage, attachment: StoredAttachment) {
-        attachments.progress = progress
-        defer { attachments.progress = nil }
-        let messageId = try attachments.prepare(file: path, to: name)
+        attachmentProgress.report = progress
+        defer { attachmentProgress.report = nil }
+        let messageId = try sendingFiles.prepare(file: path, to: name)
         await outgoing.flush()
         guard let message = try store.messages.message(id: messageId), let attachment = try store.attachments.attachment(messageId: messageId) else {
             throw MessengerError.unknownMessage("\(messageId)")
@@ -22,12 +22,12 @@ extension Messenger {
 
     /// Attachments sent and received, oldest first: all, or those of the conversation with `contact`.
     public func attachmentList(contact: String? = nil) throws -> [(attachment: StoredAttachment, contact: String)] {
-        attachments.interruptAbandonedDownloads()
+        downloads.interruptAbandonedDownloads()
         let all = try store.attachments.list().map { stored in
             // A download's progress is the bytes on disk (its process may be running now, or
             // have been interrupted: the next fetch resumes after them).
             let partial = stored.direction == .incoming && (stored.state == .downloading || stored.state == .available)
-            let attachment = partial ? stored.with(transferred: attachments.files?.partSize(stored.id) ?? 0) : stored
+            let attachment = partial ? stored.with(transferred: attachmentFiles?.partSize(stored.id) ?? 0) : stored
             return (attachment: attachment, contact: try contactName(conversationId: attachment.conversationId) ?? "?")
         }
         guard let contact else { return all }
@@ -40,9 +40,9 @@ extension Messenger {
     /// appears under that name only once every chunk and the digest checked.
     public func fetchAttachment(id: Int64, to destination: String?,
                                 progress: (@Sendable (AttachmentProgress) -> Void)? = nil) async throws -> StoredAttachment {
-        attachments.progress = progress
-        defer { attachments.progress = nil }
-        return try await attachments.fetch(id: id, to: destination)
+        attachmentProgress.report = progress
+        defer { attachmentProgress.report = nil }
+        return try await downloads.fetch(id: id, to: destination)
     }
 
     /// Turns automatic download on for received files up to `maxBytes` (nil: off).
@@ -51,5 +51,5 @@ extension Messenger {
     }
 
     /// The automatic download limit, nil when off.
-    public func autoDownloadLimit() -> Int64? { attachments.autoDownloadMaxBytes }
+    public func autoDownloadLimit() -> Int64? { downloads.autoDownloadMaxBytes }
 }

@@ -17,7 +17,7 @@ extension Messenger {
     /// Removes the contact with its conversation; its attachments' files go too.
     public func removeContact(name: String) throws {
         try store.write { _ in try contactBook.remove(name: name) }
-        attachments.sweep()
+        attachmentSweep.sweep()
     }
 
     /// The safety number with a contact (the pending key's after a change).

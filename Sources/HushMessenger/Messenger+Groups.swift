@@ -125,7 +125,7 @@ extension Messenger {
 
     /// Sends `text` to the group `name` (see `send(text:to:)`).
     public func sendReportingDelivery(text: String, toGroup name: String) async throws -> (message: StoredMessage, refusedByRelay: Bool) {
-        try await sealTextAndFlush(text) { try groups.seal(.text(text), toGroup: name, recordAs: text) }
+        try await sealTextAndFlush(text) { try sealer.seal(.text(text), toGroup: name, recordAs: text) }
     }
 
     /// How many of the members a group message went to have it, and have read it.
@@ -167,7 +167,7 @@ extension Messenger {
                 for chunk in stride(from: 0, to: messages.count, by: ContentLimits.maxReceiptIDs) {
                     let ids = try messages[chunk..<min(chunk + ContentLimits.maxReceiptIDs, messages.count)]
                         .map { try MessageID(bytes: Hex.decode($0.clientMessageId)) }
-                    try outgoing.seal(.readReceipt(ids), to: contact.name)
+                    try sealer.seal(.readReceipt(ids), to: contact.name)
                 }
             }
             return unread.count

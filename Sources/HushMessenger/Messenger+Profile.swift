@@ -10,9 +10,10 @@ extension Messenger {
     }
 
     /// Sets the display name and seals it for every accepted contact whose
-    /// identity key is not waiting for a decision, in one transaction; then
-    /// posts the outbox. Contacts added later get it with the first thing
-    /// sealed to them. Returns how many contacts it was queued for.
+    /// identity key is not waiting for a decision and who lacks it, in one
+    /// transaction; then posts the outbox. Contacts added later (and members
+    /// a group introduced, with whom no session exists yet) get it with the
+    /// first thing sealed to them. Returns how many it was queued for now.
     @discardableResult
     public func setDisplayName(_ name: String) async throws -> Int {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -23,10 +24,7 @@ extension Messenger {
             try store.settings.set(SettingsRepository.Name.displayName, to: trimmed)
             try store.settings.set(SettingsRepository.Name.sharedDisplayName, to: trimmed)
             var queued = 0
-            for contact in try store.contacts.all() where contact.standing == .accepted && contact.verification != .changed {
-                try outgoing.handOverProfile(to: contact)
-                queued += 1
-            }
+            for contact in try store.contacts.all() where try sealer.handOverProfile(to: contact) { queued += 1 }
             return queued
         }
         await outgoing.flush()

@@ -14,9 +14,10 @@ import HushStore
 /// - The relay de-duplicates on the request id; the receiver de-duplicates on
 ///   the client message id.
 ///
-/// It composes parts with one job each (`RelaySession`, `Outbox`, `Inbox`,
-/// `Contacts`, `MessageRequests`, `DeliveryCredentials`, `Prekeys`,
-/// `LiveSync`, `Conversations`) and owns the transaction boundary: the parts
+/// It composes parts with one job each (`RelaySession`, `Sealer`, `Outbox`,
+/// `Dispatcher`, `Inbox`, `Contacts`, `MessageRequests`,
+/// `DeliveryCredentials`, `Prekeys`, `LiveSync`, `Conversations`, the
+/// group and attachment parts) and owns the transaction boundary: the parts
 /// write with `MessageStore.withinWrite`, joining the transaction opened
 /// here, or, in the flows that must write between relay calls (and per
 /// received envelope), opening a short one of their own; none nests a
@@ -27,6 +28,7 @@ public actor Messenger {
     let clock: any TimeSource
     let events = MessengerEventHub()
     let relay: RelaySession
+    let sealer: Sealer
     let outgoing: Outbox
     let credentials: DeliveryCredentials
     let prekeys: Prekeys
@@ -35,8 +37,13 @@ public actor Messenger {
     let inbox: Inbox
     let live: LiveSync
     let conversationLog: Conversations
-    let attachments: Attachments
-    let groups: Groups
+    let attachmentFiles: AttachmentFiles?
+    let attachmentProgress = AttachmentProgressReporter()
+    let sendingFiles: AttachmentSending
+    let downloads: AttachmentDownloads
+    let attachmentSweep: AttachmentSweep
+    let uploads: AttachmentUploads
+    let groups: GroupMembership
 
     public init(identity: IdentityKeyPair, store: MessageStore, transport: any RelayTransport,
                 clock: any TimeSource = SystemClock(), random: any RandomSource = SystemRandom(),
@@ -47,23 +54,35 @@ public actor Messenger {
         self.clock = clock
         let dependencies = MessengerDependencies(identity: identity, store: store, transport: transport, clock: clock,
                                                  random: random, events: events)
+        // Each part gets what it uses when it is made, in an order with no
+        // cycle: what must wait for the relay (a group member's first session,
+        // an upload) is queued in the store and taken by `Outbox` at each flush.
         relay = RelaySession(dependencies)
-        outgoing = Outbox(dependencies, backoff: backoff)
-        credentials = DeliveryCredentials(dependencies, outbox: outgoing, relay: relay)
+        sealer = Sealer(dependencies)
+        let sessions = SessionStarter(dependencies)
+        let adoption = GroupStateAdoption(dependencies)
+        groups = GroupMembership(dependencies, sealer: sealer, adoption: adoption)
+        let receivedGroupStates = ReceivedGroupStates(dependencies, adoption: adoption)
+        let senderKeys = GroupSenderKeys(dependencies, adoption: adoption)
+        attachmentFiles = attachmentDirectory.map(AttachmentFiles.init(directory:))
+        attachmentSweep = AttachmentSweep(dependencies, files: attachmentFiles)
+        sendingFiles = AttachmentSending(dependencies, sealer: sealer, files: attachmentFiles, progress: attachmentProgress,
+                                         sweeper: attachmentSweep)
+        uploads = AttachmentUploads(dependencies, relay: relay, sealer: sealer, files: attachmentFiles, progress: attachmentProgress)
+        downloads = AttachmentDownloads(dependencies, files: attachmentFiles, progress: attachmentProgress)
+        outgoing = Outbox(dependencies, sealer: sealer, dispatcher: Dispatcher(dependencies, backoff: backoff),
+                          groupDeliveries: GroupDeliveries(dependencies, sessions: sessions, sealer: sealer), uploads: uploads)
+        credentials = DeliveryCredentials(dependencies, sealer: sealer, relay: relay)
         prekeys = Prekeys(dependencies, relay: relay)
-        requests = MessageRequests(dependencies, outbox: outgoing, credentials: credentials)
-        contactBook = Contacts(dependencies, requests: requests, maxPendingRequests: maxMessageRequests)
-        attachments = Attachments(dependencies, relay: relay, outbox: outgoing, directory: attachmentDirectory)
-        outgoing.uploads = attachments
-        let applier = ContentApplier(dependencies, outbox: outgoing, attachments: attachments)
-        groups = Groups(dependencies, outbox: outgoing, contacts: contactBook)
-        applier.groups = groups
-        requests.groups = groups
-        outgoing.groups = groups
-        let opener = EnvelopeOpener(dependencies, contacts: contactBook, prekeys: prekeys, credentials: credentials, applier: applier)
-        inbox = Inbox(dependencies, opener: opener, outbox: outgoing, contacts: contactBook)
+        requests = MessageRequests(dependencies, sealer: sealer, outbox: outgoing, credentials: credentials, groupStates: receivedGroupStates)
+        contactBook = Contacts(dependencies, requests: requests, sessions: sessions, maxPendingRequests: maxMessageRequests)
+        let applier = ContentApplier(dependencies, sealer: sealer, downloads: downloads, membership: groups,
+                                     receivedGroupStates: receivedGroupStates, senderKeys: senderKeys)
+        let opener = EnvelopeOpener(dependencies, contacts: contactBook, prekeys: prekeys, credentials: credentials, senderKeys: senderKeys,
+                                    applier: applier)
+        inbox = Inbox(dependencies, opener: opener, sealer: sealer, contacts: contactBook)
         live = LiveSync(dependencies, relay: relay, inbox: inbox, outbox: outgoing, credentials: credentials, prekeys: prekeys)
-        conversationLog = Conversations(dependencies, outbox: outgoing)
+        conversationLog = Conversations(dependencies, sealer: sealer)
     }
 
     /// Events for live views, published after their commit: every call
@@ -95,7 +114,7 @@ public actor Messenger {
         case let .group(group): return try await sendReportingDelivery(text: text, toGroup: group)
         case let .contact(contact): name = contact
         }
-        return try await sealTextAndFlush(text) { try outgoing.seal(.text(text), to: name, recordAs: text) }
+        return try await sealTextAndFlush(text) { try sealer.seal(.text(text), to: name, recordAs: text) }
     }
 
     /// Seals a text with `seal` (one transaction), flushes the outbox, and
@@ -115,7 +134,7 @@ public actor Messenger {
     /// Seals `body` for `name` and queues it (receipts and other control content).
     @discardableResult
     func seal(_ body: ContentBody, to name: String) throws -> MessageID {
-        try store.write { _ in try outgoing.seal(body, to: name) }
+        try store.write { _ in try sealer.seal(body, to: name) }
     }
 
     /// Posts every due outbox request once.
@@ -128,7 +147,7 @@ public actor Messenger {
     public func retry(requestID: String?) async throws -> OutboxReport {
         try store.write { _ in
             try outgoing.makeDueNow(requestID: requestID)
-            if requestID == nil { try attachments.makeDueNow() }
+            if requestID == nil { try uploads.makeDueNow() }
         }
         return await outgoing.flush()
     }
@@ -169,7 +188,7 @@ public actor Messenger {
     public func sync() async throws -> SyncReport {
         let report = try await live.sync()
         // Only when the user opted in (`hush attachments --auto-download MIB`).
-        await attachments.autoDownload()
+        await downloads.autoDownload()
         return report
     }
 

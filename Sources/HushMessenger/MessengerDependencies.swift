@@ -14,6 +14,14 @@ struct MessengerDependencies {
     let transport: any RelayTransport
     /// The relay's blob store, when the transport has one (files need it).
     var blobs: (any BlobTransfer)? { transport as? any BlobTransfer }
+
+    /// The relay's blob store, or why files cannot travel through this transport.
+    func requireBlobs() throws -> any BlobTransfer {
+        guard let blobs else {
+            throw MessengerError.attachmentUnavailable("this relay connection has no blob store, so files cannot be sent or fetched through it")
+        }
+        return blobs
+    }
     let clock: any TimeSource
     let random: any RandomSource
     let events: MessengerEventHub

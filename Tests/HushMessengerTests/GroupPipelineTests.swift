@@ -59,6 +59,32 @@ import HushStore
         #expect(try await alice.history(with: "team").first?.status == .read)
     }
 
+    /// A member whose credential the relay no longer knows gets the group
+    /// message at once as a first contact, in the same pass, by the rule a
+    /// single deposit follows; the member who took it is not posted to again.
+    @Test func aRefusedCredentialInAFanOutIsDroppedAndThatMemberGetsItAsAFirstContact() async throws {
+        let (relay, people) = try await four()
+        let alice = people["alice"]!.messenger, bob = people["bob"]!.messenger, carol = people["carol"]!.messenger
+        try await alice.createGroup(name: "team", members: ["bob", "carol"])
+        try await syncAll(people)
+        #expect(try await alice.deliveryCredentialKnown(for: "bob"))
+        #expect(try await alice.deliveryCredentialKnown(for: "carol"))
+
+        let before = relay.state.withLock { state in
+            state.depositFailures = [.rejected(status: 403, code: "invalid_credential")]
+            return state.depositCalls
+        }
+        let sent = try await alice.send(text: "after a 403", to: "team")
+        #expect(sent.status == .sent, "deposited again at once to the member refused, as a first contact")
+        #expect(relay.state.withLock { $0.depositCalls } - before == 3, "each member once, and the refused one again")
+        let known = [try await alice.deliveryCredentialKnown(for: "bob"), try await alice.deliveryCredentialKnown(for: "carol")]
+        #expect(known.filter { !$0 }.count == 1, "\(known)")
+        #expect(try await alice.outbox().isEmpty)
+        try await syncAll(people)
+        #expect(try await bob.history(with: "team").map(\.body).contains("after a 403"))
+        #expect(try await carol.history(with: "team").map(\.body).contains("after a 403"))
+    }
+
     /// A member whose contact Bob removed still writes to the group: the
     /// message is read (the contact made again from the group's membership),
     /// not kept waiting at the relay for a membership that never comes.

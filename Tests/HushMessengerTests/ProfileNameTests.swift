@@ -53,6 +53,28 @@ import Testing
         #expect(try await carol.messenger.contacts().first?.profileName == "Alice L.")
     }
 
+    @Test func aMemberAGroupIntroducedGetsTheNameAndACountIsOfWhatWasSent() async throws {
+        let relay = InMemoryRelay()
+        let (alice, bob) = try await relay.acquaintedPair()
+        let carol = try Participant("carol", relay: relay)
+        try await carol.messenger.register()
+        try await alice.messenger.addContact(name: "carol", address: carol.address)
+        try await alice.messenger.send(text: "hi carol", to: "carol")
+        _ = try await carol.messenger.sync()
+        try await carol.messenger.addContact(name: "alice", address: alice.address)
+        _ = try await alice.messenger.sync()
+        try await alice.messenger.createGroup(name: "team", members: ["bob", "carol"])
+        _ = try await bob.messenger.sync()
+        let introduced = try #require(try await bob.messenger.contacts().first { $0.address == carol.address })
+        #expect(introduced.standing == .accepted)
+        // Alice, and carol (bob's sender key went to her, so a session exists).
+        let first = try await bob.messenger.setDisplayName("Bob")
+        #expect(first == 2, "queued for \(first)")
+        #expect(try await bob.messenger.setDisplayName("Bob") == 0, "nothing new to send, and it says so")
+        _ = try await carol.messenger.sync()
+        #expect(try await carol.messenger.contacts().first { $0.address == bob.address }?.profileName == "Bob")
+    }
+
     @Test func aNameTheProfileCannotCarryIsRefused() async throws {
         let relay = InMemoryRelay()
         let (alice, _) = try await relay.pair()

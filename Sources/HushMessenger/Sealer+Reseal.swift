@@ -6,7 +6,7 @@ import HushStore
 /// could not decrypt it (docs/PROTOCOL.md §10.1), and for `hush retry` of a
 /// message the relay never accepted, so the receiver needs no old skipped
 /// key for it. The message keeps its id, time and place.
-extension Outbox {
+extension Sealer {
     /// Seals `message` again and queues it under a new request id.
     func reseal(_ message: StoredMessage, for contact: Contact) throws {
         try dependencies.store.withinWrite { store in

@@ -1,0 +1,194 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import HushCrypto
+import HushProtocol
+import HushRelayAPI
+import HushStore
+
+/// Files received (docs/PROTOCOL.md §10.3): the pointer is stored with its
+/// message, and nothing downloads until the user fetches it (or opted in to
+/// automatic download up to a size). A download is checked chunk by chunk,
+/// kept encrypted under the data directory, and resumes after what it kept.
+final class AttachmentDownloads {
+    private let dependencies: MessengerDependencies
+    private let files: AttachmentFiles?
+    private let progress: AttachmentProgressReporter
+    private var store: MessageStore { dependencies.store }
+
+    init(_ dependencies: MessengerDependencies, files: AttachmentFiles?, progress: AttachmentProgressReporter) {
+        self.dependencies = dependencies
+        self.files = files
+        self.progress = progress
+    }
+
+    /// Stores an incoming pointer for the message `messageId` (inside the caller's transaction).
+    func recordIncoming(_ pointer: AttachmentPointer, messageId: Int64) throws {
+        // A blob id no relay issues (PROTOCOL §10.3) can never be fetched, and
+        // must never become part of a request path: the message is kept, its
+        // file marked failed with the reason.
+        let text = String(validating: pointer.blobID, as: UTF8.self)
+        let blobId = text.flatMap { BlobIdentifier.isWellFormed($0) ? $0 : nil }
+        let id = try store.attachments.insert(
+            NewAttachment(messageId: messageId, direction: .incoming, state: blobId == nil ? .failed : .available, fileName: pointer.fileName,
+                          mediaType: pointer.mediaType, size: Int64(pointer.size), key: pointer.key, digest: pointer.digest,
+                          blobId: blobId), at: dependencies.clock.now())
+        // Row ids can be reused after the highest row was deleted, before a sweep removed its files:
+        // a new attachment never starts from another's partial or finished download.
+        files?.remove(id)
+        if blobId == nil {
+            try store.attachments.setState(.failed, id: id, error: "the sender's pointer names a blob id no relay issues (not 64 lower-case hex "
+                                           + "digits), so the file cannot be fetched: ask them to send it again", at: dependencies.clock.now())
+        }
+    }
+
+    /// Downloads attachment `id` unless it is here already (checking every
+    /// chunk and the digest, keeping it encrypted under the data directory),
+    /// with `destination` decrypting it there in the same pass; a copy
+    /// already here is decrypted there from the data directory.
+    func fetch(isolation: isolated (any Actor)? = #isolation, id: Int64, to destination: String?) async throws -> StoredAttachment {
+        let files = try AttachmentFiles.required(files)
+        guard let attachment = try store.attachments.attachment(id: id) else { throw MessengerError.unknownAttachment(id) }
+        // Refused before anything downloads when the destination exists.
+        let export: ExportFile?
+        do { export = try destination.map { try ExportFile(destination: $0, using: dependencies.random) } } catch {
+            throw MessengerError.attachmentRejected("cannot save the attachment: \(error)")
+        }
+        let report = progress.report
+        if !files.hasBlob(id) {
+            do { try await download(attachment, files: files, exportingTo: export) } catch {
+                export?.abandon()
+                throw error
+            }
+            if let export {
+                do { try export.commit() } catch { throw MessengerError.attachmentRejected("cannot save the attachment: \(error)") }
+            }
+        } else if let export {
+            report?(AttachmentProgress(attachmentId: id, phase: .exporting, done: 0, total: attachment.size))
+            do {
+                try files.export(id, key: attachment.key, size: attachment.size, digest: attachment.digest, to: export)
+            } catch let error as AttachmentError {
+                // The stored copy no longer verifies: drop it, so the next fetch downloads again.
+                files.remove(id)
+                try? store.write { try $0.attachments.setState(.available, id: id, error: error.description, at: dependencies.clock.now()) }
+                throw MessengerError.storedAttachmentDamaged(id: id, reason: error.description)
+            } catch let error as AttachmentFileError {
+                throw MessengerError.attachmentRejected("cannot save the attachment: \(error)")
+            } catch let failure as ExportFailure {
+                throw MessengerError.attachmentRejected(failure.description)
+            }
+        }
+        if export != nil {
+            report?(AttachmentProgress(attachmentId: id, phase: .exporting, done: attachment.size, total: attachment.size))
+        }
+        guard let stored = try store.attachments.attachment(id: id) else { throw MessengerError.unknownAttachment(id) }
+        return stored
+    }
+
+    private func download(isolation: isolated (any Actor)? = #isolation, _ attachment: StoredAttachment,
+                          files: AttachmentFiles, exportingTo export: ExportFile? = nil) async throws {
+        let id = attachment.id
+        guard let blobId = attachment.blobId else {
+            // Received without a usable blob id (`recordIncoming` said why).
+            if attachment.direction == .incoming { throw MessengerError.attachmentRejected(attachment.lastError ?? "the pointer names no blob") }
+            throw MessengerError.attachmentNotUploaded(id: id)
+        }
+        let restState: AttachmentState = attachment.direction == .incoming ? .available : attachment.state
+        let report = progress.report
+        let sink: VerifyingBlobSink
+        do {
+            sink = try VerifyingBlobSink(files: files, id: id, key: attachment.key, size: attachment.size, digest: attachment.digest,
+                                         export: export) { done in
+                report?(AttachmentProgress(attachmentId: id, phase: .downloading, done: done,
+                                           total: Int64(AttachmentBlob.blobLength(plaintextSize: UInt64(attachment.size)))))
+            }
+        } catch let failure as ExportFailure {
+            throw MessengerError.attachmentRejected(failure.description)
+        } catch {
+            throw MessengerError.attachmentRejected("cannot store the attachment: \(error)")
+        }
+        // A received file is claimed for this process (a sent one fetched back is not tracked).
+        let claims = attachment.direction == .incoming
+        if claims {
+            let claimed = try store.write { store in
+                try store.attachments.claimDownload(id: id, holder: getpid(), at: dependencies.clock.now(), isAlive: TransferHolder.isAlive)
+            }
+            guard claimed else {
+                throw MessengerError.attachmentUnavailable("attachment \(id) is being downloaded by another hush process: wait for it to finish, or stop it and fetch again (it resumes)")
+            }
+        }
+        defer { if claims { try? store.write { try $0.attachments.releaseTransfer(id: id) } } }
+        do {
+            if sink.resumeOffset > 0 {
+                report?(AttachmentProgress(attachmentId: id, phase: .downloading, done: sink.resumeOffset, total: sink.blobLength))
+            }
+            if sink.resumeOffset < sink.blobLength {
+                try await dependencies.requireBlobs().downloadBlob(id: blobId, from: sink.resumeOffset, maxBytes: sink.blobLength, into: sink)
+            }
+            try sink.finish()
+        } catch {
+            let now = dependencies.clock.now()
+            switch error {
+            case let failure as DeliveryFailure:
+                // What arrived is checked and kept: the next fetch resumes after it.
+                try? store.write { try $0.attachments.setState(restState, id: id, error: failure.description, at: now) }
+                if case .rejected(404, _) = failure {
+                    throw MessengerError.attachmentUnavailable("the relay no longer has attachment \(id) (blobs expire): ask the sender to send it again")
+                }
+                throw MessengerError.relay(failure)
+            case let failure as ExportFailure:
+                // The download is fine: what it checked stays for the next fetch.
+                try? store.write { try $0.attachments.setState(restState, id: id, error: failure.description, at: now) }
+                throw MessengerError.attachmentRejected(failure.description)
+            case let error as AttachmentError:
+                sink.abandon()
+                try? store.write { try $0.attachments.setState(.failed, id: id, error: error.description, at: now) }
+                throw MessengerError.attachmentRejected(error.description)
+            default:
+                sink.abandon()
+                try? store.write { try $0.attachments.setState(restState, id: id, error: "\(error)", at: now) }
+                throw MessengerError.attachmentRejected("cannot store the attachment: \(error)")
+            }
+        }
+        try store.write { store in
+            let now = dependencies.clock.now()
+            try store.attachments.setTransferred(sink.blobLength, id: id, at: now)
+            if attachment.direction == .incoming { try store.attachments.setState(.ready, id: id, at: now) }
+        }
+    }
+
+    /// Downloads whose process died (`hush fetch` killed mid-way) show as
+    /// available again, with what they kept for the next fetch to resume,
+    /// instead of "downloading" for ever; automatic download retries them.
+    func interruptAbandonedDownloads() {
+        _ = try? store.write { store in
+            try store.attachments.interruptAbandonedDownloads(
+                reason: "the download was interrupted; fetching it again resumes after the bytes already checked",
+                at: dependencies.clock.now(), isAlive: TransferHolder.isAlive)
+        }
+    }
+
+    /// The user's opt-in: received files up to this size download at each sync.
+    var autoDownloadMaxBytes: Int64? {
+        (try? store.settings.value(SettingsRepository.Name.autoDownloadMaxBytes)).flatMap { $0.flatMap { Int64($0) } }
+    }
+
+    /// Downloads (and checks; nothing is exported) every received attachment
+    /// not yet here whose size is within the opt-in limit. Failures stay on
+    /// the attachment (`hush attachments` shows them); the sync goes on.
+    @discardableResult
+    func autoDownload(isolation: isolated (any Actor)? = #isolation) async -> Int {
+        guard let limit = autoDownloadMaxBytes, let files else { return 0 }
+        interruptAbandonedDownloads()
+        guard let waiting = try? store.attachments.list(state: .available) else { return 0 }
+        var fetched = 0
+        for attachment in waiting where attachment.direction == .incoming && attachment.size <= limit && !files.hasBlob(attachment.id) {
+            if (try? await download(attachment, files: files)) != nil { fetched += 1 }
+        }
+        return fetched
+    }
+}

@@ -1,0 +1,243 @@
+import HushCrypto
+import HushProtocol
+import HushStore
+
+/// Delivers what is queued, already sealed: posts every due outbox request,
+/// decides with `BackoffPolicy` what a failure means (retry later, or give
+/// up), records the outcome and tells live views about it. It seals nothing
+/// and queues nothing.
+///
+/// A request to one contact is dispatched as a fan-out of one recipient, so
+/// the rules for a refused credential, partial success, retries and outcomes
+/// exist once. Only the relay call differs, and is kept as the relay API
+/// has it: a contact's request is a single deposit (`POST /v1/deposit`), a
+/// group message one fan-out to the members it has not reached yet
+/// (`POST /v1/fanout`), so what goes on the wire is what it always was.
+final class Dispatcher {
+    private let dependencies: MessengerDependencies
+    private let backoff: BackoffPolicy
+    private var store: MessageStore { dependencies.store }
+
+    init(_ dependencies: MessengerDependencies, backoff: BackoffPolicy) {
+        self.dependencies = dependencies
+        self.backoff = backoff
+    }
+
+    /// Where a request goes, and how it reaches them.
+    private enum Route {
+        /// A contact's mailbox, by a single deposit; status events name the contact.
+        case contact(name: String)
+        /// A group message's members not reached yet, by one fan-out; each
+        /// member the relay takes is recorded, and the request is sent once
+        /// every member has it.
+        case group
+    }
+
+    /// One recipient of a request, and their contact (whose credential is
+    /// forgotten when the relay no longer knows it).
+    private struct Addressee {
+        let recipient: FanOutRecipient
+        let contactId: Int64?
+    }
+
+    /// Posts every queued request that is due now. On a 201 (from every
+    /// member, for a group message) the request becomes a sent message
+    /// carrying the relay's id; failures follow `BackoffPolicy`.
+    func dispatchDue(isolation: isolated (any Actor)? = #isolation, into report: inout OutboxReport) async {
+        let now = dependencies.clock.now()
+        // A database that cannot be read now (locked, damaged, a full disk)
+        // says nothing about the requests: they stay pending for the next pass.
+        guard let due = try? store.outbox.due(at: now) else { return }
+        for item in due {
+            let members: [[UInt8]]?, contact: (name: String, addressee: Addressee)?
+            do {
+                members = try store.groups.undeliveredRecipients(requestId: item.requestId)
+                contact = members == nil ? try self.contact(conversationId: item.conversationId) : nil
+            } catch where Inbox.isLocalStorageFailure(error) {
+                // Read as "no members" and "no contact", such a failure gave a
+                // group message up for good as sent to a removed contact.
+                report.retrying += 1
+                continue
+            } catch {
+                // A stored identity key that no longer decodes: no retry mends it.
+                giveUp(item, reason: "\(error)", into: &report)
+                continue
+            }
+            if let members {
+                let addressees: [Addressee]
+                do {
+                    addressees = try self.addressees(members: members)
+                } catch {
+                    report.retrying += 1
+                    continue
+                }
+                await deliver(item, route: .group, to: addressees, at: now, into: &report)
+            } else if let contact {
+                await deliver(item, route: .contact(name: contact.name), to: [contact.addressee], at: now, into: &report)
+            } else {
+                giveUp(item, reason: "the contact no longer exists", into: &report)
+            }
+        }
+    }
+
+    /// Posts `item` to `addressees` and records what the relay answered.
+    /// Deferred durability on success: lost to a power cut, the request is
+    /// simply posted again under its request id, and the relay answers with
+    /// the same message id without storing twice (per mailbox, for a fan-out).
+    private func deliver(isolation: isolated (any Actor)? = #isolation, _ item: OutboxItem, route: Route, to addressees: [Addressee],
+                         at now: Int64, into report: inout OutboxReport) async {
+        do {
+            let results = try await post(item, route: route, to: addressees)
+            var firstFailure: DeliveryFailure?
+            var taken: [(key: IdentityKey, receipt: DepositReceipt)] = []
+            for (index, addressee) in addressees.enumerated() where index < results.count {
+                switch results[index] {
+                case let .success(receipt): taken.append((addressee.recipient.key, receipt))
+                case let .failure(failure): firstFailure = firstFailure ?? failure
+                }
+            }
+            let completed: Bool = try taken.isEmpty ? false : store.write(durability: .deferred) { store in
+                if case .group = route {
+                    for member in taken {
+                        try store.groups.markDeposited(requestId: item.requestId, memberKey: member.key.rawRepresentation)
+                    }
+                    guard try store.groups.undeliveredRecipients(requestId: item.requestId)?.isEmpty ?? true else { return false }
+                }
+                _ = try store.sendQueue.markSent(requestId: item.requestId, serverId: taken[0].receipt.serverID,
+                                                 relayTimestamp: taken[0].receipt.relayTimestamp)
+                return true
+            }
+            guard completed else {
+                record(firstFailure ?? .unavailable(reason: "the relay answered for no member"), of: item, route: route, at: now, in: &report)
+                return
+            }
+            report.sent += 1
+            if let messageID = item.messageId, let message = try store.messages.message(id: messageID) {
+                let name = switch route {
+                case let .contact(name): name
+                case .group: try store.groups.group(conversationId: item.conversationId)?.name ?? ""
+                }
+                dependencies.emit(.statusChanged(clientMessageID: message.clientMessageId, status: message.status, contact: name,
+                                                 messageID: message.id, conversationID: message.conversationId))
+            }
+        } catch let failure as DeliveryFailure {
+            // The fan-out failed as a whole (the relay down, over its limits).
+            record(failure, of: item, route: route, at: now, in: &report)
+        } catch {
+            // A local store error after the relay accepted: the request stays
+            // pending and the relay's idempotency returns the same id next time.
+            report.retrying += 1
+        }
+    }
+
+    /// The relay's answer for each addressee, in order. Deposits are
+    /// anonymous (sealed sender): no session token; logging in first would
+    /// tell the relay which identity posts each envelope. When the relay no
+    /// longer knows the credential a contact gave us (they re-registered,
+    /// lost it, or replaced it after blocking someone), it is forgotten and
+    /// the envelope posted to them again at once as a first contact; the
+    /// contact hands over its current one with the next thing it seals to us.
+    private func post(isolation: isolated (any Actor)? = #isolation, _ item: OutboxItem, route: Route,
+                      to addressees: [Addressee]) async throws(DeliveryFailure) -> [Result<DepositReceipt, DeliveryFailure>] {
+        var results = try await send(item, route: route, to: addressees.map(\.recipient))
+        let refusedCredentials = addressees.indices.filter { index in
+            guard index < results.count, case let .failure(failure) = results[index] else { return false }
+            return failure.refusesCredential && addressees[index].recipient.credential != nil
+        }
+        guard !refusedCredentials.isEmpty else { return results }
+        for index in refusedCredentials {
+            if let id = addressees[index].contactId { try? store.contacts.setDeliveryCredential(nil, contactId: id) }
+        }
+        let again = try await send(item, route: route,
+                                   to: refusedCredentials.map { FanOutRecipient(key: addressees[$0].recipient.key, credential: nil) })
+        for (offset, index) in refusedCredentials.enumerated() where offset < again.count { results[index] = again[offset] }
+        return results
+    }
+
+    /// One relay call: a single deposit for a contact, a fan-out for a group.
+    private func send(isolation: isolated (any Actor)? = #isolation, _ item: OutboxItem, route: Route,
+                      to recipients: [FanOutRecipient]) async throws(DeliveryFailure) -> [Result<DepositReceipt, DeliveryFailure>] {
+        let transport = dependencies.transport
+        guard case .contact = route, recipients.count == 1, let recipient = recipients.first else {
+            return try await transport.depositFanOut(item.payload, requestID: item.requestId, to: recipients)
+        }
+        do {
+            return [.success(try await transport.deposit(item.payload, to: recipient.key, requestID: item.requestId,
+                                                         credential: recipient.credential))]
+        } catch {
+            return [.failure(error)]
+        }
+    }
+
+    /// Records a failed post as `BackoffPolicy` decides: retry later, or give up.
+    private func record(_ failure: DeliveryFailure, of item: OutboxItem, route: Route, at now: Int64, in report: inout OutboxReport) {
+        let decision = backoff.decision(for: failure, failures: item.failCount + 1, using: dependencies.random)
+        if failure.isRefusal, let messageID = item.messageId { report.refusedMessageIDs.insert(messageID) }
+        // The attempt's time is written with its outcome: written before the
+        // deposit, it cost every send a commit (an fsync) of its own, and a
+        // request the relay took is removed from the outbox anyway.
+        // When the outcome cannot be written, the request stays as it was:
+        // pending, tried again at the next pass, and reported as such.
+        func markFailed(_ error: String, retryAt: Int64?) -> Bool {
+            do {
+                try store.write { store in
+                    try store.outbox.recordAttempt(requestId: item.requestId, at: now)
+                    try store.sendQueue.markFailed(requestId: item.requestId, error: error, nextAttemptAt: retryAt)
+                }
+                return true
+            } catch {
+                return false
+            }
+        }
+        if case let .retry(after) = decision {
+            _ = markFailed(failure.description, retryAt: now + after)
+            report.retrying += 1
+            return
+        }
+        let reason = if case let .giveUp(reason) = decision { reason } else { failure.description }
+        guard markFailed(reason, retryAt: nil) else {
+            report.retrying += 1
+            return
+        }
+        report.failed += 1
+        if let messageID = item.messageId, let message = try? store.messages.message(id: messageID) {
+            // A group's failure names no one ("" as before): the ids say which conversation.
+            let name = if case let .contact(name) = route { name } else { "" }
+            dependencies.emit(.statusChanged(clientMessageID: message.clientMessageId, status: .failed, contact: name,
+                                             messageID: message.id, conversationID: message.conversationId))
+        }
+    }
+
+    /// Fails a request that no retry can deliver; one whose failure cannot
+    /// be written stays pending (and is counted so).
+    private func giveUp(_ item: OutboxItem, reason: String, into report: inout OutboxReport) {
+        do {
+            try store.sendQueue.markFailed(requestId: item.requestId, error: reason, nextAttemptAt: nil)
+            report.failed += 1
+        } catch {
+            report.retrying += 1
+        }
+    }
+
+    /// The contact a request to a conversation goes to, with the credential
+    /// they gave us; nil when the contact is gone (removed while the request waited).
+    private func contact(conversationId: Int64) throws -> (name: String, addressee: Addressee)? {
+        guard let contact = try store.contacts.contact(conversationId: conversationId) else { return nil }
+        let recipient = FanOutRecipient(key: try IdentityKey(rawRepresentation: contact.identityKey),
+                                        credential: try store.contacts.deliveryCredential(contactId: contact.id))
+        return (contact.name, Addressee(recipient: recipient, contactId: contact.id))
+    }
+
+    /// A group message's members not reached yet, each with the credential
+    /// they gave us (a key that no longer decodes is skipped). A failed read
+    /// throws rather than reading as "no credential": that would spend the
+    /// relay's first-contact allowance (and work) on a contact.
+    private func addressees(members: [[UInt8]]) throws -> [Addressee] {
+        try members.compactMap { raw in
+            guard let key = try? IdentityKey(rawRepresentation: raw) else { return nil }
+            let contact = try store.contacts.contact(identityKey: raw)
+            let credential = try contact.flatMap { try store.contacts.deliveryCredential(contactId: $0.id) }
+            return Addressee(recipient: FanOutRecipient(key: key, credential: credential), contactId: contact?.id)
+        }
+    }
+}

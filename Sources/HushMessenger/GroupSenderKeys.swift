@@ -1,0 +1,107 @@
+import HushCrypto
+import HushProtocol
+import HushStore
+
+/// Members' sender chains (docs/PROTOCOL.md §18.3): kept from the
+/// distributions they seal to us over our pairwise sessions, and used to
+/// open their group messages. Runs inside the caller's transaction.
+final class GroupSenderKeys {
+    private let dependencies: MessengerDependencies
+    private let adoption: GroupStateAdoption
+    private var store: MessageStore { dependencies.store }
+    private var me: IdentityKey { dependencies.identity.publicKey }
+
+    init(_ dependencies: MessengerDependencies, adoption: GroupStateAdoption) {
+        self.dependencies = dependencies
+        self.adoption = adoption
+    }
+
+    /// Keeps a member's chain. A distribution for a group or epoch we do not
+    /// hold yet (its state is still on its way from an admin) is ours to
+    /// wait for: `missingLocalState` keeps the envelope at the relay and the
+    /// next sync tries it again.
+    func applyDistribution(_ distribution: SenderKeyDistribution, from contact: Contact) throws {
+        guard let group = try store.groups.group(groupID: distribution.groupID) else {
+            if try store.invitations.invitation(groupID: distribution.groupID) != nil {
+                throw MessengerError.awaitingAcceptance("a group key for an invitation that waits with its sender's message request")
+            }
+            throw MessengerError.awaitingGroupKey("a group key for a group whose invitation has not arrived yet")
+        }
+        guard group.standing == .member else { return }
+        let sender = try IdentityKey(rawRepresentation: contact.identityKey)
+        let states = try adoption.keptStates(group)
+        guard states.contains(where: { $0.epoch == distribution.epoch && $0.member(sender) != nil }) else {
+            if distribution.epoch > group.epoch {
+                throw MessengerError.awaitingGroupKey("a group key for an epoch whose membership has not arrived yet")
+            }
+            return
+        }
+        let chain = SenderKeyChain(distribution: distribution)
+        try store.groups.saveChain(chain.serialized(), epoch: chain.epoch, signingKey: chain.signingKey.rawRepresentation,
+                                   memberKey: sender.rawRepresentation, stateDigest: nil, groupRow: group.id)
+    }
+
+    // MARK: Receiving
+
+    /// Opens a group envelope with the keys of the states we hold and
+    /// decrypts the group message with its sender's chain; stores a text or
+    /// an attachment in the group's conversation and queues a delivery
+    /// receipt to its sender over their pairwise session.
+    func open(_ envelope: MailboxEnvelope, applying apply: (Content, Contact, StoredGroup) throws -> Void) throws {
+        guard let (message, group) = try openEnvelope(envelope.bytes) else {
+            for invitation in try store.invitations.all()
+            where try GroupEnvelope.open(envelope.bytes, key: GroupState.decode(invitation.state).envelopeKey()) != nil {
+                throw MessengerError.awaitingAcceptance("a group message for an invitation that waits with its sender's message request")
+            }
+            throw MessengerError.awaitingGroupKey("a group message for a group whose key has not arrived yet")
+        }
+        let head = try SenderKeyMessageHead(of: message)
+        guard let stored = try store.groups.chain(epoch: head.epoch, signingKey: head.signingKey.rawRepresentation, groupRow: group.id) else {
+            // A chain of an earlier epoch that we do not hold will never come
+            // (a removed member's, or one we forgot): refused, not waited for.
+            guard head.epoch >= group.epoch else {
+                throw MessengerError.protocolFailure("a group message under a sender key this device no longer holds (an earlier membership)")
+            }
+            throw MessengerError.awaitingGroupKey("a group message whose sender's key has not arrived yet")
+        }
+        let sender = try IdentityKey(rawRepresentation: stored.memberKey)
+        guard sender != me else { throw MessengerError.protocolFailure("a group message signed with our own chain") }
+        let chain = try SenderKeyChain.deserialize(stored.chain)
+        let plaintext = try chain.decrypt(message)
+        try store.groups.saveChain(chain.serialized(), epoch: stored.epoch, signingKey: stored.signingKey, memberKey: stored.memberKey,
+                                   stateDigest: stored.stateDigest, groupRow: group.id)
+        let content = try Content(decoding: plaintext)
+        switch content.body {
+        case .text, .attachment: break
+        default: throw MessengerError.protocolFailure("only texts and files travel as group messages")
+        }
+        try apply(content, try senderContact(sender, in: group), group)
+    }
+
+    /// The contact of a member whose chain we hold. Its chain came over a
+    /// pairwise session, so a missing contact was removed on this device
+    /// (`hush contact remove`) while the member stayed in the group: waiting
+    /// would wait for ever, so the record is made again on the admins' word,
+    /// as for any member (a member whose messages should go unseen is
+    /// blocked, not removed). Someone in none of the memberships we hold
+    /// cannot have a chain (removed members' chains are forgotten): refused.
+    private func senderContact(_ sender: IdentityKey, in group: StoredGroup) throws -> Contact {
+        if let contact = try store.contacts.contact(identityKey: sender.rawRepresentation) { return contact }
+        guard let member = try adoption.keptStates(group).lazy.compactMap({ $0.member(sender) }).first else {
+            throw MessengerError.protocolFailure("a group message from someone in none of the group's memberships held here")
+        }
+        try adoption.ensureContact(for: member)
+        guard let contact = try store.contacts.contact(identityKey: sender.rawRepresentation) else { throw MessengerError.missingLocalState("the contact of a group member") }
+        return contact
+    }
+
+    /// The group message inside and its group, trying every state we hold.
+    private func openEnvelope(_ envelope: [UInt8]) throws -> ([UInt8], StoredGroup)? {
+        for group in try store.groups.active() {
+            for state in try adoption.keptStates(group) {
+                if let message = try GroupEnvelope.open(envelope, key: state.envelopeKey()) { return (message, group) }
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,99 @@
+import HushCrypto
+import HushProtocol
+import HushStore
+
+/// States from admins (docs/PROTOCOL.md §18.2): an invitation to a group
+/// we do not know yet (kept with its sender's message request until the
+/// user accepts), or a state that supersedes ours. Anything stale or
+/// unauthorised changes nothing. Runs inside the caller's transaction.
+final class ReceivedGroupStates {
+    private let dependencies: MessengerDependencies
+    private let adoption: GroupStateAdoption
+    private var store: MessageStore { dependencies.store }
+    private var me: IdentityKey { dependencies.identity.publicKey }
+
+    init(_ dependencies: MessengerDependencies, adoption: GroupStateAdoption) {
+        self.dependencies = dependencies
+        self.adoption = adoption
+    }
+
+    /// Applies a state from `contact` (§18.2): an invitation to a group we do
+    /// not know (from an accepted contact who is an admin in it; from a
+    /// message request it is kept until the user accepts or blocks them), or
+    /// a state that supersedes ours from a member who was an admin in the
+    /// state it follows. Anything else is stale or unauthorised and changes nothing.
+    func applyUpdate(_ incoming: GroupState, from contact: Contact) throws {
+        let sender = try IdentityKey(rawRepresentation: contact.identityKey)
+        guard let group = try store.groups.group(groupID: incoming.groupID) else {
+            guard contact.verification != .changed, incoming.isAdmin(sender) else { return }
+            if contact.standing == .requested {
+                try keepInvitation(incoming, from: contact)
+                return
+            }
+            guard contact.standing == .accepted, incoming.member(me) != nil else { return }
+            let name = try freeGroupName(incoming.name)
+            let created = try store.groups.create(groupID: incoming.groupID, name: name, state: incoming.encoded, epoch: incoming.epoch,
+                                                  at: dependencies.clock.now())
+            try adoption.adopt(incoming, in: created, announce: false, previous: nil)
+            dependencies.emit(.groupChanged(group: name, conversationID: created.conversationId))
+            return
+        }
+        guard group.standing != .left else { return }
+        let current = try group.currentState()
+        guard incoming.supersedes(current) else { return }
+        // The sender must have been an admin in the latest state we hold before the incoming epoch.
+        let base = try adoption.keptStates(group).first { $0.epoch < incoming.epoch } ?? (current.epoch < incoming.epoch ? current : nil)
+        guard let base, base.isAdmin(sender) || (current.epoch == incoming.epoch && current.isAdmin(sender)) else { return }
+        guard incoming.member(me) != nil else {
+            try store.groups.setState(incoming.encoded, epoch: incoming.epoch, groupRow: group.id)
+            try store.groups.setStanding(.removed, groupRow: group.id)
+            try store.groups.forgetKeys(groupRow: group.id)
+            dependencies.emit(.groupChanged(group: group.name, conversationID: group.conversationId))
+            return
+        }
+        if group.standing == .removed { try store.groups.setStanding(.member, groupRow: group.id) }
+        try adoption.adopt(incoming, in: group, announce: false, previous: current)
+        var name = group.name
+        if incoming.name != current.name {
+            name = try freeGroupName(incoming.name)
+            try store.groups.rename(groupRow: group.id, to: name)
+        }
+        dependencies.emit(.groupChanged(group: name, conversationID: group.conversationId))
+    }
+
+    /// An invitation from someone whose message request waits: kept (a later
+    /// state of the same group replaces it; one without us withdraws it)
+    /// and shown with the request, and applied when the user accepts it.
+    private func keepInvitation(_ incoming: GroupState, from contact: Contact) throws {
+        if let kept = try store.invitations.invitation(groupID: incoming.groupID),
+           try GroupState.decode(kept.state).supersedes(incoming) { return }
+        guard incoming.member(me) != nil else {
+            try store.invitations.remove(groupID: incoming.groupID)
+            return
+        }
+        try store.invitations.keep(groupID: incoming.groupID, contactId: contact.id, name: incoming.name, state: incoming.encoded,
+                                   at: dependencies.clock.now())
+    }
+
+    /// The user accepted `contact`'s message request: the invitations it sent
+    /// while it waited are applied now, as if they arrived after the
+    /// acceptance (the group's keys and messages, kept at the relay while
+    /// they waited, open on the next sync).
+    func applyInvitations(from contact: Contact) throws {
+        for invitation in try store.invitations.invitations(contactId: contact.id) {
+            try store.invitations.remove(groupID: invitation.groupID)
+            try applyUpdate(try GroupState.decode(invitation.state), from: contact)
+        }
+    }
+
+    /// A group name not yet used here (an invitation may collide with one we have).
+    private func freeGroupName(_ wanted: String) throws -> String {
+        var name = wanted
+        var suffix = 2
+        while try store.groups.group(named: name) != nil {
+            name = wanted + "-\(suffix)"
+            suffix += 1
+        }
+        return name
+    }
+}

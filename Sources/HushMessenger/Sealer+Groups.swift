@@ -1,0 +1,105 @@
+import HushCrypto
+import HushProtocol
+import HushStore
+
+/// Group messages (docs/PROTOCOL.md §18.3): the content encrypted once with
+/// our sender chain for the group's current state, sealed as one group
+/// envelope, and queued as one fan-out request to every other member, each
+/// with its own receipt.
+extension Sealer {
+    /// The group conversation a message to `target` goes in, or nil when
+    /// `target` means a contact (same rules as `Messenger.resolve`).
+    func groupConversationForSending(to target: String) throws -> Int64? {
+        let name: String
+        if target.hasPrefix("group:") {
+            name = String(target.dropFirst(6))
+        } else if target.hasPrefix("contact:") {
+            return nil
+        } else {
+            guard try store.groups.group(named: target) != nil else { return nil }
+            if try store.contacts.contact(named: target) != nil { throw MessengerError.ambiguousName(target) }
+            name = target
+        }
+        let group = try self.group(named: name)
+        _ = try sendable(group)
+        return group.conversationId
+    }
+
+    /// A contact's name as written on the command line (`contact:NAME` or NAME).
+    static func contactName(_ target: String) -> String {
+        target.hasPrefix("contact:") ? String(target.dropFirst(8)) : target
+    }
+
+    /// Encrypts `body` once with our chain for the group's current state,
+    /// seals it as a group envelope and queues it for every other member
+    /// (one fan-out request). Blocked while a member's identity key changed.
+    @discardableResult
+    func seal(_ body: ContentBody, toGroup name: String, recordAs text: String) throws -> MessageID {
+        let group = try self.group(named: name)
+        let now = dependencies.clock.now()
+        let content = Content(id: MessageID.random(using: dependencies.random), sentAt: UInt64(now), body: body)
+        try store.withinWrite { store in
+            let (envelope, recipients) = try encrypt(content, in: group)
+            let requestID = Hex.encode(dependencies.random.bytes(16))
+            let stored = NewMessage(conversationId: group.conversationId, clientMessageId: content.id.description, direction: .outgoing,
+                                    sender: dependencies.identity.address.description, body: text,
+                                    contentType: content.body.contentTypeName, status: .pending, createdAt: now)
+            let messageId = try store.sendQueue.queue(stored, requestId: requestID, sealedPayload: envelope, at: now)
+            try record(recipients, requestID: requestID, messageId: messageId)
+        }
+        return content.id
+    }
+
+    /// Seals `body` as the content of a group message already in history
+    /// (an attachment's pointer once its blob is uploaded) and queues it.
+    func seal(_ body: ContentBody, forStored message: StoredMessage, in group: StoredGroup) throws {
+        let content = Content(id: try MessageID(bytes: Hex.decode(message.clientMessageId)), sentAt: UInt64(clamping: message.createdAt),
+                              body: body)
+        try store.withinWrite { store in
+            let (envelope, recipients) = try encrypt(content, in: group)
+            let requestID = Hex.encode(dependencies.random.bytes(16))
+            try store.outbox.enqueue(requestId: requestID, messageId: message.id, conversationId: group.conversationId,
+                                     sealedPayload: envelope, at: dependencies.clock.now())
+            try record(recipients, requestID: requestID, messageId: message.id)
+        }
+    }
+
+    private func group(named name: String) throws -> StoredGroup {
+        guard let group = try store.groups.group(named: name) else { throw MessengerError.unknownGroup(name) }
+        return group
+    }
+
+    /// The state to send under and the members to send to; refuses a group we
+    /// are not in, one we are alone in, and one whose member's key changed.
+    private func sendable(_ group: StoredGroup) throws -> (state: GroupState, recipients: [IdentityKey]) {
+        try group.requireMember()
+        let current = try group.currentState()
+        let recipients = current.members.map(\.identityKey).filter { $0 != dependencies.identity.publicKey }
+        guard !recipients.isEmpty else {
+            throw MessengerError.aloneInGroup(group: group.name)
+        }
+        for key in recipients {
+            if let contact = try store.contacts.contact(identityKey: key.rawRepresentation), contact.verification == .changed {
+                throw MessengerError.memberIdentityChanged(group: group.name, member: contact.name)
+            }
+        }
+        return (current, recipients)
+    }
+
+    /// The content encrypted once with our chain for the group's current
+    /// state, as a group envelope, and the members it goes to.
+    private func encrypt(_ content: Content, in group: StoredGroup) throws -> (envelope: [UInt8], recipients: [IdentityKey]) {
+        let (current, recipients) = try sendable(group)
+        let chain = try ownChains.chain(for: current, in: group)
+        let message = try chain.encrypt(try content.encoded())
+        let envelope = try GroupEnvelope.seal(message, key: current.envelopeKey(), using: dependencies.random)
+        try ownChains.save(chain, for: current, in: group)
+        return (envelope, recipients)
+    }
+
+    /// The members a queued group message goes to, each with its own receipt.
+    private func record(_ recipients: [IdentityKey], requestID: String, messageId: Int64) throws {
+        try store.groups.addRecipients(recipients.map(\.rawRepresentation), requestId: requestID)
+        for key in recipients { try store.groups.recordReceipt(messageId: messageId, memberKey: key.rawRepresentation, status: "sent") }
+    }
+}

@@ -1,0 +1,203 @@
+import HushCrypto
+import HushProtocol
+import HushStore
+
+/// Seals and queues: the one place every part seals through. A contact's
+/// content (texts, receipts, credentials, profiles, decryption errors), a
+/// group's state or key for one member, a group message encrypted once for
+/// all its members (`Sealer+Groups`), an attachment's pointer once its blob
+/// is uploaded, and a message sealed again (`Sealer+Reseal`). Plaintext is
+/// sealed before anything is written, so the outbox and the relay only ever
+/// hold sealed envelopes; the envelope, its request and the advanced ratchet
+/// state (or sender chain) are written together, in the caller's
+/// transaction. Delivering what is queued is `Dispatcher`'s job.
+final class Sealer {
+    let dependencies: MessengerDependencies
+    let ownChains: OwnSenderChains
+    var store: MessageStore { dependencies.store }
+
+    init(_ dependencies: MessengerDependencies) {
+        self.dependencies = dependencies
+        ownChains = OwnSenderChains(dependencies)
+    }
+
+    /// Seals `body` for `name` and queues it. When `recordAs` is given the
+    /// content is also stored as an outgoing message shown in the history;
+    /// receipts and profile updates are queued without one. Joins the
+    /// caller's transaction (a sync seals a receipt per message it stores),
+    /// so there is no savepoint per message.
+    @discardableResult
+    func seal(_ body: ContentBody, to name: String, recordAs text: String? = nil) throws -> MessageID {
+        let contact = try sendableContact(named: name)
+        let random = dependencies.random, now = dependencies.clock.now()
+        let content = Content(id: MessageID.random(using: random), sentAt: UInt64(now), body: body)
+        try store.withinWrite { store in
+            switch body {
+            case .deliveryCredential, .profile: break
+            default: try handOverFirst(to: contact)
+            }
+            let session = try dependencies.loadSession(contactId: contact.id)
+            let envelope = try session.seal(try content.encoded(), using: random)
+            let conversation = try dependencies.conversation(with: contact)
+            let requestID = Hex.encode(random.bytes(16))
+            if let text {
+                let message = NewMessage(conversationId: conversation, clientMessageId: content.id.description,
+                                         direction: .outgoing, sender: dependencies.identity.address.description, body: text,
+                                         contentType: content.body.contentTypeName, status: .pending, createdAt: now)
+                let messageId = try store.sendQueue.queue(message, requestId: requestID, sealedPayload: envelope, at: now)
+                try store.resends.recordEnvelope(digest: SHA256.hash(envelope), messageId: messageId, at: now)
+            } else {
+                try store.outbox.enqueue(requestId: requestID, messageId: nil, conversationId: conversation,
+                                         sealedPayload: envelope, at: now)
+                if Self.isResentOnRequest(body) {
+                    try store.resends.recordContent(digest: SHA256.hash(envelope), contactId: contact.id, content: try content.encoded(),
+                                                    resent: false, at: now)
+                }
+            }
+            try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
+        }
+        return content.id
+    }
+
+    /// Seals our delivery credential for `contact` unless they already hold
+    /// the current one (docs/PROTOCOL.md §11). Every seal to a contact runs
+    /// this first, so the side that starts a conversation (or a group member
+    /// writing to a member the group introduced) hands its credential over
+    /// in the same first exchange: the answer, and everything after it, is
+    /// deposited with the credential instead of as a rate-limited first
+    /// contact. Received envelopes run it too (`DeliveryCredentials`), so a
+    /// changed credential reaches a contact with the next thing either side
+    /// sends. Joins the caller's transaction.
+    func handOverCredential(to contact: Contact) throws {
+        guard contact.standing == .accepted, contact.verification != .changed,
+              let own = try store.settings.value(SettingsRepository.Name.deliveryCredential).map({ try Hex.decode($0) }),
+              try store.contacts.credentialSent(contactId: contact.id) != own else { return }
+        try store.withinWrite { store in
+            try store.contacts.setCredentialSent(own, contactId: contact.id)
+            try seal(.deliveryCredential(own), to: contact.name)
+        }
+    }
+
+    /// Seals our display name for an accepted contact before anything else
+    /// goes to them, when they do not have it yet or it changed since
+    /// (docs/PROTOCOL.md §10.4). A name the profile content cannot carry
+    /// (empty, longer than 64 bytes), and a contact we hold no session with
+    /// yet (a member a group introduced), get none now: the first seal to
+    /// them does it. Returns whether it sealed one. Joins the caller's transaction.
+    @discardableResult
+    func handOverProfile(to contact: Contact) throws -> Bool {
+        guard contact.standing == .accepted, contact.verification != .changed,
+              let own = try store.settings.value(SettingsRepository.Name.sharedDisplayName),
+              (1...ContentLimits.maxDisplayNameLength).contains(own.utf8.count),
+              try store.contacts.profileSent(contactId: contact.id) != own,
+              try store.sessions.load(contactId: contact.id) != nil else { return false }
+        try store.withinWrite { store in
+            try store.contacts.setProfileSent(own, contactId: contact.id)
+            try seal(.profile(displayName: own), to: contact.name)
+        }
+        return true
+    }
+
+    /// What goes to a contact before any other content: our delivery
+    /// credential, then our display name, each only when they lack it.
+    private func handOverFirst(to contact: Contact) throws {
+        try handOverCredential(to: contact)
+        try handOverProfile(to: contact)
+    }
+
+    /// The contact named `name` if we may send it anything.
+    func sendableContact(named name: String) throws -> Contact {
+        let contact = try dependencies.contact(named: name)
+        guard contact.verification != .changed else { throw MessengerError.identityChanged(name: name) }
+        // Nothing at all goes to a stranger before the user accepts, nor to
+        // someone blocked (docs/PROTOCOL.md §10.2).
+        switch contact.standing {
+        case .accepted: break
+        case .requested: throw MessengerError.requestNotAccepted(name: contact.name)
+        case .blocked: throw MessengerError.contactBlocked(name: contact.name)
+        }
+        return contact
+    }
+
+    /// The conversation a new message to `target` goes in: a group's, when
+    /// `target` names one we are in, or the sendable contact's.
+    func conversationForSending(to target: String) throws -> Int64 {
+        if let conversation = try groupConversationForSending(to: target) { return conversation }
+        return try dependencies.conversation(with: sendableContact(named: Self.contactName(target)))
+    }
+
+    /// Seals `body` as the content of a message already in history, for its
+    /// conversation's contact or group (see the two below).
+    func seal(_ body: ContentBody, forStored message: StoredMessage) throws {
+        if let group = try store.groups.group(conversationId: message.conversationId) {
+            try seal(body, forStored: message, in: group)
+            return
+        }
+        guard let contact = try store.contacts.contact(conversationId: message.conversationId) else {
+            throw MessengerError.unknownContact("conversation \(message.conversationId)")
+        }
+        try seal(body, forStored: message, contact: contact)
+    }
+
+    /// Seals `body` as the content of a message already in history (same
+    /// client message id and time) and queues it for that message: an
+    /// attachment's pointer, once its blob is uploaded. Joins the caller's transaction.
+    private func seal(_ body: ContentBody, forStored message: StoredMessage, contact: Contact) throws {
+        let random = dependencies.random, now = dependencies.clock.now()
+        let content = Content(id: try MessageID(hex: message.clientMessageId), sentAt: UInt64(clamping: message.createdAt), body: body)
+        try store.withinWrite { store in
+            try handOverFirst(to: contact)
+            let session = try dependencies.loadSession(contactId: contact.id)
+            let envelope = try session.seal(try content.encoded(), using: random)
+            try store.outbox.enqueue(requestId: Hex.encode(random.bytes(16)), messageId: message.id, conversationId: message.conversationId,
+                                     sealedPayload: envelope, at: now)
+            try store.resends.recordEnvelope(digest: SHA256.hash(envelope), messageId: message.id, at: now)
+            try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
+        }
+    }
+
+    /// Seals content already encoded (a group's state or key for a member,
+    /// queued by `GroupStateAdoption`, or a content sent again after a decryption error:
+    /// `resend`) on the contact's session and queues it. Joins the caller's
+    /// transaction.
+    func seal(encodedContent: [UInt8], to contact: Contact, resend: Bool = false) throws {
+        guard contact.standing == .accepted else { throw MessengerError.requestNotAccepted(name: contact.name) }
+        guard contact.verification != .changed else { throw MessengerError.identityChanged(name: contact.name) }
+        let random = dependencies.random, now = dependencies.clock.now()
+        try store.withinWrite { store in
+            try handOverFirst(to: contact)
+            let session = try dependencies.loadSession(contactId: contact.id)
+            let envelope = try session.seal(encodedContent, using: random)
+            let conversation = try dependencies.conversation(with: contact)
+            try store.outbox.enqueue(requestId: Hex.encode(random.bytes(16)), messageId: nil, conversationId: conversation,
+                                     sealedPayload: envelope, at: now)
+            try store.resends.recordContent(digest: SHA256.hash(envelope), contactId: contact.id, content: encodedContent,
+                                            resent: resend, at: now)
+            try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
+        }
+    }
+
+    /// Whether an envelope carrying `body` (and no message in history) is
+    /// sealed again when its receiver reports it undecryptable (docs/PROTOCOL.md
+    /// §10.1): everything whose loss changes what the receiver knows —
+    /// receipts, credentials, profiles, group states, keys and leaves. A
+    /// decryption error is not (answering one with another could go on for
+    /// ever), nor is typing (it only ever travels as an ephemeral envelope).
+    static func isResentOnRequest(_ body: ContentBody) -> Bool {
+        switch body {
+        case .decryptionError, .typingStarted, .typingStopped: false
+        default: true
+        }
+    }
+}
+
+extension ContentBody {
+    /// The `content_type` the store records for a message shown in history.
+    var contentTypeName: String {
+        switch self {
+        case .text: return "text/plain"
+        case .attachment: return "attachment"
+        default: return "control"
+        }
+    }
+}
