@@ -17,6 +17,6 @@ import Testing
         let carol = try bed.newUser("carol")
         try bed.addContact(carol, bob)
         try bed.send(carol, to: "bob", "hello from a newcomer")
-        #expect(try bed.sync(bob)["received"] as? Int == 2, "her delivery credential (PROTOCOL §11) and the message")
+        #expect(try bed.sync(bob)["received"] as? Int == 3, "her delivery credential (PROTOCOL §11), her display name (§10.4) and the message")
     }
 }

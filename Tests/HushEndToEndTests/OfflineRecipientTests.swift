@@ -21,12 +21,13 @@ import Testing
         for text in texts {
             #expect(try bed.send(alice, to: "bob", text)["status"] as? String == "sent")
         }
-        // And before them the delivery credential Alice's first message hands over (PROTOCOL §11).
-        #expect(try bed.storedEnvelopes(for: bob) == 4, "the relay holds them until Bob comes back")
+        // And before them the delivery credential (PROTOCOL §11) and the display name (§10.4)
+        // Alice's first message hands over.
+        #expect(try bed.storedEnvelopes(for: bob) == 5, "the relay holds them until Bob comes back")
 
         // Bob is back: one sync fetches everything, in order, exactly once.
         let report = try bed.sync(bob)
-        #expect(report["received"] as? Int == 4)
+        #expect(report["received"] as? Int == 5)
         #expect(try bed.storedEnvelopes(for: bob) == 0)
         // Alice wrote first, so Bob files her under a provisional name until he names her.
         try bed.addContact(bob, alice)

@@ -28,8 +28,8 @@ import Testing
         #expect(withoutKey.status != 0 && withoutKey.stderr.contains("key file"), "\(withoutKey)")
         let withKey = try bed.hush(nil, ["audit", "relay", "--data", data, "--key-file", keyFile, "--json"])
         #expect(withKey.status == 0, "\(withKey)")
-        // The delivery credential alice's first message hands over, and the message.
-        #expect(((try withKey.json()["messages"]) as? [Any])?.count == 2)
+        // The delivery credential and display name alice's first message hands over, and the message.
+        #expect(((try withKey.json()["messages"]) as? [Any])?.count == 3)
         let fromEnvironment = try bed.hush(nil, ["audit", "relay", "--data", data, "--json"], environment: ["HUSH_RELAY_KEY_FILE": keyFile])
         #expect(fromEnvironment.status == 0, "\(fromEnvironment)")
     }

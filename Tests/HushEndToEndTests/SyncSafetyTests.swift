@@ -70,8 +70,8 @@ import Testing
         wire.refuseAcknowledgements = true
         let cut = try bed.hush(bob, ["sync", "--json"])
         #expect(cut.status != 0, "the ack was cut: \(cut)")
-        // Three texts and the delivery credential the first one hands over (PROTOCOL §11).
-        #expect(try bed.storedEnvelopes(for: bob) == 4, "processed, but the relay was never told")
+        // Three texts, and the delivery credential and display name the first one hands over (PROTOCOL §11, §10.4).
+        #expect(try bed.storedEnvelopes(for: bob) == 5, "processed, but the relay was never told")
         try bed.addContact(bob, alice)
         #expect(try bed.history(bob, with: "alice").incoming.bodies == texts, "stored before the ack")
 

@@ -27,8 +27,8 @@ import Testing
             #expect(response.status == 201, "the relay cannot tell a forgery from a sealed envelope: \(response.status) \(response.body)")
         }
         try bed.send(alice, to: "bob", "genuine, after the forgeries")
-        // And the delivery credential Alice's first message hands over (PROTOCOL §11).
-        #expect(try bed.storedEnvelopes(for: bob) == 6)
+        // And the delivery credential and display name Alice's first message hands over (PROTOCOL §11, §10.4).
+        #expect(try bed.storedEnvelopes(for: bob) == 7)
 
         // The sync reports the three it could not use (exit 24, lines on stderr): the two
         // forgeries whose sealed layer does not open, and the verbatim replay, which names
@@ -41,7 +41,7 @@ import Testing
         #expect(!sync.stderr.contains("asked"), "\(sync.stderr)")
         #expect(sync.stderr.contains("hush audit local"))
         let report = try sync.json()
-        #expect(report["received"] as? Int == 3, "the credential and the two genuine messages")
+        #expect(report["received"] as? Int == 4, "the credential, the display name and the two genuine messages")
         #expect(report["quarantined"] as? Int == 3)
         #expect(report["resendRequested"] as? Int == 0)
         #expect(try bed.storedEnvelopes(for: alice) == 0, "nothing went back to the stranger")

@@ -27,9 +27,9 @@ import Testing
         #expect(first["serverId"] is Int)
         #expect(try relayTokens(bed) == tokensBefore, "contact add and send must not log in to the relay")
 
-        // The relay holds the envelope right now (after the delivery credential the first
-        // message hands over, PROTOCOL §11), and not a trace of the text.
-        #expect(try bed.storedEnvelopes(for: bob) == 2)
+        // The relay holds the envelope right now (after the delivery credential and the display
+        // name the first message hands over, PROTOCOL §11 and §10.4), and not a trace of the text.
+        #expect(try bed.storedEnvelopes(for: bob) == 3)
         let (audit, report) = try bed.auditRelay(canary: canary)
         #expect(audit.status == 0, "\(audit)")
         let scan = try #require(report["canary"] as? [String: Any])
@@ -38,7 +38,7 @@ import Testing
 
         // Bob fetches it; it is delivered (not yet read) on Alice's side once she syncs.
         let received = try bed.sync(bob)
-        #expect(received["received"] as? Int == 2, "the credential and the message")
+        #expect(received["received"] as? Int == 3, "the credential, the display name and the message")
         #expect(received["quarantined"] as? Int == 0)
         let bobView = try bed.history(bob, with: "alice")
         #expect(bobView.incoming.bodies == ["Hi Bob, the secret word is \(canary)."])
