@@ -76,8 +76,9 @@ struct EchoBot {
             for message in page.messages where message.direction == .incoming && message.kind == .text && message.readAt == nil {
                 let answer = try await room.send("echo: \(message.text)")
                 say("answered message \(message.id) with message \(answer.id) (\(answer.status.rawValue))")
+                // Read up to this one only: what arrived meanwhile stays unread for the next pass.
+                try await room.markRead(upTo: message.id)
             }
-            try await room.markRead()
         }
     }
 

@@ -77,10 +77,12 @@ public struct Room: Sendable {
         }
     }
 
-    /// Marks every received message read and sends the read receipts owed
-    /// (none to a stranger whose request waits).
-    public func markRead() async throws(HushError) {
-        try await account.guarded { _ = try await messenger.markRead(contact: try await target()) }
+    /// Marks received messages read and sends the read receipts owed (none
+    /// to a stranger whose request waits): every one, or with `upTo` those
+    /// up to that message, so that what arrived after what the user saw
+    /// stays unread.
+    public func markRead(upTo message: MessageID? = nil) async throws(HushError) {
+        try await account.guarded { _ = try await messenger.markRead(contact: try await target(), upTo: message?.rawValue) }
     }
 
     /// Tells the contact the user started or stopped typing, over the live

@@ -31,12 +31,12 @@ final class Conversations {
     /// queues encrypted read receipts for them (none to a request, nor while
     /// an identity change waits). Returns how many were marked. Joins the
     /// caller's transaction.
-    func markRead(contact name: String) throws -> Int {
+    func markRead(contact name: String, upTo messageId: Int64? = nil) throws -> Int {
         let contact = try dependencies.contact(named: name)
         let now = dependencies.clock.now()
         return try store.withinWrite { store in
             let conversation = try dependencies.conversation(with: contact)
-            let unread = try store.messages.unreadIncoming(conversationId: conversation)
+            let unread = try store.messages.unreadIncoming(conversationId: conversation, upTo: messageId)
             guard let last = unread.last else { return 0 }
             _ = try store.messages.markRead(upTo: last.id, in: conversation, at: now)
             if contact.verification != .changed, contact.standing == .accepted {

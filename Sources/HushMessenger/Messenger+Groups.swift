@@ -154,10 +154,10 @@ extension Messenger {
 
     /// Marks a group's messages read and sends each sender, pairwise, a read receipt.
     @discardableResult
-    public func markGroupRead(_ name: String) async throws -> Int {
+    public func markGroupRead(_ name: String, upTo messageId: Int64? = nil) async throws -> Int {
         let group = try groups.group(named: name)
         let marked: Int = try store.write { store in
-            let unread = try store.messages.unreadIncoming(conversationId: group.conversationId)
+            let unread = try store.messages.unreadIncoming(conversationId: group.conversationId, upTo: messageId)
             guard let last = unread.last else { return 0 }
             _ = try store.messages.markRead(upTo: last.id, in: group.conversationId, at: clock.now())
             for (sender, messages) in Dictionary(grouping: unread, by: \.sender) {

@@ -157,15 +157,16 @@ public actor Messenger {
         try await live.sendTyping(active, to: name)
     }
 
-    /// Marks the conversation with `name` read and sends read receipts.
+    /// Marks the conversation with `name` read (all of it, or up to message
+    /// `upTo` in its order) and sends read receipts.
     @discardableResult
-    public func markRead(contact target: String) async throws -> Int {
+    public func markRead(contact target: String, upTo messageId: Int64? = nil) async throws -> Int {
         let name: String
         switch try resolve(target) {
-        case let .group(group): return try await markGroupRead(group)
+        case let .group(group): return try await markGroupRead(group, upTo: messageId)
         case let .contact(contact): name = contact
         }
-        let marked = try store.write { _ in try conversationLog.markRead(contact: name) }
+        let marked = try store.write { _ in try conversationLog.markRead(contact: name, upTo: messageId) }
         if marked > 0 { await outgoing.flush() }
         return marked
     }

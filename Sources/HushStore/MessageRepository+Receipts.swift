@@ -1,13 +1,23 @@
 import HushDatabase
 
 extension MessageRepository {
-    /// Incoming messages of a conversation not yet read, oldest first.
-    public func unreadIncoming(conversationId: Int64) throws -> [StoredMessage] {
-        try database.query("""
+    /// Incoming messages of a conversation not yet read, oldest first: all,
+    /// or those up to message `upTo` in the conversation's order.
+    public func unreadIncoming(conversationId: Int64, upTo messageId: Int64? = nil) throws -> [StoredMessage] {
+        guard let messageId else {
+            return try database.query("""
+                SELECT \(StoredMessage.columns) FROM messages
+                WHERE conversation_id = ? AND direction = 'in' AND read_at IS NULL
+                ORDER BY position, id
+                """, [conversationId]) { try StoredMessage(row: $0) }
+        }
+        let anchor = try position(of: messageId, in: conversationId)
+        return try database.query("""
             SELECT \(StoredMessage.columns) FROM messages
             WHERE conversation_id = ? AND direction = 'in' AND read_at IS NULL
+              AND position <= ? AND (position < ? OR id <= ?)
             ORDER BY position, id
-            """, [conversationId]) { try StoredMessage(row: $0) }
+            """, [conversationId, anchor, anchor, messageId]) { try StoredMessage(row: $0) }
     }
 }
 

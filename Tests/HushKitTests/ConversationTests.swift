@@ -37,7 +37,7 @@ import Testing
         #expect(try await bobRoom.summary().title == "alice")
         let page = try await bobRoom.history()
         #expect(page.messages.map(\.id) == [messageID] && !page.hasOlder)
-        try await bobRoom.markRead()
+        try await bobRoom.markRead(upTo: messageID)
         let listed = try #require(try await bob.conversations().first)
         #expect(listed.unreadCount == 0 && !listed.isGroup && listed.lastActivityAt != nil)
         #expect(try await bob.message(messageID)?.readAt != nil)
@@ -58,6 +58,17 @@ import Testing
         #expect(try await bobRoom.messages(after: messageID, limit: 10).map(\.text) == ["two", "three", "four"])
         let found = try await bob.search("three")
         #expect(found.map(\.message.text) == ["three"] && found.first?.snippet.contains("[three]") == true)
+
+        // Read marks up to what the user saw: what came after stays unread.
+        _ = try await room.send("later one")
+        _ = try await room.send("later two")
+        #expect(try await App.sync(bob) { try await bob.conversations().first?.unreadCount == 2 })
+        let later = try await bobRoom.history(limit: 2).messages
+        #expect(later.map(\.text) == ["later one", "later two"])
+        try await bobRoom.markRead(upTo: later[0].id)
+        #expect(try await bob.conversations().first?.unreadCount == 1)
+        try await bobRoom.markRead()
+        #expect(try await bob.conversations().first?.unreadCount == 0)
 
         // Safety numbers: the same on both sides; digits or a scanned code verify.
         let aliceNumber = try await alice.safetyNumber(with: bobForAlice)
