@@ -16,6 +16,7 @@ public enum Account {
         let keystore = home.keystore
         // Refuse before asking for a passphrase that would not be used.
         if keystore.exists && !force { throw KeystoreError.identityExists(path: keystore.path) }
+        let name = try name.map { name throws(MessengerError) in try Messenger.checkedDisplayName(name) }
         let cost = try KeyDerivationCost.resolve(option: kdfCost, environment: home.environment)
         try home.directory.create()
         let passphrase = try home.passphraseSource.read(prompt: "New passphrase: ", confirm: true)

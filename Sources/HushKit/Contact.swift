@@ -34,7 +34,9 @@ public struct Contact: Sendable, Equatable, Identifiable {
     /// Whether the account accepted them.
     public let standing: Standing
     /// The display name they chose and sent, if they did: theirs to claim,
-    /// so show it beside `name` and never instead of verifying them.
+    /// so show it beside `name` and never instead of verifying them. It is
+    /// the peer's text as sent (any UTF-8, control and bidirectional
+    /// characters included): strip those before showing it in a terminal.
     public let profileName: String?
 
     init(_ stored: HushStore.Contact) {

@@ -52,9 +52,7 @@ public final class HushAccount: Sendable {
             let home = DataDirectory(path: directory)
             let keystore = KeystoreFile(directory: home)
             if keystore.exists { throw KeystoreError.identityExists(path: keystore.path) }
-            if let displayName, !(1...64).contains(displayName.utf8.count) {
-                throw HushError(.invalidInput, reason: "a display name must be 1 to 64 bytes of text")
-            }
+            let displayName = try displayName.map { name throws(MessengerError) in try Messenger.checkedDisplayName(name) }
             try home.create()
             let contents = KeystoreContents.generate(createdAt: UInt64(Date().timeIntervalSince1970))
             try keys.create(keystore, holding: contents)
@@ -116,7 +114,7 @@ public final class HushAccount: Sendable {
     /// Publishes the identity and prekeys to the account's relay (again, if
     /// it was registered before: the relay keeps one registration per identity).
     public func register() async throws(HushError) {
-        guard relayURL != nil else { throw HushError(.notRegistered, reason: "this account has no relay", suggestion: "open it with a relay URL") }
+        guard relayURL != nil else { throw Self.noRelay }
         try await guarded { try await messenger.register() }
     }
 
@@ -158,9 +156,11 @@ public final class HushAccount: Sendable {
         do {
             return try await translatingErrors(body)
         } catch where relayURL == nil && error.kind == .relayUnavailable {
-            throw HushError(.notRegistered, reason: "this account has no relay", suggestion: "open it with a relay URL")
+            throw Self.noRelay
         }
     }
+
+    private static let noRelay = HushError(.notRegistered, reason: "this account has no relay", suggestion: "open it with a relay URL")
 
     // MARK: Events
 

@@ -40,9 +40,6 @@ struct InitCommand: AsyncParsableCommand {
         if let name, name.trimmingCharacters(in: .whitespaces).isEmpty {
             throw ValidationError("--name must not be empty")
         }
-        if let name, name.utf8.count > 64 {
-            throw ValidationError("--name is \(name.utf8.count) bytes: a display name has at most 64 (contacts see it)")
-        }
         if let relay { try RelayURLRule.check(relay) }
     }
 

@@ -17,6 +17,10 @@ import Testing
         #expect(await App.errorKind {
             _ = try await HushAccount.open(in: directory, keys: .passphrase("not the passphrase", cost: .interactive))
         } == .wrongKey)
+        let other = try RelayProcess.temporaryDirectory("long-name").appendingPathComponent("home").path
+        #expect(await App.errorKind {
+            _ = try await HushAccount.create(in: other, keys: App.keys, displayName: String(repeating: "x", count: 65))
+        } == .invalidInput, "the one display-name rule, at creation too")
         let emptyDirectory = try RelayProcess.temporaryDirectory("empty").path
         #expect(await App.errorKind { _ = try await HushAccount.open(in: emptyDirectory, keys: App.keys) } == .noAccount)
 
@@ -33,10 +37,8 @@ import Testing
         // After close, a new subscription ends at once instead of waiting for ever.
         let early = opened.events()
         opened.close()
-        var late = opened.events().makeAsyncIterator()
-        #expect(await late.next() == nil)
-        var ended = early.makeAsyncIterator()
-        #expect(await ended.next() == nil)
+        #expect(await App.ends(opened.events()), "a stream taken after close() ends")
+        #expect(await App.ends(early), "close() ends the streams taken before")
     }
 
     @Test func anApplicationKeyOpensItsAccountAndNothingElseDoes() async throws {

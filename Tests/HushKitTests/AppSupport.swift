@@ -42,6 +42,24 @@ enum App {
         }
     }
 
+    /// Whether `events` ends (yields nothing more) within `seconds`: a bound, so
+    /// that a stream that never ends fails the test instead of hanging it.
+    static func ends(_ events: AsyncStream<HushEvent>, within seconds: Double = 30) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for await _ in events {}
+                return !Task.isCancelled
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(seconds))
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+
     /// Syncs `account` until `condition` holds (messages may take more than one
     /// round: a first contact's key hand-over, group keys), at most `rounds` times.
     static func sync(_ account: HushAccount, rounds: Int = 10, until condition: () async throws -> Bool) async throws -> Bool {
