@@ -44,7 +44,7 @@ extension MessagingClient {
         let (number, _) = try await messenger.safetyNumber(with: name)
         let compact = code.filter { !$0.isWhitespace }
         if compact.allSatisfy(\.isASCII), compact.allSatisfy(\.isNumber) {
-            guard compact.count == 60 else { throw SafetyNumberInputError(digitCount: compact.count) }
+            guard compact.count == 60 else { return false }  // TEMPORARY: this file goes with HushClient
             return try await messenger.verify(name: name, displayed: compact)
         }
         // The scanned code: the contact's serialized scannable fingerprint, in hex.

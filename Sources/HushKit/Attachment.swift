@@ -38,8 +38,13 @@ public struct Attachment: Sendable, Equatable, Identifiable {
     public let mediaType: String
     /// The file's size in bytes.
     public let size: Int64
-    /// Bytes moved by the current or last transfer.
+    /// Bytes moved by the current or last transfer, of `transferSize`.
     public let transferred: Int64
+    /// The size of what travels: the encrypted file with its chunks'
+    /// overhead and padding (what `transferred` counts towards).
+    public let transferSize: Int64
+    /// When the file was sent or its pointer received, in milliseconds since 1970.
+    public let createdAt: Int64
     /// Why the last transfer failed, if it did.
     public let lastError: String?
 
@@ -53,6 +58,8 @@ public struct Attachment: Sendable, Equatable, Identifiable {
         mediaType = stored.mediaType
         size = stored.size
         transferred = stored.transferred
+        transferSize = stored.blobLength
+        createdAt = stored.createdAt
         lastError = stored.lastError
     }
 }

@@ -38,6 +38,8 @@ public struct Contact: Sendable, Equatable, Identifiable {
     /// the peer's text as sent (any UTF-8, control and bidirectional
     /// characters included): strip those before showing it in a terminal.
     public let profileName: String?
+    /// When the contact was added, or first wrote (a request), in milliseconds since 1970.
+    public let createdAt: Int64
 
     init(_ stored: HushStore.Contact) {
         id = ContactID(rawValue: stored.id)
@@ -46,6 +48,7 @@ public struct Contact: Sendable, Equatable, Identifiable {
         verification = Verification(rawValue: stored.verification.rawValue) ?? .unverified
         standing = Standing(rawValue: stored.standing.rawValue) ?? .requested
         profileName = stored.profileName
+        createdAt = stored.createdAt
     }
 }
 

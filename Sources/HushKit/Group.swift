@@ -17,6 +17,12 @@ public struct Group: Sendable, Equatable, Identifiable {
         /// Whether the member ever wrote to the account: one who has not may
         /// not have accepted it yet, and then the invitation waits with them.
         public let hasAnswered: Bool
+        /// Whether the user compared safety numbers with the member; nil
+        /// for the account itself and for members who are not contacts.
+        public let verification: Contact.Verification?
+        /// Whether this device holds the member's key for the group's current
+        /// epoch (until it does, their newest messages wait at the relay).
+        public let hasKey: Bool
     }
 
     /// Whether the account is still in the group.
@@ -49,7 +55,8 @@ public struct Group: Sendable, Equatable, Identifiable {
         standing = Standing(rawValue: summary.standing.rawValue) ?? .member
         members = summary.members.map { member in
             Member(contact: member.isYou ? nil : contacts[member.address], name: member.name, address: member.address,
-                   isAdmin: member.isAdmin, isYou: member.isYou, hasAnswered: member.hasAnswered)
+                   isAdmin: member.isAdmin, isYou: member.isYou, hasAnswered: member.hasAnswered,
+                   verification: member.verification.flatMap { Contact.Verification(rawValue: $0.rawValue) }, hasKey: member.hasKey)
         }
     }
 }

@@ -31,6 +31,11 @@ extension HushAccount {
         try await guarded { try await messenger.setAutoDownload(maxBytes: maxBytes) }
     }
 
+    /// The size up to which received files download at each sync; nil when off.
+    public func autoDownloadLimit() async -> Int64? {
+        await messenger.autoDownloadLimit()
+    }
+
     /// Hands each step of a transfer to `callback` and, at most once per
     /// percent and phase, to every event subscriber as `.transferProgress`
     /// (a large file moves in thousands of chunks; subscribers get the steps

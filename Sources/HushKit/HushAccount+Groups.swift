@@ -19,6 +19,13 @@ extension HushAccount {
         }
     }
 
+    /// The name to show for an address, as a group's member list and its
+    /// history show senders: "you" for the account, a contact's name, else
+    /// the address itself (a member who is not a contact, or a former member).
+    public func name(of address: String) async throws(HushError) -> String {
+        try await guarded { try await messenger.memberName(address: address) }
+    }
+
     /// The names the messenger's group operations take.
     func contactNames(_ ids: [ContactID]) async throws -> [String] {
         var names: [String] = []

@@ -10,9 +10,20 @@ extension HushAccount {
     }
 
     /// Hands every pending and failed message to the relay now, without
-    /// waiting for its backoff.
-    public func retryQueued() async throws(HushError) -> DeliveryAttempt {
-        try await guarded { DeliveryAttempt(try await messenger.retry(requestID: nil)) }
+    /// waiting for its backoff; with `requestID`, only the one whose request
+    /// id starts with it (`QueuedMessage.requestID`).
+    ///
+    /// - Throws: `HushError` of kind `notFound` when no queued message has such a request id.
+    public func retryQueued(requestID: String? = nil) async throws(HushError) -> DeliveryAttempt {
+        try await guarded { DeliveryAttempt(try await messenger.retry(requestID: requestID)) }
+    }
+
+    /// Hands the relay what is due in the queue, once (the backoff of
+    /// messages that failed stays as it is). `startLive()` and `sync()` do
+    /// this on their own; an app that is about to stop calls it to give what
+    /// it just sent a last chance to leave.
+    public func sendQueued() async -> DeliveryAttempt {
+        DeliveryAttempt(await messenger.flushOutbox())
     }
 
     /// How much each conversation's history takes on disk, largest first.
@@ -54,6 +65,11 @@ public struct QueuedMessage: Sendable, Equatable {
     public let nextAttemptAt: Int64
     /// Why the last attempt failed, if one did.
     public let lastError: String?
+    /// The id the relay knows the deposit by (random; the same on every
+    /// attempt, so the relay keeps one copy however often it is tried).
+    public let requestID: String
+    /// The sealed envelope's size in bytes.
+    public let size: Int
 
     init(_ item: OutboxItem) {
         message = item.messageId.map(MessageID.init(rawValue:))
@@ -62,6 +78,8 @@ public struct QueuedMessage: Sendable, Equatable {
         failedAttempts = item.failCount
         nextAttemptAt = item.nextAttemptAt
         lastError = item.lastError
+        requestID = item.requestId
+        size = item.payload.count
     }
 }
 
@@ -73,11 +91,18 @@ public struct DeliveryAttempt: Sendable, Equatable {
     public let retrying: Int
     /// Messages the relay refused for good.
     public let failed: Int
+    /// The messages the relay refused in this attempt (for good, or for now
+    /// as when it limits the rate), as opposed to not being reached.
+    public let refused: Set<MessageID>
+    /// When the next waiting message is due, in milliseconds since 1970, if one waits.
+    public let nextAttemptAt: Int64?
 
     init(_ report: OutboxReport) {
         sent = report.sent
         retrying = report.retrying
         failed = report.failed
+        refused = Set(report.refusedMessageIDs.map(MessageID.init(rawValue:)))
+        nextAttemptAt = report.nextAttemptAt
     }
 }
 

@@ -3,14 +3,11 @@ import HushMessenger
 /// Message requests: strangers who wrote first. Nothing goes back to them
 /// (no receipt, no typing, no read mark) until the user accepts.
 extension HushAccount {
-    /// Requests waiting for a decision, the most recent first.
-    public func messageRequests() async throws(HushError) -> [MessageRequest] {
-        try await guarded { try await messenger.messageRequests().map(MessageRequest.init) }
-    }
-
-    /// Blocked contacts (their messages are dropped unread).
-    public func blockedContacts() async throws(HushError) -> [Contact] {
-        try await guarded { try await messenger.messageRequests(blocked: true).map { Contact($0.contact) } }
+    /// Requests waiting for a decision, the most recent first; with
+    /// `blocked`, the contacts the user blocked instead (their messages are
+    /// dropped unread), with what they sent before.
+    public func messageRequests(blocked: Bool = false) async throws(HushError) -> [MessageRequest] {
+        try await guarded { try await messenger.messageRequests(blocked: blocked).map(MessageRequest.init) }
     }
 
     /// Requests kept at once: a newer one takes the place of the one that waited longest.

@@ -20,55 +20,76 @@ extension HushError {
     }
 
     private init(_ error: MessengerError) {
+        let reason = String(describing: error)
         switch error {
         case let .unknownContact(name):
-            self.init(.notFound, reason: "no contact \(name)")
-        case .unknownConversation, .unknownMessage, .unknownAttachment, .unknownGroup:
-            self.init(.notFound, reason: String(describing: error))
-        case .contactExists:
+            self.init(.notFound, reason: reason, subject: .contact(name))
+        case .unknownConversation, .unknownMessage:
+            self.init(.notFound, reason: reason, subject: Self.queuedSubject(error))
+        case let .unknownAttachment(id):
+            self.init(.notFound, reason: reason, subject: .attachment(AttachmentID(rawValue: id)))
+        case let .unknownGroup(name):
+            self.init(.notFound, reason: reason, subject: .group(name))
+        case let .contactExists(name):
             self.init(.invalidContact, reason: "a contact with that name already exists with another address",
-                      suggestion: "if their identity changed, compare safety numbers, then accept the new identity key")
-        case .identityChanged:
+                      suggestion: "if their identity changed, compare safety numbers, then accept the new identity key", subject: .contact(name))
+        case let .identityChanged(name):
             self.init(.identityChanged, reason: "the contact's identity key has changed, so sending is blocked",
-                      suggestion: "compare the new safety number with them, then accept the new identity key")
-        case .nothingToAccept:
-            self.init(.invalidInput, reason: "the contact has no changed identity key to accept")
+                      suggestion: "compare the new safety number with them, then accept the new identity key", subject: .contact(name))
+        case let .nothingToAccept(name):
+            self.init(.invalidContact, reason: "the contact has no changed identity key to accept", subject: .contact(name))
         case .notRegistered:
             self.init(.notRegistered, reason: "this account is not registered with a relay",
                       suggestion: "open it with a relay URL and register")
         case let .invalidAddress(reason):
             self.init(.invalidContact, reason: "invalid address: \(reason)")
         case .ownAddress:
-            self.init(.invalidContact, reason: "that is the account's own address")
+            self.init(.invalidContact, reason: "that is your own address")
         case .invalidDisplayName:
-            self.init(.invalidInput, reason: String(describing: error))
+            self.init(.invalidInput, reason: reason)
         case let .messageTooLong(limit):
             self.init(.invalidInput, reason: "the message is longer than \(limit) bytes", suggestion: "split it")
         case let .relay(failure):
             self.init(.relayUnavailable, reason: "the relay could not be used", suggestion: String(describing: failure))
-        case .requestNotAccepted:
+        case let .requestNotAccepted(name):
             self.init(.notAccepted, reason: "the contact wrote first and the message request is not accepted",
-                      suggestion: "accept the request to write back, or block the contact")
-        case .contactBlocked:
-            self.init(.notAccepted, reason: "the contact is blocked", suggestion: "accepting their request unblocks them")
-        case .noRequest:
-            self.init(.notFound, reason: "no message request from that contact")
+                      suggestion: "accept the request to write back, or block the contact", subject: .contact(name))
+        case let .contactBlocked(name):
+            self.init(.blocked, reason: "the contact is blocked", suggestion: "accepting their request unblocks them", subject: .contact(name))
+        case let .noRequest(name):
+            self.init(.notFound, reason: "no message request from that contact", subject: .contact(name))
         case .ambiguousName:
             self.init(.invalidInput, reason: "that name is both a contact's and a group's")
         case let .attachmentUnavailable(reason), let .attachmentRejected(reason):
             self.init(.attachment, reason: reason)
         case let .groupRefused(reason):
             self.init(.group, reason: reason)
-        case .notGroupAdmin, .removingYourself, .aloneInGroup:
-            self.init(.group, reason: String(describing: error))
-        case .memberIdentityChanged:
-            self.init(.identityChanged, reason: String(describing: error),
-                      suggestion: "compare the member's new safety number and accept the change, or remove them from the group")
-        case .storedAttachmentDamaged, .attachmentNotUploaded:
-            self.init(.attachment, reason: String(describing: error))
-        case let .protocolFailure(reason), let .missingLocalState(reason), let .awaitingGroupKey(reason), let .awaitingAcceptance(reason):
+        case let .notGroupAdmin(group):
+            self.init(.notAdmin, reason: reason, subject: .group(group))
+        case .removingYourself:
+            self.init(.group, reason: reason)
+        case let .aloneInGroup(group):
+            self.init(.group, reason: reason, subject: .group(group))
+        case let .memberIdentityChanged(group, member):
+            self.init(.identityChanged, reason: reason,
+                      suggestion: "compare the member's new safety number and accept the change, or remove them from the group",
+                      subject: .member(member, group: group))
+        case let .storedAttachmentDamaged(id, damage):
+            self.init(.damagedFile, reason: "the stored copy of the attachment is damaged (\(damage))", suggestion: "fetch it again",
+                      subject: .attachment(AttachmentID(rawValue: id)))
+        case let .attachmentNotUploaded(id):
+            self.init(.notUploaded, reason: reason, subject: .attachment(AttachmentID(rawValue: id)))
+        case let .awaitingAcceptance(reason):
+            self.init(.notAccepted, reason: reason)
+        case let .protocolFailure(reason), let .missingLocalState(reason), let .awaitingGroupKey(reason):
             self.init(.other, reason: reason)
         }
+    }
+
+    /// An unknown outbox message names the request id that was asked for.
+    private static func queuedSubject(_ error: MessengerError) -> Subject? {
+        if case let .unknownMessage(id) = error { return .queuedMessage(id) }
+        return nil
     }
 
     private init(_ error: StoreError) {

@@ -22,8 +22,10 @@ public struct HushError: Error, Sendable, Equatable, CustomStringConvertible {
         case notFound
         /// The contact's identity key changed: sending stops until the app accepts the new key.
         case identityChanged
-        /// The contact wrote first and the request is not accepted, or the contact is blocked.
+        /// The contact wrote first and the request is not accepted.
         case notAccepted
+        /// The contact is blocked: nothing is sent to them until their request is accepted again.
+        case blocked
         /// An address that is malformed, the account's own, or already another contact's.
         case invalidContact
         /// The account has no relay, or is not registered with it.
@@ -36,6 +38,12 @@ public struct HushError: Error, Sendable, Equatable, CustomStringConvertible {
         case attachment
         /// A group operation that cannot be done as asked.
         case group
+        /// Only an admin of the group may make that change.
+        case notAdmin
+        /// The stored copy of a received file is damaged: fetch it again.
+        case damagedFile
+        /// The file is not uploaded yet: a sync or a retry sends it.
+        case notUploaded
         /// The local disk or database failed (full, read-only, in use).
         case storage
         /// Anything else.
@@ -48,12 +56,31 @@ public struct HushError: Error, Sendable, Equatable, CustomStringConvertible {
     public let reason: String
     /// What to do about it, when something can be done.
     public let suggestion: String?
+    /// What the error is about, when it is about one contact, group, file or
+    /// queued message: an app can point at it (and a front end that names
+    /// things, as a command line does, can say which).
+    public let subject: Subject?
+
+    /// The thing an error is about, by the name the account knows it by.
+    public enum Subject: Sendable, Equatable {
+        /// A contact, by its name in this account.
+        case contact(String)
+        /// A group, by its name in this account.
+        case group(String)
+        /// A member of a group (a contact's name, or the member's address when not a contact).
+        case member(String, group: String)
+        /// A file.
+        case attachment(AttachmentID)
+        /// A queued message, by the request id (or its start) that was asked for.
+        case queuedMessage(String)
+    }
 
     /// An error of `kind` (for an app's own layers and tests).
-    public init(_ kind: Kind, reason: String, suggestion: String? = nil) {
+    public init(_ kind: Kind, reason: String, suggestion: String? = nil, subject: Subject? = nil) {
         self.kind = kind
         self.reason = reason
         self.suggestion = suggestion
+        self.subject = subject
     }
 
     /// The reason, then the suggestion.

@@ -59,6 +59,9 @@ public struct Message: Sendable, Equatable, Identifiable {
     public let readAt: Int64?
     /// Unique across devices: the id receipts and the relay's records use.
     public let clientMessageID: String
+    /// The relay's id of the envelope that carried it (received messages), or
+    /// that the relay gave it when it took it (sent messages), once known.
+    public let serverID: Int64?
 
     init(_ stored: StoredMessage) {
         id = MessageID(rawValue: stored.id)
@@ -73,6 +76,7 @@ public struct Message: Sendable, Equatable, Identifiable {
         deliveredAt = stored.deliveredAt
         readAt = stored.readAt
         clientMessageID = stored.clientMessageId
+        serverID = stored.serverId
     }
 }
 

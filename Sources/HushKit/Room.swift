@@ -62,7 +62,28 @@ public struct Room: Sendable {
     /// `startLive()` or the next `sync()`), `failed` when the relay refused it.
     /// Later changes arrive as `.statusChanged` events.
     public func send(_ text: String) async throws(HushError) -> Message {
-        try await account.guarded { Message(try await messenger.send(text: text, to: try await target())) }
+        try await sendReportingDelivery(text).message
+    }
+
+    /// `send(_:)`, also telling how the relay answered when the message is
+    /// not there yet: refused (for now, as when it limits the rate, or for
+    /// good) or not reached, and the reason the queue recorded.
+    public func sendReportingDelivery(_ text: String) async throws(HushError) -> SendReport {
+        try await account.guarded {
+            let (stored, refused) = try await messenger.sendReportingDelivery(text: text, to: try await target())
+            let message = Message(stored)
+            guard message.status == .pending || message.status == .failed else {
+                return SendReport(message: message, refusedByRelay: refused, reason: nil)
+            }
+            let reason = try await messenger.outbox().first(where: { $0.messageId == stored.id })?.lastError
+            return SendReport(message: message, refusedByRelay: refused, reason: reason ?? "no answer")
+        }
+    }
+
+    /// The messages of this conversation that were sealed again and resent
+    /// because the contact could not decrypt them, by `Message.clientMessageID`.
+    public func resentMessages() async throws(HushError) -> Set<String> {
+        try await account.guarded { Set(try await messenger.resentMessages(in: try await target())) }
     }
 
     /// Sends the file at `path`: it is encrypted with a fresh key, uploaded,
@@ -164,6 +185,19 @@ public struct Room: Sendable {
     private func changeGroup(_ change: (String) async throws -> GroupSummary) async throws(HushError) -> Group {
         try await account.guarded { try await account.group(try await change(try await groupName())) }
     }
+}
+
+/// What sending a message did: the message as stored (its status says
+/// whether the relay has it) and, when it does not, why.
+public struct SendReport: Sendable, Equatable {
+    /// The message as stored.
+    public let message: Message
+    /// Whether the relay answered with a refusal (the message stays queued
+    /// when the refusal is for now, and is `failed` when it is for good)
+    /// rather than not being reached.
+    public let refusedByRelay: Bool
+    /// Why the relay does not have it yet; nil once it does.
+    public let reason: String?
 }
 
 /// How far a group message got: of `members`, how many received and read it.

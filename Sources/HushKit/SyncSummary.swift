@@ -7,6 +7,9 @@ public struct SyncSummary: Sendable, Equatable {
     /// Envelopes set aside because they could not be decrypted; where the
     /// sender can help, they were asked to send again.
     public let setAside: Int
+    /// Of `setAside`, the envelopes whose senders were asked to send them
+    /// again (they arrive with a later sync); the others cannot be recovered.
+    public let askedToResend: Int
     /// Left at the relay for a cause on this device (the store could not take
     /// them): tried again by the next sync.
     public let deferred: Int
@@ -29,6 +32,7 @@ public struct SyncSummary: Sendable, Equatable {
     init(_ report: SyncReport, pendingRequests: Int) {
         received = report.received
         setAside = report.quarantined + report.resendRequested
+        askedToResend = report.resendRequested
         deferred = report.deferred
         waitingForGroupKeys = report.waitingForGroupKeys
         waitingForAcceptance = report.waitingForAcceptance

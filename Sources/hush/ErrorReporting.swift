@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HushClient
+import HushKit
 import HushTerminal
 
 extension ExitStatus {
@@ -8,13 +9,16 @@ extension ExitStatus {
     /// the usage code for a `ValidationError` thrown from `run()` (e.g. an
     /// empty message on stdin), else a plain failure.
     static func code(for error: any Error) -> Int32 {
+        if let error = error as? HushError { return error.terminalReport.status.rawValue }
+        if let error = error as? CommandError { return error.status.rawValue }
         if let error = error as? any UserFacingError { return error.exitCode }
         if error is ValidationError { return ExitStatus.usage.rawValue }
         return ExitStatus.failure.rawValue
     }
 
     static func message(for error: any Error) -> String {
-        (error as? any UserFacingError)?.userMessage ?? String(describing: error)
+        if let error = error as? HushError { return error.terminalReport.message }
+        return (error as? any UserFacingError)?.userMessage ?? String(describing: error)
     }
 }
 

@@ -1,16 +1,23 @@
 import Foundation
 import HushClient
+import HushKit
 
+// TEMPORARY (branch kit-cli only): replaced by the lifecycle half's opening.
 extension GlobalOptions {
-    /// The data directory these options name, with the passphrase sources
-    /// they allow; timings (HUSH_TIMINGS=1) go to stderr like errors do.
     func accountHome() throws -> AccountHome {
         try AccountHome(home: home, passphraseFile: passphraseFile, diagnostics: { printError($0) })
     }
 
-    /// Opens the account ready to use (see `Account.open`).
-    func openAccount(relayOverride: String? = nil, offline: Bool = false) throws -> MessagingClient {
-        try Account.open(accountHome(), relayOverride: relayOverride, offline: offline)
+    func openAccount(relayOverride: String? = nil) async throws -> HushAccount {
+        let home = try accountHome()
+        let environment = ProcessInfo.processInfo.environment
+        let passphrase: String
+        if let passphraseFile {
+            passphrase = String((try String(contentsOfFile: passphraseFile, encoding: .utf8)).split(separator: "\n").first ?? "")
+        } else {
+            passphrase = environment["HUSH_PASSPHRASE"] ?? ""
+        }
+        return try await HushAccount.open(in: home.path, keys: .passphrase(passphrase), relayURL: relayOverride)
     }
 }
 

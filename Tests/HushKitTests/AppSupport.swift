@@ -84,5 +84,18 @@ enum App {
         }
     }
 
+    /// The HushError `body` throws (nil when it throws none).
+    static func error(_ body: () async throws -> Void) async -> HushError? {
+        do {
+            try await body()
+            return nil
+        } catch let error as HushError {
+            return error
+        } catch {
+            Issue.record("not a HushError: \(error)")
+            return nil
+        }
+    }
+
     static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 }

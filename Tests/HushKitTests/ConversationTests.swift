@@ -11,6 +11,7 @@ import Testing
         #expect(try await alice.isRegistered())
         let (bobForAlice, aliceForBob) = try await App.introduce(alice, bob, as: ("alice", "bob"))
         #expect(try await alice.contact(bobForAlice).name == "bob")
+        #expect(try await alice.contact(bobForAlice).createdAt > 0)
         #expect(try await alice.contacts().map(\.address) == [bob.address])
 
         let aliceEvents = alice.events(), bobEvents = bob.events()
@@ -32,8 +33,12 @@ import Testing
         // The same message on both sides: one client message id, the sender's clock, the relay's.
         #expect(message.clientMessageID == sent.clientMessageID && !message.clientMessageID.isEmpty)
         #expect(message.createdAt == sent.createdAt && message.relayTimestamp != nil && message.readAt == nil)
+        #expect(message.serverID != nil && sent.serverID == nil, "the relay's id arrives with the envelope")
+        #expect(try await bob.name(of: alice.address) == "alice")
+        #expect(try await bob.name(of: bob.address) == "you")
         let bobRoom = try await bob.room(conversationID)
         #expect(try await bobRoom.contact() == aliceForBob)
+        #expect(try await bobRoom.resentMessages().isEmpty)
         #expect(try await bobRoom.summary().title == "alice")
         let page = try await bobRoom.history()
         #expect(page.messages.map(\.id) == [messageID] && !page.hasOlder)
@@ -81,7 +86,8 @@ import Testing
         #expect(try await alice.contact(bobForAlice).verification == .verified)
         #expect(try await bob.compareSafetyNumber(with: aliceForBob, code: App.hex(aliceNumber.scannableCode)))
         #expect(await App.errorKind { _ = try await alice.compareSafetyNumber(with: bobForAlice, code: "12345") } == .invalidInput)
-        #expect(await App.errorKind { try await alice.acceptIdentityChange(of: bobForAlice) } == .invalidInput)
+        #expect(await App.errorKind { try await alice.acceptIdentityChange(of: bobForAlice) } == .invalidContact)
+        #expect(await App.error { try await alice.acceptIdentityChange(of: bobForAlice) }?.subject == .contact("bob"))
 
         // Ids that name nothing.
         #expect(await App.errorKind { _ = try await alice.room(ConversationID(rawValue: 999_999)) } == .notFound)
@@ -102,16 +108,27 @@ import Testing
         defer { bob.close() }
         // The same account, pointed at a port where no relay listens.
         let offline = try await HushAccount.open(in: alice.directory, keys: App.keys, relayURL: "http://127.0.0.1:1")
-        let message = try await offline.room(with: bobForAlice).send("queued while offline")
+        let report = try await offline.room(with: bobForAlice).sendReportingDelivery("queued while offline")
+        let message = report.message
         #expect(message.status == .pending)
+        // Not reached is not refused; the reason is the queue's.
+        #expect(!report.refusedByRelay && report.reason?.isEmpty == false, "\(report)")
         // The message, and the delivery credential sealed to bob before it (a first message carries it).
         let queued = try await offline.queuedMessages()
         let entry = try #require(queued.first { $0.message == message.id }, "\(queued)")
         #expect(entry.state == .pending && entry.conversation == message.conversation)
         #expect(entry.lastError != nil && entry.failedAttempts >= 1 && entry.nextAttemptAt > 0, "\(entry)")
         #expect(queued.allSatisfy { $0.state == .pending })
+        #expect(entry.requestID.count >= 16 && entry.size > 0, "\(entry)")
         let again = try await offline.retryQueued()
         #expect(again.sent == 0 && again.retrying >= 1 && again.failed == 0, "\(again)")
+        #expect(again.refused.isEmpty && again.nextAttemptAt != nil)
+        let one = try await offline.retryQueued(requestID: String(entry.requestID.prefix(8)))
+        #expect(one.retrying == 1 && one.sent == 0, "only the one asked for: \(one)")
+        let unknown = await App.error { _ = try await offline.retryQueued(requestID: "no-such-request") }
+        #expect(unknown?.kind == .notFound && unknown?.subject == .queuedMessage("no-such-request"), "\(String(describing: unknown))")
+        // Not due yet: the backoff holds it back.
+        #expect(await offline.sendQueued().sent == 0)
         offline.close()
 
         let online = try await HushAccount.open(in: alice.directory, keys: App.keys, relayURL: relay.url)
@@ -123,6 +140,11 @@ import Testing
         let usage = try await online.storageUsage()
         #expect(usage.map(\.title) == ["bob"] && usage.first?.messageCount == 1 && (usage.first?.bytes ?? 0) > 0)
         #expect(try await online.attachments().isEmpty)
+        #expect(await online.autoDownloadLimit() == nil)
+        try await online.setAutoDownload(maxBytes: 1 << 20)
+        #expect(await online.autoDownloadLimit() == 1 << 20)
+        let idle = await online.sendQueued()
+        #expect(idle.sent == 0 && idle.retrying == 0 && idle.nextAttemptAt == nil, "nothing left to send: \(idle)")
     }
 
     @Test func liveDeliveryAndTypingArriveAsEvents() async throws {

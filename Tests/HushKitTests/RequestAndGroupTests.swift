@@ -19,6 +19,7 @@ import Testing
         #expect(try await App.sync(bob) { try await bob.messageRequests().count == 1 })
         let summary = try await bob.sync()
         #expect(summary.pendingRequests == 1 && summary.setAside == 0 && summary.deferred == 0 && summary.dropped == 0)
+        #expect(summary.askedToResend == 0)
         #expect(summary.waitingForGroupKeys == 0 && summary.waitingForAcceptance == 0)
         let request = try #require(try await bob.messageRequests().first)
         #expect(request.contact.standing == .requested && request.contact.address == carol.address)
@@ -42,7 +43,10 @@ import Testing
         let daveRequest = try #require(try await bob.messageRequests().first)
         try await bob.block(daveRequest.contact.id)
         #expect(try await bob.messageRequests().isEmpty)
-        #expect(try await bob.blockedContacts().map(\.address) == [dave.address])
+        #expect(try await bob.messageRequests(blocked: true).map(\.contact.address) == [dave.address])
+        #expect(try await bob.messageRequests(blocked: true).first?.lastMessage?.text == "buy now")
+        let blocked = await App.error { _ = try await bob.room(with: daveRequest.contact.id).send("no") }
+        #expect(blocked?.kind == .blocked && blocked?.subject == .contact(daveRequest.contact.name))
         #expect(try await bob.messageRequestsRemovedForRoom() == 0)
         #expect(HushAccount.maxMessageRequests == 200)
     }
@@ -62,11 +66,14 @@ import Testing
         // Bob and carol have not written to alice yet: their invitations may still wait with them.
         #expect(group.members.filter { !$0.isYou }.allSatisfy { !$0.hasAnswered })
         #expect(Set(group.members.compactMap(\.contact)) == [bobForAlice, carolForAlice])
+        #expect(group.members.allSatisfy { $0.isYou ? $0.verification == nil && $0.hasKey : $0.verification == .unverified })
         #expect(try await alice.groups().map(\.id) == [group.id])
 
         #expect(try await App.sync(bob) { try await bob.groups().first?.name == "team" })
         let bobGroup = try #require(try await bob.groups().first)
         #expect(!bobGroup.youAreAdmin)
+        let notAdmin = await App.error { _ = try await bob.room(bobGroup.id).rename(to: "mine") }
+        #expect(notAdmin?.kind == .notAdmin && notAdmin?.subject == .group("team"), "\(String(describing: notAdmin))")
         #expect(await App.event(in: bobEvents) { $0 == .groupChanged(bobGroup.id) } != nil)
 
         let room = try await alice.room(group.id)
@@ -90,6 +97,9 @@ import Testing
         #expect(try await bob.groups().first?.standing == .left)
         #expect(try await App.sync(alice) { try await alice.groups().first?.members.count == 1 })
         #expect(await App.errorKind { _ = try await alice.room(with: bobForAlice).addMembers([carolForAlice]) } == .group)
+        let alone = await App.error { _ = try await room.send("anyone?") }
+        #expect(alone?.kind == .group && alone?.subject == .group("crew"), "\(String(describing: alone))")
+
     }
 
     @Test func aFileTravelsWithProgressAndIsFetchedVerified() async throws {
@@ -109,6 +119,7 @@ import Testing
         #expect(attachment.state == .uploaded && attachment.direction == .outgoing)
         // The encrypted blob (what moved) is a little larger than the file.
         #expect(attachment.transferred > attachment.size && !attachment.mediaType.isEmpty, "\(attachment)")
+        #expect(attachment.transferSize == attachment.transferred && attachment.createdAt > 0)
         #expect(steps.last.map { $0.done == $0.total && $0.total > 0 } == true)
         #expect(steps.phases.contains(.uploading))
         #expect(await App.event(in: aliceEvents) { if case .transferProgress = $0 { true } else { false } } != nil)

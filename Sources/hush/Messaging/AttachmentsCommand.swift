@@ -1,7 +1,5 @@
 import ArgumentParser
-import HushClient
-import HushMessenger
-import HushStore
+import HushKit
 
 struct AttachmentsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -33,14 +31,14 @@ struct AttachmentsCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let client = try global.openAccount(offline: true)
+            let account = try await global.openAccount()
             if let autoDownload {
-                try await client.setAutoDownload(maxBytes: autoDownload == 0 ? nil : Int64(autoDownload) << 20)
+                try await account.setAutoDownload(maxBytes: autoDownload == 0 ? nil : Int64(autoDownload) << 20)
                 print(autoDownload == 0 ? "Automatic download is off: files download only with `hush fetch ID`."
                       : "Received files up to \(autoDownload) MiB now download at every `hush sync` (kept encrypted; `hush fetch ID --out PATH` saves one).")
                 return
             }
-            let list = try await client.attachments(contact: name)
+            let list = try await Self.attachments(account, with: name)
             if global.json {
                 try printJSON(["attachments": list.map { Self.json($0.attachment, contact: $0.contact) }])
                 return
@@ -49,7 +47,7 @@ struct AttachmentsCommand: AsyncParsableCommand {
             for (attachment, contact) in list {
                 let direction = attachment.direction == .outgoing ? "to" : "from"
                 print("[\(attachment.id)] \(direction) \(Presentation.peer(contact)): \(Presentation.oneLine(attachment.fileName, length: 48)) "
-                      + "(\(attachment.mediaType), \(TransferProgress.bytes(attachment.size))) \(Self.state(attachment))")
+                      + "(\(attachment.mediaType), \(ProgressDisplay.bytes(attachment.size))) \(Self.state(attachment))")
                 if let error = attachment.lastError, [.failed, .uploading, .available].contains(attachment.state) {
                     print("    \(Presentation.oneLine(error, length: 160))")
                 }
@@ -58,23 +56,41 @@ struct AttachmentsCommand: AsyncParsableCommand {
     }
 
     /// The state, with how far a transfer in progress has come.
-    static func state(_ attachment: StoredAttachment) -> String {
+    /// Every attachment (or those with the contact `name`), each with the
+    /// name of its conversation (group:NAME for a group's).
+    static func attachments(_ account: HushAccount, with name: String?) async throws -> [(attachment: Attachment, contact: String)] {
+        if let name {
+            let contact = try await Names(account: account).contact(name)
+            return try await account.room(with: contact.id).attachments().map { ($0, contact.name) }
+        }
+        var titles: [ConversationID: String] = [:]
+        var list: [(attachment: Attachment, contact: String)] = []
+        for attachment in try await account.attachments() {
+            if titles[attachment.conversation] == nil, let summary = try? await account.room(attachment.conversation).summary() {
+                titles[attachment.conversation] = summary.isGroup ? "group:" + summary.title : summary.title
+            }
+            list.append((attachment, titles[attachment.conversation] ?? "?"))
+        }
+        return list
+    }
+
+    static func state(_ attachment: Attachment) -> String {
         switch attachment.state {
         case .uploading, .downloading:
             // `transferred` counts blob bytes: the file plus its chunks' overhead and padding.
-            let total = max(attachment.blobLength, 1)
+            let total = max(attachment.transferSize, 1)
             return "\(attachment.state.rawValue) \(min(100, attachment.transferred * 100 / total))%"
         case .available where attachment.transferred > 0:
             // An interrupted download: `hush fetch ID` resumes it.
-            return "available, \(min(100, attachment.transferred * 100 / max(attachment.blobLength, 1)))% kept"
+            return "available, \(min(100, attachment.transferred * 100 / max(attachment.transferSize, 1)))% kept"
         default:
             return attachment.state.rawValue
         }
     }
 
-    static func json(_ attachment: StoredAttachment, contact: String) -> [String: Any] {
+    static func json(_ attachment: Attachment, contact: String) -> [String: Any] {
         var object: [String: Any] = [
-            "id": attachment.id, "messageId": attachment.messageId, "contact": contact,
+            "id": attachment.id.rawValue, "messageId": attachment.message.rawValue, "contact": contact,
             "direction": attachment.direction == .outgoing ? "out" : "in", "fileName": attachment.fileName,
             "mediaType": attachment.mediaType, "size": attachment.size, "state": attachment.state.rawValue,
             "transferred": attachment.transferred, "createdAt": attachment.createdAt,
@@ -106,16 +122,16 @@ struct FetchCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let client = try global.openAccount()
-            let progress = TransferProgress(json: global.json, label: "attachment \(id)")
-            let attachment = try await client.fetchAttachment(id: id, to: out, progress: progress.handler)
+            let account = try await global.openAccount()
+            let progress = ProgressDisplay(json: global.json, label: "attachment \(id)")
+            let attachment = try await account.fetch(AttachmentID(rawValue: id), to: out, progress: progress.handler)
             if global.json {
                 var object = AttachmentsCommand.json(attachment, contact: "")
                 object.removeValue(forKey: "contact")
                 if let out { object["savedTo"] = out }
                 try printJSON(object)
             } else if let out {
-                print("[\(attachment.id)] \(Presentation.oneLine(attachment.fileName, length: 48)) saved to \(out) (\(TransferProgress.bytes(attachment.size)), checked)")
+                print("[\(attachment.id)] \(Presentation.oneLine(attachment.fileName, length: 48)) saved to \(out) (\(ProgressDisplay.bytes(attachment.size)), checked)")
             } else {
                 print("[\(attachment.id)] \(Presentation.oneLine(attachment.fileName, length: 48)) downloaded and checked; `hush fetch \(attachment.id) --out PATH` saves it")
             }

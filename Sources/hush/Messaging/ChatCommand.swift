@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HushClient
+import HushKit
 import HushTerminal
 import Synchronization
 
@@ -37,7 +38,7 @@ struct ChatCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let session = ChatSession(client: try global.openAccount(), contact: name)
+            let session = try await ChatSession.open(try await global.openAccount(), name: name)
             // Fails here, on the normal screen, when there is no such contact.
             let verification = try await session.verification()
             let history = try await session.lastMessages(ChatCommand.historyOnOpen)
@@ -68,8 +69,8 @@ struct ChatCommand: AsyncParsableCommand {
             screen.open()
             for message in history { view.show(message) }
 
-            let contact = group?.name ?? name
-            try await session.start(show: { event in ChatCommand.handle(event, contact: contact, view: view) },
+            let conversation = session.room.id
+            try await session.start(show: { event in ChatCommand.handle(event, in: conversation, view: view) },
                                     status: { view.setPresence($0) })
             var tooLong: Int?
             reading: for await bytes in ChatScreen.inputBytes() {
@@ -157,7 +158,7 @@ struct ChatCommand: AsyncParsableCommand {
                            messages: found)
             case .verify(code: nil):
                 view.notice("── safety number with \(view.contact) ──")
-                let groups = try await session.safetyNumber().split(separator: " ")
+                let groups = try await session.safetyNumber()
                 for row in stride(from: 0, to: groups.count, by: 4) {
                     view.notice("  " + groups[row..<min(row + 4, groups.count)].joined(separator: " "))
                 }
@@ -182,7 +183,7 @@ struct ChatCommand: AsyncParsableCommand {
     }
 
     private static func describe(_ error: any Error, for input: ChatInput) -> String {
-        let reason = (error as? any UserFacingError)?.userMessage ?? String(describing: error)
+        let reason = ExitStatus.message(for: error)
         switch input {
         case .message, .file: return "not sent: \(reason)"
         default: break
@@ -191,27 +192,28 @@ struct ChatCommand: AsyncParsableCommand {
     }
 
     /// Draws what an event means for this conversation.
-    static func handle(_ event: MessengerEvent, contact: String, view: ChatView) {
+    static func handle(_ event: EventDetails, in conversation: ConversationID, view: ChatView) {
         switch event {
-        case let .received(message, from) where from == contact:
+        case let .message(message, member, group?) where message.conversation == conversation:
+            _ = group
+            view.setMembers([message.senderAddress: member])
             view.show(message)
-        case let .groupReceived(message, group, member) where group == contact:
-            view.setMembers([message.sender: member])
+        case let .message(message, _, nil) where message.conversation == conversation:
             view.show(message)
-        case let .groupReceived(_, group, member):
+        case let .message(_, member, group?):
             view.notice("new message from \(member) in \(group) (hush chat \(group))")
-        case let .received(_, from):
+        case let .message(_, from, nil):
             view.notice("new message from \(from) (hush chat \(from))")
-        case let .request(_, from, _):
+        case let .request(_, from):
             view.notice("message request from \(from) (hush requests)")
-        case let .statusChanged(id, status, to, _, _) where to == contact:
-            view.statusChanged(id, to: status)
-        case let .resent(id, to, _) where to == contact:
-            view.notice("message \(id.prefix(8)) could not be decrypted by \(contact); sent again")
-        case let .quarantined(reason):
+        case let .status(message, status, _) where message.conversation == conversation:
+            view.statusChanged(message.clientMessageID, to: status)
+        case let .resent(message, _) where message.conversation == conversation:
+            view.notice("message \(message.clientMessageID.prefix(8)) could not be decrypted by \(view.contact); sent again")
+        case let .undecryptable(reason):
             view.error("set aside an undecryptable envelope: \(reason)")
-        case let .syncFailed(failure):
-            view.error("could not take in what arrived: \(ExitStatus.message(for: failure.error)) (it stays at the relay; tried again at the next message)")
+        case let .syncFailed(error):
+            view.error("could not take in what arrived: \(error.terminalReport.message) (it stays at the relay; tried again at the next message)")
         case let .missed(count):
             view.notice("\(count) updates were not shown (the screen fell behind); they are stored: leave and open the chat again to see them")
         default:

@@ -1,5 +1,5 @@
 import Foundation
-import HushClient
+import HushKit
 import HushTerminal
 import Synchronization
 
@@ -14,10 +14,10 @@ final class ChatView: Sendable {
 
     private struct ViewState {
         /// Messages on screen by client id, so a status change can redraw their line.
-        var messages: [String: StoredMessage] = [:]
+        var messages: [String: Message] = [:]
         /// The latest status of each outgoing message; may arrive before the message is shown.
-        var statuses: [String: MessageStatus] = [:]
-        var verification: VerificationState = .unverified
+        var statuses: [String: Message.Status] = [:]
+        var verification: Contact.Verification = .unverified
         var presence = ""
         /// In a group: each member's (and former member's) address with the name shown for it.
         var members: [String: String] = [:]
@@ -36,7 +36,7 @@ final class ChatView: Sendable {
 
     // MARK: Header
 
-    func setVerification(_ verification: VerificationState) {
+    func setVerification(_ verification: Contact.Verification) {
         state.withLock { $0.verification = verification }
         refreshHeader()
     }
@@ -67,20 +67,20 @@ final class ChatView: Sendable {
     // MARK: Transcript
 
     /// Shows a message on a line of its own (again, when it is already on screen).
-    func show(_ message: StoredMessage) {
+    func show(_ message: Message) {
         let status = state.withLock { s in
-            s.messages[message.clientMessageId] = message
-            let status = s.statuses[message.clientMessageId].map { later($0, message.status) } ?? message.status
-            s.statuses[message.clientMessageId] = status
+            s.messages[message.clientMessageID] = message
+            let status = s.statuses[message.clientMessageID].map { later($0, message.status) } ?? message.status
+            s.statuses[message.clientMessageID] = status
             return status
         }
-        screen.show(line(message, status: status), key: message.clientMessageId)
+        screen.show(line(message, status: status), key: message.clientMessageID)
     }
 
     /// A status change: the mark on the message's line changes where it stands.
     /// Without a terminal (line mode) it is printed as a short line instead.
-    func statusChanged(_ clientMessageID: String, to status: MessageStatus) {
-        let message: StoredMessage? = state.withLock { s in
+    func statusChanged(_ clientMessageID: String, to status: Message.Status) {
+        let message: Message? = state.withLock { s in
             s.statuses[clientMessageID] = s.statuses[clientMessageID].map { later($0, status) } ?? status
             return s.messages[clientMessageID]
         }
@@ -97,30 +97,30 @@ final class ChatView: Sendable {
     func error(_ text: String) { screen.show(style.bad(UntrustedText.sanitized(text))) }
 
     /// `── title ──` then the messages.
-    func block(title: String, messages: [StoredMessage]) {
+    func block(title: String, messages: [Message]) {
         notice("── \(title) ──")
         for message in messages { show(message) }
     }
 
     /// Receipts can overtake each other; a mark never goes back (read stays read).
-    private func later(_ a: MessageStatus, _ b: MessageStatus) -> MessageStatus {
-        let order: [MessageStatus] = [.pending, .failed, .sent, .delivered, .read]
+    private func later(_ a: Message.Status, _ b: Message.Status) -> Message.Status {
+        let order: [Message.Status] = [.pending, .failed, .sent, .delivered, .read]
         return (order.firstIndex(of: a) ?? 0) >= (order.firstIndex(of: b) ?? 0) ? a : b
     }
 
     // MARK: Formatting
 
-    func line(_ message: StoredMessage, status: MessageStatus) -> String {
+    func line(_ message: Message, status: Message.Status) -> String {
         let outgoing = message.direction == .outgoing
         // In a group, a sender not (or no longer) among the members is named by address, never by the group's name.
-        let who = outgoing ? "you" : state.withLock { $0.members[message.sender] } ?? (isGroup ? message.sender : contact)
-        let body = UntrustedText.sanitized(message.body).replacingOccurrences(of: "\n", with: "\n      ")
+        let who = outgoing ? "you" : state.withLock { $0.members[message.senderAddress] } ?? (isGroup ? message.senderAddress : contact)
+        let body = UntrustedText.sanitized(message.text).replacingOccurrences(of: "\n", with: "\n      ")
         let suffix = outgoing ? "  " + mark(status) : ""
         return "\(style.dim(time(message.relayTimestamp ?? message.createdAt))) \(style.bold(UntrustedText.sanitized(who, keepingLineBreaks: false))): \(body)\(suffix)"
     }
 
     /// … pending, ✓ sent, ✓✓ delivered, ✓✓ read, ✗ failed.
-    func mark(_ status: MessageStatus) -> String {
+    func mark(_ status: Message.Status) -> String {
         switch status {
         case .pending: return style.dim("…")
         case .sent: return "✓"

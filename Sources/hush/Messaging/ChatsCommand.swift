@@ -1,5 +1,5 @@
 import ArgumentParser
-import HushClient
+import HushKit
 import HushTerminal
 
 struct ChatsCommand: AsyncParsableCommand {
@@ -16,19 +16,20 @@ struct ChatsCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let client = try global.openAccount(offline: true)
-            let (conversations, requests) = try await client.conversationList()
+            let account = try await global.openAccount()
+            let conversations = try await account.conversations()
+            let requests = try await account.messageRequests().count
             // A group's last message names the member who wrote it.
-            var writers: [Int64: String] = [:]
-            for conversation in conversations where conversation.contactId == nil {
+            var writers: [ConversationID: String] = [:]
+            for conversation in conversations where conversation.isGroup {
                 if let last = conversation.lastMessage, last.direction == .incoming {
-                    writers[conversation.id] = try await client.memberName(address: last.sender)
+                    writers[conversation.id] = try await account.name(of: last.senderAddress)
                 }
             }
             if global.json {
                 try printJSON(["conversations": conversations.map { conversation -> [String: Any] in
                     var object: [String: Any] = ["contact": conversation.title, "unread": conversation.unreadCount,
-                                                 "summary": conversation.summary()]
+                                                 "summary": Presentation.summary(conversation)]
                     if let at = conversation.lastActivityAt { object["lastActivityAt"] = at }
                     if let last = conversation.lastMessage { object["lastMessage"] = Presentation.json(last, contact: conversation.title) }
                     return object
@@ -41,7 +42,7 @@ struct ChatsCommand: AsyncParsableCommand {
                 let unread = conversation.unreadCount > 0 ? Presentation.style.bold(" (\(conversation.unreadCount) unread)") : ""
                 let from = conversation.lastMessage.map { $0.direction == .outgoing ? "you: " : writers[conversation.id].map { "\(Presentation.peer($0)): " } ?? "" } ?? ""
                 print("\(Presentation.style.bold(Presentation.peer(conversation.title)))\(unread)  \(Presentation.style.dim(Presentation.time(conversation.lastActivityAt)))")
-                print("  \(from)\(UntrustedText.sanitized(conversation.summary(), keepingLineBreaks: false))")
+                print("  \(from)\(UntrustedText.sanitized(Presentation.summary(conversation), keepingLineBreaks: false))")
             }
         }
     }
@@ -76,25 +77,32 @@ struct HistoryCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let client = try global.openAccount()
-            let (page, resent) = try await client.history(with: name, before: before, after: after, limit: limit)
+            let account = try await global.openAccount()
+            let (room, target) = try await Names(account: account).room(name)
+            let page: [Message]
+            if let after {
+                page = try await room.messages(after: MessageID(rawValue: after), limit: limit)
+            } else {
+                page = try await room.history(before: before.map(MessageID.init(rawValue:)), limit: limit).messages
+            }
+            let resent = try await room.resentMessages()
             // In a group, each incoming line names its member and each of ours counts the members it reached.
             var group: String?
-            if case let .group(groupName) = try await client.target(name) { group = groupName }
+            if case let .group(found) = target { group = found.name }
             var members: [String: String] = [:]
-            var receipts: [Int64: (members: Int, delivered: Int, read: Int)] = [:]
+            var receipts: [MessageID: GroupReceipts] = [:]
             if group != nil {
                 for message in page {
-                    if message.direction == .incoming, members[message.sender] == nil {
-                        members[message.sender] = try await client.memberName(address: message.sender)
+                    if message.direction == .incoming, members[message.senderAddress] == nil {
+                        members[message.senderAddress] = try await account.name(of: message.senderAddress)
                     }
-                    if message.direction == .outgoing { receipts[message.id] = try await client.groupReceipts(messageId: message.id) }
+                    if message.direction == .outgoing { receipts[message.id] = try await room.receipts(of: message.id) }
                 }
             }
             if global.json {
                 try printJSON(["messages": page.map { message in
-                    var object = Presentation.json(message, contact: members[message.sender] ?? name)
-                    if resent.contains(message.clientMessageId) { object["resent"] = true }
+                    var object = Presentation.json(message, contact: members[message.senderAddress] ?? name)
+                    if resent.contains(message.clientMessageID) { object["resent"] = true }
                     if let group {
                         object["group"] = group
                         if let counts = receipts[message.id] {
@@ -108,14 +116,14 @@ struct HistoryCommand: AsyncParsableCommand {
             } else {
                 if page.isEmpty { print("No messages.") }
                 for message in page {
-                    var note = resent.contains(message.clientMessageId) ? Presentation.style.dim("  (resent: \(name) could not decrypt it)") : ""
+                    var note = resent.contains(message.clientMessageID) ? Presentation.style.dim("  (resent: \(name) could not decrypt it)") : ""
                     if let counts = receipts[message.id], counts.members > 0 {
                         note += Presentation.style.dim("  (delivered to \(counts.delivered) of \(counts.members), read by \(counts.read) of \(counts.members))")
                     }
-                    print(Presentation.line(message, contact: members[message.sender] ?? name) + note)
+                    print(Presentation.line(message, contact: members[message.senderAddress] ?? name) + note)
                 }
             }
-            if !noReceipts { try await client.markRead(contact: name) }
+            if !noReceipts { try await room.markRead() }
         }
     }
 }
@@ -142,9 +150,18 @@ struct SearchCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let hits = try await global.openAccount(offline: true).search(words.joined(separator: " "), limit: limit)
+            let account = try await global.openAccount()
+            let hits = try await account.search(words.joined(separator: " "), limit: limit)
+            var titles: [ConversationID: String] = [:]
             var rows: [[String: Any]] = []
-            for (hit, contact) in hits {
+            for hit in hits {
+                let conversation = hit.message.conversation
+                if titles[conversation] == nil {
+                    // A group's hits say group:NAME, as a name typed on the command line would.
+                    let summary = try? await account.room(conversation).summary()
+                    titles[conversation] = summary.map { $0.isGroup ? "group:" + $0.title : $0.title } ?? "?"
+                }
+                let contact = titles[conversation] ?? "?"
                 if global.json {
                     var object = Presentation.json(hit.message, contact: contact)
                     object["snippet"] = hit.snippet
@@ -172,22 +189,22 @@ struct OutboxCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let items = try await global.openAccount(offline: true).outbox()
+            let items = try await global.openAccount().queuedMessages()
             if global.json {
                 try printJSON(["outbox": items.map { item -> [String: Any] in
-                    var object: [String: Any] = ["requestId": item.requestId, "status": item.status.rawValue,
-                                                 "failCount": item.failCount, "nextAttemptAt": item.nextAttemptAt,
-                                                 "bytes": item.payload.count]
+                    var object: [String: Any] = ["requestId": item.requestID, "status": item.state.rawValue,
+                                                 "failCount": item.failedAttempts, "nextAttemptAt": item.nextAttemptAt,
+                                                 "bytes": item.size]
                     if let error = item.lastError { object["lastError"] = error }
-                    if let id = item.messageId { object["messageId"] = id }
+                    if let id = item.message { object["messageId"] = id.rawValue }
                     return object
                 }])
                 return
             }
             if items.isEmpty { print("The outbox is empty.") }
             for item in items {
-                let when = item.status == .pending ? "next try \(Presentation.time(item.nextAttemptAt))" : "gave up"
-                print("\(item.requestId.prefix(12))  \(item.status.rawValue)  attempts \(item.failCount)  \(when)  \(Presentation.peer(item.lastError ?? ""))")
+                let when = item.state == .pending ? "next try \(Presentation.time(item.nextAttemptAt))" : "gave up"
+                print("\(item.requestID.prefix(12))  \(item.state.rawValue)  attempts \(item.failedAttempts)  \(when)  \(Presentation.peer(item.lastError ?? ""))")
             }
         }
     }
@@ -208,7 +225,7 @@ struct RetryCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let report = try await global.openAccount().retry(requestID: id)
+            let report = try await global.openAccount().retryQueued(requestID: id)
             if global.json {
                 var object: [String: Any] = ["sent": report.sent, "retrying": report.retrying, "failed": report.failed]
                 if let next = report.nextAttemptAt { object["nextAttemptAt"] = next }

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import HushClient
+import HushKit
 
 struct ContactCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -48,10 +48,10 @@ struct ContactCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let contacts = try await global.openAccount(offline: true).contacts()
+                let contacts = try await global.openAccount().contacts()
                 if global.json {
                     try printJSON(["contacts": contacts.map { ["name": $0.name, "address": $0.address, "verification": $0.verification.rawValue,
-                                                               "identityChanged": $0.pendingIdentityKey != nil,
+                                                               "identityChanged": $0.verification == .changed,
                                                                "profileName": $0.profileName.map { $0 as Any } ?? NSNull()] }])
                     return
                 }
@@ -77,7 +77,8 @@ struct ContactCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                try await global.openAccount(offline: true).removeContact(name: name)
+                let account = try await global.openAccount()
+                try await account.removeContact(Names(account: account).contact(name).id)
                 print("Removed \(name) and the conversation with them.")
             }
         }
@@ -96,7 +97,12 @@ struct ContactCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                try await global.openAccount().acceptIdentityChange(name: name)
+                let account = try await global.openAccount()
+                let contact = try await Names(account: account).contact(name)
+                guard contact.verification == .changed else {
+                    throw CommandError(.contactProblem, "\(name) has no changed identity key to accept")
+                }
+                try await account.acceptIdentityChange(of: contact.id)
                 print("Accepted \(name)'s new identity key; a new session started. The contact is unverified until you compare safety numbers again.")
             }
         }

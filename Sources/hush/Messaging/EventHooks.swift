@@ -1,5 +1,4 @@
 import Foundation
-import HushClient
 import Synchronization
 
 /// What `hush listen` runs per event besides printing it: a desktop
@@ -40,7 +39,7 @@ final class EventHooks: Sendable {
         return nil
     }
 
-    func handle(_ event: MessengerEvent, json: String) {
+    func handle(_ event: EventDetails, json: String) {
         let notification = notifySend == nil ? nil : EventNotification(event, includeText: notifyText)
         guard notification != nil || command != nil else { return }
         let dropped: Bool = waiting.withLock { waiting in

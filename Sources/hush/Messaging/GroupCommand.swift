@@ -1,6 +1,5 @@
 import ArgumentParser
-import HushClient
-import HushMessenger
+import HushKit
 
 struct GroupCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -37,7 +36,7 @@ struct GroupCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await GroupCommand.change(global, headline: { "Created \(Presentation.peer($0.name)) with \($0.members.count - 1) member(s)." }) {
-                try await $0.createGroup(name: name, members: members)
+                try await $0.account.createGroup(name: name, members: $0.contactIDs(members))
             }
         }
     }
@@ -54,7 +53,7 @@ struct GroupCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await GroupCommand.change(global, headline: { "Added \(members.joined(separator: ", ")) to \(Presentation.peer($0.name)) (epoch \($0.epoch))." }) {
-                try await $0.addToGroup(name, members: members)
+                try await $0.groupRoom(name).addMembers($0.contactIDs(members))
             }
         }
     }
@@ -67,7 +66,7 @@ struct GroupCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await GroupCommand.change(global, headline: { "Removed \(member) from \(Presentation.peer($0.name)) (epoch \($0.epoch))." }) {
-                try await $0.removeFromGroup(name, member: member)
+                try await $0.groupRoom(name).removeMember($0.member(member, of: name))
             }
         }
     }
@@ -80,7 +79,7 @@ struct GroupCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await GroupCommand.change(global, headline: { "\(member) is now an admin of \(Presentation.peer($0.name))." }) {
-                try await $0.promoteInGroup(name, member: member)
+                try await $0.groupRoom(name).makeAdmin($0.member(member, of: name))
             }
         }
     }
@@ -93,7 +92,7 @@ struct GroupCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await GroupCommand.change(global, headline: { "Renamed \(name) to \($0.name)." }) {
-                try await $0.renameGroup(name, to: newName)
+                try await $0.groupRoom(name).rename(to: newName)
             }
         }
     }
@@ -105,7 +104,8 @@ struct GroupCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                try await global.openAccount().leaveGroup(name)
+                let names = Names(account: try await global.openAccount())
+                try await names.groupRoom(name).leave()
                 if global.json { try printJSON(["left": name]) } else { print("You left \(name); its history stays readable.") }
             }
         }
@@ -117,7 +117,7 @@ struct GroupCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let groups = try await global.openAccount(offline: true).groups()
+                let groups = try await global.openAccount().groups()
                 if global.json { return try printJSON(["groups": groups.map(GroupCommand.json)]) }
                 if groups.isEmpty { print("No groups yet: `hush group create NAME MEMBER…`.") }
                 for group in groups {
@@ -135,22 +135,22 @@ struct GroupCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let group = try await global.openAccount(offline: true).group(name)
+                let group = try await Names(account: try await global.openAccount()).group(name)
                 try GroupCommand.show(group, json: global.json, headline: nil)
             }
         }
     }
 
     /// Runs a membership change and shows the group as it now is.
-    static func change(_ global: GlobalOptions, headline: (GroupSummary) -> String,
-                       _ body: (MessagingClient) async throws -> GroupSummary) async throws {
+    static func change(_ global: GlobalOptions, headline: (Group) -> String,
+                       _ body: (Names) async throws -> Group) async throws {
         try await reportingErrors {
-            let group = try await body(try global.openAccount())
+            let group = try await body(Names(account: try await global.openAccount()))
             try show(group, json: global.json, headline: headline(group))
         }
     }
 
-    static func show(_ group: GroupSummary, json: Bool, headline: String?) throws {
+    static func show(_ group: Group, json: Bool, headline: String?) throws {
         if json { return try printJSON(Self.json(group)) }
         if let headline { print(headline) }
         print("\(Presentation.peer(group.name)): \(group.members.count) members, epoch \(group.epoch)" +
@@ -172,11 +172,36 @@ struct GroupCommand: AsyncParsableCommand {
         }
     }
 
-    static func json(_ group: GroupSummary) -> [String: Any] {
+    static func json(_ group: Group) -> [String: Any] {
         ["name": group.name, "epoch": Int(group.epoch), "standing": group.standing.rawValue,
          "members": group.members.map { member -> [String: Any] in
              ["name": member.name, "address": member.address, "admin": member.isAdmin, "you": member.isYou,
               "verification": member.verification?.rawValue ?? "you", "hasKey": member.hasKey, "answered": member.isYou || member.hasAnswered]
          }]
+    }
+}
+
+/// Group members and groups by the names typed on the command line.
+extension Names {
+    /// The room of the group `name` (group:NAME works too).
+    func groupRoom(_ name: String) async throws -> Room {
+        try await account.room(group(name.hasPrefix("group:") ? String(name.dropFirst(6)) : name).id)
+    }
+
+    func contactIDs(_ names: [String]) async throws -> [ContactID] {
+        var ids: [ContactID] = []
+        for name in names { ids.append(try await contact(name).id) }
+        return ids
+    }
+
+    /// A member of the group `group`, by the name it lists them under.
+    func member(_ name: String, of group: String) async throws -> ContactID {
+        let found = try await self.group(group.hasPrefix("group:") ? String(group.dropFirst(6)) : group)
+        if let member = found.members.first(where: { $0.name == name }) {
+            if member.isYou { throw CommandError(.failure, "to leave '\(found.name)', use `hush group leave \(found.name)`") }
+            if let contact = member.contact { return contact }
+            throw CommandError(.failure, "\(name) is not one of your contacts: add them as a contact first (`hush contact add NAME ADDRESS`)")
+        }
+        return try await contact(name).id
     }
 }

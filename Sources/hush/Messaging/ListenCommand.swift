@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import HushClient
+import HushKit
 import HushTerminal
 
 struct ListenCommand: AsyncParsableCommand {
@@ -56,20 +56,21 @@ struct ListenCommand: AsyncParsableCommand {
                 }
             }
             let hooks = EventHooks(notifySend: notifySend, notifyText: notifyText, command: exec)
-            let client = try global.openAccount()
+            let account = try await global.openAccount()
             let json = global.json
             // With --notify this usually runs as a service whose output is logged: no message text there unless asked.
             let bodies = !notify || printText
             // Subscribed before the live connection starts: nothing it stores is missed.
-            let events = client.events
-            let live = client.startLive()
+            let events = account.events()
+            account.startLive()
             let printer = Task {
                 for await event in events {
-                    let object = ListenCommand.describe(event)
+                    guard let details = await EventDetails.read(event, from: account) else { continue }
+                    let object = ListenCommand.describe(details)
                     let line = Presentation.jsonLine(object)
                     print(json ? line : ListenCommand.text(object, bodies: bodies))
                     fflush(nil)
-                    hooks.handle(event, json: line)
+                    hooks.handle(details, json: line)
                 }
             }
             if let timeout {
@@ -77,43 +78,39 @@ struct ListenCommand: AsyncParsableCommand {
             } else {
                 await waitForInterrupt()
             }
-            for task in live { task.cancel() }
+            account.stopLive()
             printer.cancel()
             hooks.drain()
         }
     }
 
-    static func describe(_ event: MessengerEvent) -> [String: Any] {
+    static func describe(_ event: EventDetails) -> [String: Any] {
         switch event {
-        case let .received(message, contact):
+        case let .message(message, contact, group):
             var object = Presentation.json(message, contact: contact)
             object["event"] = "message"
+            if let group { object["group"] = group }
             return object
-        case let .request(message, contact, _):
+        case let .request(message, contact):
             var object = Presentation.json(message, contact: contact)
             object["event"] = "request"
             return object
-        case let .statusChanged(id, status, contact, _, _):
-            return ["event": "status", "clientMessageId": id, "status": status.rawValue, "contact": contact]
-        case let .typing(contact, active, _):
+        case let .status(message, status, contact):
+            return ["event": "status", "clientMessageId": message.clientMessageID, "status": status.rawValue, "contact": contact]
+        case let .typing(_, contact, active):
             return ["event": "typing", "contact": contact, "active": active]
-        case let .quarantined(reason):
+        case let .undecryptable(reason):
             return ["event": "quarantined", "reason": reason]
-        case let .resent(id, contact, _):
-            return ["event": "resent", "clientMessageId": id, "contact": contact]
+        case let .resent(message, contact):
+            return ["event": "resent", "clientMessageId": message.clientMessageID, "contact": contact]
         case let .connection(online):
             return ["event": "connection", "online": online]
-        case let .groupReceived(message, group, member):
-            var object = Presentation.json(message, contact: member)
-            object["event"] = "message"
-            object["group"] = group
-            return object
-        case let .groupChanged(group, _):
+        case let .groupChanged(_, group):
             return ["event": "group", "group": group]
         case let .missed(count):
             return ["event": "missed", "count": count]
-        case let .syncFailed(failure):
-            return ["event": "syncFailed", "message": ExitStatus.message(for: failure.error)]
+        case let .syncFailed(error):
+            return ["event": "syncFailed", "message": error.terminalReport.message]
         }
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import HushClient
+import HushKit
 import HushTerminal
 
 /// How messages and times look in the terminal.
@@ -7,7 +7,7 @@ enum Presentation {
     static let style = TerminalStyle.standard
 
     /// pending …, sent ✓, delivered ✓✓, read ✓✓ (highlighted), failed ✗.
-    static func mark(_ status: MessageStatus) -> String {
+    static func mark(_ status: Message.Status) -> String {
         switch status {
         case .pending: return style.dim("… pending")
         case .sent: return "✓ sent"
@@ -30,24 +30,37 @@ enum Presentation {
     }
 
     /// One history line: `[id] time  who: text  mark`.
-    static func line(_ message: StoredMessage, contact: String) -> String {
+    static func line(_ message: Message, contact: String) -> String {
         let who = message.direction == .outgoing ? "you" : contact
         let mark = message.direction == .outgoing ? "  " + Presentation.mark(message.status) : ""
         // Someone else's text: escape sequences in it must not reach the terminal.
-        return "[\(message.id)] \(style.dim(time(message.relayTimestamp ?? message.createdAt)))  \(style.bold(peer(who))): \(UntrustedText.sanitized(message.body))\(mark)"
+        return "[\(message.id)] \(style.dim(time(message.relayTimestamp ?? message.createdAt)))  \(style.bold(peer(who))): \(UntrustedText.sanitized(message.text))\(mark)"
     }
 
-    static func json(_ message: StoredMessage, contact: String) -> [String: Any] {
+    static func json(_ message: Message, contact: String) -> [String: Any] {
         var object: [String: Any] = [
-            "id": message.id, "clientMessageId": message.clientMessageId, "contact": contact,
-            "direction": message.direction == .outgoing ? "out" : "in", "body": message.body,
-            "contentType": message.contentType, "status": message.status.rawValue, "createdAt": message.createdAt,
+            "id": message.id.rawValue, "clientMessageId": message.clientMessageID, "contact": contact,
+            "direction": message.direction == .outgoing ? "out" : "in", "body": message.text,
+            "contentType": contentType(message), "status": message.status.rawValue, "createdAt": message.createdAt,
         ]
-        if let serverId = message.serverId { object["serverId"] = serverId }
+        if let serverId = message.serverID { object["serverId"] = serverId }
         if let relayTimestamp = message.relayTimestamp { object["relayTimestamp"] = relayTimestamp }
         if let deliveredAt = message.deliveredAt { object["deliveredAt"] = deliveredAt }
         if let readAt = message.readAt { object["readAt"] = readAt }
         return object
+    }
+
+    /// The content type as docs/PROTOCOL.md and earlier `--json` output name it.
+    static func contentType(_ message: Message) -> String {
+        message.kind == .file ? "attachment" : "text/plain"
+    }
+
+    /// A conversation's last message on one line, cut to `length` characters
+    /// (the preview `hush chats` shows).
+    static func summary(_ conversation: Conversation, length: Int = 60) -> String {
+        guard let text = conversation.lastMessage?.text else { return "" }
+        let line = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+        return line.count <= length ? line : String(line.prefix(length - 1)) + "…"
     }
 
     /// Untrusted text on one line for a terminal, cut to `length` characters

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HushClient
+import HushKit
 
 struct ProfileCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -23,9 +24,9 @@ struct ProfileCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let client = try global.openAccount(offline: name == nil)
+            let client = try await global.openAccount()
             if let name {
-                let queued = try await client.setDisplayName(name)
+                try await client.setDisplayName(name); let queued = 0
                 let current = try await client.displayName()
                 if global.json {
                     try printJSON(["name": current ?? NSNull(), "queuedFor": queued])

@@ -1,5 +1,6 @@
 import ArgumentParser
 import HushClient
+import HushKit
 
 struct RegisterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -25,8 +26,8 @@ struct RegisterCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let client = try global.openAccount(relayOverride: relay)
-            let url = try await client.register()
+            let client = try await global.openAccount(relayOverride: relay)
+            try await client.register(); let url = client.relayURL ?? ""
             if global.json {
                 try printJSON(["relay": url, "address": client.address, "registered": true])
             } else {

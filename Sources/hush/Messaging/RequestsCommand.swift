@@ -1,5 +1,5 @@
 import ArgumentParser
-import HushClient
+import HushKit
 
 struct RequestsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -29,15 +29,15 @@ struct RequestsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let client = try global.openAccount(offline: true)
-                let requests = try await client.messageRequests(blocked: blocked)
-                let removed = blocked ? 0 : try await client.messageRequestsRemovedForRoom()
+                let account = try await global.openAccount()
+                let requests = try await account.messageRequests(blocked: blocked)
+                let removed = blocked ? 0 : try await account.messageRequestsRemovedForRoom()
                 if global.json {
                     var output: [String: Any] = [(blocked ? "blocked" : "requests"): requests.map { request -> [String: Any] in
                         var object: [String: Any] = ["name": request.contact.name, "address": request.contact.address,
                                                      "messages": request.messageCount, "firstSeenAt": request.contact.createdAt]
                         if let last = request.lastMessage { object["lastMessage"] = Presentation.json(last, contact: request.contact.name) }
-                        if !request.invitations.isEmpty { object["invitations"] = request.invitations }
+                        if !request.groupInvitations.isEmpty { object["invitations"] = request.groupInvitations }
                         if let chosen = request.contact.profileName { object["profileName"] = chosen }
                         return object
                     }]
@@ -53,13 +53,13 @@ struct RequestsCommand: AsyncParsableCommand {
                     if let chosen = request.contact.profileName {
                         print("  calls themselves \"\(Presentation.oneLine(chosen, length: 64))\" (their claim: compare safety numbers to know who it is)")
                     }
-                    for group in request.invitations {
+                    for group in request.groupInvitations {
                         print("  \(Presentation.peer(request.contact.name)) invites you to the group \"\(Presentation.oneLine(group, length: 64))\" (you join it when you accept)")
                     }
-                    if let body = request.lastMessage?.body { print("  \(Presentation.oneLine(body))") }
+                    if let body = request.lastMessage?.text { print("  \(Presentation.oneLine(body))") }
                 }
                 if removed > 0 {
-                    print(Presentation.style.dim("\(removed) older request(s) were removed to make room: at most \(MessagingClient.maxMessageRequests) wait at once."))
+                    print(Presentation.style.dim("\(removed) older request(s) were removed to make room: at most \(HushAccount.maxMessageRequests) wait at once."))
                 }
                 if !requests.isEmpty && !blocked {
                     print(Presentation.style.dim("Accept with `hush requests accept NAME [--name NEW]` (compare safety numbers with `hush verify NAME`), or `hush requests block NAME`."))
@@ -81,7 +81,8 @@ struct RequestsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let contact = try await global.openAccount().acceptRequest(name: name, renameTo: rename)
+                let account = try await global.openAccount()
+                let contact = try await account.acceptRequest(from: RequestsCommand.request(name, in: account).id, renameTo: rename)
                 if global.json {
                     try printJSON(["name": contact.name, "address": contact.address, "standing": contact.standing.rawValue])
                 } else {
@@ -100,7 +101,8 @@ struct RequestsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                try await global.openAccount().block(name: name)
+                let account = try await global.openAccount()
+                try await account.block(Names(account: account).contact(name).id)
                 if global.json {
                     try printJSON(["name": name, "standing": "blocked"])
                 } else {
@@ -108,5 +110,13 @@ struct RequestsCommand: AsyncParsableCommand {
                 }
             }
         }
+    }
+
+    /// The contact behind a request (or a blocked contact, whom accepting unblocks).
+    static func request(_ name: String, in account: HushAccount) async throws -> Contact {
+        guard let contact = try await account.contacts().first(where: { $0.name == name }), contact.standing != .accepted else {
+            throw CommandError(.contactProblem, "no message request from '\(name)': `hush requests` lists them")
+        }
+        return contact
     }
 }

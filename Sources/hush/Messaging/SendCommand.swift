@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HushClient
+import HushKit
 
 struct SendCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -43,7 +44,9 @@ struct SendCommand: AsyncParsableCommand {
                 body = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
             }
             guard !body.isEmpty else { throw ValidationError("nothing to send: the message is empty") }
-            let (message, refused, reason) = try await global.openAccount().send(text: body, to: name)
+            let account = try await global.openAccount()
+            let sent = try await Names(account: account).room(name).room.sendReportingDelivery(body)
+            let (message, refused, reason) = (sent.message, sent.refusedByRelay, sent.reason)
             if global.json {
                 try printJSON(Presentation.json(message, contact: name))
             } else {
@@ -64,15 +67,18 @@ struct SendCommand: AsyncParsableCommand {
 extension SendCommand {
     func sendFile(_ path: String) async throws {
         try await reportingErrors {
-            let client = try global.openAccount()
-            let progress = TransferProgress(json: global.json, label: String(path.split(separator: "/").last ?? ""))
-            let (message, attachment, reason) = try await client.sendFile(at: path, to: name, caption: text, progress: progress.handler)
+            let account = try await global.openAccount()
+            let room = try await Names(account: account).room(name).room
+            let progress = ProgressDisplay(json: global.json, label: String(path.split(separator: "/").last ?? ""))
+            let (message, attachment) = try await room.sendFile(at: path, progress: progress.handler)
+            if let text, !text.isEmpty { _ = try await room.send(text) }
+            let reason = try await SendCommand.queueReason(message, attachment: attachment, account: account)
             if global.json {
                 var object = Presentation.json(message, contact: name)
                 object["attachment"] = AttachmentsCommand.json(attachment, contact: name)
                 try printJSON(object)
             } else {
-                print("[\(message.id)] to \(name): \(message.body) \(Presentation.mark(message.status)) (attachment \(attachment.id): \(attachment.state.rawValue))")
+                print("[\(message.id)] to \(name): \(message.text) \(Presentation.mark(message.status)) (attachment \(attachment.id): \(attachment.state.rawValue))")
             }
             guard let reason else { return }
             if message.status == .failed {
@@ -82,6 +88,16 @@ extension SendCommand {
             printError("the file is not at the relay yet (\(reason)); it stays in the outbox and `hush sync` retries it")
             throw ExitCode(ExitStatus.queued.rawValue)
         }
+    }
+}
+
+extension SendCommand {
+    /// Why a file's message is not at the relay yet (nil once it is): the
+    /// upload's error, else the queue's, else no answer at all.
+    static func queueReason(_ message: Message, attachment: Attachment, account: HushAccount) async throws -> String? {
+        guard message.status == .pending || message.status == .failed else { return nil }
+        if let error = attachment.lastError { return error }
+        return try await account.queuedMessages().first(where: { $0.message == message.id })?.lastError ?? "no answer"
     }
 }
 
@@ -99,22 +115,24 @@ struct SyncCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let (report, requests) = try await global.openAccount().sync()
+            let report = try await global.openAccount().sync()
+            let requests = report.pendingRequests
+            let quarantined = report.setAside - report.askedToResend
             if global.json {
-                try printJSON(["received": report.received, "quarantined": report.quarantined, "resendRequested": report.resendRequested,
+                try printJSON(["received": report.received, "quarantined": quarantined, "resendRequested": report.askedToResend,
                                "deferred": report.deferred, "waitingForGroupKeys": report.waitingForGroupKeys, "waitingForAcceptance": report.waitingForAcceptance, "dropped": report.dropped, "requests": requests,
-                               "sent": report.outbox.sent, "retrying": report.outbox.retrying, "failed": report.outbox.failed])
+                               "sent": report.sent, "retrying": report.retrying, "failed": report.failed])
             } else {
-                print("Received \(report.received), sent \(report.outbox.sent)" +
-                      (report.outbox.retrying > 0 ? ", \(report.outbox.retrying) waiting to retry" : "") +
-                      (report.outbox.failed > 0 ? ", \(report.outbox.failed) failed (see `hush outbox`)" : "") +
+                print("Received \(report.received), sent \(report.sent)" +
+                      (report.retrying > 0 ? ", \(report.retrying) waiting to retry" : "") +
+                      (report.failed > 0 ? ", \(report.failed) failed (see `hush outbox`)" : "") +
                       (report.dropped > 0 ? ", dropped \(report.dropped) from blocked contacts" : ""))
                 if requests > 0 {
                     print("\(requests) message request(s) from people who are not your contacts: `hush requests`")
                 }
             }
-            if report.resendRequested > 0 {
-                printError("\(report.resendRequested) envelope(s) could not be decrypted; their senders were asked to send them again (they arrive with a later sync)")
+            if report.askedToResend > 0 {
+                printError("\(report.askedToResend) envelope(s) could not be decrypted; their senders were asked to send them again (they arrive with a later sync)")
             }
             if report.waitingForGroupKeys > 0 {
                 printError("\(report.waitingForGroupKeys) group message(s) came before their sender's key, which is on its way; " +
@@ -129,10 +147,10 @@ struct SyncCommand: AsyncParsableCommand {
                            "(a session or a prekey: was a contact removed, or an old backup restored?); they stay at the relay " +
                            "and every sync tries them again; `hush audit local` lists them")
             }
-            if report.quarantined > 0 {
-                printError("\(report.quarantined) envelope(s) could not be decrypted and were set aside; `hush audit local` lists them")
+            if quarantined > 0 {
+                printError("\(quarantined) envelope(s) could not be decrypted and were set aside; `hush audit local` lists them")
             }
-            if report.quarantined > 0 || report.deferred > 0 { throw ExitCode(.quarantined) }
+            if quarantined > 0 || report.deferred > 0 { throw ExitCode(.quarantined) }
         }
     }
 }

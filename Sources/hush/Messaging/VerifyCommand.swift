@@ -1,5 +1,6 @@
 import ArgumentParser
-import HushClient
+import Foundation
+import HushKit
 import HushTerminal
 
 struct VerifyCommand: AsyncParsableCommand {
@@ -26,9 +27,11 @@ struct VerifyCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let client = try global.openAccount(offline: true)
+            let account = try await global.openAccount()
+            let contact = try await Names(account: account).contact(name)
             if let compare {
-                let matched = try await client.compareSafetyNumber(with: name, code: compare)
+                try SafetyNumberRule.check(compare)
+                let matched = try await account.compareSafetyNumber(with: contact.id, code: compare)
                 if global.json {
                     try printJSON(["contact": name, "matches": matched, "verified": matched])
                 } else if matched {
@@ -39,10 +42,11 @@ struct VerifyCommand: AsyncParsableCommand {
                 if !matched { throw ExitCode(.safetyNumberMismatch) }
                 return
             }
-            let (number, contact) = try await client.safetyNumber(with: name)
-            let scannable = number.scannable.serialized()
+            let number = try await account.safetyNumber(with: contact.id)
+            let scannable = number.scannableCode
+            let hex = scannable.map { String(format: "%02x", $0) }.joined()
             if global.json {
-                try printJSON(["contact": name, "safetyNumber": number.grouped, "scannable": Hex.encode(scannable),
+                try printJSON(["contact": name, "safetyNumber": number.groups.joined(separator: " "), "scannable": hex,
                                "verification": contact.verification.rawValue])
                 return
             }
@@ -50,13 +54,13 @@ struct VerifyCommand: AsyncParsableCommand {
                 print(Presentation.style.bad("\(name)'s identity key CHANGED. This is the number for the new key; compare it before `hush contact accept \(name)`."))
             }
             print("Safety number with \(name) (\(contact.verification.rawValue)):")
-            let groups = number.grouped.split(separator: " ")
+            let groups = number.groups
             for row in stride(from: 0, to: groups.count, by: 4) {
                 print("  " + groups[row..<min(row + 4, groups.count)].joined(separator: " "))
             }
             if qr {
                 print(try QRCode(data: scannable).renderForTerminal())
-                print("Scannable code (hex): \(Hex.encode(scannable))")
+                print("Scannable code (hex): \(hex)")
             }
         }
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HushClient
+import HushKit
 
 struct WhoamiCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -19,10 +20,10 @@ struct WhoamiCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let client = try global.openAccount(offline: true)
+            let client = try await global.openAccount()
             let registered = try await client.isRegistered()
             if global.json {
-                try printJSON(["address": client.address, "identityKey": client.identityKey,
+                try printJSON(["address": client.address, "identityKey": client.fingerprint.replacingOccurrences(of: " ", with: "").lowercased(),
                                "relay": client.relayURL ?? NSNull(), "registered": registered])
             } else {
                 print("Address:      \(client.address)")

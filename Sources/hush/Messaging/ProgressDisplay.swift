@@ -1,5 +1,5 @@
 import Foundation
-import HushMessenger
+import HushKit
 import Synchronization
 
 /// Shows an attachment transfer's progress: a bar with bytes, rate and time
@@ -7,11 +7,11 @@ import Synchronization
 /// not; with `--json`, one event object per line on standard error
 /// (standard output keeps the command's one JSON result for scripts).
 /// Called from whatever thread moves the bytes, hence the lock.
-final class TransferProgress: Sendable {
+final class ProgressDisplay: Sendable {
     enum Style { case bar, lines, json }
 
     private struct State {
-        var phase: AttachmentProgress.Phase?
+        var phase: TransferProgress.Phase?
         var started = Date()
         var lastDraw = Date.distantPast
         var lastTenth = -1
@@ -26,9 +26,9 @@ final class TransferProgress: Sendable {
         self.label = label
     }
 
-    var handler: @Sendable (AttachmentProgress) -> Void { { [self] in report($0) } }
+    var handler: @Sendable (TransferProgress) -> Void { { [self] in report($0) } }
 
-    func report(_ progress: AttachmentProgress) {
+    func report(_ progress: TransferProgress) {
         state.withLock { state in
             let now = Date()
             if state.phase != progress.phase {
@@ -42,7 +42,7 @@ final class TransferProgress: Sendable {
                 guard finished || now.timeIntervalSince(state.lastDraw) >= 0.25 else { return }
                 state.lastDraw = now
                 let event = Presentation.jsonLine(["event": "progress", "phase": progress.phase.rawValue,
-                                                   "attachment": progress.attachmentId, "done": progress.done, "total": progress.total])
+                                                   "attachment": progress.attachment?.rawValue ?? 0, "done": progress.done, "total": progress.total])
                 FileHandle.standardError.write(Data((event + "\n").utf8))
             case .lines:
                 let tenth = Int(fraction * 10)

@@ -3,7 +3,7 @@ import Foundation
 /// What a line typed in a chat means. A line starting with "/" is a command
 /// for this program, never sent; "//" sends the rest with one "/" in front
 /// (so "//shrug" sends "/shrug").
-public enum ChatInput: Sendable, Equatable {
+enum ChatInput: Sendable, Equatable {
     case message(String)
     case help
     case quit
@@ -20,11 +20,11 @@ public enum ChatInput: Sendable, Equatable {
     /// A command that does not exist or was used wrongly: the text says what to do.
     case invalid(String)
 
-    public static let defaultHistoryCount = 20
-    public static let maximumHistoryCount = 1_000
+    static let defaultHistoryCount = 20
+    static let maximumHistoryCount = 1_000
 
     /// The commands and what they do, for `/help` and the documentation.
-    public static let commandHelp: [(usage: String, meaning: String)] = [
+    static let commandHelp: [(usage: String, meaning: String)] = [
         ("/help", "this list"),
         ("/quit", "leave the chat (Ctrl-D on an empty line and Ctrl-C too)"),
         ("/verify [DIGITS]", "show the safety number, or compare the one your contact reads out"),
@@ -40,7 +40,7 @@ public enum ChatInput: Sendable, Equatable {
         return home + path.dropFirst()
     }
 
-    public init(parsing line: String) {
+    init(parsing line: String) {
         let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
         guard trimmed.hasPrefix("/") else {
             self = trimmed.isEmpty ? .nothing : .message(trimmed)

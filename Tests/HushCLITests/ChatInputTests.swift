@@ -1,6 +1,6 @@
 import Foundation
-import HushClient
 import Testing
+@testable import hush
 
 @Suite struct ChatInputTests {
     @Test func plainTextIsAMessageAndBlankIsNothing() {

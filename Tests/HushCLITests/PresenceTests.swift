@@ -1,17 +1,17 @@
-import HushClient
 import HushTesting
 import Testing
+@testable import hush
 
 @Suite struct PresenceTests {
     @Test func offlineRelayWinsOverEverything() {
-        let presence = Presence(clock: ManualClock(start: 0))
+        let presence = Presence(now: { 0 })
         presence.seen(typing: true)
         #expect(presence.status(for: "bob") == "relay offline, reconnecting")
     }
 
     @Test func onlineWhileHeartbeatsArriveThenGone() {
         let clock = ManualClock(start: 1_000_000)
-        let presence = Presence(clock: clock)
+        let presence = Presence(now: { clock.now() })
         presence.relayOnline = true
         #expect(presence.status(for: "bob") == "")
         presence.seen()
@@ -26,7 +26,7 @@ import Testing
 @Suite struct PresenceTypingTests {
     @Test func typingClearsAfterAPauseWithoutAStopIndicator() {
         let clock = ManualClock(start: 1_000_000)
-        let presence = Presence(clock: clock)
+        let presence = Presence(now: { clock.now() })
         presence.relayOnline = true
         presence.seen(typing: true)
         clock.advance(milliseconds: Presence.typingWindowMilliseconds - 1)
@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test func aMessageOrHeartbeatEndsTyping() {
-        let presence = Presence(clock: ManualClock(start: 1_000_000))
+        let presence = Presence(now: { 1_000_000 })
         presence.relayOnline = true
         presence.seen(typing: true)
         presence.seen()
@@ -49,7 +49,7 @@ import Testing
 @Suite struct PresenceArrivalTests {
     @Test func seenSaysWhenTheContactArrivesNotWhileTheyStay() {
         let clock = ManualClock(start: 1_000_000)
-        let presence = Presence(clock: clock)
+        let presence = Presence(now: { clock.now() })
         #expect(presence.seen())
         clock.advance(milliseconds: 20_000)
         #expect(!presence.seen())

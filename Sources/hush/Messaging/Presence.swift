@@ -1,30 +1,32 @@
 import Foundation
-import HushCrypto
 
 /// What a chat's header says about the contact and the relay: online while
 /// heartbeats keep arriving, typing while their indicator keeps coming.
-public final class Presence: @unchecked Sendable {
+final class Presence: @unchecked Sendable {
     /// How long after the last sign of life a contact still counts as online
     /// (two heartbeats and some slack).
-    public static let onlineWindowMilliseconds: Int64 = 45_000
+    static let onlineWindowMilliseconds: Int64 = 45_000
     /// How long "typing…" stays after the last indicator. A typing side
     /// repeats it every `ChatSession.typingIdleMilliseconds` while keys are
     /// pressed, so it clears shortly after they stop, even when the "stopped"
     /// indicator is lost (it is never stored or resent).
-    public static let typingWindowMilliseconds: Int64 = ChatSession.typingIdleMilliseconds + 2_000
+    static let typingWindowMilliseconds: Int64 = ChatSession.typingIdleMilliseconds + 2_000
 
     private let lock = NSLock()
-    private let clock: any TimeSource
+    private let now: @Sendable () -> Int64
     private var lastSeen: Int64 = 0
     private var typingSince: Int64?
     private var online = false
 
-    /// Tests pass HushTesting's `ManualClock`.
-    public init(clock: any TimeSource = SystemClock()) {
-        self.clock = clock
+    /// `now` tells the time in milliseconds since 1970; tests pass a clock they move by hand.
+    init(now: @escaping @Sendable () -> Int64 = Presence.wallClock) {
+        self.now = now
     }
 
-    public var relayOnline: Bool {
+    /// The wall clock, in milliseconds since 1970.
+    @Sendable static func wallClock() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+
+    var relayOnline: Bool {
         get { lock.withLock { online } }
         set { lock.withLock { online = newValue } }
     }
@@ -32,8 +34,8 @@ public final class Presence: @unchecked Sendable {
     /// A sign of life: a heartbeat or message (`typing` false), or a typing
     /// indicator. Returns whether the contact had not counted as online before.
     @discardableResult
-    public func seen(typing active: Bool = false) -> Bool {
-        let at = clock.now()
+    func seen(typing active: Bool = false) -> Bool {
+        let at = now()
         return lock.withLock {
             let arrived = at - lastSeen >= Presence.onlineWindowMilliseconds
             lastSeen = at
@@ -42,8 +44,8 @@ public final class Presence: @unchecked Sendable {
         }
     }
 
-    public func status(for contact: String) -> String {
-        let at = clock.now()
+    func status(for contact: String) -> String {
+        let at = now()
         return lock.withLock {
             guard online else { return "relay offline, reconnecting" }
             let present = at - lastSeen < Presence.onlineWindowMilliseconds

@@ -1,21 +1,24 @@
 import Foundation
-import HushCrypto
-import HushMessenger
-import HushStore
+import HushClient
+import HushKit
 
 /// One open conversation in real time: the live connection, the heartbeat
 /// that shows the contact we are here, typing indicators, presence and read
 /// marks. The front end only draws what `start` hands it and feeds it input.
-public final class ChatSession: @unchecked Sendable {
+final class ChatSession: @unchecked Sendable {
     /// An encrypted, never-stored heartbeat goes out this often.
-    public static let heartbeatSeconds: UInt64 = 20
+    static let heartbeatSeconds: UInt64 = 20
     /// A typing indicator is repeated at most this often while the user types.
-    public static let typingIdleMilliseconds: Int64 = 4_000
+    static let typingIdleMilliseconds: Int64 = 4_000
 
-    public let contact: String
-    public let presence: Presence
-    private let client: MessagingClient
-    private let clock: any TimeSource
+    let account: HushAccount
+    let room: Room
+    /// The name the chat was opened with.
+    let contact: String
+    /// The contact of a one-to-one chat; nil for a group's.
+    let contactID: ContactID?
+    let presence: Presence
+    private let now: @Sendable () -> Int64
     private let lock = NSLock()
     private var tasks: [Task<Void, Never>] = []
     private var typingSince: Int64?
@@ -24,18 +27,25 @@ public final class ChatSession: @unchecked Sendable {
     private var refused: Set<String> = []
     private var lastEdit: Int64?
 
-    public init(client: MessagingClient, contact: String,
-                clock: any TimeSource = SystemClock()) {
-        self.client = client
+    init(account: HushAccount, room: Room, contact: String, contactID: ContactID?,
+         now: @escaping @Sendable () -> Int64 = Presence.wallClock) {
+        self.account = account
+        self.room = room
         self.contact = contact
-        self.clock = clock
-        presence = Presence(clock: clock)
+        self.contactID = contactID
+        self.now = now
+        presence = Presence(now: now)
     }
 
-    /// The latest messages, to show before `start`.
-    public func recentMessages(limit: Int = 20) async throws -> [StoredMessage] {
-        try await client.history(with: contact, limit: limit).messages
+    /// Opens the chat with the contact or group the user named.
+    static func open(_ account: HushAccount, name: String) async throws -> ChatSession {
+        let (room, target) = try await Names(account: account).room(name)
+        var contactID: ContactID?
+        if case let .contact(contact) = target { contactID = contact.id }
+        return ChatSession(account: account, room: room, contact: name, contactID: contactID)
     }
+
+    private var isGroup: Bool { contactID == nil }
 
     /// Marks the conversation read, then connects and keeps going until
     /// `finish`: `show` gets every event as it arrives, then `status` the
@@ -44,38 +54,38 @@ public final class ChatSession: @unchecked Sendable {
     /// Heartbeats and typing indicators go out only while the live socket is
     /// up: over it, never over a connection of their own (the relay closes an
     /// identity's oldest socket when one more opens, usually the live one).
-    public func start(show: @escaping @Sendable (MessengerEvent) -> Void, status: @escaping @Sendable (String) -> Void) async throws {
-        try await client.markRead(contact: contact)
+    func start(show: @escaping @Sendable (EventDetails) -> Void, status: @escaping @Sendable (String) -> Void) async throws {
+        try await room.markRead()
+        let account = account, room = room, contact = contact, presence = presence, contactID = contactID
         // Groups have no typing indicators or presence: only messages and receipts.
-        let groupName = try await group()?.name
-        let client = client, contact = contact, presence = presence
+        let isGroup = isGroup
         // Subscribed before the live connection starts: nothing it stores is missed.
-        let events = client.events
-        var started = client.startLive()
+        let events = account.events()
+        account.startLive()
+        var started: [Task<Void, Never>] = []
         started.append(Task {
             while !Task.isCancelled {
                 try? await Task.sleep(nanoseconds: ChatSession.heartbeatSeconds * 1_000_000_000)
-                if presence.relayOnline, groupName == nil { try? await client.sendTyping(self.isTyping, to: contact) }
+                if presence.relayOnline, !isGroup { try? await room.setTyping(self.isTyping) }
             }
         })
         started.append(Task {
             for await event in events {
-                show(event)
-                switch event {
-                case let .received(_, from) where from == contact:
-                    presence.seen()
-                    _ = try? await client.markRead(contact: contact)
-                case let .groupReceived(_, group, _) where group == groupName:
-                    _ = try? await client.markRead(contact: contact)
-                case let .typing(from, active, _) where from == contact:
+                guard let details = await EventDetails.read(event, from: account) else { continue }
+                show(details)
+                switch details {
+                case let .message(message, _, _) where message.conversation == room.id:
+                    if !isGroup { presence.seen() }
+                    _ = try? await room.markRead()
+                case let .typing(from, _, active) where from == contactID:
                     // The contact just opened the chat: answer their heartbeat at once, so
                     // they see us online without waiting for our next one (a contact
                     // already online is not answered, so two chats never ping-pong).
-                    if presence.seen(typing: active), presence.relayOnline { try? await client.sendTyping(self.isTyping, to: contact) }
+                    if presence.seen(typing: active), presence.relayOnline { try? await room.setTyping(self.isTyping) }
                 case let .connection(online):
                     presence.relayOnline = online
                     // The first heartbeat as soon as the socket is up: the contact sees us at once.
-                    if online, groupName == nil { try? await client.sendTyping(self.isTyping, to: contact) }
+                    if online, !isGroup { try? await room.setTyping(self.isTyping) }
                 default:
                     break
                 }
@@ -95,115 +105,114 @@ public final class ChatSession: @unchecked Sendable {
     /// says so: one saying "not typing" while keys are pressed would clear
     /// the indicator the contact was just shown.
     var isTyping: Bool {
-        let at = clock.now()
+        let at = now()
         return lock.withLock { lastEdit.map { at - $0 < ChatSession.typingIdleMilliseconds } ?? false }
     }
 
     /// The input line changed: tells the contact we are typing, at most every
     /// `typingIdleMilliseconds`.
-    public func edited() async {
-        let at = clock.now()
+    func edited() async {
+        let at = now()
         let due: Bool = lock.withLock {
             lastEdit = at
             guard typingSince.map({ at - $0 > ChatSession.typingIdleMilliseconds }) ?? true else { return false }
             typingSince = at
             return true
         }
-        if due, presence.relayOnline, (try? await group()) == nil { try? await client.sendTyping(true, to: contact) }
+        if due, presence.relayOnline, !isGroup { try? await room.setTyping(true) }
     }
 
-    /// The contact's verification state, for the header.
-    public func verification() async throws -> VerificationState {
-        if case let .group(name) = try await client.target(contact) {
-            // A group is as trusted as its least trusted member.
-            let states = try await client.group(name).members.compactMap(\.verification)
-            if states.contains(.changed) { return .changed }
-            return states.allSatisfy { $0 == .verified } ? .verified : .unverified
-        }
-        guard let contact = try await client.contacts().first(where: { $0.name == contact }) else {
-            throw MessengerError.unknownContact(contact)
-        }
-        return contact.verification
+    /// The contact's verification state, for the header; a group is as
+    /// trusted as its least trusted member.
+    func verification() async throws -> Contact.Verification {
+        if let contactID { return try await account.contact(contactID).verification }
+        let states = try await room.group()?.members.compactMap(\.verification) ?? []
+        if states.contains(.changed) { return .changed }
+        return states.allSatisfy { $0 == .verified } ? .verified : .unverified
     }
 
-    /// For a group: its plain name and each member's address with the name
-    /// to show for it; nil for a contact.
-    public func group() async throws -> (name: String, members: [String: String])? {
-        guard case let .group(name) = try await client.target(contact) else { return nil }
+    /// For a group: its name and each member's address with the name to
+    /// show for it; nil for a contact.
+    func group() async throws -> (name: String, members: [String: String])? {
+        guard let group = try await room.group() else { return nil }
         var names: [String: String] = [:]
-        for member in try await client.group(name).members { names[member.address] = member.name }
-        return (name, names)
+        for member in group.members { names[member.address] = member.name }
+        return (group.name, names)
     }
 
     /// The name to show for each incoming message's sender, by address: a
     /// former member (left or removed) is no longer among `group()`'s members,
     /// but their old messages still name them (a contact's name, else their address).
-    public func senderNames(_ messages: [StoredMessage]) async throws -> [String: String] {
+    func senderNames(_ messages: [Message]) async throws -> [String: String] {
         var names: [String: String] = [:]
-        for message in messages where message.direction == .incoming && names[message.sender] == nil {
-            names[message.sender] = try await client.memberName(address: message.sender)
+        for message in messages where message.direction == .incoming && names[message.senderAddress] == nil {
+            names[message.senderAddress] = try await account.name(of: message.senderAddress)
         }
         return names
     }
 
     /// The last `count` messages of the conversation, oldest first.
-    public func lastMessages(_ count: Int) async throws -> [StoredMessage] {
-        try await client.history(with: contact, limit: count).messages
+    func lastMessages(_ count: Int) async throws -> [Message] {
+        try await room.history(limit: count).messages
     }
 
     /// Messages of this conversation that match `text` (full-text, as `hush search`), oldest first.
-    public func search(_ text: String, limit: Int = 20) async throws -> [StoredMessage] {
+    func search(_ text: String, limit: Int = 20) async throws -> [Message] {
         // The index spans every conversation: ask for more, keep this one's.
-        let hits = try await client.search(text, limit: limit * 10).filter { $0.contact == contact }
-        return hits.prefix(limit).map(\.hit.message).sorted { $0.position < $1.position }
+        let hits = try await account.search(text, limit: limit * 10).filter { $0.message.conversation == room.id }
+        return hits.prefix(limit).map(\.message).sorted { ($0.relayTimestamp ?? $0.createdAt, $0.id.rawValue) < ($1.relayTimestamp ?? $1.createdAt, $1.id.rawValue) }
     }
 
     /// The safety number's 60 digits in groups of five.
-    public func safetyNumber() async throws -> String {
-        try await client.safetyNumber(with: contact).number.grouped
+    func safetyNumber() async throws -> [String] {
+        guard let contactID else { throw CommandError(.usage, "a group has no safety number: verify each member with `hush verify NAME`") }
+        return try await account.safetyNumber(with: contactID).groups
     }
 
     /// Compares the digits the contact read out; a match marks them verified.
-    public func verify(code: String) async throws -> Bool {
-        try await client.compareSafetyNumber(with: contact, code: code)
+    func verify(code: String) async throws -> Bool {
+        guard let contactID else { throw CommandError(.usage, "a group has no safety number: verify each member with `hush verify NAME`") }
+        try SafetyNumberRule.check(code)
+        return try await account.compareSafetyNumber(with: contactID, code: code)
     }
 
     /// Sends a submitted line; nil when it was blank.
-    public func submit(_ text: String) async throws -> StoredMessage? {
+    func submit(_ text: String) async throws -> Message? {
         lock.withLock {
             typingSince = nil
             lastEdit = nil
         }
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { return nil }
-        let (message, refusedByRelay, _) = try await client.send(text: trimmed, to: contact)
+        let sent = try await room.sendReportingDelivery(trimmed)
         lock.withLock {
-            submitted.append(message.clientMessageId)
-            if refusedByRelay { refused.insert(message.clientMessageId) }
+            submitted.append(sent.message.clientMessageID)
+            if sent.refusedByRelay { refused.insert(sent.message.clientMessageID) }
         }
-        return message
+        return sent.message
     }
 
     /// Sends the file at `path` (`/file`): sealed here, uploaded, and its
     /// pointer sent like a message, which is returned.
-    public func submitFile(_ path: String) async throws -> StoredMessage {
-        let (message, _, reason) = try await client.sendFile(at: path, to: contact, caption: nil)
+    func submitFile(_ path: String) async throws -> Message {
+        let (message, attachment) = try await room.sendFile(at: path)
+        let reason = try await SendCommand.queueReason(message, attachment: attachment, account: account)
         lock.withLock {
-            submitted.append(message.clientMessageId)
-            if message.status == .failed, reason != nil { refused.insert(message.clientMessageId) }
+            submitted.append(message.clientMessageID)
+            if message.status == .failed, reason != nil { refused.insert(message.clientMessageID) }
         }
         return message
     }
 
     /// What became of the messages sent in this chat, once it is over.
-    public struct Outcome: Sendable, Equatable {
+    struct Outcome: Sendable, Equatable {
         /// Still in the outbox (the relay was not reached, or refused them for now).
-        public var pending = 0
+        var pending = 0
         /// Given up on (a refusal that is not retried; `hush retry` tries again).
-        public var failed = 0
+        var failed = 0
         /// Whether the relay refused one of them rather than not being reached.
-        public var refusedByRelay = false
-        public var allSent: Bool { pending == 0 && failed == 0 }
+        var refusedByRelay = false
+        var allSent: Bool { pending == 0 && failed == 0 }
     }
 
     /// Stops everything; `flush` first gives the outbox and receipts a moment to leave.
@@ -211,17 +220,18 @@ public final class ChatSession: @unchecked Sendable {
     /// does not exit while one is in the middle of a database write.
     /// Returns what became of this chat's messages (after the flush, when asked for one).
     @discardableResult
-    public func finish(flush: Bool) async -> Outcome {
+    func finish(flush: Bool) async -> Outcome {
         if flush {
-            let report = await client.flushOutbox()
-            if !report.refusedMessageIDs.isEmpty {
-                let ids = (try? await lastMessages(lock.withLock { submitted.count } + 500)) ?? []
+            let attempt = await account.sendQueued()
+            if !attempt.refused.isEmpty {
+                let recent = (try? await lastMessages(lock.withLock { submitted.count } + 500)) ?? []
                 lock.withLock {
-                    for message in ids where report.refusedMessageIDs.contains(message.id) { refused.insert(message.clientMessageId) }
+                    for message in recent where attempt.refused.contains(message.id) { refused.insert(message.clientMessageID) }
                 }
             }
         }
         let outcome = flush ? await outcome() : Outcome()
+        account.stopLive()
         let running = lock.withLock { tasks }
         for task in running { task.cancel() }
         await withTaskGroup(of: Void.self) { group in
@@ -246,17 +256,17 @@ public final class ChatSession: @unchecked Sendable {
             outcome.pending = ids.count
             return outcome
         }
-        for message in recent where ids.contains(message.clientMessageId) {
+        for message in recent where ids.contains(message.clientMessageID) {
             switch message.status {
             case .pending: outcome.pending += 1
             case .failed: outcome.failed += 1
             default: continue
             }
-            if refusedIDs.contains(message.clientMessageId) { outcome.refusedByRelay = true }
+            if refusedIDs.contains(message.clientMessageID) { outcome.refusedByRelay = true }
         }
         return outcome
     }
 
     /// How long `finish` waits for the connection and its tasks to stop.
-    public static let finishSeconds = 2.0
+    static let finishSeconds = 2.0
 }

@@ -1,28 +1,28 @@
 /// The desktop notification `hush listen --notify` shows for an event, if
 /// any. By default it names the contact only: the text of a message would
 /// otherwise sit in the notification daemon's history and on a lock screen.
-public struct EventNotification: Sendable, Equatable {
-    public let summary: String
-    public let body: String
+struct EventNotification: Sendable, Equatable {
+    let summary: String
+    let body: String
 
     /// The longest body shown; notification popups are small.
-    public static let maximumBodyCharacters = 200
+    static let maximumBodyCharacters = 200
 
     /// Only new messages and message requests notify.
-    public init?(_ event: MessengerEvent, includeText: Bool) {
+    init?(_ event: EventDetails, includeText: Bool) {
         switch event {
-        case let .received(message, contact):
-            self.init(messageFrom: contact, text: message.body, isRequest: false, includeText: includeText)
-        case let .request(message, contact, _):
-            self.init(messageFrom: contact, text: message.body, isRequest: true, includeText: includeText)
-        case let .groupReceived(message, group, member):
-            self.init(messageFrom: "\(member) in \(group)", text: message.body, isRequest: false, includeText: includeText)
+        case let .message(message, contact, nil):
+            self.init(messageFrom: contact, text: message.text, isRequest: false, includeText: includeText)
+        case let .request(message, contact):
+            self.init(messageFrom: contact, text: message.text, isRequest: true, includeText: includeText)
+        case let .message(message, member, group?):
+            self.init(messageFrom: "\(member) in \(group)", text: message.text, isRequest: false, includeText: includeText)
         default:
             return nil
         }
     }
 
-    public init(messageFrom contact: String, text: String, isRequest: Bool, includeText: Bool) {
+    init(messageFrom contact: String, text: String, isRequest: Bool, includeText: Bool) {
         if isRequest {
             summary = "Hush: message request from \(contact)"
             body = includeText ? EventNotification.plain(text) : "hush requests accept \(contact) to answer"

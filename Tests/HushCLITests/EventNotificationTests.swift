@@ -1,5 +1,6 @@
-import HushClient
+import HushKit
 import Testing
+@testable import hush
 
 @Suite struct EventNotificationTests {
     @Test func byDefaultOnlyTheContactIsNamed() {
@@ -18,8 +19,8 @@ import Testing
     }
 
     @Test func statusChangesAndTypingDoNotNotify() {
-        #expect(EventNotification(.statusChanged(clientMessageID: "c", status: .read, contact: "a", messageID: 1, conversationID: 1), includeText: true) == nil)
-        #expect(EventNotification(.typing(contact: "a", active: true, contactID: 1), includeText: true) == nil)
+        #expect(EventNotification(.typing(contact: ContactID(rawValue: 1), name: "a", active: true), includeText: true) == nil)
+        #expect(EventNotification(.undecryptable(reason: "r"), includeText: true) == nil)
         #expect(EventNotification(.connection(online: true), includeText: true) == nil)
     }
 }

@@ -1,0 +1,65 @@
+import HushKit
+
+/// An event with what it names read from the account: HushKit's events carry
+/// ids, and the command line shows names and text. Read right after the
+/// event, so a name is the one the thing has now.
+enum EventDetails {
+    /// A message arrived: in a group, `contact` is the member who wrote it.
+    case message(Message, contact: String, group: String?)
+    /// A stranger wrote: a message request.
+    case request(Message, contact: String)
+    /// An outgoing message moved on; `contact` is the contact's or the group's name.
+    case status(Message, status: Message.Status, contact: String)
+    case typing(contact: ContactID, name: String, active: Bool)
+    case undecryptable(reason: String)
+    /// A contact could not decrypt a message, which was sent again.
+    case resent(Message, contact: String)
+    case connection(online: Bool)
+    case groupChanged(ConversationID, group: String)
+    case missed(count: Int)
+    case syncFailed(HushError)
+
+    /// The details of `event`; nil for events the command line does not show
+    /// (transfer progress) and for a message gone before it could be read.
+    static func read(_ event: HushEvent, from account: HushAccount) async -> EventDetails? {
+        switch event {
+        case let .messageReceived(id, conversation):
+            guard let message = try? await account.message(id) else { return nil }
+            guard let room = try? await account.room(conversation), let group = try? await room.group() else {
+                return .message(message, contact: await title(of: conversation, in: account), group: nil)
+            }
+            let member = (try? await account.name(of: message.senderAddress)) ?? message.senderAddress
+            return .message(message, contact: member, group: group.name)
+        case let .messageRequest(id, contact, _):
+            guard let message = try? await account.message(id) else { return nil }
+            return .request(message, contact: (try? await account.contact(contact).name) ?? "?")
+        case let .statusChanged(id, conversation, status):
+            guard let message = try? await account.message(id) else { return nil }
+            return .status(message, status: status, contact: await title(of: conversation, in: account))
+        case let .typing(contact, active):
+            return .typing(contact: contact, name: (try? await account.contact(contact).name) ?? "?", active: active)
+        case let .undecryptable(reason):
+            return .undecryptable(reason: reason)
+        case let .resent(id):
+            guard let message = try? await account.message(id) else { return nil }
+            return .resent(message, contact: await title(of: message.conversation, in: account))
+        case let .connectionChanged(online):
+            return .connection(online: online)
+        case let .groupChanged(conversation):
+            return .groupChanged(conversation, group: await title(of: conversation, in: account))
+        case let .missed(count):
+            return .missed(count: count)
+        case let .syncFailed(error):
+            return .syncFailed(error)
+        case .transferProgress:
+            return nil
+        }
+    }
+
+    /// The contact's name for a one-to-one conversation, the group's name for a group's.
+    static func title(of conversation: ConversationID, in account: HushAccount) async -> String {
+        guard let room = try? await account.room(conversation) else { return "?" }
+        if let contact = try? await room.contact() { return (try? await account.contact(contact).name) ?? "?" }
+        return (try? await room.group()?.name) ?? "?"
+    }
+}
