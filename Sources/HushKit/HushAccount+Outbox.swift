@@ -65,8 +65,10 @@ public struct QueuedMessage: Sendable, Equatable {
     public let nextAttemptAt: Int64
     /// Why the last attempt failed, if one did.
     public let lastError: String?
-    /// The id the relay knows the deposit by (random; the same on every
-    /// attempt, so the relay keeps one copy however often it is tried).
+    /// The id the relay knows the deposit by: random, and the same on every
+    /// attempt the queue makes, so the relay keeps one copy however often it
+    /// is tried. `HushAccount.retryQueued(requestID:)` may seal a message
+    /// again, under a new request id.
     public let requestID: String
     /// The sealed envelope's size in bytes.
     public let size: Int

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import HushClient
+import HushAudit
 import HushRelay
 import HushRelayPostgres
 import Logging
