@@ -18,3 +18,15 @@ extension HushAccount {
         }
     }
 }
+
+extension HushAccount {
+    /// How the keystore is sealed now (format version, passphrase or
+    /// application key, and the passphrase's stretching cost).
+    public func keystoreDetails() throws(HushError) -> KeystoreDetails {
+        do {
+            return KeystoreDetails(try KeystoreFile(directory: DataDirectory(path: directory)).header())
+        } catch {
+            throw HushError(wrapping: error)
+        }
+    }
+}

@@ -26,6 +26,13 @@ public struct KeyProvider: Sendable, CustomStringConvertible {
         KeyProvider(secret: .passphrase(SecureBytes(copying: bytes), cost: cost.argon2id))
     }
 
+    /// A passphrase's UTF-8 bytes, stretched at the cost `keystore` is sealed
+    /// with now: for a new passphrase that keeps the cost (an
+    /// application-key keystore has none, so the default cost is used).
+    public static func passphrase(bytes: [UInt8], costOf keystore: KeystoreDetails) -> KeyProvider {
+        KeyProvider(secret: .passphrase(SecureBytes(copying: bytes), cost: keystore.cost ?? PassphraseCost.moderate.argon2id))
+    }
+
     /// A key the application keeps (in the platform's keychain, say):
     /// `KeyProvider.applicationKeyLength` random bytes, made by
     /// `newApplicationKey()`. It is used without stretching, so it must be
