@@ -247,7 +247,7 @@ let package = Package(
         .executableTarget(
             name: "hush",
             dependencies: [
-                "HushClient", "HushTerminal", "HushRelay", "HushRelayAPI", "HushRelayPostgres", "HushVectors",
+                "HushClient", "HushKit", "HushAudit", "HushTerminal", "HushRelay", "HushRelayAPI", "HushRelayPostgres", "HushVectors",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -379,7 +379,7 @@ let package = Package(
         // tests walk its ArgumentParser commands in-process.
         .testTarget(
             name: "HushCLITests",
-            dependencies: ["hush", "HushClient", "HushCrypto", "HushTesting",
+            dependencies: ["hush", "HushClient", "HushKit", "HushCrypto", "HushTesting",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings
         ),

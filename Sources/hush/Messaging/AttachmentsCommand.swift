@@ -106,7 +106,7 @@ struct FetchCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let client = try global.openAccount()
+            let client: MessagingClient = try global.openAccount()
             let progress = TransferProgress(json: global.json, label: "attachment \(id)")
             let attachment = try await client.fetchAttachment(id: id, to: out, progress: progress.handler)
             if global.json {

@@ -76,7 +76,7 @@ struct HistoryCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let client = try global.openAccount()
+            let client: MessagingClient = try global.openAccount()
             let (page, resent) = try await client.history(with: name, before: before, after: after, limit: limit)
             // In a group, each incoming line names its member and each of ours counts the members it reached.
             var group: String?

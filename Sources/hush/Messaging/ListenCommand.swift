@@ -56,7 +56,7 @@ struct ListenCommand: AsyncParsableCommand {
                 }
             }
             let hooks = EventHooks(notifySend: notifySend, notifyText: notifyText, command: exec)
-            let client = try global.openAccount()
+            let client: MessagingClient = try global.openAccount()
             let json = global.json
             // With --notify this usually runs as a service whose output is logged: no message text there unless asked.
             let bodies = !notify || printText

@@ -64,7 +64,7 @@ struct SendCommand: AsyncParsableCommand {
 extension SendCommand {
     func sendFile(_ path: String) async throws {
         try await reportingErrors {
-            let client = try global.openAccount()
+            let client: MessagingClient = try global.openAccount()
             let progress = TransferProgress(json: global.json, label: String(path.split(separator: "/").last ?? ""))
             let (message, attachment, reason) = try await client.sendFile(at: path, to: name, caption: text, progress: progress.handler)
             if global.json {
