@@ -24,6 +24,5 @@ import Testing
     @Test func theMessageIsTheErrorsOwnDescriptionWithTheCommandThatHelps() {
         let error = MessengerError.unknownContact("bob")
         #expect(error.userMessage.hasPrefix(error.description) && error.userMessage.contains("`hush contact add bob ADDRESS`"))
-        #expect(AccountCheckupError.databaseHoldsData.exitCode == ExitStatus.usage.rawValue)
     }
 }
