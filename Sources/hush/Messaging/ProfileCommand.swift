@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import HushClient
+import HushKit
 
 struct ProfileCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -23,10 +23,16 @@ struct ProfileCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let client = try global.openAccount(offline: name == nil)
+            let account: HushAccount = try await global.openAccount()
+            defer { account.close() }
             if let name {
-                let queued = try await client.setDisplayName(name)
-                let current = try await client.displayName()
+                let queued: Int
+                do {
+                    queued = try await account.setDisplayName(name)
+                } catch let error as HushError where error.kind == .invalidInput {
+                    throw ValidationError(error.description) // empty, or longer than 64 bytes
+                }
+                let current = try await account.displayName()
                 if global.json {
                     try printJSON(["name": current ?? NSNull(), "queuedFor": queued])
                 } else {
@@ -34,7 +40,7 @@ struct ProfileCommand: AsyncParsableCommand {
                 }
                 return
             }
-            let current = try await client.displayName()
+            let current = try await account.displayName()
             if global.json {
                 try printJSON(["name": current ?? NSNull()])
             } else {
