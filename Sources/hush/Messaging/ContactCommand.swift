@@ -31,7 +31,7 @@ struct ContactCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let contact = try await global.openAccount().addContact(name: name, address: address)
+                let contact = try await (global.openAccount() as MessagingClient).addContact(name: name, address: address)
                 if global.json {
                     try printJSON(["name": contact.name, "address": contact.address, "verification": contact.verification.rawValue])
                 } else {
