@@ -47,6 +47,11 @@ import Testing
         let checkup = try await account.checkup()
         #expect(checkup.isHealthy && checkup.integrity == .ok && checkup.schemaVersion == checkup.latestSchemaVersion)
         #expect(checkup.pageCount > 0 && checkup.pageSize > 0 && !checkup.cipherVersion.isEmpty)
+        switch checkup.cipherIntegrity {
+        case .ok: break
+        case let .notAvailable(reason): #expect(reason.contains(checkup.cipherVersion), "says which SQLCipher lacks it")
+        case let .problems(rows): Issue.record("a fresh database has problems: \(rows)")
+        }
         #expect(try await account.setAsideEnvelopes().isEmpty)
         account.close()
 
