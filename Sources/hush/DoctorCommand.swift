@@ -30,7 +30,7 @@ struct DoctorCommand: AsyncParsableCommand {
         let (account, createdDatabase, keystore, doctor) = try await reportingErrors {
             let (account, created) = try await openCheckingDatabase()
             do {
-                return (account, created, try account.keystoreDetails(), try await account.checkup())
+                return (account, created, try HushAccount.keystoreDetails(in: account.directory), try await account.checkup())
             } catch {
                 account.close()
                 throw error

@@ -68,7 +68,7 @@ struct InitCommand: AsyncParsableCommand {
             if relay != nil {
                 do { try await account.register() } catch let error as HushError { registrationError = error }
             }
-            let kdf = try account.keystoreDetails().keyDerivation
+            let kdf = try HushAccount.keystoreDetails(in: directory).keyDerivation
             let database = directory + "/" + HushAccount.databaseFileName
             if global.json {
                 var object: [String: Any] = ["home": directory, "identityKey": account.fingerprint.replacingOccurrences(of: " ", with: ""),

@@ -38,20 +38,21 @@ struct ChangePassphraseCommand: AsyncParsableCommand {
             // A cost named but unknown is refused before any passphrase is asked.
             let chosenCost = kdf.kdfCost != nil || environment[KeyDerivationCost.environmentVariable] != nil
                 ? try KeyDerivationCost.resolve(option: kdf.kdfCost, environment: environment) : nil
-            // Checks the old passphrase (asked again after a typo on a terminal) before asking for a new one.
-            let (account, current) = try await global.unlocking(prompt: "Current passphrase: ", environment: environment) { directory, keys in
-                try await HushAccount.open(in: directory, keys: keys)
+            // Checks the old passphrase (asked again after a typo on a terminal) before asking for a new
+            // one; only the keystore is read and rewritten, never the database.
+            let (directory, current) = try await global.unlocking(prompt: "Current passphrase: ", environment: environment) { directory, keys in
+                try await HushAccount.checkKeys(keys, in: directory)
+                return directory
             }
-            defer { account.close() }
             let newSource = PassphraseSource.resolve(file: newPassphraseFile, environment: environment,
                                                      variable: PassphraseSource.newPassphraseEnvironmentVariable)
             var passphrase = try newSource.read(prompt: "New passphrase: ", confirm: true)
             let new = try chosenCost.map { KeyProvider.passphrase(bytes: passphrase, cost: $0) }
-                ?? KeyProvider.passphrase(bytes: passphrase, costOf: account.keystoreDetails())
+                ?? KeyProvider.passphrase(bytes: passphrase, costOf: HushAccount.keystoreDetails(in: directory))
             passphrase.wipe()
-            try await account.changeKeys(from: current, to: new)
+            try await HushAccount.changeKeys(in: directory, from: current, to: new)
             if global.json {
-                try printJSON(["changed": true, "kdf": try account.keystoreDetails().keyDerivation])
+                try printJSON(["changed": true, "kdf": try HushAccount.keystoreDetails(in: directory).keyDerivation])
             } else {
                 print("Passphrase changed. The old passphrase no longer opens the keystore.")
             }

@@ -29,14 +29,14 @@ import Testing
         let directory = try newDirectory("keystore")
         let account = try await HushAccount.create(in: directory, keys: App.keys)
         defer { account.close() }
-        let details = try account.keystoreDetails()
+        let details = try HushAccount.keystoreDetails(in: directory)
         #expect(details.formatVersion == 1 && details.isPassphraseProtected)
         #expect(details.keyDerivation == "Argon2id(passes: 2, memory: 65536 KiB)", "interactive")
         try await account.changeKeys(from: App.keys, to: .passphrase(bytes: Array("another one".utf8), costOf: details))
-        #expect(try account.keystoreDetails() == details, "the cost is kept")
+        #expect(try HushAccount.keystoreDetails(in: directory) == details, "the cost is kept")
         let key = KeyProvider.newApplicationKey()
         try await account.changeKeys(from: .passphrase("another one"), to: .applicationKey(key))
-        let sealedByKey = try account.keystoreDetails()
+        let sealedByKey = try HushAccount.keystoreDetails(in: directory)
         #expect(!sealedByKey.isPassphraseProtected && sealedByKey.keyDerivation.contains("application key"))
     }
 
@@ -119,5 +119,24 @@ import Testing
         _ = try await alice.addContact(name: "bob", address: bob.address)
         #expect(try await alice.setDisplayName("Alice L.") == 1)
         #expect(try await alice.displayName() == "Alice L.")
+    }
+}
+
+/// Changing and checking keys without opening the account.
+@Suite struct HushKitKeysWithoutOpeningTests {
+    @Test func keysAreCheckedAndChangedWithoutTheDatabase() async throws {
+        let directory = try RelayProcess.temporaryDirectory("closed-keys").appendingPathComponent("home").path
+        try await HushAccount.create(in: directory, keys: App.keys).close()
+        try FileManager.default.removeItem(atPath: directory + "/" + HushAccount.databaseFileName)
+        try await HushAccount.checkKeys(App.keys, in: directory)
+        #expect(await App.errorKind { try await HushAccount.checkKeys(.passphrase("wrong", cost: .interactive), in: directory) } == .wrongKey)
+        let key = KeyProvider.newApplicationKey()
+        #expect(await App.errorKind {
+            try await HushAccount.changeKeys(in: directory, from: .passphrase("wrong", cost: .interactive), to: .applicationKey(key))
+        } == .wrongKey)
+        try await HushAccount.changeKeys(in: directory, from: App.keys, to: .applicationKey(key))
+        try await HushAccount.checkKeys(.applicationKey(key), in: directory)
+        #expect(await App.errorKind { try await HushAccount.checkKeys(App.keys, in: directory) } == .wrongKey)
+        #expect(await App.errorKind { _ = try HushAccount.keystoreDetails(in: directory + "-none") } == .noAccount)
     }
 }
