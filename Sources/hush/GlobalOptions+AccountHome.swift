@@ -10,7 +10,6 @@ extension GlobalOptions {
     /// Opens the account ready to use: asks for the passphrase (see
     /// `unlocking`) and opens it with HushKit. `relayOverride` replaces the
     /// relay the account uses, and is remembered.
-    @_disfavoredOverload // Only while HushClientBridge.swift's older `openAccount` exists: delete with it.
     func openAccount(relayOverride: String? = nil) async throws -> HushAccount {
         try await unlocking { directory, keys in
             try await HushAccount.open(in: directory, keys: keys, relayURL: relayOverride)
