@@ -230,24 +230,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // The application layer under every front end: creating and opening an
-        // account, the ready client, local audit, presence, and the one protocol
-        // through which each module's errors carry exit code and message.
-        .target(
-            name: "HushClient",
-            dependencies: [
-                "HushCrypto", "HushProtocol", "HushDatabase", "HushKeystore", "HushStore", "HushMessenger",
-                "HushRelayClient", "HushAudit",
-            ],
-            swiftSettings: swiftSettings
-        ),
-
         // MARK: Executables
 
         .executableTarget(
             name: "hush",
             dependencies: [
-                "HushKit", "HushClient", "HushTerminal", "HushAudit", "HushRelay", "HushRelayAPI", "HushRelayPostgres", "HushVectors",
+                "HushKit", "HushTerminal", "HushAudit", "HushRelay", "HushRelayAPI", "HushRelayPostgres", "HushVectors",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -347,11 +335,6 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(
-            name: "HushClientTests",
-            dependencies: ["HushClient", "HushKeystore", "HushStore", "HushMessenger", "HushTesting"],
-            swiftSettings: swiftSettings
-        ),
         // HushKit exactly as an outside app uses it: `import HushKit` only (no
         // @testable, no package access), against a relay process ("hush" is a
         // dependency so that it is built first).
@@ -379,7 +362,7 @@ let package = Package(
         // tests walk its ArgumentParser commands in-process.
         .testTarget(
             name: "HushCLITests",
-            dependencies: ["hush", "HushKit", "HushClient", "HushCrypto", "HushTesting",
+            dependencies: ["hush", "HushKit", "HushCrypto", "HushTesting",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings
         ),

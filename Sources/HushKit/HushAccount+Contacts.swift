@@ -38,10 +38,12 @@ extension HushAccount {
     /// Sets the display name and sends it, sealed, to every accepted contact
     /// (contacts added later get it with the first message to them).
     ///
+    /// - Returns: how many contacts it was queued for.
     /// - Throws: `HushError` of kind `invalidInput` for a name that is empty
     ///   or longer than 64 bytes.
-    public func setDisplayName(_ name: String) async throws(HushError) {
-        try await guarded { _ = try await messenger.setDisplayName(name) }
+    @discardableResult
+    public func setDisplayName(_ name: String) async throws(HushError) -> Int {
+        try await guarded { try await messenger.setDisplayName(name) }
     }
 
     /// The safety number with a contact.

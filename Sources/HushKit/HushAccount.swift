@@ -43,19 +43,23 @@ public final class HushAccount: Sendable {
     /// sealed to each accepted contact. With `relayURL` the account will use
     /// that relay; call `register()` to publish its keys there.
     ///
+    /// With `replacingExisting`, an account already in the directory is
+    /// replaced: its identity, and every message in its database, are lost
+    /// for good.
+    ///
     /// - Throws: `HushError` of kind `accountExists` when the directory
-    ///   already holds one (nothing is changed), `unsafePermissions`,
-    ///   `storage` or `invalidInput`.
+    ///   already holds one and `replacingExisting` is false (nothing is
+    ///   changed), `unsafePermissions`, `storage` or `invalidInput`.
     public static func create(in directory: String, keys: KeyProvider, displayName: String? = nil,
-                              relayURL: String? = nil) async throws(HushError) -> HushAccount {
+                              relayURL: String? = nil, replacingExisting: Bool = false) async throws(HushError) -> HushAccount {
         try await translatingErrors {
             let home = DataDirectory(path: directory)
             let keystore = KeystoreFile(directory: home)
-            if keystore.exists { throw KeystoreError.identityExists(path: keystore.path) }
+            if keystore.exists && !replacingExisting { throw KeystoreError.identityExists(path: keystore.path) }
             let displayName = try displayName.map { name throws(MessengerError) in try Messenger.checkedDisplayName(name) }
             try home.create()
             let contents = KeystoreContents.generate(createdAt: UInt64(Date().timeIntervalSince1970))
-            try keys.create(keystore, holding: contents)
+            try keys.create(keystore, holding: contents, replacing: replacingExisting)
             // A database left by an earlier account here was keyed by its keystore and is unreadable now.
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: home.databasePath + suffix) }
             let store = try MessageStore(path: home.databasePath, key: contents.databaseKey)
@@ -71,7 +75,8 @@ public final class HushAccount: Sendable {
     /// replaces the relay the account uses (and is remembered).
     ///
     /// - Throws: `HushError` of kind `noAccount`, `wrongKey`,
-    ///   `unsafePermissions` or `damagedAccount`.
+    ///   `unsafePermissions`, `damagedKeystore`, `keystoreTooNew`,
+    ///   `databaseMissing` or `databaseUnusable`.
     public static func open(in directory: String, keys: KeyProvider, relayURL: String? = nil) async throws(HushError) -> HushAccount {
         try await translatingErrors {
             let home = DataDirectory(path: directory)
@@ -81,6 +86,61 @@ public final class HushAccount: Sendable {
             return try HushAccount(home: home, contents: contents, store: store)
         }
     }
+
+    /// Opens the account in `directory` with a new, empty database in place
+    /// of one that is missing or empty (a backup restored without it, say).
+    /// The identity stays; contacts, conversations and sessions are gone, so
+    /// contacts must be added again. A database that holds data is never
+    /// replaced.
+    ///
+    /// - Throws: `HushError` of kind `invalidInput` when the database holds
+    ///   data (nothing is changed); otherwise as `open(in:keys:relayURL:)`.
+    public static func openWithNewDatabase(in directory: String, keys: KeyProvider,
+                                           relayURL: String? = nil) async throws(HushError) -> HushAccount {
+        try await translatingErrors {
+            let home = DataDirectory(path: directory)
+            let contents = try keys.unlock(KeystoreFile(directory: home))
+            do {
+                _ = try MessageStore.openExisting(path: home.databasePath, key: contents.databaseKey)
+            } catch StoreError.databaseMissing {
+                // An empty file, or SQLite's leftovers beside a missing one, are replaced.
+                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: home.databasePath + suffix) }
+                let store = try MessageStore(path: home.databasePath, key: contents.databaseKey)
+                if let relayURL { try store.settings.set(SettingsRepository.Name.relayURL, to: relayURL) }
+                return try HushAccount(home: home, contents: contents, store: store)
+            }
+            throw HushError(.invalidInput, reason: "the database exists and holds data: it is never replaced by an empty one")
+        }
+    }
+
+    /// Whether `directory` holds an account (its keystore), without
+    /// unlocking anything: for an app that asks for a new passphrase only
+    /// when there is no account yet.
+    public static func exists(in directory: String) -> Bool {
+        KeystoreFile(directory: DataDirectory(path: directory)).exists
+    }
+
+    /// Checks that the directory and every file in it are the current
+    /// user's alone (owned by them, closed to others), without unlocking
+    /// anything: an app can refuse before it asks for a passphrase. Opening
+    /// checks it too.
+    ///
+    /// - Throws: `HushError` of kind `unsafePermissions` (what to change is
+    ///   in its reason), `noAccount` when the directory does not exist, or
+    ///   `storage` when it cannot be inspected.
+    public static func checkPermissions(in directory: String) throws(HushError) {
+        do {
+            try DataDirectory(path: directory).checkPermissions()
+        } catch {
+            throw HushError(wrapping: error)
+        }
+    }
+
+    /// The name of the keystore file in an account's directory.
+    public static let keystoreFileName = DataDirectory.keystoreName
+    /// The name of the encrypted database file in an account's directory
+    /// (with SQLite's `-wal` and `-shm` files beside it).
+    public static let databaseFileName = DataDirectory.databaseName
 
     private init(home: DataDirectory, contents: KeystoreContents, store: sending MessageStore) throws {
         identity = try IdentityKeyPair(seed: contents.identitySeed)

@@ -96,7 +96,7 @@ extension HushError {
         switch error {
         case .notFound: self.init(.notFound, reason: String(describing: error))
         case .invalidArgument: self.init(.invalidInput, reason: String(describing: error))
-        case .databaseMissing: self.init(.damagedAccount, reason: String(describing: error))
+        case .databaseMissing: self.init(.databaseMissing, reason: String(describing: error))
         }
     }
 
@@ -121,9 +121,13 @@ extension HushError {
                       suggestion: "open it, or choose another directory")
         case .badPermissions, .wrongOwner:
             self.init(.unsafePermissions, reason: String(describing: error))
-        case .damaged, .newerVersion:
-            self.init(.damagedAccount, reason: String(describing: error))
-        case .passphraseUnavailable, .passphraseMismatch, .unknownCost:
+        case .damaged:
+            self.init(.damagedKeystore, reason: String(describing: error))
+        case .newerVersion:
+            self.init(.keystoreTooNew, reason: String(describing: error))
+        case .passphraseUnavailable, .passphraseMismatch:
+            self.init(.keyUnavailable, reason: String(describing: error))
+        case .unknownCost:
             self.init(.invalidInput, reason: String(describing: error))
         case .io:
             self.init(.storage, reason: String(describing: error))
@@ -133,7 +137,7 @@ extension HushError {
     private init(_ error: DatabaseError) {
         switch error.kind {
         case .wrongKeyOrNotADatabase, .notSQLCipher, .newerSchema, .corrupt:
-            self.init(.damagedAccount, reason: String(describing: error))
+            self.init(.databaseUnusable, reason: String(describing: error))
         case .diskFull, .ioFailure, .busy, .constraint, .other:
             self.init(.storage, reason: String(describing: error))
         }

@@ -13,9 +13,20 @@ public struct HushError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The passphrase or application key does not open the keystore
         /// (or the keystore was modified: the two cannot be told apart).
         case wrongKey
-        /// The keystore or the database is damaged, from a newer version, or
-        /// belongs to another account.
-        case damagedAccount
+        /// The keystore is damaged or not a Hush keystore: restore it from a backup.
+        case damagedKeystore
+        /// The keystore was written by a newer version of HushKit.
+        case keystoreTooNew
+        /// The database is missing or empty while the keystore is there:
+        /// restore it from a backup, or start over with
+        /// `HushAccount.openWithNewDatabase(in:keys:relayURL:)`.
+        case databaseMissing
+        /// The database cannot be used: damaged, another account's, from a
+        /// newer version, or not encrypted.
+        case databaseUnusable
+        /// There is no passphrase or key to use (an empty passphrase, or the
+        /// app could not obtain one), or two entries of a new one differ.
+        case keyUnavailable
         /// The directory or a file in it is open to other users, or owned by another.
         case unsafePermissions
         /// No contact, conversation, message or attachment has that id.

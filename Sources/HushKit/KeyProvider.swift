@@ -4,7 +4,8 @@ import HushKeystore
 /// How an account's keystore is unlocked: the identity key and the database
 /// key are sealed under a key derived from what this provides.
 ///
-/// Its description never shows the secret.
+/// It keeps its copy of the secret in guarded memory (locked, so never
+/// swapped, and wiped on release); its description never shows the secret.
 public struct KeyProvider: Sendable, CustomStringConvertible {
     enum Secret: Sendable {
         case passphrase(SecureBytes, cost: Argon2id.Cost)
@@ -18,12 +19,19 @@ public struct KeyProvider: Sendable, CustomStringConvertible {
     /// guessing). Swift strings cannot be wiped from memory: an app that can
     /// should pass the bytes (`passphrase(bytes:)`) and overwrite its copy.
     public static func passphrase(_ passphrase: String, cost: PassphraseCost = .moderate) -> KeyProvider {
-        KeyProvider(secret: .passphrase(SecureBytes(copying: Array(passphrase.utf8)), cost: cost.argon2id))
+        KeyProvider(secret: .passphrase(SecureBytes(copying: passphrase.utf8, storage: .guarded), cost: cost.argon2id))
     }
 
     /// A passphrase's UTF-8 bytes (see `passphrase(_:cost:)`).
     public static func passphrase(bytes: [UInt8], cost: PassphraseCost = .moderate) -> KeyProvider {
-        KeyProvider(secret: .passphrase(SecureBytes(copying: bytes), cost: cost.argon2id))
+        KeyProvider(secret: .passphrase(SecureBytes(copying: bytes, storage: .guarded), cost: cost.argon2id))
+    }
+
+    /// A passphrase's UTF-8 bytes, stretched at the cost `keystore` is sealed
+    /// with now: for a new passphrase that keeps the cost (an
+    /// application-key keystore has none, so the default cost is used).
+    public static func passphrase(bytes: [UInt8], costOf keystore: KeystoreDetails) -> KeyProvider {
+        KeyProvider(secret: .passphrase(SecureBytes(copying: bytes, storage: .guarded), cost: keystore.cost ?? PassphraseCost.moderate.argon2id))
     }
 
     /// A key the application keeps (in the platform's keychain, say):
@@ -31,7 +39,7 @@ public struct KeyProvider: Sendable, CustomStringConvertible {
     /// `newApplicationKey()`. It is used without stretching, so it must be
     /// random, never derived from a PIN or a short password.
     public static func applicationKey(_ key: [UInt8]) -> KeyProvider {
-        KeyProvider(secret: .applicationKey(SecureBytes(copying: key)))
+        KeyProvider(secret: .applicationKey(SecureBytes(copying: key, storage: .guarded)))
     }
 
     /// The length of an application key, in bytes.

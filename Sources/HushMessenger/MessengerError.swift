@@ -59,7 +59,7 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
     case attachmentNotUploaded(id: Int64)
 
     /// What went wrong, in words for any front end: no command names (the
-    /// CLI adds its own, see HushClient's `userMessage`).
+    /// command line adds its own, see `HushError.terminalReport` in Sources/hush).
     public var description: String {
         switch self {
         case let .unknownContact(name):

@@ -1,8 +1,9 @@
 import ArgumentParser
-import HushClient
+import Foundation
+import HushKit
 import HushTerminal
 
-struct DoctorCommand: ParsableCommand {
+struct DoctorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "doctor",
         abstract: "Check the data directory, the keystore and the encrypted database.",
@@ -25,25 +26,32 @@ struct DoctorCommand: ParsableCommand {
     @Flag(help: "Create an empty messages.db when it is missing or empty (never replaces one that has data).")
     var newDatabase = false
 
-    func run() throws {
-        let checkup = try reportingErrors {
-            try AccountCheckup.run(global.accountHome(), createMissingDatabase: newDatabase)
+    func run() async throws {
+        let (account, createdDatabase, keystore, doctor) = try await reportingErrors {
+            let (account, created) = try await openCheckingDatabase()
+            do {
+                return (account, created, try HushAccount.keystoreDetails(in: account.directory), try await account.checkup())
+            } catch {
+                account.close()
+                throw error
+            }
         }
-        if checkup.createdDatabase { print("Created an empty messages.db for this identity: add your contacts again.") }
-        let (doctor, home, fingerprint) = (checkup.database, checkup.home, checkup.fingerprint)
+        defer { account.close() }
+        if createdDatabase { print("Created an empty messages.db for this identity: add your contacts again.") }
+        let (home, fingerprint) = (account.directory, account.fingerprint)
         if global.json {
             try printJSON([
                 "home": home, "permissions": "ok", "identityKey": fingerprint.replacingOccurrences(of: " ", with: ""),
-                "keystore": ["version": Int(checkup.keystoreVersion), "kdf": checkup.kdf],
+                "keystore": ["version": keystore.formatVersion, "kdf": keystore.keyDerivation],
                 "database": ["cipherVersion": doctor.cipherVersion, "schemaVersion": doctor.schemaVersion,
                              "latestSchemaVersion": doctor.latestSchemaVersion, "pageCount": doctor.pageCount,
                              "pageSize": doctor.pageSize,
                              "integrityCheck": Self.json(doctor.integrity), "cipherIntegrityCheck": Self.json(doctor.cipherIntegrity)],
-                "healthy": doctor.healthy,
+                "healthy": doctor.isHealthy,
             ])
         } else {
             print("data directory          \(home) (\(TerminalStyle.standard.good("permissions ok")))")
-            print("keystore                version \(checkup.keystoreVersion), \(checkup.kdf)")
+            print("keystore                version \(keystore.formatVersion), \(keystore.keyDerivation)")
             print("identity key            \(fingerprint)")
             print("SQLCipher               \(doctor.cipherVersion)")
             print("schema                  version \(doctor.schemaVersion) of \(doctor.latestSchemaVersion)")
@@ -51,10 +59,34 @@ struct DoctorCommand: ParsableCommand {
             print("integrity_check         \(Self.text(doctor.integrity))")
             print("cipher_integrity_check  \(Self.text(doctor.cipherIntegrity))")
         }
-        if !doctor.healthy { throw ExitCode(.doctorFoundProblems) }
+        if !doctor.isHealthy { throw ExitCode(.doctorFoundProblems) }
     }
 
-    static func text(_ check: DoctorReport.Check) -> String {
+    /// Opens the account. A missing or emptied database is a failed check
+    /// (exit 18: restore it from a backup), or, with --new-database,
+    /// replaced by an empty one for the same identity; --new-database never
+    /// replaces a database that opens.
+    private func openCheckingDatabase() async throws -> (HushAccount, createdDatabase: Bool) {
+        do {
+            return try await global.unlocking { directory, keys in
+                do {
+                    let account = try await HushAccount.open(in: directory, keys: keys)
+                    guard !newDatabase else {
+                        account.close()
+                        throw ValidationError("messages.db exists and holds data: --new-database only creates one when it is missing or empty")
+                    }
+                    return (account, false)
+                } catch let error as HushError where error.kind == .databaseMissing && newDatabase {
+                    return (try await HushAccount.openWithNewDatabase(in: directory, keys: keys), true)
+                }
+            }.opened
+        } catch let error as HushError where error.kind == .databaseMissing {
+            printError(error.lifecycleReport?.message ?? error.description)
+            throw ExitCode(.doctorFoundProblems)
+        }
+    }
+
+    static func text(_ check: DatabaseCheckup.Check) -> String {
         switch check {
         case .ok: return TerminalStyle.standard.good("ok")
         case let .problems(rows): return TerminalStyle.standard.bad("problems:\n  " + rows.joined(separator: "\n  "))
@@ -62,7 +94,7 @@ struct DoctorCommand: ParsableCommand {
         }
     }
 
-    static func json(_ check: DoctorReport.Check) -> Any {
+    static func json(_ check: DatabaseCheckup.Check) -> Any {
         switch check {
         case .ok: return "ok"
         case let .problems(rows): return ["problems": rows]

@@ -1,24 +1,22 @@
 import ArgumentParser
 import Foundation
-import HushClient
 import HushKit
 import HushTerminal
 
 extension ExitStatus {
-    /// The exit code for any error: its own when it is a `UserFacingError`,
-    /// the usage code for a `ValidationError` thrown from `run()` (e.g. an
-    /// empty message on stdin), else a plain failure.
+    /// The exit code for any error: HushKit's and the command line's own
+    /// carry theirs, a `ValidationError` thrown from `run()` (e.g. an empty
+    /// message on stdin) is a usage error, anything else a plain failure.
     static func code(for error: any Error) -> Int32 {
         if let error = error as? HushError { return error.terminalReport.status.rawValue }
         if let error = error as? CommandError { return error.status.rawValue }
-        if let error = error as? any UserFacingError { return error.exitCode }
         if error is ValidationError { return ExitStatus.usage.rawValue }
         return ExitStatus.failure.rawValue
     }
 
     static func message(for error: any Error) -> String {
         if let error = error as? HushError { return error.terminalReport.message }
-        return (error as? any UserFacingError)?.userMessage ?? String(describing: error)
+        return String(describing: error)
     }
 }
 

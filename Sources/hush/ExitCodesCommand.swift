@@ -1,5 +1,4 @@
 import ArgumentParser
-import HushClient
 
 /// `hush exit-codes` (and `hush help exit-codes`): the exit codes scripts can branch on.
 struct ExitCodesCommand: ParsableCommand {

@@ -1,23 +1,66 @@
 import Foundation
-import HushClient
 import HushKit
 
-// TEMPORARY (branch kit-cli only): replaced by the lifecycle half's opening.
 extension GlobalOptions {
-    func accountHome() throws -> AccountHome {
-        try AccountHome(home: home, passphraseFile: passphraseFile, diagnostics: { printError($0) })
+    /// The data directory these options name: --home, else HUSH_HOME, else ~/.hush.
+    func homeDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) throws(HushError) -> String {
+        try HomeDirectory.resolve(home: home, environment: environment)
     }
 
+    /// Opens the account ready to use: asks for the passphrase (see
+    /// `unlocking`) and opens it with HushKit. `relayOverride` replaces the
+    /// relay the account uses, and is remembered.
     func openAccount(relayOverride: String? = nil) async throws -> HushAccount {
-        let home = try accountHome()
-        let environment = ProcessInfo.processInfo.environment
-        let passphrase: String
-        if let passphraseFile {
-            passphrase = String((try String(contentsOfFile: passphraseFile, encoding: .utf8)).split(separator: "\n").first ?? "")
-        } else {
-            passphrase = environment["HUSH_PASSPHRASE"] ?? ""
+        try await unlocking { directory, keys in
+            try await HushAccount.open(in: directory, keys: keys, relayURL: relayOverride)
+        }.opened
+    }
+
+    /// Tries a person at a terminal gets at a mistyped passphrase; a script
+    /// (HUSH_PASSPHRASE, a passphrase file) gets one, as retrying the same
+    /// value cannot help.
+    static let terminalPassphraseTries = 3
+
+    /// Checks that the directory holds an account the current user alone can
+    /// read (before asking for a passphrase that could not help), reads the
+    /// passphrase and hands it to `open`; on a terminal a wrong one is asked
+    /// again, up to `terminalPassphraseTries` in all. Returns what `open`
+    /// returned with the key that worked (for a passphrase change).
+    ///
+    /// With HUSH_TIMINGS=1 it says on stderr how long the opening took
+    /// (the Argon2id unlock, for `make bench`).
+    func unlocking<T>(prompt: String = "Passphrase: ",
+                      environment: [String: String] = ProcessInfo.processInfo.environment,
+                      _ open: (_ directory: String, _ keys: KeyProvider) async throws -> T) async throws -> (opened: T, keys: KeyProvider) {
+        let directory = try homeDirectory(environment: environment)
+        guard HushAccount.exists(in: directory) else {
+            throw HushError(.noAccount, reason: "no identity in \(directory) yet")
         }
-        return try await HushAccount.open(in: home.path, keys: .passphrase(passphrase), relayURL: relayOverride)
+        try HushAccount.checkPermissions(in: directory)
+        let source = PassphraseSource.resolve(file: passphraseFile, environment: environment)
+        var triesLeft = source == .terminal ? Self.terminalPassphraseTries : 1
+        var asking = prompt
+        var opening = Duration.zero
+        while true {
+            var passphrase = try source.read(prompt: asking)
+            let keys = KeyProvider.passphrase(bytes: passphrase)
+            passphrase.wipe()
+            let start = ContinuousClock.now
+            do {
+                let opened = try await open(directory, keys)
+                opening += ContinuousClock.now - start
+                if environment["HUSH_TIMINGS"] == "1" {
+                    let milliseconds = Double(opening.components.seconds) * 1000 + Double(opening.components.attoseconds) / 1e15
+                    printError(String(format: "timing: unlock %.2f ms", milliseconds))
+                }
+                return (opened, keys)
+            } catch let error as HushError where error.kind == .wrongKey && triesLeft > 1 {
+                opening += ContinuousClock.now - start
+                triesLeft -= 1
+                // Said on the terminal, where the person is: the prompt itself.
+                asking = "Wrong passphrase, try again (\(triesLeft) \(triesLeft == 1 ? "try" : "tries") left). " + prompt
+            }
+        }
     }
 }
 

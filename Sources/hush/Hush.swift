@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import HushClient
 
 @main
 struct Hush: AsyncParsableCommand {

@@ -1,7 +1,33 @@
-import HushClient
 import HushKit
 
-// TEMPORARY (branch kit-cli only): the lifecycle half words these.
 extension HushError {
-    var lifecycleReport: (status: ExitStatus, message: String)? { nil }
+    /// How `hush` reports the account's own failures (the keystore, the
+    /// database, permissions, whether an account exists, the passphrase):
+    /// the exit code a script branches on and the line a person reads, with
+    /// the `hush` command that helps. Nil for every other kind.
+    var lifecycleReport: (status: ExitStatus, message: String)? {
+        switch kind {
+        case .noAccount:
+            return (.noIdentity, "\(reason): run `hush init` first")
+        case .wrongKey:
+            // `hush` only ever unlocks with a passphrase.
+            return (.wrongPassphrase, "wrong passphrase: the keystore could not be unlocked (check the passphrase, or that the keystore file was not modified)")
+        case .damagedKeystore:
+            return (.keystoreDamaged, description)
+        case .keystoreTooNew:
+            return (.keystoreTooNew, description)
+        case .unsafePermissions:
+            return (.badPermissions, description)
+        case .accountExists:
+            return (.identityExists, "\(reason) (use `hush init --force` to replace it, which destroys the old identity and its messages)")
+        case .keyUnavailable:
+            return (.passphraseUnavailable, description)
+        case .databaseMissing:
+            return (.databaseUnusable, description + " To start over with an empty database instead (contacts must then be added again), run `hush doctor --new-database`.")
+        case .databaseUnusable:
+            return (.databaseUnusable, description)
+        default:
+            return nil
+        }
+    }
 }

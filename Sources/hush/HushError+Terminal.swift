@@ -1,4 +1,3 @@
-import HushClient
 import HushKit
 
 /// A failure the command line itself finds (a name that means two things,

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import HushClient
+import HushKit
 
 struct InitCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -45,23 +45,46 @@ struct InitCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let account = try await Account.create(in: global.accountHome(), name: name, relay: relay,
-                                                   kdfCost: kdf.kdfCost, replacingExisting: force)
+            let environment = ProcessInfo.processInfo.environment
+            let directory = try global.homeDirectory(environment: environment)
+            // Refuse before asking for a passphrase that would not be used.
+            if HushAccount.exists(in: directory) && !force {
+                throw HushError(.accountExists, reason: "an identity already exists at \(directory)/\(HushAccount.keystoreFileName): refusing to overwrite it")
+            }
+            let cost = try KeyDerivationCost.resolve(option: kdf.kdfCost, environment: environment)
+            var passphrase = try PassphraseSource.resolve(file: global.passphraseFile, environment: environment)
+                .read(prompt: "New passphrase: ", confirm: true)
+            let keys = KeyProvider.passphrase(bytes: passphrase, cost: cost)
+            passphrase.wipe()
+            let account: HushAccount
+            do {
+                account = try await HushAccount.create(in: directory, keys: keys, displayName: name, relayURL: relay,
+                                                       replacingExisting: force)
+            } catch let error as HushError where error.kind == .invalidInput {
+                throw ValidationError(error.description) // a display name that is too long
+            }
+            defer { account.close() }
+            var registrationError: HushError?
+            if relay != nil {
+                do { try await account.register() } catch let error as HushError { registrationError = error }
+            }
+            let kdf = try HushAccount.keystoreDetails(in: directory).keyDerivation
+            let database = directory + "/" + HushAccount.databaseFileName
             if global.json {
-                var object: [String: Any] = ["home": account.home, "identityKey": account.fingerprint.replacingOccurrences(of: " ", with: ""),
-                                             "address": account.address, "database": account.database, "kdf": account.kdf,
-                                             "registered": relay != nil && account.registrationError == nil]
+                var object: [String: Any] = ["home": directory, "identityKey": account.fingerprint.replacingOccurrences(of: " ", with: ""),
+                                             "address": account.address, "database": database, "kdf": kdf,
+                                             "registered": relay != nil && registrationError == nil]
                 if let name { object["name"] = name }
                 if let relay { object["relay"] = relay }
                 try printJSON(object)
             } else {
-                print("Created a new identity in \(account.home)")
+                print("Created a new identity in \(directory)")
                 print("Address:      \(account.address)")
                 print("Identity key: \(account.fingerprint)")
-                if let relay, account.registrationError == nil { print("Registered with the relay \(relay).") }
+                if let relay, registrationError == nil { print("Registered with the relay \(relay).") }
                 print("Keep your passphrase safe: without it the keystore and messages cannot be recovered.")
             }
-            if let registrationError = account.registrationError {
+            if let registrationError {
                 printError("the identity was created, but registering with the relay failed: \(registrationError); run `hush register` when the relay is reachable")
                 throw ExitCode(.relayUnavailable)
             }

@@ -1,5 +1,6 @@
 import ArgumentParser
-import HushClient
+import Foundation
+import HushKit
 
 struct PassphraseCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -8,7 +9,7 @@ struct PassphraseCommand: ParsableCommand {
         subcommands: [ChangePassphraseCommand.self])
 }
 
-struct ChangePassphraseCommand: ParsableCommand {
+struct ChangePassphraseCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "change",
         abstract: "Re-wrap the keystore under a new passphrase (the database is not touched).",
@@ -31,11 +32,27 @@ struct ChangePassphraseCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Read the new passphrase from the first line of FILE.", valueName: "FILE"))
     var newPassphraseFile: String?
 
-    func run() throws {
-        try reportingErrors {
-            let cost = try Account.changePassphrase(global.accountHome(), newPassphraseFile: newPassphraseFile, kdfCost: kdf.kdfCost)
+    func run() async throws {
+        try await reportingErrors {
+            let environment = ProcessInfo.processInfo.environment
+            // A cost named but unknown is refused before any passphrase is asked.
+            let chosenCost = kdf.kdfCost != nil || environment[KeyDerivationCost.environmentVariable] != nil
+                ? try KeyDerivationCost.resolve(option: kdf.kdfCost, environment: environment) : nil
+            // Checks the old passphrase (asked again after a typo on a terminal) before asking for a new
+            // one; only the keystore is read and rewritten, never the database.
+            let (directory, current) = try await global.unlocking(prompt: "Current passphrase: ", environment: environment) { directory, keys in
+                try await HushAccount.checkKeys(keys, in: directory)
+                return directory
+            }
+            let newSource = PassphraseSource.resolve(file: newPassphraseFile, environment: environment,
+                                                     variable: PassphraseSource.newPassphraseEnvironmentVariable)
+            var passphrase = try newSource.read(prompt: "New passphrase: ", confirm: true)
+            let new = try chosenCost.map { KeyProvider.passphrase(bytes: passphrase, cost: $0) }
+                ?? KeyProvider.passphrase(bytes: passphrase, costOf: HushAccount.keystoreDetails(in: directory))
+            passphrase.wipe()
+            try await HushAccount.changeKeys(in: directory, from: current, to: new)
             if global.json {
-                try printJSON(["changed": true, "kdf": cost])
+                try printJSON(["changed": true, "kdf": try HushAccount.keystoreDetails(in: directory).keyDerivation])
             } else {
                 print("Passphrase changed. The old passphrase no longer opens the keystore.")
             }

@@ -1,5 +1,4 @@
 import Foundation
-import HushClient
 import Testing
 @testable import hush
 

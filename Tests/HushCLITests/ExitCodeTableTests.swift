@@ -1,6 +1,6 @@
 import Foundation
-import HushClient
 import Testing
+@testable import hush
 
 /// README.md's exit-code table is the one `hush exit-codes` prints, row for row.
 @Suite struct ExitCodeTableTests {

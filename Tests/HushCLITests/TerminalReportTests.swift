@@ -1,4 +1,3 @@
-import HushClient
 import HushKit
 import Testing
 @testable import hush

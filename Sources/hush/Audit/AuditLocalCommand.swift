@@ -1,5 +1,6 @@
 import ArgumentParser
-import HushClient
+import HushAudit
+import HushKit
 
 struct AuditLocalCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -19,12 +20,12 @@ struct AuditLocalCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let audit = try await LocalAudit.run(global.accountHome(), canary: canary) { try Account.open($0, offline: true) }
+            let audit = try await LocalAudit.run(global.homeDirectory(), canary: canary) { try await global.openAccount() }
             let loose = audit.filesReadableByOthers
             if global.json {
                 var object: [String: Any] = [
                     "home": audit.home, "databaseEncrypted": audit.databaseEncrypted, "filesReadableByOthers": loose,
-                    "quarantined": audit.quarantined.map { ["serverId": $0.serverId as Any, "reason": $0.reason, "bytes": $0.envelope.count] },
+                    "quarantined": audit.setAside.map { ["serverId": $0.relayID as Any, "reason": $0.reason, "bytes": $0.byteCount] },
                     "integrity": audit.integrityHealthy,
                 ]
                 if let scan = audit.canaryScan { object["canary"] = ["found": scan.foundAnywhere, "filesScanned": scan.filesScanned] }
@@ -34,8 +35,8 @@ struct AuditLocalCommand: AsyncParsableCommand {
                 print("Permissions      " + (loose.isEmpty ? Presentation.style.good("owner only (0700 directory, 0600 files)") : Presentation.style.bad("readable by others: \(loose.joined(separator: ", "))")))
                 print("Database         " + (audit.databaseEncrypted ? Presentation.style.good("encrypted (no SQLite header; SQLCipher)") : Presentation.style.bad("PLAINTEXT")))
                 print("Integrity        " + (audit.integrityHealthy ? Presentation.style.good("ok") : Presentation.style.bad("problems: run `hush doctor`")))
-                print("Set aside        \(audit.quarantined.count) envelope(s) that could not be decrypted")
-                for entry in audit.quarantined { print("  relay id \(entry.serverId.map(String.init) ?? "?"): \(entry.reason) (\(entry.envelope.count) bytes)") }
+                print("Set aside        \(audit.setAside.count) envelope(s) that could not be decrypted")
+                for entry in audit.setAside { print("  relay id \(entry.relayID.map(String.init) ?? "?"): \(entry.reason) (\(entry.byteCount) bytes)") }
                 if let scan = audit.canaryScan, let canary { print(""); print(CanaryScanner.render(scan, canaryLength: canary.count)) }
             }
             if audit.failed { throw ExitCode.failure }

@@ -1,5 +1,4 @@
 import Foundation
-import HushClient
 import HushKit
 
 /// One open conversation in real time: the live connection, the heartbeat

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import HushClient
 import HushKit
 
 struct ProfileCommand: AsyncParsableCommand {
@@ -24,10 +23,16 @@ struct ProfileCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let client = try await global.openAccount()
+            let account: HushAccount = try await global.openAccount()
+            defer { account.close() }
             if let name {
-                try await client.setDisplayName(name); let queued = 0
-                let current = try await client.displayName()
+                let queued: Int
+                do {
+                    queued = try await account.setDisplayName(name)
+                } catch let error as HushError where error.kind == .invalidInput {
+                    throw ValidationError(error.description) // empty, or longer than 64 bytes
+                }
+                let current = try await account.displayName()
                 if global.json {
                     try printJSON(["name": current ?? NSNull(), "queuedFor": queued])
                 } else {
@@ -35,7 +40,7 @@ struct ProfileCommand: AsyncParsableCommand {
                 }
                 return
             }
-            let current = try await client.displayName()
+            let current = try await account.displayName()
             if global.json {
                 try printJSON(["name": current ?? NSNull()])
             } else {

@@ -1,5 +1,4 @@
 import ArgumentParser
-import HushClient
 import HushKit
 
 struct RegisterCommand: AsyncParsableCommand {
@@ -26,12 +25,15 @@ struct RegisterCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let client = try await global.openAccount(relayOverride: relay)
-            try await client.register(); let url = client.relayURL ?? ""
+            let account: HushAccount = try await global.openAccount(relayOverride: relay)
+            defer { account.close() }
+            try await account.register()
+            // register() refuses an account without a relay, so there is one here.
+            let url = account.relayURL ?? ""
             if global.json {
-                try printJSON(["relay": url, "address": client.address, "registered": true])
+                try printJSON(["relay": url, "address": account.address, "registered": true])
             } else {
-                print("Registered \(client.address) with \(url)")
+                print("Registered \(account.address) with \(url)")
             }
         }
     }

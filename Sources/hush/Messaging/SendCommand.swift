@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import HushClient
 import HushKit
 
 struct SendCommand: AsyncParsableCommand {

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import HushClient
 import HushKit
 
 struct WhoamiCommand: AsyncParsableCommand {
@@ -20,15 +19,16 @@ struct WhoamiCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let client = try await global.openAccount()
-            let registered = try await client.isRegistered()
+            let account: HushAccount = try await global.openAccount()
+            defer { account.close() }
+            let registered = try await account.isRegistered()
             if global.json {
-                try printJSON(["address": client.address, "identityKey": client.fingerprint.replacingOccurrences(of: " ", with: "").lowercased(),
-                               "relay": client.relayURL ?? NSNull(), "registered": registered])
+                try printJSON(["address": account.address, "identityKey": account.fingerprint.replacingOccurrences(of: " ", with: ""),
+                               "relay": account.relayURL ?? NSNull(), "registered": registered])
             } else {
-                print("Address:      \(client.address)")
-                print("Identity key: \(client.fingerprint)")
-                print("Relay:        \(client.relayURL ?? "none") \(registered ? "(registered)" : "(not registered)")")
+                print("Address:      \(account.address)")
+                print("Identity key: \(account.fingerprint)")
+                print("Relay:        \(account.relayURL ?? "none") \(registered ? "(registered)" : "(not registered)")")
             }
         }
     }

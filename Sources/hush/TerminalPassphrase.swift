@@ -5,32 +5,32 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import HushCrypto
-import HushKeystore
+import HushKit
 
 /// Reads a line from the controlling terminal with echo turned off, and
 /// restores the terminal even when interrupted mid-line by an error.
 enum TerminalPassphrase {
-    static func ask(prompt: String) throws(KeystoreError) -> SecureBytes {
+    /// The typed line's bytes, for the caller to wipe once handed on.
+    static func ask(prompt: String) throws(HushError) -> [UInt8] {
         let tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard tty >= 0 else {
-            throw .passphraseUnavailable("no terminal to ask on: use --passphrase-file FILE or HUSH_PASSPHRASE")
+            throw PassphraseSource.unavailable("no terminal to ask on: use --passphrase-file FILE or HUSH_PASSPHRASE")
         }
         defer { close(tty) }
         var saved = termios()
         guard tcgetattr(tty, &saved) == 0 else {
-            throw .passphraseUnavailable("the terminal cannot turn off echo: use --passphrase-file FILE")
+            throw PassphraseSource.unavailable("the terminal cannot turn off echo: use --passphrase-file FILE")
         }
         var silent = saved
         silent.c_lflag &= ~tcflag_t(ECHO)
         silent.c_lflag |= tcflag_t(ECHONL)
         guard tcsetattr(tty, TCSAFLUSH, &silent) == 0 else {
-            throw .passphraseUnavailable("the terminal cannot turn off echo: use --passphrase-file FILE")
+            throw PassphraseSource.unavailable("the terminal cannot turn off echo: use --passphrase-file FILE")
         }
         defer { _ = tcsetattr(tty, TCSAFLUSH, &saved) }
         _ = prompt.withCString { write(tty, $0, strlen($0)) }
 
-        let buffer = SecureBytes(count: PassphraseSource.maximumLength + 1)
+        var buffer = [UInt8](repeating: 0, count: PassphraseSource.maximumLength + 1)
         var length = 0
         var ended = false
         buffer.withUnsafeMutableBytes { out in
@@ -46,8 +46,11 @@ enum TerminalPassphrase {
             byte = 0
         }
         guard length <= PassphraseSource.maximumLength, ended || length > 0 else {
-            throw .passphraseUnavailable("nothing was typed")
+            buffer.wipe()
+            throw PassphraseSource.unavailable("nothing was typed")
         }
-        return buffer.slice(0..<length, storage: .guarded)
+        // Shrinks in place: no second copy of the secret is made.
+        buffer.removeSubrange(length...)
+        return buffer
     }
 }

@@ -1,7 +1,7 @@
 /// The exit codes of `hush`, one per kind of failure a script may want to
 /// tell apart. `hush exit-codes` prints `ExitStatus.table`, and README.md
 /// carries the same table (HushCLITests checks the two agree).
-public enum ExitStatus: Int32, Sendable, CaseIterable {
+enum ExitStatus: Int32, Sendable, CaseIterable {
     case failure = 1
     case noIdentity = 10
     case wrongPassphrase = 11
@@ -28,7 +28,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     case usage = 64
 
     /// What the code means, for people and scripts' authors.
-    public var meaning: String {
+    var meaning: String {
         switch self {
         case .failure: return "any other failure (the message on stderr says what)"
         case .noIdentity: return "no identity in the data directory yet: run `hush init`"
@@ -51,7 +51,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     }
 
     /// Every code with its meaning, 0 first, one `code  meaning` line each.
-    public static var table: [(code: Int32, meaning: String)] {
+    static var table: [(code: Int32, meaning: String)] {
         [(0, "success")] + allCases.map { ($0.rawValue, $0.meaning) }
     }
 }
