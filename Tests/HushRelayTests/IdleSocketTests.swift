@@ -55,13 +55,13 @@ import Testing
     /// lifetime left from that moment) stays open and gets its pushes.
     @Test func anExpiringSocketLeavesALaterOneOpen() async throws {
         try await LiveRelayTests.withLiveRelay(configure: { $0.tokenLifetimeSeconds = 3 }) { _, aliceClient, bobClient, alice, _ in
-            let started = ContinuousClock.now
             let first = Task { try await Self.closeOfRawSocket(aliceClient) }
             try await Task.sleep(for: .milliseconds(1_500))
             let later = try await aliceClient.connectSocket()
             let close = try await first.value
-            // Closed at its own token's end (3 s), before the later token's (4.5 s).
-            #expect(ContinuousClock.now - started < .milliseconds(4_400), "the first socket outlived its token")
+            // Closed by its own token's end, while the later socket (whose token ends
+            // 1.5 s after) stays open: the push below reaches it. No wall-clock bound
+            // here, which a loaded machine would break without a defect.
             #expect(close?.closeCode == .policyViolation, "\(String(describing: close))")
             #expect(close?.reason?.contains("token expired") == true, "\(String(describing: close))")
             let receipt = try await bobClient.deposit(recipient: alice.identity, envelope: sealedSized([6]), requestID: "after-expiry", credential: nil)
