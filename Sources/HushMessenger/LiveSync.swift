@@ -89,14 +89,16 @@ final class LiveSync {
         }
     }
 
-    /// Receives a page's envelopes in order. Returns those the relay may
-    /// delete, and the failure of our own database that stopped the page, if
-    /// one did: the relay keeps that envelope and everything after it.
+    /// Receives a page's envelopes in order: in one transaction when they
+    /// all go in (`Inbox.receiveTogether`), else one at a time. Returns those
+    /// the relay may delete, and the failure of our own database that stopped
+    /// the page, if one did: the relay keeps that envelope and everything after it.
     private func receive(_ page: MailboxPage, into report: inout SyncReport) -> (handled: [Int64], localFailure: (any Error)?) {
         var handled: [Int64] = []
-        for envelope in page.envelopes {
+        let together = page.envelopes.count > 1 ? inbox.receiveTogether(page.envelopes) : nil
+        for (index, envelope) in page.envelopes.enumerated() {
             do {
-                switch try inbox.receive(envelope) {
+                switch try together?[index] ?? inbox.receive(envelope) {
                 case .stored: report.received += 1
                 case .quarantined: report.quarantined += 1
                 case .resendRequested: report.resendRequested += 1

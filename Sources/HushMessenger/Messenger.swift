@@ -20,7 +20,7 @@ import HushStore
 /// group and attachment parts) and owns the transaction boundary: the parts
 /// write with `MessageStore.withinWrite`, joining the transaction opened
 /// here, or, in the flows that must write between relay calls (and per
-/// received envelope), opening a short one of their own; none nests a
+/// received page of envelopes, or envelope), opening a short one of their own; none nests a
 /// savepoint except where a failure is swallowed on purpose.
 public actor Messenger {
     public let identity: IdentityKeyPair
