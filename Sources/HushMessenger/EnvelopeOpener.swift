@@ -57,6 +57,10 @@ final class EnvelopeOpener {
             try store.contacts.setProfileSent(nil, contactId: contact.id)
             if let oneTime = handshake.oneTimePrekeyID { consumedPrekeys.append((.oneTimeX25519, oneTime)) }
             if handshake.kemPrekeyKind == .oneTimeKEM { consumedPrekeys.append((.oneTimeKEM, handshake.kemPrekeyID)) }
+        } else if let current {
+            // Decoded once: decoding derives the ratchet's public keys (an
+            // X25519 scalar multiplication each), the dearest part of a message.
+            session = current
         } else {
             session = try dependencies.loadSession(contactId: contact.id)
         }
