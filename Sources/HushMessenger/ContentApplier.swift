@@ -3,23 +3,26 @@ import HushProtocol
 import HushStore
 
 /// Applies decrypted content from a contact: stores texts and attachment
-/// notes (queueing the delivery receipt), advances our outgoing messages on
+/// notes (owing the delivery receipt, sealed at the end of the pass by
+/// `DeliveryReceipts`), advances our outgoing messages on
 /// receipts, shows typing, keeps the contact's delivery credential, and
 /// answers decryption errors by sealing the message again. Runs inside the
 /// caller's transaction.
 final class ContentApplier {
     private let dependencies: MessengerDependencies
     private let sealer: Sealer
+    private let receipts: DeliveryReceipts
     private let downloads: AttachmentDownloads
     private let membership: GroupMembership
     private let receivedGroupStates: ReceivedGroupStates
     private let senderKeys: GroupSenderKeys
     private var store: MessageStore { dependencies.store }
 
-    init(_ dependencies: MessengerDependencies, sealer: Sealer, downloads: AttachmentDownloads, membership: GroupMembership,
-         receivedGroupStates: ReceivedGroupStates, senderKeys: GroupSenderKeys) {
+    init(_ dependencies: MessengerDependencies, sealer: Sealer, receipts: DeliveryReceipts, downloads: AttachmentDownloads,
+         membership: GroupMembership, receivedGroupStates: ReceivedGroupStates, senderKeys: GroupSenderKeys) {
         self.dependencies = dependencies
         self.sealer = sealer
+        self.receipts = receipts
         self.downloads = downloads
         self.membership = membership
         self.receivedGroupStates = receivedGroupStates
@@ -64,7 +67,7 @@ final class ContentApplier {
 
     /// A member's text or file in a group: stored in the group's
     /// conversation under the member's address, with a delivery receipt
-    /// sealed to the member over our pairwise session.
+    /// owed to the member (sealed over our pairwise session).
     func applyGroup(_ content: Content, from contact: Contact, group: StoredGroup, envelope: MailboxEnvelope) throws {
         guard contact.standing != .blocked else { return }
         let body: String, contentType: String
@@ -82,7 +85,7 @@ final class ContentApplier {
         guard case let .inserted(id) = try store.messages.insert(message) else { return }
         if let pointer { try downloads.recordIncoming(pointer, messageId: id) }
         if contact.standing == .accepted, contact.verification != .changed, try store.sessions.load(contactId: contact.id) != nil {
-            try sealer.seal(.deliveryReceipt([content.id]), to: contact.name)
+            try receipts.owe(content.id, to: contact)
         }
         if let stored = try store.messages.message(id: id) {
             dependencies.emit(.groupReceived(stored, group: group.name, member: contact.name))
@@ -108,7 +111,7 @@ final class ContentApplier {
             }
             return
         }
-        try sealer.seal(.deliveryReceipt([content.id]), to: contact.name)
+        try receipts.owe(content.id, to: contact)
         if let stored = try store.messages.message(id: id) { dependencies.emit(.received(stored, contact: contact.name)) }
     }
 

@@ -57,11 +57,17 @@ final class EnvelopeOpener {
             try store.contacts.setProfileSent(nil, contactId: contact.id)
             if let oneTime = handshake.oneTimePrekeyID { consumedPrekeys.append((.oneTimeX25519, oneTime)) }
             if handshake.kemPrekeyKind == .oneTimeKEM { consumedPrekeys.append((.oneTimeKEM, handshake.kemPrekeyID)) }
+        } else if let current {
+            // Decoded once: decoding derives the ratchet's public keys (an
+            // X25519 scalar multiplication each), the dearest part of a message.
+            session = current
         } else {
             session = try dependencies.loadSession(contactId: contact.id)
         }
         let skipped = try PersistentSkippedKeys(store: store, contactId: contact.id, now: now)
-        let plaintext = try session.open(opened, skippedKeys: skipped.memory, using: dependencies.random)
+        // The skipped keys change in this transaction, as the ratchet goes;
+        // a failure below rolls them back with everything else.
+        let plaintext = try session.open(opened, skippedKeys: skipped, using: dependencies.random)
         let content = try Content(decoding: plaintext)
         // The ephemeral path stores nothing and is acknowledged to no one:
         // anything but typing arriving that way is refused, not applied.
@@ -69,7 +75,6 @@ final class EnvelopeOpener {
             throw MessengerError.protocolFailure("only typing indicators travel as ephemeral envelopes")
         }
         try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
-        try skipped.persist(at: now)
         try prekeys.consume(consumedPrekeys)
         try applier.apply(content, from: contact, envelope: envelope)
         if !ephemeral {

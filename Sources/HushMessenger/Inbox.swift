@@ -40,13 +40,7 @@ final class Inbox {
     /// (the relay still holds it), never dropped for a fault that is ours.
     func receive(_ envelope: MailboxEnvelope) throws -> ReceiveOutcome {
         do {
-            return try store.withinWrite { store in
-                if try Self.alreadyProcessed(envelope, in: store) { return .alreadyProcessed }
-                let result = try opener.open(envelope)
-                try store.quarantine.resolveDeferred(serverId: envelope.serverID)
-                try store.settings.advanceSyncCursor(to: envelope.serverID)
-                return result == .applied ? .stored : .dropped
-            }
+            return try store.withinWrite { store in try apply(envelope, in: store) }
         } catch where Self.isLocalStorageFailure(error) {
             throw error
         } catch MessengerError.missingLocalState(let reason) {
@@ -58,6 +52,28 @@ final class Inbox {
         } catch {
             return try setAside(envelope, error)
         }
+    }
+
+    /// Receives `envelopes` (a page of the mailbox, in order) in one
+    /// transaction, when every one of them is stored, dropped or already
+    /// processed: one commit, and the pages their rows share written once,
+    /// instead of one of each per envelope. Anything else (an envelope to
+    /// defer or set aside, a failure of our database) rolls the whole page
+    /// back and returns nil; the caller then receives them one at a time
+    /// (`receive`), so each gets its own outcome as before. Either way
+    /// nothing is acknowledged that did not commit.
+    func receiveTogether(_ envelopes: [MailboxEnvelope]) -> [ReceiveOutcome]? {
+        try? store.write { store in try envelopes.map { try apply($0, in: store) } }
+    }
+
+    /// Opens and applies one envelope inside the caller's write
+    /// transaction, and moves the sync cursor past it.
+    private func apply(_ envelope: MailboxEnvelope, in store: MessageStore) throws -> ReceiveOutcome {
+        if try Self.alreadyProcessed(envelope, in: store) { return .alreadyProcessed }
+        let result = try opener.open(envelope)
+        try store.quarantine.resolveDeferred(serverId: envelope.serverID)
+        try store.settings.advanceSyncCursor(to: envelope.serverID)
+        return result == .applied ? .stored : .dropped
     }
 
     /// Keeps an envelope that failed for a cause on our side at the relay

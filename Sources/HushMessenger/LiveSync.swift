@@ -8,6 +8,7 @@ final class LiveSync {
     private let dependencies: MessengerDependencies
     private let relay: RelaySession
     private let inbox: Inbox
+    private let receipts: DeliveryReceipts
     private let outbox: Outbox
     private let credentials: DeliveryCredentials
     private let prekeys: Prekeys
@@ -17,19 +18,22 @@ final class LiveSync {
     /// How long the relay keeps an envelope at most (its default retention).
     static let relayRetentionMilliseconds: Int64 = 30 * 24 * 3600 * 1000
 
-    init(_ dependencies: MessengerDependencies, relay: RelaySession, inbox: Inbox, outbox: Outbox,
+    init(_ dependencies: MessengerDependencies, relay: RelaySession, inbox: Inbox, receipts: DeliveryReceipts, outbox: Outbox,
          credentials: DeliveryCredentials, prekeys: Prekeys) {
         self.dependencies = dependencies
         self.relay = relay
         self.inbox = inbox
+        self.receipts = receipts
         self.outbox = outbox
         self.credentials = credentials
         self.prekeys = prekeys
     }
 
     /// Flushes the outbox, then fetches, decrypts, stores and acknowledges
-    /// everything waiting after the sync cursor, page by page; then flushes
-    /// the receipts that produced, and tops up prekeys.
+    /// everything waiting after the sync cursor, page by page; then seals
+    /// the delivery receipts owed (one per contact, `DeliveryReceipts`) and
+    /// flushes them, and tops up prekeys. A pass that fails leaves its
+    /// receipts owed to the next.
     func sync(isolation: isolated (any Actor)? = #isolation) async throws -> SyncReport {
         var report = SyncReport()
         // A decryption error can only name an envelope the relay still held.
@@ -48,6 +52,7 @@ final class LiveSync {
             report.deferred = 0
             try await drainMailbox(into: &report)
         }
+        receipts.sealOwed()
         // The report covers both passes: what the first one posted (the user's
         // pending messages) counts as much as the receipts the second one posts.
         var outboxReport = await outbox.flush()
@@ -84,14 +89,16 @@ final class LiveSync {
         }
     }
 
-    /// Receives a page's envelopes in order. Returns those the relay may
-    /// delete, and the failure of our own database that stopped the page, if
-    /// one did: the relay keeps that envelope and everything after it.
+    /// Receives a page's envelopes in order: in one transaction when they
+    /// all go in (`Inbox.receiveTogether`), else one at a time. Returns those
+    /// the relay may delete, and the failure of our own database that stopped
+    /// the page, if one did: the relay keeps that envelope and everything after it.
     private func receive(_ page: MailboxPage, into report: inout SyncReport) -> (handled: [Int64], localFailure: (any Error)?) {
         var handled: [Int64] = []
-        for envelope in page.envelopes {
+        let together = page.envelopes.count > 1 ? inbox.receiveTogether(page.envelopes) : nil
+        for (index, envelope) in page.envelopes.enumerated() {
             do {
-                switch try inbox.receive(envelope) {
+                switch try together?[index] ?? inbox.receive(envelope) {
                 case .stored: report.received += 1
                 case .quarantined: report.quarantined += 1
                 case .resendRequested: report.resendRequested += 1
@@ -200,7 +207,8 @@ final class LiveSync {
             let transport = dependencies.transport
             try? await relay.call { () async throws(DeliveryFailure) in try await transport.acknowledge(handled) }
         }
-        // The receipts it produced, and a prekey it consumed.
+        // The receipt it is owed, and a prekey it consumed.
+        receipts.sealOwed()
         _ = await outbox.flush()
         await prekeys.replenishIfNeeded()
         return true

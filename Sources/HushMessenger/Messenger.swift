@@ -20,7 +20,7 @@ import HushStore
 /// group and attachment parts) and owns the transaction boundary: the parts
 /// write with `MessageStore.withinWrite`, joining the transaction opened
 /// here, or, in the flows that must write between relay calls (and per
-/// received envelope), opening a short one of their own; none nests a
+/// received page of envelopes, or envelope), opening a short one of their own; none nests a
 /// savepoint except where a failure is swallowed on purpose.
 public actor Messenger {
     public let identity: IdentityKeyPair
@@ -35,6 +35,7 @@ public actor Messenger {
     let requests: MessageRequests
     let contactBook: Contacts
     let inbox: Inbox
+    let receipts: DeliveryReceipts
     let live: LiveSync
     let conversationLog: Conversations
     let attachmentFiles: AttachmentFiles?
@@ -76,12 +77,14 @@ public actor Messenger {
         prekeys = Prekeys(dependencies, relay: relay)
         requests = MessageRequests(dependencies, sealer: sealer, outbox: outgoing, credentials: credentials, groupStates: receivedGroupStates)
         contactBook = Contacts(dependencies, requests: requests, sessions: sessions, maxPendingRequests: maxMessageRequests)
-        let applier = ContentApplier(dependencies, sealer: sealer, downloads: downloads, membership: groups,
+        receipts = DeliveryReceipts(dependencies, sealer: sealer)
+        let applier = ContentApplier(dependencies, sealer: sealer, receipts: receipts, downloads: downloads, membership: groups,
                                      receivedGroupStates: receivedGroupStates, senderKeys: senderKeys)
         let opener = EnvelopeOpener(dependencies, contacts: contactBook, prekeys: prekeys, credentials: credentials, senderKeys: senderKeys,
                                     applier: applier)
         inbox = Inbox(dependencies, opener: opener, sealer: sealer, contacts: contactBook)
-        live = LiveSync(dependencies, relay: relay, inbox: inbox, outbox: outgoing, credentials: credentials, prekeys: prekeys)
+        live = LiveSync(dependencies, relay: relay, inbox: inbox, receipts: receipts, outbox: outgoing, credentials: credentials,
+                        prekeys: prekeys)
         conversationLog = Conversations(dependencies, sealer: sealer)
     }
 
@@ -173,10 +176,13 @@ public actor Messenger {
 
     // MARK: Receiving
 
-    /// Decrypts and stores one envelope (see `Inbox.receive`).
+    /// Decrypts and stores one envelope (see `Inbox.receive`), then seals
+    /// the delivery receipt it is owed (a pass of one envelope).
     @discardableResult
     public func receive(_ envelope: MailboxEnvelope) throws -> ReceiveOutcome {
-        try inbox.receive(envelope)
+        let outcome = try inbox.receive(envelope)
+        receipts.sealOwed()
+        return outcome
     }
 
     /// Handles an ephemeral envelope (typing): never stored as a message.

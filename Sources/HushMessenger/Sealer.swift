@@ -24,8 +24,8 @@ final class Sealer {
     /// Seals `body` for `name` and queues it. When `recordAs` is given the
     /// content is also stored as an outgoing message shown in the history;
     /// receipts and profile updates are queued without one. Joins the
-    /// caller's transaction (a sync seals a receipt per message it stores),
-    /// so there is no savepoint per message.
+    /// caller's transaction (a sync stores many messages, one transaction
+    /// each), so there is no savepoint per message.
     @discardableResult
     func seal(_ body: ContentBody, to name: String, recordAs text: String? = nil) throws -> MessageID {
         let contact = try sendableContact(named: name)

@@ -63,6 +63,7 @@ public final class MessageStore {
     public var settings: SettingsRepository { SettingsRepository(database: database) }
     public var quarantine: QuarantineRepository { QuarantineRepository(database: database) }
     public var resends: ResendRepository { ResendRepository(database: database) }
+    public var owedReceipts: OwedReceiptRepository { OwedReceiptRepository(database: database) }
     public var attachments: AttachmentRepository { AttachmentRepository(database: database) }
     public var groups: GroupRepository { GroupRepository(database: database) }
     public var invitations: GroupInvitationRepository { GroupInvitationRepository(database: database) }

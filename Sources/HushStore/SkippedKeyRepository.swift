@@ -2,8 +2,9 @@ import HushCrypto
 import HushDatabase
 
 /// Message keys kept for messages that arrive out of order, per contact,
-/// indexed by the sender's ratchet public key and the message counter. The
-/// protocol bounds how many it keeps; `trim` enforces that bound here.
+/// indexed by the header key of the message's chain (the `ratchet_key`
+/// column) and the message counter. The protocol bounds how many it keeps;
+/// `evict` applies those bounds here.
 public struct SkippedKeyRepository {
     let database: Database
 
@@ -16,20 +17,28 @@ public struct SkippedKeyRepository {
             """, [contactId, ratchetKey, counter, bytes, time])
     }
 
+    /// The key stored for message `counter` of the chain `ratchetKey`, if any.
+    public func messageKey(contactId: Int64, ratchetKey: [UInt8], counter: Int64) throws -> SecureBytes? {
+        try database.queryFirst("""
+            SELECT message_key FROM skipped_message_keys WHERE contact_id = ? AND ratchet_key = ? AND counter = ?
+            """, [contactId, ratchetKey, counter]) { row in
+            var bytes = try row.get(0, as: [UInt8].self)
+            defer { ConstantTime.wipe(&bytes) }
+            return SecureBytes(copying: bytes)
+        }
+    }
+
+    /// Deletes the key of message `counter` of the chain `ratchetKey`: it opened its message.
+    public func delete(contactId: Int64, ratchetKey: [UInt8], counter: Int64) throws {
+        try database.execute("DELETE FROM skipped_message_keys WHERE contact_id = ? AND ratchet_key = ? AND counter = ?",
+                             [contactId, ratchetKey, counter])
+    }
+
     /// Returns the key and deletes it: a skipped key opens one message once.
     public func take(contactId: Int64, ratchetKey: [UInt8], counter: Int64) throws -> SecureBytes? {
-        try database.withinTransaction { db in
-            let key = try db.queryFirst("""
-                SELECT message_key FROM skipped_message_keys WHERE contact_id = ? AND ratchet_key = ? AND counter = ?
-                """, [contactId, ratchetKey, counter]) { row in
-                var bytes = try row.get(0, as: [UInt8].self)
-                defer { ConstantTime.wipe(&bytes) }
-                return SecureBytes(copying: bytes)
-            }
-            if key != nil {
-                try db.execute("DELETE FROM skipped_message_keys WHERE contact_id = ? AND ratchet_key = ? AND counter = ?",
-                               [contactId, ratchetKey, counter])
-            }
+        try database.withinTransaction { _ in
+            let key = try messageKey(contactId: contactId, ratchetKey: ratchetKey, counter: counter)
+            if key != nil { try delete(contactId: contactId, ratchetKey: ratchetKey, counter: counter) }
             return key
         }
     }

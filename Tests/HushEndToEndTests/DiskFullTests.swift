@@ -15,7 +15,9 @@ import Testing
         let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
         try bed.meet(alice, bob)
         try bed.sync(alice)
-        let texts = (1...40).map { "message \($0) " + String(repeating: "padding ", count: 40) }
+        // 16 KB each, 640 KB in all: twice the room Bob's files have left, even
+        // written as one page per transaction (a sync stores a page at once).
+        let texts = (1...40).map { "message \($0) " + String(repeating: "padding ", count: 2_000) }
         for text in texts { try bed.send(alice, to: "bob", text) }
 
         // Bob's database may not grow: every file he writes is capped at its current size.

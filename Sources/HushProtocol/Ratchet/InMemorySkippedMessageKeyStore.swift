@@ -28,7 +28,7 @@ public final class InMemorySkippedMessageKeyStore: SkippedMessageKeyStore, @unch
         insert(keys)
     }
 
-    /// Every stored key, oldest first (to persist the set).
+    /// Every stored key, oldest first.
     public func allKeys() -> [SkippedMessageKey] {
         chains.flatMap { chain in chain.entries.map { (chain.headerKey, $0) } }
             .sorted { $0.1.sequence < $1.1.sequence }

@@ -34,6 +34,18 @@ final class Participant {
     }
 
     var address: String { identity.address.description }
+
+    /// A second messenger on this participant's database, as a new process
+    /// (after a restart or a crash) would open it: nothing is shared with the
+    /// first but what is committed. Its random source is its own, so it
+    /// never repeats the first messenger's keys.
+    func reopened(relay: InMemoryRelay) throws -> Messenger {
+        Messenger(identity: identity, store: try MessageStore(path: databasePath, key: databaseKey),
+                  transport: relay.transport(for: identity), clock: clock,
+                  random: DeterministicRandom(seed: "random-\(name)-reopened"),
+                  backoff: BackoffPolicy(baseMilliseconds: 1_000, capMilliseconds: 8_000, maximumAttempts: 3),
+                  attachmentDirectory: directory.path("attachments"))
+    }
 }
 
 extension InMemoryRelay {
