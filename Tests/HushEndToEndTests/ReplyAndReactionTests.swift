@@ -53,12 +53,20 @@ import Testing
         let found = try bed.succeed(alice, ["search", "see", "you", "--json"]).stdout
         #expect(found.contains("yes, see you"), "a reply's text is searchable: \(found)")
 
-        // Alice reacts back; bob's chat gets it as a /react too.
-        try bed.succeed(alice, ["react", "bob", String(questionID), "❤️"])
+        // Alice reacts back while bob listens: one reaction event, with the message and its reactions.
+        let listened = try bed.listen(bob, seconds: 8, while: { try bed.succeed(alice, ["react", "bob", String(questionID), "❤️"]) },
+                                      until: "\"event\":\"reaction\"")
+        let event = try #require(listened.stdout.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+        }.first { $0["event"] as? String == "reaction" }, "\(listened)")
+        #expect(event["id"] as? Int == Int(bobCopyID) && event["contact"] as? String == "alice", "\(event)")
+        #expect(emoji(event) == ["❤️", "🎉"], "\(event)")
         try bed.sync(bob)
         #expect(emoji(try message(bed, bob, "alice", "dinner at 8?")) == ["❤️", "🎉"])
         let chat = try bed.hush(bob, ["chat", "alice"], stdin: "/unreact \(bobCopyID)\n/reply \(bobCopyID) from the chat\n")
         #expect(chat.status == 0 && !chat.crashed, "\(chat)")
+        // The chat shows a reply with the message it quotes (bob's earlier reply, and this one).
+        #expect(chat.stdout.contains("↳ “dinner at 8?” yes, see you") && chat.stdout.contains("↳ “dinner at 8?” from the chat"), "\(chat)")
         try bed.sync(alice)
         #expect(emoji(try message(bed, alice, "bob", "dinner at 8?")) == ["❤️"])
         let fromChat = try message(bed, alice, "bob", "from the chat")
