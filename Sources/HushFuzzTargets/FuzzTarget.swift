@@ -40,6 +40,20 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
 
     public static func named(_ name: String) -> FuzzTarget? { FuzzTarget(rawValue: name) }
 
+    /// Decodes a content; a reply or reaction that decodes must encode back
+    /// to the same bytes (the sender's checks and the receiver's agree: an
+    /// emoji the receiver takes is one the sender could have sent).
+    static func checkContent(_ input: [UInt8]) {
+        guard let content = try? Content(decoding: input) else { return }
+        switch content.body {
+        case .reply, .reaction:
+            guard let again = try? content.encoded(), again == input else {
+                preconditionFailure("a decoded reply or reaction does not encode back to its bytes")
+            }
+        default: break
+        }
+    }
+
     public func run(_ input: [UInt8]) {
         switch self {
         case .sealedSender:
@@ -50,8 +64,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .sessionState:
             if let session = try? Session(serialized: SecureBytes(copying: input)) { _ = session.serialized() }
         case .content:
-            _ = try? Content(decoding: input)
-            if let unpadded = try? Padding.unpad(input) { _ = try? Content(decoding: unpadded) }
+            Self.checkContent(input)
+            if let unpadded = try? Padding.unpad(input) { Self.checkContent(unpadded) }
         case .padding:
             _ = try? Padding.unpad(input)
         case .address:

@@ -22,7 +22,7 @@ public struct Conversation: Sendable, Equatable, Identifiable {
         title = summary.title
         unreadCount = summary.unreadCount
         lastActivityAt = summary.lastActivityAt
-        lastMessage = summary.lastMessage.map(Message.init)
+        lastMessage = summary.lastMessage.map { Message($0) }
     }
 }
 

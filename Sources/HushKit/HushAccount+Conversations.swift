@@ -1,4 +1,5 @@
 import HushMessenger
+import HushStore
 
 /// The lobby: the conversation list, rooms, search.
 extension HushAccount {
@@ -28,7 +29,16 @@ extension HushAccount {
 
     /// The message with id `id`, or nil once it is gone.
     public func message(_ id: MessageID) async throws(HushError) -> Message? {
-        try await guarded { try await messenger.message(id: id.rawValue).map(Message.init) }
+        try await guarded {
+            guard let stored = try await messenger.message(id: id.rawValue) else { return nil }
+            return try await decorated([stored])[0]
+        }
+    }
+
+    /// Messages with their replies' quotes and their reactions filled in.
+    func decorated(_ stored: [StoredMessage]) async throws -> [Message] {
+        let decorations = try await messenger.decorations(of: stored)
+        return stored.map { Message($0, decorations: decorations) }
     }
 
     /// Full-text search over every conversation's messages, best matches first.

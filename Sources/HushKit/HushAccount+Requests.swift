@@ -36,7 +36,7 @@ extension MessageRequest {
     init(_ request: HushMessenger.MessageRequest) {
         contact = Contact(request.contact)
         messageCount = request.messageCount
-        lastMessage = request.lastMessage.map(Message.init)
+        lastMessage = request.lastMessage.map { Message($0) }
         groupInvitations = request.invitations
     }
 }

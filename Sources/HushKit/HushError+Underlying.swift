@@ -47,6 +47,10 @@ extension HushError {
             self.init(.invalidContact, reason: "that is your own address")
         case .invalidDisplayName:
             self.init(.invalidInput, reason: reason)
+        case .noSuchMessage:
+            self.init(.notFound, reason: reason, suggestion: "message ids are the ones a history lists for this account")
+        case .invalidReaction:
+            self.init(.invalidInput, reason: reason)
         case let .messageTooLong(limit):
             self.init(.invalidInput, reason: "the message is longer than \(limit) bytes", suggestion: "split it")
         case let .relay(failure):

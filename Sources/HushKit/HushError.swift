@@ -84,6 +84,8 @@ public struct HushError: Error, Sendable, Equatable, CustomStringConvertible {
         case attachment(AttachmentID)
         /// A queued message, by the request id (or its start) that was asked for.
         case queuedMessage(String)
+        /// A message of the history, by its id (one that is not in the conversation asked about).
+        case message(MessageID)
     }
 
     /// An error of `kind` (for an app's own layers and tests).

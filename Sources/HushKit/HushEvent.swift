@@ -15,6 +15,9 @@ public enum HushEvent: Sendable, Equatable {
     case statusChanged(MessageID, in: ConversationID, to: Message.Status)
     /// A contact started or stopped typing.
     case typing(ContactID, isTyping: Bool)
+    /// Someone's reaction to a message was set, changed or taken away:
+    /// read the message again (`HushAccount.message(_:)`) for its `reactions`.
+    case reactionChanged(MessageID, in: ConversationID)
     /// A group's members, admins or name changed, or the account was removed.
     case groupChanged(ConversationID)
     /// A contact could not decrypt an outgoing message; it was sealed again and resent.
@@ -46,6 +49,8 @@ public enum HushEvent: Sendable, Equatable {
                                   to: Message.Status(rawValue: status.rawValue) ?? .failed)
         case let .typing(_, active, contactID):
             self = .typing(ContactID(rawValue: contactID), isTyping: active)
+        case let .reactionChanged(messageID, conversationID):
+            self = .reactionChanged(MessageID(rawValue: messageID), in: ConversationID(rawValue: conversationID))
         case let .groupChanged(_, conversationID):
             self = .groupChanged(ConversationID(rawValue: conversationID))
         case let .resent(_, _, messageID):

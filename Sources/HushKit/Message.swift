@@ -1,3 +1,6 @@
+import HushMessenger
+import enum HushProtocol.ContentLimits
+import enum HushProtocol.ReactionEmoji
 import HushStore
 
 /// One message of a conversation, as stored on this device.
@@ -62,8 +65,15 @@ public struct Message: Sendable, Equatable, Identifiable {
     /// The relay's id of the envelope that carried it (received messages), or
     /// that the relay gave it when it took it (sent messages), once known.
     public let serverID: Int64?
+    /// For a reply: the message it quotes. Nil for any other message.
+    public let replyTo: QuotedMessage?
+    /// The reactions standing on the message, oldest first: one per person
+    /// (yours included), the latest each chose. Empty in a conversation
+    /// list's `lastMessage`; `HushAccount.message(_:)` and the room's
+    /// history carry them.
+    public let reactions: [Reaction]
 
-    init(_ stored: StoredMessage) {
+    init(_ stored: StoredMessage, decorations: MessageDecorations? = nil) {
         id = MessageID(rawValue: stored.id)
         conversation = ConversationID(rawValue: stored.conversationId)
         direction = stored.direction == .incoming ? .incoming : .outgoing
@@ -77,7 +87,49 @@ public struct Message: Sendable, Equatable, Identifiable {
         readAt = stored.readAt
         clientMessageID = stored.clientMessageId
         serverID = stored.serverId
+        replyTo = stored.replyTo.map { clientID in
+            QuotedMessage(message: decorations?.quoted[clientID].map { MessageID(rawValue: $0.id) }, clientMessageID: clientID)
+        }
+        reactions = (decorations?.reactions[stored.id] ?? []).map { reaction in
+            Reaction(emoji: reaction.emoji, reactorAddress: reaction.reactor,
+                     contact: decorations?.contactIDs[reaction.reactor].map(ContactID.init(rawValue:)),
+                     isYou: reaction.reactor == decorations?.ownAddress, reactedAt: reaction.sentAt)
+        }
     }
+}
+
+/// The message a reply quotes.
+public struct QuotedMessage: Sendable, Equatable {
+    /// The quoted message's id, when it is stored here in the same
+    /// conversation; nil when this device does not have it (it is older
+    /// than the device, was never received, or was deleted).
+    public let message: MessageID?
+    /// The quoted message's `Message.clientMessageID`, always known.
+    public let clientMessageID: String
+}
+
+/// One person's reaction to a message.
+public struct Reaction: Sendable, Equatable {
+    /// The emoji: one character (grapheme cluster) of at most 32 bytes, as
+    /// sent. Peer-chosen text: sanitise it before showing it on a terminal.
+    public let emoji: String
+    /// The reactor's address (hush1…): the account's own for `isYou`.
+    public let reactorAddress: String
+    /// The reactor's contact, when they are one (a group member may not be).
+    public let contact: ContactID?
+    /// Whether the reaction is this account's own.
+    public let isYou: Bool
+    /// When they reacted, in milliseconds since 1970 (their clock).
+    public let reactedAt: Int64
+
+    /// Whether `emoji` can be sent as a reaction: one character (grapheme
+    /// cluster) of 1 to 32 bytes of UTF-8, with no control or bidirectional
+    /// formatting character (docs/PROTOCOL.md §10.5). `Room.react(to:with:)`
+    /// refuses anything else; an app can check before offering to send.
+    public static func isAcceptableEmoji(_ emoji: String) -> Bool { ReactionEmoji.isAcceptable(emoji) }
+
+    /// The most bytes of UTF-8 a reaction's emoji may have.
+    public static let maxEmojiBytes = ContentLimits.maxReactionLength
 }
 
 /// A page of a conversation's history, oldest first.

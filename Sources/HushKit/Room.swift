@@ -1,4 +1,5 @@
 import HushMessenger
+import HushStore
 
 /// One conversation: its history, sending, files, read marks and typing;
 /// for a group also its members. Get one from `HushAccount.room(_:)` or
@@ -42,7 +43,7 @@ public struct Room: Sendable {
             let limit = Self.pageLimit(limit)
             // One more than asked tells whether older messages exist.
             let page = try await messenger.history(with: try await target(), before: before?.rawValue, limit: limit + 1)
-            return HistoryPage(messages: page.suffix(limit).map(Message.init), hasOlder: page.count > limit)
+            return HistoryPage(messages: try await account.decorated(Array(page.suffix(limit))), hasOlder: page.count > limit)
         }
     }
 
@@ -50,7 +51,8 @@ public struct Room: Sendable {
     /// most 10,000; for catching up after `.missed`, or reading forwards).
     public func messages(after message: MessageID, limit: Int = 50) async throws(HushError) -> [Message] {
         try await account.guarded {
-            try await messenger.history(with: try await target(), after: message.rawValue, limit: Self.pageLimit(limit)).map(Message.init)
+            try await account.decorated(try await messenger.history(with: try await target(), after: message.rawValue,
+                                                                    limit: Self.pageLimit(limit)))
         }
     }
 
@@ -70,13 +72,52 @@ public struct Room: Sendable {
     /// good) or not reached, and the reason the queue recorded.
     public func sendReportingDelivery(_ text: String) async throws(HushError) -> SendReport {
         try await account.guarded {
-            let (stored, refused) = try await messenger.sendReportingDelivery(text: text, to: try await target())
-            let message = Message(stored)
-            guard message.status == .pending || message.status == .failed else {
-                return SendReport(message: message, refusedByRelay: refused, reason: nil)
-            }
-            let reason = try await messenger.outbox().first(where: { $0.messageId == stored.id })?.lastError
-            return SendReport(message: message, refusedByRelay: refused, reason: reason ?? "no answer")
+            try await report(try await messenger.sendReportingDelivery(text: text, to: try await target()))
+        }
+    }
+
+    /// Sends `text` as a reply quoting `message` (a message of this room),
+    /// as `sendReportingDelivery(_:)` sends a text. The reply's `replyTo`
+    /// names the quoted message; the other side sees the quote when it has
+    /// that message too. A message of another room, or none, is `.notFound`
+    /// and nothing is sent.
+    public func reply(to message: MessageID, text: String) async throws(HushError) -> SendReport {
+        try await account.guarded {
+            try await requireHere(message)
+            return try await report(try await messenger.reply(toMessage: message.rawValue, text: text))
+        }
+    }
+
+    /// Sets the account's reaction to `message` (a message of this room) to
+    /// `emoji`, replacing the one before, or takes it away (`nil`); the
+    /// room's other members see it, one reaction per person per message.
+    /// An emoji must be one character (grapheme cluster) of at most 32
+    /// bytes of UTF-8 with no control characters (`.invalidInput`); a
+    /// message of another room, or none, is `.notFound`. Either way nothing
+    /// is sent. It is queued like a message and handed to the relay once.
+    public func react(to message: MessageID, with emoji: String?) async throws(HushError) {
+        try await account.guarded {
+            try await requireHere(message)
+            try await messenger.react(toMessage: message.rawValue, emoji: emoji)
+        }
+    }
+
+    /// The report of a message just sent: why the relay does not have it, when it does not.
+    private func report(_ sent: (message: StoredMessage, refusedByRelay: Bool)) async throws -> SendReport {
+        let (stored, refused) = sent
+        let message = try await account.decorated([stored])[0]
+        guard message.status == .pending || message.status == .failed else {
+            return SendReport(message: message, refusedByRelay: refused, reason: nil)
+        }
+        let reason = try await messenger.outbox().first(where: { $0.messageId == stored.id })?.lastError
+        return SendReport(message: message, refusedByRelay: refused, reason: reason ?? "no answer")
+    }
+
+    /// Refuses a message that is not stored in this room.
+    private func requireHere(_ message: MessageID) async throws {
+        guard let stored = try await messenger.message(id: message.rawValue), stored.conversationId == id.rawValue else {
+            throw HushError(.notFound, reason: "no message with id \(message) in this conversation",
+                            suggestion: "message ids are the ones this conversation's history lists", subject: .message(message))
         }
     }
 

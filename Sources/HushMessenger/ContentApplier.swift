@@ -9,7 +9,7 @@ import HushStore
 /// answers decryption errors by sealing the message again. Runs inside the
 /// caller's transaction.
 final class ContentApplier {
-    private let dependencies: MessengerDependencies
+    let dependencies: MessengerDependencies
     private let sealer: Sealer
     private let receipts: DeliveryReceipts
     private let downloads: AttachmentDownloads
@@ -33,6 +33,14 @@ final class ContentApplier {
         switch content.body {
         case let .text(text):
             try storeIncoming(text, contentType: "text/plain", content: content, from: contact, envelope: envelope)
+        case let .reply(quoted, text):
+            // Kept whether or not the quoted message is here (it may be older
+            // than this device, or arrive later): the quote names it by id.
+            try storeIncoming(text, contentType: "text/plain", content: content, from: contact, envelope: envelope,
+                              replyTo: quoted)
+        case let .reaction(target, emoji):
+            try applyReaction(to: target, emoji: emoji, sentAt: content.sentAt, from: contact,
+                              conversation: try dependencies.conversation(with: contact))
         case let .attachment(pointer):
             // The pointer is kept (nothing downloads until the user asks: `hush fetch`).
             try storeIncoming(StoredAttachment.summary(fileName: pointer.fileName, size: Int64(pointer.size)),
@@ -72,8 +80,16 @@ final class ContentApplier {
         guard contact.standing != .blocked else { return }
         let body: String, contentType: String
         var pointer: AttachmentPointer?
+        var replyTo: MessageID?
         switch content.body {
         case let .text(text): (body, contentType) = (text, "text/plain")
+        case let .reply(quoted, text): (body, contentType, replyTo) = (text, "text/plain", quoted)
+        case let .reaction(target, emoji):
+            // Only from a member of the group as it stands now: a removed
+            // member's chain may still decrypt, but their word no longer counts.
+            guard try group.currentState().members.contains(where: { $0.identityKey.rawRepresentation == contact.identityKey }) else { return }
+            try applyReaction(to: target, emoji: emoji, sentAt: content.sentAt, from: contact, conversation: group.conversationId)
+            return
         case let .attachment(attached):
             (body, contentType) = (StoredAttachment.summary(fileName: attached.fileName, size: Int64(attached.size)), "attachment")
             pointer = attached
@@ -81,7 +97,8 @@ final class ContentApplier {
         }
         let message = NewMessage(conversationId: group.conversationId, serverId: envelope.serverID, clientMessageId: content.id.description,
                                  direction: .incoming, sender: contact.address, body: body, contentType: contentType,
-                                 status: .delivered, createdAt: Int64(clamping: content.sentAt), relayTimestamp: envelope.relayTimestamp)
+                                 status: .delivered, createdAt: Int64(clamping: content.sentAt), relayTimestamp: envelope.relayTimestamp,
+                                 replyTo: replyTo?.description)
         guard case let .inserted(id) = try store.messages.insert(message) else { return }
         if let pointer { try downloads.recordIncoming(pointer, messageId: id) }
         if contact.standing == .accepted, contact.verification != .changed, try store.sessions.load(contactId: contact.id) != nil {
@@ -93,11 +110,13 @@ final class ContentApplier {
     }
 
     private func storeIncoming(_ body: String, contentType: String, content: Content, from contact: Contact,
-                               envelope: MailboxEnvelope, alsoStore extra: (Int64) throws -> Void = { _ in }) throws {
+                               envelope: MailboxEnvelope, replyTo: MessageID? = nil,
+                               alsoStore extra: (Int64) throws -> Void = { _ in }) throws {
         let conversation = try dependencies.conversation(with: contact)
         let message = NewMessage(conversationId: conversation, serverId: envelope.serverID, clientMessageId: content.id.description,
                                  direction: .incoming, sender: contact.address, body: body, contentType: contentType,
-                                 status: .delivered, createdAt: Int64(clamping: content.sentAt), relayTimestamp: envelope.relayTimestamp)
+                                 status: .delivered, createdAt: Int64(clamping: content.sentAt), relayTimestamp: envelope.relayTimestamp,
+                                 replyTo: replyTo?.description)
         guard case let .inserted(id) = try store.messages.insert(message) else { return }
         try extra(id)
         // A request gets its receipts when (and if) the user accepts it. While

@@ -25,6 +25,10 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
     /// (`hush requests accept`), and opened by the next sync after that.
     case awaitingAcceptance(String)
     case unknownMessage(String)
+    /// No message with that store id (a reply or reaction needs one stored here).
+    case noSuchMessage(Int64)
+    /// A reaction's emoji `ReactionEmoji` refuses.
+    case invalidReaction(limit: Int)
     /// The contact wrote first and the user has not accepted the request yet.
     case requestNotAccepted(name: String)
     case contactBlocked(name: String)
@@ -100,6 +104,10 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
             return "no conversation with id \(id): it was deleted, or the id is from another account"
         case let .unknownMessage(id):
             return "no outbox message with id \(id)"
+        case let .noSuchMessage(id):
+            return "no message with id \(id) is stored here"
+        case let .invalidReaction(limit):
+            return "a reaction must be one emoji (one character, at most \(limit) bytes, no control characters)"
         case let .invalidDisplayName(limit):
             return "a display name must be 1 to \(limit) bytes of text"
         case let .notGroupAdmin(group):

@@ -19,6 +19,9 @@ public enum MessengerEvent: Sendable, Equatable {
     case resent(clientMessageID: String, contact: String, messageID: Int64)
     /// A member's message in a group was stored.
     case groupReceived(StoredMessage, group: String, member: String)
+    /// Someone's reaction to a message was set, changed or taken away
+    /// (theirs or, from another process of this account, ours).
+    case reactionChanged(messageID: Int64, conversationID: Int64)
     /// A group's membership or name changed (or we were removed).
     case groupChanged(group: String, conversationID: Int64)
     /// The live connection to the relay went up (after catching up with the mailbox) or down.

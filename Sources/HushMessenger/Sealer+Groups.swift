@@ -43,11 +43,30 @@ extension Sealer {
             let requestID = Hex.encode(dependencies.random.bytes(16))
             let stored = NewMessage(conversationId: group.conversationId, clientMessageId: content.id.description, direction: .outgoing,
                                     sender: dependencies.identity.address.description, body: text,
-                                    contentType: content.body.contentTypeName, status: .pending, createdAt: now)
+                                    contentType: content.body.contentTypeName, status: .pending, createdAt: now,
+                                    replyTo: body.quotedMessage?.description)
             let messageId = try store.sendQueue.queue(stored, requestId: requestID, sealedPayload: envelope, at: now)
             try record(recipients, requestID: requestID, messageId: messageId)
         }
         return content.id
+    }
+
+    /// Encrypts `body` (a reaction) for the group's current members and
+    /// queues it as one fan-out request with no message in history.
+    /// Returns the time it carries.
+    @discardableResult
+    func sealControl(_ body: ContentBody, toGroup name: String) throws -> Int64 {
+        let group = try self.group(named: name)
+        let now = dependencies.clock.now()
+        let content = Content(id: MessageID.random(using: dependencies.random), sentAt: UInt64(now), body: body)
+        try store.withinWrite { store in
+            let (envelope, recipients) = try encrypt(content, in: group)
+            let requestID = Hex.encode(dependencies.random.bytes(16))
+            try store.outbox.enqueue(requestId: requestID, messageId: nil, conversationId: group.conversationId,
+                                     sealedPayload: envelope, at: now)
+            try store.groups.addRecipients(recipients.map(\.rawRepresentation), requestId: requestID)
+        }
+        return now
     }
 
     /// Seals `body` as the content of a group message already in history

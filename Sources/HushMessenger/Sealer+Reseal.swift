@@ -38,7 +38,9 @@ extension Sealer {
     /// kept with the message since schema version 11).
     private func sealAgain(_ message: StoredMessage, for contact: Contact) throws -> [UInt8]? {
         let body: ContentBody
-        if message.contentType == "text/plain" {
+        if message.contentType == "text/plain", let quoted = message.replyTo {
+            body = .reply(to: try MessageID(hex: quoted), text: message.body)
+        } else if message.contentType == "text/plain" {
             body = .text(message.body)
         } else if message.contentType == "attachment", let attachment = try dependencies.store.attachments.attachment(messageId: message.id),
                   let pointer = try attachment.pointer() {

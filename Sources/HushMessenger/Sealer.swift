@@ -43,7 +43,8 @@ final class Sealer {
             if let text {
                 let message = NewMessage(conversationId: conversation, clientMessageId: content.id.description,
                                          direction: .outgoing, sender: dependencies.identity.address.description, body: text,
-                                         contentType: content.body.contentTypeName, status: .pending, createdAt: now)
+                                         contentType: content.body.contentTypeName, status: .pending, createdAt: now,
+                                         replyTo: body.quotedMessage?.description)
                 let messageId = try store.sendQueue.queue(message, requestId: requestID, sealedPayload: envelope, at: now)
                 try store.resends.recordEnvelope(digest: SHA256.hash(envelope), messageId: messageId, at: now)
             } else {
@@ -195,9 +196,15 @@ extension ContentBody {
     /// The `content_type` the store records for a message shown in history.
     var contentTypeName: String {
         switch self {
-        case .text: return "text/plain"
+        case .text, .reply: return "text/plain"
         case .attachment: return "attachment"
         default: return "control"
         }
+    }
+
+    /// The client message id a reply quotes (stored with the message).
+    var quotedMessage: MessageID? {
+        if case let .reply(quoted, _) = self { return quoted }
+        return nil
     }
 }

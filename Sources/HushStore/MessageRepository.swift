@@ -24,11 +24,11 @@ public struct MessageRepository {
             // guaranteed by the types above, and foreign keys still fail loudly.
             try db.execute("""
                 INSERT OR IGNORE INTO messages(conversation_id, server_id, client_message_id, direction, sender, body,
-                    content_type, status, created_at, relay_timestamp, read_at, position)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    content_type, status, created_at, relay_timestamp, read_at, position, reply_to)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, [message.conversationId, message.serverId, message.clientMessageId, message.direction.rawValue,
                       message.sender, message.body, message.contentType, message.status.rawValue, message.createdAt,
-                      message.relayTimestamp, read, position])
+                      message.relayTimestamp, read, position, message.replyTo])
             guard db.changes == 1 else {
                 let existing = try db.queryFirst("SELECT id FROM messages WHERE client_message_id = ?",
                                                  [message.clientMessageId]) { try $0.get(0, as: Int64.self) }
@@ -128,7 +128,7 @@ public struct MessageRepository {
             WHERE messages_fts MATCH ? \(filter)
             ORDER BY m.id DESC LIMIT ?
             """, arguments) { row in
-            SearchHit(message: try StoredMessage(row: row), snippet: try row.get(14))
+            SearchHit(message: try StoredMessage(row: row), snippet: try row.get(StoredMessage.columnNames.count))
         }
     }
 

@@ -67,6 +67,7 @@ public final class MessageStore {
     public var attachments: AttachmentRepository { AttachmentRepository(database: database) }
     public var groups: GroupRepository { GroupRepository(database: database) }
     public var invitations: GroupInvitationRepository { GroupInvitationRepository(database: database) }
+    public var reactions: ReactionRepository { ReactionRepository(database: database) }
     /// Outgoing messages with their relay requests: the send path's writes.
     public var sendQueue: SendQueue { SendQueue(database: database) }
 

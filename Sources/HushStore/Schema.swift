@@ -27,6 +27,7 @@ public enum Schema {
         migrator.register(version: 18, name: "group invitations waiting for their sender's request to be accepted", addGroupInvitations)
         migrator.register(version: 19, name: "profile names: the one each contact chose, ours as last sent to each", addProfileNames)
         migrator.register(version: 20, name: "delivery receipts owed for stored messages, sealed once per receive pass", addOwedReceipts)
+        migrator.register(version: 21, name: "replies' quoted message; reactions, one per reactor per message", addRepliesAndReactions)
         return migrator
     }()
 

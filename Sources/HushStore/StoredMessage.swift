@@ -25,10 +25,13 @@ public struct NewMessage: Sendable {
     public var status: MessageStatus
     public var createdAt: Milliseconds
     public var relayTimestamp: Milliseconds?
+    /// For a reply: the client message id of the message it quotes (which
+    /// this device may not have).
+    public var replyTo: String?
 
     public init(conversationId: Int64, serverId: Int64? = nil, clientMessageId: String, direction: MessageDirection,
                 sender: String, body: String, contentType: String = "text/plain", status: MessageStatus,
-                createdAt: Milliseconds, relayTimestamp: Milliseconds? = nil) {
+                createdAt: Milliseconds, relayTimestamp: Milliseconds? = nil, replyTo: String? = nil) {
         self.conversationId = conversationId
         self.serverId = serverId
         self.clientMessageId = clientMessageId
@@ -39,6 +42,7 @@ public struct NewMessage: Sendable {
         self.status = status
         self.createdAt = createdAt
         self.relayTimestamp = relayTimestamp
+        self.replyTo = replyTo
     }
 }
 
@@ -59,9 +63,11 @@ public struct StoredMessage: Sendable, Equatable {
     public let readAt: Milliseconds?
     /// The sort key (see `MessagePosition`).
     public let position: Int64
+    /// For a reply: the client message id of the message it quotes.
+    public let replyTo: String?
 
     static let columnNames = ["id", "conversation_id", "server_id", "client_message_id", "direction", "sender", "body",
-                              "content_type", "status", "created_at", "relay_timestamp", "delivered_at", "read_at", "position"]
+                              "content_type", "status", "created_at", "relay_timestamp", "delivered_at", "read_at", "position", "reply_to"]
     static let columns = columns(prefix: "")
 
     static func columns(prefix: String) -> String {
@@ -84,6 +90,7 @@ public struct StoredMessage: Sendable, Equatable {
         deliveredAt = try row.get(offset + 11)
         readAt = try row.get(offset + 12)
         position = try row.get(offset + 13)
+        replyTo = try row.get(offset + 14)
     }
 }
 

@@ -218,6 +218,10 @@ func contentCases() throws -> [[String: Any]] {
         ("delivery credential", .deliveryCredential(VectorSeeds.bytes("content/credential", 32))),
         ("profile", .profile(displayName: "Alice")),
         ("decryption error naming an envelope", .decryptionError(envelopeDigest: SHA256.hash(Array("sealed envelope".utf8)))),
+        ("reply quoting a message", .reply(to: refs[0], text: "Me too!")),
+        ("reaction", .reaction(to: refs[0], emoji: "👍")),
+        ("reaction: one grapheme cluster of several code points (ZWJ sequence)", .reaction(to: refs[1], emoji: "👩‍👩‍👧")),
+        ("reaction removed", .reaction(to: refs[0], emoji: nil)),
     ]
     var cases: [[String: Any]] = []
     for (comment, body) in bodies {
@@ -225,15 +229,39 @@ func contentCases() throws -> [[String: Any]] {
         cases.append(["comment": comment, "valid": true, "type": Int(body.typeByte), "message_id": Hex.encode(id.bytes), "encoded": Hex.encode(encoded)])
     }
     let text = try Content(id: id, sentAt: sentAt, body: .text("hi")).encoded()
-    var unknownType = text; unknownType[1] = 0x0D
+    var unknownType = text; unknownType[1] = 0x0F
     var badUTF8 = text; badUTF8[badUTF8.count - 1] = 0xFF
     var zeroReceipt: [UInt8] = [0x01, 0x02] + id.bytes + [UInt8](repeating: 0, count: 8); zeroReceipt += [0x00, 0x00]
     for (comment, bytes) in [("trailing byte", text + [0x00]), ("unknown version 0x02", [0x02] + text.dropFirst()),
-                             ("unknown type 0x0d", unknownType), ("invalid UTF-8", badUTF8), ("truncated", Array(text.dropLast())),
-                             ("receipt with zero ids", zeroReceipt)] {
+                             ("unknown type 0x0f", unknownType), ("invalid UTF-8", badUTF8), ("truncated", Array(text.dropLast())),
+                             ("receipt with zero ids", zeroReceipt)] + (try reactionAndReplyRejections(id: id, sentAt: sentAt, quoted: refs[0])) {
         cases.append(["comment": comment, "valid": false, "encoded": Hex.encode(bytes)])
     }
     return cases
+}
+
+/// Replies and reactions a receiver MUST reject (docs/PROTOCOL.md §10.5),
+/// written byte by byte since the encoder refuses to produce them.
+func reactionAndReplyRejections(id: MessageID, sentAt: UInt64, quoted: MessageID) throws -> [(String, [UInt8])] {
+    // version, type, message id and sent at: the first 26 bytes of any content.
+    let prefix = Array(try Content(id: id, sentAt: sentAt, body: .typingStarted).encoded())
+    func content(_ type: UInt8, _ body: [UInt8]) -> [UInt8] {
+        var out = prefix
+        out[1] = type
+        return out + quoted.bytes + body
+    }
+    func reaction(_ emoji: [UInt8]) -> [UInt8] { content(0x0E, [UInt8(emoji.count)] + emoji) }
+    return [
+        ("reply with empty text", content(0x0D, [0x00, 0x00])),
+        ("reply without its quoted message id", Array(content(0x0D, []).dropLast(MessageID.length))),
+        ("reply with invalid UTF-8", content(0x0D, [0x00, 0x01, 0xFF])),
+        ("reaction of two emoji", reaction(Array("👍👍".utf8))),
+        ("reaction of 33 bytes", reaction(Array(String(repeating: "a", count: 33).utf8))),
+        ("reaction length byte beyond the content", content(0x0E, [0x04, 0xF0, 0x9F])),
+        ("reaction with a control character", reaction([0x0A])),
+        ("reaction with a bidirectional override", reaction(Array("\u{202E}".utf8))),
+        ("reaction with invalid UTF-8", reaction([0xF0, 0x9F, 0x91])),
+    ]
 }
 
 try write("content", source: "Hush generator (Sources/HushVectorGenerator)", cases: try contentCases())

@@ -30,6 +30,8 @@ extension HushError {
             return (.failure, "no attachment with id \(id): `hush attachments` lists them")
         case let (.notFound, .queuedMessage(id)?):
             return (.failure, "no outbox message with id \(id): see `hush outbox`")
+        case let (.notFound, .message(id)?):
+            return (.failure, "no message with id \(id) in that conversation; nothing was sent: `hush history NAME` shows the ids in brackets")
         case (.notFound, _):
             return (.contactProblem, description)
         case let (.invalidContact, .contact(name)?):

@@ -17,6 +17,10 @@ import Testing
         #expect(ChatInput(parsing: "/history 5") == .history(count: 5))
         #expect(ChatInput(parsing: "/search lunch plans") == .search("lunch plans"))
         #expect(ChatInput(parsing: "/file /tmp/a photo.png") == .file(path: "/tmp/a photo.png"))
+        #expect(ChatInput(parsing: "/reply 42 see you at 8") == .reply(id: 42, text: "see you at 8"))
+        #expect(ChatInput(parsing: "/react 42 👍") == .react(id: 42, emoji: "👍"))
+        #expect(ChatInput(parsing: "/react 7 👩‍👩‍👧") == .react(id: 7, emoji: "👩‍👩‍👧"))
+        #expect(ChatInput(parsing: "/unreact 42") == .react(id: 42, emoji: nil))
         if let home = ProcessInfo.processInfo.environment["HOME"] {
             #expect(ChatInput(parsing: "/file ~/summit.jpg") == .file(path: home + "/summit.jpg"))
         }
@@ -33,10 +37,27 @@ import Testing
             return
         }
         #expect(unknown.contains("/frobnicate") && unknown.contains("/help") && unknown.contains("//"))
-        for line in ["/history zero", "/history 0", "/history 100000", "/search", "/search   ", "/file", "/file  "] {
+        for line in ["/history zero", "/history 0", "/history 100000", "/search", "/search   ", "/file", "/file  ",
+                     "/reply", "/reply 42", "/reply x hello", "/reply -3 hello", "/react", "/react 42", "/react x 👍",
+                     "/react 42 👍 extra", "/unreact", "/unreact x"] {
             guard case .invalid = ChatInput(parsing: line) else {
                 Issue.record("\(line) was accepted")
                 continue
+            }
+        }
+    }
+
+    /// /help lists exactly what the parser knows: every listed command parses
+    /// as a command (not a message, not an unknown one).
+    @Test func theHelpListsOnlyCommandsThatExist() {
+        for (usage, _) in ChatInput.commandHelp where !usage.hasPrefix("//") {
+            let example = usage.replacingOccurrences(of: "[DIGITS]", with: "")
+                .replacingOccurrences(of: "[N]", with: "").replacingOccurrences(of: "ID", with: "5")
+                .replacingOccurrences(of: "EMOJI", with: "👍").replacingOccurrences(of: "TEXT", with: "hi")
+                .replacingOccurrences(of: "PATH", with: "/tmp/x")
+            switch ChatInput(parsing: example) {
+            case .message, .invalid, .nothing: Issue.record("\(usage) from /help does not parse as a command")
+            default: break
             }
         }
     }

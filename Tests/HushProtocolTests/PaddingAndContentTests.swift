@@ -53,13 +53,34 @@ import Testing
                                                         mediaType: "image/jpeg")))
         try roundTrip(.deliveryCredential(random.bytes(32)))
         try roundTrip(.profile(displayName: "Alice"))
+        try roundTrip(.reply(to: MessageID.random(using: random), text: "quoted"))
+        try roundTrip(.reaction(to: MessageID.random(using: random), emoji: "👍🏽"))
+        try roundTrip(.reaction(to: MessageID.random(using: random), emoji: nil))
+    }
+
+    /// A reaction is one grapheme cluster of at most 32 bytes with no control
+    /// or bidirectional formatting character: the sender cannot encode
+    /// another, and a receiver refuses one as malformed (docs/PROTOCOL.md §10.5).
+    @Test func reactionsCarryOneEmojiOrNone() throws {
+        let target = MessageID.random(using: random)
+        for emoji in ["👍", "🇫🇷", "👩‍👩‍👧", "❤️", "x"] { #expect(ReactionEmoji.isAcceptable(emoji), "\(emoji)") }
+        for emoji in ["", "👍👍", "ab", String(repeating: "👩‍👩‍👧", count: 2), "\u{202E}", "\u{7}", "e\u{301}\u{200F}"] {
+            #expect(!ReactionEmoji.isAcceptable(emoji), "\(emoji.unicodeScalars.map(\.value))")
+            #expect(throws: ProtocolError.self) { try Content(id: target, sentAt: 1, body: .reaction(to: target, emoji: emoji)).encoded() }
+        }
+        // 33 bytes in one cluster (a letter with many combining marks) is too long even so.
+        let long = "e" + String(repeating: "\u{301}", count: 16)
+        #expect(long.count == 1 && long.utf8.count == 33 && !ReactionEmoji.isAcceptable(long))
+        var encoded = try Content(id: target, sentAt: 1, body: .reaction(to: target, emoji: "👍")).encoded()
+        encoded[encoded.count - 5] = 33
+        #expect(throws: ProtocolError.malformed(what: "reaction length")) { try Content(decoding: encoded) }
     }
 
     @Test func strictDecoding() throws {
         let good = try Content(id: MessageID.random(using: random), sentAt: 1, body: .text("hi")).encoded()
         #expect(throws: ProtocolError.malformed(what: "content (trailing bytes)")) { try Content(decoding: good + [0]) }
         #expect(throws: ProtocolError.unsupportedVersion(2)) { try Content(decoding: [2] + good.dropFirst()) }
-        var unknownType = good; unknownType[1] = 0x0D
+        var unknownType = good; unknownType[1] = 0x0F
         #expect(throws: ProtocolError.malformed(what: "content type")) { try Content(decoding: unknownType) }
         for cut in 0..<good.count {
             #expect(throws: ProtocolError.self) { try Content(decoding: Array(good[..<cut])) }

@@ -16,6 +16,8 @@ import HushCrypto
 ///     group update (0x0A):       a group state (§18.2)
 ///     sender key distribution (0x0B): a distribution (89 bytes, §18.1)
 ///     group leave (0x0C):        group id (16) || epoch (4)
+///     reply (0x0D):              quoted message id (16) || length (2) || UTF-8 (1…32 768 bytes)
+///     reaction (0x0E):           message id (16) || length (1: 0…32) || emoji (UTF-8; empty = removal)
 extension Content {
     public func encoded() throws(ProtocolError) -> [UInt8] {
         var out: [UInt8] = [Content.version, body.typeByte]
@@ -64,6 +66,18 @@ extension Content {
             guard groupID.count == SenderKeyWire.groupIDLength else { throw .malformed(what: "group id") }
             out += groupID
             out.appendBigEndian(epoch)
+        case let .reply(quoted, text):
+            let utf8 = Array(text.utf8)
+            guard (1...ContentLimits.maxTextLength).contains(utf8.count) else { throw .limitExceeded(what: "text") }
+            out += quoted.bytes
+            out.appendBigEndian(UInt16(utf8.count))
+            out += utf8
+        case let .reaction(target, emoji):
+            let utf8 = Array((emoji ?? "").utf8)
+            if let emoji { guard ReactionEmoji.isAcceptable(emoji) else { throw .malformed(what: "reaction emoji") } }
+            out += target.bytes
+            out.append(UInt8(utf8.count))
+            out += utf8
         }
         return out
     }
@@ -116,6 +130,22 @@ extension Content {
         case 0x0C:
             let groupID = try reader.read(SenderKeyWire.groupIDLength)
             body = .groupLeave(groupID: groupID, epoch: try reader.u32())
+        case 0x0D:
+            let quoted = try MessageID(bytes: try reader.read(MessageID.length))
+            let length = Int(try reader.u16())
+            guard (1...ContentLimits.maxTextLength).contains(length) else { throw .malformed(what: "text length") }
+            body = .reply(to: quoted, text: try Content.utf8(try reader.read(length)))
+        case 0x0E:
+            let target = try MessageID(bytes: try reader.read(MessageID.length))
+            let length = Int(try reader.u8())
+            guard length <= ContentLimits.maxReactionLength else { throw .malformed(what: "reaction length") }
+            if length == 0 {
+                body = .reaction(to: target, emoji: nil)
+            } else {
+                let emoji = try Content.utf8(try reader.read(length))
+                guard ReactionEmoji.isAcceptable(emoji) else { throw .malformed(what: "reaction emoji") }
+                body = .reaction(to: target, emoji: emoji)
+            }
         default:
             throw .malformed(what: "content type")
         }

@@ -43,6 +43,12 @@ public enum ContentBody: Sendable, Equatable {
     case senderKeyDistribution(SenderKeyDistribution)
     /// "I leave this group": asks its admins to remove the sender (§18.2).
     case groupLeave(groupID: [UInt8], epoch: UInt32)
+    /// A text that quotes an earlier message of the conversation by its client
+    /// message id (§10.5): the quoted message may be unknown to the receiver.
+    case reply(to: MessageID, text: String)
+    /// The sender's reaction to a message of the conversation (§10.5): one
+    /// emoji (`ReactionEmoji`), or nil to take the sender's reaction away.
+    case reaction(to: MessageID, emoji: String?)
 
     public var typeByte: UInt8 {
         switch self {
@@ -58,6 +64,8 @@ public enum ContentBody: Sendable, Equatable {
         case .groupUpdate: return 0x0A
         case .senderKeyDistribution: return 0x0B
         case .groupLeave: return 0x0C
+        case .reply: return 0x0D
+        case .reaction: return 0x0E
         }
     }
 }
@@ -113,4 +121,6 @@ public enum ContentLimits {
     public static let deliveryCredentialLength = 32
     /// SHA-256 of a sealed envelope, naming it in a decryption error.
     public static let envelopeDigestLength = 32
+    /// UTF-8 bytes of a reaction's emoji (§10.5).
+    public static let maxReactionLength = 32
 }

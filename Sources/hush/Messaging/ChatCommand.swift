@@ -18,7 +18,9 @@ struct ChatCommand: AsyncParsableCommand {
 
             Commands (never sent): /help, /quit, /verify [DIGITS] (show the safety number, or compare \
             the one read out), /history [N] (the last N messages again), /search TEXT (in this \
-            conversation), /file PATH (send a file). Start a line with // to send one beginning with /. Page Up and Page Down \
+            conversation), /file PATH (send a file), /reply ID TEXT (reply quoting message ID), \
+            /react ID EMOJI and /unreact ID (set or take back your reaction; ids are the ones `hush \
+            history` shows in brackets). Start a line with // to send one beginning with /. Page Up and Page Down \
             scroll; Ctrl-D on an empty line or Ctrl-C leaves, restoring the terminal.
 
             When standard input is not a terminal, each input line is sent as a message (commands \
@@ -172,6 +174,14 @@ struct ChatCommand: AsyncParsableCommand {
             case let .file(path):
                 view.notice("sending \(UntrustedText.sanitized((path as NSString).lastPathComponent, keepingLineBreaks: false)) …")
                 view.show(try await session.submitFile(path))
+            case let .reply(id, text):
+                view.show(try await session.reply(to: MessageID(rawValue: id), text: text))
+            case let .react(id, emoji?):
+                try await session.react(to: MessageID(rawValue: id), with: emoji)
+                view.notice("you reacted \(emoji) to message \(id)")
+            case let .react(id, nil):
+                try await session.react(to: MessageID(rawValue: id), with: nil)
+                view.notice("your reaction to message \(id) is taken away")
             case let .invalid(problem):
                 view.error(problem)
             }
@@ -184,7 +194,7 @@ struct ChatCommand: AsyncParsableCommand {
     private static func describe(_ error: any Error, for input: ChatInput) -> String {
         let reason = ExitStatus.message(for: error)
         switch input {
-        case .message, .file: return "not sent: \(reason)"
+        case .message, .file, .reply, .react: return "not sent: \(reason)"
         default: break
         }
         return reason
@@ -209,6 +219,9 @@ struct ChatCommand: AsyncParsableCommand {
             view.statusChanged(message.clientMessageID, to: status)
         case let .resent(message, _) where message.conversation == conversation:
             view.notice("message \(message.clientMessageID.prefix(8)) could not be decrypted by \(view.contact); sent again")
+        case let .reaction(message, _, summary) where message.conversation == conversation:
+            let who = message.direction == .outgoing ? "your message" : "the message"
+            view.notice("reactions to \(who) [\(message.id)] “\(Presentation.oneLine(message.text, length: 32))”: \(summary.isEmpty ? "none" : summary)")
         case let .undecryptable(reason):
             view.error("set aside an undecryptable envelope: \(reason)")
         case let .syncFailed(error):

@@ -15,6 +15,10 @@ enum ChatInput: Sendable, Equatable {
     case search(String)
     /// `/file PATH`: send a file (the whole rest of the line is the path; `~/` is the home directory).
     case file(path: String)
+    /// `/reply ID TEXT`: send TEXT quoting message ID (the ids `hush history` shows).
+    case reply(id: Int64, text: String)
+    /// `/react ID EMOJI` sets our reaction to message ID; `/unreact ID` (emoji nil) takes it away.
+    case react(id: Int64, emoji: String?)
     /// Blank, or whitespace only: nothing to do.
     case nothing
     /// A command that does not exist or was used wrongly: the text says what to do.
@@ -31,6 +35,9 @@ enum ChatInput: Sendable, Equatable {
         ("/history [N]", "show the last N messages again (default \(defaultHistoryCount))"),
         ("/search TEXT", "find messages of this conversation containing TEXT"),
         ("/file PATH", "send a file, encrypted here (your contact fetches it with hush fetch)"),
+        ("/reply ID TEXT", "send TEXT as a reply quoting message ID (the ids hush history shows in brackets)"),
+        ("/react ID EMOJI", "react to message ID with one emoji (a new one replaces yours)"),
+        ("/unreact ID", "take your reaction to message ID away"),
         ("//TEXT", "send a message that starts with /"),
     ]
 
@@ -72,6 +79,26 @@ enum ChatInput: Sendable, Equatable {
             self = argument.isEmpty ? .invalid("/search needs the text to look for: /search TEXT") : .search(argument)
         case "file":
             self = argument.isEmpty ? .invalid("/file needs the path of the file to send: /file PATH") : .file(path: ChatInput.expandingHome(argument))
+        case "reply":
+            let parts = argument.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+            guard parts.count == 2, let id = Int64(parts[0]), id > 0 else {
+                self = .invalid("/reply needs a message id and the text: /reply ID TEXT (ids are the numbers hush history shows in brackets)")
+                return
+            }
+            self = .reply(id: id, text: parts[1].trimmingCharacters(in: .whitespaces))
+        case "react":
+            let parts = argument.split(separator: " ", omittingEmptySubsequences: true)
+            guard parts.count == 2, let id = Int64(parts[0]), id > 0 else {
+                self = .invalid("/react needs a message id and one emoji: /react ID EMOJI (/unreact ID takes yours away)")
+                return
+            }
+            self = .react(id: id, emoji: String(parts[1]))
+        case "unreact":
+            guard let id = Int64(argument), id > 0 else {
+                self = .invalid("/unreact needs a message id: /unreact ID")
+                return
+            }
+            self = .react(id: id, emoji: nil)
         default:
             self = .invalid("unknown command /\(name): /help lists the commands; start with // to send a message beginning with /")
         }

@@ -203,6 +203,22 @@ final class ChatSession: @unchecked Sendable {
         return message
     }
 
+    /// Sends `text` as a reply quoting message `id` of this conversation
+    /// (`/reply`), counted with the chat's messages; returns it.
+    func reply(to id: MessageID, text: String) async throws -> Message {
+        let sent = try await room.reply(to: id, text: text)
+        lock.withLock {
+            submitted.append(sent.message.clientMessageID)
+            if sent.refusedByRelay { refused.insert(sent.message.clientMessageID) }
+        }
+        return sent.message
+    }
+
+    /// Sets or takes away (`nil`) our reaction to message `id` (`/react`, `/unreact`).
+    func react(to id: MessageID, with emoji: String?) async throws {
+        try await room.react(to: id, with: emoji)
+    }
+
     /// What became of the messages sent in this chat, once it is over.
     struct Outcome: Sendable, Equatable {
         /// Still in the outbox (the relay was not reached, or refused them for now).

@@ -58,6 +58,9 @@ struct HistoryCommand: AsyncParsableCommand {
 
             Marks: … pending, ✓ sent (the relay has it), ✓✓ delivered, ✓✓ read, ✗ failed.
 
+            A reply shows the message it quotes above it (↳), and the reactions to a message \
+            follow it on a line of their own. `hush reply` and `hush react` take the ids in brackets.
+
             Examples:
               hush history bob
               hush history bob --before 120 --limit 20
@@ -115,12 +118,25 @@ struct HistoryCommand: AsyncParsableCommand {
                 }])
             } else {
                 if page.isEmpty { print("No messages.") }
+                let byID = Dictionary(page.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+                // Reactors and quoted senders by name: contacts by theirs, anyone else by address.
+                var names = members
+                for address in Set(page.flatMap { $0.reactions.map(\.reactorAddress) }) where names[address] == nil {
+                    names[address] = try await account.name(of: address)
+                }
                 for message in page {
+                    if let quoted = message.replyTo {
+                        var original = quoted.message.flatMap { byID[$0] }
+                        if original == nil, let id = quoted.message { original = try await account.message(id) }
+                        let author = original.map { $0.direction == .outgoing ? "you" : names[$0.senderAddress] ?? name }
+                        print(Presentation.quote(original, name: author))
+                    }
                     var note = resent.contains(message.clientMessageID) ? Presentation.style.dim("  (resent: \(name) could not decrypt it)") : ""
                     if let counts = receipts[message.id], counts.members > 0 {
                         note += Presentation.style.dim("  (delivered to \(counts.delivered) of \(counts.members), read by \(counts.read) of \(counts.members))")
                     }
                     print(Presentation.line(message, contact: members[message.senderAddress] ?? name) + note)
+                    if !message.reactions.isEmpty { print("      " + Presentation.reactions(message.reactions, names: names)) }
                 }
             }
             if !noReceipts { try await room.markRead() }

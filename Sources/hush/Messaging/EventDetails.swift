@@ -16,6 +16,9 @@ enum EventDetails {
     case resent(Message, contact: String)
     case connection(online: Bool)
     case groupChanged(ConversationID, group: String)
+    /// Someone's reaction to a message changed; `contact` is the contact's or
+    /// the group's name, `summary` the reactions now standing, with names.
+    case reaction(Message, contact: String, summary: String)
     case missed(count: Int)
     case syncFailed(HushError)
 
@@ -47,6 +50,14 @@ enum EventDetails {
             return .connection(online: online)
         case let .groupChanged(conversation):
             return .groupChanged(conversation, group: await title(of: conversation, in: account))
+        case let .reactionChanged(id, conversation):
+            guard let message = try? await account.message(id) else { return nil }
+            var names: [String: String] = [:]
+            for reaction in message.reactions {
+                names[reaction.reactorAddress] = (try? await account.name(of: reaction.reactorAddress)) ?? reaction.reactorAddress
+            }
+            return .reaction(message, contact: await title(of: conversation, in: account),
+                             summary: Presentation.reactions(message.reactions, names: names))
         case let .missed(count):
             return .missed(count: count)
         case let .syncFailed(error):

@@ -10,7 +10,8 @@ struct ListenCommand: AsyncParsableCommand {
         discussion: """
             Events: message (a new incoming message), request (a message from a stranger: a message \
             request, nothing is sent back until `hush requests accept`), status (an outgoing message became sent, \
-            delivered, read or failed), typing, quarantined, connection. With --json each event is one \
+            delivered, read or failed), reaction (someone's reaction to a message was set, changed or taken \
+            away; --json carries the message with its "reactions"), typing, quarantined, connection. With --json each event is one \
             JSON object on its own line. Stops on Ctrl-C, or after --timeout seconds.
 
             --notify shows a desktop notification (through notify-send, from libnotify) for each new \
@@ -107,6 +108,11 @@ struct ListenCommand: AsyncParsableCommand {
             return ["event": "connection", "online": online]
         case let .groupChanged(_, group):
             return ["event": "group", "group": group]
+        case let .reaction(message, contact, summary):
+            var object = Presentation.json(message, contact: contact)
+            object["event"] = "reaction"
+            object["summary"] = summary
+            return object
         case let .missed(count):
             return ["event": "missed", "count": count]
         case let .syncFailed(error):
@@ -125,6 +131,9 @@ struct ListenCommand: AsyncParsableCommand {
         case "message":
             let from = object["group"].map { "\(untrusted(object["contact"])) in \(untrusted($0))" } ?? untrusted(object["contact"])
             return bodies ? "\(from): \(untrusted(object["body"]))" : "message from \(from)"
+        case "reaction":
+            let summary = (object["summary"] as? String).flatMap { $0.isEmpty ? nil : $0 } ?? "none"
+            return "reactions to message \(object["id"] ?? "?") with \(untrusted(object["contact"])): \(untrusted(summary))"
         case "group":
             return "group \(untrusted(object["group"])) changed: `hush group info \(untrusted(object["group"]))`"
         case "request":

@@ -47,7 +47,42 @@ enum Presentation {
         if let relayTimestamp = message.relayTimestamp { object["relayTimestamp"] = relayTimestamp }
         if let deliveredAt = message.deliveredAt { object["deliveredAt"] = deliveredAt }
         if let readAt = message.readAt { object["readAt"] = readAt }
+        if let quoted = message.replyTo {
+            var replyTo: [String: Any] = ["clientMessageId": quoted.clientMessageID]
+            // The quoted message's id when it is stored here; without it, only the client id is known.
+            if let id = quoted.message { replyTo["id"] = id.rawValue }
+            object["replyTo"] = replyTo
+        }
+        object["reactions"] = json(message.reactions)
         return object
+    }
+
+    /// Reactions for `--json`: emoji, the reactor's address, whether it is
+    /// ours, and the reactor's contact id when they are a contact.
+    static func json(_ reactions: [Reaction]) -> [[String: Any]] {
+        reactions.map { reaction in
+            var object: [String: Any] = ["emoji": reaction.emoji, "address": reaction.reactorAddress, "you": reaction.isYou,
+                                         "reactedAt": reaction.reactedAt]
+            if let contact = reaction.contact { object["contactId"] = contact.rawValue }
+            return object
+        }
+    }
+
+    /// The reactions under a message on one line, `👍 alice · ❤️ you`, with
+    /// `names` by address (a reactor without one is named by address). The
+    /// emoji and names are the reactors' own choice: defused.
+    static func reactions(_ reactions: [Reaction], names: [String: String]) -> String {
+        reactions.map { reaction in
+            let who = reaction.isYou ? "you" : names[reaction.reactorAddress] ?? reaction.reactorAddress
+            return "\(peer(reaction.emoji)) \(peer(who))"
+        }.joined(separator: " · ")
+    }
+
+    /// The line above a reply: what it quotes, a short excerpt of it, or that
+    /// this device does not have it.
+    static func quote(_ quoted: Message?, name: String?) -> String {
+        guard let quoted else { return style.dim("  ↳ replying to a message not stored here") }
+        return style.dim("  ↳ replying to [\(quoted.id)] \(peer(name ?? "?")): \(oneLine(quoted.text, length: 48))")
     }
 
     /// The content type as docs/PROTOCOL.md and earlier `--json` output name it.

@@ -45,21 +45,26 @@ struct SendCommand: AsyncParsableCommand {
             guard !body.isEmpty else { throw ValidationError("nothing to send: the message is empty") }
             let account = try await global.openAccount()
             let sent = try await Names(account: account).room(name).room.sendReportingDelivery(body)
-            let (message, refused, reason) = (sent.message, sent.refusedByRelay, sent.reason)
             if global.json {
-                try printJSON(Presentation.json(message, contact: name))
+                try printJSON(Presentation.json(sent.message, contact: name))
             } else {
-                print("[\(message.id)] to \(name): \(Presentation.mark(message.status))")
+                print("[\(sent.message.id)] to \(name): \(Presentation.mark(sent.message.status))")
             }
-            guard let reason else { return }
-            if message.status == .failed {
-                printError("the relay did not take the message and it will not be retried (\(reason)); `hush retry` tries again")
-                throw ExitCode(.relayUnavailable)
-            }
-            printError("not delivered to the relay yet (\(reason)); it stays in the outbox and `hush sync` retries it")
-            // Queued either way; the code tells a script whether the relay said no or was not reached.
-            throw ExitCode((refused ? ExitStatus.relayUnavailable : ExitStatus.queued).rawValue)
+            try SendCommand.exitForQueued(sent)
         }
+    }
+
+    /// Says why a message just sent is not at the relay and exits with the
+    /// code a script branches on; returns when the relay has it.
+    static func exitForQueued(_ sent: SendReport) throws {
+        guard let reason = sent.reason else { return }
+        if sent.message.status == .failed {
+            printError("the relay did not take the message and it will not be retried (\(reason)); `hush retry` tries again")
+            throw ExitCode(.relayUnavailable)
+        }
+        printError("not delivered to the relay yet (\(reason)); it stays in the outbox and `hush sync` retries it")
+        // Queued either way; the code tells a script whether the relay said no or was not reached.
+        throw ExitCode((sent.refusedByRelay ? ExitStatus.relayUnavailable : ExitStatus.queued).rawValue)
     }
 }
 
