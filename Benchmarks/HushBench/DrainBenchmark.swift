@@ -12,7 +12,7 @@ import HushStore
 /// while she is offline; then Alice runs the release `hush sync` as a
 /// process (what a user runs: unlock, fetch, decrypt, store, acknowledge,
 /// receipts), on a real relay (SQLCipher driver) on loopback. Measured from
-/// outside: wall time, the process's own CPU and peak RSS (wait4), the
+/// outside: wall time, the process's own CPU (wait4) and peak RSS (VmHWM), the
 /// envelopes it posted back to Bob (receipts). Also on a history of
 /// `--history` messages already in the conversation, to show whether the
 /// cost per message depends on the history.
@@ -159,6 +159,12 @@ enum DrainBenchmark {
         print("  hush sync CPU per message          \(ms(run.cpuSeconds * 1000 / Double(backlog))) ms   target ≤ \(ms(targetMillisecondsPerMessage)) ms"
               + " (\(seconds(run.cpuSeconds)) s in all, unlock included)")
         print("  hush sync peak RSS                 \(RelayBench.format(Double(run.peakResidentBytes) / 1_048_576, 1)) MiB  target < \(Int(targetPeakMiB)) MiB")
+        // Eleven evenly spaced samples: is the peak the unlock's, or does the drain grow?
+        let samples = run.residentSamples
+        let spread = samples.isEmpty ? [] : (0...10).map { samples[min(samples.count - 1, $0 * (samples.count - 1) / 10)] }
+        print("    RSS over the run, MiB (every tenth of \(samples.count) samples, every 2 ms or so): "
+              + spread.map { String($0 / 1_048_576) }.joined(separator: " ")
+              + (samples.max().map { peak in "; highest sample \(peak / 1_048_576) MiB at \(samples.firstIndex(of: peak)!) of \(samples.count)" } ?? ""))
         // One receipt envelope per conversation per pass, naming up to 256 ids (ContentLimits.maxReceiptIDs).
         let receiptTarget = (backlog + ContentLimits.maxReceiptIDs - 1) / ContentLimits.maxReceiptIDs
         print("  envelopes posted to Bob (receipts) \(receiptEnvelopes)          target \(receiptTarget) (one per conversation per pass, 256 ids each);"
