@@ -140,9 +140,10 @@ enum RelayBench {
         return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)]
     }
 
-    static func residentBytes(pid: Int32) -> Int {
+    /// `field` "VmHWM:" gives the process's peak instead.
+    static func residentBytes(pid: Int32, field: String = "VmRSS:") -> Int {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) }),
               let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
         return kilobytes * 1024
     }

@@ -11,6 +11,7 @@ let suites: [(name: String, run: ([String]) async throws -> Void)] = [
     ("e2e", EndToEndBenchmark.run),
     ("attachments", AttachmentBenchmark.run),
     ("groups", GroupBenchmark.run),
+    ("drain", DrainBenchmark.run),
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
