@@ -35,20 +35,7 @@ extension Sealer {
     /// (one fan-out request). Blocked while a member's identity key changed.
     @discardableResult
     func seal(_ body: ContentBody, toGroup name: String, recordAs text: String) throws -> MessageID {
-        let group = try self.group(named: name)
-        let now = dependencies.clock.now()
-        let content = Content(id: MessageID.random(using: dependencies.random), sentAt: UInt64(now), body: body)
-        try store.withinWrite { store in
-            let (envelope, recipients) = try encrypt(content, in: group)
-            let requestID = Hex.encode(dependencies.random.bytes(16))
-            let stored = NewMessage(conversationId: group.conversationId, clientMessageId: content.id.description, direction: .outgoing,
-                                    sender: dependencies.identity.address.description, body: text,
-                                    contentType: content.body.contentTypeName, status: .pending, createdAt: now,
-                                    replyTo: body.quotedMessage?.description)
-            let messageId = try store.sendQueue.queue(stored, requestId: requestID, sealedPayload: envelope, at: now)
-            try record(recipients, requestID: requestID, messageId: messageId)
-        }
-        return content.id
+        try sealNew(body, toGroup: name, recordAs: text).id
     }
 
     /// Encrypts `body` (a reaction) for the group's current members and
@@ -56,17 +43,33 @@ extension Sealer {
     /// Returns the time it carries.
     @discardableResult
     func sealControl(_ body: ContentBody, toGroup name: String) throws -> Int64 {
+        Int64(try sealNew(body, toGroup: name, recordAs: nil).sentAt)
+    }
+
+    /// A new content for the group, queued as one fan-out request: with
+    /// `text`, as a message in history (with a "sent" receipt per member),
+    /// without, as control content that history does not show.
+    private func sealNew(_ body: ContentBody, toGroup name: String, recordAs text: String?) throws -> Content {
         let group = try self.group(named: name)
         let now = dependencies.clock.now()
         let content = Content(id: MessageID.random(using: dependencies.random), sentAt: UInt64(now), body: body)
         try store.withinWrite { store in
             let (envelope, recipients) = try encrypt(content, in: group)
             let requestID = Hex.encode(dependencies.random.bytes(16))
-            try store.outbox.enqueue(requestId: requestID, messageId: nil, conversationId: group.conversationId,
-                                     sealedPayload: envelope, at: now)
-            try store.groups.addRecipients(recipients.map(\.rawRepresentation), requestId: requestID)
+            guard let text else {
+                try store.outbox.enqueue(requestId: requestID, messageId: nil, conversationId: group.conversationId,
+                                         sealedPayload: envelope, at: now)
+                try store.groups.addRecipients(recipients.map(\.rawRepresentation), requestId: requestID)
+                return
+            }
+            let stored = NewMessage(conversationId: group.conversationId, clientMessageId: content.id.description, direction: .outgoing,
+                                    sender: dependencies.identity.address.description, body: text,
+                                    contentType: content.body.contentTypeName, status: .pending, createdAt: now,
+                                    replyTo: body.quotedMessage?.description)
+            let messageId = try store.sendQueue.queue(stored, requestId: requestID, sealedPayload: envelope, at: now)
+            try record(recipients, requestID: requestID, messageId: messageId)
         }
-        return now
+        return content
     }
 
     /// Seals `body` as the content of a group message already in history
