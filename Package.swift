@@ -230,12 +230,24 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // The daemon's local API: JSON-RPC 2.0 over a Unix socket, answered
+        // only for the daemon's own user. Knows nothing of accounts: `hush
+        // daemon` gives it the methods.
+        .target(
+            name: "HushDaemon",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Executables
 
         .executableTarget(
             name: "hush",
             dependencies: [
-                "HushKit", "HushTerminal", "HushAudit", "HushRelay", "HushRelayAPI", "HushRelayPostgres", "HushVectors",
+                "HushKit", "HushDaemon", "HushTerminal", "HushAudit", "HushRelay", "HushRelayAPI", "HushRelayPostgres", "HushVectors",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

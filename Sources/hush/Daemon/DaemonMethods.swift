@@ -1,0 +1,81 @@
+import Foundation
+import HushDaemon
+import HushKit
+
+/// The daemon's local API besides `cli.run`: what a bot or a script calls
+/// without parsing a command's output. Results are the objects the matching
+/// `hush … --json` command prints; errors carry the exit code that command
+/// would return as their code (docs/DAEMON-API.md).
+enum DaemonMethods {
+    /// Everything the daemon answers. `stop` ends the daemon.
+    static func make(account: HushAccount, home: String, startedAt: Date, stop: @escaping @Sendable () -> Void) -> RPCMethods {
+        var methods = RPCMethods()
+        DaemonCommandRunner.register(in: &methods, account: account, home: home)
+
+        methods.register("daemon.status", summary: "The daemon's process id, account directory, address, relay, start time and API version.") { _, _ in
+            .object([
+                "pid": .number(Double(getpid())), "home": .string(home), "address": .string(account.address),
+                "relay": account.relayURL.map(JSONValue.string) ?? .null, "apiVersion": .number(Double(apiVersion)),
+                "startedAt": .number((startedAt.timeIntervalSince1970 * 1000).rounded()),
+            ])
+        }
+        methods.register("daemon.stop", summary: "Stops the daemon once this answer is sent: the outbox and the events stay in the database.") { _, _ in
+            // After the answer is written: the caller hears that the daemon stops.
+            Task {
+                try? await Task.sleep(for: .milliseconds(20))
+                stop()
+            }
+            return .object(["stopping": .bool(true)])
+        }
+        methods.register("messages.send", summary: """
+            Sends a text to a contact or group. params: to (a name as `hush send` takes it), text. result: the message as `hush send --json` prints it.
+            """) { params, _ in
+            let name = try params.requiredString("to"), text = try params.requiredString("text")
+            guard !text.isEmpty else { throw RPCError.invalidParams("'text' is empty: nothing to send") }
+            let sent = try await Names(account: account).room(name).room.sendReportingDelivery(text)
+            var object = Presentation.json(sent.message, contact: name)
+            if let reason = sent.reason { object["queuedBecause"] = reason }
+            return try JSONValue(jsonObject: object)
+        }
+        methods.register("events.subscribe", summary: """
+            Streams every event as an `event` notification (the objects `hush listen --json` prints) until the connection closes. \
+            result (sent first): {subscribed: true}.
+            """) { _, call in
+            let events = account.events()
+            call.spawn {
+                for await event in events {
+                    guard let details = await EventDetails.read(event, from: account) else { continue }
+                    do {
+                        try await call.notify("event", try JSONValue(jsonObject: ListenCommand.describe(details)))
+                    } catch {
+                        return
+                    }
+                }
+            }
+            return .object(["subscribed": .bool(true)])
+        }
+        let summaries = methods.methods.values.sorted { $0.name < $1.name }
+        methods.register("rpc.discover", summary: "Lists every method with what it does.") { _, _ in
+            .object(["apiVersion": .number(Double(apiVersion)),
+                     "methods": .array((summaries.map { ($0.name, $0.summary) } + [("rpc.discover", "Lists every method with what it does.")])
+                        .sorted { $0.0 < $1.0 }
+                        .map { .object(["name": .string($0.0), "summary": .string($0.1)]) })])
+        }
+        return methods
+    }
+
+    /// The API's version: a new method or field keeps it, a removed or changed one bumps it.
+    static let apiVersion = 1
+
+    /// A method's error as the caller reads it: HushKit's with the exit code `hush` would give.
+    static func translate(_ error: any Error) -> RPCError {
+        let code = ExitStatus.code(for: error)
+        var data: [String: JSONValue] = ["exitCode": .number(Double(code))]
+        if let error = error as? HushError {
+            data["kind"] = .string(error.kind.rawValue)
+            data["reason"] = .string(error.reason)
+            if let suggestion = error.suggestion { data["suggestion"] = .string(suggestion) }
+        }
+        return RPCError(code: Int(code), message: ExitStatus.message(for: error), data: .object(data))
+    }
+}
