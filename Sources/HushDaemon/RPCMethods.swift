@@ -15,10 +15,28 @@ public struct RPCMethods: Sendable {
 
     public typealias Handler = @Sendable (_ params: JSONValue, _ call: Call) async throws -> JSONValue
 
-    /// A method and the line that documents it (`rpc.discover` lists them).
+    /// A named parameter, as OpenRPC describes one (`schema` is JSON Schema).
+    public struct Parameter: Sendable {
+        public let name: String
+        public let required: Bool
+        public let description: String
+        public let schema: JSONValue
+
+        public init(_ name: String, required: Bool = false, _ description: String, schema: JSONValue) {
+            self.name = name
+            self.required = required
+            self.description = description
+            self.schema = schema
+        }
+    }
+
+    /// A method and what documents it (`rpc.discover` returns them as an OpenRPC document).
     public struct Method: Sendable {
         public let name: String
         public let summary: String
+        public let params: [Parameter]
+        /// JSON Schema of the result.
+        public let result: JSONValue
         public let handler: Handler
     }
 
@@ -27,8 +45,29 @@ public struct RPCMethods: Sendable {
     public init() {}
 
     /// Adds (or replaces) `name`.
-    public mutating func register(_ name: String, summary: String, _ handler: @escaping Handler) {
-        methods[name] = Method(name: name, summary: summary, handler: handler)
+    public mutating func register(_ name: String, summary: String, params: [Parameter] = [], result: JSONValue,
+                                  _ handler: @escaping Handler) {
+        methods[name] = Method(name: name, summary: summary, params: params, result: result, handler: handler)
+    }
+
+    /// The methods as an OpenRPC 1.2 document (https://spec.open-rpc.org), sorted by name.
+    public func openRPCDocument(title: String, version: String, description: String) -> JSONValue {
+        .object([
+            "openrpc": .string("1.2.6"),
+            "info": .object(["title": .string(title), "version": .string(version), "description": .string(description)]),
+            "methods": .array(methods.values.sorted { $0.name < $1.name }.map { method in
+                .object([
+                    "name": .string(method.name),
+                    "summary": .string(method.summary),
+                    "paramStructure": .string("by-name"),
+                    "params": .array(method.params.map { parameter in
+                        .object(["name": .string(parameter.name), "required": .bool(parameter.required),
+                                 "description": .string(parameter.description), "schema": parameter.schema])
+                    }),
+                    "result": .object(["name": .string("result"), "schema": method.result]),
+                ])
+            }),
+        ])
     }
 
     /// Adds every method of `other`.
@@ -74,6 +113,17 @@ public struct PeerCredentials: Sendable, Equatable {
 }
 
 extension JSONValue {
+    /// JSON Schema shorthands for method descriptions.
+    public static let stringSchema: JSONValue = .object(["type": .string("string")])
+    public static let booleanSchema: JSONValue = .object(["type": .string("boolean")])
+    public static let integerSchema: JSONValue = .object(["type": .string("integer")])
+    public static let anyObjectSchema: JSONValue = .object(["type": .string("object")])
+
+    /// An object schema with these properties (all others allowed).
+    public static func objectSchema(_ properties: [String: JSONValue], required: [String] = []) -> JSONValue {
+        .object(["type": .string("object"), "properties": .object(properties), "required": .array(required.map(JSONValue.string))])
+    }
+
     /// A required string parameter, or an invalid-params error that names it.
     public func requiredString(_ key: String) throws -> String {
         guard let value = self[key]?.stringValue else { throw RPCError.invalidParams("'\(key)' must be a string") }

@@ -73,7 +73,7 @@ import Testing
 
     /// The RPC layer itself: malformed lines are answered with JSON-RPC's
     /// errors and the connection (and the daemon) go on.
-    @Test func malformedRequestsGetJSONRPCErrors() throws {
+    @Test func theLocalAPIAnswersAsPublishedAndMalformedLinesGetJSONRPCErrors() throws {
         let bed = try Testbed("daemon-rpc")
         let alice = try bed.newUser("alice")
         let daemon = try Self.startDaemon(bed, alice)
@@ -103,6 +103,20 @@ import Testing
         // HushKit's errors carry the exit code `hush` would give.
         #expect(error(7)?["code"] as? Int == 21, "\(answers)")
         #expect(daemon.isRunning, "\(daemon.stderr)")
+
+        // The published schema is what the daemon answers (HUSH_UPDATE_DAEMON_API=1 rewrites it).
+        let discovered = try bed.hush(alice, ["rpc", "rpc.discover"], environment: Self.noPassphrase)
+        try #require(discovered.status == 0, "\(discovered)")
+        let published = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/daemon-openrpc.json")
+        let live = try JSONSerialization.jsonObject(with: Data(discovered.stdout.utf8))
+        let pretty = try JSONSerialization.data(withJSONObject: live, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        if ProcessInfo.processInfo.environment["HUSH_UPDATE_DAEMON_API"] == "1" {
+            try (pretty + Data("\n".utf8)).write(to: published)
+        }
+        let onDisk = try JSONSerialization.jsonObject(with: Data(contentsOf: published))
+        #expect(NSDictionary(dictionary: live as? [String: Any] ?? [:]).isEqual(to: onDisk as? [String: Any] ?? [:]),
+                "docs/daemon-openrpc.json differs from what the daemon answers: run HUSH_UPDATE_DAEMON_API=1 swift test --filter DaemonTests")
     }
 
     /// Another user's process is answered with a refusal, never served, even

@@ -10,10 +10,18 @@ import HushKit
 enum DaemonCommandRunner {
     static func register(in methods: inout RPCMethods, account: HushAccount, home: String) {
         methods.register("cli.run", summary: """
-            Runs a hush command on the daemon's account. params: argv (the arguments after `hush`), cwd (for relative paths), \
-            stdin (base64, for a command that reads it), capture (true: return stdout and stderr in the result; \
-            false or absent: stream them as cli.output notifications {stream, text}). result: {exitCode[, stdout, stderr]}.
-            """) { params, call in
+            Runs a hush command on the daemon's account, as it would run in its own process (same output and exit code). \
+            Commands that need a terminal of their own (chat, listen, doctor, passphrase, init) are refused with exit 26.
+            """, params: [
+                .init("argv", required: true, "The arguments after `hush`, e.g. [\"history\", \"bob\", \"--json\"].",
+                      schema: .object(["type": .string("array"), "items": .stringSchema])),
+                .init("cwd", "The caller's working directory, for relative paths (send --file, fetch --out).", schema: .stringSchema),
+                .init("stdin", "What the command reads from standard input, base64.", schema: .stringSchema),
+                .init("home", "The data directory the caller means; refused when it is not the daemon's.", schema: .stringSchema),
+                .init("stderrIsTerminal", "Whether the caller's standard error is a terminal (progress bars).", schema: .booleanSchema),
+                .init("capture", "true: return stdout and stderr in the result; otherwise they stream as cli.output notifications {stream, text} before the result.",
+                      schema: .booleanSchema),
+            ], result: .objectSchema(["exitCode": .integerSchema, "stdout": .stringSchema, "stderr": .stringSchema], required: ["exitCode"])) { params, call in
             guard let argv = params["argv"]?.arrayValue?.compactMap(\.stringValue), argv.count == params["argv"]?.arrayValue?.count else {
                 throw RPCError.invalidParams("'argv' must be an array of strings")
             }

@@ -12,14 +12,17 @@ enum DaemonMethods {
         var methods = RPCMethods()
         DaemonCommandRunner.register(in: &methods, account: account, home: home)
 
-        methods.register("daemon.status", summary: "The daemon's process id, account directory, address, relay, start time and API version.") { _, _ in
+        methods.register("daemon.status", summary: "The daemon's process id, account directory, address, relay, start time (ms since 1970) and API version.",
+                         result: .objectSchema(["pid": .integerSchema, "home": .stringSchema, "address": .stringSchema, "relay": .stringSchema,
+                                                "apiVersion": .integerSchema, "startedAt": .integerSchema])) { _, _ in
             .object([
                 "pid": .number(Double(getpid())), "home": .string(home), "address": .string(account.address),
                 "relay": account.relayURL.map(JSONValue.string) ?? .null, "apiVersion": .number(Double(apiVersion)),
                 "startedAt": .number((startedAt.timeIntervalSince1970 * 1000).rounded()),
             ])
         }
-        methods.register("daemon.stop", summary: "Stops the daemon once this answer is sent: the outbox and the events stay in the database.") { _, _ in
+        methods.register("daemon.stop", summary: "Stops the daemon once this answer is sent: the outbox and the events stay in the database.",
+                         result: .objectSchema(["stopping": .booleanSchema])) { _, _ in
             // After the answer is written: the caller hears that the daemon stops.
             Task {
                 try? await Task.sleep(for: .milliseconds(20))
@@ -28,8 +31,11 @@ enum DaemonMethods {
             return .object(["stopping": .bool(true)])
         }
         methods.register("messages.send", summary: """
-            Sends a text to a contact or group. params: to (a name as `hush send` takes it), text. result: the message as `hush send --json` prints it.
-            """) { params, _ in
+            Sends a text to a contact or group. result: the message as `hush send --json` prints it, with queuedBecause when the relay does not have it yet.
+            """, params: [
+                .init("to", required: true, "A contact's or group's name, as `hush send` takes it (bob, contact:bob, group:team).", schema: .stringSchema),
+                .init("text", required: true, "The message (1 to 32,768 bytes of UTF-8).", schema: .stringSchema),
+            ], result: .anyObjectSchema) { params, _ in
             let name = try params.requiredString("to"), text = try params.requiredString("text")
             guard !text.isEmpty else { throw RPCError.invalidParams("'text' is empty: nothing to send") }
             let sent = try await Names(account: account).room(name).room.sendReportingDelivery(text)
@@ -38,9 +44,9 @@ enum DaemonMethods {
             return try JSONValue(jsonObject: object)
         }
         methods.register("events.subscribe", summary: """
-            Streams every event as an `event` notification (the objects `hush listen --json` prints) until the connection closes. \
-            result (sent first): {subscribed: true}.
-            """) { _, call in
+            Streams every event as an `event` notification (the objects `hush listen --json` prints) until the connection closes; \
+            the result comes first.
+            """, result: .objectSchema(["subscribed": .booleanSchema])) { _, call in
             let events = account.events()
             call.spawn {
                 for await event in events {
@@ -54,12 +60,16 @@ enum DaemonMethods {
             }
             return .object(["subscribed": .bool(true)])
         }
-        let summaries = methods.methods.values.sorted { $0.name < $1.name }
-        methods.register("rpc.discover", summary: "Lists every method with what it does.") { _, _ in
-            .object(["apiVersion": .number(Double(apiVersion)),
-                     "methods": .array((summaries.map { ($0.name, $0.summary) } + [("rpc.discover", "Lists every method with what it does.")])
-                        .sorted { $0.0 < $1.0 }
-                        .map { .object(["name": .string($0.0), "summary": .string($0.1)]) })])
+        let described = methods
+        methods.register("rpc.discover", summary: "This API as an OpenRPC document (docs/daemon-openrpc.json).",
+                         result: .object(["$ref": .string("https://raw.githubusercontent.com/open-rpc/meta-schema/master/schema.json")])) { _, _ in
+            var all = described
+            all.register("rpc.discover", summary: "This API as an OpenRPC document (docs/daemon-openrpc.json).",
+                         result: .object(["$ref": .string("https://raw.githubusercontent.com/open-rpc/meta-schema/master/schema.json")])) { _, _ in .null }
+            return all.openRPCDocument(title: "Hush daemon local API", version: "\(apiVersion).0.0", description: """
+                JSON-RPC 2.0 over the Unix socket daemon.sock in the account's data directory, one message per line. \
+                Errors of a method carry, as their code, the exit code the matching hush command would return.
+                """)
         }
         return methods
     }
