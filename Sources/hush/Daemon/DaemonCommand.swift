@@ -58,15 +58,17 @@ struct DaemonCommand: AsyncParsableCommand {
                 let account = try await options.unlocking { directory, keys in
                     try await HushAccount.open(in: directory, keys: keys, ownership: .exclusive)
                 }.opened
+                let unlocked = ContinuousClock.now
                 defer {
                     account.close()
                     unlink(socketPath)
                 }
-                try await serve(account, home: home, socketPath: socketPath)
+                try await serve(account, home: home, socketPath: socketPath, unlocked: unlocked)
             }
         }
 
-        private func serve(_ account: HushAccount, home: String, socketPath: String) async throws {
+        private func serve(_ account: HushAccount, home: String, socketPath: String, unlocked: ContinuousClock.Instant) async throws {
+            let timings = ProcessInfo.processInfo.environment["HUSH_TIMINGS"] == "1"
             let (stops, stopper) = AsyncStream<Void>.makeStream()
             let methods = DaemonMethods.make(account: account, home: home, startedAt: Date()) { stopper.yield() }
             let server = LocalSocketServer(path: socketPath, methods: methods, translate: DaemonMethods.translate)
@@ -74,6 +76,11 @@ struct DaemonCommand: AsyncParsableCommand {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     try await server.run {
+                        if timings {
+                            let elapsed = ContinuousClock.now - unlocked
+                            let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+                            CommandOutput.standard.write(.stderr, String(format: "timing: ready %.2f ms after the unlock\n", milliseconds))
+                        }
                         CommandOutput.standard.write(.stderr, "hush daemon: serving \(home) on \(socketPath) (pid \(getpid()))\n")
                     }
                 }
