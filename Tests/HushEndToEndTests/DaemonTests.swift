@@ -36,8 +36,15 @@ import Testing
         let usage = try bed.hush(alice, ["history"], environment: Self.noPassphrase)
         #expect(usage.status == 64, "\(usage)")
 
+        // `hush listen` beside the daemon prints the daemon's events, as it would on its own.
+        let listener = try bed.spawn(alice, ["listen", "--json"])
+        try #require(listener.wait(timeout: 30) { $0.stdout.contains("\"online\":true") }, "listen: \(listener.stdout) \(listener.stderr)")
         // Bob's message arrives by push and is stored by the daemon, not by a sync of alice's.
         try bed.send(bob, to: "alice", "to alice while her daemon runs")
+        #expect(listener.wait(timeout: 30) { $0.stdout.contains("to alice while her daemon runs") }, "listen: \(listener.stdout)")
+        listener.signal(SIGTERM)
+        let listened = listener.finish(timeout: 20)
+        #expect(listened.status == 0 && !listened.crashed, "\(listened)")
         var stored = false
         for _ in 0..<100 where !stored {
             let history = try bed.hush(alice, ["history", "bob", "--json", "--no-receipts"], environment: Self.noPassphrase)

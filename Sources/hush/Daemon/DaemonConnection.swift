@@ -35,6 +35,14 @@ final class DaemonConnection {
         return DaemonConnection(descriptor: descriptor)
     }
 
+    /// Ends both directions without releasing the descriptor: a read blocked
+    /// on another thread returns (close() alone would not wake it, and would
+    /// free the number for reuse under it).
+    func shutdown() {
+        guard descriptor >= 0 else { return }
+        Glibc.shutdown(descriptor, Int32(SHUT_RDWR))
+    }
+
     func close() {
         guard descriptor >= 0 else { return }
         Glibc.close(descriptor)

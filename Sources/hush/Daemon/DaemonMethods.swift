@@ -1,6 +1,7 @@
 import Foundation
 import HushDaemon
 import HushKit
+import Synchronization
 
 /// The daemon's local API besides `cli.run`: what a bot or a script calls
 /// without parsing a command's output. Results are the objects the matching
@@ -11,6 +12,14 @@ enum DaemonMethods {
     static func make(account: HushAccount, home: String, startedAt: Date, stop: @escaping @Sendable () -> Void) -> RPCMethods {
         var methods = RPCMethods()
         DaemonCommandRunner.register(in: &methods, account: account, home: home)
+        // Whether the live connection is up, for subscribers that come later than its last change.
+        let online = LiveState()
+        let connectionEvents = account.events()
+        Task {
+            for await event in connectionEvents {
+                if case let .connectionChanged(isOnline) = event { online.set(isOnline) }
+            }
+        }
 
         methods.register("daemon.status", summary: "The daemon's process id, account directory, address, relay, start time (ms since 1970) and API version.",
                          result: .objectSchema(["pid": .integerSchema, "home": .stringSchema, "address": .stringSchema, "relay": .stringSchema,
@@ -49,6 +58,8 @@ enum DaemonMethods {
             """, result: .objectSchema(["subscribed": .booleanSchema])) { _, call in
             let events = account.events()
             call.spawn {
+                // The connection's state first, as a listener that started with the daemon would have seen it.
+                try? await call.notify("event", .object(["event": .string("connection"), "online": .bool(online.value)]))
                 for await event in events {
                     guard let details = await EventDetails.read(event, from: account) else { continue }
                     do {
@@ -88,4 +99,11 @@ enum DaemonMethods {
         }
         return RPCError(code: Int(code), message: ExitStatus.message(for: error), data: .object(data))
     }
+}
+
+/// The live connection's last known state.
+private final class LiveState: Sendable {
+    private let online = Mutex(false)
+    var value: Bool { online.withLock { $0 } }
+    func set(_ value: Bool) { online.withLock { $0 = value } }
 }
