@@ -278,7 +278,7 @@ let package = Package(
             name: "HushBench",
             dependencies: [
                 "CSodium", "HushTesting", "HushCrypto", "HushProtocol", "HushDatabase", "HushStore", "HushKeystore", "HushMessenger",
-                "HushRelay", "HushRelayAPI", "HushRelayClient", "HushRelayPostgres", "PostgresTestCluster",
+                "HushRelay", "HushRelayAPI", "HushRelayClient", "HushRelayPostgres", "PostgresTestCluster", "HushDaemon",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -387,7 +387,7 @@ let package = Package(
             // and to script strangers;
             // PostgresTestCluster for several relays on one database.
             // EchoBot: the example app, run against a relay like the CLI.
-            dependencies: ["hush", "EchoBot", "HushRelayAPI", "HushCrypto", "HushRelayClient", "HushMessenger", "HushProtocol", "HushStore", "HushTesting", "PostgresTestCluster"],
+            dependencies: ["hush", "EchoBot", "HushDaemon", "HushRelayAPI", "HushCrypto", "HushRelayClient", "HushMessenger", "HushProtocol", "HushStore", "HushTesting", "PostgresTestCluster"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HushDaemon
 
 /// `HushBench daemon [--commands 200]`: one-shot commands through `hush daemon`
 /// beside the same commands run in their own process (issue 31's targets),
@@ -98,22 +99,22 @@ enum DaemonBenchmark {
         guard bobDaemon.waitForError(containing: "hush daemon: serving", seconds: 60) != nil else {
             throw BenchError("bob's daemon did not start: \(bobDaemon.errorText)")
         }
-        let subscriber = try LineSocket(path: alice + "/daemon.sock")
-        try subscriber.send(#"{"jsonrpc":"2.0","id":1,"method":"events.subscribe"}"#)
-        _ = try subscriber.receive()
-        let sender = try LineSocket(path: bob + "/daemon.sock")
+        let subscriber = try DaemonConnection.connect(socket: DaemonSocket.path(home: alice))
+        try subscriber.send(line: #"{"jsonrpc":"2.0","id":1,"method":"events.subscribe"}"#)
+        _ = try subscriber.receiveLine()
+        let sender = try DaemonConnection.connect(socket: DaemonSocket.path(home: bob))
         var delivery: [Double] = []
         let events = max(50, count / 2)
         for index in 0..<events {
             let text = "event \(index)"
             let start = ContinuousClock.now
-            try sender.send(#"{"jsonrpc":"2.0","id":\#(index + 2),"method":"messages.send","params":{"to":"alice","text":"\#(text)"}}"#)
+            try sender.send(line: #"{"jsonrpc":"2.0","id":\#(index + 2),"method":"messages.send","params":{"to":"alice","text":"\#(text)"}}"#)
             while true {
-                let line = try subscriber.receive()
+                guard let line = try subscriber.receiveLine() else { throw BenchError("alice's daemon closed the subscription") }
                 if line.contains("\"event\":\"message\"") && line.contains("\"body\":\"\(text)\"") { break }
             }
             delivery.append(RelayBench.seconds(since: start) * 1000)
-            _ = try sender.receive()
+            _ = try sender.receiveLine()
         }
         delivery.sort()
         print("Event delivery, bob's daemon messages.send → alice's subscriber (\(events) messages; an upper bound of push → subscriber, target p99 ≤ 5 ms):")
@@ -192,54 +193,5 @@ final class Spawned {
     private func removeFiles() {
         unlink(outputPath)
         unlink(errorPath)
-    }
-}
-
-/// A blocking line-oriented Unix socket client (the daemon's protocol).
-final class LineSocket {
-    private let descriptor: Int32
-    private var buffer: [UInt8] = []
-
-    init(path: String) throws {
-        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: path.utf8)
-            raw[path.utf8.count] = 0
-        }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard connected == 0 else {
-            close(descriptor)
-            throw BenchError("connect \(path): \(String(cString: strerror(errno)))")
-        }
-    }
-
-    deinit { close(descriptor) }
-
-    func send(_ line: String) throws {
-        let bytes = Array((line + "\n").utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            guard written > 0 else { throw BenchError("write to the daemon failed") }
-            offset += written
-        }
-    }
-
-    func receive() throws -> String {
-        while true {
-            if let newline = buffer.firstIndex(of: 10) {
-                let line = String(decoding: buffer[..<newline], as: UTF8.self)
-                buffer.removeSubrange(...newline)
-                return line
-            }
-            var chunk = [UInt8](repeating: 0, count: 65_536)
-            let got = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            guard got > 0 else { throw BenchError("the daemon closed the connection") }
-            buffer.append(contentsOf: chunk[..<got])
-        }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HushDaemon
 import Testing
 
 /// `hush daemon` (issue 31): one process owns the account; every account
@@ -195,42 +196,17 @@ import Testing
     }
 }
 
-/// A Unix socket client for the tests: writes lines, reads JSON lines back.
+/// Lines to a daemon's socket, each answered before the next is sent.
 enum RawSocket {
-    static func exchange(path: String, lines: [String], expecting count: Int, timeout: Double = 30) throws -> [Any] {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw HarnessError("socket: \(errno)") }
-        defer { close(descriptor) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: path.utf8)
-            raw[path.utf8.count] = 0
-        }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard connected == 0 else { throw HarnessError("connect \(path): \(String(cString: strerror(errno)))") }
-        var timeLimit = timeval(tv_sec: Int(timeout), tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeLimit, socklen_t(MemoryLayout<timeval>.size))
+    static func exchange(path: String, lines: [String], expecting count: Int) throws -> [Any] {
+        let connection = try DaemonConnection.connect(socket: path)
         var answers: [Any] = []
-        var buffer: [UInt8] = []
-        // One line at a time, each answered before the next: the answers' order is the lines'.
         for line in lines {
-            let bytes = Array((line + "\n").utf8)
-            _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            while true {
-                if let newline = buffer.firstIndex(of: 10) {
-                    let object = try JSONSerialization.jsonObject(with: Data(buffer[..<newline]))
-                    buffer.removeSubrange(...newline)
-                    answers.append(object)
-                    break
-                }
-                var chunk = [UInt8](repeating: 0, count: 65_536)
-                let got = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-                guard got > 0 else { throw HarnessError("the daemon closed the connection after \(answers.count) answers") }
-                buffer.append(contentsOf: chunk[..<got])
+            try connection.send(line: line)
+            guard let answer = try connection.receiveLine() else {
+                throw HarnessError("the daemon closed the connection after \(answers.count) answers")
             }
+            answers.append(try JSONSerialization.jsonObject(with: Data(answer.utf8)))
         }
         guard answers.count == count else { throw HarnessError("expected \(count) answers, got \(answers.count)") }
         return answers

@@ -1,10 +1,10 @@
 import Foundation
-import HushDaemon
 
 /// A client's connection to a daemon's socket: plain blocking POSIX calls,
-/// so that a command handed to the daemon starts no event loop of its own.
-/// Owns its descriptor and closes it exactly once.
-final class DaemonConnection {
+/// so that a command handed to the daemon starts no event loop of its own
+/// (`hush`, the benchmark and the tests all use it). Owns its descriptor and
+/// closes it exactly once.
+public final class DaemonConnection {
     private var descriptor: Int32
     private var buffered: [UInt8] = []
 
@@ -14,11 +14,15 @@ final class DaemonConnection {
 
     /// Connects to the daemon of the account in `home`, or returns nil when
     /// none answers (no socket file, a stale one, or a path too long).
-    static func connect(home: String) -> DaemonConnection? {
-        let path = DaemonSocket.path(home: home)
-        guard path.utf8.count <= DaemonSocket.maximumPathLength else { return nil }
+    public static func connect(home: String) -> DaemonConnection? {
+        try? connect(socket: DaemonSocket.path(home: home))
+    }
+
+    /// Connects to the socket at `path`, or says why not.
+    public static func connect(socket path: String) throws -> DaemonConnection {
+        guard path.utf8.count <= DaemonSocket.maximumPathLength else { throw Failure(description: "\(path) is too long for a Unix socket") }
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { return nil }
+        guard descriptor >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
@@ -29,8 +33,9 @@ final class DaemonConnection {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard connected == 0 else {
+            let reason = String(cString: strerror(errno))
             Glibc.close(descriptor)
-            return nil
+            throw Failure(description: "connect \(path): \(reason)")
         }
         return DaemonConnection(descriptor: descriptor)
     }
@@ -38,27 +43,33 @@ final class DaemonConnection {
     /// Ends both directions without releasing the descriptor: a read blocked
     /// on another thread returns (close() alone would not wake it, and would
     /// free the number for reuse under it).
-    func shutdown() {
+    public func shutdown() {
         guard descriptor >= 0 else { return }
         Glibc.shutdown(descriptor, Int32(SHUT_RDWR))
     }
 
-    func close() {
+    public func close() {
         guard descriptor >= 0 else { return }
         Glibc.close(descriptor)
         descriptor = -1
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
     }
 
     /// Sends one message (a line of JSON).
-    func send(_ message: JSONValue) throws {
-        let bytes = Array((message.description + "\n").utf8)
+    public func send(_ message: JSONValue) throws {
+        try send(line: message.description)
+    }
+
+    /// Sends one line as it is (a newline is added).
+    public func send(line: String) throws {
+        let bytes = Array((line + "\n").utf8)
         var offset = 0
         while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            // MSG_NOSIGNAL: a daemon that closed the connection (a refusal) is an error here, not SIGPIPE.
+            let written = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if written < 0 && errno == EINTR { continue }
             guard written > 0 else { throw Failure(description: "the daemon closed the connection (\(String(cString: strerror(errno))))") }
             offset += written
@@ -66,12 +77,17 @@ final class DaemonConnection {
     }
 
     /// The next message from the daemon, or nil when it closed the connection.
-    func receive() throws -> JSONValue? {
+    public func receive() throws -> JSONValue? {
+        try receiveLine().map { try JSONValue(parsing: Data($0.utf8)) }
+    }
+
+    /// The next line from the daemon, without its newline, or nil when it closed the connection.
+    public func receiveLine() throws -> String? {
         while true {
             if let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = Data(buffered[..<newline])
+                let line = String(decoding: buffered[..<newline], as: UTF8.self)
                 buffered.removeSubrange(...newline)
-                return try JSONValue(parsing: line)
+                return line
             }
             var chunk = [UInt8](repeating: 0, count: 65_536)
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
@@ -83,9 +99,17 @@ final class DaemonConnection {
 
     /// Calls `method` and returns its result, handing notifications that
     /// arrive first to `notification`. A JSON-RPC error is thrown as `RPCError`.
-    func call(_ method: String, _ params: JSONValue = .object([:]),
+    public func call(_ method: String, _ params: JSONValue = .object([:]),
               notification: (String, JSONValue) -> Void = { _, _ in }) throws -> JSONValue {
-        try send(.object(["jsonrpc": .string("2.0"), "id": .number(1), "method": .string(method), "params": params]))
+        do {
+            try send(.object(["jsonrpc": .string("2.0"), "id": .number(1), "method": .string(method), "params": params]))
+        } catch {
+            // The daemon may have answered (a refusal) and closed before reading the request: say what it said.
+            if let answer = try? receive(), let refusal = answer["error"] {
+                throw RPCError(code: Int(refusal["code"]?.integerValue ?? -32603), message: refusal["message"]?.stringValue ?? "refused")
+            }
+            throw error
+        }
         while let message = try receive() {
             if let name = message["method"]?.stringValue {
                 notification(name, message["params"] ?? .null)
