@@ -222,6 +222,8 @@ struct ChatCommand: AsyncParsableCommand {
         case let .reaction(message, _, summary) where message.conversation == conversation:
             let who = message.direction == .outgoing ? "your message" : "the message"
             view.notice("reactions to \(who) [\(message.id)] “\(Presentation.oneLine(message.text, length: 32))”: \(summary.isEmpty ? "none" : summary)")
+        case let .edited(message, _) where message.conversation == conversation:
+            view.edited(message)
         case let .undecryptable(reason):
             view.error("set aside an undecryptable envelope: \(reason)")
         case let .syncFailed(error):

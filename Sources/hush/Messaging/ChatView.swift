@@ -77,6 +77,19 @@ final class ChatView: Sendable {
         screen.show(line(message, status: status), key: message.clientMessageID)
     }
 
+    /// An edit by the message's author: its line shows the new text where it
+    /// stands, marked "(edited)". Without a terminal (line mode), or when the
+    /// message is not on screen, the edited line is printed as a new one.
+    func edited(_ message: Message) {
+        let status = state.withLock { s in
+            s.messages[message.clientMessageID] = message
+            return s.statuses[message.clientMessageID].map { later($0, message.status) } ?? message.status
+        }
+        let text = line(message, status: status)
+        if screen.isInteractive, screen.update(key: message.clientMessageID, text: text) { return }
+        screen.show(text, key: message.clientMessageID)
+    }
+
     /// A status change: the mark on the message's line changes where it stands.
     /// Without a terminal (line mode) it is printed as a short line instead.
     func statusChanged(_ clientMessageID: String, to status: Message.Status) {
@@ -120,6 +133,7 @@ final class ChatView: Sendable {
             let excerpt = state.withLock { $0.messages[quoted.clientMessageID]?.text }
             body = style.dim("↳ " + (excerpt.map { "“\(UntrustedText.oneLine($0, length: 32))” " } ?? "(reply) ")) + body
         }
+        if message.isEdited { body += style.dim(" (edited)") }
         let suffix = outgoing ? "  " + mark(status) : ""
         return "\(style.dim(time(message.relayTimestamp ?? message.createdAt))) \(style.bold(UntrustedText.sanitized(who, keepingLineBreaks: false))): \(body)\(suffix)"
     }
