@@ -104,6 +104,18 @@ final class ChatView: Sendable {
         if let message { screen.update(key: clientMessageID, text: line(message, status: status)) }
     }
 
+    /// A line that changes in place (a transfer's progress): on a terminal
+    /// each call replaces the line with `key`; without one only the `final`
+    /// text is printed, so a script's output is not flooded.
+    func progress(key: String, _ text: String, final: Bool = false) {
+        let line = style.dim(UntrustedText.sanitized(text, keepingLineBreaks: false))
+        if screen.isInteractive {
+            if !screen.update(key: key, text: line) { screen.show(line, key: key) }
+        } else if final {
+            screen.show(line)
+        }
+    }
+
     /// A local line: command output or an error. Never sent. Defused as a
     /// whole: it may name a group or a member, or quote a relay's reason.
     func notice(_ text: String) { screen.show(style.dim(UntrustedText.sanitized(text))) }
@@ -135,7 +147,8 @@ final class ChatView: Sendable {
         }
         if message.isEdited { body += style.dim(" (edited)") }
         let suffix = outgoing ? "  " + mark(status) : ""
-        return "\(style.dim(time(message.relayTimestamp ?? message.createdAt))) \(style.bold(UntrustedText.sanitized(who, keepingLineBreaks: false))): \(body)\(suffix)"
+        // The id in brackets, as hush history shows it: what /reply, /react, /edit and /fetch take.
+        return "\(style.dim("[\(message.id)] " + time(message.relayTimestamp ?? message.createdAt))) \(style.bold(UntrustedText.sanitized(who, keepingLineBreaks: false))): \(body)\(suffix)"
     }
 
     /// … pending, ✓ sent, ✓✓ delivered, ✓✓ read, ✗ failed.
