@@ -40,15 +40,15 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
 
     public static func named(_ name: String) -> FuzzTarget? { FuzzTarget(rawValue: name) }
 
-    /// Decodes a content; a reply or reaction that decodes must encode back
+    /// Decodes a content; a reply, reaction or edit that decodes must encode back
     /// to the same bytes (the sender's checks and the receiver's agree: an
     /// emoji the receiver takes is one the sender could have sent).
     static func checkContent(_ input: [UInt8]) {
         guard let content = try? Content(decoding: input) else { return }
         switch content.body {
-        case .reply, .reaction:
+        case .reply, .reaction, .edit:
             guard let again = try? content.encoded(), again == input else {
-                preconditionFailure("a decoded reply or reaction does not encode back to its bytes")
+                preconditionFailure("a decoded reply, reaction or edit does not encode back to its bytes")
             }
         default: break
         }

@@ -51,6 +51,8 @@ extension HushError {
             self.init(.notFound, reason: reason, suggestion: "message ids are the ones a history lists for this account")
         case .invalidReaction:
             self.init(.invalidInput, reason: reason)
+        case .notEditable:
+            self.init(.invalidInput, reason: reason)
         case let .messageTooLong(limit):
             self.init(.invalidInput, reason: "the message is longer than \(limit) bytes", suggestion: "split it")
         case let .relay(failure):

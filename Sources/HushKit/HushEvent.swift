@@ -18,6 +18,9 @@ public enum HushEvent: Sendable, Equatable {
     /// Someone's reaction to a message was set, changed or taken away:
     /// read the message again (`HushAccount.message(_:)`) for its `reactions`.
     case reactionChanged(MessageID, in: ConversationID)
+    /// A message's author edited it: read it again (`HushAccount.message(_:)`)
+    /// for its new `text` and `editedAt`.
+    case messageEdited(MessageID, in: ConversationID)
     /// A group's members, admins or name changed, or the account was removed.
     case groupChanged(ConversationID)
     /// A contact could not decrypt an outgoing message; it was sealed again and resent.
@@ -51,6 +54,8 @@ public enum HushEvent: Sendable, Equatable {
             self = .typing(ContactID(rawValue: contactID), isTyping: active)
         case let .reactionChanged(messageID, conversationID):
             self = .reactionChanged(MessageID(rawValue: messageID), in: ConversationID(rawValue: conversationID))
+        case let .messageEdited(messageID, conversationID):
+            self = .messageEdited(MessageID(rawValue: messageID), in: ConversationID(rawValue: conversationID))
         case let .groupChanged(_, conversationID):
             self = .groupChanged(ConversationID(rawValue: conversationID))
         case let .resent(_, _, messageID):

@@ -41,6 +41,8 @@ final class ContentApplier {
         case let .reaction(target, emoji):
             try applyReaction(to: target, emoji: emoji, sentAt: content.sentAt, from: contact,
                               conversation: try dependencies.conversation(with: contact))
+        case let .edit(target, text):
+            try applyEdit(of: target, text: text, edit: content, from: contact, conversation: try dependencies.conversation(with: contact))
         case let .attachment(pointer):
             // The pointer is kept (nothing downloads until the user asks: `hush fetch`).
             try storeIncoming(StoredAttachment.summary(fileName: pointer.fileName, size: Int64(pointer.size)),
@@ -89,6 +91,11 @@ final class ContentApplier {
             // member's chain may still decrypt, but their word no longer counts.
             guard try group.currentState().members.contains(where: { $0.identityKey.rawRepresentation == contact.identityKey }) else { return }
             try applyReaction(to: target, emoji: emoji, sentAt: content.sentAt, from: contact, conversation: group.conversationId)
+            return
+        case let .edit(target, text):
+            // Likewise: a removed member no longer edits what the group shows.
+            guard try group.currentState().members.contains(where: { $0.identityKey.rawRepresentation == contact.identityKey }) else { return }
+            try applyEdit(of: target, text: text, edit: content, from: contact, conversation: group.conversationId)
             return
         case let .attachment(attached):
             (body, contentType) = (StoredAttachment.summary(fileName: attached.fileName, size: Int64(attached.size)), "attachment")

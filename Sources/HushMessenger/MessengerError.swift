@@ -29,6 +29,9 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
     case noSuchMessage(Int64)
     /// A reaction's emoji `ReactionEmoji` refuses.
     case invalidReaction(limit: Int)
+    /// An edit this account may not make (docs/PROTOCOL.md §10.6): not its
+    /// own text, past the window, or past the number of edits; says which.
+    case notEditable(String)
     /// The contact wrote first and the user has not accepted the request yet.
     case requestNotAccepted(name: String)
     case contactBlocked(name: String)
@@ -108,6 +111,8 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
             return "no message with id \(id) is stored here"
         case let .invalidReaction(limit):
             return "a reaction must be one emoji (one character, at most \(limit) bytes, no control characters)"
+        case let .notEditable(reason):
+            return reason
         case let .invalidDisplayName(limit):
             return "a display name must be 1 to \(limit) bytes of text"
         case let .notGroupAdmin(group):

@@ -22,6 +22,8 @@ public enum MessengerEvent: Sendable, Equatable {
     /// Someone's reaction to a message was set, changed or taken away
     /// (theirs or, from another process of this account, ours).
     case reactionChanged(messageID: Int64, conversationID: Int64)
+    /// A message's text was edited by its author (the edit shown now).
+    case messageEdited(messageID: Int64, conversationID: Int64)
     /// A group's membership or name changed (or we were removed).
     case groupChanged(group: String, conversationID: Int64)
     /// The live connection to the relay went up (after catching up with the mailbox) or down.

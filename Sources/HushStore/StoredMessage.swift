@@ -65,9 +65,13 @@ public struct StoredMessage: Sendable, Equatable {
     public let position: Int64
     /// For a reply: the client message id of the message it quotes.
     public let replyTo: String?
+    /// When the text shown (`body`) was written by an edit, by the author's
+    /// clock; nil for a message never edited.
+    public let editedAt: Milliseconds?
 
     static let columnNames = ["id", "conversation_id", "server_id", "client_message_id", "direction", "sender", "body",
-                              "content_type", "status", "created_at", "relay_timestamp", "delivered_at", "read_at", "position", "reply_to"]
+                              "content_type", "status", "created_at", "relay_timestamp", "delivered_at", "read_at", "position", "reply_to",
+                              "edited_at"]
     static let columns = columns(prefix: "")
 
     static func columns(prefix: String) -> String {
@@ -91,6 +95,7 @@ public struct StoredMessage: Sendable, Equatable {
         readAt = try row.get(offset + 12)
         position = try row.get(offset + 13)
         replyTo = try row.get(offset + 14)
+        editedAt = try row.get(offset + 15)
     }
 }
 

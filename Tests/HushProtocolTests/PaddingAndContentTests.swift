@@ -56,6 +56,7 @@ import Testing
         try roundTrip(.reply(to: MessageID.random(using: random), text: "quoted"))
         try roundTrip(.reaction(to: MessageID.random(using: random), emoji: "👍🏽"))
         try roundTrip(.reaction(to: MessageID.random(using: random), emoji: nil))
+        try roundTrip(.edit(of: MessageID.random(using: random), text: "new text"))
     }
 
     /// A reaction is one grapheme cluster of at most 32 bytes with no control
@@ -80,7 +81,7 @@ import Testing
         let good = try Content(id: MessageID.random(using: random), sentAt: 1, body: .text("hi")).encoded()
         #expect(throws: ProtocolError.malformed(what: "content (trailing bytes)")) { try Content(decoding: good + [0]) }
         #expect(throws: ProtocolError.unsupportedVersion(2)) { try Content(decoding: [2] + good.dropFirst()) }
-        var unknownType = good; unknownType[1] = 0x0F
+        var unknownType = good; unknownType[1] = 0xFF
         #expect(throws: ProtocolError.malformed(what: "content type")) { try Content(decoding: unknownType) }
         for cut in 0..<good.count {
             #expect(throws: ProtocolError.self) { try Content(decoding: Array(good[..<cut])) }

@@ -49,6 +49,9 @@ public enum ContentBody: Sendable, Equatable {
     /// The sender's reaction to a message of the conversation (§10.5): one
     /// emoji (`ReactionEmoji`), or nil to take the sender's reaction away.
     case reaction(to: MessageID, emoji: String?)
+    /// The sender's new text for one of its own earlier texts or replies,
+    /// named by client message id (§10.6); the receiver keeps the versions.
+    case edit(of: MessageID, text: String)
 
     public var typeByte: UInt8 {
         switch self {
@@ -66,6 +69,7 @@ public enum ContentBody: Sendable, Equatable {
         case .groupLeave: return 0x0C
         case .reply: return 0x0D
         case .reaction: return 0x0E
+        case .edit: return 0x0F
         }
     }
 }
@@ -123,4 +127,10 @@ public enum ContentLimits {
     public static let envelopeDigestLength = 32
     /// UTF-8 bytes of a reaction's emoji (§10.5).
     public static let maxReactionLength = 32
+    /// How long after the original an edit may be made (and is applied), in
+    /// milliseconds of the author's clock: 48 hours (§10.6).
+    public static let editWindow: UInt64 = 48 * 60 * 60 * 1000
+    /// The most edits a message takes (§10.6): later ones are refused by the
+    /// sender and ignored by the receiver.
+    public static let maxEditsPerMessage = 20
 }

@@ -12,7 +12,8 @@ struct ListenCommand: AsyncParsableCommand {
             Events: message (a new incoming message), request (a message from a stranger: a message \
             request, nothing is sent back until `hush requests accept`), status (an outgoing message became sent, \
             delivered, read or failed), reaction (someone's reaction to a message was set, changed or taken \
-            away; --json carries the message with its "reactions"), typing, quarantined, connection. With --json each event is one \
+            away; --json carries the message with its "reactions"), edited (its author edited a message; \
+            --json carries the message with its new "body" and "editedAt"), typing, quarantined, connection. With --json each event is one \
             JSON object on its own line. Stops on Ctrl-C, or after --timeout seconds.
 
             --notify shows a desktop notification (through notify-send, from libnotify) for each new \
@@ -153,6 +154,10 @@ struct ListenCommand: AsyncParsableCommand {
             object["event"] = "reaction"
             object["summary"] = summary
             return object
+        case let .edited(message, contact):
+            var object = Presentation.json(message, contact: contact)
+            object["event"] = "edited"
+            return object
         case let .missed(count):
             return ["event": "missed", "count": count]
         case let .syncFailed(error):
@@ -174,6 +179,9 @@ struct ListenCommand: AsyncParsableCommand {
         case "reaction":
             let summary = (object["summary"] as? String).flatMap { $0.isEmpty ? nil : $0 } ?? "none"
             return "reactions to message \(object["id"] ?? "?") with \(untrusted(object["contact"])): \(untrusted(summary))"
+        case "edited":
+            let text = bodies ? ": \(untrusted(object["body"]))" : ""
+            return "message \(object["id"] ?? "?") with \(untrusted(object["contact"])) was edited\(text)"
         case "group":
             return "group \(untrusted(object["group"])) changed: `hush group info \(untrusted(object["group"]))`"
         case "request":

@@ -29,12 +29,17 @@ enum Presentation {
         return timeFormatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
     }
 
-    /// One history line: `[id] time  who: text  mark`.
+    /// One history line: `[id] time  who: text (edited)  mark`.
     static func line(_ message: Message, contact: String) -> String {
         let who = message.direction == .outgoing ? "you" : contact
         let mark = message.direction == .outgoing ? "  " + Presentation.mark(message.status) : ""
         // Someone else's text: escape sequences in it must not reach the terminal.
-        return "[\(message.id)] \(style.dim(time(message.relayTimestamp ?? message.createdAt)))  \(style.bold(peer(who))): \(UntrustedText.sanitized(message.text))\(mark)"
+        return "[\(message.id)] \(style.dim(time(message.relayTimestamp ?? message.createdAt)))  \(style.bold(peer(who))): \(UntrustedText.sanitized(message.text))\(edited(message))\(mark)"
+    }
+
+    /// ` (edited)` after an edited message's text (dimmed), nothing otherwise.
+    static func edited(_ message: Message) -> String {
+        message.isEdited ? style.dim(" (edited)") : ""
     }
 
     static func json(_ message: Message, contact: String) -> [String: Any] {
@@ -54,6 +59,8 @@ enum Presentation {
             object["replyTo"] = replyTo
         }
         object["reactions"] = json(message.reactions)
+        object["edited"] = message.isEdited
+        if let editedAt = message.editedAt { object["editedAt"] = editedAt }
         return object
     }
 
