@@ -75,12 +75,20 @@ public final class HushAccount: Sendable {
         }
     }
 
+    /// Opens the account in `directory` with `keys`, shared with other
+    /// processes (see `open(in:keys:relayURL:ownership:)`). `relayURL`, when
+    /// given, replaces the relay the account uses (and is remembered).
+    ///
+    /// - Throws: as `open(in:keys:relayURL:ownership:)`.
+    public static func open(in directory: String, keys: KeyProvider, relayURL: String? = nil) async throws(HushError) -> HushAccount {
+        try await open(in: directory, keys: keys, relayURL: relayURL, ownership: .shared)
+    }
+
     /// Opens the account in `directory` with `keys`. `relayURL`, when given,
     /// replaces the relay the account uses (and is remembered).
     ///
-    /// The directory is held in `ownership` until `close()`: `.shared` (the
-    /// default) lets other processes open it too, `.exclusive` (a daemon)
-    /// lets none. It is checked before the keys are used, so a directory
+    /// The directory is held in `ownership` until `close()`: `.shared` lets
+    /// other processes open it too, `.exclusive` (a daemon) lets none. It is checked before the keys are used, so a directory
     /// owned by another process costs no unlock.
     ///
     /// - Throws: `HushError` of kind `noAccount`, `wrongKey`,
@@ -88,7 +96,7 @@ public final class HushAccount: Sendable {
     ///   `databaseMissing`, `databaseUnusable`, or `homeInUse` (who holds
     ///   it: `holders(of:)`).
     public static func open(in directory: String, keys: KeyProvider, relayURL: String? = nil,
-                            ownership: Ownership = .shared) async throws(HushError) -> HushAccount {
+                            ownership: Ownership) async throws(HushError) -> HushAccount {
         try await translatingErrors {
             let home = DataDirectory(path: directory)
             guard KeystoreFile(directory: home).exists else { throw KeystoreError.noIdentity(home: home.path) }
