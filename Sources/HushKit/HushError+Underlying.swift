@@ -101,6 +101,9 @@ extension HushError {
         case .notFound: self.init(.notFound, reason: String(describing: error))
         case .invalidArgument: self.init(.invalidInput, reason: String(describing: error))
         case .databaseMissing: self.init(.databaseMissing, reason: String(describing: error))
+        case let .eventsPruned(_, pruned):
+            self.init(.eventsPruned, reason: String(describing: error),
+                      suggestion: "read the conversations and messages again, then replay the events after \(pruned)")
         }
     }
 

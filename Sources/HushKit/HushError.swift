@@ -57,6 +57,10 @@ public struct HushError: Error, Sendable, Equatable, CustomStringConvertible {
         case notUploaded
         /// The local disk or database failed (full, read-only, in use).
         case storage
+        /// A replay of events after a seq the account no longer keeps (the
+        /// log was pruned past it): read the state again, then resume from
+        /// the seq the reason names (`HushAccount.eventRecords(after:)`).
+        case eventsPruned
         /// Anything else.
         case other
     }

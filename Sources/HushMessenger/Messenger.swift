@@ -88,9 +88,10 @@ public actor Messenger {
         conversationLog = Conversations(dependencies, sealer: sealer)
     }
 
-    /// Events for live views, published after their commit: every call
-    /// returns a new subscription that gets every event from then on.
-    public nonisolated var eventStream: AsyncStream<MessengerEvent> { events.subscribe() }
+    /// Events for live views, published after their commit, each with its
+    /// seq in the event log when it is durable: every call returns a new
+    /// subscription that gets every event from then on.
+    public nonisolated var eventRecords: AsyncStream<MessengerEventRecord> { events.subscribe() }
 
     deinit { events.finish() }
 
