@@ -49,7 +49,7 @@ extension HushError {
             self.init(.invalidInput, reason: reason)
         case .noSuchMessage:
             self.init(.notFound, reason: reason, suggestion: "message ids are the ones a history lists for this account")
-        case .invalidReaction:
+        case .invalidReaction, .invalidIdempotencyKey:
             self.init(.invalidInput, reason: reason)
         case let .messageTooLong(limit):
             self.init(.invalidInput, reason: "the message is longer than \(limit) bytes", suggestion: "split it")

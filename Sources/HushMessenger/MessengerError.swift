@@ -29,6 +29,8 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
     case noSuchMessage(Int64)
     /// A reaction's emoji `ReactionEmoji` refuses.
     case invalidReaction(limit: Int)
+    /// A send's idempotency key is empty or longer than `limit` bytes.
+    case invalidIdempotencyKey(limit: Int)
     /// The contact wrote first and the user has not accepted the request yet.
     case requestNotAccepted(name: String)
     case contactBlocked(name: String)
@@ -108,6 +110,8 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
             return "no message with id \(id) is stored here"
         case let .invalidReaction(limit):
             return "a reaction must be one emoji (one character, at most \(limit) bytes, no control characters)"
+        case let .invalidIdempotencyKey(limit):
+            return "an idempotency key must be 1 to \(limit) bytes of text"
         case let .invalidDisplayName(limit):
             return "a display name must be 1 to \(limit) bytes of text"
         case let .notGroupAdmin(group):

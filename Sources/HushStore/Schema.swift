@@ -29,6 +29,7 @@ public enum Schema {
         migrator.register(version: 20, name: "delivery receipts owed for stored messages, sealed once per receive pass", addOwedReceipts)
         migrator.register(version: 21, name: "replies' quoted message; reactions, one per reactor per message", addRepliesAndReactions)
         migrator.register(version: 22, name: "the durable event log and its subscribers' cursors", addEventLog)
+        migrator.register(version: 23, name: "idempotency keys of sends", addIdempotencyKeys)
         return migrator
     }()
 

@@ -4,7 +4,7 @@ import Testing
 
 /// The durable event log through HushKit's public API, on a real relay
 /// process (issue 31, item 4): replay after a seq then live, with no gap and
-/// no duplicate at the seam; acknowledgements and pruning.
+/// no duplicate at the seam; acknowledgements and pruning; idempotent sends.
 @Suite struct HushKitEventLogTests {
     /// What a subscriber's stream delivered so far, read by a task of its own.
     actor Collected {
@@ -127,5 +127,22 @@ import Testing
         #expect(await App.errorKind { _ = try await bob.events(after: first, limit: 0) } == .invalidInput)
         #expect(try await bob.removeEventSubscriber("slow"))
         #expect(try await bob.eventCursor(subscriber: "slow") == nil)
+    }
+
+    @Test func aSendRetriedWithItsIdempotencyKeyIsSentOnce() async throws {
+        let relay = try RelayProcess()
+        let alice = try await App.account("alice", relay: relay), bob = try await App.account("bob", relay: relay)
+        defer { alice.close(); bob.close() }
+        let (bobForAlice, _) = try await App.introduce(alice, bob, as: ("alice", "bob"))
+        let room = try await alice.room(with: bobForAlice)
+        let first = try await room.send("once", idempotencyKey: "request-41")
+        let again = try await room.send("once", idempotencyKey: "request-41")
+        #expect(again.id == first.id && again.clientMessageID == first.clientMessageID)
+        _ = try await room.send("marker")
+        #expect(try await App.sync(bob) { try await bob.conversations().first?.unreadCount == 2 })
+        let bobRoom = try await bob.room(try #require(try await bob.conversations().first).id)
+        #expect(try await bobRoom.history().messages.map(\.text) == ["once", "marker"])
+        #expect(try await room.history().messages.map(\.text) == ["once", "marker"])
+        #expect(await App.errorKind { _ = try await room.send("refused", idempotencyKey: "") } == .invalidInput)
     }
 }

@@ -4,7 +4,7 @@ import Testing
 
 /// The durable event log from the messenger's side (issue 31, item 4):
 /// which events are logged, in the transaction of their change, with the
-/// seq the published event carries.
+/// seq the published event carries; idempotent sends.
 @Suite struct MessengerEventLogTests {
     @Test func aStoredChangeIsLoggedWithTheSeqItsEventCarriesAndNoText() async throws {
         let (alice, bob) = try await InMemoryRelay().acquaintedPair()
@@ -62,5 +62,25 @@ import Testing
         #expect(logged.map(\.entry.kind) == [.received])
         // The rolled-back attempt left no hole a subscriber would see.
         #expect(logged.map(\.seq) == [before + 1])
+    }
+
+    @Test func aSecondSendWithTheSameIdempotencyKeySendsNothing() async throws {
+        let relay = InMemoryRelay()
+        let (alice, _) = try await relay.acquaintedPair()
+        let deposits = relay.state.withLock { $0.depositCalls }
+        let first = try await alice.messenger.sendReportingDelivery(text: "only once", to: "bob", idempotencyKey: "retry-1")
+        let second = try await alice.messenger.sendReportingDelivery(text: "only once", to: "bob", idempotencyKey: "retry-1")
+        #expect(second.message.id == first.message.id)
+        #expect(relay.state.withLock { $0.depositCalls } == deposits + 1)
+        #expect(try await alice.messenger.history(with: "bob").filter { $0.body == "only once" }.count == 1)
+        // Another key is another message.
+        let third = try await alice.messenger.sendReportingDelivery(text: "only once", to: "bob", idempotencyKey: "retry-2")
+        #expect(third.message.id != first.message.id)
+        for key in ["", String(repeating: "k", count: 129)] {
+            await #expect(throws: MessengerError.invalidIdempotencyKey(limit: 128)) {
+                _ = try await alice.messenger.sendReportingDelivery(text: "refused", to: "bob", idempotencyKey: key)
+            }
+        }
+        #expect(try await alice.messenger.history(with: "bob").filter { $0.body == "refused" }.isEmpty)
     }
 }

@@ -90,4 +90,16 @@ import Testing
         #expect(try events.prune(now: 20, retention: aged) == 1)
         #expect(throws: StoreError.eventsPruned(requestedAfter: 6, prunedThrough: 7)) { try events.events(after: 6, limit: 10) }
     }
+
+    @Test func anIdempotencyKeyNamesItsMessageAndGoesWithIt() throws {
+        let fixture = try StoreFixture()
+        let conversation = try fixture.conversation("carol")
+        let messageId = try fixture.outgoingPending(conversation, body: "once", at: 1, requestId: "r1")
+        try fixture.store.idempotencyKeys.record("key-1", clientMessageId: "out-r1", at: 1)
+        #expect(try fixture.store.idempotencyKeys.clientMessageId(forKey: "key-1") == "out-r1")
+        #expect(throws: DatabaseError.self) { try fixture.store.idempotencyKeys.record("key-1", clientMessageId: "out-r1", at: 2) }
+        try fixture.store.sendQueue.delete(requestId: "r1")
+        #expect(try fixture.store.messages.message(id: messageId) == nil)
+        #expect(try fixture.store.idempotencyKeys.clientMessageId(forKey: "key-1") == nil)
+    }
 }
