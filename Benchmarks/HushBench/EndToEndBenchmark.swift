@@ -56,8 +56,8 @@ enum EndToEndBenchmark {
 
         let live = Task { await bob.runLive() }
         defer { live.cancel() }
-        var events = bob.eventStream.makeAsyncIterator()
-        while let event = await events.next() { if case .connection(true) = event { break } }
+        var events = bob.eventRecords.makeAsyncIterator()
+        while let record = await events.next() { if case .connection(true) = record.event { break } }
 
         var samples: [Double] = []
         var sends: [Double] = []
@@ -69,8 +69,8 @@ enum EndToEndBenchmark {
             let start = clock.now
             try await alice.send(text: body, to: "bob")
             sends.append(RelayBench.seconds(since: start) * 1000)
-            while let event = await events.next() {
-                if case let .received(message, _) = event, message.body == body { break }
+            while let record = await events.next() {
+                if case let .received(message, _) = record.event, message.body == body { break }
             }
             samples.append(RelayBench.seconds(since: start) * 1000)
         }

@@ -41,7 +41,7 @@ extension HushAccount {
     /// (a large file moves in thousands of chunks; subscribers get the steps
     /// a progress bar shows, not a flood that would push other events out).
     func progressReporter(_ callback: (@Sendable (TransferProgress) -> Void)?) -> @Sendable (AttachmentProgress) -> Void {
-        let hub = hub
+        let hub = hub, recordHub = recordHub
         let last = Mutex<(phase: AttachmentProgress.Phase?, percent: Int64)>((nil, -1))
         return { step in
             let progress = TransferProgress(step)
@@ -52,7 +52,10 @@ extension HushAccount {
                 last = (step.phase, percent)
                 return true
             }
-            if publish { hub.publish(.transferProgress(progress)) }
+            if publish {
+                hub.publish(.transferProgress(progress))
+                recordHub.publish(.live(.transferProgress(progress)))
+            }
         }
     }
 }

@@ -32,6 +32,8 @@ public final class HushAccount: Sendable {
     /// This process's hold on the directory, let go by `close()`.
     private let lock: HomeLock
     let hub = EventHub<HushEvent>(bufferLimit: defaultEventBufferLimit) { .missed(count: $0) }
+    /// The same events with their seqs, for `eventRecords(after:)`.
+    let recordHub = EventHub<HushStreamedEvent>(bufferLimit: defaultEventBufferLimit) { .live(.missed(count: $0)) }
     private let running = Mutex<[Task<Void, Never>]>([])
     /// The live connection's tasks, and whether `close()` ran (nothing starts again after it).
     private let live = Mutex<(tasks: [Task<Void, Never>], closed: Bool)>(([], false))
@@ -176,8 +178,15 @@ public final class HushAccount: Sendable {
         fingerprint = IdentityFingerprint.of(publicKey: identity.publicKey.rawRepresentation)
         self.relayURL = relayURL
         // Subscribed here, before any operation can publish, so the first event is not lost.
-        let events = messenger.eventStream, hub = hub
-        running.withLock { $0.append(Task { for await event in events { hub.publish(HushEvent(event)) } }) }
+        let events = messenger.eventRecords, hub = hub, recordHub = recordHub
+        running.withLock {
+            $0.append(Task {
+                for await record in events {
+                    hub.publish(HushEvent(record.event))
+                    recordHub.publish(HushStreamedEvent(record))
+                }
+            })
+        }
     }
 
     /// Stops the live connection and the outbox retries, and ends every
@@ -190,6 +199,7 @@ public final class HushAccount: Sendable {
         }) { task.cancel() }
         for task in running.withLock({ tasks in defer { tasks.removeAll() }; return tasks }) { task.cancel() }
         hub.finish()
+        recordHub.finish()
         lock.release()
     }
 

@@ -49,7 +49,7 @@ extension HushError {
             self.init(.invalidInput, reason: reason)
         case .noSuchMessage:
             self.init(.notFound, reason: reason, suggestion: "message ids are the ones a history lists for this account")
-        case .invalidReaction:
+        case .invalidReaction, .invalidIdempotencyKey:
             self.init(.invalidInput, reason: reason)
         case .notEditable:
             self.init(.invalidInput, reason: reason)
@@ -103,6 +103,9 @@ extension HushError {
         case .notFound: self.init(.notFound, reason: String(describing: error))
         case .invalidArgument: self.init(.invalidInput, reason: String(describing: error))
         case .databaseMissing: self.init(.databaseMissing, reason: String(describing: error))
+        case let .eventsPruned(_, pruned):
+            self.init(.eventsPruned, reason: String(describing: error),
+                      suggestion: "read the conversations and messages again, then replay the events after \(pruned)")
         }
     }
 

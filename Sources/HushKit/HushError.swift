@@ -60,6 +60,10 @@ public struct HushError: Error, Sendable, Equatable, CustomStringConvertible {
         /// Another process owns the account's directory (a daemon, or
         /// commands while a daemon would start): its reason names the holder.
         case homeInUse
+        /// A replay of events after a seq the account no longer keeps (the
+        /// log was pruned past it): read the state again, then resume from
+        /// the seq the reason names (`HushAccount.eventRecords(after:)`).
+        case eventsPruned
         /// Anything else.
         case other
     }

@@ -63,16 +63,22 @@ public struct Room: Sendable {
     /// relay has it, `pending` when it is queued (retried with backoff by
     /// `startLive()` or the next `sync()`), `failed` when the relay refused it.
     /// Later changes arrive as `.statusChanged` events.
-    public func send(_ text: String) async throws(HushError) -> Message {
-        try await sendReportingDelivery(text).message
+    ///
+    /// `idempotencyKey` (1 to 128 bytes, unique per account) makes a retry
+    /// safe: the key is stored with the message, in the same transaction,
+    /// and a later send with the same key (in any room) sends nothing and
+    /// returns the message the first one sent, as it is now. A key out of
+    /// bounds is `.invalidInput`, and nothing is sent.
+    public func send(_ text: String, idempotencyKey: String? = nil) async throws(HushError) -> Message {
+        try await sendReportingDelivery(text, idempotencyKey: idempotencyKey).message
     }
 
-    /// `send(_:)`, also telling how the relay answered when the message is
-    /// not there yet: refused (for now, as when it limits the rate, or for
-    /// good) or not reached, and the reason the queue recorded.
-    public func sendReportingDelivery(_ text: String) async throws(HushError) -> SendReport {
+    /// `send(_:idempotencyKey:)`, also telling how the relay answered when
+    /// the message is not there yet: refused (for now, as when it limits the
+    /// rate, or for good) or not reached, and the reason the queue recorded.
+    public func sendReportingDelivery(_ text: String, idempotencyKey: String? = nil) async throws(HushError) -> SendReport {
         try await account.guarded {
-            try await report(try await messenger.sendReportingDelivery(text: text, to: try await target()))
+            try await report(try await messenger.sendReportingDelivery(text: text, to: try await target(), idempotencyKey: idempotencyKey))
         }
     }
 
@@ -80,11 +86,11 @@ public struct Room: Sendable {
     /// as `sendReportingDelivery(_:)` sends a text. The reply's `replyTo`
     /// names the quoted message; the other side sees the quote when it has
     /// that message too. A message of another room, or none, is `.notFound`
-    /// and nothing is sent.
-    public func reply(to message: MessageID, text: String) async throws(HushError) -> SendReport {
+    /// and nothing is sent. `idempotencyKey` is as for `send(_:idempotencyKey:)`.
+    public func reply(to message: MessageID, text: String, idempotencyKey: String? = nil) async throws(HushError) -> SendReport {
         try await account.guarded {
             try await requireHere(message)
-            return try await report(try await messenger.reply(toMessage: message.rawValue, text: text))
+            return try await report(try await messenger.reply(toMessage: message.rawValue, text: text, idempotencyKey: idempotencyKey))
         }
     }
 

@@ -26,7 +26,7 @@ extension ContentApplier {
                                                           sentAt: Int64(clamping: edit.sentAt),
                                                           limit: ContentLimits.maxEditsPerMessage)
         switch outcome {
-        case .applied: dependencies.emit(.messageEdited(messageID: message.id, conversationID: conversation))
+        case .applied: try dependencies.emit(.messageEdited(messageID: message.id, conversationID: conversation))
         case .superseded, .duplicate: break
         case .limitReached: return .tooManyEdits
         }

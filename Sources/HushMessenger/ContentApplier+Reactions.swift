@@ -14,6 +14,6 @@ extension ContentApplier {
               message.conversationId == conversation else { return }
         guard try dependencies.store.reactions.record(messageId: message.id, reactor: contact.address, emoji: emoji,
                                                       sentAt: Int64(clamping: sentAt)) else { return }
-        dependencies.emit(.reactionChanged(messageID: message.id, conversationID: conversation))
+        try dependencies.emit(.reactionChanged(messageID: message.id, conversationID: conversation))
     }
 }

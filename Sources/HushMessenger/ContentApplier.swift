@@ -56,7 +56,7 @@ final class ContentApplier {
         case .typingStarted, .typingStopped:
             // A stranger's typing is not shown: a request is read when the user chooses.
             if contact.standing == .accepted {
-                dependencies.emit(.typing(contact: contact.name, active: content.body == .typingStarted, contactID: contact.id))
+                try dependencies.emit(.typing(contact: contact.name, active: content.body == .typingStarted, contactID: contact.id))
             }
         case let .deliveryCredential(token):
             try store.contacts.setDeliveryCredential(token, contactId: contact.id)
@@ -112,7 +112,7 @@ final class ContentApplier {
             try receipts.owe(content.id, to: contact)
         }
         if let stored = try store.messages.message(id: id) {
-            dependencies.emit(.groupReceived(stored, group: group.name, member: contact.name))
+            try dependencies.emit(.groupReceived(stored, group: group.name, member: contact.name))
         }
     }
 
@@ -132,13 +132,13 @@ final class ContentApplier {
         guard contact.standing == .accepted, contact.verification != .changed else {
             // A stranger's message is a request; a contact's whose key changed is a message like any other.
             if let stored = try store.messages.message(id: id) {
-                dependencies.emit(contact.standing == .accepted ? .received(stored, contact: contact.name)
+                try dependencies.emit(contact.standing == .accepted ? .received(stored, contact: contact.name)
                                                                 : .request(stored, contact: contact.name, contactID: contact.id))
             }
             return
         }
         try receipts.owe(content.id, to: contact)
-        if let stored = try store.messages.message(id: id) { dependencies.emit(.received(stored, contact: contact.name)) }
+        if let stored = try store.messages.message(id: id) { try dependencies.emit(.received(stored, contact: contact.name)) }
     }
 
     private func advanceOutgoing(_ ids: [MessageID], to status: MessageStatus, contact: Contact) throws {
@@ -149,7 +149,7 @@ final class ContentApplier {
             let conversation = try store.conversations.conversation(forContact: contact.id, title: contact.name, at: time)
             if try store.messages.advanceOutgoingStatus(clientMessageId: id.description, to: status, at: time, conversationId: conversation) {
                 if let message = try store.messages.message(clientMessageId: id.description) {
-                    dependencies.emit(.statusChanged(clientMessageID: id.description, status: status, contact: contact.name,
+                    try dependencies.emit(.statusChanged(clientMessageID: id.description, status: status, contact: contact.name,
                                                      messageID: message.id, conversationID: conversation))
                 }
             } else if let (message, group) = try recordGroupReceipt(id, status: status, from: contact) {
@@ -160,7 +160,7 @@ final class ContentApplier {
                 let overall: MessageStatus? = lowest >= 2 ? .read : lowest >= 1 ? .delivered : nil
                 if let overall, try store.messages.advanceOutgoingStatus(clientMessageId: id.description, to: overall, at: time,
                                                                           conversationId: group.conversationId) {
-                    dependencies.emit(.statusChanged(clientMessageID: id.description, status: overall, contact: group.name,
+                    try dependencies.emit(.statusChanged(clientMessageID: id.description, status: overall, contact: group.name,
                                                      messageID: message.id, conversationID: group.conversationId))
                 }
             }
@@ -207,6 +207,6 @@ final class ContentApplier {
               try store.resends.markResent(messageId: messageId, at: dependencies.clock.now())
         else { return }
         try sealer.reseal(message, for: contact)
-        dependencies.emit(.resent(clientMessageID: message.clientMessageId, contact: contact.name, messageID: message.id))
+        try dependencies.emit(.resent(clientMessageID: message.clientMessageId, contact: contact.name, messageID: message.id))
     }
 }

@@ -105,6 +105,15 @@ final class Dispatcher {
                 }
                 _ = try store.sendQueue.markSent(requestId: item.requestId, serverId: taken[0].receipt.serverID,
                                                  relayTimestamp: taken[0].receipt.relayTimestamp)
+                // Logged with the status it tells of, in the same commit.
+                if let messageID = item.messageId, let message = try store.messages.message(id: messageID) {
+                    let name = switch route {
+                    case let .contact(name): name
+                    case .group: try store.groups.group(conversationId: item.conversationId)?.name ?? ""
+                    }
+                    try dependencies.emit(.statusChanged(clientMessageID: message.clientMessageId, status: message.status, contact: name,
+                                                         messageID: message.id, conversationID: message.conversationId))
+                }
                 return true
             }
             guard completed else {
@@ -112,14 +121,6 @@ final class Dispatcher {
                 return
             }
             report.sent += 1
-            if let messageID = item.messageId, let message = try store.messages.message(id: messageID) {
-                let name = switch route {
-                case let .contact(name): name
-                case .group: try store.groups.group(conversationId: item.conversationId)?.name ?? ""
-                }
-                dependencies.emit(.statusChanged(clientMessageID: message.clientMessageId, status: message.status, contact: name,
-                                                 messageID: message.id, conversationID: message.conversationId))
-            }
         } catch let failure as DeliveryFailure {
             // The fan-out failed as a whole (the relay down, over its limits).
             record(failure, of: item, route: route, at: now, in: &report)
@@ -183,6 +184,13 @@ final class Dispatcher {
                 try store.write { store in
                     try store.outbox.recordAttempt(requestId: item.requestId, at: now)
                     try store.sendQueue.markFailed(requestId: item.requestId, error: error, nextAttemptAt: retryAt)
+                    // Given up on: the message failed, logged in the same commit.
+                    if retryAt == nil, let messageID = item.messageId, let message = try store.messages.message(id: messageID) {
+                        // A group's failure names no one ("" as before): the ids say which conversation.
+                        let name = if case let .contact(name) = route { name } else { "" }
+                        try dependencies.emit(.statusChanged(clientMessageID: message.clientMessageId, status: .failed, contact: name,
+                                                             messageID: message.id, conversationID: message.conversationId))
+                    }
                 }
                 return true
             } catch {
@@ -200,12 +208,6 @@ final class Dispatcher {
             return
         }
         report.failed += 1
-        if let messageID = item.messageId, let message = try? store.messages.message(id: messageID) {
-            // A group's failure names no one ("" as before): the ids say which conversation.
-            let name = if case let .contact(name) = route { name } else { "" }
-            dependencies.emit(.statusChanged(clientMessageID: message.clientMessageId, status: .failed, contact: name,
-                                             messageID: message.id, conversationID: message.conversationId))
-        }
     }
 
     /// Fails a request that no retry can deliver; one whose failure cannot

@@ -1,11 +1,12 @@
 import Synchronization
 
-/// The messenger's own hub: its events, `.missed(count:)` for what a slow subscriber lost.
-public typealias MessengerEventHub = EventHub<MessengerEvent>
+/// The messenger's own hub: its events with their seqs, `.missed(count:)`
+/// (without a seq) for what a slow subscriber lost.
+public typealias MessengerEventHub = EventHub<MessengerEventRecord>
 
-extension EventHub where Event == MessengerEvent {
+extension EventHub where Event == MessengerEventRecord {
     public convenience init(bufferLimit: Int = defaultEventBufferLimit) {
-        self.init(bufferLimit: bufferLimit, missed: { .missed(count: $0) })
+        self.init(bufferLimit: bufferLimit, missed: { MessengerEventRecord(seq: nil, event: .missed(count: $0), createdAt: 0) })
     }
 }
 

@@ -107,10 +107,10 @@ final class Inbox {
             let reported = reportUndecryptable(envelope)
             try store.quarantine.add(serverId: envelope.serverID, envelope: envelope.bytes, reason: reason, at: dependencies.clock.now())
             try store.settings.advanceSyncCursor(to: envelope.serverID)
+            try dependencies.emit(.quarantined(reason: reason))
             return reported
         }
         guard let reported else { return .alreadyProcessed }
-        dependencies.emit(.quarantined(reason: reason))
         return reported ? .resendRequested(reason: reason) : .quarantined(reason: reason)
     }
 

@@ -38,6 +38,8 @@ final class LiveSync {
         var report = SyncReport()
         // A decryption error can only name an envelope the relay still held.
         try store.resends.forgetEnvelopes(sealedBefore: dependencies.clock.now() - Self.relayRetentionMilliseconds)
+        // Events every subscriber acknowledged (or past the log's hard bounds), a batch per sync.
+        try store.events.prune(now: dependencies.clock.now(), retention: .standard)
         // Before anything goes out: a credential replaced after a block must be
         // registered before contacts are handed the new one.
         try? await credentials.withdrawRevoked()
@@ -142,7 +144,7 @@ final class LiveSync {
                 // (a contact's new delivery credential, say) is stored by then,
                 // so a chat's first heartbeat can use it.
                 await liveSync(reported: &reported)
-                dependencies.emit(.connection(online: true))
+                dependencies.announce(.connection(online: true))
                 for await event in stream {
                     switch event {
                     case let .envelope(envelope):
@@ -161,7 +163,7 @@ final class LiveSync {
             } catch {
                 failures += 1
             }
-            dependencies.emit(.connection(online: false))
+            dependencies.announce(.connection(online: false))
             guard !Task.isCancelled else { return }
             try? await dependencies.clock.sleep(milliseconds: max(100, BackoffPolicy.reconnect.delay(forAttempt: max(failures, 1),
                                                                                                      using: dependencies.random)))
@@ -181,7 +183,7 @@ final class LiveSync {
             let failure = LiveSyncFailure(error)
             guard failure != reported else { return }
             reported = failure
-            dependencies.emit(.syncFailed(failure))
+            dependencies.announce(.syncFailed(failure))
         }
     }
 

@@ -124,8 +124,9 @@ extension Messenger {
     // MARK: Messages
 
     /// Sends `text` to the group `name` (see `send(text:to:)`).
-    public func sendReportingDelivery(text: String, toGroup name: String) async throws -> (message: StoredMessage, refusedByRelay: Bool) {
-        try await sealTextAndFlush(text) { try sealer.seal(.text(text), toGroup: name, recordAs: text) }
+    public func sendReportingDelivery(text: String, toGroup name: String,
+                                      idempotencyKey: String? = nil) async throws -> (message: StoredMessage, refusedByRelay: Bool) {
+        try await sealTextAndFlush(text, idempotencyKey: idempotencyKey) { try sealer.seal(.text(text), toGroup: name, recordAs: text) }
     }
 
     /// How many of the members a group message went to have it, and have read it.

@@ -7,10 +7,11 @@ import HushStore
 extension Messenger {
     /// Sends `text` as a reply quoting message `messageId`, stores it and
     /// tries to deliver it once, as `sendReportingDelivery` does.
-    public func reply(toMessage messageId: Int64, text: String) async throws -> (message: StoredMessage, refusedByRelay: Bool) {
+    public func reply(toMessage messageId: Int64, text: String,
+                      idempotencyKey: String? = nil) async throws -> (message: StoredMessage, refusedByRelay: Bool) {
         let (quoted, target) = try messageAndTarget(messageId)
         let body = ContentBody.reply(to: try MessageID(hex: quoted.clientMessageId), text: text)
-        return try await sealTextAndFlush(text) {
+        return try await sealTextAndFlush(text, idempotencyKey: idempotencyKey) {
             switch target {
             case let .group(name): try sealer.seal(body, toGroup: name, recordAs: text)
             case let .contact(name): try sealer.seal(body, to: name, recordAs: text)

@@ -88,9 +88,10 @@ public actor Messenger {
         conversationLog = Conversations(dependencies, sealer: sealer)
     }
 
-    /// Events for live views, published after their commit: every call
-    /// returns a new subscription that gets every event from then on.
-    public nonisolated var eventStream: AsyncStream<MessengerEvent> { events.subscribe() }
+    /// Events for live views, published after their commit, each with its
+    /// seq in the event log when it is durable: every call returns a new
+    /// subscription that gets every event from then on.
+    public nonisolated var eventRecords: AsyncStream<MessengerEventRecord> { events.subscribe() }
 
     deinit { events.finish() }
 
@@ -111,25 +112,46 @@ public actor Messenger {
 
     /// `send`, also telling whether the relay refused the message in this
     /// attempt (it stays in the outbox either way, unless given up on).
-    public func sendReportingDelivery(text: String, to target: String) async throws -> (message: StoredMessage, refusedByRelay: Bool) {
+    /// With `idempotencyKey`, a second send with the same key returns the
+    /// first one's message and sends nothing (see `sealTextAndFlush`).
+    public func sendReportingDelivery(text: String, to target: String,
+                                      idempotencyKey: String? = nil) async throws -> (message: StoredMessage, refusedByRelay: Bool) {
         let name: String
         switch try resolve(target) {
-        case let .group(group): return try await sendReportingDelivery(text: text, toGroup: group)
+        case let .group(group): return try await sendReportingDelivery(text: text, toGroup: group, idempotencyKey: idempotencyKey)
         case let .contact(contact): name = contact
         }
-        return try await sealTextAndFlush(text) { try sealer.seal(.text(text), to: name, recordAs: text) }
+        return try await sealTextAndFlush(text, idempotencyKey: idempotencyKey) { try sealer.seal(.text(text), to: name, recordAs: text) }
     }
 
     /// Seals a text with `seal` (one transaction), flushes the outbox, and
     /// returns the message as stored with whether the relay refused it.
-    func sealTextAndFlush(_ text: String, _ seal: () throws -> MessageID) async throws -> (message: StoredMessage, refusedByRelay: Bool) {
+    ///
+    /// With `idempotencyKey` (1 to 128 bytes, unique per account), the key
+    /// is stored with the message in the same transaction; when the key is
+    /// there already, nothing is sealed, queued or flushed, and the message
+    /// it sent first is returned as it is stored now.
+    func sealTextAndFlush(_ text: String, idempotencyKey: String? = nil,
+                          _ seal: () throws -> MessageID) async throws -> (message: StoredMessage, refusedByRelay: Bool) {
         guard text.utf8.count <= ContentLimits.maxTextLength else {
             throw MessengerError.messageTooLong(limit: ContentLimits.maxTextLength)
         }
-        let messageID = try store.write { _ in try seal() }
-        let report = await outgoing.flush()
-        guard let stored = try store.messages.message(clientMessageId: messageID.description) else {
-            throw MessengerError.unknownMessage(messageID.description)
+        if let idempotencyKey, !IdempotencyKeyRepository.lengthRange.contains(idempotencyKey.utf8.count) {
+            throw MessengerError.invalidIdempotencyKey(limit: IdempotencyKeyRepository.lengthRange.upperBound)
+        }
+        let (clientMessageId, repeated) = try store.write { store -> (String, Bool) in
+            if let idempotencyKey, let first = try store.idempotencyKeys.clientMessageId(forKey: idempotencyKey) {
+                return (first, true)
+            }
+            let sealed = try seal().description
+            if let idempotencyKey {
+                try store.idempotencyKeys.record(idempotencyKey, clientMessageId: sealed, at: clock.now())
+            }
+            return (sealed, false)
+        }
+        let report = repeated ? OutboxReport() : await outgoing.flush()
+        guard let stored = try store.messages.message(clientMessageId: clientMessageId) else {
+            throw MessengerError.unknownMessage(clientMessageId)
         }
         return (stored, report.refusedMessageIDs.contains(stored.id))
     }

@@ -26,12 +26,26 @@ struct MessengerDependencies {
     let random: any RandomSource
     let events: MessengerEventHub
 
-    /// Publishes `event` once the transaction it belongs to has committed
-    /// (at once outside a transaction): a rolled-back receive must not have
-    /// told a chat screen, `hush listen` or a hook about what was never stored.
-    func emit(_ event: MessengerEvent) {
+    /// Stores `event` in the event log, in the transaction of the change it
+    /// tells of (its own outside one), and publishes it with its seq once
+    /// that transaction has committed: a rolled-back receive must not have
+    /// told a chat screen, `hush listen`, a hook or the log about what was
+    /// never stored. Live-only events (see `MessengerEvent.logEntry`) are
+    /// published without a seq.
+    func emit(_ event: MessengerEvent) throws {
+        let now = clock.now()
+        let seq = try event.logEntry.map { entry in try store.events.append(entry, at: now) }
+        let record = MessengerEventRecord(seq: seq, event: event, createdAt: now)
         let events = self.events
-        store.afterCommit { events.publish(event) }
+        store.afterCommit { events.publish(record) }
+    }
+
+    /// Publishes a live-only event (one `MessengerEvent.logEntry` does not
+    /// log: the connection, a failed sync) at once, without a seq: it tells
+    /// of no stored change.
+    func announce(_ event: MessengerEvent) {
+        assert(event.logEntry == nil, "a durable event is emitted with the change it tells of")
+        events.publish(MessengerEventRecord(seq: nil, event: event, createdAt: clock.now()))
     }
 
     /// The contact named `name`, or `unknownContact`.

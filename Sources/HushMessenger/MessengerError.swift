@@ -32,6 +32,8 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
     /// An edit this account may not make (docs/PROTOCOL.md §10.6): not its
     /// own text, past the window, or past the number of edits; says which.
     case notEditable(String)
+    /// A send's idempotency key is empty or longer than `limit` bytes.
+    case invalidIdempotencyKey(limit: Int)
     /// The contact wrote first and the user has not accepted the request yet.
     case requestNotAccepted(name: String)
     case contactBlocked(name: String)
@@ -113,6 +115,8 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
             return "a reaction must be one emoji (one character, at most \(limit) bytes, no control characters)"
         case let .notEditable(reason):
             return reason
+        case let .invalidIdempotencyKey(limit):
+            return "an idempotency key must be 1 to \(limit) bytes of text"
         case let .invalidDisplayName(limit):
             return "a display name must be 1 to \(limit) bytes of text"
         case let .notGroupAdmin(group):

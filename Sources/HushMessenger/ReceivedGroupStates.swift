@@ -35,7 +35,7 @@ final class ReceivedGroupStates {
             let created = try store.groups.create(groupID: incoming.groupID, name: name, state: incoming.encoded, epoch: incoming.epoch,
                                                   at: dependencies.clock.now())
             try adoption.adopt(incoming, in: created, announce: false, previous: nil)
-            dependencies.emit(.groupChanged(group: name, conversationID: created.conversationId))
+            try dependencies.emit(.groupChanged(group: name, conversationID: created.conversationId))
             return
         }
         guard group.standing != .left else { return }
@@ -48,7 +48,7 @@ final class ReceivedGroupStates {
             try store.groups.setState(incoming.encoded, epoch: incoming.epoch, groupRow: group.id)
             try store.groups.setStanding(.removed, groupRow: group.id)
             try store.groups.forgetKeys(groupRow: group.id)
-            dependencies.emit(.groupChanged(group: group.name, conversationID: group.conversationId))
+            try dependencies.emit(.groupChanged(group: group.name, conversationID: group.conversationId))
             return
         }
         if group.standing == .removed { try store.groups.setStanding(.member, groupRow: group.id) }
@@ -58,7 +58,7 @@ final class ReceivedGroupStates {
             name = try freeGroupName(incoming.name)
             try store.groups.rename(groupRow: group.id, to: name)
         }
-        dependencies.emit(.groupChanged(group: name, conversationID: group.conversationId))
+        try dependencies.emit(.groupChanged(group: name, conversationID: group.conversationId))
     }
 
     /// An invitation from someone whose message request waits: kept (a later

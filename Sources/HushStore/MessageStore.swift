@@ -69,6 +69,8 @@ public final class MessageStore {
     public var invitations: GroupInvitationRepository { GroupInvitationRepository(database: database) }
     public var reactions: ReactionRepository { ReactionRepository(database: database) }
     public var edits: EditRepository { EditRepository(database: database) }
+    public var events: EventLogRepository { EventLogRepository(database: database) }
+    public var idempotencyKeys: IdempotencyKeyRepository { IdempotencyKeyRepository(database: database) }
     /// Outgoing messages with their relay requests: the send path's writes.
     public var sendQueue: SendQueue { SendQueue(database: database) }
 

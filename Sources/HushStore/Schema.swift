@@ -29,6 +29,8 @@ public enum Schema {
         migrator.register(version: 20, name: "delivery receipts owed for stored messages, sealed once per receive pass", addOwedReceipts)
         migrator.register(version: 21, name: "replies' quoted message; reactions, one per reactor per message", addRepliesAndReactions)
         migrator.register(version: 22, name: "edits: the versions of each edited message, the time of the one shown", addEdits)
+        migrator.register(version: 23, name: "the durable event log and its subscribers' cursors", addEventLog)
+        migrator.register(version: 24, name: "idempotency keys of sends", addIdempotencyKeys)
         return migrator
     }()
 

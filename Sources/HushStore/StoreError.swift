@@ -16,6 +16,10 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidArgument(String)
     /// The identity's database is gone or was replaced by an empty file.
     case databaseMissing(path: String, reason: MissingDatabase)
+    /// A replay of the event log after `requestedAfter` was asked for, but
+    /// the events through `prunedThrough` are gone: the caller reads the
+    /// state again and resumes after `prunedThrough`.
+    case eventsPruned(requestedAfter: Int64, prunedThrough: Int64)
 
     public enum MissingDatabase: Sendable, Equatable {
         case missing, empty
@@ -26,6 +30,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case let .notFound(what): return "\(what) was not found in the local store"
         case let .invalidArgument(detail): return "invalid argument: \(detail)"
+        case let .eventsPruned(requested, pruned):
+            return "the events after \(requested) cannot be replayed: the log was pruned through event \(pruned). " +
+                "Read the current state again, then resume after event \(pruned)."
         case let .databaseMissing(path, reason):
             let what = switch reason {
             case .missing: "is missing"

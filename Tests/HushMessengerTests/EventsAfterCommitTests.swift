@@ -19,11 +19,11 @@ extension Messenger {
 /// every subscriber (issue 29, item 5).
 @Suite struct EventsAfterCommitTests {
     /// The events on `stream` up to and including the first that `last` matches.
-    private static func events(on stream: AsyncStream<MessengerEvent>, through last: (MessengerEvent) -> Bool) async -> [MessengerEvent] {
+    private static func events(on stream: AsyncStream<MessengerEventRecord>, through last: (MessengerEvent) -> Bool) async -> [MessengerEvent] {
         var seen: [MessengerEvent] = []
-        for await event in stream {
-            seen.append(event)
-            if last(event) { break }
+        for await record in stream {
+            seen.append(record.event)
+            if last(record.event) { break }
         }
         return seen
     }
@@ -36,7 +36,7 @@ extension Messenger {
         let (alice, bob) = try await InMemoryRelay().acquaintedPair()
         // Bob's mailbox holds nothing else: the next envelope is this text.
         _ = try await bob.messenger.sync()
-        let listener = bob.messenger.eventStream, chat = bob.messenger.eventStream
+        let listener = bob.messenger.eventRecords, chat = bob.messenger.eventRecords
         try await alice.messenger.send(text: "stored only the second time", to: "bob")
 
         // The message is decrypted and stored, then the transaction fails at
@@ -56,7 +56,7 @@ extension Messenger {
     }
 
     @Test func everySubscriberGetsEveryEventAndOneThatFallsBehindIsToldWhatItMissed() async {
-        let hub = MessengerEventHub(bufferLimit: 4)
+        let hub = EventHub<MessengerEvent>(bufferLimit: 4) { .missed(count: $0) }
         let slow = hub.subscribe(), other = hub.subscribe()
         #expect(hub.subscriberCount == 2)
         for index in 0..<10 { hub.publish(.typing(contact: "c\(index)", active: true, contactID: Int64(index))) }
