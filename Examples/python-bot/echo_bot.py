@@ -7,6 +7,12 @@ then:
 
     python3 echo_bot.py --home ~/.hush
 
+Nothing is lost while the bot is down, and nothing is answered twice: it
+subscribes under a name, so the daemon replays every event after the last
+one the bot acknowledged; it acknowledges an event only after answering it;
+and each answer carries an idempotency key made from the event's seq, so an
+answer sent just before a crash (but not acknowledged) is not sent again.
+
 The daemon speaks JSON-RPC 2.0, one JSON object per line, on the Unix socket
 daemon.sock in the account's directory (docs/DAEMON-API.md). Only processes
 of the user who runs the daemon are answered.
@@ -56,29 +62,38 @@ def main():
     parser = argparse.ArgumentParser(description="Answer every message with its echo.")
     parser.add_argument("--home", default=os.environ.get("HUSH_HOME", os.path.expanduser("~/.hush")))
     parser.add_argument("--count", type=int, default=0, help="stop after answering this many messages (0: never)")
+    parser.add_argument("--name", default="echo-bot", help="the name the daemon keeps this bot's place under")
     arguments = parser.parse_args()
 
     events = Daemon(arguments.home)
-    events.call("events.subscribe")
+    control = Daemon(arguments.home)
+    cursor = control.call("events.cursor", subscriber=arguments.name)
+    if cursor["acknowledged"] is None:
+        # First run: start from now, and register the name so pruning waits for this bot.
+        control.call("events.ack", subscriber=arguments.name, through=cursor["latest"])
+    events.call("events.subscribe", subscriber=arguments.name)
     print("echo bot: listening", flush=True)
     answered = 0
     for message in events.messages():
+        if message.get("method") == "events.resume":
+            print("echo bot: events were pruned; resuming after %s" % message["params"]["after"], file=sys.stderr)
+            return 1
         if message.get("method") != "event":
             continue
         event = message["params"]
+        seq = event.get("seq")
         # Messages of contacts (not requests from strangers, not our own).
-        if event.get("event") != "message" or event.get("direction") != "in" or "group" in event:
-            continue
-        sender = Daemon(arguments.home)
-        try:
-            sent = sender.call("messages.send", to=event["contact"], text="echo: " + event["body"])
+        if event.get("event") == "message" and event.get("direction") == "in" and "group" not in event:
+            sent = control.call("messages.send", to=event["contact"], text="echo: " + event["body"],
+                                idempotencyKey="%s-%s" % (arguments.name, seq))
             print("echo bot: answered %s (message %s)" % (event["contact"], sent["id"]), flush=True)
-        finally:
-            sender.close()
-        answered += 1
+            answered += 1
+        if seq is not None:
+            control.call("events.ack", subscriber=arguments.name, through=seq)
         if arguments.count and answered >= arguments.count:
             break
     events.close()
+    control.close()
     return 0
 
 

@@ -162,6 +162,7 @@ import Testing
         let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
         try bed.acquaint(alice, bob)
         var daemon = try Self.startDaemon(bed, alice)
+        let firstSeq = try Self.latestSeq(bed, alice)
         var bobSent: [String] = ["hi"], aliceSent: [String] = []
         for round in 0..<2 {
             // Bob's burst arrives by push while alice's own sends go through her daemon.
@@ -185,6 +186,26 @@ import Testing
         // Everything bob sent is in alice's history once, after one more sync through the daemon.
         let synced = try bed.hush(alice, ["sync", "--json"], environment: Self.noPassphrase)
         #expect(synced.status == 0, "\(synced)")
+
+        // Every event since before the bursts, replayed after the kill: each message of bob's exactly once.
+        let lastSeq = try Self.latestSeq(bed, alice)
+        let replay = try DaemonConnection.connect(socket: alice.home + "/daemon.sock")
+        try replay.send(line: #"{"jsonrpc":"2.0","id":1,"method":"events.subscribe","params":{"after":\#(firstSeq)}}"#)
+        var received: [String: Int] = [:]
+        var seen: UInt64 = firstSeq
+        while seen < lastSeq, let message = try replay.receive() {
+            guard message["method"]?.stringValue == "event", let event = message["params"] else { continue }
+            if let seq = event["seq"]?.integerValue {
+                #expect(UInt64(seq) > seen, "seq \(seq) after \(seen): out of order or repeated")
+                seen = UInt64(seq)
+            }
+            if event["event"]?.stringValue == "message", event["direction"]?.stringValue == "in", let body = event["body"]?.stringValue {
+                received[body, default: 0] += 1
+            }
+        }
+        replay.close()
+        for text in bobSent.dropFirst() { #expect(received[text] == 1, "\(text) replayed \(received[text] ?? 0) times") }
+
         daemon.signal(SIGTERM)
         #expect(daemon.finish(timeout: 30).status == 0)
         let history = try bed.history(alice, with: "bob")
@@ -193,6 +214,16 @@ import Testing
         try bed.sync(bob)
         let bobs = try bed.history(bob, with: "alice")
         for text in aliceSent { #expect(bobs.count(text) == 1, "bob has \(text) \(bobs.count(text)) times") }
+    }
+}
+
+extension DaemonTests {
+    /// The latest event seq of `user`'s account, through its daemon.
+    static func latestSeq(_ bed: Testbed, _ user: User) throws -> UInt64 {
+        let result = try bed.hush(user, ["rpc", "events.cursor", #"{"subscriber":"tests"}"#], environment: noPassphrase)
+        try #require(result.status == 0, "\(result)")
+        let object = try result.json()
+        return try #require((object["latest"] as? NSNumber)?.uint64Value, "\(result)")
     }
 }
 

@@ -16,19 +16,31 @@ import Testing
         let daemon = try DaemonTests.startDaemon(bed, alice)
         defer { daemon.signal(SIGTERM); _ = daemon.finish(timeout: 20) }
 
-        let bot = try ChildProcess([Self.script, "--home", alice.home, "--count", "1"],
-                                   environment: bed.environment(for: alice, overrides: DaemonTests.noPassphrase), executable: Self.python)
-        try #require(bot.wait(timeout: 30) { $0.stdout.contains("listening") }, "the bot did not start: \(bot.stderr)")
+        func startBot(count: Int) throws -> ChildProcess {
+            let bot = try ChildProcess([Self.script, "--home", alice.home, "--count", String(count)],
+                                       environment: bed.environment(for: alice, overrides: DaemonTests.noPassphrase), executable: Self.python)
+            try #require(bot.wait(timeout: 30) { $0.stdout.contains("listening") }, "the bot did not start: \(bot.stderr)")
+            return bot
+        }
+        let bot = try startBot(count: 2)
         try bed.send(bob, to: "alice", "ping from bob")
-        let result = bot.finish(timeout: 60)
+        #expect(bot.wait(timeout: 60) { $0.stdout.contains("answered bob") }, "\(bot.stdout) \(bot.stderr)")
+        // Killed with -9; a message arrives while no bot runs; the next bot answers it, and only it.
+        bot.signal(SIGKILL)
+        _ = bot.finish(timeout: 20)
+        try bed.send(bob, to: "alice", "while the bot was down")
+        let second = try startBot(count: 1)
+        let result = second.finish(timeout: 60)
         #expect(result.status == 0 && result.stdout.contains("answered bob"), "\(result)")
 
-        var echoed = false
-        for _ in 0..<50 where !echoed {
+        var history: [Message] = []
+        for _ in 0..<50 {
             try bed.sync(bob)
-            echoed = try bed.history(bob, with: "alice").count("echo: ping from bob") == 1
-            if !echoed { usleep(200_000) }
+            history = try bed.history(bob, with: "alice")
+            if history.count("echo: while the bot was down") >= 1 { break }
+            usleep(200_000)
         }
-        #expect(echoed, "bob never received the echo")
+        #expect(history.count("echo: ping from bob") == 1, "\(history)")
+        #expect(history.count("echo: while the bot was down") == 1, "\(history)")
     }
 }

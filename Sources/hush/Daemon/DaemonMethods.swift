@@ -40,36 +40,86 @@ enum DaemonMethods {
             return .object(["stopping": .bool(true)])
         }
         methods.register("messages.send", summary: """
-            Sends a text to a contact or group. result: the message as `hush send --json` prints it, with queuedBecause when the relay does not have it yet.
+            Sends a text to a contact or group. result: the message as `hush send --json` prints it, with queuedBecause \
+            when the relay does not have it yet. A request retried with the same idempotencyKey returns the first message and sends nothing.
             """, params: [
                 .init("to", required: true, "A contact's or group's name, as `hush send` takes it (bob, contact:bob, group:team).", schema: .stringSchema),
                 .init("text", required: true, "The message (1 to 32,768 bytes of UTF-8).", schema: .stringSchema),
+                .init("idempotencyKey", "The caller's key for this send (1 to 128 bytes): a retry with the same key never sends twice.",
+                      schema: .stringSchema),
             ], result: .anyObjectSchema) { params, _ in
             let name = try params.requiredString("to"), text = try params.requiredString("text")
             guard !text.isEmpty else { throw RPCError.invalidParams("'text' is empty: nothing to send") }
-            let sent = try await Names(account: account).room(name).room.sendReportingDelivery(text)
+            let key = try params.optionalString("idempotencyKey")
+            let sent = try await Names(account: account).room(name).room.sendReportingDelivery(text, idempotencyKey: key)
             var object = Presentation.json(sent.message, contact: name)
             if let reason = sent.reason { object["queuedBecause"] = reason }
             return try JSONValue(jsonObject: object)
         }
         methods.register("events.subscribe", summary: """
-            Streams every event as an `event` notification (the objects `hush listen --json` prints) until the connection closes; \
-            the result comes first.
-            """, result: .objectSchema(["subscribed": .booleanSchema])) { _, call in
-            let events = account.events()
+            Streams events as `event` notifications (the objects `hush listen --json` prints; durable ones carry their seq) until the \
+            connection closes; the result comes first, with the seq the replay starts after. With `after`, every durable event after \
+            that seq is replayed from the database first, then live ones follow with no gap and no duplicate; with `subscriber` and \
+            no `after`, the replay starts after what that subscriber acknowledged (events.ack). When the events after the start were \
+            pruned, an `events.resume` notification says where to resume (after reading the state again) and the stream ends.
+            """, params: [
+                .init("after", "Replay durable events after this seq (0: all that are kept).", schema: .integerSchema),
+                .init("subscriber", "A name for this client (1 to 64 bytes): its acknowledged seq is where a replay starts.", schema: .stringSchema),
+            ], result: .objectSchema(["subscribed": .booleanSchema, "after": .integerSchema])) { params, call in
+            let subscriber = try params.optionalString("subscriber")
+            var after = try params.optionalInteger("after", in: 0...Int64.max).map { UInt64($0) }
+            if after == nil, let subscriber { after = try await account.eventCursor(subscriber: subscriber) }
+            let start: UInt64
+            if let after { start = after } else { start = try await account.latestEventSeq() }
+            let stream = account.eventRecords(after: start)
             call.spawn {
                 // The connection's state first, as a listener that started with the daemon would have seen it.
                 try? await call.notify("event", .object(["event": .string("connection"), "online": .bool(online.value)]))
-                for await event in events {
-                    guard let details = await EventDetails.read(event, from: account) else { continue }
-                    do {
-                        try await call.notify("event", try JSONValue(jsonObject: ListenCommand.describe(details)))
-                    } catch {
-                        return
+                do {
+                    for try await item in stream {
+                        let event: HushEvent, seq: UInt64?
+                        switch item {
+                        case let .record(record): (event, seq) = (record.event, record.seq)
+                        case let .live(live): (event, seq) = (live, nil)
+                        }
+                        guard let details = await EventDetails.read(event, from: account) else {
+                            // A durable event whose message is gone (deleted, expired) still counts: say its seq.
+                            if let seq { try await call.notify("event", .object(["event": .string("gone"), "seq": .number(Double(seq))])) }
+                            continue
+                        }
+                        var object = ListenCommand.describe(details)
+                        if let seq { object["seq"] = seq }
+                        try await call.notify("event", try JSONValue(jsonObject: object))
                     }
+                } catch let error as HushError where error.kind == .eventsPruned {
+                    let resume = (try? await account.prunedEventSeq()) ?? 0
+                    try? await call.notify("events.resume", .object([
+                        "after": .number(Double(resume)), "reason": .string(error.reason),
+                    ]))
+                } catch {
+                    // The caller went away (a write failed) or the account closed.
                 }
             }
-            return .object(["subscribed": .bool(true)])
+            return .object(["subscribed": .bool(true), "after": .number(Double(start))])
+        }
+        methods.register("events.ack", summary: """
+            Records that `subscriber` processed every event through `through`; events are pruned only once every subscriber \
+            acknowledged them (or past the log's bounds: 30 days, a million events). result: the subscriber's cursor.
+            """, params: [
+                .init("subscriber", required: true, "The client's name (1 to 64 bytes).", schema: .stringSchema),
+                .init("through", required: true, "The last seq it processed.", schema: .integerSchema),
+            ], result: .objectSchema(["acknowledged": .integerSchema])) { params, _ in
+            let subscriber = try params.requiredString("subscriber")
+            guard let through = try params.optionalInteger("through", in: 0...Int64.max) else { throw RPCError.invalidParams("'through' is required") }
+            let cursor = try await account.acknowledgeEvents(through: UInt64(through), subscriber: subscriber)
+            return .object(["acknowledged": .number(Double(cursor))])
+        }
+        methods.register("events.cursor", summary: "The last seq `subscriber` acknowledged (null when it never did) and the latest seq given.",
+                         params: [.init("subscriber", required: true, "The client's name.", schema: .stringSchema)],
+                         result: .objectSchema(["acknowledged": .integerSchema, "latest": .integerSchema])) { params, _ in
+            let cursor = try await account.eventCursor(subscriber: try params.requiredString("subscriber"))
+            return .object(["acknowledged": cursor.map { .number(Double($0)) } ?? .null,
+                            "latest": .number(Double(try await account.latestEventSeq()))])
         }
         let described = methods
         methods.register("rpc.discover", summary: "This API as an OpenRPC document (docs/daemon-openrpc.json).",
