@@ -39,4 +39,14 @@ enum CommandInput {
     static func readAll() -> Data {
         redirected ?? FileHandle.standardInput.readDataToEndOfFile()
     }
+
+    /// A command's text: its argument, or standard input without its final
+    /// line breaks when the argument is omitted or '-' (send, reply, edit).
+    static func text(_ argument: String?) -> String {
+        if let argument, argument != "-" { return argument }
+        return String(decoding: readAll(), as: UTF8.self).trimmingCharacters(in: .newlines)
+    }
+
+    /// Whether `text(argument)` reads standard input.
+    static func readsStandardInput(_ argument: String?) -> Bool { argument == nil || argument == "-" }
 }

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Foundation
 import HushKit
 
 /// Where `hush` finds the data directory: `--home DIR`, else `$HUSH_HOME`, else `~/.hush`.
@@ -20,5 +21,12 @@ enum HomeDirectory {
             throw HushError(.storage, reason: "could not find the data directory (set --home or HUSH_HOME) ~/.hush: \(String(cString: strerror(ENOENT)))")
         }
         return userHome + "/.hush"
+    }
+
+    /// `path` made absolute (against the working directory) and without `.`
+    /// or `..`: how a daemon and its clients compare the directory they mean.
+    static func absolute(_ path: String) -> String {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        return URL(fileURLWithPath: absolute).standardizedFileURL.path
     }
 }

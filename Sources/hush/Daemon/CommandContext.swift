@@ -68,12 +68,14 @@ extension ReactCommand: RunsThroughDaemon {}
 
 extension SendCommand: RunsThroughDaemon {
     func standardInputForDaemon() -> Data? {
-        file == nil && (text == nil || text == "-") ? FileHandle.standardInput.readDataToEndOfFile() : nil
+        file == nil && CommandInput.readsStandardInput(text) ? CommandInput.readAll() : nil
     }
 }
 
 extension ReplyCommand: RunsThroughDaemon {
-    func standardInputForDaemon() -> Data? {
-        text == nil || text == "-" ? FileHandle.standardInput.readDataToEndOfFile() : nil
-    }
+    func standardInputForDaemon() -> Data? { CommandInput.readsStandardInput(text) ? CommandInput.readAll() : nil }
+}
+
+extension EditCommand: RunsThroughDaemon {
+    func standardInputForDaemon() -> Data? { CommandInput.readsStandardInput(text) ? CommandInput.readAll() : nil }
 }

@@ -40,7 +40,7 @@ struct DaemonCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let home = try global.homeDirectory()
+                let home = HomeDirectory.absolute(try global.homeDirectory())
                 let socketPath = DaemonSocket.path(home: home)
                 guard socketPath.utf8.count <= DaemonSocket.maximumPathLength else {
                     throw CommandError(.usage, "the socket path \(socketPath) is longer than a Unix socket allows (\(DaemonSocket.maximumPathLength) bytes): use a data directory with a shorter path")

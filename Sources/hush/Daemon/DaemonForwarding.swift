@@ -10,7 +10,7 @@ enum DaemonForwarding {
     /// run the command in this process.
     static func run(_ arguments: [String]) -> Int32? {
         guard let parsed = try? Hush.parseAsRoot(arguments), let command = parsed as? any RunsThroughDaemon,
-              let home = try? command.global.homeDirectory(), let connection = DaemonConnection.connect(home: home) else { return nil }
+              let home = (try? command.global.homeDirectory()).map(HomeDirectory.absolute), let connection = DaemonConnection.connect(home: home) else { return nil }
         var params: [String: JSONValue] = [
             "argv": .array(arguments.map(JSONValue.string)), "home": .string(home),
             "cwd": .string(FileManager.default.currentDirectoryPath), "stderrIsTerminal": .bool(isatty(STDERR_FILENO) == 1),

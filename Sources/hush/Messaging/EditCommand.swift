@@ -27,12 +27,7 @@ struct EditCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let body: String
-            if let text, text != "-" {
-                body = text
-            } else {
-                body = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .newlines)
-            }
+            let body = CommandInput.text(text)
             guard !body.isEmpty else { throw ValidationError("nothing to send: the new text is empty") }
             let account = try await global.openAccount()
             let room = try await Names(account: account).room(name).room

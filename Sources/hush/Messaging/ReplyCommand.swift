@@ -28,12 +28,7 @@ struct ReplyCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let body: String
-            if let text, text != "-" {
-                body = text
-            } else {
-                body = String(decoding: CommandInput.readAll(), as: UTF8.self).trimmingCharacters(in: .newlines)
-            }
+            let body = CommandInput.text(text)
             guard !body.isEmpty else { throw ValidationError("nothing to send: the reply is empty") }
             let account = try await global.openAccount()
             let room = try await Names(account: account).room(name).room

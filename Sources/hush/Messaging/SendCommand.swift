@@ -35,13 +35,7 @@ struct SendCommand: AsyncParsableCommand {
     func run() async throws {
         if let file { return try await sendFile(CommandContext.resolve(file)) }
         try await reportingErrors {
-            let body: String
-            if let text, text != "-" {
-                body = text
-            } else {
-                let data = CommandInput.readAll()
-                body = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
-            }
+            let body = CommandInput.text(text)
             guard !body.isEmpty else { throw ValidationError("nothing to send: the message is empty") }
             let account = try await global.openAccount()
             let sent = try await Names(account: account).room(name).room.sendReportingDelivery(body)
