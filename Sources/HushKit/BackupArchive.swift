@@ -201,7 +201,7 @@ final class BackupReader {
     /// Opens `path` and checks its header with `recoveryKey`.
     ///
     /// - Throws: `HushError` of kind `notFound` (no such file), `damagedFile`
-    ///   (not an archive, or a damaged header) or `wrongKey` (the key does not
+    ///   (not an archive, or a damaged header) or `invalidInput` (the key does not
     ///   open this archive: another account's, or a wrong one).
     init(path: String, recoveryKey: RecoveryKey) throws(HushError) {
         guard let file = FileHandle(forReadingAtPath: path) else {
@@ -213,7 +213,7 @@ final class BackupReader {
         let keys = BackupArchive.Keys(recoveryKey: recoveryKey, salt: header.salt)
         guard HMACSHA256.isValid(tag: mac, for: header.authenticated, key: keys.headerMAC) else {
             let account = (try? IdentityKey(rawRepresentation: header.identityKey)).map { HushAddress(identityKey: $0).description } ?? "an unknown account"
-            throw HushError(.wrongKey, reason: "the recovery key does not open this backup archive, made by \(account) (or its header was changed)",
+            throw HushError(.invalidInput, reason: "the recovery key does not open this backup archive, made by \(account) (or its header was changed)",
                             suggestion: "give the recovery key of that account, as written down at `hush init` or shown by `hush backup key`")
         }
         self.header = header

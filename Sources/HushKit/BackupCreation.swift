@@ -71,7 +71,10 @@ struct BackupCreation {
             let tables = try db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid") {
                 try $0[0] as String
             }
-            for table in tables where !HushAccount.tablesLeftOutOfBackups.contains(table) {
+            // Full-text indexes (virtual tables and their shadow tables) are derived: a restore rebuilds them.
+            let indexes = try BackupCreation.virtualTables(db)
+            for table in tables where !HushAccount.tablesLeftOutOfBackups.contains(table)
+                && !indexes.contains(where: { table == $0 || table.hasPrefix($0 + "_") }) {
                 let columns = try db.query("PRAGMA table_info(" + BackupCreation.quoted(table) + ")") { try $0[1] as String }
                 record = BackupRecordBuilder()
                 record.string(table)
@@ -130,6 +133,11 @@ struct BackupCreation {
             }
         }
         return paths.sorted()
+    }
+
+    /// The store's virtual tables (its full-text index).
+    static func virtualTables(_ db: Database) throws -> [String] {
+        try db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%'") { try $0[0] as String }
     }
 
     /// An SQL identifier in double quotes.

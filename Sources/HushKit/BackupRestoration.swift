@@ -186,6 +186,10 @@ enum BackupRestoration {
                 try target.file?.close()
                 target.file = nil
                 target.insert = nil
+                for index in try BackupCreation.virtualTables(target.database) {
+                    let quoted = BackupCreation.quoted(index)
+                    try target.database.execute("INSERT INTO \(quoted)(\(quoted)) VALUES ('rebuild')")
+                }
                 try target.database.execute("INSERT OR REPLACE INTO settings(name, value) VALUES (?, ?)",
                                             [HushAccount.restoredFromBackupSetting, String(reader.header.createdAt)])
             }

@@ -88,8 +88,8 @@ extension HushAccount {
     /// header's MAC, every record's authentication and contents, and the end
     /// record, and restores nothing.
     ///
-    /// - Throws: `HushError` of kind `wrongKey` (the key does not open this
-    ///   archive: a wrong key or another account's archive), `damagedFile`
+    /// - Throws: `HushError` of kind `invalidInput` (the key does not open
+    ///   this archive: a wrong key or another account's archive), `damagedFile`
     ///   (cut short, reordered, changed, or not an archive) or `notFound`.
     public static func verifyBackup(at path: String, recoveryKey: RecoveryKey) throws(HushError) -> BackupSummary {
         try BackupRestoration.read(path: path, recoveryKey: recoveryKey, into: nil)
