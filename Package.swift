@@ -263,7 +263,7 @@ let package = Package(
         // Writes Vectors/protocol/*.json from fixed seeds (`swift run HushVectorGenerator Vectors/protocol`).
         .executableTarget(
             name: "HushVectorGenerator",
-            dependencies: ["HushCrypto", "HushProtocol", "HushVectors"],
+            dependencies: ["HushCrypto", "HushProtocol", "HushVectors", "HushKit"],
             swiftSettings: swiftSettings
         ),
         // Test helper: writes in a loop until killed (crash-consistency test).

@@ -15,6 +15,11 @@ public struct KeystoreContents: Sendable {
         public static let createdAt: UInt16 = 3
         /// The first type free for named secrets added by later versions.
         public static let firstAdditional: UInt16 = 0x100
+        /// The 32-byte recovery key that opens the account's backups
+        /// (docs/PROTOCOL.md §19.1). Kept among the additional entries, so
+        /// a version that does not know it keeps it unchanged, and a
+        /// keystore without it stays valid.
+        public static let recoveryKey: UInt16 = 0x100
     }
 
     /// The 32-byte Ed25519 seed every identity key is derived from.

@@ -26,6 +26,13 @@ public final class HushAccount: Sendable {
     public let fingerprint: String
     /// The relay this account uses, if it has one.
     public let relayURL: String?
+    /// The key that opens this account's backups (show it to the user to
+    /// write down); nil for a home made before recovery keys, until
+    /// `recoveryKey(in:keys:)` makes one.
+    public let recoveryKey: RecoveryKey?
+    /// When the backup this account was restored from was made; nil when
+    /// it was not restored from one.
+    public let restoredFromBackupAt: Date?
 
     let messenger: Messenger
     let identity: IdentityKeyPair
@@ -64,7 +71,10 @@ public final class HushAccount: Sendable {
             try home.create()
             // Exclusive while the account is made: nothing else may use a home being replaced.
             let lock = try Self.lock(home, .exclusive)
-            let contents = KeystoreContents.generate(createdAt: UInt64(Date().timeIntervalSince1970))
+            let generated = KeystoreContents.generate(createdAt: UInt64(Date().timeIntervalSince1970))
+            let contents = KeystoreContents(identitySeed: generated.identitySeed, databaseKey: generated.databaseKey,
+                                            createdAt: generated.createdAt,
+                                            additional: [KeystoreContents.EntryType.recoveryKey: RecoveryKey.generate().bytes])
             try keys.create(keystore, holding: contents, replacing: replacingExisting)
             // A database left by an earlier account here was keyed by its keystore and is unreadable now.
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: home.databasePath + suffix) }
@@ -170,6 +180,8 @@ public final class HushAccount: Sendable {
         self.lock = lock
         identity = try IdentityKeyPair(seed: contents.identitySeed)
         let relayURL = try store.settings.value(SettingsRepository.Name.relayURL)
+        restoredFromBackupAt = try store.settings.value(Self.restoredFromBackupSetting)
+            .flatMap(Double.init).map { Date(timeIntervalSince1970: $0 / 1000) }
         let transport: any RelayTransport = relayURL.map { RelayClientTransport(client: RelayClient(baseURL: $0)) } ?? NoRelayTransport(reason: "this account has no relay: open it with a relay URL")
         messenger = Messenger(identity: identity, store: store, transport: transport,
                               attachmentDirectory: home.file(HushAccount.attachmentDirectoryName))
@@ -177,6 +189,7 @@ public final class HushAccount: Sendable {
         address = identity.address.description
         fingerprint = IdentityFingerprint.of(publicKey: identity.publicKey.rawRepresentation)
         self.relayURL = relayURL
+        recoveryKey = Self.recoveryKey(of: contents)
         // Subscribed here, before any operation can publish, so the first event is not lost.
         let events = messenger.eventRecords, hub = hub, recordHub = recordHub
         running.withLock {

@@ -81,6 +81,19 @@ final class Contacts {
         }
     }
 
+    /// Starts a session, from the relay's bundle, with every accepted
+    /// contact that has none: after a restore from a backup, which never
+    /// holds ratchet state (docs/PROTOCOL.md §19.4). Returns how many started.
+    func startMissingSessions(isolation: isolated (any Actor)? = #isolation) async throws -> Int {
+        var started = 0
+        for contact in try store.contacts.all() where contact.standing == .accepted && contact.pendingIdentityKey == nil {
+            guard try store.sessions.load(contactId: contact.id) == nil else { continue }
+            _ = try await sessions.contactWithSession(for: try IdentityKey(rawRepresentation: contact.identityKey))
+            started += 1
+        }
+        return started
+    }
+
     func remove(name: String) throws {
         let contact = try dependencies.contact(named: name)
         try store.contacts.remove(contactId: contact.id)

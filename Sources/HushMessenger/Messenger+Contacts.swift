@@ -14,6 +14,12 @@ extension Messenger {
         try await contactBook.acceptIdentityChange(name: name)
     }
 
+    /// Starts a session with every accepted contact that has none (after a
+    /// restore from a backup); returns how many started.
+    public func startMissingSessions() async throws -> Int {
+        try await contactBook.startMissingSessions()
+    }
+
     /// Removes the contact with its conversation; its attachments' files go too.
     public func removeContact(name: String) throws {
         try store.write { _ in try contactBook.remove(name: name) }

@@ -1,5 +1,6 @@
 import Foundation
 import HushCrypto
+@_spi(Vectors) import enum HushKit.BackupVectorArchive
 @_spi(Vectors) import HushProtocol
 import HushVectors
 
@@ -442,6 +443,35 @@ func safetyNumberCase() throws -> [String: Any] {
 try write("safety-number", source: "Hush generator (Sources/HushVectorGenerator) from fixed seeds", cases: [try safetyNumberCase()])
 
 // MARK: libsignal's fingerprint vectors, transcribed.
+
+// MARK: Backup archives (§19).
+func backupCase() throws -> [String: Any] {
+    let key = VectorSeeds.bytes("backup/recovery-key", 32)
+    let seed = VectorSeeds.bytes("backup/identity-seed", 32)
+    let salt = VectorSeeds.bytes("backup/salt", 32)
+    let streamHeader = VectorSeeds.bytes("backup/stream-header", 24)
+    let createdAt: UInt64 = 1_795_000_000_000
+    let file = (0..<1_000).map { UInt8($0 % 251) }
+    let (archive, records) = try BackupVectorArchive.bytes(
+        identitySeed: seed, identityCreatedAt: 1_790_000_000, recoveryKey: key, createdAt: createdAt, salt: salt,
+        streamHeader: streamHeader, schemaVersion: 21,
+        tables: [
+            .init(name: "contacts", columns: ["id", "name", "identity_key", "verified_at"],
+                  rows: [[Int64(1), "bob", VectorSeeds.bytes("backup/bob", 32), Double(1_790_000_100.5)],
+                         [Int64(2), "carol", VectorSeeds.bytes("backup/carol", 32), nil]]),
+            .init(name: "settings", columns: ["name", "value"], rows: [["profile.name", "alice"]]),
+        ],
+        files: [(path: "1.blob", bytes: file), (path: "2.blob", bytes: [])])
+    let identity = try IdentityKeyPair(seed: SecureBytes(copying: seed))
+    return ["comment": "two tables, a 1000-byte file and an empty one",
+            "recovery_key": Hex.encode(key),
+            "recovery_key_text": BackupVectorArchive.recoveryKeyText(key),
+            "identity_key": Hex.encode(identity.publicKey.rawRepresentation), "created_at": Int(createdAt),
+            "archive": Hex.encode(archive),
+            "records": records.map { ["type": Int($0.type), "body": Hex.encode($0.body)] }]
+}
+try write("backup", source: "Hush generator (Sources/HushVectorGenerator) with HushKit's archive writer; the suite reads it from PROTOCOL.md §19 alone",
+          cases: [try backupCase()])
 
 let libsignalKeys = (alice: "0506863bc66d02b40d27b8d49ca7c09e9239236f9d7d25d6fcca5ce13c7064d868",
                      bob: "05f781b6fb32fed9ba1cf2de978d4d5da28dc34046ae814402b5c0dbd96fda907b")

@@ -7,8 +7,8 @@ struct InitCommand: AsyncParsableCommand {
         commandName: "init",
         abstract: "Create a new identity: the data directory, the keystore and the encrypted database.",
         discussion: """
-            Creates the data directory (0700), a keystore holding a fresh Ed25519 identity seed and a \
-            random database key, sealed under your passphrase with Argon2id and XChaCha20-Poly1305, and \
+            Creates the data directory (0700), a keystore holding a fresh Ed25519 identity seed, a \
+            random database key and a recovery key for backups (printed once: write it down), sealed under your passphrase with Argon2id and XChaCha20-Poly1305, and \
             the SQLCipher database messages.db. Prints your identity key.
 
             The passphrase is asked twice on the terminal (no echo), or read from --passphrase-file or \
@@ -74,6 +74,7 @@ struct InitCommand: AsyncParsableCommand {
                 var object: [String: Any] = ["home": directory, "identityKey": account.fingerprint.replacingOccurrences(of: " ", with: ""),
                                              "address": account.address, "database": database, "kdf": kdf,
                                              "registered": relay != nil && registrationError == nil]
+                if let recoveryKey = account.recoveryKey { object["recoveryKey"] = recoveryKey.displayText }
                 if let name { object["name"] = name }
                 if let relay { object["relay"] = relay }
                 try printJSON(object)
@@ -83,6 +84,12 @@ struct InitCommand: AsyncParsableCommand {
                 print("Identity key: \(account.fingerprint)")
                 if let relay, registrationError == nil { print("Registered with the relay \(relay).") }
                 print("Keep your passphrase safe: without it the keystore and messages cannot be recovered.")
+                if let recoveryKey = account.recoveryKey {
+                    print("")
+                    print("Recovery key: \(recoveryKey.displayText)")
+                    print("Write this down and keep it apart from this computer: it alone opens your backups")
+                    print("(`hush backup create`) and restores this account on a new machine. `hush backup key` shows it again.")
+                }
             }
             if let registrationError {
                 printError("the identity was created, but registering with the relay failed: \(registrationError); run `hush register` when the relay is reachable")

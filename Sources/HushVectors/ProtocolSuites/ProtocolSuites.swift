@@ -2,6 +2,6 @@
 public enum ProtocolSuites {
     public static let all: [any VectorSuite] = [
         AddressSuite(), HandshakeSuite(), FirstMessageSuite(), RatchetSuite(), PaddingSuite(),
-        SealedSenderSuite(), ContentSuite(), AttachmentSuite(), HushSafetyNumberSuite(), LibsignalFingerprintSuite(), SenderKeySuite(), GroupSuite(),
+        SealedSenderSuite(), ContentSuite(), AttachmentSuite(), HushSafetyNumberSuite(), LibsignalFingerprintSuite(), SenderKeySuite(), GroupSuite(), BackupSuite(),
     ]
 }

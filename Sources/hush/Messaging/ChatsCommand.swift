@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import HushKit
 import HushTerminal
 
@@ -109,7 +110,9 @@ struct HistoryCommand: AsyncParsableCommand {
                 }
             }
             if global.json {
-                try printJSON(["messages": page.map { message in
+                var output: [String: Any] = [:]
+                if let restored = account.restoredFromBackupAt { output["restoredFromBackup"] = ISO8601DateFormatter().string(from: restored) }
+                output["messages"] = page.map { message in
                     var object = Presentation.json(message, contact: members[message.senderAddress] ?? name)
                     if resent.contains(message.clientMessageID) { object["resent"] = true }
                     if let group {
@@ -121,8 +124,13 @@ struct HistoryCommand: AsyncParsableCommand {
                         }
                     }
                     return object
-                }])
+                }
+                try printJSON(output)
             } else {
+                // Said in every conversation: sessions (and anything in flight) started over at the restore.
+                if let restored = account.restoredFromBackupAt {
+                    print(Presentation.style.dim("(restored from a backup of \(ISO8601DateFormatter().string(from: restored)))"))
+                }
                 if page.isEmpty { print("No messages.") }
                 let byID = Dictionary(page.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
                 // Reactors and quoted senders by name: contacts by theirs, anyone else by address.

@@ -1,0 +1,213 @@
+import Foundation
+import HushCrypto
+import HushDatabase
+import HushKeystore
+import HushProtocol
+import HushStore
+
+/// Reads an archive record by record (§19.3) and, when restoring, writes
+/// what each record holds into a new home. Verifying is the same walk with
+/// nowhere to write, so both check exactly the same things.
+enum BackupRestoration {
+    /// Where a restore writes: a store being filled in one transaction and
+    /// the attachment folder.
+    final class Target {
+        let database: Database
+        let attachments: String
+        var insert: Statement?
+        var file: FileHandle?
+
+        init(database: Database, attachments: String) {
+            self.database = database
+            self.attachments = attachments
+        }
+    }
+
+    /// Refuses a home that exists and holds anything.
+    static func checkEmpty(_ directory: String) throws(HushError) {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else { return }
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? ["?"]
+        guard isDirectory.boolValue, entries.isEmpty else {
+            throw HushError(.accountExists, reason: "\(directory) is not empty: a backup is only restored into a new or empty folder",
+                            suggestion: "give another --home, or move that folder away first")
+        }
+    }
+
+    static func restore(path: String, into directory: String, recoveryKey: RecoveryKey, keys: KeyProvider) throws -> BackupSummary {
+        let target = URL(fileURLWithPath: directory).standardizedFileURL.path
+        let parent = (target as NSString).deletingLastPathComponent
+        let temporary = parent + "/." + (target as NSString).lastPathComponent + "." + Hex.encode(SystemRandom().bytes(6)) + ".restoring"
+        var complete = false
+        defer { if !complete { try? FileManager.default.removeItem(atPath: temporary) } }
+        let home = DataDirectory(path: temporary)
+        try home.create()
+        let summary = try read(path: path, recoveryKey: recoveryKey, into: (home, keys))
+        try home.checkPermissions()
+        // rename(2) replaces an empty directory and refuses one that filled up meanwhile.
+        guard rename(temporary, target) == 0 else {
+            throw HushError(.accountExists, reason: "could not move the restored account into \(target) (errno \(errno)): is it still empty?",
+                            suggestion: "nothing was restored there; give another --home")
+        }
+        complete = true
+        return summary
+    }
+
+    /// Walks the whole archive; with `restoring`, writes it into that home.
+    static func read(path: String, recoveryKey: RecoveryKey, into restoring: (home: DataDirectory, keys: KeyProvider)?) throws(HushError) -> BackupSummary {
+        let reader = try BackupReader(path: path, recoveryKey: recoveryKey)
+        do {
+            return try walk(reader, path: path, recoveryKey: recoveryKey, restoring: restoring)
+        } catch let error as HushError {
+            throw error
+        } catch {
+            throw HushError(wrapping: error)
+        }
+    }
+
+    private static func walk(_ reader: BackupReader, path: String, recoveryKey: RecoveryKey,
+                             restoring: (home: DataDirectory, keys: KeyProvider)?) throws -> BackupSummary {
+        let headerKey = try IdentityKey(rawRepresentation: reader.header.identityKey)
+        // The identity record comes first.
+        guard let first = try reader.next(), first.type == .identity else {
+            throw BackupArchive.damaged("it does not begin with the identity")
+        }
+        var identityBody = first.body
+        let seed = SecureBytes(copying: try identityBody.take(IdentityKeyPair.seedLength), storage: .guarded)
+        let identityCreatedAt = try identityBody.u64()
+        try identityBody.finish()
+        let identity = try IdentityKeyPair(seed: seed)
+        guard identity.publicKey == headerKey else { throw BackupArchive.damaged("its identity is not the account its header names") }
+
+        guard let second = try reader.next(), second.type == .database else {
+            throw BackupArchive.damaged("the store's version does not follow the identity")
+        }
+        var databaseBody = second.body
+        let schemaVersion = try databaseBody.u32()
+        try databaseBody.finish()
+        guard schemaVersion <= Schema.latestVersion else {
+            throw HushError(.damagedFile, reason: "this backup was made by a newer hush (store version \(schemaVersion), this one knows \(Schema.latestVersion))",
+                            suggestion: "restore it with a newer hush")
+        }
+
+        var store: MessageStore?
+        var target: Target?
+        if let restoring {
+            let contents = KeystoreContents.generate(createdAt: identityCreatedAt)
+            let restored = KeystoreContents(identitySeed: seed, databaseKey: contents.databaseKey, createdAt: identityCreatedAt,
+                                            additional: [KeystoreContents.EntryType.recoveryKey: recoveryKey.bytes])
+            try restoring.keys.create(KeystoreFile(directory: restoring.home), holding: restored)
+            let opened = try MessageStore(path: restoring.home.databasePath, key: restored.databaseKey)
+            let attachments = restoring.home.file(HushAccount.attachmentDirectoryName)
+            guard mkdir(attachments, 0o700) == 0 else { throw HushError(.storage, reason: "could not create \(attachments) (errno \(errno))") }
+            store = opened
+            target = Target(database: opened.database, attachments: attachments)
+        }
+
+        var rows: [String: Int] = [:]
+        var files = 0
+        var fileBytes: UInt64 = 0
+        func walkRecords() throws {
+            var table: (name: String, columns: Int)?
+            var file: (path: String, remaining: UInt64)?
+            while let record = try reader.next() {
+                let type = record.type
+                var body = record.body
+                if let open = file, open.remaining > 0, type != .fileData {
+                    throw BackupArchive.damaged("the file \(open.path) is cut short")
+                }
+                switch type {
+                case .identity, .database:
+                    throw BackupArchive.damaged("it holds a second \(type == .identity ? "identity" : "store version")")
+                case .table:
+                    let name = try body.string()
+                    var columns: [String] = []
+                    for _ in 0..<(try body.u16()) { columns.append(try body.string()) }
+                    try body.finish()
+                    guard !HushAccount.tablesLeftOutOfBackups.contains(name), rows[name] == nil else {
+                        throw BackupArchive.damaged("it holds the table \(name) where it may not")
+                    }
+                    rows[name] = 0
+                    table = (name, columns.count)
+                    if let target {
+                        let existing = try target.database.query("PRAGMA table_info(" + BackupCreation.quoted(name) + ")") { try $0[1] as String }
+                        guard !existing.isEmpty, columns.allSatisfy(existing.contains) else {
+                            throw BackupArchive.damaged("its table \(name) does not fit this hush's store")
+                        }
+                        try target.database.execute("DELETE FROM " + BackupCreation.quoted(name))
+                        let sql = "INSERT INTO " + BackupCreation.quoted(name) + "(" + columns.map(BackupCreation.quoted).joined(separator: ", ")
+                            + ") VALUES (" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+                        target.insert = try target.database.prepare(sql)
+                    }
+                case .row:
+                    guard let current = table else { throw BackupArchive.damaged("a row comes before its table") }
+                    var values: [DatabaseValue] = []
+                    values.reserveCapacity(current.columns)
+                    for _ in 0..<current.columns { values.append(try BackupValue.decode(from: &body)) }
+                    try body.finish()
+                    try target?.insert?.execute(values)
+                    rows[current.name, default: 0] += 1
+                case .file:
+                    let relative = try body.string()
+                    let size = try body.u64()
+                    try body.finish()
+                    let parts = relative.split(separator: "/", omittingEmptySubsequences: false)
+                    guard !relative.isEmpty, parts.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }) else {
+                        throw BackupArchive.damaged("a file has a name that leaves its folder")
+                    }
+                    table = nil
+                    file = (relative, size)
+                    files += 1
+                    fileBytes += size
+                    if let target {
+                        try? target.file?.close()
+                        let path = target.attachments + "/" + relative
+                        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
+                                                                withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                        guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
+                              let handle = FileHandle(forWritingAtPath: path) else {
+                            throw BackupArchive.damaged("it holds the file \(relative) twice")
+                        }
+                        target.file = handle
+                    }
+                case .fileData:
+                    guard let open = file, UInt64(body.bytes.count) <= open.remaining, !body.bytes.isEmpty else {
+                        throw BackupArchive.damaged("file bytes come where no file is open")
+                    }
+                    try target?.file?.write(contentsOf: body.bytes)
+                    file = (open.path, open.remaining - UInt64(body.bytes.count))
+                case .end:
+                    break // never returned by the reader
+                }
+            }
+            if let open = file, open.remaining > 0 { throw BackupArchive.damaged("the file \(open.path) is cut short") }
+            if let target {
+                try target.file?.synchronize()
+                try target.file?.close()
+                target.file = nil
+                target.insert = nil
+                for index in try BackupCreation.virtualTables(target.database) {
+                    let quoted = BackupCreation.quoted(index)
+                    try target.database.execute("INSERT INTO \(quoted)(\(quoted)) VALUES ('rebuild')")
+                }
+                try target.database.execute("INSERT OR REPLACE INTO settings(name, value) VALUES (?, ?)",
+                                            [HushAccount.restoredFromBackupSetting, String(reader.header.createdAt)])
+            }
+        }
+        // One transaction: a failure anywhere leaves the new store empty (and the folder is removed).
+        if let database = target?.database {
+            try database.transaction(.immediate) { db in
+                try db.execute("PRAGMA defer_foreign_keys = ON")
+                try walkRecords()
+            }
+        } else {
+            try walkRecords()
+        }
+        if let store { try store.database.checkpoint() }
+        store = nil
+        let archiveBytes = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.uint64Value ?? 0
+        return BackupSummary(path: path, address: identity.address.description,
+                             createdAt: Date(timeIntervalSince1970: Double(reader.header.createdAt) / 1000),
+                             rowsByTable: rows, files: files, fileBytes: fileBytes, archiveBytes: archiveBytes)
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+
+/// What a backup archive holds: written by `HushAccount.createBackup`,
+/// checked by `verifyBackup`, restored by `restoreBackup`.
+public struct BackupSummary: Sendable {
+    /// The archive's path.
+    public let path: String
+    /// The address of the account the archive belongs to.
+    public let address: String
+    /// When the archive was made.
+    public let createdAt: Date
+    /// The number of rows of each table of the store in the archive, by table name.
+    public let rowsByTable: [String: Int]
+    /// The number of attachment files.
+    public let files: Int
+    /// The attachment files' bytes, in all.
+    public let fileBytes: UInt64
+    /// The archive's own size in bytes.
+    public let archiveBytes: UInt64
+
+    /// The number of contacts.
+    public var contacts: Int { rowsByTable["contacts"] ?? 0 }
+    /// The number of one-to-one conversations.
+    public var conversations: Int { rowsByTable["conversations"] ?? 0 }
+    /// The number of messages, in every conversation and group.
+    public var messages: Int { rowsByTable["messages"] ?? 0 }
+    /// The number of groups.
+    public var groups: Int { rowsByTable["groups"] ?? 0 }
+    /// The number of messages waiting to be sent.
+    public var pendingOutbox: Int { rowsByTable["outbox"] ?? 0 }
+}

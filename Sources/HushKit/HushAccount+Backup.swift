@@ -1,0 +1,128 @@
+import Foundation
+import HushCrypto
+import HushDatabase
+import HushKeystore
+import HushProtocol
+import HushStore
+
+/// Backups (docs/PROTOCOL.md §19): one encrypted archive of an account,
+/// opened by its recovery key alone.
+extension HushAccount {
+    /// Tables never put in an archive: ratchet state. A restored account
+    /// starts fresh sessions, because an old copy of a ratchet would reuse
+    /// message keys its peers have already seen or moved past (§19.4).
+    static let tablesLeftOutOfBackups: Set<String> = ["ratchet_sessions", "skipped_message_keys", "sender_chains"]
+
+    /// The settings name under which a restored store remembers the archive's
+    /// date (milliseconds since 1970).
+    static let restoredFromBackupSetting = "backup.restored_from"
+
+    /// The recovery key of the account in `directory`, unlocked with `keys`.
+    /// A home made before recovery keys gets one now (its keystore is
+    /// re-written, sealed under the same key): `isNew` says so, and the user
+    /// must write it down.
+    ///
+    /// - Throws: `HushError` as `open(in:keys:)` does for the keystore.
+    public static func recoveryKey(in directory: String, keys: KeyProvider) async throws(HushError) -> (key: RecoveryKey, isNew: Bool) {
+        try await translatingErrors {
+            let home = DataDirectory(path: directory)
+            let keystore = KeystoreFile(directory: home)
+            guard keystore.exists else { throw KeystoreError.noIdentity(home: home.path) }
+            let lock = try Self.lock(home, .exclusive)
+            defer { lock.release() }
+            let contents = try keys.unlock(keystore)
+            if let existing = recoveryKey(of: contents) { return (existing, false) }
+            let key = RecoveryKey.generate()
+            var additional = contents.additional
+            additional[KeystoreContents.EntryType.recoveryKey] = key.bytes
+            let updated = KeystoreContents(identitySeed: contents.identitySeed, databaseKey: contents.databaseKey,
+                                           createdAt: contents.createdAt, additional: additional)
+            // Sealed again at the cost the keystore has now, not the provider's default.
+            var resealing = keys
+            if case let .passphrase(passphrase, _) = keys.secret {
+                resealing = KeyProvider(secret: .passphrase(passphrase, cost: try keystore.header().cost))
+            }
+            try resealing.create(keystore, holding: updated, replacing: true)
+            return (key, true)
+        }
+    }
+
+    /// The recovery key a keystore holds, if it has one.
+    static func recoveryKey(of contents: KeystoreContents) -> RecoveryKey? {
+        guard let bytes = contents.additional[KeystoreContents.EntryType.recoveryKey], bytes.count == RecoveryKey.length else { return nil }
+        return RecoveryKey(bytes: bytes)
+    }
+
+    /// Writes a backup archive of the account in `directory` into the folder
+    /// `destination` (made when missing), encrypted under the account's
+    /// recovery key: the identity, the store (contacts, conversations,
+    /// messages, groups, settings, the outbox; no ratchet sessions) and every
+    /// attachment file. It is written to a temporary file, renamed when
+    /// complete, and read from one snapshot of the store, so other processes
+    /// may use the account meanwhile. Memory stays flat: rows and files are
+    /// streamed.
+    ///
+    /// - Throws: `HushError` of kind `keyUnavailable` when the account has no
+    ///   recovery key yet (`recoveryKey(in:keys:)` makes one), `storage`, or
+    ///   as `open(in:keys:)` does.
+    public static func createBackup(of directory: String, keys: KeyProvider, to destination: String) async throws(HushError) -> BackupSummary {
+        try await translatingErrors {
+            let home = DataDirectory(path: directory)
+            guard KeystoreFile(directory: home).exists else { throw KeystoreError.noIdentity(home: home.path) }
+            let lock = try Self.lock(home, .shared)
+            defer { lock.release() }
+            let contents = try keys.unlock(KeystoreFile(directory: home))
+            guard let recoveryKey = recoveryKey(of: contents) else {
+                throw HushError(.keyUnavailable, reason: "this account has no recovery key yet, so a backup could not be opened",
+                                suggestion: "run `hush backup key`, write the key down, then back up")
+            }
+            let store = try MessageStore.openExisting(path: home.databasePath, key: contents.databaseKey)
+            let identity = try IdentityKeyPair(seed: contents.identitySeed)
+            return try BackupCreation(store: store, identity: identity, identityCreatedAt: contents.createdAt,
+                                      recoveryKey: recoveryKey, attachments: home.file(attachmentDirectoryName))
+                .write(into: destination)
+        }
+    }
+
+    /// Reads the whole archive at `path` with `recoveryKey`, checking the
+    /// header's MAC, every record's authentication and contents, and the end
+    /// record, and restores nothing.
+    ///
+    /// - Throws: `HushError` of kind `invalidInput` (the key does not open
+    ///   this archive: a wrong key or another account's archive), `damagedFile`
+    ///   (cut short, reordered, changed, or not an archive) or `notFound`.
+    public static func verifyBackup(at path: String, recoveryKey: RecoveryKey) throws(HushError) -> BackupSummary {
+        try BackupRestoration.read(path: path, recoveryKey: recoveryKey, into: nil)
+    }
+
+    /// Restores the archive at `path` into `directory`, which must not exist
+    /// or be empty: the same identity (and address), a new keystore sealed
+    /// under `keys` holding `recoveryKey`, a new store with the archive's
+    /// rows, and the attachment files. Everything is written into a
+    /// temporary folder beside `directory` and renamed at the end, so a
+    /// failure leaves nothing behind. The restored account has no sessions:
+    /// the first message to each contact starts a new one (§19.4).
+    ///
+    /// - Throws: `HushError` of kind `accountExists` when `directory` is not
+    ///   empty; otherwise as `verifyBackup(at:recoveryKey:)`, or `storage`.
+    public static func restoreBackup(at path: String, into directory: String, recoveryKey: RecoveryKey,
+                                     keys: KeyProvider) async throws(HushError) -> BackupSummary {
+        try BackupRestoration.checkEmpty(directory)
+        // Checks the key before the work (and the new passphrase's KDF) begins.
+        _ = try BackupReader(path: path, recoveryKey: recoveryKey)
+        return try await translatingErrors {
+            try BackupRestoration.restore(path: path, into: directory, recoveryKey: recoveryKey, keys: keys)
+        }
+    }
+
+    /// Starts a session with every accepted contact that has none, from the
+    /// relay's prekey bundles: what a restored account does first, since a
+    /// backup holds no sessions (§19.4). Messages to a contact cannot be
+    /// sealed until it ran. Returns how many sessions started.
+    ///
+    /// - Throws: `HushError` of kind `relayUnavailable` or `notRegistered`
+    ///   (sessions started before the failure are kept; call it again).
+    public func startMissingSessions() async throws(HushError) -> Int {
+        try await guarded { try await messenger.startMissingSessions() }
+    }
+}

@@ -1,0 +1,223 @@
+import ArgumentParser
+import Foundation
+import HushKit
+
+/// `hush backup`: encrypted archives of an account, opened by its recovery key.
+struct BackupCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backup",
+        abstract: "Back up the account into an encrypted archive, check one, or restore one.",
+        discussion: """
+            An archive holds the identity, contacts, conversations and messages, groups, settings, the \
+            outbox and every attachment file, encrypted and authenticated under the account's recovery \
+            key (made at `hush init`; `hush backup key` shows it). The recovery key alone restores the \
+            account on a new machine: keep it apart from the archives. Ratchet sessions are not in it: a \
+            restored account starts a new session with each contact at its first message.
+
+            Examples:
+              hush backup key
+              hush backup create --to /media/usb/hush
+              hush backup verify /media/usb/hush/hush-backup-20261126T040000Z.hushbackup
+              hush backup restore /media/usb/hush/hush-backup-20261126T040000Z.hushbackup --home ~/.hush
+            """,
+        subcommands: [BackupKeyCommand.self, BackupCreateCommand.self, BackupVerifyCommand.self, BackupRestoreCommand.self,
+                      BackupSessionsCommand.self])
+}
+
+/// The recovery key from `--recovery-key-file`, `HUSH_RECOVERY_KEY` or the terminal (no echo).
+struct RecoveryKeyOptions: ParsableArguments {
+    static let environmentVariable = "HUSH_RECOVERY_KEY"
+
+    @Option(help: ArgumentHelp("Read the recovery key from the first line of FILE (else $HUSH_RECOVERY_KEY, else the terminal).", valueName: "FILE"))
+    var recoveryKeyFile: String?
+
+    func read(environment: [String: String]) throws -> RecoveryKey {
+        var bytes = try PassphraseSource.resolve(file: recoveryKeyFile, environment: environment, variable: Self.environmentVariable)
+            .read(prompt: "Recovery key: ")
+        defer { bytes.wipe() }
+        return try RecoveryKey(parsing: String(decoding: bytes, as: UTF8.self))
+    }
+}
+
+/// What an archive holds, for people and for `--json`.
+enum BackupSummaryOutput {
+    static func json(_ summary: BackupSummary) -> [String: Any] {
+        ["path": summary.path, "address": summary.address,
+         "createdAt": ISO8601DateFormatter().string(from: summary.createdAt),
+         "contacts": summary.contacts, "conversations": summary.conversations, "messages": summary.messages,
+         "groups": summary.groups, "outbox": summary.pendingOutbox, "files": summary.files,
+         "fileBytes": Int(summary.fileBytes), "archiveBytes": Int(summary.archiveBytes), "rows": summary.rowsByTable]
+    }
+
+    static func lines(_ summary: BackupSummary) -> [String] {
+        ["Account:  \(summary.address)",
+         "Made:     \(ISO8601DateFormatter().string(from: summary.createdAt))",
+         "Holds:    \(summary.contacts) contacts, \(summary.conversations) conversations, \(summary.messages) messages, "
+            + "\(summary.groups) groups, \(summary.pendingOutbox) queued to send, "
+            + "\(summary.files) files (\(summary.fileBytes) bytes)",
+         "Size:     \(summary.archiveBytes) bytes"]
+    }
+}
+
+struct BackupKeyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "key",
+        abstract: "Show the account's recovery key (made now for an account that has none).",
+        discussion: """
+            The recovery key opens every backup of this account: anyone holding it and an archive can \
+            read the archive and become you. Write it down and keep it apart from the archives.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let ((key, isNew), _) = try await global.unlocking { directory, keys in
+                try await HushAccount.recoveryKey(in: directory, keys: keys)
+            }
+            if global.json {
+                try printJSON(["recoveryKey": key.displayText, "new": isNew])
+            } else {
+                print("Recovery key: \(key.displayText)")
+                print(isNew ? "This account had no recovery key: this one is new. Write it down now and keep it safe, apart from your backups."
+                            : "Anyone with this key and one of your backups can read it and become you: keep it safe, apart from your backups.")
+            }
+        }
+    }
+}
+
+struct BackupCreateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "create",
+        abstract: "Write an encrypted archive of the account into a folder.",
+        discussion: """
+            Writes hush-backup-DATE.hushbackup into DIR (made when missing), first under a temporary name \
+            and renamed when complete. Other commands may use the account meanwhile: the archive holds one \
+            consistent moment.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: ArgumentHelp("The folder to write the archive into.", valueName: "DIR"))
+    var to: String
+
+    func run() async throws {
+        try await reportingErrors {
+            let (summary, _) = try await global.unlocking { directory, keys in
+                try await HushAccount.createBackup(of: directory, keys: keys, to: to)
+            }
+            if global.json {
+                try printJSON(BackupSummaryOutput.json(summary))
+            } else {
+                print("Backed up to \(summary.path)")
+                BackupSummaryOutput.lines(summary).forEach { print($0) }
+            }
+        }
+    }
+}
+
+struct BackupVerifyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Check every part of an archive with the recovery key, and say what it holds (restores nothing).")
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var recovery: RecoveryKeyOptions
+
+    @Argument(help: ArgumentHelp("The archive.", valueName: "ARCHIVE"))
+    var archive: String
+
+    func run() async throws {
+        try await reportingErrors {
+            let key = try recovery.read(environment: ProcessInfo.processInfo.environment)
+            let summary = try HushAccount.verifyBackup(at: archive, recoveryKey: key)
+            if global.json {
+                var object = BackupSummaryOutput.json(summary)
+                object["verified"] = true
+                try printJSON(object)
+            } else {
+                print("The archive is complete and authentic.")
+                BackupSummaryOutput.lines(summary).forEach { print($0) }
+            }
+        }
+    }
+}
+
+struct BackupRestoreCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restore",
+        abstract: "Restore an archive into a new home with the recovery key.",
+        discussion: """
+            The home (--home, HUSH_HOME or ~/.hush) must not exist or be empty. Asks for the recovery key \
+            (or --recovery-key-file, HUSH_RECOVERY_KEY), then for a new passphrase as `hush init` does. \
+            Nothing is written unless the whole archive restores. The restored account has the same \
+            address; its first message to each contact starts a new session.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var kdf: KDFOptions
+    @OptionGroup var recovery: RecoveryKeyOptions
+
+    @Argument(help: ArgumentHelp("The archive.", valueName: "ARCHIVE"))
+    var archive: String
+
+    func run() async throws {
+        try await reportingErrors {
+            let environment = ProcessInfo.processInfo.environment
+            let directory = try global.homeDirectory(environment: environment)
+            // Refused before anything is asked.
+            if let entries = try? FileManager.default.contentsOfDirectory(atPath: directory), !entries.isEmpty {
+                throw HushError(.accountExists, reason: "\(directory) is not empty: a backup is only restored into a new or empty folder",
+                                suggestion: "give another --home, or move that folder away first")
+            }
+            let key = try recovery.read(environment: environment)
+            // The key is checked against the archive before a new passphrase is asked for.
+            _ = try HushAccount.verifyBackup(at: archive, recoveryKey: key)
+            let cost = try KeyDerivationCost.resolve(option: kdf.kdfCost, environment: environment)
+            var passphrase = try PassphraseSource.resolve(file: global.passphraseFile, environment: environment)
+                .read(prompt: "New passphrase: ", confirm: true)
+            let keys = KeyProvider.passphrase(bytes: passphrase, cost: cost)
+            passphrase.wipe()
+            let summary = try await HushAccount.restoreBackup(at: archive, into: directory, recoveryKey: key, keys: keys)
+            // New sessions at once, so the first message to each contact can be sealed.
+            var sessionError: HushError?
+            var started = 0
+            do {
+                let account = try await HushAccount.open(in: directory, keys: keys)
+                defer { account.close() }
+                started = try await account.startMissingSessions()
+            } catch let error as HushError { sessionError = error }
+            if global.json {
+                var object = BackupSummaryOutput.json(summary)
+                object["home"] = directory
+                object["sessionsStarted"] = started
+                try printJSON(object)
+            } else {
+                print("Restored into \(directory)")
+                BackupSummaryOutput.lines(summary).forEach { print($0) }
+                print("New sessions with \(started) contacts; what they sent you meanwhile is sent again once they hear from you.")
+            }
+            if let sessionError {
+                printError("the account was restored, but starting new sessions failed: \(sessionError); run `hush backup sessions` when the relay is reachable")
+                throw ExitCode(.relayUnavailable)
+            }
+        }
+    }
+}
+
+struct BackupSessionsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sessions",
+        abstract: "Start a new session with every contact that has none (after a restore made while the relay was unreachable).")
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let account = try await global.openAccount()
+            defer { global.finished(with: account) }
+            let started = try await account.startMissingSessions()
+            if global.json { try printJSON(["sessionsStarted": started]) } else { print("New sessions with \(started) contacts.") }
+        }
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+
+/// Issue 32 from the command line: `hush backup key|create|verify|restore`,
+/// each a separate process against a real relay.
+@Suite struct BackupTests {
+    static func recoveryKey(_ bed: Testbed, _ user: User) throws -> String {
+        let object = try bed.succeed(user, ["backup", "key", "--json"]).json()
+        return try #require(object["recoveryKey"] as? String)
+    }
+
+    static func backup(_ bed: Testbed, _ user: User) throws -> String {
+        let object = try bed.succeed(user, ["backup", "create", "--to", bed.root + "/backups-" + user.name, "--json"]).json()
+        return try #require(object["path"] as? String)
+    }
+
+    /// `hush backup restore ARCHIVE --home HOME --json` with the key in HUSH_RECOVERY_KEY.
+    static func restore(_ bed: Testbed, _ archive: String, home: String, key: String) throws -> CommandResult {
+        try bed.hush(nil, ["backup", "restore", archive, "--home", home, "--json"], environment: ["HUSH_RECOVERY_KEY": key])
+    }
+
+    /// Alice and Bob talk and swap a file; Alice backs up, loses her home,
+    /// restores it elsewhere with the recovery key alone: the same address,
+    /// her history and the file byte for byte, and then both talk again,
+    /// including what Bob wrote while she was gone.
+    @Test func aRestoredAccountHasItsHistoryAndFilesAndTalksAgain() throws {
+        let bed = try Testbed("backup")
+        let alice = try bed.newUser("alice")
+        let bob = try bed.newUser("bob")
+        try bed.acquaint(alice, bob)
+        let file = (0..<(3 * 65_536 + 1_000)).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }
+        let filePath = bed.root + "/photo.bin"
+        try Data(file).write(to: URL(fileURLWithPath: filePath))
+        try bed.succeed(bob, ["send", "alice", "--file", filePath, "--json"])
+        try bed.sync(alice)
+        let listed = try #require(try bed.succeed(alice, ["attachments", "--json"]).json()["attachments"] as? [[String: Any]])
+        let id = try #require(listed.first?["id"] as? Int)
+        try bed.succeed(alice, ["fetch", String(id), "--out", bed.root + "/before.bin"])
+        try bed.send(alice, to: "bob", "thanks for the photo")
+        try bed.sync(bob)
+
+        let key = try Self.recoveryKey(bed, alice)
+        let archive = try Self.backup(bed, alice)
+        let verified = try bed.hush(nil, ["backup", "verify", archive, "--json"], environment: ["HUSH_RECOVERY_KEY": key])
+        #expect(verified.status == 0, "\(verified)")
+        let summary = try verified.json()
+        #expect(summary["address"] as? String == alice.address)
+        #expect(summary["files"] as? Int == 1, "\(summary)")
+        let historyBefore = try bed.history(alice, with: "bob")
+        #expect(summary["messages"] as? Int == historyBefore.count, "\(summary)")
+
+        // The disk is lost; Bob writes meanwhile, on the session Alice no longer has.
+        try FileManager.default.removeItem(atPath: alice.home)
+        try bed.send(bob, to: "alice", "while you were away")
+
+        var restoredAlice = alice
+        restoredAlice = User(name: "alice", home: bed.root + "/new-machine/alice", address: alice.address, identityKey: alice.identityKey)
+        try FileManager.default.createDirectory(atPath: bed.root + "/new-machine", withIntermediateDirectories: true)
+        let restored = try Self.restore(bed, archive, home: restoredAlice.home, key: key)
+        #expect(restored.status == 0, "\(restored)")
+        let whoami = try bed.succeed(restoredAlice, ["whoami", "--json"]).json()
+        #expect(whoami["address"] as? String == alice.address, "\(whoami)")
+        #expect(try bed.history(restoredAlice, with: "bob").map(\.description) == historyBefore.map(\.description))
+        try bed.succeed(restoredAlice, ["fetch", String(id), "--out", bed.root + "/after.bin"])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: bed.root + "/after.bin")) == Data(file))
+        #expect(try bed.succeed(restoredAlice, ["history", "bob"]).stdout.contains("restored from a backup of"))
+
+        // Both ways again, and Bob's message from the gap arrives through the resend.
+        try bed.send(restoredAlice, to: "bob", "I am back")
+        try bed.send(bob, to: "alice", "welcome back")
+        for _ in 0..<4 {
+            try bed.sync(bob)
+            try bed.sync(restoredAlice)
+        }
+        let aliceSees = try bed.history(restoredAlice, with: "bob")
+        #expect(aliceSees.count("while you were away") == 1, "\(aliceSees)")
+        #expect(aliceSees.count("welcome back") == 1, "\(aliceSees)")
+        let bobSees = try bed.history(bob, with: "alice")
+        #expect(bobSees.count("I am back") == 1, "\(bobSees)")
+        #expect(bobSees.count("thanks for the photo") == 1, "\(bobSees)")
+    }
+
+    /// Every bad input is refused with a clear error and a non-zero exit,
+    /// and writes nothing into the home it names.
+    @Test func badArchivesKeysAndHomesAreRefusedAndWriteNothing() throws {
+        let bed = try Testbed("backup-bad")
+        let alice = try bed.newUser("alice")
+        let bob = try bed.newUser("bob")
+        try bed.acquaint(alice, bob)
+        let key = try Self.recoveryKey(bed, alice)
+        let archive = try Self.backup(bed, alice)
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: archive)))
+        var count = 0
+        func refused(_ archive: String, key: String, _ expected: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+            count += 1
+            let home = bed.root + "/restore-\(count)"
+            let result = try Self.restore(bed, archive, home: home, key: key)
+            #expect(result.status != 0 && !result.crashed, "\(result)", sourceLocation: sourceLocation)
+            #expect(result.stderr.contains(expected), "\(result)", sourceLocation: sourceLocation)
+            #expect(!FileManager.default.fileExists(atPath: home), "nothing is written", sourceLocation: sourceLocation)
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: bed.root).filter { $0.contains(".restoring") }
+            #expect(leftovers.isEmpty, "\(leftovers)", sourceLocation: sourceLocation)
+        }
+        func variant(_ name: String, _ bytes: [UInt8]) throws -> String {
+            let path = bed.root + "/" + name
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+
+        // Another account's key (valid, but not this archive's), and a typo in the right one.
+        try refused(archive, key: try Self.recoveryKey(bed, bob), "does not open this backup archive, made by \(alice.address)")
+        var typo = Array(key)
+        typo[0] = typo[0] == "A" ? "B" : "A"
+        try refused(archive, key: String(typo), "typo")
+        // Cut short, a byte changed in a record, a byte changed in the header.
+        try refused(try variant("cut", Array(bytes.dropLast(9))), key: key, "damaged")
+        var changed = bytes
+        changed[bytes.count / 2] ^= 0x01
+        try refused(try variant("changed", changed), key: key, "damaged")
+        var header = bytes
+        header[20] ^= 0x01
+        try refused(try variant("header", header), key: key, "does not open this backup archive")
+        // Two records swapped.
+        var records: [[UInt8]] = []
+        var offset = 138
+        while offset < bytes.count {
+            let length = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            records.append(Array(bytes[offset..<offset + 4 + length]))
+            offset += 4 + length
+        }
+        #expect(records.count > 4)
+        records.swapAt(2, 3)
+        try refused(try variant("reordered", Array(bytes[0..<138]) + records.flatMap { $0 }), key: key, "damaged")
+
+        // A home that holds an account already: refused, and left as it was.
+        let keystore = try Data(contentsOf: URL(fileURLWithPath: alice.home + "/keystore"))
+        let result = try Self.restore(bed, archive, home: alice.home, key: key)
+        #expect(result.status != 0 && result.stderr.contains("not empty"), "\(result)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: alice.home + "/keystore")) == keystore)
+        // The untouched archive still restores.
+        #expect(try Self.restore(bed, archive, home: bed.root + "/good", key: key).status == 0)
+    }
+}

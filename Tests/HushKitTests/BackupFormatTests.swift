@@ -1,0 +1,103 @@
+import Foundation
+import HushCrypto
+import HushKeystore
+@testable import HushKit
+import Testing
+
+/// The recovery key's written form and the archive's checks (docs/PROTOCOL.md §19).
+@Suite struct BackupFormatTests {
+    /// The written form of the key 00 01 … 1f, computed independently (Python:
+    /// Crockford base32 of the key and the first 3 bytes of its SHA-256).
+    static let knownText = "000G-40R4-0M30-E209-185G-R38E-1W81-24GK-2GAH-C5RR-34D1-P70X-3RFP-63ED"
+
+    @Test func theWrittenFormMatchesAnIndependentEncoding() throws {
+        let key = RecoveryKey(bytes: SecureBytes(copying: Array(0..<32) as [UInt8]))
+        #expect(key.displayText == Self.knownText)
+        #expect(try RecoveryKey(parsing: Self.knownText).bytes == key.bytes)
+        #expect("\(key)" == "RecoveryKey(redacted)")
+    }
+
+    @Test func readingIgnoresCaseSpacesAndDashesAndTakesLookalikes() throws {
+        let relaxed = Self.knownText.lowercased().replacingOccurrences(of: "-", with: " ").replacingOccurrences(of: "0", with: "o")
+            .replacingOccurrences(of: "1", with: "l")
+        #expect(try RecoveryKey(parsing: relaxed).displayText == Self.knownText)
+    }
+
+    @Test func everySingleCharacterTypoIsCaught() {
+        let text = Array(Self.knownText)
+        for index in text.indices where text[index] != "-" {
+            var typo = text
+            typo[index] = text[index] == "Z" ? "Y" : "Z"
+            #expect(throws: HushError.self) { try RecoveryKey(parsing: String(typo)) }
+        }
+        #expect(throws: HushError.self) { try RecoveryKey(parsing: String(text.dropLast())) }
+        #expect(throws: HushError.self) { try RecoveryKey(parsing: Self.knownText + "0") }
+        #expect(throws: HushError.self) { try RecoveryKey(parsing: Self.knownText.replacingOccurrences(of: "G", with: "U")) }
+    }
+
+    @Test func aGeneratedKeyReadsBack() throws {
+        for _ in 0..<20 {
+            let key = RecoveryKey.generate()
+            #expect(try RecoveryKey(parsing: key.displayText).bytes == key.bytes)
+        }
+    }
+
+    /// An archive written with one key is refused with another, and its
+    /// records, once written, are read back in order up to the end record.
+    @Test func anArchiveReadsBackOnlyWithItsKeyAndInFull() throws {
+        let directory = FileManager.default.temporaryDirectory.path + "/backup-format-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/archive"
+        FileManager.default.createFile(atPath: path, contents: nil)
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        let key = RecoveryKey.generate()
+        let writer = try BackupWriter(file: handle, identityKey: Array(repeating: 7, count: 32), recoveryKey: key, createdAt: 1_000)
+        try writer.append(.table, [1, 2, 3])
+        try writer.append(.row, [4])
+        try writer.finish()
+        try handle.close()
+
+        let reader = try BackupReader(path: path, recoveryKey: key)
+        #expect(reader.header.createdAt == 1_000)
+        #expect(try reader.next()?.type == .table)
+        #expect(try reader.next()?.body.bytes == [4])
+        #expect(try reader.next() == nil)
+        #expect(throws: HushError.self) { try BackupReader(path: path, recoveryKey: RecoveryKey.generate()) }
+
+        // Without its end record the archive is cut short.
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let endLength = SecretStream.overhead + 1 + 8 + 4
+        try bytes.dropLast(endLength).write(to: URL(fileURLWithPath: path))
+        let cut = try BackupReader(path: path, recoveryKey: key)
+        _ = try cut.next()
+        _ = try cut.next()
+        #expect(throws: HushError.self) { try cut.next() }
+    }
+}
+
+/// Where the recovery key lives: the keystore, as an additional entry that a
+/// keystore written before recovery keys simply lacks.
+@Suite struct RecoveryKeyStorageTests {
+    @Test func aNewAccountHasARecoveryKeyAndAnOlderKeystoreGetsOneOnDemand() async throws {
+        let directory = try RelayProcess.temporaryDirectory("recovery-key").appendingPathComponent("home").path
+        let created = try await HushAccount.create(in: directory, keys: App.keys)
+        let made = try #require(created.recoveryKey?.displayText)
+        created.close()
+        let shown = try await HushAccount.recoveryKey(in: directory, keys: App.keys)
+        #expect(shown.key.displayText == made && !shown.isNew)
+
+        // A keystore of the version before recovery keys: the same format, without entry 0x100.
+        let older = try RelayProcess.temporaryDirectory("older-keystore").appendingPathComponent("home").path
+        let contents = KeystoreContents.generate(createdAt: 1_700_000_000)
+        try KeystoreFile(directory: DataDirectory(path: older)).create(contents, passphrase: SecureBytes(copying: Array(App.passphrase.utf8)),
+                                                                        cost: .interactive)
+        let first = try await HushAccount.recoveryKey(in: older, keys: App.keys)
+        #expect(first.isNew)
+        let again = try await HushAccount.recoveryKey(in: older, keys: App.keys)
+        #expect(!again.isNew && again.key.displayText == first.key.displayText)
+        let reopened = try KeystoreFile(directory: DataDirectory(path: older)).unlock(passphrase: SecureBytes(copying: Array(App.passphrase.utf8)))
+        #expect(reopened.identitySeed == contents.identitySeed && reopened.databaseKey == contents.databaseKey)
+        #expect(try KeystoreFile(directory: DataDirectory(path: older)).header().cost == .interactive, "the cost stays as it was")
+    }
+}
