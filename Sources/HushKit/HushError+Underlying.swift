@@ -49,7 +49,10 @@ extension HushError {
             self.init(.invalidInput, reason: reason)
         case .noSuchMessage:
             self.init(.notFound, reason: reason, suggestion: "message ids are the ones a history lists for this account")
-        case .invalidReaction:
+        case .invalidReaction, .invalidDisappearingTimer, .alreadyDeleted:
+            self.init(.invalidInput, reason: reason)
+        case .notOwnMessage, .deletionWindowPassed:
+            // The suggestion is in the reason: delete it here only.
             self.init(.invalidInput, reason: reason)
         case let .messageTooLong(limit):
             self.init(.invalidInput, reason: "the message is longer than \(limit) bytes", suggestion: "split it")

@@ -18,6 +18,14 @@ public enum HushEvent: Sendable, Equatable {
     /// Someone's reaction to a message was set, changed or taken away:
     /// read the message again (`HushAccount.message(_:)`) for its `reactions`.
     case reactionChanged(MessageID, in: ConversationID)
+    /// A message was deleted (here, or by its author for everyone) or its
+    /// disappearing timer ran out: read it again for `Message.isDeleted`
+    /// (an expired one is gone from history: drop it from the screen).
+    case messageDeleted(MessageID, in: ConversationID)
+    /// A conversation's disappearing-message timer changed (seconds; nil = off),
+    /// by the account or someone in it (their change also arrives as a
+    /// `.timerChange` message).
+    case disappearingTimerChanged(ConversationID, seconds: Int64?)
     /// A group's members, admins or name changed, or the account was removed.
     case groupChanged(ConversationID)
     /// A contact could not decrypt an outgoing message; it was sealed again and resent.
@@ -51,6 +59,10 @@ public enum HushEvent: Sendable, Equatable {
             self = .typing(ContactID(rawValue: contactID), isTyping: active)
         case let .reactionChanged(messageID, conversationID):
             self = .reactionChanged(MessageID(rawValue: messageID), in: ConversationID(rawValue: conversationID))
+        case let .messageErased(messageID, conversationID):
+            self = .messageDeleted(MessageID(rawValue: messageID), in: ConversationID(rawValue: conversationID))
+        case let .disappearingTimerChanged(conversationID, seconds):
+            self = .disappearingTimerChanged(ConversationID(rawValue: conversationID), seconds: seconds)
         case let .groupChanged(_, conversationID):
             self = .groupChanged(ConversationID(rawValue: conversationID))
         case let .resent(_, _, messageID):

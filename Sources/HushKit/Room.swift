@@ -102,6 +102,38 @@ public struct Room: Sendable {
         }
     }
 
+    /// Deletes `message` (a message of this room): on this device only, or,
+    /// `forEveryone`, on every device of the room too (only the account's own
+    /// message, within 48 hours of sending it: another's, or an older one,
+    /// is `.invalidInput` and nothing changes). Its text, file and search
+    /// entry go; history shows it as deleted (`Message.isDeleted`). A message
+    /// of another room, or none, is `.notFound`.
+    public func delete(_ message: MessageID, forEveryone: Bool) async throws(HushError) {
+        try await account.guarded {
+            try await requireHere(message)
+            try await messenger.delete(message: message.rawValue, forEveryone: forEveryone)
+        }
+    }
+
+    /// Sets the room's disappearing-message timer: messages sent from now
+    /// on (by anyone in the room) disappear `seconds` after they are read;
+    /// 0 turns it off. Everyone in the room sees the change in history (a
+    /// `.timerChange` message). `DisappearingTimer.choices` are the usual
+    /// values; at most 4 weeks (`.invalidInput`).
+    @discardableResult
+    public func setDisappearingTimer(_ seconds: UInt32) async throws(HushError) -> Message {
+        try await account.guarded {
+            Message(try await messenger.setDisappearingTimer(seconds, for: try await target()))
+        }
+    }
+
+    /// The room's disappearing-message timer in seconds; nil when off.
+    public var disappearingTimer: Int64? {
+        get async throws(HushError) {
+            try await account.guarded { try await messenger.disappearingTimer(conversationID: id.rawValue) }
+        }
+    }
+
     /// The report of a message just sent: why the relay does not have it, when it does not.
     private func report(_ sent: (message: StoredMessage, refusedByRelay: Bool)) async throws -> SendReport {
         let (stored, refused) = sent

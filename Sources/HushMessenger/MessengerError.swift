@@ -29,6 +29,14 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
     case noSuchMessage(Int64)
     /// A reaction's emoji `ReactionEmoji` refuses.
     case invalidReaction(limit: Int)
+    /// Deleting for everyone a message someone else wrote (§10.7).
+    case notOwnMessage(Int64)
+    /// Deleting for everyone a message sent longer ago than the window (§10.7).
+    case deletionWindowPassed(hours: Int)
+    /// The message was deleted (or expired) already.
+    case alreadyDeleted(Int64)
+    /// A disappearing timer beyond what the content can carry.
+    case invalidDisappearingTimer(maxSeconds: UInt32)
     /// The contact wrote first and the user has not accepted the request yet.
     case requestNotAccepted(name: String)
     case contactBlocked(name: String)
@@ -108,6 +116,14 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
             return "no message with id \(id) is stored here"
         case let .invalidReaction(limit):
             return "a reaction must be one emoji (one character, at most \(limit) bytes, no control characters)"
+        case let .notOwnMessage(id):
+            return "message \(id) was written by someone else: only its author can delete it for everyone (delete it here only, without --for-everyone)"
+        case let .deletionWindowPassed(hours):
+            return "a message can be deleted for everyone only within \(hours) hours of sending it (delete it here only, without --for-everyone)"
+        case let .alreadyDeleted(id):
+            return "message \(id) is deleted already"
+        case let .invalidDisappearingTimer(maxSeconds):
+            return "a disappearing timer is at most \(maxSeconds) seconds"
         case let .invalidDisplayName(limit):
             return "a display name must be 1 to \(limit) bytes of text"
         case let .notGroupAdmin(group):

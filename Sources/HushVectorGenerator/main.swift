@@ -222,6 +222,16 @@ func contentCases() throws -> [[String: Any]] {
         ("reaction", .reaction(to: refs[0], emoji: "👍")),
         ("reaction: one grapheme cluster of several code points (ZWJ sequence)", .reaction(to: refs[1], emoji: "👩‍👩‍👧")),
         ("reaction removed", .reaction(to: refs[0], emoji: nil)),
+        ("deletion of the sender's message for everyone", .deletion(of: refs[0])),
+        ("disappearing timer set to one day", .disappearingTimer(seconds: 86_400)),
+        ("disappearing timer off", .disappearingTimer(seconds: 0)),
+        ("expiring text (one hour once read)", .expiring(after: 3_600, .text("This will disappear"))),
+        ("expiring reply (one week once read)", .expiring(after: 604_800, .reply(to: refs[1], text: "ok"))),
+        ("expiring attachment pointer (one day once read)",
+         .expiring(after: 86_400, .attachment(try AttachmentPointer(key: SecureBytes(copying: VectorSeeds.bytes("content/attachment-key", 32)),
+                                                                    digest: SHA256.hash(Array("blob".utf8)), size: 12,
+                                                                    blobID: Array("01J9ZQ4X7W".utf8), fileName: "note.txt",
+                                                                    mediaType: "text/plain")))),
     ]
     var cases: [[String: Any]] = []
     for (comment, body) in bodies {
@@ -229,12 +239,13 @@ func contentCases() throws -> [[String: Any]] {
         cases.append(["comment": comment, "valid": true, "type": Int(body.typeByte), "message_id": Hex.encode(id.bytes), "encoded": Hex.encode(encoded)])
     }
     let text = try Content(id: id, sentAt: sentAt, body: .text("hi")).encoded()
-    var unknownType = text; unknownType[1] = 0x0F
+    var unknownType = text; unknownType[1] = 0x7F
     var badUTF8 = text; badUTF8[badUTF8.count - 1] = 0xFF
     var zeroReceipt: [UInt8] = [0x01, 0x02] + id.bytes + [UInt8](repeating: 0, count: 8); zeroReceipt += [0x00, 0x00]
     for (comment, bytes) in [("trailing byte", text + [0x00]), ("unknown version 0x02", [0x02] + text.dropFirst()),
-                             ("unknown type 0x0f", unknownType), ("invalid UTF-8", badUTF8), ("truncated", Array(text.dropLast())),
-                             ("receipt with zero ids", zeroReceipt)] + (try reactionAndReplyRejections(id: id, sentAt: sentAt, quoted: refs[0])) {
+                             ("unknown type 0x7f", unknownType), ("invalid UTF-8", badUTF8), ("truncated", Array(text.dropLast())),
+                             ("receipt with zero ids", zeroReceipt)] + (try reactionAndReplyRejections(id: id, sentAt: sentAt, quoted: refs[0]))
+                            + (try erasureRejections(id: id, sentAt: sentAt, target: refs[0])) {
         cases.append(["comment": comment, "valid": false, "encoded": Hex.encode(bytes)])
     }
     return cases
@@ -261,6 +272,28 @@ func reactionAndReplyRejections(id: MessageID, sentAt: UInt64, quoted: MessageID
         ("reaction with a control character", reaction([0x0A])),
         ("reaction with a bidirectional override", reaction(Array("\u{202E}".utf8))),
         ("reaction with invalid UTF-8", reaction([0xF0, 0x9F, 0x91])),
+    ]
+}
+
+/// Deletions, timers and expiring contents a receiver MUST reject
+/// (docs/PROTOCOL.md §10.7), written byte by byte.
+func erasureRejections(id: MessageID, sentAt: UInt64, target: MessageID) throws -> [(String, [UInt8])] {
+    let prefix = Array(try Content(id: id, sentAt: sentAt, body: .typingStarted).encoded())
+    func content(_ type: UInt8, _ body: [UInt8]) -> [UInt8] {
+        var out = prefix
+        out[1] = type
+        return out + body
+    }
+    let day: [UInt8] = [0x00, 0x01, 0x51, 0x80]
+    let text: [UInt8] = [0x01, 0x00, 0x02, 0x68, 0x69]
+    return [
+        ("deletion without its message id", content(0x10, Array(target.bytes.prefix(15)))),
+        ("deletion with a trailing byte", content(0x10, target.bytes + [0x00])),
+        ("disappearing timer above 4 weeks", content(0x11, [0x00, 0x24, 0xEA, 0x01])),
+        ("expiring content of 0 seconds", content(0x12, [0x00, 0x00, 0x00, 0x00] + text)),
+        ("expiring content wrapping a reaction", content(0x12, day + [0x0E] + target.bytes + [0x00])),
+        ("expiring content wrapping an expiring content", content(0x12, day + [0x12] + day + text)),
+        ("expiring text with a trailing byte", content(0x12, day + text + [0x00])),
     ]
 }
 

@@ -21,6 +21,10 @@ import Testing
         #expect(ChatInput(parsing: "/react 42 👍") == .react(id: 42, emoji: "👍"))
         #expect(ChatInput(parsing: "/react 7 👩‍👩‍👧") == .react(id: 7, emoji: "👩‍👩‍👧"))
         #expect(ChatInput(parsing: "/unreact 42") == .react(id: 42, emoji: nil))
+        #expect(ChatInput(parsing: "/delete 42") == .delete(id: 42, forEveryone: false))
+        #expect(ChatInput(parsing: "/delete! 42") == .delete(id: 42, forEveryone: true))
+        #expect(ChatInput(parsing: "/disappear 1d") == .disappear(seconds: 86_400))
+        #expect(ChatInput(parsing: "/disappear off") == .disappear(seconds: 0))
         if let home = ProcessInfo.processInfo.environment["HOME"] {
             #expect(ChatInput(parsing: "/file ~/summit.jpg") == .file(path: home + "/summit.jpg"))
         }
@@ -39,7 +43,8 @@ import Testing
         #expect(unknown.contains("/frobnicate") && unknown.contains("/help") && unknown.contains("//"))
         for line in ["/history zero", "/history 0", "/history 100000", "/search", "/search   ", "/file", "/file  ",
                      "/reply", "/reply 42", "/reply x hello", "/reply -3 hello", "/react", "/react 42", "/react x 👍",
-                     "/react 42 👍 extra", "/unreact", "/unreact x"] {
+                     "/react 42 👍 extra", "/unreact", "/unreact x", "/delete", "/delete x", "/delete! 0",
+                     "/disappear", "/disappear 2d", "/disappear 60"] {
             guard case .invalid = ChatInput(parsing: line) else {
                 Issue.record("\(line) was accepted")
                 continue
@@ -54,7 +59,7 @@ import Testing
             let example = usage.replacingOccurrences(of: "[DIGITS]", with: "")
                 .replacingOccurrences(of: "[N]", with: "").replacingOccurrences(of: "ID", with: "5")
                 .replacingOccurrences(of: "EMOJI", with: "👍").replacingOccurrences(of: "TEXT", with: "hi")
-                .replacingOccurrences(of: "PATH", with: "/tmp/x")
+                .replacingOccurrences(of: "PATH", with: "/tmp/x").replacingOccurrences(of: "1h|1d|1w|off", with: "1d")
             switch ChatInput(parsing: example) {
             case .message, .invalid, .nothing: Issue.record("\(usage) from /help does not parse as a command")
             default: break

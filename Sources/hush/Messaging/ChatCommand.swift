@@ -20,7 +20,8 @@ struct ChatCommand: AsyncParsableCommand {
             the one read out), /history [N] (the last N messages again), /search TEXT (in this \
             conversation), /file PATH (send a file), /reply ID TEXT (reply quoting message ID), \
             /react ID EMOJI and /unreact ID (set or take back your reaction; ids are the ones `hush \
-            history` shows in brackets). Start a line with // to send one beginning with /. Page Up and Page Down \
+            history` shows in brackets), /delete ID (here) and /delete! ID (your message, for \
+            everyone), /disappear 1h|1d|1w|off (the conversation's disappearing timer). Start a line with // to send one beginning with /. Page Up and Page Down \
             scroll; Ctrl-D on an empty line or Ctrl-C leaves, restoring the terminal.
 
             When standard input is not a terminal, each input line is sent as a message (commands \
@@ -182,6 +183,11 @@ struct ChatCommand: AsyncParsableCommand {
             case let .react(id, nil):
                 try await session.react(to: MessageID(rawValue: id), with: nil)
                 view.notice("your reaction to message \(id) is taken away")
+            case let .delete(id, forEveryone):
+                try await session.delete(MessageID(rawValue: id), forEveryone: forEveryone)
+                view.notice(forEveryone ? "message \(id) deleted for everyone" : "message \(id) deleted here")
+            case let .disappear(seconds):
+                view.show(try await session.setDisappearingTimer(seconds))
             case let .invalid(problem):
                 view.error(problem)
             }
@@ -194,7 +200,8 @@ struct ChatCommand: AsyncParsableCommand {
     private static func describe(_ error: any Error, for input: ChatInput) -> String {
         let reason = ExitStatus.message(for: error)
         switch input {
-        case .message, .file, .reply, .react: return "not sent: \(reason)"
+        case .message, .file, .reply, .react, .disappear: return "not sent: \(reason)"
+        case .delete: return "not deleted: \(reason)"
         default: break
         }
         return reason
@@ -222,6 +229,8 @@ struct ChatCommand: AsyncParsableCommand {
         case let .reaction(message, _, summary) where message.conversation == conversation:
             let who = message.direction == .outgoing ? "your message" : "the message"
             view.notice("reactions to \(who) [\(message.id)] “\(Presentation.oneLine(message.text, length: 32))”: \(summary.isEmpty ? "none" : summary)")
+        case let .deleted(message, _) where message.conversation == conversation:
+            view.notice("message [\(message.id)] was deleted")
         case let .undecryptable(reason):
             view.error("set aside an undecryptable envelope: \(reason)")
         case let .syncFailed(error):

@@ -1,4 +1,5 @@
 import Foundation
+import HushKit
 
 /// What a line typed in a chat means. A line starting with "/" is a command
 /// for this program, never sent; "//" sends the rest with one "/" in front
@@ -19,6 +20,10 @@ enum ChatInput: Sendable, Equatable {
     case reply(id: Int64, text: String)
     /// `/react ID EMOJI` sets our reaction to message ID; `/unreact ID` (emoji nil) takes it away.
     case react(id: Int64, emoji: String?)
+    /// `/delete ID` deletes message ID here; `/delete! ID` for everyone (our own, within 48 hours).
+    case delete(id: Int64, forEveryone: Bool)
+    /// `/disappear 1h|1d|1w|off`: the conversation's disappearing-message timer, in seconds (0 = off).
+    case disappear(seconds: UInt32)
     /// Blank, or whitespace only: nothing to do.
     case nothing
     /// A command that does not exist or was used wrongly: the text says what to do.
@@ -38,6 +43,9 @@ enum ChatInput: Sendable, Equatable {
         ("/reply ID TEXT", "send TEXT as a reply quoting message ID (the ids hush history shows in brackets)"),
         ("/react ID EMOJI", "react to message ID with one emoji (a new one replaces yours)"),
         ("/unreact ID", "take your reaction to message ID away"),
+        ("/delete ID", "delete message ID here (its text and file go from this device)"),
+        ("/delete! ID", "delete your message ID for everyone (within 48 hours of sending it)"),
+        ("/disappear 1h|1d|1w|off", "messages sent from now on disappear that long after they are read"),
         ("//TEXT", "send a message that starts with /"),
     ]
 
@@ -99,6 +107,18 @@ enum ChatInput: Sendable, Equatable {
                 return
             }
             self = .react(id: id, emoji: nil)
+        case "delete", "delete!":
+            guard let id = Int64(argument), id > 0 else {
+                self = .invalid("/\(name) needs a message id: /delete ID (here) or /delete! ID (for everyone)")
+                return
+            }
+            self = .delete(id: id, forEveryone: name.hasSuffix("!"))
+        case "disappear":
+            guard let choice = DisappearingTimer.choices.first(where: { $0.name == argument.lowercased() }) else {
+                self = .invalid("/disappear takes 1h, 1d, 1w or off")
+                return
+            }
+            self = .disappear(seconds: choice.seconds)
         default:
             self = .invalid("unknown command /\(name): /help lists the commands; start with // to send a message beginning with /")
         }

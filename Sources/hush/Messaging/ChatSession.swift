@@ -219,6 +219,16 @@ final class ChatSession: @unchecked Sendable {
         try await room.react(to: id, with: emoji)
     }
 
+    /// Deletes message `id` here, or for everyone (`/delete`, `/delete!`).
+    func delete(_ id: MessageID, forEveryone: Bool) async throws {
+        try await room.delete(id, forEveryone: forEveryone)
+    }
+
+    /// Sets the conversation's disappearing timer (`/disappear`); returns the change as stored.
+    func setDisappearingTimer(_ seconds: UInt32) async throws -> Message {
+        try await room.setDisappearingTimer(seconds)
+    }
+
     /// What became of the messages sent in this chat, once it is over.
     struct Outcome: Sendable, Equatable {
         /// Still in the outbox (the relay was not reached, or refused them for now).

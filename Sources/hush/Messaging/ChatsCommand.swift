@@ -59,7 +59,10 @@ struct HistoryCommand: AsyncParsableCommand {
             Marks: … pending, ✓ sent (the relay has it), ✓✓ delivered, ✓✓ read, ✗ failed.
 
             A reply shows the message it quotes above it (↳), and the reactions to a message \
-            follow it on a line of their own. `hush reply` and `hush react` take the ids in brackets.
+            follow it on a line of their own. `hush reply`, `hush react` and `hush delete` take the ids \
+            in brackets. A deleted message shows as (deleted); one under a disappearing timer shows \
+            when it disappears once read; an expired one is gone. --json carries "deleted", \
+            "expiresAfter" (seconds) and "expiresAt" (ms since 1970, once its timer runs).
 
             Examples:
               hush history bob

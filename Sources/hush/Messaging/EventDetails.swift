@@ -19,6 +19,11 @@ enum EventDetails {
     /// Someone's reaction to a message changed; `contact` is the contact's or
     /// the group's name, `summary` the reactions now standing, with names.
     case reaction(Message, contact: String, summary: String)
+    /// A message was deleted (or expired: then `message.isDeleted` and it is
+    /// gone from history); `contact` is the contact's or the group's name.
+    case deleted(Message, contact: String)
+    /// A conversation's disappearing timer changed (seconds, nil = off).
+    case timer(ConversationID, contact: String, seconds: Int64?)
     case missed(count: Int)
     case syncFailed(HushError)
 
@@ -58,6 +63,11 @@ enum EventDetails {
             }
             return .reaction(message, contact: await title(of: conversation, in: account),
                              summary: Presentation.reactions(message.reactions, names: names))
+        case let .messageDeleted(id, conversation):
+            guard let message = try? await account.message(id) else { return nil }
+            return .deleted(message, contact: await title(of: conversation, in: account))
+        case let .disappearingTimerChanged(conversation, seconds):
+            return .timer(conversation, contact: await title(of: conversation, in: account), seconds: seconds)
         case let .missed(count):
             return .missed(count: count)
         case let .syncFailed(error):

@@ -11,7 +11,9 @@ struct ListenCommand: AsyncParsableCommand {
             Events: message (a new incoming message), request (a message from a stranger: a message \
             request, nothing is sent back until `hush requests accept`), status (an outgoing message became sent, \
             delivered, read or failed), reaction (someone's reaction to a message was set, changed or taken \
-            away; --json carries the message with its "reactions"), typing, quarantined, connection. With --json each event is one \
+            away; --json carries the message with its "reactions"), deleted (a message was deleted or \
+            expired), disappearingTimer (a conversation's timer changed; "disappearingSeconds" is null \
+            when off), typing, quarantined, connection. With --json each event is one \
             JSON object on its own line. Stops on Ctrl-C, or after --timeout seconds.
 
             --notify shows a desktop notification (through notify-send, from libnotify) for each new \
@@ -113,6 +115,11 @@ struct ListenCommand: AsyncParsableCommand {
             object["event"] = "reaction"
             object["summary"] = summary
             return object
+        case let .deleted(message, contact):
+            return ["event": "deleted", "id": message.id.rawValue, "clientMessageId": message.clientMessageID, "contact": contact,
+                    "deleted": true]
+        case let .timer(_, contact, seconds):
+            return ["event": "disappearingTimer", "contact": contact, "disappearingSeconds": seconds.map { $0 as Any } ?? NSNull()]
         case let .missed(count):
             return ["event": "missed", "count": count]
         case let .syncFailed(error):
@@ -134,6 +141,11 @@ struct ListenCommand: AsyncParsableCommand {
         case "reaction":
             let summary = (object["summary"] as? String).flatMap { $0.isEmpty ? nil : $0 } ?? "none"
             return "reactions to message \(object["id"] ?? "?") with \(untrusted(object["contact"])): \(untrusted(summary))"
+        case "deleted":
+            return "message \(object["id"] ?? "?") with \(untrusted(object["contact"])) was deleted"
+        case "disappearingTimer":
+            let seconds = (object["disappearingSeconds"] as? Int64).map { DisappearingTimer.duration(UInt32(clamping: $0)) }
+            return "disappearing messages with \(untrusted(object["contact"])): \(seconds ?? "off")"
         case "group":
             return "group \(untrusted(object["group"])) changed: `hush group info \(untrusted(object["group"]))`"
         case "request":

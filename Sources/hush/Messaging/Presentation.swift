@@ -34,7 +34,16 @@ enum Presentation {
         let who = message.direction == .outgoing ? "you" : contact
         let mark = message.direction == .outgoing ? "  " + Presentation.mark(message.status) : ""
         // Someone else's text: escape sequences in it must not reach the terminal.
-        return "[\(message.id)] \(style.dim(time(message.relayTimestamp ?? message.createdAt)))  \(style.bold(peer(who))): \(UntrustedText.sanitized(message.text))\(mark)"
+        return "[\(message.id)] \(style.dim(time(message.relayTimestamp ?? message.createdAt)))  \(style.bold(peer(who))): \(text(of: message))\(mark)"
+    }
+
+    /// A message's text for a terminal: sanitised, "deleted" for a
+    /// tombstone, with the time left when its disappearing timer runs.
+    static func text(of message: Message) -> String {
+        guard !message.isDeleted else { return style.dim("(deleted)") }
+        let text = UntrustedText.sanitized(message.text)
+        guard let expiresAt = message.expiresAt else { return text }
+        return text + style.dim("  (disappears \(time(expiresAt)))")
     }
 
     static func json(_ message: Message, contact: String) -> [String: Any] {
@@ -54,6 +63,9 @@ enum Presentation {
             object["replyTo"] = replyTo
         }
         object["reactions"] = json(message.reactions)
+        object["deleted"] = message.isDeleted
+        if let expiresAfter = message.expiresAfter { object["expiresAfter"] = expiresAfter }
+        if let expiresAt = message.expiresAt { object["expiresAt"] = expiresAt }
         return object
     }
 
@@ -82,12 +94,17 @@ enum Presentation {
     /// this device does not have it.
     static func quote(_ quoted: Message?, name: String?) -> String {
         guard let quoted else { return style.dim("  ↳ replying to a message not stored here") }
+        guard !quoted.isDeleted else { return style.dim("  ↳ replying to [\(quoted.id)] a deleted message") }
         return style.dim("  ↳ replying to [\(quoted.id)] \(peer(name ?? "?")): \(oneLine(quoted.text, length: 48))")
     }
 
     /// The content type as docs/PROTOCOL.md and earlier `--json` output name it.
     static func contentType(_ message: Message) -> String {
-        message.kind == .file ? "attachment" : "text/plain"
+        switch message.kind {
+        case .file: "attachment"
+        case .timerChange: "disappearing-timer"
+        case .text: "text/plain"
+        }
     }
 
     /// A conversation's last message on one line, cut to `length` characters

@@ -1,0 +1,52 @@
+import HushProtocol
+import HushStore
+
+/// Erasing messages here (docs/PROTOCOL.md §10.7): a deletion by the user,
+/// and the sweep of messages whose disappearing timer ran out. The store
+/// side is `MessageRepository.erase`, the one place both go through; the
+/// attachment files of erased messages go with `AttachmentSweep` once the
+/// erasure committed (the files are the messenger's, never removed inside
+/// a transaction that could still roll back).
+struct MessageErasure {
+    private let dependencies: MessengerDependencies
+    private let attachmentSweep: AttachmentSweep
+
+    init(_ dependencies: MessengerDependencies, attachmentSweep: AttachmentSweep) {
+        self.dependencies = dependencies
+        self.attachmentSweep = attachmentSweep
+    }
+
+    /// Erases message `messageId` here (`erasure` says how it shows) and removes its files.
+    func erase(_ messageId: Int64, as erasure: MessageRepository.Erasure) throws {
+        let store = dependencies.store
+        try store.write { store in
+            guard let message = try store.messages.message(id: messageId),
+                  try store.messages.erase(messageId: messageId, as: erasure, at: dependencies.clock.now()) != nil else { return }
+            dependencies.emit(.messageErased(messageID: messageId, conversationID: message.conversationId))
+        }
+        attachmentSweep.sweep()
+    }
+
+    /// Erases every message whose timer ran out (also while this home was
+    /// offline: the times are absolute), forgets deletions remembered for
+    /// messages that never came, and removes the files that went with them.
+    /// Run at open, after every sync and by the live loop. Returns how many
+    /// messages expired. `files`: also remove the files of attachments
+    /// erased by other means (a sync applying a deletion).
+    @discardableResult
+    func sweepExpired(files: Bool = false) -> Int {
+        let now = dependencies.clock.now()
+        let expired = (try? dependencies.store.write { store in
+            try store.messages.forgetEarlyDeletions(before: now - Int64(clamping: ContentLimits.deletionWindow))
+            let ids = try store.messages.expired(at: now)
+            for id in ids {
+                guard let message = try store.messages.message(id: id),
+                      try store.messages.erase(messageId: id, as: .expired, at: now) != nil else { continue }
+                dependencies.emit(.messageErased(messageID: id, conversationID: message.conversationId))
+            }
+            return ids.count
+        }) ?? 0
+        if expired > 0 || files { attachmentSweep.sweep() }
+        return expired
+    }
+}
