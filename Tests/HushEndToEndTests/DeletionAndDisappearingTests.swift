@@ -91,6 +91,15 @@ import Testing
             try bed.sync(user)
             #expect(try history(bed, user, "hikers").last?["body"] as? String == "set disappearing messages to 1 week", "\(user.name)")
         }
+        // A message sent from then on carries the timer to every member.
+        let timed = try bed.send(alice, to: "hikers", "short-lived")
+        #expect(timed["expiresAfter"] as? Int == 604_800, "\(timed)")
+        for user in [bob, carol] {
+            try bed.sync(user)
+            #expect(try history(bed, user, "hikers").last?["expiresAfter"] as? Int == 604_800, "\(user.name)")
+        }
+        let chats = try bed.succeed(bob, ["chats"]).stdout
+        #expect(!chats.contains("secret summit route"), "\(chats)")
     }
 
     @Test func aTimerChangeIsSeenByBothAndExpiryRemovesTheMessageOnEachSideAlsoOffline() throws {
@@ -127,6 +136,23 @@ import Testing
         try bed.sync(alice)
         #expect(try history(bed, alice, "bob").last?["body"] as? String == "turned off disappearing messages")
         #expect(try bed.send(alice, to: "bob", "for keeps")["expiresAfter"] == nil)
+    }
+
+    @Test func aPipedChatDeletesAndSetsTheTimer() throws {
+        let bed = try Testbed("delete-chat")
+        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
+        try bed.acquaint(alice, bob)
+        let sent = try bed.send(alice, to: "bob", "typo in here")
+        let id = try #require(sent["id"] as? Int)
+        let chat = try bed.hush(alice, ["chat", "bob"], stdin: "/delete! \(id)\n/disappear 1d\n/delete 99999\n/disappear 2d\nafter the change\n")
+        #expect(chat.status == 0 && !chat.crashed, "\(chat)")
+        #expect(chat.stdout.contains("message \(id) deleted for everyone") && chat.stdout.contains("set disappearing messages to 1 day"),
+                "\(chat)")
+        #expect(chat.stdout.contains("not deleted: ") && chat.stdout.contains("/disappear takes 1h, 1d, 1w or off"), "\(chat)")
+        try bed.sync(bob)
+        let bobView = try history(bed, bob, "alice")
+        #expect(bobView.first { $0["clientMessageId"] as? String == sent["clientMessageId"] as? String }?["deleted"] as? Bool == true)
+        #expect(bobView.last?["body"] as? String == "after the change" && bobView.last?["expiresAfter"] as? Int == 86_400, "\(bobView)")
     }
 
     @Test func badDeletionsAndTimersSayWhyAndChangeNothing() throws {

@@ -110,7 +110,9 @@ enum Presentation {
     /// A conversation's last message on one line, cut to `length` characters
     /// (the preview `hush chats` shows).
     static func summary(_ conversation: Conversation, length: Int = 60) -> String {
-        guard let text = conversation.lastMessage?.text else { return "" }
+        guard let last = conversation.lastMessage else { return "" }
+        guard !last.isDeleted else { return "(deleted)" }
+        let text = last.text
         let line = text.split(whereSeparator: \.isNewline).joined(separator: " ")
         return line.count <= length ? line : String(line.prefix(length - 1)) + "…"
     }
