@@ -65,7 +65,7 @@ final class LiveSync {
         await prekeys.replenishIfNeeded()
         // What this sync made expire (a read receipt from while we were
         // away), and the files of messages a deletion erased.
-        erasure.sweepExpired(files: true)
+        erasure.sweepExpired(afterSync: true)
         return report
     }
 

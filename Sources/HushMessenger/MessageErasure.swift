@@ -6,7 +6,9 @@ import HushStore
 /// side is `MessageRepository.erase`, the one place both go through; the
 /// attachment files of erased messages go with `AttachmentSweep` once the
 /// erasure committed (the files are the messenger's, never removed inside
-/// a transaction that could still roll back).
+/// a transaction that could still roll back). A deletion applied on the
+/// live connection's push fast path leaves its file until the next sync or
+/// open sweeps it; its row is gone at once, so nothing reaches the file.
 struct MessageErasure {
     private let dependencies: MessengerDependencies
     private let attachmentSweep: AttachmentSweep
@@ -28,25 +30,36 @@ struct MessageErasure {
     }
 
     /// Erases every message whose timer ran out (also while this home was
-    /// offline: the times are absolute), forgets deletions remembered for
-    /// messages that never came, and removes the files that went with them.
-    /// Run at open, after every sync and by the live loop. Returns how many
-    /// messages expired. `files`: also remove the files of attachments
-    /// erased by other means (a sync applying a deletion).
+    /// offline: the times are absolute) and removes the files that went
+    /// with them. Run at open, after every sync and by the live loop (every
+    /// few seconds: so it only reads, through a partial index, unless
+    /// something is due). `afterSync` also forgets deletions remembered for
+    /// messages that never came, and removes the files of attachments a
+    /// deletion in that sync erased. Returns how many messages expired.
     @discardableResult
-    func sweepExpired(files: Bool = false) -> Int {
+    func sweepExpired(afterSync: Bool = false) -> Int {
         let now = dependencies.clock.now()
-        let expired = (try? dependencies.store.write { store in
-            try store.messages.forgetEarlyDeletions(before: now - Int64(clamping: ContentLimits.deletionWindow))
-            let ids = try store.messages.expired(at: now)
-            for id in ids {
-                guard let message = try store.messages.message(id: id),
-                      try store.messages.erase(messageId: id, as: .expired, at: now) != nil else { continue }
-                dependencies.emit(.messageErased(messageID: id, conversationID: message.conversationId))
+        let store = dependencies.store
+        if afterSync {
+            try? store.write { store in
+                try store.messages.forgetEarlyDeletions(before: now - Int64(clamping: ContentLimits.deletionWindow))
             }
-            return ids.count
-        }) ?? 0
-        if expired > 0 || files { attachmentSweep.sweep() }
+        }
+        let due = (try? store.messages.expired(at: now)) ?? []
+        var expired = 0
+        if !due.isEmpty {
+            expired = (try? store.write { store in
+                var count = 0
+                for id in due {
+                    guard let message = try store.messages.message(id: id),
+                          try store.messages.erase(messageId: id, as: .expired, at: now) != nil else { continue }
+                    dependencies.emit(.messageErased(messageID: id, conversationID: message.conversationId))
+                    count += 1
+                }
+                return count
+            }) ?? 0
+        }
+        if expired > 0 || afterSync { attachmentSweep.sweep() }
         return expired
     }
 }
