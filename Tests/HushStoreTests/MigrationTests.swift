@@ -79,6 +79,12 @@ import HushTesting
             try $0.get(3, as: String.self)
         }
         #expect(plan.contains { $0.contains("messages_by_position") }, "\(plan)")
+        // The expiry sweep seeks the partial index instead of scanning every message.
+        let sweep = try fixture.store.database.query(
+            "EXPLAIN QUERY PLAN SELECT id FROM messages WHERE expires_at IS NOT NULL AND expires_at <= 5 AND deleted_at IS NULL") {
+            try $0.get(3, as: String.self)
+        }
+        #expect(sweep.contains { $0.contains("USING INDEX messages_by_expiry (expires_at<?)") }, "\(sweep)")
     }
 
     @Test func aNewerSchemaIsRefused() throws {
