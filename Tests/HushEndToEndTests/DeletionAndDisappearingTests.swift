@@ -60,6 +60,18 @@ import Testing
         #expect(try history(bed, bob, "alice").first { $0["id"] as? Int == bobKeptID }?["deleted"] as? Bool == true)
         try bed.sync(alice)
         #expect(try history(bed, alice, "bob").first { $0["id"] as? Int == kept["id"] as? Int }?["body"] as? String == "keep this")
+
+        // Bob listens while alice deletes another: one "deleted" event naming his copy.
+        let listenedTo = try bed.send(alice, to: "bob", "heard, then gone")
+        try bed.sync(bob)
+        let bobListenedID = try #require(try history(bed, bob, "alice").first { $0["body"] as? String == "heard, then gone" }?["id"] as? Int)
+        let listened = try bed.listen(bob, seconds: 8, while: {
+            try bed.succeed(alice, ["delete", "bob", String(try #require(listenedTo["id"] as? Int)), "--for-everyone"])
+        }, until: "\"event\":\"deleted\"")
+        let event = try #require(listened.stdout.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+        }.first { $0["event"] as? String == "deleted" }, "\(listened)")
+        #expect(event["id"] as? Int == bobListenedID && event["contact"] as? String == "alice", "\(event)")
     }
 
     @Test func groupDeletionForEveryoneReachesAMemberWhoWasOffline() throws {
