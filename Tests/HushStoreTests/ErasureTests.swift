@@ -29,6 +29,7 @@ import Testing
         #expect(try fixture.store.messages.erase(messageId: message, as: .expired, at: 6) == nil, "erased once")
         // A late copy of it (same client message id) stays out.
         #expect(try fixture.store.messages.message(id: message)?.contentType == "deleted")
+        #expect(try fixture.store.doctor().healthy, "the search index still matches the messages")
     }
 
     @Test func anExpiredMessageLeavesHistoryAndTheSummaryWhenItsTimerRunsOut() throws {
