@@ -230,12 +230,24 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // The daemon's local API: JSON-RPC 2.0 over a Unix socket, answered
+        // only for the daemon's own user. Knows nothing of accounts: `hush
+        // daemon` gives it the methods.
+        .target(
+            name: "HushDaemon",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Executables
 
         .executableTarget(
             name: "hush",
             dependencies: [
-                "HushKit", "HushTerminal", "HushAudit", "HushRelay", "HushRelayAPI", "HushRelayPostgres", "HushVectors",
+                "HushKit", "HushDaemon", "HushTerminal", "HushAudit", "HushRelay", "HushRelayAPI", "HushRelayPostgres", "HushVectors",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -266,7 +278,7 @@ let package = Package(
             name: "HushBench",
             dependencies: [
                 "CSodium", "HushTesting", "HushCrypto", "HushProtocol", "HushDatabase", "HushStore", "HushKeystore", "HushMessenger",
-                "HushRelay", "HushRelayAPI", "HushRelayClient", "HushRelayPostgres", "PostgresTestCluster",
+                "HushRelay", "HushRelayAPI", "HushRelayClient", "HushRelayPostgres", "PostgresTestCluster", "HushDaemon",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -375,7 +387,7 @@ let package = Package(
             // and to script strangers;
             // PostgresTestCluster for several relays on one database.
             // EchoBot: the example app, run against a relay like the CLI.
-            dependencies: ["hush", "EchoBot", "HushRelayAPI", "HushCrypto", "HushRelayClient", "HushMessenger", "HushProtocol", "HushStore", "HushTesting", "PostgresTestCluster"],
+            dependencies: ["hush", "EchoBot", "HushDaemon", "HushRelayAPI", "HushCrypto", "HushRelayClient", "HushMessenger", "HushProtocol", "HushStore", "HushTesting", "PostgresTestCluster"],
             swiftSettings: swiftSettings
         ),
     ]

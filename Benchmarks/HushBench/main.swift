@@ -12,6 +12,7 @@ let suites: [(name: String, run: ([String]) async throws -> Void)] = [
     ("attachments", AttachmentBenchmark.run),
     ("groups", GroupBenchmark.run),
     ("drain", DrainBenchmark.run),
+    ("daemon", DaemonBenchmark.run),
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -47,6 +47,15 @@ public final class SecureBytes: @unchecked Sendable {
     /// for wiping its own copy when that copy was secret.
     public convenience init<C: Collection>(copying bytes: C, storage: Storage = .wiped) where C.Element == UInt8 {
         self.init(count: bytes.count, storage: storage)
+        // One memcpy for contiguous sources (arrays, slices, Data, buffers): the
+        // generic byte loop below costs a witness call per byte across modules,
+        // and a session's state is copied on every message (issue 35, item 4).
+        let base = self.base
+        let copied: Bool? = bytes.withContiguousStorageIfAvailable { buffer in
+            if let source = buffer.baseAddress, buffer.count > 0 { base.copyMemory(from: source, byteCount: buffer.count) }
+            return true
+        }
+        if copied == true { return }
         var index = 0
         for byte in bytes {
             base.storeBytes(of: byte, toByteOffset: index, as: UInt8.self)

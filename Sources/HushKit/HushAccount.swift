@@ -29,6 +29,8 @@ public final class HushAccount: Sendable {
 
     let messenger: Messenger
     let identity: IdentityKeyPair
+    /// This process's hold on the directory, let go by `close()`.
+    private let lock: HomeLock
     let hub = EventHub<HushEvent>(bufferLimit: defaultEventBufferLimit) { .missed(count: $0) }
     private let running = Mutex<[Task<Void, Never>]>([])
     /// The live connection's tasks, and whether `close()` ran (nothing starts again after it).
@@ -58,6 +60,8 @@ public final class HushAccount: Sendable {
             if keystore.exists && !replacingExisting { throw KeystoreError.identityExists(path: keystore.path) }
             let displayName = try displayName.map { name throws(MessengerError) in try Messenger.checkedDisplayName(name) }
             try home.create()
+            // Exclusive while the account is made: nothing else may use a home being replaced.
+            let lock = try Self.lock(home, .exclusive)
             let contents = KeystoreContents.generate(createdAt: UInt64(Date().timeIntervalSince1970))
             try keys.create(keystore, holding: contents, replacing: replacingExisting)
             // A database left by an earlier account here was keyed by its keystore and is unreadable now.
@@ -67,23 +71,32 @@ public final class HushAccount: Sendable {
             try store.settings.set(SettingsRepository.Name.sharedDisplayName, to: displayName)
             try store.settings.set(SettingsRepository.Name.relayURL, to: relayURL)
             try home.checkPermissions()
-            return try HushAccount(home: home, contents: contents, store: store)
+            return try HushAccount(home: home, contents: contents, store: store, lock: lock)
         }
     }
 
     /// Opens the account in `directory` with `keys`. `relayURL`, when given,
     /// replaces the relay the account uses (and is remembered).
     ///
+    /// The directory is held in `ownership` until `close()`: `.shared` (the
+    /// default) lets other processes open it too, `.exclusive` (a daemon)
+    /// lets none. It is checked before the keys are used, so a directory
+    /// owned by another process costs no unlock.
+    ///
     /// - Throws: `HushError` of kind `noAccount`, `wrongKey`,
     ///   `unsafePermissions`, `damagedKeystore`, `keystoreTooNew`,
-    ///   `databaseMissing` or `databaseUnusable`.
-    public static func open(in directory: String, keys: KeyProvider, relayURL: String? = nil) async throws(HushError) -> HushAccount {
+    ///   `databaseMissing`, `databaseUnusable`, or `homeInUse` (who holds
+    ///   it: `holders(of:)`).
+    public static func open(in directory: String, keys: KeyProvider, relayURL: String? = nil,
+                            ownership: Ownership = .shared) async throws(HushError) -> HushAccount {
         try await translatingErrors {
             let home = DataDirectory(path: directory)
+            guard KeystoreFile(directory: home).exists else { throw KeystoreError.noIdentity(home: home.path) }
+            let lock = try Self.lock(home, ownership == .exclusive ? .exclusive : .shared)
             let contents = try keys.unlock(KeystoreFile(directory: home))
             let store = try MessageStore.openExisting(path: home.databasePath, key: contents.databaseKey)
             if let relayURL { try store.settings.set(SettingsRepository.Name.relayURL, to: relayURL) }
-            let account = try HushAccount(home: home, contents: contents, store: store)
+            let account = try HushAccount(home: home, contents: contents, store: store, lock: lock)
             // Messages whose disappearing timer ran out while the account was closed go first.
             await account.messenger.sweepExpired()
             return account
@@ -102,6 +115,7 @@ public final class HushAccount: Sendable {
                                            relayURL: String? = nil) async throws(HushError) -> HushAccount {
         try await translatingErrors {
             let home = DataDirectory(path: directory)
+            let lock = try Self.lock(home, .exclusive)
             let contents = try keys.unlock(KeystoreFile(directory: home))
             do {
                 _ = try MessageStore.openExisting(path: home.databasePath, key: contents.databaseKey)
@@ -110,7 +124,7 @@ public final class HushAccount: Sendable {
                 for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: home.databasePath + suffix) }
                 let store = try MessageStore(path: home.databasePath, key: contents.databaseKey)
                 if let relayURL { try store.settings.set(SettingsRepository.Name.relayURL, to: relayURL) }
-                return try HushAccount(home: home, contents: contents, store: store)
+                return try HushAccount(home: home, contents: contents, store: store, lock: lock)
             }
             throw HushError(.invalidInput, reason: "the database exists and holds data: it is never replaced by an empty one")
         }
@@ -145,7 +159,8 @@ public final class HushAccount: Sendable {
     /// (with SQLite's `-wal` and `-shm` files beside it).
     public static let databaseFileName = DataDirectory.databaseName
 
-    private init(home: DataDirectory, contents: KeystoreContents, store: sending MessageStore) throws {
+    private init(home: DataDirectory, contents: KeystoreContents, store: sending MessageStore, lock: HomeLock) throws {
+        self.lock = lock
         identity = try IdentityKeyPair(seed: contents.identitySeed)
         let relayURL = try store.settings.value(SettingsRepository.Name.relayURL)
         let transport: any RelayTransport = relayURL.map { RelayClientTransport(client: RelayClient(baseURL: $0)) } ?? NoRelayTransport(reason: "this account has no relay: open it with a relay URL")
@@ -170,6 +185,7 @@ public final class HushAccount: Sendable {
         }) { task.cancel() }
         for task in running.withLock({ tasks in defer { tasks.removeAll() }; return tasks }) { task.cancel() }
         hub.finish()
+        lock.release()
     }
 
     // MARK: Relay

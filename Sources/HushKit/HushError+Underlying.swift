@@ -54,6 +54,8 @@ extension HushError {
         case .notOwnMessage, .deletionWindowPassed:
             // The suggestion is in the reason: delete it here only.
             self.init(.invalidInput, reason: reason)
+        case .notEditable:
+            self.init(.invalidInput, reason: reason)
         case let .messageTooLong(limit):
             self.init(.invalidInput, reason: "the message is longer than \(limit) bytes", suggestion: "split it")
         case let .relay(failure):

@@ -57,6 +57,9 @@ public struct HushError: Error, Sendable, Equatable, CustomStringConvertible {
         case notUploaded
         /// The local disk or database failed (full, read-only, in use).
         case storage
+        /// Another process owns the account's directory (a daemon, or
+        /// commands while a daemon would start): its reason names the holder.
+        case homeInUse
         /// Anything else.
         case other
     }

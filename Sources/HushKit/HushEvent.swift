@@ -18,6 +18,9 @@ public enum HushEvent: Sendable, Equatable {
     /// Someone's reaction to a message was set, changed or taken away:
     /// read the message again (`HushAccount.message(_:)`) for its `reactions`.
     case reactionChanged(MessageID, in: ConversationID)
+    /// A message's author edited it: read it again (`HushAccount.message(_:)`)
+    /// for its new `text` and `editedAt`.
+    case messageEdited(MessageID, in: ConversationID)
     /// A message was deleted (here, or by its author for everyone) or its
     /// disappearing timer ran out: read it again for `Message.isDeleted`
     /// (an expired one is gone from history: drop it from the screen).
@@ -59,6 +62,8 @@ public enum HushEvent: Sendable, Equatable {
             self = .typing(ContactID(rawValue: contactID), isTyping: active)
         case let .reactionChanged(messageID, conversationID):
             self = .reactionChanged(MessageID(rawValue: messageID), in: ConversationID(rawValue: conversationID))
+        case let .messageEdited(messageID, conversationID):
+            self = .messageEdited(MessageID(rawValue: messageID), in: ConversationID(rawValue: conversationID))
         case let .messageErased(messageID, conversationID):
             self = .messageDeleted(MessageID(rawValue: messageID), in: ConversationID(rawValue: conversationID))
         case let .disappearingTimerChanged(conversationID, seconds):

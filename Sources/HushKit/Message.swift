@@ -75,6 +75,13 @@ public struct Message: Sendable, Equatable, Identifiable {
     /// list's `lastMessage`; `HushAccount.message(_:)` and the room's
     /// history carry them.
     public let reactions: [Reaction]
+    /// When the text shown was written by an edit of its author, in
+    /// milliseconds since 1970 (the author's clock); nil for a message never
+    /// edited. `text` is then the edited text: `Room.editHistory(of:)` has
+    /// the versions before it.
+    public let editedAt: Int64?
+    /// Whether the message was edited by its author ("edited" beside it).
+    public var isEdited: Bool { editedAt != nil }
     /// Whether the message was deleted (by the user here, or by its author
     /// for everyone): its text, file and search entry are gone and `text`
     /// is empty; history keeps it in place to show "deleted".
@@ -110,6 +117,7 @@ public struct Message: Sendable, Equatable, Identifiable {
         replyTo = stored.replyTo.map { clientID in
             QuotedMessage(message: decorations?.quoted[clientID].map { MessageID(rawValue: $0.id) }, clientMessageID: clientID)
         }
+        editedAt = stored.editedAt
         reactions = (decorations?.reactions[stored.id] ?? []).map { reaction in
             Reaction(emoji: reaction.emoji, reactorAddress: reaction.reactor,
                      contact: decorations?.contactIDs[reaction.reactor].map(ContactID.init(rawValue:)),
@@ -150,6 +158,23 @@ public struct Reaction: Sendable, Equatable {
 
     /// The most bytes of UTF-8 a reaction's emoji may have.
     public static let maxEmojiBytes = ContentLimits.maxReactionLength
+}
+
+/// One version of an edited message's text: the original or an edit.
+public struct MessageVersion: Sendable, Equatable {
+    /// The text of this version. Peer-chosen for a received message:
+    /// sanitise it before showing it on a terminal.
+    public let text: String
+    /// When the author wrote it, in milliseconds since 1970 (their clock).
+    public let writtenAt: Int64
+    /// Whether this is the original text (the others are edits).
+    public let isOriginal: Bool
+
+    /// How long after sending a message its author may edit it, in
+    /// milliseconds (48 hours; docs/PROTOCOL.md §10.6).
+    public static let editWindow = Int64(ContentLimits.editWindow)
+    /// The most edits a message takes.
+    public static let maxEdits = ContentLimits.maxEditsPerMessage
 }
 
 /// A page of a conversation's history, oldest first.

@@ -102,6 +102,34 @@ public struct Room: Sendable {
         }
     }
 
+    /// Replaces the text of `message` (the account's own text or reply in
+    /// this room) with `text`, here and for the room's other members, and
+    /// returns the message as it now stands (`editedAt` set). The versions
+    /// before are kept (`editHistory(of:)`), and search finds the new text,
+    /// not the old. Refused with `.invalidInput`, sending nothing: someone
+    /// else's message, a file, more than 48 hours after it was sent
+    /// (`MessageVersion.editWindow`), a 21st edit (`MessageVersion.maxEdits`),
+    /// an empty or too long text; a message of another room, or none, is
+    /// `.notFound`. The edit is queued like a message and handed to the relay once.
+    public func edit(_ message: MessageID, text: String) async throws(HushError) -> Message {
+        try await account.guarded {
+            try await requireHere(message)
+            return try await account.decorated([try await messenger.edit(message: message.rawValue, text: text)])[0]
+        }
+    }
+
+    /// Every version of `message` (a message of this room), oldest first:
+    /// the original, then each edit its author made, with their times; empty
+    /// when it was never edited. A message of another room, or none, is `.notFound`.
+    public func editHistory(of message: MessageID) async throws(HushError) -> [MessageVersion] {
+        try await account.guarded {
+            try await requireHere(message)
+            return try await messenger.versions(ofMessage: message.rawValue).map { version in
+                MessageVersion(text: version.body, writtenAt: version.sentAt, isOriginal: version.editId == nil)
+            }
+        }
+    }
+
     /// Deletes `message` (a message of this room): on this device only, or,
     /// `forEveryone`, on every device of the room too (only the account's own
     /// message, within 48 hours of sending it: another's, or an older one,

@@ -46,6 +46,8 @@ final class ContentApplier {
         case let .reaction(target, emoji):
             try applyReaction(to: target, emoji: emoji, sentAt: content.sentAt, from: contact,
                               conversation: try dependencies.conversation(with: contact))
+        case let .edit(target, text):
+            try applyEdit(of: target, text: text, edit: content, from: contact, conversation: try dependencies.conversation(with: contact))
         case let .deletion(target):
             try applyDeletion(of: target, sentAt: content.sentAt, from: contact, conversation: try dependencies.conversation(with: contact))
         case let .disappearingTimer(seconds):
@@ -110,6 +112,11 @@ final class ContentApplier {
         case let .reaction(target, emoji):
             guard try isCurrentMember() else { return }
             try applyReaction(to: target, emoji: emoji, sentAt: content.sentAt, from: contact, conversation: group.conversationId)
+            return
+        case let .edit(target, text):
+            // Likewise: a removed member no longer edits what the group shows.
+            guard try isCurrentMember() else { return }
+            try applyEdit(of: target, text: text, edit: content, from: contact, conversation: group.conversationId)
             return
         case let .deletion(target):
             guard try isCurrentMember() else { return }

@@ -29,6 +29,9 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
     case noSuchMessage(Int64)
     /// A reaction's emoji `ReactionEmoji` refuses.
     case invalidReaction(limit: Int)
+    /// An edit this account may not make (docs/PROTOCOL.md §10.6): not its
+    /// own text, past the window, or past the number of edits; says which.
+    case notEditable(String)
     /// Deleting for everyone a message someone else wrote (§10.7).
     case notOwnMessage(Int64)
     /// Deleting for everyone a message sent longer ago than the window (§10.7).
@@ -116,6 +119,8 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
             return "no message with id \(id) is stored here"
         case let .invalidReaction(limit):
             return "a reaction must be one emoji (one character, at most \(limit) bytes, no control characters)"
+        case let .notEditable(reason):
+            return reason
         case let .notOwnMessage(id):
             return "message \(id) was written by someone else: only its author can delete it for everyone (delete it here only, without --for-everyone)"
         case let .deletionWindowPassed(hours):

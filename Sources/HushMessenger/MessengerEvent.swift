@@ -22,6 +22,8 @@ public enum MessengerEvent: Sendable, Equatable {
     /// Someone's reaction to a message was set, changed or taken away
     /// (theirs or, from another process of this account, ours).
     case reactionChanged(messageID: Int64, conversationID: Int64)
+    /// A message's text was edited by its author (the edit shown now).
+    case messageEdited(messageID: Int64, conversationID: Int64)
     /// A message was erased: deleted (here, or by its author for everyone)
     /// or expired (docs/PROTOCOL.md §10.7).
     case messageErased(messageID: Int64, conversationID: Int64)

@@ -38,12 +38,12 @@ extension Sealer {
         try sealNew(body, toGroup: name, recordAs: text).id
     }
 
-    /// Encrypts `body` (a reaction) for the group's current members and
-    /// queues it as one fan-out request with no message in history.
-    /// Returns the time it carries.
+    /// Encrypts `body` (a reaction, an edit) for the group's current members
+    /// and queues it as one fan-out request with no message in history.
+    /// Returns the content's id.
     @discardableResult
-    func sealControl(_ body: ContentBody, toGroup name: String) throws -> Int64 {
-        Int64(try sealNew(body, toGroup: name, recordAs: nil).sentAt)
+    func sealControl(_ body: ContentBody, toGroup name: String) throws -> MessageID {
+        try sealNew(body, toGroup: name, recordAs: nil).id
     }
 
     /// A new content for the group, queued as one fan-out request: with

@@ -19,7 +19,8 @@ extension MessageRepository {
 
     /// Erases message `messageId`: empties its body (the search index's
     /// entry goes with it, by the update triggers), drops its reply quote,
-    /// timer, reactions and attachment row, counts it read, and keeps the
+    /// timer, reactions, attachment row and edit history (its earlier
+    /// versions, §10.6, would otherwise still be readable), counts it read, and keeps the
     /// row as a tombstone (its client message id stops a late copy). The
     /// attachment's file is the caller's to remove (the messenger owns the
     /// files): the ids of the removed attachment rows come back. An erased
@@ -34,8 +35,9 @@ extension MessageRepository {
             let attachments = try db.query("SELECT id FROM attachments WHERE message_id = ?", [messageId]) { try $0.get(0, as: Int64.self) }
             try db.execute("DELETE FROM attachments WHERE message_id = ?", [messageId])
             try db.execute("DELETE FROM reactions WHERE message_id = ?", [messageId])
+            try db.execute("DELETE FROM message_versions WHERE message_id = ?", [messageId])
             try db.execute("""
-                UPDATE messages SET body = '', content_type = ?, deleted_at = ?, reply_to = NULL,
+                UPDATE messages SET body = '', content_type = ?, deleted_at = ?, reply_to = NULL, edited_at = NULL,
                     expires_after = NULL, expires_at = NULL, read_at = coalesce(read_at, ?)
                 WHERE id = ?
                 """, [erasure.rawValue, time, time, messageId])

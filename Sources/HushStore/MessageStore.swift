@@ -68,6 +68,7 @@ public final class MessageStore {
     public var groups: GroupRepository { GroupRepository(database: database) }
     public var invitations: GroupInvitationRepository { GroupInvitationRepository(database: database) }
     public var reactions: ReactionRepository { ReactionRepository(database: database) }
+    public var edits: EditRepository { EditRepository(database: database) }
     /// Outgoing messages with their relay requests: the send path's writes.
     public var sendQueue: SendQueue { SendQueue(database: database) }
 

@@ -1,7 +1,7 @@
 import HushDatabase
 
 extension Schema {
-    /// Version 22: deletion and disappearing messages (docs/PROTOCOL.md §10.7).
+    /// Version 23: deletion and disappearing messages (docs/PROTOCOL.md §10.7).
     /// An erased message keeps its row as a tombstone: an empty body (so no
     /// search entry), `content_type` 'deleted' (shown as deleted) or
     /// 'expired' (not shown at all), and `deleted_at`; keeping the row keeps

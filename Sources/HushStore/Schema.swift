@@ -28,7 +28,8 @@ public enum Schema {
         migrator.register(version: 19, name: "profile names: the one each contact chose, ours as last sent to each", addProfileNames)
         migrator.register(version: 20, name: "delivery receipts owed for stored messages, sealed once per receive pass", addOwedReceipts)
         migrator.register(version: 21, name: "replies' quoted message; reactions, one per reactor per message", addRepliesAndReactions)
-        migrator.register(version: 22, name: "deleted and disappearing messages: tombstones, timers, early deletions", addErasure)
+        migrator.register(version: 22, name: "edits: the versions of each edited message, the time of the one shown", addEdits)
+        migrator.register(version: 23, name: "deleted and disappearing messages: tombstones, timers, early deletions", addErasure)
         return migrator
     }()
 

@@ -69,6 +69,9 @@ public struct StoredMessage: Sendable, Equatable {
     public let position: Int64
     /// For a reply: the client message id of the message it quotes.
     public let replyTo: String?
+    /// When the text shown (`body`) was written by an edit, by the author's
+    /// clock; nil for a message never edited.
+    public let editedAt: Milliseconds?
     /// When the message was erased (deleted, or expired): its body is empty
     /// and its `contentType` says which (`erasedContentTypes`).
     public let deletedAt: Milliseconds?
@@ -83,7 +86,7 @@ public struct StoredMessage: Sendable, Equatable {
 
     static let columnNames = ["id", "conversation_id", "server_id", "client_message_id", "direction", "sender", "body",
                               "content_type", "status", "created_at", "relay_timestamp", "delivered_at", "read_at", "position", "reply_to",
-                              "deleted_at", "expires_after", "expires_at"]
+                              "edited_at", "deleted_at", "expires_after", "expires_at"]
     static let columns = columns(prefix: "")
 
     static func columns(prefix: String) -> String {
@@ -107,9 +110,10 @@ public struct StoredMessage: Sendable, Equatable {
         readAt = try row.get(offset + 12)
         position = try row.get(offset + 13)
         replyTo = try row.get(offset + 14)
-        deletedAt = try row.get(offset + 15)
-        expiresAfter = try row.get(offset + 16)
-        expiresAt = try row.get(offset + 17)
+        editedAt = try row.get(offset + 15)
+        deletedAt = try row.get(offset + 16)
+        expiresAfter = try row.get(offset + 17)
+        expiresAt = try row.get(offset + 18)
     }
 }
 

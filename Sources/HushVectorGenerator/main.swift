@@ -222,6 +222,7 @@ func contentCases() throws -> [[String: Any]] {
         ("reaction", .reaction(to: refs[0], emoji: "👍")),
         ("reaction: one grapheme cluster of several code points (ZWJ sequence)", .reaction(to: refs[1], emoji: "👩‍👩‍👧")),
         ("reaction removed", .reaction(to: refs[0], emoji: nil)),
+        ("edit of an earlier message", .edit(of: refs[1], text: "See you at 8, not 7.")),
         ("deletion of the sender's message for everyone", .deletion(of: refs[0])),
         ("disappearing timer set to one day", .disappearingTimer(seconds: 86_400)),
         ("disappearing timer off", .disappearingTimer(seconds: 0)),
@@ -239,11 +240,11 @@ func contentCases() throws -> [[String: Any]] {
         cases.append(["comment": comment, "valid": true, "type": Int(body.typeByte), "message_id": Hex.encode(id.bytes), "encoded": Hex.encode(encoded)])
     }
     let text = try Content(id: id, sentAt: sentAt, body: .text("hi")).encoded()
-    var unknownType = text; unknownType[1] = 0x7F
+    var unknownType = text; unknownType[1] = 0xFF
     var badUTF8 = text; badUTF8[badUTF8.count - 1] = 0xFF
     var zeroReceipt: [UInt8] = [0x01, 0x02] + id.bytes + [UInt8](repeating: 0, count: 8); zeroReceipt += [0x00, 0x00]
     for (comment, bytes) in [("trailing byte", text + [0x00]), ("unknown version 0x02", [0x02] + text.dropFirst()),
-                             ("unknown type 0x7f", unknownType), ("invalid UTF-8", badUTF8), ("truncated", Array(text.dropLast())),
+                             ("unknown type 0xff", unknownType), ("invalid UTF-8", badUTF8), ("truncated", Array(text.dropLast())),
                              ("receipt with zero ids", zeroReceipt)] + (try reactionAndReplyRejections(id: id, sentAt: sentAt, quoted: refs[0]))
                             + (try erasureRejections(id: id, sentAt: sentAt, target: refs[0])) {
         cases.append(["comment": comment, "valid": false, "encoded": Hex.encode(bytes)])
@@ -251,7 +252,7 @@ func contentCases() throws -> [[String: Any]] {
     return cases
 }
 
-/// Replies and reactions a receiver MUST reject (docs/PROTOCOL.md §10.5),
+/// Replies, reactions and edits a receiver MUST reject (docs/PROTOCOL.md §10.5, §10.6),
 /// written byte by byte since the encoder refuses to produce them.
 func reactionAndReplyRejections(id: MessageID, sentAt: UInt64, quoted: MessageID) throws -> [(String, [UInt8])] {
     // version, type, message id and sent at: the first 26 bytes of any content.
@@ -272,6 +273,10 @@ func reactionAndReplyRejections(id: MessageID, sentAt: UInt64, quoted: MessageID
         ("reaction with a control character", reaction([0x0A])),
         ("reaction with a bidirectional override", reaction(Array("\u{202E}".utf8))),
         ("reaction with invalid UTF-8", reaction([0xF0, 0x9F, 0x91])),
+        ("edit with empty text", content(0x0F, [0x00, 0x00])),
+        ("edit without its message id", Array(content(0x0F, []).dropLast(MessageID.length))),
+        ("edit with a length past the end", content(0x0F, [0x00, 0x05, 0x61])),
+        ("edit with invalid UTF-8", content(0x0F, [0x00, 0x01, 0xFF])),
     ]
 }
 
@@ -293,6 +298,8 @@ func erasureRejections(id: MessageID, sentAt: UInt64, target: MessageID) throws 
         ("expiring content of 0 seconds", content(0x12, [0x00, 0x00, 0x00, 0x00] + text)),
         ("expiring content wrapping a reaction", content(0x12, day + [0x0E] + target.bytes + [0x00])),
         ("expiring content wrapping an expiring content", content(0x12, day + [0x12] + day + text)),
+        // An edit keeps the expiry of the message it edits (§10.6): it never carries a timer of its own.
+        ("expiring content wrapping an edit", content(0x12, day + [0x0F] + target.bytes + [0x00, 0x02, 0x68, 0x69])),
         ("expiring text with a trailing byte", content(0x12, day + text + [0x00])),
     ]
 }

@@ -49,8 +49,7 @@ func reportingErrors<T>(_ body: () async throws -> T) async throws -> T {
 /// after output that follows it. Defused as a whole: an error may quote a
 /// relay's reason, a group's or a file's name.
 func printError(_ message: String) {
-    let line = "hush: error: \(UntrustedText.sanitized(message))\n"
-    _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+    CommandOutput.current.write(.stderr, "hush: error: \(UntrustedText.sanitized(message))\n")
 }
 
 extension ExitCode {

@@ -24,6 +24,8 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
     case quarantined = 24
     /// The message is safe in the outbox but the relay could not be reached yet.
     case queued = 25
+    /// Another process owns the data directory (see `hush daemon`).
+    case homeInUse = 26
     /// Bad command-line usage (ArgumentParser's own code for validation errors).
     case usage = 64
 
@@ -46,6 +48,7 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
         case .safetyNumberMismatch: return "`hush verify --compare`: the safety numbers do not match"
         case .quarantined: return "`hush sync`: some envelopes could not be decrypted and were set aside, or could not be opened for a cause on this device and stay at the relay"
         case .queued: return "`hush send` (and `hush chat` without a terminal): the message is queued in the outbox because the relay could not be reached; `hush sync` or `hush retry` delivers it"
+        case .homeInUse: return "another process owns the data directory: a daemon that does not answer on its socket, or (for `hush daemon`) commands still using it"
         case .usage: return "bad command-line usage"
         }
     }

@@ -3,17 +3,36 @@ import HushKit
 
 extension GlobalOptions {
     /// The data directory these options name: --home, else HUSH_HOME, else ~/.hush.
+    /// In a command the daemon runs, the daemon's directory.
     func homeDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) throws(HushError) -> String {
-        try HomeDirectory.resolve(home: home, environment: environment)
+        if let context = CommandContext.current { return context.home }
+        return try HomeDirectory.resolve(home: home, environment: environment)
     }
 
     /// Opens the account ready to use: asks for the passphrase (see
     /// `unlocking`) and opens it with HushKit. `relayOverride` replaces the
     /// relay the account uses, and is remembered.
+    ///
+    /// In a command the daemon runs for a client, it is the daemon's open
+    /// account (no passphrase, no unlock). A directory another process owns
+    /// alone is waited for briefly (`HomeOwnerWait`), then refused with who holds it.
     func openAccount(relayOverride: String? = nil) async throws -> HushAccount {
-        try await unlocking { directory, keys in
-            try await HushAccount.open(in: directory, keys: keys, relayURL: relayOverride)
+        if let context = CommandContext.current {
+            if let relayOverride, relayOverride != context.account.relayURL {
+                throw CommandError(.usage, "--relay cannot change the relay of an account a daemon runs: stop it (`hush daemon stop`) first")
+            }
+            return context.account
+        }
+        return try await unlocking { directory, keys in
+            try await HomeOwnerWait.retrying {
+                try await HushAccount.open(in: directory, keys: keys, relayURL: relayOverride)
+            }
         }.opened
+    }
+
+    /// Closes an account `openAccount` opened, unless it is the daemon's (which outlives the command).
+    func finished(with account: HushAccount) {
+        if CommandContext.current?.account !== account { account.close() }
     }
 
     /// Tries a person at a terminal gets at a mistyped passphrase; a script
@@ -37,6 +56,7 @@ extension GlobalOptions {
             throw HushError(.noAccount, reason: "no identity in \(directory) yet")
         }
         try HushAccount.checkPermissions(in: directory)
+        try await HomeOwnerWait.untilShared(directory)
         let source = PassphraseSource.resolve(file: passphraseFile, environment: environment)
         var triesLeft = source == .terminal ? Self.terminalPassphraseTries : 1
         var asking = prompt

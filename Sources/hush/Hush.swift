@@ -8,9 +8,9 @@ struct Hush: AsyncParsableCommand {
         abstract: "End-to-end encrypted messaging from the terminal.",
         subcommands: [
             InitCommand.self, RegisterCommand.self, WhoamiCommand.self, ProfileCommand.self, ContactCommand.self, GroupCommand.self, RequestsCommand.self,
-            SendCommand.self, ReplyCommand.self, ReactCommand.self, DeleteCommand.self, DisappearCommand.self, SyncCommand.self, ChatsCommand.self, HistoryCommand.self, ChatCommand.self,
+            SendCommand.self, ReplyCommand.self, ReactCommand.self, EditCommand.self, DeleteCommand.self, DisappearCommand.self, SyncCommand.self, ChatsCommand.self, HistoryCommand.self, ChatCommand.self,
             ListenCommand.self, OutboxCommand.self, RetryCommand.self, SearchCommand.self, VerifyCommand.self,
-            PassphraseCommand.self, DoctorCommand.self, AuditCommand.self, RelayCommand.self,
+            DaemonCommand.self, RPCCommand.self, PassphraseCommand.self, DoctorCommand.self, AuditCommand.self, RelayCommand.self,
             AttachmentsCommand.self, FetchCommand.self, VectorsCommand.self, DemoCommand.self, ExitCodesCommand.self,
         ]
     )
@@ -21,6 +21,8 @@ struct Hush: AsyncParsableCommand {
             printError(CommandSuggestions.message(word: mistyped.word, path: mistyped.path, suggestions: mistyped.suggestions))
             Foundation.exit(ExitStatus.usage.rawValue)
         }
+        // A command on an account a daemon owns is handed to the daemon (no passphrase, one writer).
+        if let status = DaemonForwarding.run(Array(CommandLine.arguments.dropFirst())) { Foundation.exit(status) }
         await main(nil)
     }
 

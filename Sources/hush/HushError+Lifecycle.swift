@@ -26,6 +26,8 @@ extension HushError {
             return (.databaseUnusable, description + " To start over with an empty database instead (contacts must then be added again), run `hush doctor --new-database`.")
         case .databaseUnusable:
             return (.databaseUnusable, description)
+        case .homeInUse:
+            return (.homeInUse, "\(reason): stop it (`hush daemon stop` for a daemon), or wait for it to finish, and try again")
         default:
             return nil
         }

@@ -21,8 +21,17 @@ import Testing
         #expect(ChatInput(parsing: "/react 42 👍") == .react(id: 42, emoji: "👍"))
         #expect(ChatInput(parsing: "/react 7 👩‍👩‍👧") == .react(id: 7, emoji: "👩‍👩‍👧"))
         #expect(ChatInput(parsing: "/unreact 42") == .react(id: 42, emoji: nil))
+        #expect(ChatInput(parsing: "/edit 42 see you at 9") == .edit(id: 42, text: "see you at 9"))
+        #expect(ChatInput(parsing: "/edit last see you at 9") == .edit(id: nil, text: "see you at 9"))
+        #expect(ChatInput(parsing: "/reply [42] as shown") == .reply(id: 42, text: "as shown"))
+        #expect(ChatInput(parsing: "/react LAST 👍") == .react(id: nil, emoji: "👍"))
+        #expect(ChatInput(parsing: "/unreact last") == .react(id: nil, emoji: nil))
+        #expect(ChatInput(parsing: "/fetch") == .fetch(id: nil))
+        #expect(ChatInput(parsing: "/fetch 7") == .fetch(id: 7))
+        #expect(ChatInput(parsing: "/fetch [7]") == .fetch(id: 7))
         #expect(ChatInput(parsing: "/delete 42") == .delete(id: 42, forEveryone: false))
         #expect(ChatInput(parsing: "/delete! 42") == .delete(id: 42, forEveryone: true))
+        #expect(ChatInput(parsing: "/delete [42]") == .delete(id: 42, forEveryone: false))
         #expect(ChatInput(parsing: "/disappear 1d") == .disappear(seconds: 86_400))
         #expect(ChatInput(parsing: "/disappear off") == .disappear(seconds: 0))
         if let home = ProcessInfo.processInfo.environment["HOME"] {
@@ -43,7 +52,9 @@ import Testing
         #expect(unknown.contains("/frobnicate") && unknown.contains("/help") && unknown.contains("//"))
         for line in ["/history zero", "/history 0", "/history 100000", "/search", "/search   ", "/file", "/file  ",
                      "/reply", "/reply 42", "/reply x hello", "/reply -3 hello", "/react", "/react 42", "/react x 👍",
-                     "/react 42 👍 extra", "/unreact", "/unreact x", "/delete", "/delete x", "/delete! 0",
+                     "/react 42 👍 extra", "/unreact", "/unreact x",
+                     "/edit", "/edit 42", "/edit x hello", "/edit [] hello", "/fetch x", "/fetch 0", "/fetch [x]",
+                     "/delete", "/delete x", "/delete! 0", "/delete last", "/delete! last",
                      "/disappear", "/disappear 2d", "/disappear 60"] {
             guard case .invalid = ChatInput(parsing: line) else {
                 Issue.record("\(line) was accepted")

@@ -1,3 +1,4 @@
+import Foundation
 import HushTesting
 import Testing
 @testable import HushCrypto
@@ -33,6 +34,22 @@ import Testing
         // The public key's bytes may contain 171; the scalar's run of them may not appear.
         #expect(!dumpShows([UInt8](repeating: 0xAB, count: 8), in: dumpedKey))
         #expect(!String(reflecting: key).lowercased().contains("abab"))
+    }
+
+    /// Contiguous sources take the one-copy path, others the byte loop: both give the same bytes.
+    @Test func copyingFromContiguousAndOtherCollectionsGivesTheSameBytes() {
+        let bytes: [UInt8] = (0..<300).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        let sources: [SecureBytes] = [
+            SecureBytes(copying: bytes),
+            SecureBytes(copying: bytes[0...]),
+            SecureBytes(copying: Data(bytes)),
+            bytes.withUnsafeBytes { SecureBytes(copying: $0) },
+            SecureBytes(copying: bytes.lazy.map { $0 }),
+            SecureBytes(copying: AnySequenceCollection(bytes)),
+        ]
+        for secret in sources { #expect(secret.copyBytes() == bytes) }
+        #expect(SecureBytes(copying: [UInt8]()).count == 0)
+        #expect(SecureBytes(copying: Data()).count == 0)
     }
 
     @Test func equalityComparesContentsAndLength() {
@@ -87,4 +104,14 @@ import Testing
         ConstantTime.wipe(&wiped)
         #expect(wiped == [0, 0, 0])
     }
+}
+
+/// A collection that offers no contiguous storage (the byte-by-byte path).
+private struct AnySequenceCollection: Collection {
+    let bytes: [UInt8]
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    var startIndex: Int { 0 }
+    var endIndex: Int { bytes.count }
+    func index(after index: Int) -> Int { index + 1 }
+    subscript(position: Int) -> UInt8 { bytes[position] }
 }

@@ -102,15 +102,16 @@ import Testing
 
         // More than a screenful: the first messages scroll off the top. Page Up
         // brings them back, with a line saying how to return; Page Down returns.
+        // (Three pages: three /help lists since /edit, /fetch and the ID line joined it.)
         bobChat.type("/help\r/help\r")
         #expect(Self.waitForScreen(bobChat) { screen in
             screen.lines[Self.rows - 2].contains("//TEXT") && !screen.lines.contains { $0.contains("written before the chat") }
         }, "\(Self.describe(bobChat))")
-        bobChat.type("\u{1B}[5~\u{1B}[5~")
+        bobChat.type("\u{1B}[5~\u{1B}[5~\u{1B}[5~")
         #expect(Self.waitForScreen(bobChat) { screen in
             screen.lines.contains { $0.contains("alice: written before the chat") } && screen.lines.contains { $0.contains("below: Page Down") }
         }, "\(Self.describe(bobChat))")
-        bobChat.type("\u{1B}[6~\u{1B}[6~")
+        bobChat.type("\u{1B}[6~\u{1B}[6~\u{1B}[6~")
         #expect(Self.waitForScreen(bobChat) { screen in
             !screen.lines.contains { $0.contains("below: Page Down") } && screen.lines[Self.rows - 2].contains("//TEXT")
         }, "\(Self.describe(bobChat))")

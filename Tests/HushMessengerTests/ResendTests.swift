@@ -84,6 +84,24 @@ import HushStore
         #expect(try await bob.messenger.outbox().isEmpty, "no second decryption error")
     }
 
+    /// An edit of a message bob never opened is ignored (its message is
+    /// unknown to him); the resend of that message then carries the current
+    /// text (docs/PROTOCOL.md §10.6), so bob ends with the author's latest.
+    @Test func aMessageEditedBeforeItsResendIsResentWithItsCurrentText() async throws {
+        let (relay, alice, bob) = try await conversation()
+        let original = try await alice.messenger.send(text: "the first words", to: "bob")
+        let delayed = try #require(withhold(from: relay, bob))
+        alice.clock.advance(seconds: 1)
+        _ = try await alice.messenger.edit(message: original.id, text: "the words as edited")
+        try await deliverTooLate(delayed, via: relay, alice, bob, turns: 3)
+        let report = try await bob.messenger.sync()
+        #expect(report.resendRequested == 1, "\(report)")
+        _ = try await alice.messenger.sync()
+        _ = try await bob.messenger.sync()
+        let received = try await bob.messenger.history(with: "alice", limit: 500).map(\.body)
+        #expect(received.contains("the words as edited") && !received.contains("the first words"), "\(received)")
+    }
+
     @Test func aMessageIsResentAtMostOnce() async throws {
         let (relay, alice, bob) = try await conversation()
         try await alice.messenger.send(text: "once", to: "bob")

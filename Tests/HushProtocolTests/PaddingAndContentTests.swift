@@ -56,6 +56,7 @@ import Testing
         try roundTrip(.reply(to: MessageID.random(using: random), text: "quoted"))
         try roundTrip(.reaction(to: MessageID.random(using: random), emoji: "👍🏽"))
         try roundTrip(.reaction(to: MessageID.random(using: random), emoji: nil))
+        try roundTrip(.edit(of: MessageID.random(using: random), text: "new text"))
         try roundTrip(.deletion(of: MessageID.random(using: random)))
         try roundTrip(.disappearingTimer(seconds: 86_400))
         try roundTrip(.disappearingTimer(seconds: 0))
@@ -65,11 +66,13 @@ import Testing
 
     /// An expiring content (0x12, docs/PROTOCOL.md §10.7) wraps only a
     /// message shown in history, with a timer of 1 s to 4 weeks: the sender
-    /// cannot encode another, and a timer change stays within 4 weeks.
+    /// cannot encode another, and a timer change stays within 4 weeks. An
+    /// edit is never wrapped: it keeps the expiry of the message it edits.
     @Test func expiringContentsWrapOnlyMessagesWithinTheBound() throws {
         let target = MessageID.random(using: random)
         for body: ContentBody in [.expiring(after: 0, .text("x")), .expiring(after: 2_419_201, .text("x")),
                                   .expiring(after: 60, .reaction(to: target, emoji: "👍")),
+                                  .expiring(after: 60, .edit(of: target, text: "x")),
                                   .expiring(after: 60, .expiring(after: 60, .text("x"))), .disappearingTimer(seconds: 2_419_201)] {
             #expect(throws: ProtocolError.self) { try Content(id: target, sentAt: 1, body: body).encoded() }
         }
@@ -97,7 +100,7 @@ import Testing
         let good = try Content(id: MessageID.random(using: random), sentAt: 1, body: .text("hi")).encoded()
         #expect(throws: ProtocolError.malformed(what: "content (trailing bytes)")) { try Content(decoding: good + [0]) }
         #expect(throws: ProtocolError.unsupportedVersion(2)) { try Content(decoding: [2] + good.dropFirst()) }
-        var unknownType = good; unknownType[1] = 0x0F
+        var unknownType = good; unknownType[1] = 0xFF
         #expect(throws: ProtocolError.malformed(what: "content type")) { try Content(decoding: unknownType) }
         for cut in 0..<good.count {
             #expect(throws: ProtocolError.self) { try Content(decoding: Array(good[..<cut])) }

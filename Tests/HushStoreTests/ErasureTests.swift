@@ -3,12 +3,12 @@ import HushDatabase
 import HushStore
 import Testing
 
-/// Schema version 22 (docs/PROTOCOL.md §10.7): `erase` is the one place a
+/// Schema version 23 (docs/PROTOCOL.md §10.7): `erase` is the one place a
 /// deletion and an expiry take a message out: body and search entry,
-/// attachment row, reactions and quote go; the row stays as a tombstone; an
+/// attachment row, reactions, quote and edit history go; the row stays as a tombstone; an
 /// expired one leaves history and the conversation's summary.
 @Suite struct ErasureTests {
-    @Test func erasingRemovesTheTextTheSearchEntryTheFileRowAndTheReactions() throws {
+    @Test func erasingRemovesTheTextTheSearchEntryTheFileRowTheReactionsAndTheEditHistory() throws {
         let fixture = try StoreFixture()
         let chat = try fixture.conversation("ada")
         let message = try fixture.incoming(chat, serverId: 1, body: "pineapple plans", at: 1)
@@ -17,11 +17,16 @@ import Testing
                           size: 10, key: SecureBytes(randomCount: 32), digest: [UInt8](repeating: 1, count: 32),
                           blobId: String(repeating: "a", count: 64)), at: 1)
         try fixture.store.reactions.record(messageId: message, reactor: "ada", emoji: "👍", sentAt: 2)
+        #expect(try fixture.store.edits.record(messageId: message, editId: "edit-1", body: "pineapple plans, revised", sentAt: 3,
+                                               limit: 20) == .applied)
+        #expect(try fixture.store.edits.versions(messageId: message).count == 2)
         #expect(try fixture.store.messages.search("pineapple").count == 1)
 
         #expect(try fixture.store.messages.erase(messageId: message, as: .deleted, at: 5) == [attachment])
         let tombstone = try #require(try fixture.store.messages.message(id: message))
         #expect(tombstone.isErased && tombstone.body.isEmpty && tombstone.contentType == "deleted" && tombstone.readAt == 5)
+        #expect(try fixture.store.edits.versions(messageId: message).isEmpty, "no earlier version stays readable")
+        #expect(tombstone.editedAt == nil)
         #expect(try fixture.store.messages.search("pineapple").isEmpty)
         #expect(try fixture.store.attachments.allIds().isEmpty)
         #expect(try fixture.store.reactions.reactions(messageIds: [message]).isEmpty)

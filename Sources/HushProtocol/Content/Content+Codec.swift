@@ -18,6 +18,7 @@ import HushCrypto
 ///     group leave (0x0C):        group id (16) || epoch (4)
 ///     reply (0x0D):              quoted message id (16) || length (2) || UTF-8 (1…32 768 bytes)
 ///     reaction (0x0E):           message id (16) || length (1: 0…32) || emoji (UTF-8; empty = removal)
+///     edit (0x0F):               edited message id (16) || length (2) || UTF-8 (1…32 768 bytes)
 ///     deletion (0x10):           message id (16)
 ///     disappearing timer (0x11): seconds (4: 0 = off, else 1…2 419 200)
 ///     expiring (0x12):           seconds (4: 1…2 419 200) || inner type (1: 0x01, 0x06 or 0x0D) || inner body
@@ -75,7 +76,7 @@ extension Content {
             guard groupID.count == SenderKeyWire.groupIDLength else { throw .malformed(what: "group id") }
             out += groupID
             out.appendBigEndian(epoch)
-        case let .reply(quoted, text):
+        case let .reply(quoted, text), let .edit(quoted, text):
             let utf8 = Array(text.utf8)
             guard (1...ContentLimits.maxTextLength).contains(utf8.count) else { throw .limitExceeded(what: "text") }
             out += quoted.bytes
@@ -160,11 +161,13 @@ extension Content {
         case 0x0C:
             let groupID = try reader.read(SenderKeyWire.groupIDLength)
             body = .groupLeave(groupID: groupID, epoch: try reader.u32())
-        case 0x0D:
-            let quoted = try MessageID(bytes: try reader.read(MessageID.length))
+        case 0x0D, 0x0F:
+            // A reply and an edit share a layout: a message id, then a text.
+            let named = try MessageID(bytes: try reader.read(MessageID.length))
             let length = Int(try reader.u16())
             guard (1...ContentLimits.maxTextLength).contains(length) else { throw .malformed(what: "text length") }
-            body = .reply(to: quoted, text: try Content.utf8(try reader.read(length)))
+            let text = try Content.utf8(try reader.read(length))
+            body = type == 0x0D ? .reply(to: named, text: text) : .edit(of: named, text: text)
         case 0x0E:
             let target = try MessageID(bytes: try reader.read(MessageID.length))
             let length = Int(try reader.u8())

@@ -49,6 +49,9 @@ public indirect enum ContentBody: Sendable, Equatable {
     /// The sender's reaction to a message of the conversation (§10.5): one
     /// emoji (`ReactionEmoji`), or nil to take the sender's reaction away.
     case reaction(to: MessageID, emoji: String?)
+    /// The sender's new text for one of its own earlier texts or replies,
+    /// named by client message id (§10.6); the receiver keeps the versions.
+    case edit(of: MessageID, text: String)
     /// "Delete my message with this client message id for everyone" (§10.7):
     /// honoured only from the message's author, within the deletion window.
     case deletion(of: MessageID)
@@ -76,6 +79,7 @@ public indirect enum ContentBody: Sendable, Equatable {
         case .groupLeave: return 0x0C
         case .reply: return 0x0D
         case .reaction: return 0x0E
+        case .edit: return 0x0F
         case .deletion: return 0x10
         case .disappearingTimer: return 0x11
         case .expiring: return 0x12
@@ -141,4 +145,10 @@ public enum ContentLimits {
     /// How long after its own `sent at` an author may delete a message for
     /// everyone, in milliseconds (48 hours, §10.7).
     public static let deletionWindow: UInt64 = 48 * 3_600_000
+    /// How long after the original an edit may be made (and is applied), in
+    /// milliseconds of the author's clock: 48 hours (§10.6).
+    public static let editWindow: UInt64 = 48 * 60 * 60 * 1000
+    /// The most edits a message takes (§10.6): later ones are refused by the
+    /// sender and ignored by the receiver.
+    public static let maxEditsPerMessage = 20
 }

@@ -124,7 +124,7 @@ struct FetchCommand: AsyncParsableCommand {
         try await reportingErrors {
             let account = try await global.openAccount()
             let progress = ProgressDisplay(json: global.json, label: "attachment \(id)")
-            let attachment = try await account.fetch(AttachmentID(rawValue: id), to: out, progress: progress.handler)
+            let attachment = try await account.fetch(AttachmentID(rawValue: id), to: out.map(CommandContext.resolve), progress: progress.handler)
             if global.json {
                 var object = AttachmentsCommand.json(attachment, contact: "")
                 object.removeValue(forKey: "contact")

@@ -19,9 +19,14 @@ struct ChatCommand: AsyncParsableCommand {
             Commands (never sent): /help, /quit, /verify [DIGITS] (show the safety number, or compare \
             the one read out), /history [N] (the last N messages again), /search TEXT (in this \
             conversation), /file PATH (send a file), /reply ID TEXT (reply quoting message ID), \
-            /react ID EMOJI and /unreact ID (set or take back your reaction; ids are the ones `hush \
-            history` shows in brackets), /delete ID (here) and /delete! ID (your message, for \
-            everyone), /disappear 1h|1d|1w|off (the conversation's disappearing timer). Start a line with // to send one beginning with /. Page Up and Page Down \
+            /react ID EMOJI and /unreact ID (set or take back your reaction), /edit ID TEXT (replace \
+            the text of your message ID; both sides show it "(edited)"), /fetch [ID] (download the file \
+            of message ID to \(ChatInput.downloadsDescription), with progress), /delete ID (here) and \
+            /delete! ID (your message, for everyone), /disappear 1h|1d|1w|off (the conversation's \
+            disappearing timer). ID is the number in brackets before each message (the one `hush history` \
+            shows), or last: the latest message that suits (received for /reply, /react and /fetch, yours \
+            for /edit; /fetch alone is the latest file received; /delete always takes a number). Start a \
+            line with // to send one beginning with /. Page Up and Page Down \
             scroll; Ctrl-D on an empty line or Ctrl-C leaves, restoring the terminal.
 
             When standard input is not a terminal, each input line is sent as a message (commands \
@@ -148,6 +153,7 @@ struct ChatCommand: AsyncParsableCommand {
                 if let message = try await session.submit(text) { view.show(message) }
             case .help:
                 view.notice("── commands (never sent) ──")
+                view.notice("  " + ChatInput.handleHelp)
                 for (usage, meaning) in ChatInput.commandHelp { view.notice("  \(usage)  \(meaning)") }
             case let .history(count):
                 let messages = try await session.lastMessages(count)
@@ -175,17 +181,23 @@ struct ChatCommand: AsyncParsableCommand {
             case let .file(path):
                 view.notice("sending \(UntrustedText.sanitized((path as NSString).lastPathComponent, keepingLineBreaks: false)) …")
                 view.show(try await session.submitFile(path))
-            case let .reply(id, text):
-                view.show(try await session.reply(to: MessageID(rawValue: id), text: text))
-            case let .react(id, emoji?):
-                try await session.react(to: MessageID(rawValue: id), with: emoji)
-                view.notice("you reacted \(emoji) to message \(id)")
-            case let .react(id, nil):
-                try await session.react(to: MessageID(rawValue: id), with: nil)
-                view.notice("your reaction to message \(id) is taken away")
+            case let .reply(handle, text):
+                view.show(try await session.reply(to: try await session.resolve(handle, for: .received), text: text))
+            case let .react(handle, emoji?):
+                let id = try await session.resolve(handle, for: .received)
+                try await session.react(to: id, with: emoji)
+                view.notice("you reacted \(emoji) to message [\(id)]")
+            case let .react(handle, nil):
+                let id = try await session.resolve(handle, for: .received)
+                try await session.react(to: id, with: nil)
+                view.notice("your reaction to message [\(id)] is taken away")
+            case let .edit(handle, text):
+                view.edited(try await session.edit(try await session.resolve(handle, for: .ownText), text: text))
+            case let .fetch(handle):
+                try await fetch(try await session.resolve(handle, for: .receivedFile), session: session, view: view)
             case let .delete(id, forEveryone):
                 try await session.delete(MessageID(rawValue: id), forEveryone: forEveryone)
-                view.notice(forEveryone ? "message \(id) deleted for everyone" : "message \(id) deleted here")
+                view.notice(forEveryone ? "message [\(id)] deleted for everyone" : "message [\(id)] deleted here")
             case let .disappear(seconds):
                 view.show(try await session.setDisappearingTimer(seconds))
             case let .invalid(problem):
@@ -197,10 +209,27 @@ struct ChatCommand: AsyncParsableCommand {
         return true
     }
 
+    /// `/fetch`: downloads the file of message `id` into the downloads
+    /// folder, its progress on a line of its own that changes in place (in
+    /// tenths; printed once at the end without a terminal).
+    private static func fetch(_ id: MessageID, session: ChatSession, view: ChatView) async throws {
+        let key = "fetch-\(id)"
+        let last = Mutex(-1)
+        view.progress(key: key, "fetching the file of message [\(id)] …")
+        let (attachment, path) = try await session.fetch(id, into: ChatSession.downloadsFolder()) { step in
+            guard step.total > 0 else { return }
+            let tenth = Int(step.done * 10 / step.total)
+            guard last.withLock({ seen in defer { seen = max(seen, tenth) }; return tenth > seen }) else { return }
+            view.progress(key: key, "fetching the file of message [\(id)]: \(ProgressDisplay.bytes(step.done)) of \(ProgressDisplay.bytes(step.total)) (\(tenth * 10) %)")
+        }
+        view.progress(key: key, "[\(id)] \(attachment.fileName) saved to \(path) (\(ProgressDisplay.bytes(attachment.size)), checked)", final: true)
+    }
+
     private static func describe(_ error: any Error, for input: ChatInput) -> String {
         let reason = ExitStatus.message(for: error)
         switch input {
-        case .message, .file, .reply, .react, .disappear: return "not sent: \(reason)"
+        case .message, .file, .reply, .react, .edit, .disappear: return "not sent: \(reason)"
+        case .fetch: return "not fetched: \(reason)"
         case .delete: return "not deleted: \(reason)"
         default: break
         }
@@ -229,6 +258,8 @@ struct ChatCommand: AsyncParsableCommand {
         case let .reaction(message, _, summary) where message.conversation == conversation:
             let who = message.direction == .outgoing ? "your message" : "the message"
             view.notice("reactions to \(who) [\(message.id)] “\(Presentation.oneLine(message.text, length: 32))”: \(summary.isEmpty ? "none" : summary)")
+        case let .edited(message, _) where message.conversation == conversation:
+            view.edited(message)
         case let .deleted(message, _) where message.conversation == conversation:
             view.notice("message [\(message.id)] was deleted")
         case let .undecryptable(reason):

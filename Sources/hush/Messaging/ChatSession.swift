@@ -1,5 +1,6 @@
 import Foundation
 import HushKit
+import HushTerminal
 
 /// One open conversation in real time: the live connection, the heartbeat
 /// that shows the contact we are here, typing indicators, presence and read
@@ -217,6 +218,92 @@ final class ChatSession: @unchecked Sendable {
     /// Sets or takes away (`nil`) our reaction to message `id` (`/react`, `/unreact`).
     func react(to id: MessageID, with emoji: String?) async throws {
         try await room.react(to: id, with: emoji)
+    }
+
+    /// Replaces the text of our message `id` (`/edit`); returns it as it now stands.
+    func edit(_ id: MessageID, text: String) async throws -> Message {
+        try await room.edit(id, text: text)
+    }
+
+    /// What a command with a message handle wants the handle to name.
+    enum HandleUse {
+        /// /reply, /react: a message someone else wrote.
+        case received
+        /// /edit: one of our texts.
+        case ownText
+        /// /fetch: a file someone sent.
+        case receivedFile
+    }
+
+    /// The message a handle names: `id` as given, or for "last" (nil) the
+    /// latest message of this conversation that suits `use`.
+    func resolve(_ id: Int64?, for use: HandleUse) async throws -> MessageID {
+        if let id { return MessageID(rawValue: id) }
+        let recent = try await lastMessages(ChatSession.handleSearchDepth)
+        let found = recent.last { message in
+            switch use {
+            case .received: return message.direction == .incoming
+            case .ownText: return message.direction == .outgoing && message.kind == .text
+            case .receivedFile: return message.direction == .incoming && message.kind == .file
+            }
+        }
+        guard let found else {
+            let what: String
+            switch use {
+            case .received: what = "message from them"
+            case .ownText: what = "text of yours"
+            case .receivedFile: what = "file received"
+            }
+            throw CommandError(.usage, "no \(what) among the last \(ChatSession.handleSearchDepth) messages: give its id (the number in brackets)")
+        }
+        return found.id
+    }
+
+    /// How far back "last" looks.
+    static let handleSearchDepth = 200
+
+    /// Downloads and checks the file message `id` carries (`/fetch`), then
+    /// saves it in `folder` under its sender's file name (defused; with a
+    /// number added when that name is taken: nothing is replaced). Returns
+    /// the attachment and where it was saved.
+    func fetch(_ id: MessageID, into folder: String,
+               progress: @escaping @Sendable (TransferProgress) -> Void) async throws -> (Attachment, String) {
+        guard let message = try await account.message(id), message.conversation == room.id else {
+            throw HushError(.notFound, reason: "no message with id \(id) in this conversation", subject: .message(id))
+        }
+        guard message.direction == .incoming, let attachment = try await account.attachment(of: id) else {
+            throw CommandError(.usage, "message \(id) carries no file received here: /fetch takes a received file's id")
+        }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        let path = ChatSession.freePath(in: folder, for: attachment.fileName, fallback: "attachment-\(attachment.id)")
+        return (try await account.fetch(attachment.id, to: path, progress: progress), path)
+    }
+
+    /// The folder /fetch saves into: `$XDG_DOWNLOAD_DIR` when it is an
+    /// absolute path, else `~/Downloads`.
+    static func downloadsFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let folder = environment["XDG_DOWNLOAD_DIR"], folder.hasPrefix("/") { return folder }
+        return (environment["HOME"] ?? NSHomeDirectory()) + "/Downloads"
+    }
+
+    /// A path in `folder` for a file its sender named `name`: only the last
+    /// component, without control characters, not hidden, and not a name
+    /// already there ("photo.jpg", then "photo-1.jpg", …).
+    static func freePath(in folder: String, for name: String, fallback: String) -> String {
+        var base = String(name.split(separator: "/").last ?? "")
+            .unicodeScalars.filter { $0.properties.generalCategory != .control && $0 != "\u{0}" }
+            .map(String.init).joined()
+        base = UntrustedText.sanitized(base, keepingLineBreaks: false)
+        while base.hasPrefix(".") { base.removeFirst() }
+        if base.isEmpty { base = fallback }
+        let stem = (base as NSString).deletingPathExtension, ext = (base as NSString).pathExtension
+        var candidate = base, number = 0
+        while FileManager.default.fileExists(atPath: folder + "/" + candidate) {
+            number += 1
+            candidate = ext.isEmpty ? "\(stem)-\(number)" : "\(stem)-\(number).\(ext)"
+        }
+        return folder + "/" + candidate
     }
 
     /// Deletes message `id` here, or for everyone (`/delete`, `/delete!`).

@@ -77,6 +77,19 @@ final class ChatView: Sendable {
         screen.show(line(message, status: status), key: message.clientMessageID)
     }
 
+    /// An edit by the message's author: its line shows the new text where it
+    /// stands, marked "(edited)". Without a terminal (line mode), or when the
+    /// message is not on screen, the edited line is printed as a new one.
+    func edited(_ message: Message) {
+        let status = state.withLock { s in
+            s.messages[message.clientMessageID] = message
+            return s.statuses[message.clientMessageID].map { later($0, message.status) } ?? message.status
+        }
+        let text = line(message, status: status)
+        if screen.isInteractive, screen.update(key: message.clientMessageID, text: text) { return }
+        screen.show(text, key: message.clientMessageID)
+    }
+
     /// A status change: the mark on the message's line changes where it stands.
     /// Without a terminal (line mode) it is printed as a short line instead.
     func statusChanged(_ clientMessageID: String, to status: Message.Status) {
@@ -89,6 +102,18 @@ final class ChatView: Sendable {
             return
         }
         if let message { screen.update(key: clientMessageID, text: line(message, status: status)) }
+    }
+
+    /// A line that changes in place (a transfer's progress): on a terminal
+    /// each call replaces the line with `key`; without one only the `final`
+    /// text is printed, so a script's output is not flooded.
+    func progress(key: String, _ text: String, final: Bool = false) {
+        let line = style.dim(UntrustedText.sanitized(text, keepingLineBreaks: false))
+        if screen.isInteractive {
+            if !screen.update(key: key, text: line) { screen.show(line, key: key) }
+        } else if final {
+            screen.show(line)
+        }
     }
 
     /// A local line: command output or an error. Never sent. Defused as a
@@ -121,8 +146,10 @@ final class ChatView: Sendable {
             let excerpt = state.withLock { $0.messages[quoted.clientMessageID]?.text }
             body = style.dim("↳ " + (excerpt.map { "“\(UntrustedText.oneLine($0, length: 32))” " } ?? "(reply) ")) + body
         }
+        if message.isEdited { body += style.dim(" (edited)") }
         let suffix = outgoing ? "  " + mark(status) : ""
-        return "\(style.dim(time(message.relayTimestamp ?? message.createdAt))) \(style.bold(UntrustedText.sanitized(who, keepingLineBreaks: false))): \(body)\(suffix)"
+        // The id in brackets, as hush history shows it: what /reply, /react, /edit, /fetch and /delete take.
+        return "\(style.dim("[\(message.id)] " + time(message.relayTimestamp ?? message.createdAt))) \(style.bold(UntrustedText.sanitized(who, keepingLineBreaks: false))): \(body)\(suffix)"
     }
 
     /// … pending, ✓ sent, ✓✓ delivered, ✓✓ read, ✗ failed.

@@ -59,14 +59,17 @@ struct HistoryCommand: AsyncParsableCommand {
             Marks: … pending, ✓ sent (the relay has it), ✓✓ delivered, ✓✓ read, ✗ failed.
 
             A reply shows the message it quotes above it (↳), and the reactions to a message \
-            follow it on a line of their own. `hush reply`, `hush react` and `hush delete` take the ids \
-            in brackets. A deleted message shows as (deleted); one under a disappearing timer shows \
-            when it disappears once read; an expired one is gone. --json carries "deleted", \
-            "expiresAfter" (seconds) and "expiresAt" (ms since 1970, once its timer runs).
+            follow it on a line of their own. `hush reply`, `hush react`, `hush edit` and `hush delete` \
+            take the ids in brackets. An edited message shows its current text marked "(edited)"; \
+            --edits ID lists every version of message ID (the original first) with the time its author \
+            wrote it. A deleted message shows as (deleted); one under a disappearing timer shows when it \
+            disappears once read; an expired one is gone. --json carries "deleted", "expiresAfter" \
+            (seconds) and "expiresAt" (ms since 1970, once its timer runs).
 
             Examples:
               hush history bob
               hush history bob --before 120 --limit 20
+              hush history bob --edits 42
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -75,16 +78,19 @@ struct HistoryCommand: AsyncParsableCommand {
     @Option(help: "Show messages after this message id.") var after: Int64?
     @Option(help: "How many messages (1 to 500).") var limit = 50
     @Flag(help: "Do not mark messages read or send read receipts.") var noReceipts = false
+    @Option(help: "Show every version of this edited message instead of a page.") var edits: Int64?
 
     func validate() throws {
         guard (1...500).contains(limit) else { throw ValidationError("--limit must be between 1 and 500") }
         if before != nil && after != nil { throw ValidationError("use --before or --after, not both") }
+        if edits != nil && (before != nil || after != nil) { throw ValidationError("--edits shows one message: leave out --before and --after") }
     }
 
     func run() async throws {
         try await reportingErrors {
             let account = try await global.openAccount()
             let (room, target) = try await Names(account: account).room(name)
+            if let edits { return try await showVersions(of: MessageID(rawValue: edits), in: room) }
             let page: [Message]
             if let after {
                 page = try await room.messages(after: MessageID(rawValue: after), limit: limit)
@@ -143,6 +149,25 @@ struct HistoryCommand: AsyncParsableCommand {
                 }
             }
             if !noReceipts { try await room.markRead() }
+        }
+    }
+}
+
+extension HistoryCommand {
+    /// `--edits ID`: the versions of one message, oldest first, each with
+    /// the time its author wrote it; the last is the text history shows.
+    func showVersions(of id: MessageID, in room: Room) async throws {
+        let versions = try await room.editHistory(of: id)
+        if global.json {
+            try printJSON(["id": id.rawValue, "versions": versions.map { version in
+                ["text": version.text, "writtenAt": version.writtenAt, "original": version.isOriginal] as [String: Any]
+            }])
+            return
+        }
+        guard !versions.isEmpty else { return print("[\(id)] was never edited.") }
+        for (index, version) in versions.enumerated() {
+            let label = version.isOriginal ? "original" : "edit \(index)"
+            print("[\(id)] \(Presentation.style.dim(Presentation.time(version.writtenAt)))  \(Presentation.style.dim(label)): \(UntrustedText.sanitized(version.text))")
         }
     }
 }

@@ -9,7 +9,8 @@ struct DeleteCommand: AsyncParsableCommand {
         discussion: """
             ID is the message's id: the number in brackets `hush history NAME` shows, or the "id" of \
             `hush history NAME --json`. Without --for-everyone the message is deleted on this device \
-            only: its text, its file and its search entry go, and history shows it as deleted. With \
+            only: its text, its earlier versions (if edited), its file and its search entry go, and history \
+            shows it as deleted. With \
             --for-everyone every device in the conversation deletes it too; only your own messages, \
             within 48 hours of sending them. An ID not in NAME's conversation changes nothing.
 

@@ -19,6 +19,8 @@ enum EventDetails {
     /// Someone's reaction to a message changed; `contact` is the contact's or
     /// the group's name, `summary` the reactions now standing, with names.
     case reaction(Message, contact: String, summary: String)
+    /// A message was edited by its author; `contact` is the contact's or the group's name.
+    case edited(Message, contact: String)
     /// A message was deleted (or expired: then `message.isDeleted` and it is
     /// gone from history); `contact` is the contact's or the group's name.
     case deleted(Message, contact: String)
@@ -63,6 +65,9 @@ enum EventDetails {
             }
             return .reaction(message, contact: await title(of: conversation, in: account),
                              summary: Presentation.reactions(message.reactions, names: names))
+        case let .messageEdited(id, conversation):
+            guard let message = try? await account.message(id) else { return nil }
+            return .edited(message, contact: await title(of: conversation, in: account))
         case let .messageDeleted(id, conversation):
             guard let message = try? await account.message(id) else { return nil }
             return .deleted(message, contact: await title(of: conversation, in: account))

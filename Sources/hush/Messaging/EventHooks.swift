@@ -40,7 +40,15 @@ final class EventHooks: Sendable {
     }
 
     func handle(_ event: EventDetails, json: String) {
-        let notification = notifySend == nil ? nil : EventNotification(event, includeText: notifyText)
+        handle(notification: notifySend == nil ? nil : EventNotification(event, includeText: notifyText), json: json)
+    }
+
+    /// For an event as `--json` prints it (what a daemon streams).
+    func handle(_ object: [String: Any], json: String) {
+        handle(notification: notifySend == nil ? nil : EventNotification(object, includeText: notifyText), json: json)
+    }
+
+    private func handle(notification: EventNotification?, json: String) {
         guard notification != nil || command != nil else { return }
         let dropped: Bool = waiting.withLock { waiting in
             waiting.append((notification, json))

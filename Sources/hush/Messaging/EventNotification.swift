@@ -22,6 +22,21 @@ struct EventNotification: Sendable, Equatable {
         }
     }
 
+    /// The same, for an event as `hush listen --json` prints it (a daemon's stream).
+    init?(_ object: [String: Any], includeText: Bool) {
+        guard let contact = object["contact"] as? String else { return nil }
+        let text = object["body"] as? String ?? ""
+        switch object["event"] as? String {
+        case "message":
+            let from = (object["group"] as? String).map { "\(contact) in \($0)" } ?? contact
+            self.init(messageFrom: from, text: text, isRequest: false, includeText: includeText)
+        case "request":
+            self.init(messageFrom: contact, text: text, isRequest: true, includeText: includeText)
+        default:
+            return nil
+        }
+    }
+
     init(messageFrom contact: String, text: String, isRequest: Bool, includeText: Bool) {
         if isRequest {
             summary = "Hush: message request from \(contact)"

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HushDaemon
 import HushKit
 import HushTerminal
 
@@ -11,9 +12,10 @@ struct ListenCommand: AsyncParsableCommand {
             Events: message (a new incoming message), request (a message from a stranger: a message \
             request, nothing is sent back until `hush requests accept`), status (an outgoing message became sent, \
             delivered, read or failed), reaction (someone's reaction to a message was set, changed or taken \
-            away; --json carries the message with its "reactions"), deleted (a message was deleted or \
-            expired), disappearingTimer (a conversation's timer changed; "disappearingSeconds" is null \
-            when off), typing, quarantined, connection. With --json each event is one \
+            away; --json carries the message with its "reactions"), edited (its author edited a message; \
+            --json carries the message with its new "body" and "editedAt"), deleted (a message was \
+            deleted or expired), disappearingTimer (a conversation's timer changed; "disappearingSeconds" \
+            is null when off), typing, quarantined, connection. With --json each event is one \
             JSON object on its own line. Stops on Ctrl-C, or after --timeout seconds.
 
             --notify shows a desktop notification (through notify-send, from libnotify) for each new \
@@ -59,6 +61,9 @@ struct ListenCommand: AsyncParsableCommand {
                 }
             }
             let hooks = EventHooks(notifySend: notifySend, notifyText: notifyText, command: exec)
+            if let daemon = DaemonConnection.connect(home: try global.homeDirectory()) {
+                return try await listen(through: daemon, hooks: hooks)
+            }
             let account = try await global.openAccount()
             let json = global.json
             // With --notify this usually runs as a service whose output is logged: no message text there unless asked.
@@ -85,6 +90,42 @@ struct ListenCommand: AsyncParsableCommand {
             printer.cancel()
             hooks.drain()
         }
+    }
+
+    /// Beside a daemon: its events, printed and hooked as they would be here.
+    private func listen(through daemon: DaemonConnection, hooks: EventHooks) async throws {
+        _ = try daemon.call("events.subscribe")
+        let json = global.json, bodies = !notify || printText
+        let connection = DaemonStream(daemon)
+        let printer = Task.detached {
+            // Blocking reads, on a thread of their own; they end when the connection closes.
+            while let message = try? connection.receive() {
+                guard message["method"]?.stringValue == "event", let params = message["params"],
+                      let object = try? JSONSerialization.jsonObject(with: Data(params.description.utf8)) as? [String: Any] else { continue }
+                let line = Presentation.jsonLine(object)
+                print(json ? line : ListenCommand.text(object, bodies: bodies))
+                fflush(nil)
+                hooks.handle(object, json: line)
+            }
+            return connection.isClosed
+        }
+        // Ctrl-C, SIGTERM or the timeout close the connection, which ends the printer's read.
+        let stopper = Task { [timeout] in
+            if let timeout {
+                try? await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))
+            } else {
+                await waitForInterrupt()
+            }
+            connection.close()
+        }
+        let closedByUs = await printer.value
+        stopper.cancel()
+        connection.close()
+        if !closedByUs {
+            printError("the daemon closed the connection (it stopped?): `hush daemon status` says whether it runs")
+            throw ExitCode(ExitStatus.failure.rawValue)
+        }
+        hooks.drain()
     }
 
     static func describe(_ event: EventDetails) -> [String: Any] {
@@ -115,6 +156,10 @@ struct ListenCommand: AsyncParsableCommand {
             object["event"] = "reaction"
             object["summary"] = summary
             return object
+        case let .edited(message, contact):
+            var object = Presentation.json(message, contact: contact)
+            object["event"] = "edited"
+            return object
         case let .deleted(message, contact):
             return ["event": "deleted", "id": message.id.rawValue, "clientMessageId": message.clientMessageID, "contact": contact,
                     "deleted": true]
@@ -141,6 +186,9 @@ struct ListenCommand: AsyncParsableCommand {
         case "reaction":
             let summary = (object["summary"] as? String).flatMap { $0.isEmpty ? nil : $0 } ?? "none"
             return "reactions to message \(object["id"] ?? "?") with \(untrusted(object["contact"])): \(untrusted(summary))"
+        case "edited":
+            let text = bodies ? ": \(untrusted(object["body"]))" : ""
+            return "message \(object["id"] ?? "?") with \(untrusted(object["contact"])) was edited\(text)"
         case "deleted":
             return "message \(object["id"] ?? "?") with \(untrusted(object["contact"])) was deleted"
         case "disappearingTimer":
@@ -189,5 +237,29 @@ private final class InterruptOnce: @unchecked Sendable {
         continuation = nil
         lock.unlock()
         pending?.resume()
+    }
+}
+
+/// A daemon connection read on one thread and closed from another.
+private final class DaemonStream: @unchecked Sendable {
+    private let connection: DaemonConnection
+    private let lock = NSLock()
+    private var closed = false
+
+    init(_ connection: DaemonConnection) { self.connection = connection }
+
+    func receive() throws -> JSONValue? { try connection.receive() }
+
+    var isClosed: Bool { lock.withLock { closed } }
+
+    /// Ends the stream (a blocked read returns); whether this call did it.
+    @discardableResult
+    func close() -> Bool {
+        lock.withLock {
+            guard !closed else { return false }
+            closed = true
+            connection.shutdown()
+            return true
+        }
     }
 }

@@ -29,7 +29,7 @@ enum Presentation {
         return timeFormatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
     }
 
-    /// One history line: `[id] time  who: text  mark`.
+    /// One history line: `[id] time  who: text (edited)  mark`.
     static func line(_ message: Message, contact: String) -> String {
         let who = message.direction == .outgoing ? "you" : contact
         let mark = message.direction == .outgoing ? "  " + Presentation.mark(message.status) : ""
@@ -37,11 +37,17 @@ enum Presentation {
         return "[\(message.id)] \(style.dim(time(message.relayTimestamp ?? message.createdAt)))  \(style.bold(peer(who))): \(text(of: message))\(mark)"
     }
 
+    /// ` (edited)` after an edited message's text (dimmed), nothing otherwise.
+    static func edited(_ message: Message) -> String {
+        message.isEdited ? style.dim(" (edited)") : ""
+    }
+
     /// A message's text for a terminal: sanitised, "deleted" for a
-    /// tombstone, with the time left when its disappearing timer runs.
+    /// tombstone, "(edited)" after an edited one, with the time left when
+    /// its disappearing timer runs (an edit keeps the message's timer).
     static func text(of message: Message) -> String {
         guard !message.isDeleted else { return style.dim("(deleted)") }
-        let text = UntrustedText.sanitized(message.text)
+        let text = UntrustedText.sanitized(message.text) + edited(message)
         guard let expiresAt = message.expiresAt else { return text }
         return text + style.dim("  (disappears \(time(expiresAt)))")
     }
@@ -63,6 +69,8 @@ enum Presentation {
             object["replyTo"] = replyTo
         }
         object["reactions"] = json(message.reactions)
+        object["edited"] = message.isEdited
+        if let editedAt = message.editedAt { object["editedAt"] = editedAt }
         object["deleted"] = message.isDeleted
         if let expiresAfter = message.expiresAfter { object["expiresAfter"] = expiresAfter }
         if let expiresAt = message.expiresAt { object["expiresAt"] = expiresAt }

@@ -24,7 +24,7 @@ struct ProfileCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let account: HushAccount = try await global.openAccount()
-            defer { account.close() }
+            defer { global.finished(with: account) }
             if let name {
                 let queued: Int
                 do {

@@ -20,11 +20,16 @@ final class ProgressDisplay: Sendable {
     private let style: Style
     private let label: String
     private let state = Mutex(State())
+    /// Taken when made: the transfer calls back from tasks that do not carry the command's output.
+    private let output = CommandOutput.current
 
-    init(json: Bool, label: String) {
-        style = json ? .json : (isatty(STDERR_FILENO) == 1 ? .bar : .lines)
+    /// `terminal`: whether standard error is a terminal (for a daemon client, the client's).
+    init(json: Bool, label: String, terminal: Bool = CommandContext.current?.stderrIsTerminal ?? (isatty(STDERR_FILENO) == 1)) {
+        style = json ? .json : (terminal ? .bar : .lines)
         self.label = label
     }
+
+    private func write(_ text: String) { output.write(.stderr, text) }
 
     var handler: @Sendable (TransferProgress) -> Void { { [self] in report($0) } }
 
@@ -32,7 +37,7 @@ final class ProgressDisplay: Sendable {
         state.withLock { state in
             let now = Date()
             if state.phase != progress.phase {
-                if state.phase != nil, style == .bar { FileHandle.standardError.write(Data("\n".utf8)) }
+                if state.phase != nil, style == .bar { write("\n") }
                 state = State(phase: progress.phase, started: now)
             }
             let finished = progress.done >= progress.total
@@ -43,12 +48,12 @@ final class ProgressDisplay: Sendable {
                 state.lastDraw = now
                 let event = Presentation.jsonLine(["event": "progress", "phase": progress.phase.rawValue,
                                                    "attachment": progress.attachment?.rawValue ?? 0, "done": progress.done, "total": progress.total])
-                FileHandle.standardError.write(Data((event + "\n").utf8))
+                write(event + "\n")
             case .lines:
                 let tenth = Int(fraction * 10)
                 guard tenth != state.lastTenth else { return }
                 state.lastTenth = tenth
-                FileHandle.standardError.write(Data("\(progress.phase.rawValue) \(label): \(tenth * 10)% (\(Self.bytes(progress.done)) of \(Self.bytes(progress.total)))\n".utf8))
+                write("\(progress.phase.rawValue) \(label): \(tenth * 10)% (\(Self.bytes(progress.done)) of \(Self.bytes(progress.total)))\n")
             case .bar:
                 guard finished || now.timeIntervalSince(state.lastDraw) >= 0.1 else { return }
                 state.lastDraw = now
@@ -59,8 +64,8 @@ final class ProgressDisplay: Sendable {
                 let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
                 let line = "\r\(progress.phase.rawValue) \(label) [\(bar)] \(Self.bytes(progress.done))/\(Self.bytes(progress.total)) "
                     + "\(Self.bytes(Int64(rate)))/s \(finished ? "done" : "\(Int(left.rounded())) s left")\u{1B}[K"
-                FileHandle.standardError.write(Data(line.utf8))
-                if finished { FileHandle.standardError.write(Data("\n".utf8)); state.phase = nil }
+                write(line)
+                if finished { write("\n"); state.phase = nil }
             }
         }
     }

@@ -26,7 +26,7 @@ struct RegisterCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let account: HushAccount = try await global.openAccount(relayOverride: relay)
-            defer { account.close() }
+            defer { global.finished(with: account) }
             try await account.register()
             // register() refuses an account without a relay, so there is one here.
             let url = account.relayURL ?? ""

@@ -32,7 +32,7 @@ struct ReplyCommand: AsyncParsableCommand {
             if let text, text != "-" {
                 body = text
             } else {
-                body = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .newlines)
+                body = String(decoding: CommandInput.readAll(), as: UTF8.self).trimmingCharacters(in: .newlines)
             }
             guard !body.isEmpty else { throw ValidationError("nothing to send: the reply is empty") }
             let account = try await global.openAccount()

@@ -33,13 +33,13 @@ struct SendCommand: AsyncParsableCommand {
     @Option(help: "Send this file as an attachment.") var file: String?
 
     func run() async throws {
-        if let file { return try await sendFile(file) }
+        if let file { return try await sendFile(CommandContext.resolve(file)) }
         try await reportingErrors {
             let body: String
             if let text, text != "-" {
                 body = text
             } else {
-                let data = FileHandle.standardInput.readDataToEndOfFile()
+                let data = CommandInput.readAll()
                 body = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
             }
             guard !body.isEmpty else { throw ValidationError("nothing to send: the message is empty") }

@@ -20,7 +20,7 @@ struct WhoamiCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let account: HushAccount = try await global.openAccount()
-            defer { account.close() }
+            defer { global.finished(with: account) }
             let registered = try await account.isRegistered()
             if global.json {
                 try printJSON(["address": account.address, "identityKey": account.fingerprint.replacingOccurrences(of: " ", with: ""),

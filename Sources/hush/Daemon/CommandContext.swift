@@ -1,0 +1,79 @@
+import ArgumentParser
+import Foundation
+import HushKit
+
+/// What a command run by the daemon for a client (`DaemonCommandRunner`)
+/// uses in place of its own process's: the daemon's open account, the
+/// client's working directory and terminal.
+struct CommandContext: Sendable {
+    let account: HushAccount
+    let home: String
+    /// The client's working directory: relative paths it typed are resolved against it.
+    let workingDirectory: String
+    let stderrIsTerminal: Bool
+
+    @TaskLocal static var current: CommandContext?
+
+    /// `path` as the client meant it: relative ones against its working directory.
+    static func resolve(_ path: String) -> String {
+        guard let current, !path.hasPrefix("/") else { return path }
+        if path == "~" || path.hasPrefix("~/") { return path }
+        return current.workingDirectory + "/" + path
+    }
+}
+
+/// The commands a daemon runs for its clients: every one that works on the
+/// account through HushKit and needs no terminal of its own. The others
+/// (chat, listen, doctor, passphrase, init, audit local) run in their own
+/// process, and are refused with exit 26 while a daemon owns the account.
+protocol RunsThroughDaemon: AsyncParsableCommand {
+    var global: GlobalOptions { get }
+    /// What the command would read from standard input, read by the client
+    /// before it hands the command over (nil: it reads none).
+    func standardInputForDaemon() -> Data?
+}
+
+extension RunsThroughDaemon {
+    func standardInputForDaemon() -> Data? { nil }
+}
+
+extension WhoamiCommand: RunsThroughDaemon {}
+extension RegisterCommand: RunsThroughDaemon {}
+extension ProfileCommand: RunsThroughDaemon {}
+extension ContactCommand.Add: RunsThroughDaemon {}
+extension ContactCommand.List: RunsThroughDaemon {}
+extension ContactCommand.Remove: RunsThroughDaemon {}
+extension ContactCommand.Accept: RunsThroughDaemon {}
+extension GroupCommand.Create: RunsThroughDaemon {}
+extension GroupCommand.Add: RunsThroughDaemon {}
+extension GroupCommand.Remove: RunsThroughDaemon {}
+extension GroupCommand.Promote: RunsThroughDaemon {}
+extension GroupCommand.Rename: RunsThroughDaemon {}
+extension GroupCommand.Leave: RunsThroughDaemon {}
+extension GroupCommand.List: RunsThroughDaemon {}
+extension GroupCommand.Info: RunsThroughDaemon {}
+extension RequestsCommand.List: RunsThroughDaemon {}
+extension RequestsCommand.Accept: RunsThroughDaemon {}
+extension RequestsCommand.Block: RunsThroughDaemon {}
+extension SyncCommand: RunsThroughDaemon {}
+extension ChatsCommand: RunsThroughDaemon {}
+extension HistoryCommand: RunsThroughDaemon {}
+extension SearchCommand: RunsThroughDaemon {}
+extension OutboxCommand: RunsThroughDaemon {}
+extension RetryCommand: RunsThroughDaemon {}
+extension VerifyCommand: RunsThroughDaemon {}
+extension AttachmentsCommand: RunsThroughDaemon {}
+extension FetchCommand: RunsThroughDaemon {}
+extension ReactCommand: RunsThroughDaemon {}
+
+extension SendCommand: RunsThroughDaemon {
+    func standardInputForDaemon() -> Data? {
+        file == nil && (text == nil || text == "-") ? FileHandle.standardInput.readDataToEndOfFile() : nil
+    }
+}
+
+extension ReplyCommand: RunsThroughDaemon {
+    func standardInputForDaemon() -> Data? {
+        text == nil || text == "-" ? FileHandle.standardInput.readDataToEndOfFile() : nil
+    }
+}

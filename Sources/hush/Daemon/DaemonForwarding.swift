@@ -1,0 +1,32 @@
+import Foundation
+import HushDaemon
+import HushKit
+
+/// The client side of `cli.run`: a command typed while a daemon owns the
+/// account is handed to it whole, and its output and exit code come back.
+enum DaemonForwarding {
+    /// Runs `arguments` through the daemon when `command` may run there and
+    /// the daemon of its account answers; returns the exit code, or nil to
+    /// run the command in this process.
+    static func run(_ arguments: [String]) -> Int32? {
+        guard let parsed = try? Hush.parseAsRoot(arguments), let command = parsed as? any RunsThroughDaemon,
+              let home = try? command.global.homeDirectory(), let connection = DaemonConnection.connect(home: home) else { return nil }
+        var params: [String: JSONValue] = [
+            "argv": .array(arguments.map(JSONValue.string)), "home": .string(home),
+            "cwd": .string(FileManager.default.currentDirectoryPath), "stderrIsTerminal": .bool(isatty(STDERR_FILENO) == 1),
+        ]
+        if let input = command.standardInputForDaemon() { params["stdin"] = .string(input.base64EncodedString()) }
+        do {
+            let result = try connection.call("cli.run", .object(params)) { method, output in
+                guard method == "cli.output", let text = output["text"]?.stringValue else { return }
+                CommandOutput.standard.write(output["stream"]?.stringValue == "stderr" ? .stderr : .stdout, text)
+            }
+            fflush(nil)
+            return Int32(result["exitCode"]?.integerValue ?? Int64(ExitStatus.failure.rawValue))
+        } catch {
+            fflush(nil)
+            printError("the daemon of \(home) did not run the command: \(error): see `hush daemon status`")
+            return ExitStatus.failure.rawValue
+        }
+    }
+}
