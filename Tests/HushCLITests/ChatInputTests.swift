@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import HushKit
 @testable import hush
 
 @Suite struct ChatInputTests {
@@ -76,5 +77,25 @@ import Testing
             default: break
             }
         }
+    }
+    /// "last" (/reply, /react, /edit, /fetch) never names a deleted message
+    /// or a timer change: after the merge of edits and deletion, a tombstone
+    /// was the "last" message of its direction and /edit last or /react last
+    /// aimed at it.
+    @Test func lastNeverNamesADeletedMessageOrATimerChange() {
+        for use in [ChatSession.HandleUse.received, .ownText, .receivedFile] {
+            for direction in [Message.Direction.incoming, .outgoing] {
+                for kind in [Message.Kind.text, .file, .timerChange] {
+                    #expect(!ChatSession.suits(direction: direction, kind: kind, isDeleted: true, use))
+                }
+                #expect(!ChatSession.suits(direction: direction, kind: .timerChange, isDeleted: false, use))
+            }
+        }
+        #expect(ChatSession.suits(direction: .incoming, kind: .text, isDeleted: false, .received))
+        #expect(ChatSession.suits(direction: .incoming, kind: .file, isDeleted: false, .received))
+        #expect(ChatSession.suits(direction: .outgoing, kind: .text, isDeleted: false, .ownText))
+        #expect(!ChatSession.suits(direction: .incoming, kind: .text, isDeleted: false, .ownText))
+        #expect(ChatSession.suits(direction: .incoming, kind: .file, isDeleted: false, .receivedFile))
+        #expect(!ChatSession.suits(direction: .incoming, kind: .text, isDeleted: false, .receivedFile))
     }
 }

@@ -158,7 +158,7 @@ import Testing
         let id = try #require(sent["id"] as? Int)
         let chat = try bed.hush(alice, ["chat", "bob"], stdin: "/delete! \(id)\n/disappear 1d\n/delete 99999\n/disappear 2d\nafter the change\n")
         #expect(chat.status == 0 && !chat.crashed, "\(chat)")
-        #expect(chat.stdout.contains("message \(id) deleted for everyone") && chat.stdout.contains("set disappearing messages to 1 day"),
+        #expect(chat.stdout.contains("message [\(id)] deleted for everyone") && chat.stdout.contains("set disappearing messages to 1 day"),
                 "\(chat)")
         #expect(chat.stdout.contains("not deleted: ") && chat.stdout.contains("/disappear takes 1h, 1d, 1w or off"), "\(chat)")
         try bed.sync(bob)
