@@ -40,15 +40,16 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
 
     public static func named(_ name: String) -> FuzzTarget? { FuzzTarget(rawValue: name) }
 
-    /// Decodes a content; a reply, reaction or edit that decodes must encode back
-    /// to the same bytes (the sender's checks and the receiver's agree: an
-    /// emoji the receiver takes is one the sender could have sent).
+    /// Decodes a content; a reply, reaction, edit, deletion, timer or expiring
+    /// content that decodes must encode back to the same bytes (the sender's
+    /// checks and the receiver's agree: an emoji or a timer the receiver
+    /// takes is one the sender could have sent).
     static func checkContent(_ input: [UInt8]) {
         guard let content = try? Content(decoding: input) else { return }
         switch content.body {
-        case .reply, .reaction, .edit:
+        case .reply, .reaction, .edit, .deletion, .disappearingTimer, .expiring:
             guard let again = try? content.encoded(), again == input else {
-                preconditionFailure("a decoded reply, reaction or edit does not encode back to its bytes")
+                preconditionFailure("a decoded reply, reaction, edit, deletion, timer or expiring content does not encode back to its bytes")
             }
         default: break
         }

@@ -116,7 +116,10 @@ public final class HushAccount: Sendable {
             let contents = try keys.unlock(KeystoreFile(directory: home))
             let store = try MessageStore.openExisting(path: home.databasePath, key: contents.databaseKey)
             if let relayURL { try store.settings.set(SettingsRepository.Name.relayURL, to: relayURL) }
-            return try HushAccount(home: home, contents: contents, store: store, lock: lock)
+            let account = try HushAccount(home: home, contents: contents, store: store, lock: lock)
+            // Messages whose disappearing timer ran out while the account was closed go first.
+            await account.messenger.sweepExpired()
+            return account
         }
     }
 

@@ -49,7 +49,10 @@ extension HushError {
             self.init(.invalidInput, reason: reason)
         case .noSuchMessage:
             self.init(.notFound, reason: reason, suggestion: "message ids are the ones a history lists for this account")
-        case .invalidReaction, .invalidIdempotencyKey:
+        case .invalidReaction, .invalidIdempotencyKey, .invalidDisappearingTimer, .alreadyDeleted:
+            self.init(.invalidInput, reason: reason)
+        case .notOwnMessage, .deletionWindowPassed:
+            // The suggestion is in the reason: delete it here only.
             self.init(.invalidInput, reason: reason)
         case .notEditable:
             self.init(.invalidInput, reason: reason)

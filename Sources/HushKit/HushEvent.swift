@@ -21,6 +21,14 @@ public enum HushEvent: Sendable, Equatable {
     /// A message's author edited it: read it again (`HushAccount.message(_:)`)
     /// for its new `text` and `editedAt`.
     case messageEdited(MessageID, in: ConversationID)
+    /// A message was deleted (here, or by its author for everyone) or its
+    /// disappearing timer ran out: read it again for `Message.isDeleted`
+    /// (an expired one is gone from history: drop it from the screen).
+    case messageDeleted(MessageID, in: ConversationID)
+    /// A conversation's disappearing-message timer changed (seconds; nil = off),
+    /// by the account or someone in it (their change also arrives as a
+    /// `.timerChange` message).
+    case disappearingTimerChanged(ConversationID, seconds: Int64?)
     /// A group's members, admins or name changed, or the account was removed.
     case groupChanged(ConversationID)
     /// A contact could not decrypt an outgoing message; it was sealed again and resent.
@@ -56,6 +64,10 @@ public enum HushEvent: Sendable, Equatable {
             self = .reactionChanged(MessageID(rawValue: messageID), in: ConversationID(rawValue: conversationID))
         case let .messageEdited(messageID, conversationID):
             self = .messageEdited(MessageID(rawValue: messageID), in: ConversationID(rawValue: conversationID))
+        case let .messageErased(messageID, conversationID):
+            self = .messageDeleted(MessageID(rawValue: messageID), in: ConversationID(rawValue: conversationID))
+        case let .disappearingTimerChanged(conversationID, seconds):
+            self = .disappearingTimerChanged(ConversationID(rawValue: conversationID), seconds: seconds)
         case let .groupChanged(_, conversationID):
             self = .groupChanged(ConversationID(rawValue: conversationID))
         case let .resent(_, _, messageID):

@@ -85,6 +85,10 @@ extension HushEvent {
             self = .undecryptable(reason: entry.detail ?? "")
         case .edited:
             self = .messageEdited(message, in: conversation)
+        case .erased:
+            self = .messageDeleted(message, in: conversation)
+        case .timerChanged:
+            self = .disappearingTimerChanged(conversation, seconds: entry.detail.flatMap { Int64($0) })
         }
     }
 }

@@ -19,6 +19,9 @@ public struct Message: Sendable, Equatable, Identifiable {
         case text
         /// A file (`text` is a one-line summary; `HushAccount.attachment(of:)` has the file).
         case file
+        /// A change of the conversation's disappearing-message timer (`text`
+        /// says it, e.g. "set disappearing messages to 1 day"; the sender is who changed it).
+        case timerChange
     }
 
     /// Where an outgoing message stands: pending (sealed and queued, the relay
@@ -79,12 +82,26 @@ public struct Message: Sendable, Equatable, Identifiable {
     public let editedAt: Int64?
     /// Whether the message was edited by its author ("edited" beside it).
     public var isEdited: Bool { editedAt != nil }
+    /// Whether the message was deleted (by the user here, or by its author
+    /// for everyone): its text, file and search entry are gone and `text`
+    /// is empty; history keeps it in place to show "deleted".
+    public let isDeleted: Bool
+    /// The disappearing timer it was sent under, in seconds; nil for none.
+    public let expiresAfter: Int64?
+    /// When it disappears, in milliseconds since 1970: set once it was read
+    /// (an outgoing one: once a read receipt came). Nil while its timer has
+    /// not started, or without one.
+    public let expiresAt: Int64?
 
     init(_ stored: StoredMessage, decorations: MessageDecorations? = nil) {
         id = MessageID(rawValue: stored.id)
         conversation = ConversationID(rawValue: stored.conversationId)
         direction = stored.direction == .incoming ? .incoming : .outgoing
-        kind = stored.contentType == "attachment" ? .file : .text
+        kind = switch stored.contentType {
+        case "attachment": .file
+        case HushMessenger.DisappearingTimer.contentType: .timerChange
+        default: .text
+        }
         senderAddress = stored.sender
         text = stored.body
         status = Status(rawValue: stored.status.rawValue) ?? .failed
@@ -94,6 +111,9 @@ public struct Message: Sendable, Equatable, Identifiable {
         readAt = stored.readAt
         clientMessageID = stored.clientMessageId
         serverID = stored.serverId
+        isDeleted = stored.isErased
+        expiresAfter = stored.expiresAfter
+        expiresAt = stored.expiresAt
         replyTo = stored.replyTo.map { clientID in
             QuotedMessage(message: decorations?.quoted[clientID].map { MessageID(rawValue: $0.id) }, clientMessageID: clientID)
         }

@@ -59,6 +59,22 @@ public struct Room: Sendable {
     // MARK: Sending
 
     /// Seals `text`, stores it and queues it, then tries to hand it to the
+    /// relay once: `send(_:idempotencyKey:)` without a key.
+    public func send(_ text: String) async throws(HushError) -> Message {
+        try await send(text, idempotencyKey: nil)
+    }
+
+    /// `sendReportingDelivery(_:idempotencyKey:)` without a key.
+    public func sendReportingDelivery(_ text: String) async throws(HushError) -> SendReport {
+        try await sendReportingDelivery(text, idempotencyKey: nil)
+    }
+
+    /// `reply(to:text:idempotencyKey:)` without a key.
+    public func reply(to message: MessageID, text: String) async throws(HushError) -> SendReport {
+        try await reply(to: message, text: text, idempotencyKey: nil)
+    }
+
+    /// Seals `text`, stores it and queues it, then tries to hand it to the
     /// relay once. The message returned says how that went: `sent` when the
     /// relay has it, `pending` when it is queued (retried with backoff by
     /// `startLive()` or the next `sync()`), `failed` when the relay refused it.
@@ -69,14 +85,14 @@ public struct Room: Sendable {
     /// and a later send with the same key (in any room) sends nothing and
     /// returns the message the first one sent, as it is now. A key out of
     /// bounds is `.invalidInput`, and nothing is sent.
-    public func send(_ text: String, idempotencyKey: String? = nil) async throws(HushError) -> Message {
+    public func send(_ text: String, idempotencyKey: String?) async throws(HushError) -> Message {
         try await sendReportingDelivery(text, idempotencyKey: idempotencyKey).message
     }
 
     /// `send(_:idempotencyKey:)`, also telling how the relay answered when
     /// the message is not there yet: refused (for now, as when it limits the
     /// rate, or for good) or not reached, and the reason the queue recorded.
-    public func sendReportingDelivery(_ text: String, idempotencyKey: String? = nil) async throws(HushError) -> SendReport {
+    public func sendReportingDelivery(_ text: String, idempotencyKey: String?) async throws(HushError) -> SendReport {
         try await account.guarded {
             try await report(try await messenger.sendReportingDelivery(text: text, to: try await target(), idempotencyKey: idempotencyKey))
         }
@@ -87,7 +103,7 @@ public struct Room: Sendable {
     /// names the quoted message; the other side sees the quote when it has
     /// that message too. A message of another room, or none, is `.notFound`
     /// and nothing is sent. `idempotencyKey` is as for `send(_:idempotencyKey:)`.
-    public func reply(to message: MessageID, text: String, idempotencyKey: String? = nil) async throws(HushError) -> SendReport {
+    public func reply(to message: MessageID, text: String, idempotencyKey: String?) async throws(HushError) -> SendReport {
         try await account.guarded {
             try await requireHere(message)
             return try await report(try await messenger.reply(toMessage: message.rawValue, text: text, idempotencyKey: idempotencyKey))
@@ -133,6 +149,38 @@ public struct Room: Sendable {
             return try await messenger.versions(ofMessage: message.rawValue).map { version in
                 MessageVersion(text: version.body, writtenAt: version.sentAt, isOriginal: version.editId == nil)
             }
+        }
+    }
+
+    /// Deletes `message` (a message of this room): on this device only, or,
+    /// `forEveryone`, on every device of the room too (only the account's own
+    /// message, within 48 hours of sending it: another's, or an older one,
+    /// is `.invalidInput` and nothing changes). Its text, file and search
+    /// entry go; history shows it as deleted (`Message.isDeleted`). A message
+    /// of another room, or none, is `.notFound`.
+    public func delete(_ message: MessageID, forEveryone: Bool) async throws(HushError) {
+        try await account.guarded {
+            try await requireHere(message)
+            try await messenger.delete(message: message.rawValue, forEveryone: forEveryone)
+        }
+    }
+
+    /// Sets the room's disappearing-message timer: messages sent from now
+    /// on (by anyone in the room) disappear `seconds` after they are read;
+    /// 0 turns it off. Everyone in the room sees the change in history (a
+    /// `.timerChange` message). `DisappearingTimer.choices` are the usual
+    /// values; at most 4 weeks (`.invalidInput`).
+    @discardableResult
+    public func setDisappearingTimer(_ seconds: UInt32) async throws(HushError) -> Message {
+        try await account.guarded {
+            Message(try await messenger.setDisappearingTimer(seconds, for: try await target()))
+        }
+    }
+
+    /// The room's disappearing-message timer in seconds; nil when off.
+    public var disappearingTimer: Int64? {
+        get async throws(HushError) {
+            try await account.guarded { try await messenger.disappearingTimer(conversationID: id.rawValue) }
         }
     }
 

@@ -59,7 +59,8 @@ final class AttachmentSending {
                 let message = NewMessage(conversationId: conversation, clientMessageId: MessageID.random(using: dependencies.random).description,
                                          direction: .outgoing, sender: dependencies.identity.address.description,
                                          body: StoredAttachment.summary(fileName: fileName, size: sealed.size), contentType: "attachment",
-                                         status: .pending, createdAt: now)
+                                         status: .pending, createdAt: now,
+                                         expiresAfter: try store.conversations.disappearingTimer(conversationId: conversation))
                 guard case let .inserted(messageId) = try store.messages.insert(message) else {
                     throw StoreError.invalidArgument("client message id already used")
                 }

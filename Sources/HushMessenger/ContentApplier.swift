@@ -16,7 +16,7 @@ final class ContentApplier {
     private let membership: GroupMembership
     private let receivedGroupStates: ReceivedGroupStates
     private let senderKeys: GroupSenderKeys
-    private var store: MessageStore { dependencies.store }
+    var store: MessageStore { dependencies.store }
 
     init(_ dependencies: MessengerDependencies, sealer: Sealer, receipts: DeliveryReceipts, downloads: AttachmentDownloads,
          membership: GroupMembership, receivedGroupStates: ReceivedGroupStates, senderKeys: GroupSenderKeys) {
@@ -29,29 +29,42 @@ final class ContentApplier {
         self.senderKeys = senderKeys
     }
 
-    func apply(_ content: Content, from contact: Contact, envelope: MailboxEnvelope) throws {
+    func apply(_ content: Content, from contact: Contact, envelope: MailboxEnvelope, expiresAfter: UInt32? = nil) throws {
+        let timer = expiresAfter.map(Int64.init)
         switch content.body {
+        case let .expiring(seconds, inner):
+            // The message it wraps, under the timer it was sent with (§10.7).
+            try apply(Content(id: content.id, sentAt: content.sentAt, body: inner), from: contact, envelope: envelope,
+                      expiresAfter: seconds)
         case let .text(text):
-            try storeIncoming(text, contentType: "text/plain", content: content, from: contact, envelope: envelope)
+            try storeIncoming(text, contentType: "text/plain", content: content, from: contact, envelope: envelope, expiresAfter: timer)
         case let .reply(quoted, text):
             // Kept whether or not the quoted message is here (it may be older
             // than this device, or arrive later): the quote names it by id.
             try storeIncoming(text, contentType: "text/plain", content: content, from: contact, envelope: envelope,
-                              replyTo: quoted)
+                              replyTo: quoted, expiresAfter: timer)
         case let .reaction(target, emoji):
             try applyReaction(to: target, emoji: emoji, sentAt: content.sentAt, from: contact,
                               conversation: try dependencies.conversation(with: contact))
         case let .edit(target, text):
             try applyEdit(of: target, text: text, edit: content, from: contact, conversation: try dependencies.conversation(with: contact))
+        case let .deletion(target):
+            try applyDeletion(of: target, sentAt: content.sentAt, from: contact, conversation: try dependencies.conversation(with: contact))
+        case let .disappearingTimer(seconds):
+            try setTimer(seconds, conversation: try dependencies.conversation(with: contact), from: contact)
+            try storeIncoming(DisappearingTimer.change(to: seconds), contentType: DisappearingTimer.contentType,
+                              content: content, from: contact, envelope: envelope)
         case let .attachment(pointer):
             // The pointer is kept (nothing downloads until the user asks: `hush fetch`).
             try storeIncoming(StoredAttachment.summary(fileName: pointer.fileName, size: Int64(pointer.size)),
-                              contentType: "attachment", content: content, from: contact, envelope: envelope) { messageId in
+                              contentType: "attachment", content: content, from: contact, envelope: envelope,
+                              expiresAfter: timer) { messageId in
                 try downloads.recordIncoming(pointer, messageId: messageId)
             }
         case let .deliveryReceipt(ids):
             try advanceOutgoing(ids, to: .delivered, contact: contact)
         case let .readReceipt(ids):
+            try startExpiryOfRead(ids, readAt: content.sentAt, from: contact)
             try advanceOutgoing(ids, to: .read, contact: contact)
         case .typingStarted, .typingStopped:
             // A stranger's typing is not shown: a request is read when the user chooses.
@@ -78,25 +91,43 @@ final class ContentApplier {
     /// A member's text or file in a group: stored in the group's
     /// conversation under the member's address, with a delivery receipt
     /// owed to the member (sealed over our pairwise session).
-    func applyGroup(_ content: Content, from contact: Contact, group: StoredGroup, envelope: MailboxEnvelope) throws {
+    func applyGroup(_ content: Content, from contact: Contact, group: StoredGroup, envelope: MailboxEnvelope,
+                    expiresAfter: UInt32? = nil) throws {
         guard contact.standing != .blocked else { return }
         let body: String, contentType: String
         var pointer: AttachmentPointer?
         var replyTo: MessageID?
+        // Only from a member of the group as it stands now: a removed
+        // member's chain may still decrypt, but their word no longer counts.
+        func isCurrentMember() throws -> Bool {
+            try group.currentState().members.contains(where: { $0.identityKey.rawRepresentation == contact.identityKey })
+        }
         switch content.body {
+        case let .expiring(seconds, inner):
+            try applyGroup(Content(id: content.id, sentAt: content.sentAt, body: inner), from: contact, group: group, envelope: envelope,
+                           expiresAfter: seconds)
+            return
         case let .text(text): (body, contentType) = (text, "text/plain")
         case let .reply(quoted, text): (body, contentType, replyTo) = (text, "text/plain", quoted)
         case let .reaction(target, emoji):
-            // Only from a member of the group as it stands now: a removed
-            // member's chain may still decrypt, but their word no longer counts.
-            guard try group.currentState().members.contains(where: { $0.identityKey.rawRepresentation == contact.identityKey }) else { return }
+            guard try isCurrentMember() else { return }
             try applyReaction(to: target, emoji: emoji, sentAt: content.sentAt, from: contact, conversation: group.conversationId)
             return
         case let .edit(target, text):
             // Likewise: a removed member no longer edits what the group shows.
-            guard try group.currentState().members.contains(where: { $0.identityKey.rawRepresentation == contact.identityKey }) else { return }
+            guard try isCurrentMember() else { return }
             try applyEdit(of: target, text: text, edit: content, from: contact, conversation: group.conversationId)
             return
+        case let .deletion(target):
+            guard try isCurrentMember() else { return }
+            try applyDeletion(of: target, sentAt: content.sentAt, from: contact, conversation: group.conversationId)
+            return
+        case let .disappearingTimer(seconds):
+            // A timer from someone not in the group is ignored: it would
+            // change how long everyone's messages live.
+            guard try isCurrentMember() else { return }
+            try setTimer(seconds, conversation: group.conversationId, from: contact)
+            (body, contentType) = (DisappearingTimer.change(to: seconds), DisappearingTimer.contentType)
         case let .attachment(attached):
             (body, contentType) = (StoredAttachment.summary(fileName: attached.fileName, size: Int64(attached.size)), "attachment")
             pointer = attached
@@ -105,9 +136,10 @@ final class ContentApplier {
         let message = NewMessage(conversationId: group.conversationId, serverId: envelope.serverID, clientMessageId: content.id.description,
                                  direction: .incoming, sender: contact.address, body: body, contentType: contentType,
                                  status: .delivered, createdAt: Int64(clamping: content.sentAt), relayTimestamp: envelope.relayTimestamp,
-                                 replyTo: replyTo?.description)
+                                 replyTo: replyTo?.description, expiresAfter: expiresAfter.map(Int64.init))
         guard case let .inserted(id) = try store.messages.insert(message) else { return }
         if let pointer { try downloads.recordIncoming(pointer, messageId: id) }
+        if try eraseIfDeletedEarly(id, content: content, from: contact) { return }
         if contact.standing == .accepted, contact.verification != .changed, try store.sessions.load(contactId: contact.id) != nil {
             try receipts.owe(content.id, to: contact)
         }
@@ -117,15 +149,16 @@ final class ContentApplier {
     }
 
     private func storeIncoming(_ body: String, contentType: String, content: Content, from contact: Contact,
-                               envelope: MailboxEnvelope, replyTo: MessageID? = nil,
+                               envelope: MailboxEnvelope, replyTo: MessageID? = nil, expiresAfter: Int64? = nil,
                                alsoStore extra: (Int64) throws -> Void = { _ in }) throws {
         let conversation = try dependencies.conversation(with: contact)
         let message = NewMessage(conversationId: conversation, serverId: envelope.serverID, clientMessageId: content.id.description,
                                  direction: .incoming, sender: contact.address, body: body, contentType: contentType,
                                  status: .delivered, createdAt: Int64(clamping: content.sentAt), relayTimestamp: envelope.relayTimestamp,
-                                 replyTo: replyTo?.description)
+                                 replyTo: replyTo?.description, expiresAfter: expiresAfter)
         guard case let .inserted(id) = try store.messages.insert(message) else { return }
         try extra(id)
+        if try eraseIfDeletedEarly(id, content: content, from: contact) { return }
         // A request gets its receipts when (and if) the user accepts it. While
         // a changed identity key waits for the user, nothing is sealed to the
         // contact; what still arrives on the old session is stored all the same.

@@ -72,8 +72,8 @@ final class GroupSenderKeys {
                                    stateDigest: stored.stateDigest, groupRow: group.id)
         let content = try Content(decoding: plaintext)
         switch content.body {
-        case .text, .attachment, .reply, .reaction, .edit: break
-        default: throw MessengerError.protocolFailure("only texts, files, replies, reactions and edits travel as group messages")
+        case .text, .attachment, .reply, .reaction, .edit, .deletion, .disappearingTimer, .expiring: break
+        default: throw MessengerError.protocolFailure("only texts, files, replies, reactions, edits, deletions and timers travel as group messages")
         }
         try apply(content, try senderContact(sender, in: group), group)
     }

@@ -12,6 +12,7 @@ final class LiveSync {
     private let outbox: Outbox
     private let credentials: DeliveryCredentials
     private let prekeys: Prekeys
+    private let erasure: MessageErasure
     private var store: MessageStore { dependencies.store }
 
     static let pageSize = 100
@@ -19,7 +20,7 @@ final class LiveSync {
     static let relayRetentionMilliseconds: Int64 = 30 * 24 * 3600 * 1000
 
     init(_ dependencies: MessengerDependencies, relay: RelaySession, inbox: Inbox, receipts: DeliveryReceipts, outbox: Outbox,
-         credentials: DeliveryCredentials, prekeys: Prekeys) {
+         credentials: DeliveryCredentials, prekeys: Prekeys, erasure: MessageErasure) {
         self.dependencies = dependencies
         self.relay = relay
         self.inbox = inbox
@@ -27,6 +28,7 @@ final class LiveSync {
         self.outbox = outbox
         self.credentials = credentials
         self.prekeys = prekeys
+        self.erasure = erasure
     }
 
     /// Flushes the outbox, then fetches, decrypts, stores and acknowledges
@@ -63,6 +65,9 @@ final class LiveSync {
         outboxReport.retrying = (try? store.outbox.items(status: .pending).count) ?? max(outboxReport.retrying, first.retrying)
         report.outbox = outboxReport
         await prekeys.replenishIfNeeded()
+        // What this sync made expire (a read receipt from while we were
+        // away), and the files of messages a deletion erased.
+        erasure.sweepExpired(afterSync: true)
         return report
     }
 
@@ -216,9 +221,12 @@ final class LiveSync {
         return true
     }
 
-    /// Retries due outbox requests until cancelled (the live view runs it beside `runLive`).
+    /// Retries due outbox requests until cancelled (the live view runs it
+    /// beside `runLive`); on the same beat, erases messages whose
+    /// disappearing timer ran out, so an open chat loses them in time.
     func runOutboxRetries(isolation: isolated (any Actor)? = #isolation) async {
         while !Task.isCancelled {
+            erasure.sweepExpired()
             let report = await outbox.flush()
             let wait = report.nextAttemptAt.map { max(100, $0 - dependencies.clock.now()) } ?? 1_000
             try? await dependencies.clock.sleep(milliseconds: min(wait, 5_000))

@@ -43,6 +43,7 @@ public actor Messenger {
     let sendingFiles: AttachmentSending
     let downloads: AttachmentDownloads
     let attachmentSweep: AttachmentSweep
+    let erasure: MessageErasure
     let uploads: AttachmentUploads
     let groups: GroupMembership
 
@@ -67,6 +68,7 @@ public actor Messenger {
         let senderKeys = GroupSenderKeys(dependencies, adoption: adoption)
         attachmentFiles = attachmentDirectory.map(AttachmentFiles.init(directory:))
         attachmentSweep = AttachmentSweep(dependencies, files: attachmentFiles)
+        erasure = MessageErasure(dependencies, attachmentSweep: attachmentSweep)
         sendingFiles = AttachmentSending(dependencies, sealer: sealer, files: attachmentFiles, progress: attachmentProgress,
                                          sweeper: attachmentSweep)
         uploads = AttachmentUploads(dependencies, relay: relay, sealer: sealer, files: attachmentFiles, progress: attachmentProgress)
@@ -84,7 +86,7 @@ public actor Messenger {
                                     applier: applier)
         inbox = Inbox(dependencies, opener: opener, sealer: sealer, contacts: contactBook)
         live = LiveSync(dependencies, relay: relay, inbox: inbox, receipts: receipts, outbox: outgoing, credentials: credentials,
-                        prekeys: prekeys)
+                        prekeys: prekeys, erasure: erasure)
         conversationLog = Conversations(dependencies, sealer: sealer)
     }
 

@@ -34,6 +34,14 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
     case notEditable(String)
     /// A send's idempotency key is empty or longer than `limit` bytes.
     case invalidIdempotencyKey(limit: Int)
+    /// Deleting for everyone a message someone else wrote (§10.7).
+    case notOwnMessage(Int64)
+    /// Deleting for everyone a message sent longer ago than the window (§10.7).
+    case deletionWindowPassed(hours: Int)
+    /// The message was deleted (or expired) already.
+    case alreadyDeleted(Int64)
+    /// A disappearing timer beyond what the content can carry.
+    case invalidDisappearingTimer(maxSeconds: UInt32)
     /// The contact wrote first and the user has not accepted the request yet.
     case requestNotAccepted(name: String)
     case contactBlocked(name: String)
@@ -117,6 +125,14 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
             return reason
         case let .invalidIdempotencyKey(limit):
             return "an idempotency key must be 1 to \(limit) bytes of text"
+        case let .notOwnMessage(id):
+            return "message \(id) was written by someone else: only its author can delete it for everyone (delete it here only, without --for-everyone)"
+        case let .deletionWindowPassed(hours):
+            return "a message can be deleted for everyone only within \(hours) hours of sending it (delete it here only, without --for-everyone)"
+        case let .alreadyDeleted(id):
+            return "message \(id) is deleted already"
+        case let .invalidDisappearingTimer(maxSeconds):
+            return "a disappearing timer is at most \(maxSeconds) seconds"
         case let .invalidDisplayName(limit):
             return "a display name must be 1 to \(limit) bytes of text"
         case let .notGroupAdmin(group):

@@ -24,6 +24,11 @@ public enum MessengerEvent: Sendable, Equatable {
     case reactionChanged(messageID: Int64, conversationID: Int64)
     /// A message's text was edited by its author (the edit shown now).
     case messageEdited(messageID: Int64, conversationID: Int64)
+    /// A message was erased: deleted (here, or by its author for everyone)
+    /// or expired (docs/PROTOCOL.md §10.7).
+    case messageErased(messageID: Int64, conversationID: Int64)
+    /// A conversation's disappearing-message timer changed (seconds, nil = off).
+    case disappearingTimerChanged(conversationID: Int64, seconds: Int64?)
     /// A group's membership or name changed (or we were removed).
     case groupChanged(group: String, conversationID: Int64)
     /// The live connection to the relay went up (after catching up with the mailbox) or down.

@@ -40,6 +40,10 @@ extension MessengerEvent {
             EventEntry(.quarantined, detail: reason)
         case let .messageEdited(messageID, conversationID):
             EventEntry(.edited, messageId: messageID, conversationId: conversationID)
+        case let .messageErased(messageID, conversationID):
+            EventEntry(.erased, messageId: messageID, conversationId: conversationID)
+        case let .disappearingTimerChanged(conversationID, seconds):
+            EventEntry(.timerChanged, conversationId: conversationID, detail: seconds.map(String.init))
         case .connection, .missed, .syncFailed:
             nil
         }

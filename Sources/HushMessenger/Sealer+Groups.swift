@@ -52,7 +52,9 @@ extension Sealer {
     private func sealNew(_ body: ContentBody, toGroup name: String, recordAs text: String?) throws -> Content {
         let group = try self.group(named: name)
         let now = dependencies.clock.now()
-        let content = Content(id: MessageID.random(using: dependencies.random), sentAt: UInt64(now), body: body)
+        // A message in history goes under the conversation's timer (§10.7).
+        let timer = text == nil ? nil : try store.conversations.disappearingTimer(conversationId: group.conversationId)
+        let content = Content(id: MessageID.random(using: dependencies.random), sentAt: UInt64(now), body: body.expiring(after: timer))
         try store.withinWrite { store in
             let (envelope, recipients) = try encrypt(content, in: group)
             let requestID = Hex.encode(dependencies.random.bytes(16))
@@ -64,8 +66,8 @@ extension Sealer {
             }
             let stored = NewMessage(conversationId: group.conversationId, clientMessageId: content.id.description, direction: .outgoing,
                                     sender: dependencies.identity.address.description, body: text,
-                                    contentType: content.body.contentTypeName, status: .pending, createdAt: now,
-                                    replyTo: body.quotedMessage?.description)
+                                    contentType: body.contentTypeName, status: .pending, createdAt: now,
+                                    replyTo: body.quotedMessage?.description, expiresAfter: content.body.expiresAfter)
             let messageId = try store.sendQueue.queue(stored, requestId: requestID, sealedPayload: envelope, at: now)
             try record(recipients, requestID: requestID, messageId: messageId)
         }
@@ -76,7 +78,7 @@ extension Sealer {
     /// (an attachment's pointer once its blob is uploaded) and queues it.
     func seal(_ body: ContentBody, forStored message: StoredMessage, in group: StoredGroup) throws {
         let content = Content(id: try MessageID(bytes: Hex.decode(message.clientMessageId)), sentAt: UInt64(clamping: message.createdAt),
-                              body: body)
+                              body: body.expiring(after: message.expiresAfter))
         try store.withinWrite { store in
             let (envelope, recipients) = try encrypt(content, in: group)
             let requestID = Hex.encode(dependencies.random.bytes(16))

@@ -49,7 +49,7 @@ extension Sealer {
             return nil
         }
         let content = Content(id: try MessageID(hex: message.clientMessageId), sentAt: UInt64(clamping: message.createdAt),
-                              body: body)
+                              body: body.expiring(after: message.expiresAfter))
         let now = dependencies.clock.now()
         let session = try dependencies.loadSession(contactId: contact.id)
         let envelope = try session.seal(try content.encoded(), using: dependencies.random)

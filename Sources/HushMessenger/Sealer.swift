@@ -30,7 +30,9 @@ final class Sealer {
     func seal(_ body: ContentBody, to name: String, recordAs text: String? = nil) throws -> MessageID {
         let contact = try sendableContact(named: name)
         let random = dependencies.random, now = dependencies.clock.now()
-        let content = Content(id: MessageID.random(using: random), sentAt: UInt64(now), body: body)
+        // A message in history goes under the conversation's timer (§10.7).
+        let timer = text == nil ? nil : try store.conversations.disappearingTimer(conversationId: dependencies.conversation(with: contact))
+        let content = Content(id: MessageID.random(using: random), sentAt: UInt64(now), body: body.expiring(after: timer))
         try store.withinWrite { store in
             switch body {
             case .deliveryCredential, .profile: break
@@ -43,8 +45,8 @@ final class Sealer {
             if let text {
                 let message = NewMessage(conversationId: conversation, clientMessageId: content.id.description,
                                          direction: .outgoing, sender: dependencies.identity.address.description, body: text,
-                                         contentType: content.body.contentTypeName, status: .pending, createdAt: now,
-                                         replyTo: body.quotedMessage?.description)
+                                         contentType: body.contentTypeName, status: .pending, createdAt: now,
+                                         replyTo: body.quotedMessage?.description, expiresAfter: content.body.expiresAfter)
                 let messageId = try store.sendQueue.queue(message, requestId: requestID, sealedPayload: envelope, at: now)
                 try store.resends.recordEnvelope(digest: SHA256.hash(envelope), messageId: messageId, at: now)
             } else {
@@ -145,7 +147,8 @@ final class Sealer {
     /// attachment's pointer, once its blob is uploaded. Joins the caller's transaction.
     private func seal(_ body: ContentBody, forStored message: StoredMessage, contact: Contact) throws {
         let random = dependencies.random, now = dependencies.clock.now()
-        let content = Content(id: try MessageID(hex: message.clientMessageId), sentAt: UInt64(clamping: message.createdAt), body: body)
+        let content = Content(id: try MessageID(hex: message.clientMessageId), sentAt: UInt64(clamping: message.createdAt),
+                              body: body.expiring(after: message.expiresAfter))
         try store.withinWrite { store in
             try handOverFirst(to: contact)
             let session = try dependencies.loadSession(contactId: contact.id)
@@ -198,13 +201,29 @@ extension ContentBody {
         switch self {
         case .text, .reply: return "text/plain"
         case .attachment: return "attachment"
+        case .disappearingTimer: return DisappearingTimer.contentType
+        case let .expiring(_, inner): return inner.contentTypeName
         default: return "control"
         }
+    }
+
+    /// This body wrapped with a timer of `seconds` (§10.7) when there is one
+    /// and the body is a message that can expire; as it is otherwise.
+    func expiring(after seconds: Int64?) -> ContentBody {
+        guard let seconds, seconds > 0, Content.canExpire(typeByte) else { return self }
+        return .expiring(after: UInt32(clamping: seconds), self)
+    }
+
+    /// The timer (seconds) an expiring body carries.
+    var expiresAfter: Int64? {
+        if case let .expiring(seconds, _) = self { return Int64(seconds) }
+        return nil
     }
 
     /// The client message id a reply quotes (stored with the message).
     var quotedMessage: MessageID? {
         if case let .reply(quoted, _) = self { return quoted }
+        if case let .expiring(_, inner) = self { return inner.quotedMessage }
         return nil
     }
 }

@@ -22,6 +22,10 @@ public struct EventEntry: Sendable, Equatable {
         case quarantined
         /// A message's author edited it (docs/PROTOCOL.md §10.6).
         case edited
+        /// A message was deleted or expired (§10.7).
+        case erased
+        /// A conversation's disappearing timer changed (`detail` is the seconds, absent when off).
+        case timerChanged = "timer"
     }
 
     public var kind: Kind

@@ -8,9 +8,9 @@ extension MessageRepository {
     func refreshConversationSummary(_ conversationId: Int64) throws {
         try database.execute("""
             UPDATE conversations SET
-                last_message_id = (SELECT id FROM messages WHERE conversation_id = ?1 ORDER BY position DESC, id DESC LIMIT 1),
-                last_position = (SELECT position FROM messages WHERE conversation_id = ?1 ORDER BY position DESC, id DESC LIMIT 1),
-                last_activity_at = (SELECT created_at FROM messages WHERE conversation_id = ?1 ORDER BY position DESC, id DESC LIMIT 1),
+                last_message_id = (SELECT id FROM messages WHERE conversation_id = ?1 AND \(Self.shown) ORDER BY position DESC, id DESC LIMIT 1),
+                last_position = (SELECT position FROM messages WHERE conversation_id = ?1 AND \(Self.shown) ORDER BY position DESC, id DESC LIMIT 1),
+                last_activity_at = (SELECT created_at FROM messages WHERE conversation_id = ?1 AND \(Self.shown) ORDER BY position DESC, id DESC LIMIT 1),
                 unread_count = (SELECT count(*) FROM messages WHERE conversation_id = ?1 AND direction = 'in' AND read_at IS NULL)
             WHERE id = ?1
             """, [conversationId])

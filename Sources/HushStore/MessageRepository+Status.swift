@@ -78,6 +78,7 @@ extension MessageRepository {
                   AND position <= ? AND (position < ? OR id <= ?)
                 """, [time, conversationId, anchor, anchor, messageId])
             let changed = db.changes
+            try startExpiryOfRead(in: conversationId, readAt: time)
             try refreshConversationSummary(conversationId)
             return changed
         }

@@ -24,11 +24,11 @@ public struct MessageRepository {
             // guaranteed by the types above, and foreign keys still fail loudly.
             try db.execute("""
                 INSERT OR IGNORE INTO messages(conversation_id, server_id, client_message_id, direction, sender, body,
-                    content_type, status, created_at, relay_timestamp, read_at, position, reply_to)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    content_type, status, created_at, relay_timestamp, read_at, position, reply_to, expires_after)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, [message.conversationId, message.serverId, message.clientMessageId, message.direction.rawValue,
                       message.sender, message.body, message.contentType, message.status.rawValue, message.createdAt,
-                      message.relayTimestamp, read, position, message.replyTo])
+                      message.relayTimestamp, read, position, message.replyTo, message.expiresAfter])
             guard db.changes == 1 else {
                 let existing = try db.queryFirst("SELECT id FROM messages WHERE client_message_id = ?",
                                                  [message.clientMessageId]) { try $0.get(0, as: Int64.self) }
@@ -79,7 +79,7 @@ public struct MessageRepository {
             let anchor = try position(of: after, in: conversationId)
             return try database.query("""
                 SELECT \(StoredMessage.columns) FROM messages
-                WHERE conversation_id = ? AND position >= ? AND (position > ? OR id > ?)
+                WHERE conversation_id = ? AND position >= ? AND (position > ? OR id > ?) AND \(Self.shown)
                 ORDER BY position, id LIMIT ?
                 """, [conversationId, anchor, anchor, after, limit]) { try StoredMessage(row: $0) }
         }
@@ -88,12 +88,12 @@ public struct MessageRepository {
             let anchor = try position(of: before, in: conversationId)
             page = try database.query("""
                 SELECT \(StoredMessage.columns) FROM messages
-                WHERE conversation_id = ? AND position <= ? AND (position < ? OR id < ?)
+                WHERE conversation_id = ? AND position <= ? AND (position < ? OR id < ?) AND \(Self.shown)
                 ORDER BY position DESC, id DESC LIMIT ?
                 """, [conversationId, anchor, anchor, before, limit]) { try StoredMessage(row: $0) }
         } else {
             page = try database.query("""
-                SELECT \(StoredMessage.columns) FROM messages WHERE conversation_id = ?
+                SELECT \(StoredMessage.columns) FROM messages WHERE conversation_id = ? AND \(Self.shown)
                 ORDER BY position DESC, id DESC LIMIT ?
                 """, [conversationId, limit]) { try StoredMessage(row: $0) }
         }

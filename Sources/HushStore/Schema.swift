@@ -31,6 +31,7 @@ public enum Schema {
         migrator.register(version: 22, name: "edits: the versions of each edited message, the time of the one shown", addEdits)
         migrator.register(version: 23, name: "the durable event log and its subscribers' cursors", addEventLog)
         migrator.register(version: 24, name: "idempotency keys of sends", addIdempotencyKeys)
+        migrator.register(version: 25, name: "deleted and disappearing messages: tombstones, timers, early deletions", addErasure)
         return migrator
     }()
 

@@ -28,10 +28,13 @@ public struct NewMessage: Sendable {
     /// For a reply: the client message id of the message it quotes (which
     /// this device may not have).
     public var replyTo: String?
+    /// Seconds the message lives once read (docs/PROTOCOL.md §10.7), when
+    /// it was sent under a disappearing-message timer.
+    public var expiresAfter: Int64?
 
     public init(conversationId: Int64, serverId: Int64? = nil, clientMessageId: String, direction: MessageDirection,
                 sender: String, body: String, contentType: String = "text/plain", status: MessageStatus,
-                createdAt: Milliseconds, relayTimestamp: Milliseconds? = nil, replyTo: String? = nil) {
+                createdAt: Milliseconds, relayTimestamp: Milliseconds? = nil, replyTo: String? = nil, expiresAfter: Int64? = nil) {
         self.conversationId = conversationId
         self.serverId = serverId
         self.clientMessageId = clientMessageId
@@ -43,6 +46,7 @@ public struct NewMessage: Sendable {
         self.createdAt = createdAt
         self.relayTimestamp = relayTimestamp
         self.replyTo = replyTo
+        self.expiresAfter = expiresAfter
     }
 }
 
@@ -68,10 +72,21 @@ public struct StoredMessage: Sendable, Equatable {
     /// When the text shown (`body`) was written by an edit, by the author's
     /// clock; nil for a message never edited.
     public let editedAt: Milliseconds?
+    /// When the message was erased (deleted, or expired): its body is empty
+    /// and its `contentType` says which (`erasedContentTypes`).
+    public let deletedAt: Milliseconds?
+    /// Seconds the message lives once read, when sent under a timer.
+    public let expiresAfter: Int64?
+    /// When the message expires: set when it is read (incoming) or its
+    /// first read receipt arrives (outgoing).
+    public let expiresAt: Milliseconds?
+
+    /// Whether the message was deleted or expired (a tombstone).
+    public var isErased: Bool { deletedAt != nil }
 
     static let columnNames = ["id", "conversation_id", "server_id", "client_message_id", "direction", "sender", "body",
                               "content_type", "status", "created_at", "relay_timestamp", "delivered_at", "read_at", "position", "reply_to",
-                              "edited_at"]
+                              "edited_at", "deleted_at", "expires_after", "expires_at"]
     static let columns = columns(prefix: "")
 
     static func columns(prefix: String) -> String {
@@ -96,6 +111,9 @@ public struct StoredMessage: Sendable, Equatable {
         position = try row.get(offset + 13)
         replyTo = try row.get(offset + 14)
         editedAt = try row.get(offset + 15)
+        deletedAt = try row.get(offset + 16)
+        expiresAfter = try row.get(offset + 17)
+        expiresAt = try row.get(offset + 18)
     }
 }
 

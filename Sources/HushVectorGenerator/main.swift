@@ -224,6 +224,16 @@ func contentCases() throws -> [[String: Any]] {
         ("reaction: one grapheme cluster of several code points (ZWJ sequence)", .reaction(to: refs[1], emoji: "👩‍👩‍👧")),
         ("reaction removed", .reaction(to: refs[0], emoji: nil)),
         ("edit of an earlier message", .edit(of: refs[1], text: "See you at 8, not 7.")),
+        ("deletion of the sender's message for everyone", .deletion(of: refs[0])),
+        ("disappearing timer set to one day", .disappearingTimer(seconds: 86_400)),
+        ("disappearing timer off", .disappearingTimer(seconds: 0)),
+        ("expiring text (one hour once read)", .expiring(after: 3_600, .text("This will disappear"))),
+        ("expiring reply (one week once read)", .expiring(after: 604_800, .reply(to: refs[1], text: "ok"))),
+        ("expiring attachment pointer (one day once read)",
+         .expiring(after: 86_400, .attachment(try AttachmentPointer(key: SecureBytes(copying: VectorSeeds.bytes("content/attachment-key", 32)),
+                                                                    digest: SHA256.hash(Array("blob".utf8)), size: 12,
+                                                                    blobID: Array("01J9ZQ4X7W".utf8), fileName: "note.txt",
+                                                                    mediaType: "text/plain")))),
     ]
     var cases: [[String: Any]] = []
     for (comment, body) in bodies {
@@ -236,7 +246,8 @@ func contentCases() throws -> [[String: Any]] {
     var zeroReceipt: [UInt8] = [0x01, 0x02] + id.bytes + [UInt8](repeating: 0, count: 8); zeroReceipt += [0x00, 0x00]
     for (comment, bytes) in [("trailing byte", text + [0x00]), ("unknown version 0x02", [0x02] + text.dropFirst()),
                              ("unknown type 0xff", unknownType), ("invalid UTF-8", badUTF8), ("truncated", Array(text.dropLast())),
-                             ("receipt with zero ids", zeroReceipt)] + (try reactionAndReplyRejections(id: id, sentAt: sentAt, quoted: refs[0])) {
+                             ("receipt with zero ids", zeroReceipt)] + (try reactionAndReplyRejections(id: id, sentAt: sentAt, quoted: refs[0]))
+                            + (try erasureRejections(id: id, sentAt: sentAt, target: refs[0])) {
         cases.append(["comment": comment, "valid": false, "encoded": Hex.encode(bytes)])
     }
     return cases
@@ -267,6 +278,30 @@ func reactionAndReplyRejections(id: MessageID, sentAt: UInt64, quoted: MessageID
         ("edit without its message id", Array(content(0x0F, []).dropLast(MessageID.length))),
         ("edit with a length past the end", content(0x0F, [0x00, 0x05, 0x61])),
         ("edit with invalid UTF-8", content(0x0F, [0x00, 0x01, 0xFF])),
+    ]
+}
+
+/// Deletions, timers and expiring contents a receiver MUST reject
+/// (docs/PROTOCOL.md §10.7), written byte by byte.
+func erasureRejections(id: MessageID, sentAt: UInt64, target: MessageID) throws -> [(String, [UInt8])] {
+    let prefix = Array(try Content(id: id, sentAt: sentAt, body: .typingStarted).encoded())
+    func content(_ type: UInt8, _ body: [UInt8]) -> [UInt8] {
+        var out = prefix
+        out[1] = type
+        return out + body
+    }
+    let day: [UInt8] = [0x00, 0x01, 0x51, 0x80]
+    let text: [UInt8] = [0x01, 0x00, 0x02, 0x68, 0x69]
+    return [
+        ("deletion without its message id", content(0x10, Array(target.bytes.prefix(15)))),
+        ("deletion with a trailing byte", content(0x10, target.bytes + [0x00])),
+        ("disappearing timer above 4 weeks", content(0x11, [0x00, 0x24, 0xEA, 0x01])),
+        ("expiring content of 0 seconds", content(0x12, [0x00, 0x00, 0x00, 0x00] + text)),
+        ("expiring content wrapping a reaction", content(0x12, day + [0x0E] + target.bytes + [0x00])),
+        ("expiring content wrapping an expiring content", content(0x12, day + [0x12] + day + text)),
+        // An edit keeps the expiry of the message it edits (§10.6): it never carries a timer of its own.
+        ("expiring content wrapping an edit", content(0x12, day + [0x0F] + target.bytes + [0x00, 0x02, 0x68, 0x69])),
+        ("expiring text with a trailing byte", content(0x12, day + text + [0x00])),
     ]
 }
 

@@ -8,7 +8,7 @@ struct Hush: AsyncParsableCommand {
         abstract: "End-to-end encrypted messaging from the terminal.",
         subcommands: [
             InitCommand.self, RegisterCommand.self, WhoamiCommand.self, ProfileCommand.self, ContactCommand.self, GroupCommand.self, RequestsCommand.self,
-            SendCommand.self, ReplyCommand.self, ReactCommand.self, EditCommand.self, SyncCommand.self, ChatsCommand.self, HistoryCommand.self, ChatCommand.self,
+            SendCommand.self, ReplyCommand.self, ReactCommand.self, EditCommand.self, DeleteCommand.self, DisappearCommand.self, SyncCommand.self, ChatsCommand.self, HistoryCommand.self, ChatCommand.self,
             ListenCommand.self, OutboxCommand.self, RetryCommand.self, SearchCommand.self, VerifyCommand.self,
             DaemonCommand.self, RPCCommand.self, PassphraseCommand.self, DoctorCommand.self, AuditCommand.self, RelayCommand.self,
             AttachmentsCommand.self, FetchCommand.self, BackupCommand.self, VectorsCommand.self, DemoCommand.self, ExitCodesCommand.self,

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import HushKit
 @testable import hush
 
 @Suite struct ChatInputTests {
@@ -29,6 +30,11 @@ import Testing
         #expect(ChatInput(parsing: "/fetch") == .fetch(id: nil))
         #expect(ChatInput(parsing: "/fetch 7") == .fetch(id: 7))
         #expect(ChatInput(parsing: "/fetch [7]") == .fetch(id: 7))
+        #expect(ChatInput(parsing: "/delete 42") == .delete(id: 42, forEveryone: false))
+        #expect(ChatInput(parsing: "/delete! 42") == .delete(id: 42, forEveryone: true))
+        #expect(ChatInput(parsing: "/delete [42]") == .delete(id: 42, forEveryone: false))
+        #expect(ChatInput(parsing: "/disappear 1d") == .disappear(seconds: 86_400))
+        #expect(ChatInput(parsing: "/disappear off") == .disappear(seconds: 0))
         if let home = ProcessInfo.processInfo.environment["HOME"] {
             #expect(ChatInput(parsing: "/file ~/summit.jpg") == .file(path: home + "/summit.jpg"))
         }
@@ -48,7 +54,9 @@ import Testing
         for line in ["/history zero", "/history 0", "/history 100000", "/search", "/search   ", "/file", "/file  ",
                      "/reply", "/reply 42", "/reply x hello", "/reply -3 hello", "/react", "/react 42", "/react x 👍",
                      "/react 42 👍 extra", "/unreact", "/unreact x",
-                     "/edit", "/edit 42", "/edit x hello", "/edit [] hello", "/fetch x", "/fetch 0", "/fetch [x]"] {
+                     "/edit", "/edit 42", "/edit x hello", "/edit [] hello", "/fetch x", "/fetch 0", "/fetch [x]",
+                     "/delete", "/delete x", "/delete! 0", "/delete last", "/delete! last",
+                     "/disappear", "/disappear 2d", "/disappear 60"] {
             guard case .invalid = ChatInput(parsing: line) else {
                 Issue.record("\(line) was accepted")
                 continue
@@ -63,11 +71,31 @@ import Testing
             let example = usage.replacingOccurrences(of: "[DIGITS]", with: "")
                 .replacingOccurrences(of: "[N]", with: "").replacingOccurrences(of: "ID", with: "5")
                 .replacingOccurrences(of: "EMOJI", with: "👍").replacingOccurrences(of: "TEXT", with: "hi")
-                .replacingOccurrences(of: "PATH", with: "/tmp/x")
+                .replacingOccurrences(of: "PATH", with: "/tmp/x").replacingOccurrences(of: "1h|1d|1w|off", with: "1d")
             switch ChatInput(parsing: example) {
             case .message, .invalid, .nothing: Issue.record("\(usage) from /help does not parse as a command")
             default: break
             }
         }
+    }
+    /// "last" (/reply, /react, /edit, /fetch) never names a deleted message
+    /// or a timer change: after the merge of edits and deletion, a tombstone
+    /// was the "last" message of its direction and /edit last or /react last
+    /// aimed at it.
+    @Test func lastNeverNamesADeletedMessageOrATimerChange() {
+        for use in [ChatSession.HandleUse.received, .ownText, .receivedFile] {
+            for direction in [Message.Direction.incoming, .outgoing] {
+                for kind in [Message.Kind.text, .file, .timerChange] {
+                    #expect(!ChatSession.suits(direction: direction, kind: kind, isDeleted: true, use))
+                }
+                #expect(!ChatSession.suits(direction: direction, kind: .timerChange, isDeleted: false, use))
+            }
+        }
+        #expect(ChatSession.suits(direction: .incoming, kind: .text, isDeleted: false, .received))
+        #expect(ChatSession.suits(direction: .incoming, kind: .file, isDeleted: false, .received))
+        #expect(ChatSession.suits(direction: .outgoing, kind: .text, isDeleted: false, .ownText))
+        #expect(!ChatSession.suits(direction: .incoming, kind: .text, isDeleted: false, .ownText))
+        #expect(ChatSession.suits(direction: .incoming, kind: .file, isDeleted: false, .receivedFile))
+        #expect(!ChatSession.suits(direction: .incoming, kind: .text, isDeleted: false, .receivedFile))
     }
 }

@@ -268,6 +268,27 @@ import HushStore
         #expect(try await bob.groupSummary("team").members.count == 2)
     }
 
+    /// A disappearing timer or a deletion from someone no longer in the
+    /// group changes nothing there (docs/PROTOCOL.md §10.7): a removed
+    /// member's timer would change how long everyone's messages live.
+    @Test func aRemovedMembersTimerAndDeletionChangeNothing() async throws {
+        let (_, people) = try await four()
+        let alice = people["alice"]!.messenger, bob = people["bob"]!.messenger, dave = people["dave"]!.messenger
+        try await alice.createGroup(name: "team", members: ["bob", "dave"])
+        try await syncAll(people)
+        let daves = try await dave.send(text: "mine", to: "team")
+        try await syncAll(people)
+        try await alice.removeFromGroup("team", member: "dave")
+        // Dave has not synced: his client still has him in the group.
+        try await dave.setDisappearingTimer(3_600, for: "team")
+        try await dave.delete(message: daves.id, forEveryone: true)
+        _ = try await bob.sync()
+        let conversation = try #require(try await bob.groupConversationID("team"))
+        #expect(try await bob.disappearingTimer(conversationID: conversation) == nil)
+        #expect(try await bob.history(with: "team").map(\.body) == ["mine"])
+        #expect(try await bob.history(with: "team").contains { $0.isErased } == false)
+    }
+
     /// A file sent to a group: uploaded once, its pointer encrypted once for
     /// every member, and each member fetches the same bytes.
     @Test func aFileSentToAGroupReachesEveryMember() async throws {

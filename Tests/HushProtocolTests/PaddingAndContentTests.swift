@@ -57,6 +57,25 @@ import Testing
         try roundTrip(.reaction(to: MessageID.random(using: random), emoji: "👍🏽"))
         try roundTrip(.reaction(to: MessageID.random(using: random), emoji: nil))
         try roundTrip(.edit(of: MessageID.random(using: random), text: "new text"))
+        try roundTrip(.deletion(of: MessageID.random(using: random)))
+        try roundTrip(.disappearingTimer(seconds: 86_400))
+        try roundTrip(.disappearingTimer(seconds: 0))
+        try roundTrip(.expiring(after: 3_600, .text("gone soon")))
+        try roundTrip(.expiring(after: 1, .reply(to: MessageID.random(using: random), text: "me too")))
+    }
+
+    /// An expiring content (0x12, docs/PROTOCOL.md §10.7) wraps only a
+    /// message shown in history, with a timer of 1 s to 4 weeks: the sender
+    /// cannot encode another, and a timer change stays within 4 weeks. An
+    /// edit is never wrapped: it keeps the expiry of the message it edits.
+    @Test func expiringContentsWrapOnlyMessagesWithinTheBound() throws {
+        let target = MessageID.random(using: random)
+        for body: ContentBody in [.expiring(after: 0, .text("x")), .expiring(after: 2_419_201, .text("x")),
+                                  .expiring(after: 60, .reaction(to: target, emoji: "👍")),
+                                  .expiring(after: 60, .edit(of: target, text: "x")),
+                                  .expiring(after: 60, .expiring(after: 60, .text("x"))), .disappearingTimer(seconds: 2_419_201)] {
+            #expect(throws: ProtocolError.self) { try Content(id: target, sentAt: 1, body: body).encoded() }
+        }
     }
 
     /// A reaction is one grapheme cluster of at most 32 bytes with no control

@@ -66,16 +66,25 @@ import HushTesting
     /// Every index on `messages` costs each insert a random B-tree write (and
     /// on SQLCipher, pages decrypted and encrypted again): the schema keeps
     /// only those a query uses. The history page must still be an index seek.
+    /// `messages_by_expiry` is partial (only messages whose timer runs): an
+    /// insert, whose `expires_at` is always NULL, does not write it, and the
+    /// expiry sweep (after every sync, every few seconds in a live view) seeks it.
     @Test func messagesCarryOnlyTheIndexesQueriesUse() throws {
         let fixture = try StoreFixture()
         let indexes = try fixture.store.database.query(
             "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'messages' ORDER BY name") { try $0.get(0, as: String.self) }
-        #expect(indexes == ["messages_by_position", "sqlite_autoindex_messages_1"])
+        #expect(indexes == ["messages_by_expiry", "messages_by_position", "sqlite_autoindex_messages_1"])
         let plan = try fixture.store.database.query(
             "EXPLAIN QUERY PLAN SELECT id FROM messages WHERE conversation_id = 1 ORDER BY position DESC, id DESC LIMIT 50") {
             try $0.get(3, as: String.self)
         }
         #expect(plan.contains { $0.contains("messages_by_position") }, "\(plan)")
+        // The expiry sweep seeks the partial index instead of scanning every message.
+        let sweep = try fixture.store.database.query(
+            "EXPLAIN QUERY PLAN SELECT id FROM messages WHERE expires_at IS NOT NULL AND expires_at <= 5 AND deleted_at IS NULL") {
+            try $0.get(3, as: String.self)
+        }
+        #expect(sweep.contains { $0.contains("USING INDEX messages_by_expiry (expires_at<?)") }, "\(sweep)")
     }
 
     @Test func aNewerSchemaIsRefused() throws {

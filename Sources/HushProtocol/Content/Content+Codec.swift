@@ -19,11 +19,20 @@ import HushCrypto
 ///     reply (0x0D):              quoted message id (16) || length (2) || UTF-8 (1…32 768 bytes)
 ///     reaction (0x0E):           message id (16) || length (1: 0…32) || emoji (UTF-8; empty = removal)
 ///     edit (0x0F):               edited message id (16) || length (2) || UTF-8 (1…32 768 bytes)
+///     deletion (0x10):           message id (16)
+///     disappearing timer (0x11): seconds (4: 0 = off, else 1…2 419 200)
+///     expiring (0x12):           seconds (4: 1…2 419 200) || inner type (1: 0x01, 0x06 or 0x0D) || inner body
 extension Content {
     public func encoded() throws(ProtocolError) -> [UInt8] {
         var out: [UInt8] = [Content.version, body.typeByte]
         out += id.bytes
         out.appendBigEndian(sentAt)
+        try Content.encode(body, into: &out)
+        return out
+    }
+
+    /// Appends `body` as its type lays it out (the type byte is the caller's).
+    private static func encode(_ body: ContentBody, into out: inout [UInt8]) throws(ProtocolError) {
         switch body {
         case let .text(text):
             let utf8 = Array(text.utf8)
@@ -79,9 +88,23 @@ extension Content {
             out += target.bytes
             out.append(UInt8(utf8.count))
             out += utf8
+        case let .deletion(target):
+            out += target.bytes
+        case let .disappearingTimer(seconds):
+            guard seconds <= ContentLimits.maxDisappearingSeconds else { throw .limitExceeded(what: "disappearing timer") }
+            out.appendBigEndian(seconds)
+        case let .expiring(seconds, inner):
+            guard (1...ContentLimits.maxDisappearingSeconds).contains(seconds) else { throw .limitExceeded(what: "disappearing timer") }
+            guard Content.canExpire(inner.typeByte) else { throw .malformed(what: "expiring content type") }
+            out.appendBigEndian(seconds)
+            out.append(inner.typeByte)
+            try encode(inner, into: &out)
         }
-        return out
     }
+
+    /// The content types a message with a timer (0x12) may wrap: those shown
+    /// as messages in a history.
+    public static func canExpire(_ type: UInt8) -> Bool { type == 0x01 || type == 0x06 || type == 0x0D }
 
     public init(decoding bytes: [UInt8]) throws(ProtocolError) {
         var reader = ByteReader(bytes, what: "content")
@@ -90,6 +113,13 @@ extension Content {
         let type = try reader.u8()
         let id = try MessageID(bytes: try reader.read(MessageID.length))
         let sentAt = try reader.u64()
+        let body = try Content.decodeBody(type: type, from: &reader)
+        try reader.finish()
+        self.init(id: id, sentAt: sentAt, body: body)
+    }
+
+    /// Reads the body of a content of `type` (up to the end of what it counts).
+    private static func decodeBody(type: UInt8, from reader: inout ByteReader) throws(ProtocolError) -> ContentBody {
         let body: ContentBody
         switch type {
         case 0x01:
@@ -149,11 +179,24 @@ extension Content {
                 guard ReactionEmoji.isAcceptable(emoji) else { throw .malformed(what: "reaction emoji") }
                 body = .reaction(to: target, emoji: emoji)
             }
+        case 0x10:
+            body = .deletion(of: try MessageID(bytes: try reader.read(MessageID.length)))
+        case 0x11:
+            let seconds = try reader.u32()
+            guard seconds <= ContentLimits.maxDisappearingSeconds else { throw .malformed(what: "disappearing timer") }
+            body = .disappearingTimer(seconds: seconds)
+        case 0x12:
+            let seconds = try reader.u32()
+            guard (1...ContentLimits.maxDisappearingSeconds).contains(seconds) else { throw .malformed(what: "disappearing timer") }
+            let inner = try reader.u8()
+            // Only a message shown in history expires; in particular an
+            // expiring content never wraps another (no recursion to bound).
+            guard Content.canExpire(inner) else { throw .malformed(what: "expiring content type") }
+            body = .expiring(after: seconds, try decodeBody(type: inner, from: &reader))
         default:
             throw .malformed(what: "content type")
         }
-        try reader.finish()
-        self.init(id: id, sentAt: sentAt, body: body)
+        return body
     }
 
     /// Strict UTF-8: invalid sequences are refused, not repaired.

@@ -23,7 +23,7 @@ public struct Content: Sendable, Equatable {
 }
 
 /// The content types. Raw values are the type byte.
-public enum ContentBody: Sendable, Equatable {
+public indirect enum ContentBody: Sendable, Equatable {
     case text(String)
     case deliveryReceipt([MessageID])
     case readReceipt([MessageID])
@@ -52,6 +52,16 @@ public enum ContentBody: Sendable, Equatable {
     /// The sender's new text for one of its own earlier texts or replies,
     /// named by client message id (§10.6); the receiver keeps the versions.
     case edit(of: MessageID, text: String)
+    /// "Delete my message with this client message id for everyone" (§10.7):
+    /// honoured only from the message's author, within the deletion window.
+    case deletion(of: MessageID)
+    /// The conversation's disappearing-message timer, set by the sender
+    /// (§10.7): seconds a message lives once read, 0 = off.
+    case disappearingTimer(seconds: UInt32)
+    /// A text, attachment pointer or reply that disappears `seconds` after
+    /// it is read (§10.7): the timer the sender's conversation had when it
+    /// was sent, carried with the message so a later change cannot race it.
+    case expiring(after: UInt32, ContentBody)
 
     public var typeByte: UInt8 {
         switch self {
@@ -70,6 +80,9 @@ public enum ContentBody: Sendable, Equatable {
         case .reply: return 0x0D
         case .reaction: return 0x0E
         case .edit: return 0x0F
+        case .deletion: return 0x10
+        case .disappearingTimer: return 0x11
+        case .expiring: return 0x12
         }
     }
 }
@@ -127,6 +140,11 @@ public enum ContentLimits {
     public static let envelopeDigestLength = 32
     /// UTF-8 bytes of a reaction's emoji (§10.5).
     public static let maxReactionLength = 32
+    /// The longest disappearing-message timer, in seconds (4 weeks, §10.7).
+    public static let maxDisappearingSeconds: UInt32 = 2_419_200
+    /// How long after its own `sent at` an author may delete a message for
+    /// everyone, in milliseconds (48 hours, §10.7).
+    public static let deletionWindow: UInt64 = 48 * 3_600_000
     /// How long after the original an edit may be made (and is applied), in
     /// milliseconds of the author's clock: 48 hours (§10.6).
     public static let editWindow: UInt64 = 48 * 60 * 60 * 1000

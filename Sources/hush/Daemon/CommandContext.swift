@@ -65,6 +65,9 @@ extension VerifyCommand: RunsThroughDaemon {}
 extension AttachmentsCommand: RunsThroughDaemon {}
 extension FetchCommand: RunsThroughDaemon {}
 extension ReactCommand: RunsThroughDaemon {}
+extension DeleteCommand: RunsThroughDaemon {}
+extension DisappearCommand: RunsThroughDaemon {}
+extension BackupSessionsCommand: RunsThroughDaemon {}
 
 extension SendCommand: RunsThroughDaemon {
     func standardInputForDaemon() -> Data? {

@@ -21,10 +21,12 @@ struct ChatCommand: AsyncParsableCommand {
             conversation), /file PATH (send a file), /reply ID TEXT (reply quoting message ID), \
             /react ID EMOJI and /unreact ID (set or take back your reaction), /edit ID TEXT (replace \
             the text of your message ID; both sides show it "(edited)"), /fetch [ID] (download the file \
-            of message ID to \(ChatInput.downloadsDescription), with progress). ID is the number in \
-            brackets before each message (the one `hush history` shows), or last: the latest message \
-            that suits (received for /reply, /react and /fetch, yours for /edit; /fetch alone is the \
-            latest file received). Start a line with // to send one beginning with /. Page Up and Page Down \
+            of message ID to \(ChatInput.downloadsDescription), with progress), /delete ID (here) and \
+            /delete! ID (your message, for everyone), /disappear 1h|1d|1w|off (the conversation's \
+            disappearing timer). ID is the number in brackets before each message (the one `hush history` \
+            shows), or last: the latest message that suits (received for /reply, /react and /fetch, yours \
+            for /edit; /fetch alone is the latest file received; /delete always takes a number). Start a \
+            line with // to send one beginning with /. Page Up and Page Down \
             scroll; Ctrl-D on an empty line or Ctrl-C leaves, restoring the terminal.
 
             When standard input is not a terminal, each input line is sent as a message (commands \
@@ -193,6 +195,11 @@ struct ChatCommand: AsyncParsableCommand {
                 view.edited(try await session.edit(try await session.resolve(handle, for: .ownText), text: text))
             case let .fetch(handle):
                 try await fetch(try await session.resolve(handle, for: .receivedFile), session: session, view: view)
+            case let .delete(id, forEveryone):
+                try await session.delete(MessageID(rawValue: id), forEveryone: forEveryone)
+                view.notice(forEveryone ? "message [\(id)] deleted for everyone" : "message [\(id)] deleted here")
+            case let .disappear(seconds):
+                view.show(try await session.setDisappearingTimer(seconds))
             case let .invalid(problem):
                 view.error(problem)
             }
@@ -221,8 +228,9 @@ struct ChatCommand: AsyncParsableCommand {
     private static func describe(_ error: any Error, for input: ChatInput) -> String {
         let reason = ExitStatus.message(for: error)
         switch input {
-        case .message, .file, .reply, .react, .edit: return "not sent: \(reason)"
+        case .message, .file, .reply, .react, .edit, .disappear: return "not sent: \(reason)"
         case .fetch: return "not fetched: \(reason)"
+        case .delete: return "not deleted: \(reason)"
         default: break
         }
         return reason
@@ -252,6 +260,8 @@ struct ChatCommand: AsyncParsableCommand {
             view.notice("reactions to \(who) [\(message.id)] “\(Presentation.oneLine(message.text, length: 32))”: \(summary.isEmpty ? "none" : summary)")
         case let .edited(message, _) where message.conversation == conversation:
             view.edited(message)
+        case let .deleted(message, _) where message.conversation == conversation:
+            view.notice("message [\(message.id)] was deleted")
         case let .undecryptable(reason):
             view.error("set aside an undecryptable envelope: \(reason)")
         case let .syncFailed(error):

@@ -1,4 +1,5 @@
 import Foundation
+import HushKit
 
 /// What a line typed in a chat means. A line starting with "/" is a command
 /// for this program, never sent; "//" sends the rest with one "/" in front
@@ -25,6 +26,11 @@ enum ChatInput: Sendable, Equatable {
     case edit(id: Int64?, text: String)
     /// `/fetch [ID]`: download the file message ID carries to the downloads folder.
     case fetch(id: Int64?)
+    /// `/delete ID` deletes message ID here; `/delete! ID` for everyone (our
+    /// own, within 48 hours). The id is always given: never "last".
+    case delete(id: Int64, forEveryone: Bool)
+    /// `/disappear 1h|1d|1w|off`: the conversation's disappearing-message timer, in seconds (0 = off).
+    case disappear(seconds: UInt32)
     /// Blank, or whitespace only: nothing to do.
     case nothing
     /// A command that does not exist or was used wrongly: the text says what to do.
@@ -46,13 +52,16 @@ enum ChatInput: Sendable, Equatable {
         ("/unreact ID", "take your reaction to message ID away"),
         ("/edit ID TEXT", "replace the text of your message ID (both sides see \"(edited)\")"),
         ("/fetch [ID]", "save a received file in your downloads folder (default: the last one)"),
+        ("/delete ID", "delete message ID here (its text and file go from this device)"),
+        ("/delete! ID", "delete your message ID for everyone (within 48 hours of sending it)"),
+        ("/disappear 1h|1d|1w|off", "messages sent from now on disappear that long after they are read"),
         ("//TEXT", "send a message that starts with /"),
     ]
 
     static let downloadsDescription = "$XDG_DOWNLOAD_DIR, else ~/Downloads"
 
     /// What /help says about the ID the commands take.
-    static let handleHelp = "ID: the [number] before a message, or last (the latest that suits)"
+    static let handleHelp = "ID: the [number] before a message, or last (the latest that suits; /delete takes a number only)"
 
     /// A message handle: the id in brackets (`42` or `[42]`, as the chat
     /// shows it), or `last` (`.some(nil)`); nil when it is neither.
@@ -131,6 +140,20 @@ enum ChatInput: Sendable, Equatable {
             } else {
                 self = .invalid("/fetch takes the id of a message with a file: /fetch ID (or /fetch alone for the latest file received)")
             }
+        case "delete", "delete!":
+            // A deletion names its message explicitly: "last" is refused, so
+            // a message that just arrived is never the one deleted by mistake.
+            guard case let .some(.some(id)) = ChatInput.handle(argument) else {
+                self = .invalid("/\(name.lowercased()) needs a message id (the number in brackets): /delete ID (here) or /delete! ID (for everyone)")
+                return
+            }
+            self = .delete(id: id, forEveryone: name.hasSuffix("!"))
+        case "disappear":
+            guard let choice = DisappearingTimer.choices.first(where: { $0.name == argument.lowercased() }) else {
+                self = .invalid("/disappear takes 1h, 1d, 1w or off")
+                return
+            }
+            self = .disappear(seconds: choice.seconds)
         default:
             self = .invalid("unknown command /\(name): /help lists the commands; start with // to send a message beginning with /")
         }

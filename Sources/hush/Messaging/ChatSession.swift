@@ -240,13 +240,7 @@ final class ChatSession: @unchecked Sendable {
     func resolve(_ id: Int64?, for use: HandleUse) async throws -> MessageID {
         if let id { return MessageID(rawValue: id) }
         let recent = try await lastMessages(ChatSession.handleSearchDepth)
-        let found = recent.last { message in
-            switch use {
-            case .received: return message.direction == .incoming
-            case .ownText: return message.direction == .outgoing && message.kind == .text
-            case .receivedFile: return message.direction == .incoming && message.kind == .file
-            }
-        }
+        let found = recent.last { ChatSession.suits(direction: $0.direction, kind: $0.kind, isDeleted: $0.isDeleted, use) }
         guard let found else {
             let what: String
             switch use {
@@ -257,6 +251,18 @@ final class ChatSession: @unchecked Sendable {
             throw CommandError(.usage, "no \(what) among the last \(ChatSession.handleSearchDepth) messages: give its id (the number in brackets)")
         }
         return found.id
+    }
+
+    /// Whether a message "last" may name for `use`. A deleted message (a
+    /// tombstone, §10.7) and a timer change are never it: nothing can be
+    /// replied to, reacted to, edited or fetched there.
+    static func suits(direction: Message.Direction, kind: Message.Kind, isDeleted: Bool, _ use: HandleUse) -> Bool {
+        guard !isDeleted, kind != .timerChange else { return false }
+        switch use {
+        case .received: return direction == .incoming
+        case .ownText: return direction == .outgoing && kind == .text
+        case .receivedFile: return direction == .incoming && kind == .file
+        }
     }
 
     /// How far back "last" looks.
@@ -304,6 +310,16 @@ final class ChatSession: @unchecked Sendable {
             candidate = ext.isEmpty ? "\(stem)-\(number)" : "\(stem)-\(number).\(ext)"
         }
         return folder + "/" + candidate
+    }
+
+    /// Deletes message `id` here, or for everyone (`/delete`, `/delete!`).
+    func delete(_ id: MessageID, forEveryone: Bool) async throws {
+        try await room.delete(id, forEveryone: forEveryone)
+    }
+
+    /// Sets the conversation's disappearing timer (`/disappear`); returns the change as stored.
+    func setDisappearingTimer(_ seconds: UInt32) async throws -> Message {
+        try await room.setDisappearingTimer(seconds)
     }
 
     /// What became of the messages sent in this chat, once it is over.

@@ -139,7 +139,8 @@ final class ChatView: Sendable {
         let outgoing = message.direction == .outgoing
         // In a group, a sender not (or no longer) among the members is named by address, never by the group's name.
         let who = outgoing ? "you" : state.withLock { $0.members[message.senderAddress] } ?? (isGroup ? message.senderAddress : contact)
-        var body = UntrustedText.sanitized(message.text).replacingOccurrences(of: "\n", with: "\n      ")
+        var body = message.isDeleted ? style.dim("(deleted)")
+                                     : UntrustedText.sanitized(message.text).replacingOccurrences(of: "\n", with: "\n      ")
         if let quoted = message.replyTo {
             // The quoted message when this chat has shown it; hush history shows any stored one.
             let excerpt = state.withLock { $0.messages[quoted.clientMessageID]?.text }
@@ -147,7 +148,7 @@ final class ChatView: Sendable {
         }
         if message.isEdited { body += style.dim(" (edited)") }
         let suffix = outgoing ? "  " + mark(status) : ""
-        // The id in brackets, as hush history shows it: what /reply, /react, /edit and /fetch take.
+        // The id in brackets, as hush history shows it: what /reply, /react, /edit, /fetch and /delete take.
         return "\(style.dim("[\(message.id)] " + time(message.relayTimestamp ?? message.createdAt))) \(style.bold(UntrustedText.sanitized(who, keepingLineBreaks: false))): \(body)\(suffix)"
     }
 

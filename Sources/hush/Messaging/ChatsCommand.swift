@@ -60,9 +60,12 @@ struct HistoryCommand: AsyncParsableCommand {
             Marks: … pending, ✓ sent (the relay has it), ✓✓ delivered, ✓✓ read, ✗ failed.
 
             A reply shows the message it quotes above it (↳), and the reactions to a message \
-            follow it on a line of their own. `hush reply`, `hush react` and `hush edit` take the ids \
-            in brackets. An edited message shows its current text marked "(edited)"; --edits ID lists \
-            every version of message ID (the original first) with the time its author wrote it.
+            follow it on a line of their own. `hush reply`, `hush react`, `hush edit` and `hush delete` \
+            take the ids in brackets. An edited message shows its current text marked "(edited)"; \
+            --edits ID lists every version of message ID (the original first) with the time its author \
+            wrote it. A deleted message shows as (deleted); one under a disappearing timer shows when it \
+            disappears once read; an expired one is gone. --json carries "deleted", "expiresAfter" \
+            (seconds) and "expiresAt" (ms since 1970, once its timer runs).
 
             Examples:
               hush history bob

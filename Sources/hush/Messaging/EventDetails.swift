@@ -21,6 +21,11 @@ enum EventDetails {
     case reaction(Message, contact: String, summary: String)
     /// A message was edited by its author; `contact` is the contact's or the group's name.
     case edited(Message, contact: String)
+    /// A message was deleted (or expired: then `message.isDeleted` and it is
+    /// gone from history); `contact` is the contact's or the group's name.
+    case deleted(Message, contact: String)
+    /// A conversation's disappearing timer changed (seconds, nil = off).
+    case timer(ConversationID, contact: String, seconds: Int64?)
     case missed(count: Int)
     case syncFailed(HushError)
 
@@ -63,6 +68,11 @@ enum EventDetails {
         case let .messageEdited(id, conversation):
             guard let message = try? await account.message(id) else { return nil }
             return .edited(message, contact: await title(of: conversation, in: account))
+        case let .messageDeleted(id, conversation):
+            guard let message = try? await account.message(id) else { return nil }
+            return .deleted(message, contact: await title(of: conversation, in: account))
+        case let .disappearingTimerChanged(conversation, seconds):
+            return .timer(conversation, contact: await title(of: conversation, in: account), seconds: seconds)
         case let .missed(count):
             return .missed(count: count)
         case let .syncFailed(error):

@@ -13,7 +13,9 @@ struct ListenCommand: AsyncParsableCommand {
             request, nothing is sent back until `hush requests accept`), status (an outgoing message became sent, \
             delivered, read or failed), reaction (someone's reaction to a message was set, changed or taken \
             away; --json carries the message with its "reactions"), edited (its author edited a message; \
-            --json carries the message with its new "body" and "editedAt"), typing, quarantined, connection. With --json each event is one \
+            --json carries the message with its new "body" and "editedAt"), deleted (a message was \
+            deleted or expired), disappearingTimer (a conversation's timer changed; "disappearingSeconds" \
+            is null when off), typing, quarantined, connection. With --json each event is one \
             JSON object on its own line. Stops on Ctrl-C, or after --timeout seconds.
 
             --notify shows a desktop notification (through notify-send, from libnotify) for each new \
@@ -158,6 +160,11 @@ struct ListenCommand: AsyncParsableCommand {
             var object = Presentation.json(message, contact: contact)
             object["event"] = "edited"
             return object
+        case let .deleted(message, contact):
+            return ["event": "deleted", "id": message.id.rawValue, "clientMessageId": message.clientMessageID, "contact": contact,
+                    "deleted": true]
+        case let .timer(_, contact, seconds):
+            return ["event": "disappearingTimer", "contact": contact, "disappearingSeconds": seconds.map { $0 as Any } ?? NSNull()]
         case let .missed(count):
             return ["event": "missed", "count": count]
         case let .syncFailed(error):
@@ -182,6 +189,11 @@ struct ListenCommand: AsyncParsableCommand {
         case "edited":
             let text = bodies ? ": \(untrusted(object["body"]))" : ""
             return "message \(object["id"] ?? "?") with \(untrusted(object["contact"])) was edited\(text)"
+        case "deleted":
+            return "message \(object["id"] ?? "?") with \(untrusted(object["contact"])) was deleted"
+        case "disappearingTimer":
+            let seconds = (object["disappearingSeconds"] as? Int64).map { DisappearingTimer.duration(UInt32(clamping: $0)) }
+            return "disappearing messages with \(untrusted(object["contact"])): \(seconds ?? "off")"
         case "group":
             return "group \(untrusted(object["group"])) changed: `hush group info \(untrusted(object["group"]))`"
         case "request":

@@ -34,12 +34,22 @@ enum Presentation {
         let who = message.direction == .outgoing ? "you" : contact
         let mark = message.direction == .outgoing ? "  " + Presentation.mark(message.status) : ""
         // Someone else's text: escape sequences in it must not reach the terminal.
-        return "[\(message.id)] \(style.dim(time(message.relayTimestamp ?? message.createdAt)))  \(style.bold(peer(who))): \(UntrustedText.sanitized(message.text))\(edited(message))\(mark)"
+        return "[\(message.id)] \(style.dim(time(message.relayTimestamp ?? message.createdAt)))  \(style.bold(peer(who))): \(text(of: message))\(mark)"
     }
 
     /// ` (edited)` after an edited message's text (dimmed), nothing otherwise.
     static func edited(_ message: Message) -> String {
         message.isEdited ? style.dim(" (edited)") : ""
+    }
+
+    /// A message's text for a terminal: sanitised, "deleted" for a
+    /// tombstone, "(edited)" after an edited one, with the time left when
+    /// its disappearing timer runs (an edit keeps the message's timer).
+    static func text(of message: Message) -> String {
+        guard !message.isDeleted else { return style.dim("(deleted)") }
+        let text = UntrustedText.sanitized(message.text) + edited(message)
+        guard let expiresAt = message.expiresAt else { return text }
+        return text + style.dim("  (disappears \(time(expiresAt)))")
     }
 
     static func json(_ message: Message, contact: String) -> [String: Any] {
@@ -61,6 +71,9 @@ enum Presentation {
         object["reactions"] = json(message.reactions)
         object["edited"] = message.isEdited
         if let editedAt = message.editedAt { object["editedAt"] = editedAt }
+        object["deleted"] = message.isDeleted
+        if let expiresAfter = message.expiresAfter { object["expiresAfter"] = expiresAfter }
+        if let expiresAt = message.expiresAt { object["expiresAt"] = expiresAt }
         return object
     }
 
@@ -89,18 +102,25 @@ enum Presentation {
     /// this device does not have it.
     static func quote(_ quoted: Message?, name: String?) -> String {
         guard let quoted else { return style.dim("  ↳ replying to a message not stored here") }
+        guard !quoted.isDeleted else { return style.dim("  ↳ replying to [\(quoted.id)] a deleted message") }
         return style.dim("  ↳ replying to [\(quoted.id)] \(peer(name ?? "?")): \(oneLine(quoted.text, length: 48))")
     }
 
     /// The content type as docs/PROTOCOL.md and earlier `--json` output name it.
     static func contentType(_ message: Message) -> String {
-        message.kind == .file ? "attachment" : "text/plain"
+        switch message.kind {
+        case .file: "attachment"
+        case .timerChange: "disappearing-timer"
+        case .text: "text/plain"
+        }
     }
 
     /// A conversation's last message on one line, cut to `length` characters
     /// (the preview `hush chats` shows).
     static func summary(_ conversation: Conversation, length: Int = 60) -> String {
-        guard let text = conversation.lastMessage?.text else { return "" }
+        guard let last = conversation.lastMessage else { return "" }
+        guard !last.isDeleted else { return "(deleted)" }
+        let text = last.text
         let line = text.split(whereSeparator: \.isNewline).joined(separator: " ")
         return line.count <= length ? line : String(line.prefix(length - 1)) + "…"
     }
