@@ -80,6 +80,7 @@ public final class HomeLock: Sendable {
     /// the kernel does not list locks). Read from `/proc/locks`, so it names
     /// holders of any user; the directory's 0700 already keeps other users out.
     public static func holders(in home: DataDirectory) -> [Holder] {
+        #if os(Linux)
         var info = stat()
         guard stat(home.file(fileName), &info) == 0, let table = readSmallFile("/proc/locks") else { return [] }
         // Linux's encoding of dev_t (glibc's gnu_dev_major/minor, which Swift does not import).
@@ -97,10 +98,15 @@ public final class HomeLock: Sendable {
             holders.append(Holder(pid: pid, mode: fields[3] == "WRITE" ? .exclusive : .shared, command: commandLine(of: pid)))
         }
         return holders
+        #else
+        // Other systems list no file locks: a refusal then names no holder.
+        return []
+        #endif
     }
 
     /// The first words of a process's command line, printable.
     private static func commandLine(of pid: Int32) -> String? {
+        #if os(Linux)
         guard let raw = readSmallFile("/proc/\(pid)/cmdline") else { return nil }
         var words = raw.split(separator: "\0").prefix(3).map(String.init)
         guard !words.isEmpty else { return nil }
@@ -108,6 +114,9 @@ public final class HomeLock: Sendable {
         let text = words.joined(separator: " ")
         let printable = text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }
         return String(String.UnicodeScalarView(printable.prefix(80)))
+        #else
+        return nil
+        #endif
     }
 
     /// Reads a small pseudo-file (whose size `stat` does not tell) whole.
