@@ -150,6 +150,60 @@ import Testing
         #expect(try bed.send(alice, to: "bob", "for keeps")["expiresAfter"] == nil)
     }
 
+    @Test func aGroupMessageExpiresForEveryMemberIncludingOneThatWasOffline() throws {
+        let bed = try Testbed("disappear-group")
+        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob"), carol = try bed.newUser("carol")
+        for user in [bob, carol] { try bed.meet(alice, user) }
+        try bed.succeed(alice, ["group", "create", "team", "bob", "carol"])
+        for user in [bob, carol, bob, carol] { try bed.sync(user) }
+        // Carol is offline from here on: she misses the timer change, the message and every read.
+        let change = try bed.succeed(alice, ["disappear", "team", "1h", "--seconds", "2", "--json"]).json()
+        #expect(change["disappearingSeconds"] as? Int == 2, "\(change)")
+        let sent = try bed.send(alice, to: "team", "meet at the old mill")
+        #expect(sent["expiresAfter"] as? Int == 2 && sent["expiresAt"] == nil, "\(sent)")
+        let client = try #require(sent["clientMessageId"] as? String)
+        func holds(_ user: User) throws -> Bool {
+            try history(bed, user, "team").contains { $0["clientMessageId"] as? String == client }
+        }
+        func finds(_ user: User) throws -> Bool {
+            try bed.succeed(user, ["search", "mill", "--json"]).stdout.contains("meet at the old mill")
+        }
+
+        // Delivered but not read: no timer runs anywhere, however long it waits.
+        try bed.sync(bob)
+        Thread.sleep(forTimeInterval: 3)
+        try bed.sync(alice)
+        #expect(try holds(bob) && holds(alice), "unread: neither timer has started")
+
+        // Bob reads it (history sends the read receipt): his timer starts now.
+        try bed.succeed(bob, ["history", "team"])
+        Thread.sleep(forTimeInterval: 3)
+        #expect(try holds(bob) == false, "expired on bob's side")
+        #expect(try finds(bob) == false)
+
+        // Alice's copy ran out 2 seconds after bob's read receipt, the first one naming it.
+        try bed.sync(alice)
+        #expect(try holds(alice) == false, "expired on alice's side from bob's read receipt")
+        #expect(try finds(alice) == false)
+        #expect(try history(bed, alice, "team").contains { $0["body"] as? String == "set disappearing messages to 2 seconds" },
+                "the change itself stays")
+
+        // Carol was offline the whole time and has not read it: her timer has not started, so it is there.
+        try bed.sync(carol)
+        let carolCopy = try #require(try history(bed, carol, "team").first { $0["clientMessageId"] as? String == client })
+        #expect(carolCopy["body"] as? String == "meet at the old mill" && carolCopy["expiresAfter"] as? Int == 2
+                && carolCopy["expiresAt"] == nil, "unread on carol's side: \(carolCopy)")
+        #expect(try finds(carol))
+        Thread.sleep(forTimeInterval: 3)
+        #expect(try holds(carol), "still unread: still there")
+
+        // Once carol reads it, it lives 2 seconds more on her side too.
+        try bed.succeed(carol, ["history", "team"])
+        Thread.sleep(forTimeInterval: 3)
+        #expect(try holds(carol) == false, "expired on carol's side after she read it")
+        #expect(try finds(carol) == false)
+    }
+
     @Test func aPipedChatDeletesAndSetsTheTimer() throws {
         let bed = try Testbed("delete-chat")
         let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
