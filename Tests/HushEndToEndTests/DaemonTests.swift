@@ -127,6 +127,22 @@ import Testing
                 "docs/daemon-openrpc.json differs from what the daemon answers: run HUSH_UPDATE_DAEMON_API=1 swift test --filter DaemonTests")
     }
 
+    /// A command that reads standard input, handed over without any, reads
+    /// an empty one, never the daemon's own: a daemon started in a terminal
+    /// would otherwise wait on that terminal forever.
+    @Test func aCommandWithoutStandardInputNeverReadsTheDaemons() throws {
+        let bed = try Testbed("daemon-stdin")
+        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
+        try bed.acquaint(alice, bob)
+        let daemon = try bed.spawnInTerminal(alice, ["daemon"])
+        defer { daemon.signal(SIGTERM); _ = daemon.finish(timeout: 20) }
+        try #require(daemon.wait(timeout: 30) { $0.stdout.contains("hush daemon: serving") }, "\(daemon.stdout)")
+        let result = try bed.hush(alice, ["rpc", "cli.run", #"{"argv": ["send", "bob"], "capture": true}"#],
+                                  environment: Self.noPassphrase, timeout: 20)
+        #expect(result.status == 0 && !result.signalled, "\(result)")
+        #expect(result.stdout.contains("\"exitCode\":64") && result.stdout.contains("empty"), "\(result)")
+    }
+
     /// Another user's process is answered with a refusal, never served, even
     /// when the file permissions are opened up for the test.
     @Test(.enabled(if: getuid() == 0, "needs root to run a process as another user"))

@@ -64,8 +64,9 @@ enum DaemonCommandRunner {
                     printError("`hush \(argv.first ?? "")` runs in its own process, not through the daemon: stop the daemon first (`hush daemon stop`)")
                     return ExitStatus.homeInUse.rawValue
                 }
+                // No stdin from the client is an empty one: never the daemon's own (a terminal it would block on).
                 try await CommandContext.$current.withValue(context) {
-                    try await CommandInput.$redirected.withValue(input) { try await runOpened(command) }
+                    try await CommandInput.$redirected.withValue(input ?? Data()) { try await runOpened(command) }
                 }
                 return 0
             } catch {
