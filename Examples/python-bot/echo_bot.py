@@ -90,6 +90,7 @@ def main():
             answered += 1
         if seq is not None:
             control.call("events.ack", subscriber=arguments.name, through=seq)
+            print("echo bot: acknowledged through %s" % seq, flush=True)
         if arguments.count and answered >= arguments.count:
             break
     events.close()
