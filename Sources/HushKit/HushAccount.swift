@@ -219,6 +219,17 @@ public final class HushAccount: Sendable {
         lock.release()
     }
 
+    /// Closes the account as `close()` does, and returns once its live
+    /// connection, outbox retries and event forwarding have ended, so nothing
+    /// of the account is still writing when the caller goes on (or its
+    /// process exits: a database write cut by the exit's clean-up of the
+    /// crypto library could crash the process).
+    public func closeAndWait() async {
+        let stopping = live.withLock { $0.tasks } + running.withLock { $0 }
+        close()
+        for task in stopping { await task.value }
+    }
+
     // MARK: Relay
 
     /// Publishes the identity and prekeys to the account's relay (again, if
@@ -258,6 +269,14 @@ public final class HushAccount: Sendable {
     /// Ends the live connection and the outbox retries.
     public func stopLive() {
         for task in live.withLock({ live in defer { live.tasks.removeAll() }; return live.tasks }) { task.cancel() }
+    }
+
+    /// Ends the live connection and the outbox retries, and returns once
+    /// they stopped: a write they were in the middle of is finished.
+    public func stopLiveAndWait() async {
+        let stopping = live.withLock { live in defer { live.tasks.removeAll() }; return live.tasks }
+        for task in stopping { task.cancel() }
+        for task in stopping { await task.value }
     }
 
     /// Runs `body` as `translatingErrors` does, and tells an account that has

@@ -90,7 +90,7 @@ struct DaemonCommand: AsyncParsableCommand {
                 try await group.next()
                 group.cancelAll()
             }
-            account.stopLive()
+            await account.stopLiveAndWait()
         }
 
         /// SIGINT and SIGTERM as they arrive, until the task that reads them is cancelled.

@@ -349,11 +349,13 @@ final class ChatSession: @unchecked Sendable {
             }
         }
         let outcome = flush ? await outcome() : Outcome()
-        account.stopLive()
         let running = lock.withLock { tasks }
         for task in running { task.cancel() }
+        let account = account
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
+                // The live connection too: the process must not exit in the middle of its write.
+                await account.stopLiveAndWait()
                 for task in running { await task.value }
             }
             group.addTask {

@@ -86,7 +86,7 @@ struct ListenCommand: AsyncParsableCommand {
             } else {
                 await waitForInterrupt()
             }
-            account.stopLive()
+            await account.stopLiveAndWait()
             printer.cancel()
             hooks.drain()
         }
