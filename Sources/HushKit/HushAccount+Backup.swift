@@ -118,7 +118,9 @@ extension HushAccount {
     /// Starts a session with every accepted contact that has none, from the
     /// relay's prekey bundles: what a restored account does first, since a
     /// backup holds no sessions (§19.4). Messages to a contact cannot be
-    /// sealed until it ran. Returns how many sessions started.
+    /// sealed until it ran. First, locally, a new sender chain for every
+    /// group (a backup holds none), its distribution queued for the members
+    /// and sent at the next sync. Returns how many sessions started.
     ///
     /// - Throws: `HushError` of kind `relayUnavailable` or `notRegistered`
     ///   (sessions started before the failure are kept; call it again).

@@ -234,12 +234,38 @@ final class ContentApplier {
             return
         }
         guard let messageId = try store.resends.messageId(forEnvelope: digest),
-              let message = try store.messages.message(id: messageId), message.direction == .outgoing,
-              message.status != .delivered, message.status != .read,
+              let message = try store.messages.message(id: messageId), message.direction == .outgoing else { return }
+        if let group = try store.groups.group(conversationId: message.conversationId) {
+            try answerDecryptionError(for: message, in: group, from: contact)
+            return
+        }
+        guard message.status != .delivered, message.status != .read,
               try store.contacts.contact(conversationId: message.conversationId)?.id == contact.id,
               try store.resends.markResent(messageId: messageId, at: dependencies.clock.now())
         else { return }
         try sealer.reseal(message, for: contact)
+        try dependencies.emit(.resent(clientMessageID: message.clientMessageId, contact: contact.name, messageID: message.id))
+    }
+
+    /// A member could not open our group message (docs/PROTOCOL.md §10.1:
+    /// a restored account, given our chain at a later point, §19.4): sealed
+    /// again under our current chain for that member alone, when they are
+    /// still a member, have not confirmed it (their receipt), and it was not
+    /// resent before.
+    private func answerDecryptionError(for message: StoredMessage, in group: StoredGroup, from contact: Contact) throws {
+        guard contact.standing == .accepted, contact.verification != .changed, group.standing == .member else { return }
+        let member = try IdentityKey(rawRepresentation: contact.identityKey)
+        guard try group.currentState().member(member) != nil,
+              let receipt = try store.groups.receipts(messageId: message.id).first(where: { $0.memberKey == contact.identityKey }),
+              receipt.status != "delivered", receipt.status != "read",
+              try store.resends.markResent(messageId: message.id, at: dependencies.clock.now())
+        else { return }
+        do {
+            guard try sealer.reseal(message, in: group, for: member) else { return }
+        } catch MessengerError.memberIdentityChanged {
+            // Nothing goes to the group until the user settles that (§18.2).
+            return
+        }
         try dependencies.emit(.resent(clientMessageID: message.clientMessageId, contact: contact.name, messageID: message.id))
     }
 }

@@ -55,6 +55,7 @@ final class EnvelopeOpener {
             // database): whatever we gave them before, give it again.
             try store.contacts.setCredentialSent(nil, contactId: contact.id)
             try store.contacts.setProfileSent(nil, contactId: contact.id)
+            try senderKeys.handOverOwnChains(to: contact)
             if let oneTime = handshake.oneTimePrekeyID { consumedPrekeys.append((.oneTimeX25519, oneTime)) }
             if handshake.kemPrekeyKind == .oneTimeKEM { consumedPrekeys.append((.oneTimeKEM, handshake.kemPrekeyID)) }
         } else if let current {
@@ -85,6 +86,16 @@ final class EnvelopeOpener {
             try credentials.handOver(to: contact)
         }
         return .applied
+    }
+
+    /// Whom to ask to send an envelope that could not be used again
+    /// (docs/PROTOCOL.md §10.1): the sender its sealed layer names, or, for
+    /// a group envelope, the member whose chain signed a message whose key
+    /// is gone (`GroupSenderKeys.memberOfUnreadableMessage`). Nil when the
+    /// envelope names nobody.
+    func senderToAsk(about envelope: [UInt8]) -> IdentityKey? {
+        if GroupEnvelope.isGroupEnvelope(envelope) { return senderKeys.memberOfUnreadableMessage(envelope) }
+        return try? SealedSender.open(envelope, recipient: dependencies.identity).sender
     }
 
     /// Both sides started a session at once ("crossed" first messages): both

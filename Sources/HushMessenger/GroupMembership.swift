@@ -24,6 +24,25 @@ final class GroupMembership {
         self.adoption = adoption
     }
 
+    /// Makes our chain for the current state of every group we are in that
+    /// has none, and queues its distribution for the other members: what a
+    /// restored account does first, since a backup holds no chains
+    /// (docs/PROTOCOL.md §19.4). Its first envelope to each member carries
+    /// the new session's handshake, on which the member gives us its own
+    /// chain again (§11). Returns how many chains were made.
+    func makeMissingOwnChains() throws -> Int {
+        var made = 0
+        for group in try store.groups.active() {
+            let current = try group.currentState()
+            guard current.member(me) != nil, current.members.contains(where: { $0.identityKey != me }),
+                  try store.groups.ownChain(stateDigest: current.digest, memberKey: me.rawRepresentation, groupRow: group.id) == nil
+            else { continue }
+            _ = try sealer.ownChains.chain(for: current, in: group)
+            made += 1
+        }
+        return made
+    }
+
     // MARK: Lookup
 
     func group(named name: String) throws -> StoredGroup {

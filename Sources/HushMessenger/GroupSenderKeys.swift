@@ -8,12 +8,14 @@ import HushStore
 final class GroupSenderKeys {
     private let dependencies: MessengerDependencies
     private let adoption: GroupStateAdoption
+    private let ownChains: OwnSenderChains
     private var store: MessageStore { dependencies.store }
     private var me: IdentityKey { dependencies.identity.publicKey }
 
     init(_ dependencies: MessengerDependencies, adoption: GroupStateAdoption) {
         self.dependencies = dependencies
         self.adoption = adoption
+        ownChains = OwnSenderChains(dependencies)
     }
 
     /// Keeps a member's chain. A distribution for a group or epoch we do not
@@ -36,9 +38,50 @@ final class GroupSenderKeys {
             }
             return
         }
+        // A chain we hold already is kept as it is: a distribution given again
+        // (a member handing its chain over on a new session, a resend) would
+        // move it back, or past the skipped keys we keep, and only the first
+        // one says whose it is.
+        guard try store.groups.chain(epoch: distribution.epoch, signingKey: distribution.signingKey.rawRepresentation,
+                                     groupRow: group.id) == nil else { return }
         let chain = SenderKeyChain(distribution: distribution)
         try store.groups.saveChain(chain.serialized(), epoch: chain.epoch, signingKey: chain.signingKey.rawRepresentation,
                                    memberKey: sender.rawRepresentation, stateDigest: nil, groupRow: group.id)
+    }
+
+    /// Queues our current chain of every group `contact` shares with us
+    /// (both in its current state) for them, at its current iteration: on a
+    /// new session from them (§11), since a peer starting over may have lost
+    /// every chain it held, as a restored account has (§19.4). A peer who
+    /// still holds it ignores it.
+    func handOverOwnChains(to contact: Contact) throws {
+        let peer = try IdentityKey(rawRepresentation: contact.identityKey)
+        for group in try store.groups.active() {
+            let current = try group.currentState()
+            guard current.member(me) != nil, current.member(peer) != nil else { continue }
+            try ownChains.distribute(for: current, in: group, to: [peer])
+        }
+    }
+
+    /// The member whose chain signed the group message in `envelope` when
+    /// it could not be opened because its key is gone (below the chain's
+    /// iteration: sealed before the point we were given it, §18.1 step 3),
+    /// so that they can be asked to send it again (§10.1). Nil for anything
+    /// else: an envelope no state opens, a chain we do not hold, a signature
+    /// that does not verify.
+    func memberOfUnreadableMessage(_ envelope: [UInt8]) -> IdentityKey? {
+        guard let (message, group) = try? openEnvelope(envelope), let head = try? SenderKeyMessageHead(of: message),
+              let stored = try? store.groups.chain(epoch: head.epoch, signingKey: head.signingKey.rawRepresentation, groupRow: group.id),
+              let chain = try? SenderKeyChain.deserialize(stored.chain) else { return nil }
+        do {
+            _ = try chain.decrypt(message)
+            return nil
+        } catch .decryptionFailed {
+            // Step 3 or the AEAD, after the signature verified: the chain's member wrote it.
+            return try? IdentityKey(rawRepresentation: stored.memberKey)
+        } catch {
+            return nil
+        }
     }
 
     // MARK: Receiving

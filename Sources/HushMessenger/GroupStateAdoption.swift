@@ -54,11 +54,7 @@ final class GroupStateAdoption {
             }
         }
         guard state.member(me) != nil else { return }
-        let chain = try ownChains.chain(for: state, in: group)
-        try ownChains.save(chain, for: state, in: group)
-        let distribution = Content(id: MessageID.random(using: dependencies.random), sentAt: UInt64(now),
-                                   body: .senderKeyDistribution(try chain.distribution()))
-        for member in others { try queue(distribution, to: member.identityKey, group: group) }
+        try ownChains.distribute(for: state, in: group, to: others.map(\.identityKey))
     }
 
     /// The states kept for `group`: the current one and the one before it,

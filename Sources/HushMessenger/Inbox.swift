@@ -116,13 +116,15 @@ final class Inbox {
 
     /// Receiver side of decryption errors (docs/PROTOCOL.md §10.1), inside
     /// the transaction that sets the envelope aside: when the sealed layer
-    /// names a contact we hold a session with, the envelope's SHA-256 is
-    /// sealed back to them so they can send it again. An envelope whose
-    /// sealed layer does not open, or whose exact bytes were set aside before
-    /// (a replay), is not answered. Returns whether the sender was told.
+    /// names a contact we hold a session with (or, for a group envelope, the
+    /// message was signed by a member's chain we hold but its key is gone),
+    /// the envelope's SHA-256 is sealed back to them so they can send it
+    /// again. An envelope that names nobody, or whose exact bytes were set
+    /// aside before (a replay), is not answered. Returns whether the sender
+    /// was told.
     private func reportUndecryptable(_ envelope: MailboxEnvelope) -> Bool {
-        guard let opened = try? SealedSender.open(envelope.bytes, recipient: dependencies.identity),
-              let contact = try? contacts.contact(forIdentity: opened.sender), contact.verification != .changed,
+        guard let sender = opener.senderToAsk(about: envelope.bytes),
+              let contact = try? contacts.contact(forIdentity: sender), contact.verification != .changed,
               contact.standing == .accepted,
               (try? store.sessions.load(contactId: contact.id)) != nil,
               (try? store.quarantine.contains(envelope: envelope.bytes)) == false else { return false }

@@ -15,9 +15,12 @@ extension Messenger {
     }
 
     /// Starts a session with every accepted contact that has none (after a
-    /// restore from a backup); returns how many started.
+    /// restore from a backup); returns how many started. First, locally, a
+    /// new sender chain for every group that has none, its distribution
+    /// queued for the members (sealed on those sessions at the next flush).
     public func startMissingSessions() async throws -> Int {
-        try await contactBook.startMissingSessions()
+        _ = try store.write { _ in try groups.makeMissingOwnChains() }
+        return try await contactBook.startMissingSessions()
     }
 
     /// Removes the contact with its conversation; its attachments' files go too.

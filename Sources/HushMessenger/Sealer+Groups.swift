@@ -70,6 +70,7 @@ extension Sealer {
                                     replyTo: body.quotedMessage?.description, expiresAfter: content.body.expiresAfter)
             let messageId = try store.sendQueue.queue(stored, requestId: requestID, sealedPayload: envelope, at: now)
             try record(recipients, requestID: requestID, messageId: messageId)
+            try store.resends.recordEnvelope(digest: SHA256.hash(envelope), messageId: messageId, at: now)
         }
         return content
     }
@@ -85,7 +86,29 @@ extension Sealer {
             try store.outbox.enqueue(requestId: requestID, messageId: message.id, conversationId: group.conversationId,
                                      sealedPayload: envelope, at: dependencies.clock.now())
             try record(recipients, requestID: requestID, messageId: message.id)
+            try store.resends.recordEnvelope(digest: SHA256.hash(envelope), messageId: message.id, at: dependencies.clock.now())
         }
+    }
+
+    /// Seals our group message `message` again, the same content (id and
+    /// time), as a new group message under our chain for the group's current
+    /// state, and queues it for `member` alone: a member who could not open
+    /// the first because the key was gone (a restored account, given our
+    /// chain at a later point, docs/PROTOCOL.md §10.1, §19.4). The others
+    /// read the original, and skip this iteration of the chain. False when
+    /// the message cannot be sealed again (`contentAgain`).
+    func reseal(_ message: StoredMessage, in group: StoredGroup, for member: IdentityKey) throws -> Bool {
+        guard let content = try contentAgain(of: message) else { return false }
+        let now = dependencies.clock.now()
+        try store.withinWrite { store in
+            let (envelope, _) = try encrypt(content, in: group)
+            let requestID = Hex.encode(dependencies.random.bytes(16))
+            try store.outbox.enqueue(requestId: requestID, messageId: message.id, conversationId: group.conversationId,
+                                     sealedPayload: envelope, at: now)
+            try store.groups.addRecipients([member.rawRepresentation], requestId: requestID)
+            try store.resends.recordEnvelope(digest: SHA256.hash(envelope), messageId: message.id, at: now)
+        }
+        return true
     }
 
     private func group(named name: String) throws -> StoredGroup {

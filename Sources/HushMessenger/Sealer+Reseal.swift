@@ -37,6 +37,20 @@ extension Sealer {
     /// text can, and an attachment whose blob is uploaded (its pointer is
     /// kept with the message since schema version 11).
     private func sealAgain(_ message: StoredMessage, for contact: Contact) throws -> [UInt8]? {
+        guard let content = try contentAgain(of: message) else { return nil }
+        let now = dependencies.clock.now()
+        let session = try dependencies.loadSession(contactId: contact.id)
+        let envelope = try session.seal(try content.encoded(), using: dependencies.random)
+        try dependencies.store.resends.recordEnvelope(digest: SHA256.hash(envelope), messageId: message.id, at: now)
+        try dependencies.store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
+        return envelope
+    }
+
+    /// The content `message` was sent as, for sealing it again: the same id
+    /// and time; a text, a reply, or an attachment whose blob is uploaded
+    /// (its pointer is kept with the message since schema version 11). Nil
+    /// for anything else.
+    func contentAgain(of message: StoredMessage) throws -> Content? {
         let body: ContentBody
         if message.contentType == "text/plain", let quoted = message.replyTo {
             body = .reply(to: try MessageID(hex: quoted), text: message.body)
@@ -48,13 +62,7 @@ extension Sealer {
         } else {
             return nil
         }
-        let content = Content(id: try MessageID(hex: message.clientMessageId), sentAt: UInt64(clamping: message.createdAt),
-                              body: body.expiring(after: message.expiresAfter))
-        let now = dependencies.clock.now()
-        let session = try dependencies.loadSession(contactId: contact.id)
-        let envelope = try session.seal(try content.encoded(), using: dependencies.random)
-        try dependencies.store.resends.recordEnvelope(digest: SHA256.hash(envelope), messageId: message.id, at: now)
-        try dependencies.store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
-        return envelope
+        return Content(id: try MessageID(hex: message.clientMessageId), sentAt: UInt64(clamping: message.createdAt),
+                       body: body.expiring(after: message.expiresAfter))
     }
 }

@@ -80,6 +80,69 @@ import Testing
         #expect(bobSees.count("thanks for the photo") == 1, "\(bobSees)")
     }
 
+    /// Alice, Bob and Carol talk in a group; Alice backs up, the group goes
+    /// on, her disk is lost and she restores it elsewhere. With no change to
+    /// the group, she reads what Bob and Carol write and they read her: the
+    /// restored account distributes a new sender chain and the members give
+    /// it theirs again on its new sessions (docs/PROTOCOL.md §19.4). Bob's
+    /// group message from while she was gone, sealed at a point of his chain
+    /// she no longer holds, reaches her through the decryption-error resend.
+    /// (Before, the restored Alice made a chain nobody received and waited for
+    /// the members' chains for ever: neither side read the other until the
+    /// group's next state change.)
+    @Test func aRestoredMemberTalksInItsGroupsWithoutAStateChange() throws {
+        let bed = try Testbed("backup-groups")
+        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob"), carol = try bed.newUser("carol")
+        for user in [bob, carol] { try bed.meet(alice, user) }
+        try bed.succeed(alice, ["group", "create", "hikers", "bob", "carol"])
+        for user in [bob, carol, bob, carol] { try bed.sync(user) }
+        try bed.send(alice, to: "hikers", "summit at noon?")
+        try bed.send(bob, to: "hikers", "yes")
+        try bed.send(carol, to: "hikers", "bringing tea")
+        for user in [alice, bob, carol, alice] { try bed.sync(user) }
+
+        let key = try Self.recoveryKey(bed, alice)
+        let archive = try Self.backup(bed, alice)
+        let historyBefore = try bed.history(alice, with: "hikers")
+        #expect(Set(historyBefore.bodies) == ["summit at noon?", "yes", "bringing tea"], "\(historyBefore)")
+        // The group goes on after the backup, Alice's old home with it.
+        try bed.send(carol, to: "hikers", "after the backup")
+        try bed.send(alice, to: "hikers", "from the old machine")
+        for user in [alice, bob, carol] { try bed.sync(user) }
+
+        // The disk is lost; Bob writes to the group meanwhile.
+        try FileManager.default.removeItem(atPath: alice.home)
+        try bed.send(bob, to: "hikers", "while you were away")
+
+        let restoredAlice = User(name: "alice", home: bed.root + "/new-machine/alice", address: alice.address, identityKey: alice.identityKey)
+        try FileManager.default.createDirectory(atPath: bed.root + "/new-machine", withIntermediateDirectories: true)
+        let restored = try Self.restore(bed, archive, home: restoredAlice.home, key: key)
+        #expect(restored.status == 0, "\(restored)")
+        #expect(try bed.history(restoredAlice, with: "hikers").map(\.description) == historyBefore.map(\.description))
+        for user in [restoredAlice, bob, carol, restoredAlice] { try bed.sync(user) }
+
+        // No state change: Bob and Carol write, Alice reads; Alice writes, both read.
+        try bed.send(bob, to: "hikers", "welcome back")
+        try bed.send(carol, to: "hikers", "tea is ready")
+        try bed.sync(restoredAlice)
+        let aliceReads = try bed.history(restoredAlice, with: "hikers")
+        #expect(aliceReads.count("welcome back") == 1 && aliceReads.count("tea is ready") == 1, "\(aliceReads)")
+        try bed.send(restoredAlice, to: "hikers", "I am back")
+        for user in [bob, carol] {
+            try bed.sync(user)
+            #expect(try bed.history(user, with: "hikers").count("I am back") == 1, "\(user.name)")
+        }
+
+        // Bob's message from the gap: Alice asks, Bob resends it to her alone.
+        for user in [restoredAlice, bob, restoredAlice] { try bed.sync(user) }
+        let aliceSees = try bed.history(restoredAlice, with: "hikers")
+        #expect(aliceSees.count("while you were away") == 1, "\(aliceSees)")
+        let carolSees = try bed.history(carol, with: "hikers")
+        #expect(carolSees.count("while you were away") == 1 && carolSees.count("from the old machine") == 1, "\(carolSees)")
+        let bobSees = try bed.history(bob, with: "hikers")
+        #expect(bobSees.count("I am back") == 1 && bobSees.count("from the old machine") == 1, "\(bobSees)")
+    }
+
     /// Every bad input is refused with a clear error and a non-zero exit,
     /// and writes nothing into the home it names.
     @Test func badArchivesKeysAndHomesAreRefusedAndWriteNothing() throws {

@@ -213,9 +213,51 @@ import HushStore
         #expect(try await alice.messenger.sync().received >= 2)
         #expect(Set(try await alice.messenger.history(with: "team").map(\.body)) == ["first", "second"])
         for copy in copies { relay.inject(copy, into: alice.identity.publicKey) }
+        // A replay is indistinguishable from a message whose key is gone
+        // (docs/PROTOCOL.md §10.1): each is answered once, and Bob, whose
+        // messages Alice confirmed, sends nothing again.
         let again = try await alice.messenger.sync()
-        #expect(again.received == 0 && again.quarantined == 2, "\(again)")
+        #expect(again.received == 0 && again.quarantined + again.resendRequested == 2, "\(again)")
+        _ = try await bob.messenger.sync()
+        _ = try await alice.messenger.sync()
         #expect(try await alice.messenger.history(with: "team").count == 2)
+    }
+
+    /// A member hands its chain over again when it accepts a new session
+    /// (docs/PROTOCOL.md §11, §19.4); a receiver that holds the chain keeps
+    /// its own copy. Here the hand-over, at a later iteration, arrives before
+    /// the group message sealed just before it: taking it would have moved
+    /// Bob's copy of Carol's chain past that message's key, and it would
+    /// never open.
+    @Test func aChainHandedOverAgainDoesNotReplaceTheCopyAlreadyHeld() async throws {
+        let (relay, people) = try await four()
+        let alice = people["alice"]!, bob = people["bob"]!, carol = people["carol"]!
+        try await alice.messenger.createGroup(name: "team", members: ["bob", "carol"])
+        try await syncAll(people)
+
+        // Bob starts a new session with Carol (as a restored account would).
+        let bobStore = try MessageStore(path: bob.databasePath, key: bob.databaseKey)
+        let carolContact = try #require(try bobStore.contacts.contact(identityKey: carol.identity.publicKey.rawRepresentation))
+        try bobStore.database.execute("DELETE FROM ratchet_sessions WHERE contact_id = ?", [carolContact.id])
+        #expect(try await bob.messenger.startMissingSessions() == 1)
+        try await bob.messenger.send(text: "new session", to: carolContact.name)
+
+        // Carol writes to the group, then accepts the session and hands her chain over.
+        try await carol.messenger.send(text: "before the hand-over", to: "team")
+        _ = try await carol.messenger.sync()
+        let mailbox = bob.identity.publicKey.rawRepresentation
+        let moved: Bool = relay.state.withLock { state in
+            let box = state.mailboxes[mailbox] ?? []
+            guard let group = box.firstIndex(where: { GroupEnvelope.isGroupEnvelope($0.bytes) }), group < box.count - 1 else { return false }
+            // The group message last, behind what Carol sealed to Bob after it.
+            let bytes = box.filter { !GroupEnvelope.isGroupEnvelope($0.bytes) }.map(\.bytes) + [box[group].bytes]
+            state.mailboxes[mailbox] = zip(box, bytes).map { MailboxEnvelope(serverID: $0.serverID, relayTimestamp: $0.relayTimestamp, bytes: $1) }
+            return true
+        }
+        try #require(moved)
+        let report = try await bob.messenger.sync()
+        #expect(report.quarantined == 0 && report.resendRequested == 0, "\(report)")
+        #expect(try await bob.messenger.history(with: "team").map(\.body) == ["before the hand-over"])
     }
 
     /// Two admins change the group at once (both write epoch 3): whatever
