@@ -91,7 +91,11 @@ extension HushAccount {
     }
 
     func createBackup(to destination: String, creatingFolder: Bool) async throws(HushError) -> BackupSummary {
-        guard let recoveryKey else { throw Self.noRecoveryKey }
+        guard let recoveryKey else {
+            // The key is made by `hush backup key`, which needs the account to itself; an open one learns it when reopened.
+            throw HushError(.keyUnavailable, reason: "this account has no recovery key yet, so a backup could not be opened",
+                            suggestion: "stop the daemon, run `hush backup key`, write the key down, and start the daemon again")
+        }
         let home = DataDirectory(path: directory), databaseKey = databaseKey, identity = identity, createdAt = identityCreatedAt
         return try await translatingErrors {
             try await backups.run { now in
