@@ -72,17 +72,64 @@ extension HushAccount {
             let lock = try Self.lock(home, .shared)
             defer { lock.release() }
             let contents = try keys.unlock(KeystoreFile(directory: home))
-            guard let recoveryKey = recoveryKey(of: contents) else {
-                throw HushError(.keyUnavailable, reason: "this account has no recovery key yet, so a backup could not be opened",
-                                suggestion: "run `hush backup key`, write the key down, then back up")
-            }
-            let store = try MessageStore.openExisting(path: home.databasePath, key: contents.databaseKey)
-            let identity = try IdentityKeyPair(seed: contents.identitySeed)
-            return try BackupCreation(store: store, identity: identity, identityCreatedAt: contents.createdAt,
-                                      recoveryKey: recoveryKey, attachments: home.file(attachmentDirectoryName))
-                .write(into: destination)
+            guard let recoveryKey = recoveryKey(of: contents) else { throw noRecoveryKey }
+            return try writeBackup(of: home, databaseKey: contents.databaseKey, identity: try IdentityKeyPair(seed: contents.identitySeed),
+                                   identityCreatedAt: contents.createdAt, recoveryKey: recoveryKey, to: destination)
         }
     }
+
+    /// Writes a backup of this open account into `destination`, as
+    /// `createBackup(of:keys:to:)` does for a closed one: what `hush backup
+    /// create` does through a daemon, and the daemon's schedule. Backups of
+    /// one account run one at a time, on a thread of their own, from a
+    /// second connection's snapshot of the store, so the account goes on
+    /// sending and receiving meanwhile.
+    ///
+    /// - Throws: as `createBackup(of:keys:to:)`.
+    public func createBackup(to destination: String) async throws(HushError) -> BackupSummary {
+        try await createBackup(to: destination, creatingFolder: true)
+    }
+
+    func createBackup(to destination: String, creatingFolder: Bool) async throws(HushError) -> BackupSummary {
+        guard let recoveryKey else {
+            // The key is made by `hush backup key`, which needs the account to itself; an open one learns it when reopened.
+            throw HushError(.keyUnavailable, reason: "this account has no recovery key yet, so a backup could not be opened",
+                            suggestion: "stop the daemon, run `hush backup key`, write the key down, and start the daemon again")
+        }
+        let home = DataDirectory(path: directory), databaseKey = databaseKey, identity = identity, createdAt = identityCreatedAt
+        return try await translatingErrors {
+            try await backups.run { now in
+                if !creatingFolder { try Self.checkFolder(destination) }
+                return try Self.writeBackup(of: home, databaseKey: databaseKey, identity: identity, identityCreatedAt: createdAt,
+                                            recoveryKey: recoveryKey, to: destination, now: now)
+            }
+        }
+    }
+
+    /// The one way an archive is written, for a closed account and an open one.
+    static func writeBackup(of home: DataDirectory, databaseKey: SecureBytes, identity: IdentityKeyPair, identityCreatedAt: UInt64,
+                            recoveryKey: RecoveryKey, to destination: String, now: Date = Date()) throws -> BackupSummary {
+        let store = try MessageStore.openExisting(path: home.databasePath, key: databaseKey)
+        return try BackupCreation(store: store, identity: identity, identityCreatedAt: identityCreatedAt,
+                                  recoveryKey: recoveryKey, attachments: home.file(attachmentDirectoryName))
+            .write(into: destination, now: now)
+    }
+
+    /// Refuses a folder that is missing or not a folder (an unplugged drive's).
+    static func checkFolder(_ path: String) throws(HushError) {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw HushError(.storage, reason: "the backup folder \(path) does not exist (an unplugged drive?)",
+                            suggestion: "make it or plug its drive in again, or change the schedule's --to")
+        }
+        guard isDirectory.boolValue else {
+            throw HushError(.storage, reason: "the backup folder \(path) is not a folder",
+                            suggestion: "move that file away, or change the schedule's --to")
+        }
+    }
+
+    static let noRecoveryKey = HushError(.keyUnavailable, reason: "this account has no recovery key yet, so a backup could not be opened",
+                                         suggestion: "run `hush backup key`, write the key down, then back up")
 
     /// Reads the whole archive at `path` with `recoveryKey`, checking the
     /// header's MAC, every record's authentication and contents, and the end

@@ -36,6 +36,12 @@ public final class HushAccount: Sendable {
 
     let messenger: Messenger
     let identity: IdentityKeyPair
+    /// When the identity was made, and the store's key: what a backup made
+    /// by the open account needs (it reads the store on a connection of its own).
+    let identityCreatedAt: UInt64
+    let databaseKey: SecureBytes
+    /// Runs this account's backups one at a time, off the tasks serving it.
+    let backups = BackupWorker()
     /// This process's hold on the directory, let go by `close()`.
     private let lock: HomeLock
     let hub = EventHub<HushEvent>(bufferLimit: defaultEventBufferLimit) { .missed(count: $0) }
@@ -182,6 +188,8 @@ public final class HushAccount: Sendable {
     private init(home: DataDirectory, contents: KeystoreContents, store: sending MessageStore, lock: HomeLock) throws {
         self.lock = lock
         identity = try IdentityKeyPair(seed: contents.identitySeed)
+        identityCreatedAt = contents.createdAt
+        databaseKey = contents.databaseKey
         let relayURL = try store.settings.value(SettingsRepository.Name.relayURL)
         restoredFromBackupAt = try store.settings.value(Self.restoredFromBackupSetting)
             .flatMap(Double.init).map { Date(timeIntervalSince1970: $0 / 1000) }

@@ -17,11 +17,12 @@ struct BackupCommand: ParsableCommand {
             Examples:
               hush backup key
               hush backup create --to /media/usb/hush
+              hush backup schedule --every 24h --to /media/usb/hush --keep 7   (made by `hush daemon`)
               hush backup verify /media/usb/hush/hush-backup-20261126T040000Z.hushbackup
               hush backup restore /media/usb/hush/hush-backup-20261126T040000Z.hushbackup --home ~/.hush
             """,
-        subcommands: [BackupKeyCommand.self, BackupCreateCommand.self, BackupVerifyCommand.self, BackupRestoreCommand.self,
-                      BackupSessionsCommand.self])
+        subcommands: [BackupKeyCommand.self, BackupCreateCommand.self, BackupScheduleCommand.self, BackupVerifyCommand.self,
+                      BackupRestoreCommand.self, BackupSessionsCommand.self])
 }
 
 /// The recovery key from `--recovery-key-file`, `HUSH_RECOVERY_KEY` or the terminal (no echo).
@@ -93,7 +94,8 @@ struct BackupCreateCommand: AsyncParsableCommand {
         discussion: """
             Writes hush-backup-DATE.hushbackup into DIR (made when missing), first under a temporary name \
             and renamed when complete. Other commands may use the account meanwhile: the archive holds one \
-            consistent moment.
+            consistent moment. While a daemon runs, it writes the archive (no passphrase), after any \
+            scheduled backup it is writing.
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -103,8 +105,14 @@ struct BackupCreateCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let (summary, _) = try await global.unlocking { directory, keys in
-                try await HushAccount.createBackup(of: directory, keys: keys, to: to)
+            let summary: BackupSummary
+            if let context = CommandContext.current {
+                // Through the daemon: its open account, one backup at a time with its schedule's.
+                summary = try await context.account.createBackup(to: CommandContext.resolve(to))
+            } else {
+                summary = try await global.unlocking { directory, keys in
+                    try await HushAccount.createBackup(of: directory, keys: keys, to: to)
+                }.opened
             }
             if global.json {
                 try printJSON(BackupSummaryOutput.json(summary))

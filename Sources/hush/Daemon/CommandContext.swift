@@ -68,6 +68,8 @@ extension ReactCommand: RunsThroughDaemon {}
 extension DeleteCommand: RunsThroughDaemon {}
 extension DisappearCommand: RunsThroughDaemon {}
 extension BackupSessionsCommand: RunsThroughDaemon {}
+extension BackupCreateCommand: RunsThroughDaemon {}
+extension BackupScheduleCommand: RunsThroughDaemon {}
 
 extension SendCommand: RunsThroughDaemon {
     func standardInputForDaemon() -> Data? {

@@ -13,6 +13,7 @@ struct DaemonCommand: AsyncParsableCommand {
             on the Unix socket daemon.sock in the data directory (0600, and only processes of the same user \
             are answered). While it runs, the account's commands (send, sync, history, contact, group, …) \
             are handed to it: no passphrase, no unlock, one writer; `hush listen` prints the daemon's events. \
+            It also makes the backups `hush backup schedule` sets. \
             `hush chat`, `hush doctor` and `hush passphrase` still run in their own process and are refused \
             (exit 26) while a daemon runs.
 
@@ -84,6 +85,11 @@ struct DaemonCommand: AsyncParsableCommand {
                         }
                         CommandOutput.standard.write(.stderr, "hush daemon: serving \(home) on \(socketPath) (pid \(getpid()))\n")
                     }
+                }
+                group.addTask {
+                    // Ends only when the daemon stops (the end of any task here stops it).
+                    await BackupScheduler.run(account)
+                    while !Task.isCancelled { try? await Task.sleep(for: .seconds(3_600)) }
                 }
                 group.addTask { for await _ in Self.interrupts() { return } }
                 group.addTask { for await _ in stops { return } }
