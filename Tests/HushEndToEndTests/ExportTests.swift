@@ -140,16 +140,40 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: empty) == ["contact-bob.md"])
     }
 
-    @Test func exportRunsThroughTheDaemon() throws {
+    /// A group is exported with its members and who wrote what; beside a
+    /// daemon the daemon runs the export, asking for no passphrase.
+    @Test func aGroupIsExportedThroughTheDaemon() throws {
         let bed = try Testbed("export-daemon")
         let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
         try bed.acquaint(alice, bob)
+        try bed.succeed(alice, ["group", "create", "hikers", "bob"])
+        for user in [bob, bob] { try bed.sync(user) }
+        try bed.send(alice, to: "hikers", "summit at noon?")
+        try bed.send(bob, to: "hikers", "yes")
+        for user in [alice, bob, alice] { try bed.sync(user) }
         let daemon = try DaemonTests.startDaemon(bed, alice)
         defer { daemon.signal(SIGTERM); _ = daemon.finish(timeout: 20) }
         let directory = bed.root + "/through-daemon"
         let result = try bed.hush(alice, ["export", "--to", directory, "--json"], environment: DaemonTests.noPassphrase)
         #expect(result.status == 0, "\(result)")
-        let document = try String(contentsOfFile: directory + "/hush-export.json", encoding: .utf8)
-        #expect(document.contains("\"hello\"") && document.contains("\"hi\""), "\(document)")
+        let document = try #require(try JSONSerialization.jsonObject(
+            with: Data(contentsOf: URL(fileURLWithPath: directory + "/hush-export.json"))) as? [String: Any])
+        let conversations = try #require(document["conversations"] as? [[String: Any]])
+        #expect(conversations.count == 2, "\(conversations)")
+        let group = try #require(conversations.first { $0["kind"] as? String == "group" }, "\(conversations)")
+        #expect(group["name"] as? String == "hikers" && group["standing"] as? String == "member")
+        let members = try #require(group["members"] as? [[String: Any]])
+        #expect(Set(members.compactMap { $0["address"] as? String }) == [alice.address, bob.address], "\(members)")
+        let messages = try #require(group["messages"] as? [[String: Any]])
+        let ours = try #require(messages.first { $0["body"] as? String == "summit at noon?" }, "\(messages)")
+        #expect(ours["sender"] as? String == "you" && ours["group"] as? String == "hikers" && ours["members"] as? Int == 1, "\(ours)")
+        let theirs = try #require(messages.first { $0["body"] as? String == "yes" }, "\(messages)")
+        #expect(theirs["sender"] as? String == "bob" && theirs["senderAddress"] as? String == bob.address, "\(theirs)")
+        let markdown = try bed.hush(alice, ["export", "group:hikers", "--format", "markdown", "--to", bed.root + "/group-md"],
+                                    environment: DaemonTests.noPassphrase)
+        #expect(markdown.status == 0, "\(markdown)")
+        let text = try String(contentsOfFile: bed.root + "/group-md/group-hikers.md", encoding: .utf8)
+        #expect(text.hasPrefix("# Group hikers\n") && text.contains("**bob** (") && text.contains("): yes"), "\(text)")
+        #expect(text.contains("safety number not verified"), "\(text)")
     }
 }
