@@ -140,6 +140,33 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: empty) == ["contact-bob.md"])
     }
 
+    /// A write that fails mid-way (here: no file may grow past the
+    /// database's size, and the received file is bigger) leaves neither DIR
+    /// nor the staging folder.
+    @Test func aFailureMidWayLeavesNothing() throws {
+        let bed = try Testbed("export-failure")
+        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
+        try bed.acquaint(alice, bob)
+        let path = bed.root + "/big.bin"
+        try Data(repeating: 0x42, count: 2 << 20).write(to: URL(fileURLWithPath: path))
+        try bed.succeed(bob, ["send", "alice", "--file", path])
+        try bed.sync(alice)
+        try bed.succeed(alice, ["fetch", "1"])
+        let sizes = ["messages.db", "messages.db-wal"].map { name -> Int in
+            ((try? FileManager.default.attributesOfItem(atPath: alice.home + "/" + name))?[.size] as? Int) ?? 0
+        }
+        let limit = sizes.max()! + 256 * 1024
+        try #require(limit < 2 << 20, "the database (\(sizes)) is too big for this test")
+        let directory = bed.root + "/too-big"
+        let failed = try bed.hush(alice, ["export", "--to", directory], fileSizeLimit: limit)
+        #expect(failed.status == 1 && !failed.crashed && failed.stderr.contains("cannot save the attachment"), "\(failed)")
+        #expect(!FileManager.default.fileExists(atPath: directory))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: bed.root).filter { $0.hasPrefix(".hush-export-") }.isEmpty)
+        // With room, the same export goes through.
+        try bed.succeed(alice, ["export", "--to", directory])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: directory + "/files/1-big.bin")).count == 2 << 20)
+    }
+
     /// A group is exported with its members and who wrote what; beside a
     /// daemon the daemon runs the export, asking for no passphrase.
     @Test func aGroupIsExportedThroughTheDaemon() throws {
