@@ -64,6 +64,7 @@ extension RetryCommand: RunsThroughDaemon {}
 extension VerifyCommand: RunsThroughDaemon {}
 extension AttachmentsCommand: RunsThroughDaemon {}
 extension FetchCommand: RunsThroughDaemon {}
+extension ExportCommand: RunsThroughDaemon {}
 extension ReactCommand: RunsThroughDaemon {}
 extension DeleteCommand: RunsThroughDaemon {}
 extension DisappearCommand: RunsThroughDaemon {}

@@ -116,17 +116,8 @@ struct HistoryCommand: AsyncParsableCommand {
                 var output: [String: Any] = [:]
                 if let restored = account.restoredFromBackupAt { output["restoredFromBackup"] = ISO8601DateFormatter().string(from: restored) }
                 output["messages"] = page.map { message in
-                    var object = Presentation.json(message, contact: members[message.senderAddress] ?? name)
-                    if resent.contains(message.clientMessageID) { object["resent"] = true }
-                    if let group {
-                        object["group"] = group
-                        if let counts = receipts[message.id] {
-                            object["members"] = counts.members
-                            object["deliveredTo"] = counts.delivered
-                            object["readBy"] = counts.read
-                        }
-                    }
-                    return object
+                    Self.json(message, contact: members[message.senderAddress] ?? name, resent: resent.contains(message.clientMessageID),
+                              group: group, receipts: receipts[message.id])
                 }
                 try printJSON(output)
             } else {
@@ -162,6 +153,23 @@ struct HistoryCommand: AsyncParsableCommand {
 }
 
 extension HistoryCommand {
+    /// One message as `hush history --json` prints it (and `hush export`
+    /// writes it, with a few fields more): `Presentation.json`, whether it
+    /// was resent, and in a group the group's name and its receipts.
+    static func json(_ message: Message, contact: String, resent: Bool, group: String?, receipts: GroupReceipts?) -> [String: Any] {
+        var object = Presentation.json(message, contact: contact)
+        if resent { object["resent"] = true }
+        if let group {
+            object["group"] = group
+            if let receipts {
+                object["members"] = receipts.members
+                object["deliveredTo"] = receipts.delivered
+                object["readBy"] = receipts.read
+            }
+        }
+        return object
+    }
+
     /// `--edits ID`: the versions of one message, oldest first, each with
     /// the time its author wrote it; the last is the text history shows.
     func showVersions(of id: MessageID, in room: Room) async throws {
