@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HushDaemon
 import HushKit
 import HushTerminal
 import Synchronization
@@ -45,7 +46,7 @@ struct ChatCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let session = try await ChatSession.open(try await global.openAccount(), name: name)
+            let session = try await ChatCommand.open(name, global: global)
             // Fails here, on the normal screen, when there is no such contact.
             let verification = try await session.verification()
             let history = try await session.lastMessages(ChatCommand.historyOnOpen)
@@ -76,7 +77,7 @@ struct ChatCommand: AsyncParsableCommand {
             screen.open()
             for message in history { view.show(message) }
 
-            let conversation = session.room.id
+            let conversation = session.chat.conversation
             try await session.start(show: { event in ChatCommand.handle(event, in: conversation, view: view) },
                                     status: { view.setPresence($0) })
             var tooLong: Int?
@@ -113,6 +114,18 @@ struct ChatCommand: AsyncParsableCommand {
                 throw ExitCode(status)
             }
         }
+    }
+
+    /// The chat with `name`: through the daemon when one owns the account
+    /// (the chat is then one more of its clients, never a second writer),
+    /// else on the account opened here.
+    static func open(_ name: String, global: GlobalOptions) async throws -> ChatSession {
+        let home = HomeDirectory.absolute(try global.homeDirectory())
+        if let daemon = DaemonConnection.connect(home: home) {
+            return ChatSession(chat: try await DaemonChatAccount.open(daemon, home: home, name: name), contact: name)
+        }
+        let account = try await global.openAccount()
+        return ChatSession(chat: try await LocalChatAccount.open(account, name: name, ownsLiveConnection: true), contact: name)
     }
 
     /// The code `hush send` would exit with for the chat's messages: 22 when one
@@ -216,13 +229,13 @@ struct ChatCommand: AsyncParsableCommand {
         let key = "fetch-\(id)"
         let last = Mutex(-1)
         view.progress(key: key, "fetching the file of message [\(id)] …")
-        let (attachment, path) = try await session.fetch(id, into: ChatSession.downloadsFolder()) { step in
-            guard step.total > 0 else { return }
-            let tenth = Int(step.done * 10 / step.total)
+        let fetched = try await session.fetch(id, into: ChatSession.downloadsFolder()) { done, total in
+            guard total > 0 else { return }
+            let tenth = Int(done * 10 / total)
             guard last.withLock({ seen in defer { seen = max(seen, tenth) }; return tenth > seen }) else { return }
-            view.progress(key: key, "fetching the file of message [\(id)]: \(ProgressDisplay.bytes(step.done)) of \(ProgressDisplay.bytes(step.total)) (\(tenth * 10) %)")
+            view.progress(key: key, "fetching the file of message [\(id)]: \(ProgressDisplay.bytes(done)) of \(ProgressDisplay.bytes(total)) (\(tenth * 10) %)")
         }
-        view.progress(key: key, "[\(id)] \(attachment.fileName) saved to \(path) (\(ProgressDisplay.bytes(attachment.size)), checked)", final: true)
+        view.progress(key: key, "[\(id)] \(fetched.fileName) saved to \(fetched.path) (\(ProgressDisplay.bytes(fetched.size)), checked)", final: true)
     }
 
     private static func describe(_ error: any Error, for input: ChatInput) -> String {
