@@ -202,6 +202,12 @@ final class DaemonChatAccount: ChatAccount, @unchecked Sendable {
     /// Ends the subscription (its reading thread returns) and the calls' connection.
     func close() async {
         lock.withLock { subscription }?.shutdown()
-        queue.sync { calls.close() }
+        // After a call still in flight, on the calls' queue: never blocking one of Swift's threads.
+        await withCheckedContinuation { (closed: CheckedContinuation<Void, Never>) in
+            queue.async {
+                self.calls.close()
+                closed.resume()
+            }
+        }
     }
 }
