@@ -36,6 +36,9 @@ struct ChatCommand: AsyncParsableCommand {
             the outbox because the relay could not be reached, 22 when the relay refused one; and 1 \
             at a line longer than a message may be (32,768 bytes), which is not sent.
 
+            While `hush daemon` owns the account, the chat is one of its clients (no passphrase asked), \
+            beside `hush listen` and other commands; its heartbeats go over the daemon's connection.
+
             Examples:
               hush chat bob
               echo "on my way" | hush chat bob
