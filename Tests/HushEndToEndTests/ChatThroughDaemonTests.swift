@@ -150,4 +150,29 @@ import Testing
         #expect(queued.stderr.contains("stay in the outbox"), "\(queued.stderr)")
         #expect(daemon.isRunning, "\(daemon.stderr)")
     }
+
+    /// A group's chat through the daemon: the header names the group, its
+    /// members' messages carry their names (sent by the daemon with them),
+    /// and a line goes to the group.
+    @Test func aGroupsChatThroughTheDaemon() throws {
+        let bed = try Testbed.forGroups("chat-daemon-group")
+        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob"), carol = try bed.newUser("carol")
+        for user in [bob, carol] { try bed.meet(alice, user) }
+        try bed.succeed(alice, ["group", "create", "team", "bob", "carol"])
+        for user in [bob, carol] { try bed.sync(user) }
+        try bed.send(alice, to: "team", "to the team")
+        try bed.sync(bob)
+        let daemon = try DaemonTests.startDaemon(bed, bob)
+        defer { daemon.signal(SIGTERM); _ = daemon.finish(timeout: 20) }
+
+        let chat = try bed.hush(bob, ["chat", "team"], stdin: "bob to the team\n/history 5\n", environment: DaemonTests.noPassphrase)
+        #expect(chat.status == 0 && !chat.crashed, "\(chat)")
+        #expect(chat.stdout.components(separatedBy: "alice: to the team").count == 3, "at open and in /history: \(chat.stdout)")
+        #expect(chat.stdout.contains("you: bob to the team"), "\(chat.stdout)")
+        for user in [alice, carol] {
+            try bed.sync(user)
+            try bed.sync(user)
+            #expect(try bed.history(user, with: "team").count("bob to the team") == 1, "\(user.name)")
+        }
+    }
 }
