@@ -39,7 +39,9 @@ import Testing
         defer { daemon.signal(SIGTERM); _ = daemon.finish(timeout: 20) }
 
         let listener = try bed.spawn(alice, ["listen", "--json"])
-        try #require(listener.wait(timeout: 30) { $0.stdout.contains("\"online\":true") }, "listen: \(listener.stdout) \(listener.stderr)")
+        // 60 s: twice, with five of these suites' tests and other builds on two cores, listen printed nothing for 30 s here.
+        try #require(listener.wait(timeout: 60) { $0.stdout.contains("\"online\":true") },
+                     "listen: \(listener.stdout) \(listener.stderr); daemon: \(daemon.stderr)")
         let chat = try LineChat(bed, alice, "bob")
         // The chat opened (it printed the history) rather than being refused as a second writer.
         try #require(chat.process.wait(timeout: 30) { $0.stdout.contains("bob: hi") || !$0.isRunning },
@@ -174,5 +176,22 @@ import Testing
             try bed.sync(user)
             #expect(try bed.history(user, with: "team").count("bob to the team") == 1, "\(user.name)")
         }
+    }
+
+    /// The daemon stops under an open chat: the chat says so at once, rather
+    /// than going on as if messages could still come.
+    @Test func aChatSaysSoWhenTheDaemonStopsUnderIt() throws {
+        let bed = try Testbed("chat-daemon-stops")
+        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
+        try bed.acquaint(alice, bob)
+        let daemon = try DaemonTests.startDaemon(bed, alice)
+        defer { daemon.signal(SIGTERM); _ = daemon.finish(timeout: 20) }
+        let chat = try LineChat(bed, alice, "bob")
+        try #require(chat.process.wait(timeout: 30) { $0.stdout.contains("bob: hi") }, "chat: \(chat.process.stdout) \(chat.process.stderr)")
+        let stop = try bed.hush(alice, ["daemon", "stop"], environment: DaemonTests.noPassphrase)
+        #expect(stop.status == 0, "\(stop)")
+        #expect(chat.process.wait(timeout: 30) { $0.stdout.contains("the daemon holding the account stopped") }, "chat: \(chat.process.stdout)")
+        let result = chat.finish()
+        #expect(result.status == 0 && !result.crashed, "\(result)")
     }
 }

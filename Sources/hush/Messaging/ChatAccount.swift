@@ -13,7 +13,8 @@ protocol ChatAccount: Sendable {
 
     func markRead() async throws
     /// Everything that happens on the account from now on, with the live
-    /// connection up (it is started here, or already up in the daemon).
+    /// connection up (it is started here, or already up in the daemon). It
+    /// ends only when the account is gone (the daemon stopped).
     func events() async throws -> AsyncStream<EventDetails>
     /// A heartbeat or typing indicator, over the account's live socket.
     func setTyping(_ active: Bool) async throws

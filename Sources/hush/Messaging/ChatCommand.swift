@@ -82,7 +82,8 @@ struct ChatCommand: AsyncParsableCommand {
 
             let conversation = session.chat.conversation
             try await session.start(show: { event in ChatCommand.handle(event, in: conversation, view: view) },
-                                    status: { view.setPresence($0) })
+                                    status: { view.setPresence($0) },
+                                    lost: { view.error("the daemon holding the account stopped: this chat can send and receive nothing more; leave it and open it again (`hush daemon status` says whether one runs)") })
             var tooLong: Int?
             reading: for await bytes in ChatScreen.inputBytes() {
                 for event in screen.feed(bytes) {

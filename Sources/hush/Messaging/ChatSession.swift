@@ -38,12 +38,15 @@ final class ChatSession: @unchecked Sendable {
 
     /// Marks the conversation read, then connects and keeps going until
     /// `finish`: `show` gets every event as it arrives, then `status` the
-    /// status line it leaves (also every second, so "typing…" clears).
+    /// status line it leaves (also every second, so "typing…" clears);
+    /// `lost` when the events end before `finish` (the daemon holding the
+    /// account stopped: nothing more can be sent or received).
     ///
     /// Heartbeats and typing indicators go out only while the live socket is
     /// up: over it, never over a connection of their own (the relay closes an
     /// identity's oldest socket when one more opens, usually the live one).
-    func start(show: @escaping @Sendable (EventDetails) -> Void, status: @escaping @Sendable (String) -> Void) async throws {
+    func start(show: @escaping @Sendable (EventDetails) -> Void, status: @escaping @Sendable (String) -> Void,
+               lost: @escaping @Sendable () -> Void = {}) async throws {
         try await chat.markRead()
         let chat = chat, contact = contact, presence = presence, contactID = contactID
         // Groups have no typing indicators or presence: only messages and receipts.
@@ -79,6 +82,10 @@ final class ChatSession: @unchecked Sendable {
                     break
                 }
                 status(presence.status(for: contact))
+            }
+            if !Task.isCancelled {
+                presence.relayOnline = false
+                lost()
             }
         })
         started.append(Task {
