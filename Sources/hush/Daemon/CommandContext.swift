@@ -23,9 +23,10 @@ struct CommandContext: Sendable {
 }
 
 /// The commands a daemon runs for its clients: every one that works on the
-/// account through HushKit and needs no terminal of its own. The others
-/// (chat, listen, doctor, passphrase, init, audit local) run in their own
-/// process, and are refused with exit 26 while a daemon owns the account.
+/// account through HushKit and needs no terminal of its own. Chat and listen
+/// run in their own process as the daemon's clients (its methods and events);
+/// doctor, passphrase, init and audit local are refused with exit 26 while a
+/// daemon owns the account.
 protocol RunsThroughDaemon: AsyncParsableCommand {
     var global: GlobalOptions { get }
     /// What the command would read from standard input, read by the client

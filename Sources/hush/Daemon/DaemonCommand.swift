@@ -12,10 +12,10 @@ struct DaemonCommand: AsyncParsableCommand {
             connection to the relay (storing what arrives at once), runs the outbox, and serves a local API \
             on the Unix socket daemon.sock in the data directory (0600, and only processes of the same user \
             are answered). While it runs, the account's commands (send, sync, history, contact, group, …) \
-            are handed to it: no passphrase, no unlock, one writer; `hush listen` prints the daemon's events. \
-            It also makes the backups `hush backup schedule` sets. \
-            `hush chat`, `hush doctor` and `hush passphrase` still run in their own process and are refused \
-            (exit 26) while a daemon runs.
+            are handed to it: no passphrase, no unlock, one writer; `hush listen` prints the daemon's events, \
+            and `hush chat` runs as one more of its clients. \
+            It also makes the backups `hush backup schedule` sets. `hush doctor` and `hush passphrase` still run \
+            in their own process and are refused (exit 26) while a daemon runs.
 
             The API is JSON-RPC 2.0, one message per line (docs/DAEMON-API.md); `hush rpc` calls it.
 

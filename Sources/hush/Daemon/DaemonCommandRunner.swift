@@ -11,7 +11,8 @@ enum DaemonCommandRunner {
     static func register(in methods: inout RPCMethods, account: HushAccount, home: String) {
         methods.register("cli.run", summary: """
             Runs a hush command on the daemon's account, as it would run in its own process (same output and exit code). \
-            Commands that need a terminal of their own (chat, listen, doctor, passphrase, init) are refused with exit 26.
+            Commands that need a terminal of their own (chat, listen, doctor, passphrase, init) are refused with exit 26 \
+            (chat and listen use the chat methods and events.subscribe).
             """, params: [
                 .init("argv", required: true, "The arguments after `hush`, e.g. [\"history\", \"bob\", \"--json\"].",
                       schema: .object(["type": .string("array"), "items": .stringSchema])),

@@ -12,6 +12,7 @@ enum DaemonMethods {
     static func make(account: HushAccount, home: String, startedAt: Date, stop: @escaping @Sendable () -> Void) -> RPCMethods {
         var methods = RPCMethods()
         DaemonCommandRunner.register(in: &methods, account: account, home: home)
+        DaemonChatMethods.register(in: &methods, account: account)
         // Whether the live connection is up, for subscribers that come later than its last change.
         let online = LiveState()
         let connectionEvents = account.events()
@@ -52,7 +53,8 @@ enum DaemonMethods {
             guard !text.isEmpty else { throw RPCError.invalidParams("'text' is empty: nothing to send") }
             let key = try params.optionalString("idempotencyKey")
             let sent = try await Names(account: account).room(name).room.sendReportingDelivery(text, idempotencyKey: key)
-            var object = Presentation.json(sent.message, contact: name)
+            var object = ChatWire.json(sent.message, contact: name)
+            object["refusedByRelay"] = sent.refusedByRelay
             if let reason = sent.reason { object["queuedBecause"] = reason }
             return try JSONValue(jsonObject: object)
         }
@@ -65,8 +67,13 @@ enum DaemonMethods {
             """, params: [
                 .init("after", "Replay durable events after this seq (0: all that are kept).", schema: .integerSchema),
                 .init("subscriber", "A name for this client (1 to 64 bytes): its acknowledged seq is where a replay starts.", schema: .stringSchema),
+                .init("details", """
+                    true: an event about a message carries the whole message (`message`, as messages.history gives it), typing the \
+                    contactId, group and disappearingTimer the conversationId (what hush chat reads).
+                    """, schema: .booleanSchema),
             ], result: .objectSchema(["subscribed": .booleanSchema, "after": .integerSchema])) { params, call in
             let subscriber = try params.optionalString("subscriber")
+            let detailed = try params.optionalBool("details") ?? false
             var after = try params.optionalInteger("after", in: 0...Int64.max).map { UInt64($0) }
             if after == nil, let subscriber { after = try await account.eventCursor(subscriber: subscriber) }
             let start: UInt64
@@ -88,6 +95,7 @@ enum DaemonMethods {
                             continue
                         }
                         var object = ListenCommand.describe(details)
+                        if detailed { object.merge(ChatWire.eventExtras(details)) { listed, _ in listed } }
                         if let seq { object["seq"] = seq }
                         try await call.notify("event", try JSONValue(jsonObject: object))
                     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HushDaemon
 import HushKit
 import HushTerminal
 import Synchronization
@@ -35,6 +36,9 @@ struct ChatCommand: AsyncParsableCommand {
             the outbox because the relay could not be reached, 22 when the relay refused one; and 1 \
             at a line longer than a message may be (32,768 bytes), which is not sent.
 
+            While `hush daemon` owns the account, the chat is one of its clients (no passphrase asked), \
+            beside `hush listen` and other commands; its heartbeats go over the daemon's connection.
+
             Examples:
               hush chat bob
               echo "on my way" | hush chat bob
@@ -45,7 +49,7 @@ struct ChatCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let session = try await ChatSession.open(try await global.openAccount(), name: name)
+            let session = try await ChatCommand.open(name, global: global)
             // Fails here, on the normal screen, when there is no such contact.
             let verification = try await session.verification()
             let history = try await session.lastMessages(ChatCommand.historyOnOpen)
@@ -76,9 +80,10 @@ struct ChatCommand: AsyncParsableCommand {
             screen.open()
             for message in history { view.show(message) }
 
-            let conversation = session.room.id
+            let conversation = session.chat.conversation
             try await session.start(show: { event in ChatCommand.handle(event, in: conversation, view: view) },
-                                    status: { view.setPresence($0) })
+                                    status: { view.setPresence($0) },
+                                    lost: { view.error("the daemon holding the account stopped: this chat can send and receive nothing more; leave it and open it again (`hush daemon status` says whether one runs)") })
             var tooLong: Int?
             reading: for await bytes in ChatScreen.inputBytes() {
                 for event in screen.feed(bytes) {
@@ -113,6 +118,18 @@ struct ChatCommand: AsyncParsableCommand {
                 throw ExitCode(status)
             }
         }
+    }
+
+    /// The chat with `name`: through the daemon when one owns the account
+    /// (the chat is then one more of its clients, never a second writer),
+    /// else on the account opened here.
+    static func open(_ name: String, global: GlobalOptions) async throws -> ChatSession {
+        let home = HomeDirectory.absolute(try global.homeDirectory())
+        if let daemon = DaemonConnection.connect(home: home) {
+            return ChatSession(chat: try await DaemonChatAccount.open(daemon, home: home, name: name), contact: name)
+        }
+        let account = try await global.openAccount()
+        return ChatSession(chat: try await LocalChatAccount.open(account, name: name, ownsLiveConnection: true), contact: name)
     }
 
     /// The code `hush send` would exit with for the chat's messages: 22 when one
@@ -216,13 +233,13 @@ struct ChatCommand: AsyncParsableCommand {
         let key = "fetch-\(id)"
         let last = Mutex(-1)
         view.progress(key: key, "fetching the file of message [\(id)] …")
-        let (attachment, path) = try await session.fetch(id, into: ChatSession.downloadsFolder()) { step in
-            guard step.total > 0 else { return }
-            let tenth = Int(step.done * 10 / step.total)
+        let fetched = try await session.fetch(id, into: ChatSession.downloadsFolder()) { done, total in
+            guard total > 0 else { return }
+            let tenth = Int(done * 10 / total)
             guard last.withLock({ seen in defer { seen = max(seen, tenth) }; return tenth > seen }) else { return }
-            view.progress(key: key, "fetching the file of message [\(id)]: \(ProgressDisplay.bytes(step.done)) of \(ProgressDisplay.bytes(step.total)) (\(tenth * 10) %)")
+            view.progress(key: key, "fetching the file of message [\(id)]: \(ProgressDisplay.bytes(done)) of \(ProgressDisplay.bytes(total)) (\(tenth * 10) %)")
         }
-        view.progress(key: key, "[\(id)] \(attachment.fileName) saved to \(path) (\(ProgressDisplay.bytes(attachment.size)), checked)", final: true)
+        view.progress(key: key, "[\(id)] \(fetched.fileName) saved to \(fetched.path) (\(ProgressDisplay.bytes(fetched.size)), checked)", final: true)
     }
 
     private static func describe(_ error: any Error, for input: ChatInput) -> String {

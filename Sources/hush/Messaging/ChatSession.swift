@@ -11,12 +11,10 @@ final class ChatSession: @unchecked Sendable {
     /// A typing indicator is repeated at most this often while the user types.
     static let typingIdleMilliseconds: Int64 = 4_000
 
-    let account: HushAccount
-    let room: Room
+    /// The account's side of the chat: in this process, or the daemon's.
+    let chat: any ChatAccount
     /// The name the chat was opened with.
     let contact: String
-    /// The contact of a one-to-one chat; nil for a group's.
-    let contactID: ContactID?
     let presence: Presence
     private let now: @Sendable () -> Int64
     private let lock = NSLock()
@@ -27,69 +25,67 @@ final class ChatSession: @unchecked Sendable {
     private var refused: Set<String> = []
     private var lastEdit: Int64?
 
-    init(account: HushAccount, room: Room, contact: String, contactID: ContactID?,
-         now: @escaping @Sendable () -> Int64 = Presence.wallClock) {
-        self.account = account
-        self.room = room
+    init(chat: any ChatAccount, contact: String, now: @escaping @Sendable () -> Int64 = Presence.wallClock) {
+        self.chat = chat
         self.contact = contact
-        self.contactID = contactID
         self.now = now
         presence = Presence(now: now)
     }
 
-    /// Opens the chat with the contact or group the user named.
-    static func open(_ account: HushAccount, name: String) async throws -> ChatSession {
-        let (room, target) = try await Names(account: account).room(name)
-        var contactID: ContactID?
-        if case let .contact(contact) = target { contactID = contact.id }
-        return ChatSession(account: account, room: room, contact: name, contactID: contactID)
-    }
+    var contactID: ContactID? { chat.contactID }
 
     private var isGroup: Bool { contactID == nil }
 
     /// Marks the conversation read, then connects and keeps going until
     /// `finish`: `show` gets every event as it arrives, then `status` the
-    /// status line it leaves (also every second, so "typing…" clears).
+    /// status line it leaves (also every second, so "typing…" clears);
+    /// `lost` when the events end before `finish` (the daemon holding the
+    /// account stopped: nothing more can be sent or received).
     ///
     /// Heartbeats and typing indicators go out only while the live socket is
     /// up: over it, never over a connection of their own (the relay closes an
     /// identity's oldest socket when one more opens, usually the live one).
-    func start(show: @escaping @Sendable (EventDetails) -> Void, status: @escaping @Sendable (String) -> Void) async throws {
-        try await room.markRead()
-        let account = account, room = room, contact = contact, presence = presence, contactID = contactID
+    func start(show: @escaping @Sendable (EventDetails) -> Void, status: @escaping @Sendable (String) -> Void,
+               lost: @escaping @Sendable () -> Void = {}) async throws {
+        try await chat.markRead()
+        let chat = chat, contact = contact, presence = presence, contactID = contactID
         // Groups have no typing indicators or presence: only messages and receipts.
         let isGroup = isGroup
-        // Subscribed before the live connection starts: nothing it stores is missed.
-        let events = account.events()
-        account.startLive()
+        let events = try await chat.events()
         var started: [Task<Void, Never>] = []
         started.append(Task {
             while !Task.isCancelled {
                 try? await Task.sleep(nanoseconds: ChatSession.heartbeatSeconds * 1_000_000_000)
-                if presence.relayOnline, !isGroup { try? await room.setTyping(self.isTyping) }
+                if presence.relayOnline, !isGroup { try? await chat.setTyping(self.isTyping) }
             }
         })
         started.append(Task {
-            for await event in events {
-                guard let details = await EventDetails.read(event, from: account) else { continue }
+            for await details in events {
+                // The chat showed its own message when it sent it: never a second time.
+                if case let .message(message, _, _) = details, message.direction == .outgoing,
+                   self.isOwn(message.clientMessageID) { continue }
                 show(details)
                 switch details {
-                case let .message(message, _, _) where message.conversation == room.id:
+                case let .message(message, _, _) where message.conversation == chat.conversation:
                     if !isGroup { presence.seen() }
-                    _ = try? await room.markRead()
+                    _ = try? await chat.markRead()
                 case let .typing(from, _, active) where from == contactID:
                     // The contact just opened the chat: answer their heartbeat at once, so
                     // they see us online without waiting for our next one (a contact
                     // already online is not answered, so two chats never ping-pong).
-                    if presence.seen(typing: active), presence.relayOnline { try? await room.setTyping(self.isTyping) }
+                    if presence.seen(typing: active), presence.relayOnline { try? await chat.setTyping(self.isTyping) }
                 case let .connection(online):
                     presence.relayOnline = online
                     // The first heartbeat as soon as the socket is up: the contact sees us at once.
-                    if online, !isGroup { try? await room.setTyping(self.isTyping) }
+                    if online, !isGroup { try? await chat.setTyping(self.isTyping) }
                 default:
                     break
                 }
                 status(presence.status(for: contact))
+            }
+            if !Task.isCancelled {
+                presence.relayOnline = false
+                lost()
             }
         })
         started.append(Task {
@@ -119,61 +115,44 @@ final class ChatSession: @unchecked Sendable {
             typingSince = at
             return true
         }
-        if due, presence.relayOnline, !isGroup { try? await room.setTyping(true) }
+        if due, presence.relayOnline, !isGroup { try? await chat.setTyping(true) }
+    }
+
+    /// Whether the chat sent the message with this client id.
+    private func isOwn(_ clientMessageID: String) -> Bool {
+        lock.withLock { submitted.contains(clientMessageID) }
     }
 
     /// The contact's verification state, for the header; a group is as
     /// trusted as its least trusted member.
-    func verification() async throws -> Contact.Verification {
-        if let contactID { return try await account.contact(contactID).verification }
-        let states = try await room.group()?.members.compactMap(\.verification) ?? []
-        if states.contains(.changed) { return .changed }
-        return states.allSatisfy { $0 == .verified } ? .verified : .unverified
-    }
+    func verification() async throws -> Contact.Verification { try await chat.verification() }
 
     /// For a group: its name and each member's address with the name to
     /// show for it; nil for a contact.
-    func group() async throws -> (name: String, members: [String: String])? {
-        guard let group = try await room.group() else { return nil }
-        var names: [String: String] = [:]
-        for member in group.members { names[member.address] = member.name }
-        return (group.name, names)
-    }
+    func group() async throws -> (name: String, members: [String: String])? { try await chat.group() }
 
-    /// The name to show for each incoming message's sender, by address: a
-    /// former member (left or removed) is no longer among `group()`'s members,
-    /// but their old messages still name them (a contact's name, else their address).
-    func senderNames(_ messages: [Message]) async throws -> [String: String] {
-        var names: [String: String] = [:]
-        for message in messages where message.direction == .incoming && names[message.senderAddress] == nil {
-            names[message.senderAddress] = try await account.name(of: message.senderAddress)
-        }
-        return names
-    }
+    /// The name to show for each incoming message's sender, by address.
+    func senderNames(_ messages: [Message]) async throws -> [String: String] { try await chat.senderNames(messages) }
 
     /// The last `count` messages of the conversation, oldest first.
-    func lastMessages(_ count: Int) async throws -> [Message] {
-        try await room.history(limit: count).messages
-    }
+    func lastMessages(_ count: Int) async throws -> [Message] { try await chat.lastMessages(count) }
 
     /// Messages of this conversation that match `text` (full-text, as `hush search`), oldest first.
-    func search(_ text: String, limit: Int = 20) async throws -> [Message] {
-        // The index spans every conversation: ask for more, keep this one's.
-        let hits = try await account.search(text, limit: limit * 10).filter { $0.message.conversation == room.id }
-        return hits.prefix(limit).map(\.message).sorted { ($0.relayTimestamp ?? $0.createdAt, $0.id.rawValue) < ($1.relayTimestamp ?? $1.createdAt, $1.id.rawValue) }
-    }
+    func search(_ text: String, limit: Int = 20) async throws -> [Message] { try await chat.search(text, limit: limit) }
 
     /// The safety number's 60 digits in groups of five.
-    func safetyNumber() async throws -> [String] {
-        guard let contactID else { throw CommandError(.usage, "a group has no safety number: verify each member with `hush verify NAME`") }
-        return try await account.safetyNumber(with: contactID).groups
-    }
+    func safetyNumber() async throws -> [String] { try await chat.safetyNumber() }
 
     /// Compares the digits the contact read out; a match marks them verified.
-    func verify(code: String) async throws -> Bool {
-        guard let contactID else { throw CommandError(.usage, "a group has no safety number: verify each member with `hush verify NAME`") }
-        try SafetyNumberRule.check(code)
-        return try await account.compareSafetyNumber(with: contactID, code: code)
+    func verify(code: String) async throws -> Bool { try await chat.verify(code: code) }
+
+    /// Counts a message the chat sent for its outcome.
+    private func sent(_ sent: ChatSent) -> Message {
+        lock.withLock {
+            submitted.append(sent.message.clientMessageID)
+            if sent.refusedByRelay { refused.insert(sent.message.clientMessageID) }
+        }
+        return sent.message
     }
 
     /// Sends a submitted line; nil when it was blank.
@@ -184,45 +163,29 @@ final class ChatSession: @unchecked Sendable {
         }
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { return nil }
-        let sent = try await room.sendReportingDelivery(trimmed)
-        lock.withLock {
-            submitted.append(sent.message.clientMessageID)
-            if sent.refusedByRelay { refused.insert(sent.message.clientMessageID) }
-        }
-        return sent.message
+        return sent(try await chat.send(trimmed))
     }
 
     /// Sends the file at `path` (`/file`): sealed here, uploaded, and its
     /// pointer sent like a message, which is returned.
     func submitFile(_ path: String) async throws -> Message {
-        let (message, attachment) = try await room.sendFile(at: path)
-        let reason = try await SendCommand.queueReason(message, attachment: attachment, account: account)
-        lock.withLock {
-            submitted.append(message.clientMessageID)
-            if message.status == .failed, reason != nil { refused.insert(message.clientMessageID) }
-        }
-        return message
+        sent(try await chat.sendFile(path))
     }
 
     /// Sends `text` as a reply quoting message `id` of this conversation
     /// (`/reply`), counted with the chat's messages; returns it.
     func reply(to id: MessageID, text: String) async throws -> Message {
-        let sent = try await room.reply(to: id, text: text)
-        lock.withLock {
-            submitted.append(sent.message.clientMessageID)
-            if sent.refusedByRelay { refused.insert(sent.message.clientMessageID) }
-        }
-        return sent.message
+        sent(try await chat.reply(to: id, text: text))
     }
 
     /// Sets or takes away (`nil`) our reaction to message `id` (`/react`, `/unreact`).
     func react(to id: MessageID, with emoji: String?) async throws {
-        try await room.react(to: id, with: emoji)
+        try await chat.react(to: id, with: emoji)
     }
 
     /// Replaces the text of our message `id` (`/edit`); returns it as it now stands.
     func edit(_ id: MessageID, text: String) async throws -> Message {
-        try await room.edit(id, text: text)
+        try await chat.edit(id, text: text)
     }
 
     /// What a command with a message handle wants the handle to name.
@@ -273,17 +236,8 @@ final class ChatSession: @unchecked Sendable {
     /// number added when that name is taken: nothing is replaced). Returns
     /// the attachment and where it was saved.
     func fetch(_ id: MessageID, into folder: String,
-               progress: @escaping @Sendable (TransferProgress) -> Void) async throws -> (Attachment, String) {
-        guard let message = try await account.message(id), message.conversation == room.id else {
-            throw HushError(.notFound, reason: "no message with id \(id) in this conversation", subject: .message(id))
-        }
-        guard message.direction == .incoming, let attachment = try await account.attachment(of: id) else {
-            throw CommandError(.usage, "message \(id) carries no file received here: /fetch takes a received file's id")
-        }
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
-        let path = ChatSession.freePath(in: folder, for: attachment.fileName, fallback: "attachment-\(attachment.id)")
-        return (try await account.fetch(attachment.id, to: path, progress: progress), path)
+               progress: @escaping @Sendable (_ done: Int64, _ total: Int64) -> Void) async throws -> ChatFetched {
+        try await chat.fetch(id, into: folder, progress: progress)
     }
 
     /// The folder /fetch saves into: `$XDG_DOWNLOAD_DIR` when it is an
@@ -314,12 +268,12 @@ final class ChatSession: @unchecked Sendable {
 
     /// Deletes message `id` here, or for everyone (`/delete`, `/delete!`).
     func delete(_ id: MessageID, forEveryone: Bool) async throws {
-        try await room.delete(id, forEveryone: forEveryone)
+        try await chat.delete(id, forEveryone: forEveryone)
     }
 
     /// Sets the conversation's disappearing timer (`/disappear`); returns the change as stored.
     func setDisappearingTimer(_ seconds: UInt32) async throws -> Message {
-        try await room.setDisappearingTimer(seconds)
+        try await chat.setDisappearingTimer(seconds)
     }
 
     /// What became of the messages sent in this chat, once it is over.
@@ -340,22 +294,22 @@ final class ChatSession: @unchecked Sendable {
     @discardableResult
     func finish(flush: Bool) async -> Outcome {
         if flush {
-            let attempt = await account.sendQueued()
-            if !attempt.refused.isEmpty {
+            let refusedNow = await chat.flushOutbox()
+            if !refusedNow.isEmpty {
                 let recent = (try? await lastMessages(lock.withLock { submitted.count } + 500)) ?? []
                 lock.withLock {
-                    for message in recent where attempt.refused.contains(message.id) { refused.insert(message.clientMessageID) }
+                    for message in recent where refusedNow.contains(message.id) { refused.insert(message.clientMessageID) }
                 }
             }
         }
         let outcome = flush ? await outcome() : Outcome()
         let running = lock.withLock { tasks }
         for task in running { task.cancel() }
-        let account = account
+        let chat = chat
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 // The live connection too: the process must not exit in the middle of its write.
-                await account.stopLiveAndWait()
+                await chat.close()
                 for task in running { await task.value }
             }
             group.addTask {
