@@ -51,6 +51,7 @@ public struct BackupSchedule: Sendable, Equatable {
 /// A schedule with what happened to it: when the last backup was made or
 /// failed, and why it failed.
 public struct BackupScheduleStatus: Sendable {
+    /// The schedule as it was set.
     public let schedule: BackupSchedule
     /// When the schedule's last archive was made (its date), if ever.
     public let lastSuccess: Date?

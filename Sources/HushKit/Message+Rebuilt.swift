@@ -2,6 +2,8 @@
 /// daemon's local API hands `hush chat` its messages as JSON): every field
 /// as the account that stored it gave it. Never a message of the store's own.
 extension Message {
+    /// A message with every field given, as another process that read it
+    /// from its account described it.
     public init(id: MessageID, conversation: ConversationID, direction: Direction, kind: Kind, senderAddress: String, text: String,
                 status: Status, createdAt: Int64, relayTimestamp: Int64?, deliveredAt: Int64?, readAt: Int64?,
                 clientMessageID: String, serverID: Int64?, replyTo: QuotedMessage?, reactions: [Reaction], editedAt: Int64?,
@@ -29,12 +31,15 @@ extension Message {
 }
 
 extension QuotedMessage {
+    /// A quote of `message` (nil when not stored here), by its client message id.
     public init(quoting message: MessageID?, clientMessageID: String) {
         self.init(message: message, clientMessageID: clientMessageID)
     }
 }
 
 extension Reaction {
+    /// A reaction `emoji` by the account `reactorAddress` (`contact` when it is
+    /// one, `isYou` when it is the account itself), set at `reactedAt` (ms).
     public init(emoji: String, by reactorAddress: String, contact: ContactID?, isYou: Bool, at reactedAt: Int64) {
         self.init(emoji: emoji, reactorAddress: reactorAddress, contact: contact, isYou: isYou, reactedAt: reactedAt)
     }
