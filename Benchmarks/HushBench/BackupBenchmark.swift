@@ -64,6 +64,8 @@ enum BackupBenchmark {
         guard keyRun.status == 0, let recoveryKey = summary(keyRun)["recoveryKey"] as? String else {
             throw BenchError("`hush backup key --json` exited \(keyRun.status) without a key: \(keyRun.standardError)")
         }
+        // Again, now that it has one: what any command that unlocks the account costs (Argon2id interactive, 64 MiB), for scale.
+        let unlock = try MeasuredProcess.run(hush, ["backup", "key", "--json"], environment: environment)
         let homeBytes = try bytes(under: home), attachmentBytes = try bytes(under: home + "/attachments")
         print("  home: \(mebibytes(homeBytes)) MiB (attachments \(mebibytes(attachmentBytes)) MiB, the rest \(mebibytes(homeBytes - attachmentBytes)) MiB);"
               + " made in \(RelayBench.format(makingSeconds, 1)) s (not measured below)")
@@ -103,12 +105,14 @@ enum BackupBenchmark {
 
         let copyRate = Double(homeBytes) / copy.wallSeconds
         print("  cp -r HOME DEST                   \(row(copy, bytes: homeBytes))")
-        print("    then sync -f (durable; hush create fsyncs its archive; not in the baseline) \(RelayBench.format(copySync.wallSeconds, 2)) s")
+        print("    then sync -f DEST (hush create fsyncs its archive, cp does not; not in the baseline): \(RelayBench.format(copySync.wallSeconds, 2)) s")
         for (label, run) in [("hush backup create --to DIR      ", create), ("hush backup restore ARCHIVE      ", restore)] {
             let rate = Double(homeBytes) / run.wallSeconds
             print("  \(label) \(row(run, bytes: homeBytes))   = \(RelayBench.format(rate / copyRate, 2))× cp -r (target ≥ \(targetRatio)×);"
                   + " peak RSS \(RelayBench.format(Double(run.peakResidentBytes) / 1_048_576, 1)) MiB (target < \(Int(targetPeakMiB)) MiB)")
         }
+        print("  for scale, `hush backup key` (process start, unlock, nothing else): \(RelayBench.format(unlock.wallSeconds, 2)) s wall,"
+              + " \(RelayBench.format(unlock.cpuSeconds, 2)) s CPU, peak RSS \(RelayBench.format(Double(unlock.peakResidentBytes) / 1_048_576, 1)) MiB")
         print("  archive: \(mebibytes(archiveBytes)) MiB = \(RelayBench.format(Double(archiveBytes) / Double(homeBytes), 3))× the home's \(mebibytes(homeBytes)) MiB;"
               + " it holds \(created["messages"] ?? "?") messages, \(created["files"] ?? "?") files")
         print("  restore check: messages \(restoredMessages) restored of \(sourceMessages);"
