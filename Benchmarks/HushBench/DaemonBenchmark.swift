@@ -21,12 +21,7 @@ enum DaemonBenchmark {
             arguments.firstIndex(of: name).flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
         }
         let count = option("--commands").flatMap(Int.init) ?? 200
-        let hush = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-            .appendingPathComponent("hush").path
-        guard FileManager.default.isExecutableFile(atPath: hush) else {
-            print("daemon: skipped (build the hush binary in the same configuration: `swift build -c release --product hush`)")
-            return
-        }
+        guard let hush = RelayBench.siblingHush(skipping: "daemon") else { return }
         let relay = try RelayBench.ChildRelay(driver: "sqlcipher")
         defer { relay.stop() }
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("hush-daemon-bench-\(UUID().uuidString)").path

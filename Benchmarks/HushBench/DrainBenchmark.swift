@@ -40,12 +40,7 @@ enum DrainBenchmark {
         let history = option("--history").flatMap(Int.init) ?? 13_000
         let afterHistory = option("--after-history").flatMap(Int.init) ?? 3_000
         let perf = option("--perf")
-        let hush = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-            .appendingPathComponent("hush").path
-        guard FileManager.default.isExecutableFile(atPath: hush) else {
-            print("drain: skipped (build the hush binary in the same configuration: `swift build -c release --product hush`)")
-            return
-        }
+        guard let hush = RelayBench.siblingHush(skipping: "drain") else { return }
         print("Offline drain: Bob deposits N messages while Alice is offline, then Alice runs `hush sync`")
         print("(the \(URL(fileURLWithPath: hush).deletingLastPathComponent().lastPathComponent) binary as a process; SQLCipher relay on loopback;"
               + " keystore at Argon2id interactive; targets from issue 35 item 4)")
@@ -72,13 +67,8 @@ enum DrainBenchmark {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
 
-        // Alice's home, as `hush init` leaves it.
-        let home = DataDirectory(path: root.appendingPathComponent("alice").path)
-        try home.create()
         let passphrase = "drain bench passphrase"
-        let contents = KeystoreContents.generate(createdAt: UInt64(Date().timeIntervalSince1970))
-        try KeystoreFile(directory: home).create(contents, passphrase: SecureBytes(copying: Array(passphrase.utf8)), cost: .interactive)
-        let aliceIdentity = try IdentityKeyPair(seed: contents.identitySeed)
+        let (home, contents, aliceIdentity) = try newHome(at: root.appendingPathComponent("alice").path, passphrase: passphrase)
 
         let bobTransport = RelayClientTransport(client: RelayClient(baseURL: relay.baseURL, httpClient: http))
         let bobCounting = CountingTransport(bobTransport)
@@ -175,6 +165,15 @@ enum DrainBenchmark {
         print("  ratio (wall − unlock) / (wire + store)                      \(RelayBench.format(wallLessUnlock / floor, 1))×")
         try await http.shutdown()
         return wallLessUnlock * 1000 / Double(backlog)
+    }
+
+    /// Alice's home, as `hush init` leaves it (keystore at Argon2id interactive, no store yet).
+    static func newHome(at path: String, passphrase: String) throws -> (home: DataDirectory, contents: KeystoreContents, identity: IdentityKeyPair) {
+        let home = DataDirectory(path: path)
+        try home.create()
+        let contents = KeystoreContents.generate(createdAt: UInt64(Date().timeIntervalSince1970))
+        try KeystoreFile(directory: home).create(contents, passphrase: SecureBytes(copying: Array(passphrase.utf8)), cost: .interactive)
+        return (home, contents, try IdentityKeyPair(seed: contents.identitySeed))
     }
 
     /// Alice (in this process, on her home's database) adds Bob and writes

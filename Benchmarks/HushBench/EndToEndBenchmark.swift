@@ -110,11 +110,7 @@ enum EndToEndBenchmark {
     // MARK: `hush chats` wall time
 
     static func chatsWallTime(messages: Int) async throws {
-        let hush = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("hush").path
-        guard FileManager.default.isExecutableFile(atPath: hush) else {
-            print("`hush chats` wall time: skipped (build the hush binary in the same configuration: `swift build -c release`)")
-            return
-        }
+        guard let hush = RelayBench.siblingHush(skipping: "`hush chats` wall time") else { return }
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("hush-chats-bench-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: home) }
         let directory = DataDirectory(path: home)

@@ -233,6 +233,19 @@ enum RelayBench {
         return Int(limit.rlim_cur)
     }
 
+    /// The `hush` binary built beside this benchmark (same configuration), for
+    /// the suites that time the real command; nil, after saying the suite is
+    /// skipped, when it has not been built.
+    static func siblingHush(skipping label: String) -> String? {
+        let hush = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("hush").path
+        guard FileManager.default.isExecutableFile(atPath: hush) else {
+            print("\(label): skipped (build the hush binary in the same configuration: `swift build -c release --product hush`)")
+            return nil
+        }
+        return hush
+    }
+
     static func format(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
 }
 

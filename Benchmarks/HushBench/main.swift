@@ -13,6 +13,7 @@ let suites: [(name: String, run: ([String]) async throws -> Void)] = [
     ("groups", GroupBenchmark.run),
     ("drain", DrainBenchmark.run),
     ("daemon", DaemonBenchmark.run),
+    ("backup", BackupBenchmark.run),
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -1,0 +1,194 @@
+import Foundation
+import HushCrypto
+import HushKeystore
+import HushMessenger
+import HushProtocol
+import HushRelayClient
+import HushStore
+
+/// `HushBench backup [--messages 100000] [--attachment-mib 1024] [--files 4] [--perf FILE]`:
+/// issue 32's targets. Alice's home holds `--messages` messages from Bob and
+/// `--attachment-mib` MiB of files he sent her (in `--files` files), received
+/// and downloaded; then the release `hush backup create --to DIR` and `hush
+/// backup restore ARCHIVE --home NEWDIR` run as processes, measured from
+/// outside: wall time, the process's own CPU (wait4) and peak RSS (VmHWM:
+/// MeasuredProcess says why not ru_maxrss). Baseline in the same run, on the
+/// same filesystem: `cp -r HOME DEST`. Speed is the home's bytes over the
+/// time, for all three.
+///
+/// The home is made the way the drain suite makes one (DrainBenchmark):
+/// a real relay child, Alice and Bob introduced through it, the messages put
+/// into her conversation with Bob as rows, and the files sent by Bob's
+/// Messenger and downloaded by hers (the encrypted blobs under the home's
+/// `attachments`, as `hush fetch` leaves them). Its making is timed apart.
+///
+/// `hush backup create` syncs the archive to disk before renaming it; `cp -r`
+/// does not, so the `sync` that would make the copy as durable is timed
+/// beside it (not part of the baseline). Restore checks the archive's
+/// authentication in a whole pass before it writes anything (then restores
+/// in a second pass) and unlocks the new keystore twice (Argon2id
+/// interactive), all inside its wall time. With `--perf FILE`, each hush run
+/// is under `perf record -g -o FILE.create` / `FILE.restore`: for finding the
+/// hot spots, not for the figures.
+enum BackupBenchmark {
+    static let targetRatio = 0.5
+    static let targetPeakMiB = 100.0
+    static let passphrase = "backup bench passphrase"
+
+    static func run(arguments: [String]) async throws {
+        func option(_ name: String) -> String? {
+            arguments.firstIndex(of: name).flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
+        }
+        let messages = option("--messages").flatMap(Int.init) ?? 100_000
+        let mib = option("--attachment-mib").flatMap(Int.init) ?? 1024
+        let files = max(1, option("--files").flatMap(Int.init) ?? 4)
+        let perf = option("--perf")
+        guard let hush = RelayBench.siblingHush(skipping: "backup") else { return }
+        print("Backup and restore of a home with \(messages) messages and \(mib) MiB of downloaded attachments (\(files) files),"
+              + " the \(URL(fileURLWithPath: hush).deletingLastPathComponent().lastPathComponent) `hush` as a process, beside `cp -r`"
+              + " of the same home (targets from issue 32: ≥ \(targetRatio)× cp -r, peak < \(Int(targetPeakMiB)) MiB)")
+
+        let relay = try RelayBench.ChildRelay(driver: "sqlcipher")
+        defer { relay.stop() }
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("hush-backup-bench-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+
+        let making = ContinuousClock.now
+        let home = try await makeHome(at: root, relayURL: relay.baseURL, messages: messages, mib: mib, files: files)
+        let makingSeconds = RelayBench.seconds(since: making)
+        let environment = ["PATH": "/usr/bin:/bin", "HUSH_HOME": home, "HUSH_KDF_COST": "interactive", "NO_COLOR": "1", "LANG": "C.UTF-8",
+                           "HUSH_PASSPHRASE": passphrase]
+        // `hush backup key` makes the account's recovery key (a home made before recovery keys gets one now).
+        let keyRun = try MeasuredProcess.run(hush, ["backup", "key", "--json"], environment: environment)
+        guard keyRun.status == 0, let recoveryKey = summary(keyRun)["recoveryKey"] as? String else {
+            throw BenchError("`hush backup key --json` exited \(keyRun.status) without a key: \(keyRun.standardError)")
+        }
+        // Again, now that it has one: what any command that unlocks the account costs (Argon2id interactive, 64 MiB), for scale.
+        let unlock = try MeasuredProcess.run(hush, ["backup", "key", "--json"], environment: environment)
+        let homeBytes = try bytes(under: home), attachmentBytes = try bytes(under: home + "/attachments")
+        print("  home: \(mebibytes(homeBytes)) MiB (attachments \(mebibytes(attachmentBytes)) MiB, the rest \(mebibytes(homeBytes - attachmentBytes)) MiB);"
+              + " made in \(RelayBench.format(makingSeconds, 1)) s (not measured below)")
+
+        // The baseline: the same home copied, on the same filesystem; then synced, for comparison only.
+        _ = try Spawned.run("/bin/sync", [], environment: environment)
+        let copy = try MeasuredProcess.run("/bin/cp", ["-r", home, root + "/copy"], environment: environment)
+        guard copy.status == 0 else { throw BenchError("cp -r exited \(copy.status): \(copy.standardError)") }
+        let copySync = try MeasuredProcess.run("/bin/sync", ["-f", root + "/copy"], environment: environment)
+        try FileManager.default.removeItem(atPath: root + "/copy")
+        _ = try Spawned.run("/bin/sync", [], environment: environment)
+
+        func measured(_ label: String, _ arguments: [String], environment: [String: String]) throws -> MeasuredProcess {
+            let run = try perf.map { output in
+                try MeasuredProcess.run("/usr/bin/perf", ["record", "-q", "-g", "-o", "\(output).\(label)", "--", hush] + arguments,
+                                        environment: environment)
+            } ?? MeasuredProcess.run(hush, arguments, environment: environment)
+            guard run.status == 0 else { throw BenchError("`hush \(arguments.joined(separator: " "))` exited \(run.status): \(run.standardError)") }
+            return run
+        }
+
+        let create = try measured("create", ["backup", "create", "--to", root + "/archives", "--json"], environment: environment)
+        let created = summary(create)
+        guard let archive = created["path"] as? String else { throw BenchError("`hush backup create` named no archive: \(create.standardOutput)") }
+        let archiveBytes = try FileManager.default.attributesOfItem(atPath: archive)[.size] as? Int ?? 0
+        _ = try Spawned.run("/bin/sync", [], environment: environment)
+
+        let restored = root + "/restored"
+        var restoreEnvironment = environment
+        restoreEnvironment["HUSH_HOME"] = restored
+        restoreEnvironment["HUSH_RECOVERY_KEY"] = recoveryKey
+        let restore = try measured("restore", ["backup", "restore", archive, "--json"], environment: restoreEnvironment)
+
+        // Did it restore? The messages table row for row, and every attachment file byte for byte.
+        let sourceMessages = try messageCount(home: home), restoredMessages = try messageCount(home: restored)
+        let sameFiles = try Spawned.run("/usr/bin/diff", ["-r", "-q", home + "/attachments", restored + "/attachments"], environment: environment)
+
+        let copyRate = Double(homeBytes) / copy.wallSeconds
+        print("  cp -r HOME DEST                   \(row(copy, bytes: homeBytes))")
+        print("    then sync -f DEST (hush create fsyncs its archive, cp does not; not in the baseline): \(RelayBench.format(copySync.wallSeconds, 2)) s")
+        for (label, run) in [("hush backup create --to DIR      ", create), ("hush backup restore ARCHIVE      ", restore)] {
+            let rate = Double(homeBytes) / run.wallSeconds
+            print("  \(label) \(row(run, bytes: homeBytes))   = \(RelayBench.format(rate / copyRate, 2))× cp -r (target ≥ \(targetRatio)×);"
+                  + " peak RSS \(RelayBench.format(Double(run.peakResidentBytes) / 1_048_576, 1)) MiB (target < \(Int(targetPeakMiB)) MiB)")
+        }
+        print("  for scale, `hush backup key` (process start, unlock, nothing else): \(RelayBench.format(unlock.wallSeconds, 2)) s wall,"
+              + " \(RelayBench.format(unlock.cpuSeconds, 2)) s CPU, peak RSS \(RelayBench.format(Double(unlock.peakResidentBytes) / 1_048_576, 1)) MiB")
+        print("  archive: \(mebibytes(archiveBytes)) MiB = \(RelayBench.format(Double(archiveBytes) / Double(homeBytes), 3))× the home's \(mebibytes(homeBytes)) MiB;"
+              + " it holds \(created["messages"] ?? "?") messages, \(created["files"] ?? "?") files")
+        print("  restore check: messages \(restoredMessages) restored of \(sourceMessages);"
+              + " attachment files \(sameFiles.status == 0 ? "identical" : "DIFFER: \(sameFiles.output)")")
+        guard restoredMessages == sourceMessages, sameFiles.status == 0 else { throw BenchError("the restored home is not the one backed up") }
+    }
+
+    /// Alice's home under `root` with `messages` messages from Bob and `mib`
+    /// MiB of his files downloaded, in `files` files; returns its path.
+    static func makeHome(at root: String, relayURL: String, messages: Int, mib: Int, files: Int) async throws -> String {
+        let http = RelayBench.makeHTTPClient(connections: 4)
+        let (home, contents, identity) = try DrainBenchmark.newHome(at: root + "/alice", passphrase: passphrase)
+        let transport = { RelayClientTransport(client: RelayClient(baseURL: relayURL, httpClient: http)) }
+        let bob = Messenger(identity: IdentityKeyPair.generate(),
+                            store: try MessageStore(path: root + "/bob.db", key: SecureBytes(randomCount: 32)),
+                            transport: transport(), attachmentDirectory: root + "/bob-attachments")
+        try await bob.register()
+        let rows = ContinuousClock.now
+        try await DrainBenchmark.introduce(aliceHome: home, databaseKey: contents.databaseKey, identity: identity, relayURL: relayURL,
+                                           http: http, bob: bob, history: messages)
+        let rowsSeconds = RelayBench.seconds(since: rows)
+
+        let sending = ContinuousClock.now
+        let size = (mib << 20) / files
+        for index in 0..<files {
+            let path = root + "/file-\(index).bin"
+            try AttachmentBenchmark.writePatternFile(path, size: size)
+            _ = try await bob.sendFile(at: path, to: "alice")
+            try FileManager.default.removeItem(atPath: path)
+        }
+        // Bob's sealed copies are his, not part of Alice's home.
+        try? FileManager.default.removeItem(atPath: root + "/bob-attachments")
+        let sendSeconds = RelayBench.seconds(since: sending)
+
+        let fetching = ContinuousClock.now
+        let alice = Messenger(identity: identity, store: try MessageStore.openExisting(path: home.databasePath, key: contents.databaseKey),
+                              transport: transport(), attachmentDirectory: home.file("attachments"))
+        _ = try await alice.sync()
+        let received = try await alice.attachmentList(contact: "bob").filter { $0.attachment.direction == .incoming }
+        guard received.count == files else { throw BenchError("Alice received \(received.count) files, not the \(files) Bob sent") }
+        for entry in received { _ = try await alice.fetchAttachment(id: entry.attachment.id, to: nil) }
+        print("  making the home: \(messages) message rows \(RelayBench.format(rowsSeconds, 1)) s (with the introduction),"
+              + " Bob's \(files) files sealed and uploaded \(RelayBench.format(sendSeconds, 1)) s,"
+              + " Alice's sync and downloads \(RelayBench.format(RelayBench.seconds(since: fetching), 1)) s")
+        try await http.shutdown()
+        return home.path
+    }
+
+    /// The JSON object a `--json` command printed.
+    static func summary(_ run: MeasuredProcess) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8).drop { $0 != UInt8(ascii: "{") })) as? [String: Any] ?? [:]
+    }
+
+    /// Rows in the messages table of the home at `path` (unlocked with the bench passphrase).
+    static func messageCount(home path: String) throws -> Int {
+        let home = DataDirectory(path: path)
+        let contents = try KeystoreFile(directory: home).unlock(passphrase: SecureBytes(copying: Array(passphrase.utf8)))
+        let store = try MessageStore.openExisting(path: home.databasePath, key: contents.databaseKey)
+        return try store.database.queryFirst("SELECT count(*) FROM messages") { try $0[0] as Int } ?? 0
+    }
+
+    /// Bytes of the regular files under `directory`.
+    static func bytes(under directory: String) throws -> Int {
+        guard let enumerator = FileManager.default.enumerator(atPath: directory) else { return 0 }
+        var total = 0
+        while let relative = enumerator.nextObject() as? String {
+            let attributes = try FileManager.default.attributesOfItem(atPath: directory + "/" + relative)
+            if attributes[.type] as? FileAttributeType == .typeRegular { total += attributes[.size] as? Int ?? 0 }
+        }
+        return total
+    }
+
+    static func row(_ run: MeasuredProcess, bytes: Int) -> String {
+        "\(DrainBenchmark.seconds(run.wallSeconds)) s wall, \(DrainBenchmark.seconds(run.cpuSeconds)) s CPU, "
+            + "\(DrainBenchmark.pad(RelayBench.format(Double(bytes) / 1_048_576 / run.wallSeconds, 1))) MiB/s"
+    }
+
+    static func mebibytes(_ bytes: Int) -> String { RelayBench.format(Double(bytes) / 1_048_576, 1) }
+}
