@@ -139,11 +139,21 @@ struct BackupRecordParser {
 }
 
 /// Writes an archive to an open file: the header, then sealed records.
+///
+/// Sealed records are gathered into writes of about `writeLength` bytes (a
+/// store of many small rows would otherwise cost a system call per row), and
+/// one plaintext buffer is reused (and wiped) for every record. `finish()`
+/// writes what is left; a writer dropped without it leaves an archive with no
+/// end record, which every reader refuses.
 final class BackupWriter {
     private let file: FileHandle
     private let pusher: SecretStream.Pusher
     private(set) var records: UInt64 = 0
     private(set) var bytesWritten: UInt64 = 0
+    /// Sealed bytes not written to the file yet.
+    private var pending: [UInt8] = []
+    private var plaintext: [UInt8] = []
+    static let writeLength = 1 << 20
 
     init(file: FileHandle, identityKey: [UInt8], recoveryKey: RecoveryKey, createdAt: UInt64,
          random: any RandomSource = SystemRandom()) throws {
@@ -166,25 +176,37 @@ final class BackupWriter {
     }
 
     private func write(_ bytes: [UInt8]) throws {
-        try file.write(contentsOf: bytes)
+        pending += bytes
         bytesWritten += UInt64(bytes.count)
+        if pending.count >= Self.writeLength { try flush() }
+    }
+
+    private func flush() throws {
+        guard !pending.isEmpty else { return }
+        try file.write(contentsOf: pending)
+        pending.removeAll(keepingCapacity: true)
     }
 
     /// Seals and writes one record: `type || body`.
-    func append(_ type: BackupArchive.RecordType, _ body: [UInt8]) throws {
+    func append<Body: Collection>(_ type: BackupArchive.RecordType, _ body: Body) throws where Body.Element == UInt8 {
         precondition(type != .end)
-        var plaintext = [type.rawValue] + body
-        defer { ConstantTime.wipe(&plaintext) }
+        plaintext.removeAll(keepingCapacity: true)
+        plaintext.append(type.rawValue)
+        plaintext.append(contentsOf: body)
         let sealed = pusher.push(plaintext)
-        try write(BackupArchive.bigEndian(UInt32(sealed.count)) + sealed)
+        ConstantTime.wipe(&plaintext)
+        try write(BackupArchive.bigEndian(UInt32(sealed.count)))
+        try write(sealed)
         records += 1
     }
 
-    /// The end record (tagged final): the number of records before it.
+    /// The end record (tagged final): the number of records before it; then
+    /// everything still gathered is written.
     func finish() throws {
         let body = [BackupArchive.RecordType.end.rawValue] + BackupArchive.bigEndian(records)
         let sealed = pusher.push(body, tag: .final)
         try write(BackupArchive.bigEndian(UInt32(sealed.count)) + sealed)
+        try flush()
     }
 }
 
@@ -194,6 +216,9 @@ final class BackupWriter {
 final class BackupReader {
     let header: BackupArchive.Header
     private let file: FileHandle
+    /// The file read in blocks of about a MiB: two reads per record (its length,
+    /// then its bytes) would otherwise be two system calls per row.
+    private var source: BlockReader
     private let puller: SecretStream.Puller
     private(set) var records: UInt64 = 0
     private var ended = false
@@ -208,7 +233,8 @@ final class BackupReader {
             throw HushError(.notFound, reason: "there is no readable backup archive at \(path)", suggestion: "check the path")
         }
         self.file = file
-        let bytes = try BackupReader.read(file, BackupArchive.headerLength, what: "the header")
+        source = BlockReader(file: file)
+        let bytes = try BackupReader.read(&source, BackupArchive.headerLength, what: "the header")
         let (header, mac) = try BackupArchive.Header.parse(bytes)
         let keys = BackupArchive.Keys(recoveryKey: recoveryKey, salt: header.salt)
         guard HMACSHA256.isValid(tag: mac, for: header.authenticated, key: keys.headerMAC) else {
@@ -224,31 +250,25 @@ final class BackupReader {
 
     deinit { try? file.close() }
 
-    private static func read(_ file: FileHandle, _ count: Int, what: String) throws(HushError) -> [UInt8] {
-        let data: Data?
-        do { data = try file.read(upToCount: count) } catch {
-            throw HushError(.storage, reason: "could not read the backup archive: \(error.localizedDescription)")
-        }
-        guard let data, data.count == count else { throw BackupArchive.damaged("it ends in the middle of \(what) (cut short?)") }
-        return Array(data)
+    private static func read(_ source: inout BlockReader, _ count: Int, what: String) throws(HushError) -> [UInt8] {
+        let bytes = try source.take(count)
+        guard bytes.count == count else { throw BackupArchive.damaged("it ends in the middle of \(what) (cut short?)") }
+        return bytes
     }
 
     /// The next record, or nil after the end record (checked: the count it
     /// carries matches, and the file ends there).
     func next() throws(HushError) -> (type: BackupArchive.RecordType, body: BackupRecordParser)? {
         if ended { return nil }
-        let lengthBytes: Data?
-        do { lengthBytes = try file.read(upToCount: 4) } catch {
-            throw HushError(.storage, reason: "could not read the backup archive: \(error.localizedDescription)")
-        }
-        guard let lengthBytes, lengthBytes.count == 4 else {
+        let lengthBytes = try source.take(4)
+        guard lengthBytes.count == 4 else {
             throw BackupArchive.damaged("it ends before its end record (cut short after \(records) records)")
         }
         let length = lengthBytes.reduce(0) { $0 << 8 | Int($1) }
         guard length >= SecretStream.overhead + 1, length <= BackupArchive.maximumSealedLength else {
             throw BackupArchive.damaged("record \(records + 1) has an impossible length")
         }
-        let sealed = try BackupReader.read(file, length, what: "record \(records + 1)")
+        let sealed = try BackupReader.read(&source, length, what: "record \(records + 1)")
         let opened: (plaintext: [UInt8], tag: SecretStream.Tag)
         do { opened = try puller.pull(sealed) } catch {
             throw BackupArchive.damaged("record \(records + 1) fails its authentication (changed, moved or from another archive)")
@@ -261,13 +281,43 @@ final class BackupReader {
         if type == .end {
             guard try body.u64() == records else { throw BackupArchive.damaged("its end record counts a different number of records") }
             try body.finish()
-            let trailing: Data?
-            do { trailing = try file.read(upToCount: 1) } catch { trailing = nil }
-            guard trailing?.isEmpty ?? true else { throw BackupArchive.damaged("it has bytes after its end record") }
+            let trailing = (try? source.take(1)) ?? []
+            guard trailing.isEmpty else { throw BackupArchive.damaged("it has bytes after its end record") }
             ended = true
             return nil
         }
         records += 1
         return (type, body)
+    }
+}
+
+/// A file read in blocks, handed out in pieces of the lengths asked for.
+struct BlockReader {
+    let file: FileHandle
+    private var block: [UInt8] = []
+    private var offset = 0
+    static let blockLength = 1 << 20
+
+    init(file: FileHandle) { self.file = file }
+
+    /// The next `count` bytes, or fewer when the file ends first.
+    mutating func take(_ count: Int) throws(HushError) -> [UInt8] {
+        var taken: [UInt8] = []
+        taken.reserveCapacity(count)
+        while taken.count < count {
+            if offset == block.count {
+                let data: Data?
+                do { data = try file.read(upToCount: max(Self.blockLength, count - taken.count)) } catch {
+                    throw HushError(.storage, reason: "could not read the backup archive: \(error.localizedDescription)")
+                }
+                guard let data, !data.isEmpty else { break }
+                block = Array(data)
+                offset = 0
+            }
+            let length = min(count - taken.count, block.count - offset)
+            taken.append(contentsOf: block[offset..<offset + length])
+            offset += length
+        }
+        return taken
     }
 }

@@ -112,7 +112,7 @@ struct BackupCreation {
                 while remaining > 0 {
                     let chunk = try file.read(upToCount: Int(min(remaining, UInt64(BackupArchive.fileChunkLength)))) ?? Data()
                     guard !chunk.isEmpty else { throw HushError(.storage, reason: "the attachment file \(path) shrank while it was backed up") }
-                    try writer.append(.fileData, Array(chunk))
+                    try writer.append(.fileData, chunk)
                     remaining -= UInt64(chunk.count)
                 }
                 files += 1

@@ -160,7 +160,12 @@ enum BackupRestoration {
                     files += 1
                     fileBytes += size
                     if let target {
-                        try? target.file?.close()
+                        // The previous file reaches the disk before the home is renamed into
+                        // place: only the last one was synced, so a crash after the restore
+                        // could have lost the others' bytes.
+                        try target.file?.synchronize()
+                        try target.file?.close()
+                        target.file = nil
                         let path = target.attachments + "/" + relative
                         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
                                                                 withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
