@@ -23,6 +23,9 @@ enum BackupRestoration {
         }
     }
 
+    /// The page cache of the store a restore writes, in KiB.
+    static let restoreCacheKiB = 4 * 1024
+
     /// Refuses a home that exists and holds anything.
     static func checkEmpty(_ directory: String) throws(HushError) {
         var isDirectory: ObjCBool = false
@@ -98,6 +101,10 @@ enum BackupRestoration {
                                             additional: [KeystoreContents.EntryType.recoveryKey: recoveryKey.bytes])
             try restoring.keys.create(KeystoreFile(directory: restoring.home), holding: restored)
             let opened = try MessageStore(path: restoring.home.databasePath, key: restored.databaseKey)
+            // The restore is one transaction that only appends: a store's 32 MiB read cache
+            // would hold every page it dirties until the commit (a restore's peak memory
+            // grew by that much). A small cache spills them to the WAL as it goes.
+            try opened.database.execute("PRAGMA cache_size = -\(restoreCacheKiB)")
             let attachments = restoring.home.file(HushAccount.attachmentDirectoryName)
             guard mkdir(attachments, 0o700) == 0 else { throw HushError(.storage, reason: "could not create \(attachments) (errno \(errno))") }
             store = opened

@@ -142,6 +142,15 @@ extension HushAccount {
         try BackupRestoration.read(path: path, recoveryKey: recoveryKey, into: nil)
     }
 
+    /// Checks that `recoveryKey` opens the archive at `path` (its header's MAC)
+    /// and reads nothing further: the quick check before a restore asks for a
+    /// new passphrase. The restore itself checks every record as it goes.
+    ///
+    /// - Throws: as `verifyBackup(at:recoveryKey:)` for the header.
+    public static func checkBackupKey(at path: String, recoveryKey: RecoveryKey) throws(HushError) {
+        _ = try BackupReader(path: path, recoveryKey: recoveryKey)
+    }
+
     /// Restores the archive at `path` into `directory`, which must not exist
     /// or be empty: the same identity (and address), a new keystore sealed
     /// under `keys` holding `recoveryKey`, a new store with the archive's
@@ -156,7 +165,7 @@ extension HushAccount {
                                      keys: KeyProvider) async throws(HushError) -> BackupSummary {
         try BackupRestoration.checkEmpty(directory)
         // Checks the key before the work (and the new passphrase's KDF) begins.
-        _ = try BackupReader(path: path, recoveryKey: recoveryKey)
+        try checkBackupKey(at: path, recoveryKey: recoveryKey)
         return try await translatingErrors {
             try BackupRestoration.restore(path: path, into: directory, recoveryKey: recoveryKey, keys: keys)
         }

@@ -179,8 +179,11 @@ struct BackupRestoreCommand: AsyncParsableCommand {
                                 suggestion: "give another --home, or move that folder away first")
             }
             let key = try recovery.read(environment: environment)
-            // The key is checked against the archive before a new passphrase is asked for.
-            _ = try HushAccount.verifyBackup(at: archive, recoveryKey: key)
+            // The key is checked against the archive's header before a new passphrase is
+            // asked for. The records are checked once, by the restore as it reads them (into
+            // a temporary folder, so a damaged archive still writes nothing): reading the
+            // whole archive twice made a restore cost twice its decryption.
+            try HushAccount.checkBackupKey(at: archive, recoveryKey: key)
             let cost = try KeyDerivationCost.resolve(option: kdf.kdfCost, environment: environment)
             var passphrase = try PassphraseSource.resolve(file: global.passphraseFile, environment: environment)
                 .read(prompt: "New passphrase: ", confirm: true)
