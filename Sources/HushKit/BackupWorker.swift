@@ -18,7 +18,7 @@ final class BackupWorker: Sendable {
             queue.async {
                 var now = Date()
                 if let last = self.lastStart.withLock({ $0 }), Int64(now.timeIntervalSince1970.rounded(.down)) <= last {
-                    Thread.sleep(forTimeInterval: Double(last + 1) - now.timeIntervalSince1970)
+                    Thread.sleep(forTimeInterval: min(1, Double(last + 1) - now.timeIntervalSince1970)) // never a clock's step back
                     now = Date()
                 }
                 self.lastStart.withLock { $0 = Int64(now.timeIntervalSince1970.rounded(.down)) }

@@ -78,7 +78,10 @@ extension HushAccount {
             guard try await messenger.settings([BackupScheduleSetting.directory])[BackupScheduleSetting.directory] == schedule.directory else {
                 return .made(summary, removed: [], pruneError: nil)
             }
-            var kept = found.archives + [(summary.path as NSString).lastPathComponent]
+            // A name made again (the clock went back) was replaced by this archive: listed
+            // twice, the older entry would have the new archive deleted as the oldest.
+            let made = (summary.path as NSString).lastPathComponent
+            var kept = found.archives.filter { $0 != made } + [made]
             var removed: [String] = []
             var pruneError: String?
             while kept.count > schedule.keep {
