@@ -11,6 +11,7 @@ struct ContactCommand: AsyncParsableCommand {
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Add a contact by address; fetches and verifies their prekey bundle and starts a session.",
             discussion: """
                 The address (hush1…) contains the contact's identity key, so the relay cannot hand out \
@@ -43,7 +44,7 @@ struct ContactCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List contacts with their verification state.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List contacts with their verification state.")
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
@@ -71,7 +72,7 @@ struct ContactCommand: AsyncParsableCommand {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a contact with its conversation, messages and session.")
+        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a contact with its conversation, messages and session.")
         @OptionGroup var global: GlobalOptions
         @Argument var name: String
 
@@ -86,6 +87,7 @@ struct ContactCommand: AsyncParsableCommand {
 
     struct Accept: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "accept",
             abstract: "Accept a contact's changed identity key (after comparing the new safety number).",
             discussion: """
                 Examples:

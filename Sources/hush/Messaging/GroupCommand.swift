@@ -25,7 +25,7 @@ struct GroupCommand: AsyncParsableCommand {
     )
 
     struct Create: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Create a group with you as its admin and these contacts as members.")
+        static let configuration = CommandConfiguration(commandName: "create", abstract: "Create a group with you as its admin and these contacts as members.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The group's name (1 to 64 bytes).") var name: String
         @Argument(help: "Contacts to invite (accepted contacts).") var members: [String]
@@ -42,7 +42,7 @@ struct GroupCommand: AsyncParsableCommand {
     }
 
     struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add contacts to a group you administer (they read only what is sent from then on).")
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Add contacts to a group you administer (they read only what is sent from then on).")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The group.") var name: String
         @Argument(help: "Contacts to add.") var members: [String]
@@ -59,7 +59,7 @@ struct GroupCommand: AsyncParsableCommand {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a member from a group you administer; every member's key rotates.")
+        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a member from a group you administer; every member's key rotates.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The group.") var name: String
         @Argument(help: "The member.") var member: String
@@ -72,7 +72,7 @@ struct GroupCommand: AsyncParsableCommand {
     }
 
     struct Promote: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Make a member an admin of a group you administer.")
+        static let configuration = CommandConfiguration(commandName: "promote", abstract: "Make a member an admin of a group you administer.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The group.") var name: String
         @Argument(help: "The member.") var member: String
@@ -85,7 +85,7 @@ struct GroupCommand: AsyncParsableCommand {
     }
 
     struct Rename: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Rename a group you administer, for every member.")
+        static let configuration = CommandConfiguration(commandName: "rename", abstract: "Rename a group you administer, for every member.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The group.") var name: String
         @Argument(help: "Its new name.") var newName: String
@@ -98,7 +98,7 @@ struct GroupCommand: AsyncParsableCommand {
     }
 
     struct Leave: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Leave a group; its history stays on this device.")
+        static let configuration = CommandConfiguration(commandName: "leave", abstract: "Leave a group; its history stays on this device.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The group.") var name: String
 
@@ -112,7 +112,7 @@ struct GroupCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List your groups.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List your groups.")
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
@@ -129,7 +129,7 @@ struct GroupCommand: AsyncParsableCommand {
     }
 
     struct Info: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show a group's members, admins, who is verified, and its epoch.")
+        static let configuration = CommandConfiguration(commandName: "info", abstract: "Show a group's members, admins, who is verified, and its epoch.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The group.") var name: String
 

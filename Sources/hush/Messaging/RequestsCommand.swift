@@ -23,7 +23,7 @@ struct RequestsCommand: AsyncParsableCommand {
     )
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List pending message requests (or blocked contacts).")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List pending message requests (or blocked contacts).")
         @OptionGroup var global: GlobalOptions
         @Flag(help: "List blocked contacts instead.") var blocked = false
 
@@ -70,6 +70,7 @@ struct RequestsCommand: AsyncParsableCommand {
 
     struct Accept: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "accept",
             abstract: "Accept a message request (or unblock): they get the receipts they are owed and can reach you as a contact.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The request's name, from `hush requests`.") var name: String
@@ -95,6 +96,7 @@ struct RequestsCommand: AsyncParsableCommand {
 
     struct Block: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "block",
             abstract: "Block a message request or a contact: their messages are dropped unread from now on.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The request's or contact's name.") var name: String
