@@ -263,14 +263,16 @@ public final class HushAccount: Sendable {
     }
 
     /// Keeps a live connection to the relay (messages arrive as they are
-    /// sent, reconnecting with backoff) and retries the outbox, until
+    /// sent, reconnecting with backoff), retries the outbox and downloads
+    /// received files within the automatic-download limit as they arrive, until
     /// `stopLive()` or `close()`. Calling it while live, or after `close()`,
     /// does nothing.
     public func startLive() {
         let messenger = messenger
         live.withLock { live in
             guard live.tasks.isEmpty, !live.closed else { return }
-            live.tasks = [Task { await messenger.runLive() }, Task { await messenger.runOutboxRetries() }]
+            live.tasks = [Task { await messenger.runLive() }, Task { await messenger.runOutboxRetries() },
+                          Task { await messenger.runAutoDownloads() }]
         }
     }
 

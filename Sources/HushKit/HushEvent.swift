@@ -35,6 +35,12 @@ public enum HushEvent: Sendable, Equatable {
     case resent(MessageID)
     /// Something arrived that could not be decrypted and was set aside.
     case undecryptable(reason: String)
+    /// A received file's download ended: checked and kept, or refused because
+    /// it did not verify. Read `HushAccount.attachment(_:)` for its `state`
+    /// (and `lastError`). Durable, unlike `transferProgress`: a client that
+    /// was not listening learns from the log that a file (downloaded
+    /// automatically, say) is ready.
+    case fileChanged(AttachmentID, of: MessageID, in: ConversationID)
     /// A file transfer this account started moved on.
     case transferProgress(TransferProgress)
     /// The live connection to the relay came up (after catching up) or went down.
@@ -70,6 +76,9 @@ public enum HushEvent: Sendable, Equatable {
             self = .disappearingTimerChanged(ConversationID(rawValue: conversationID), seconds: seconds)
         case let .groupChanged(_, conversationID):
             self = .groupChanged(ConversationID(rawValue: conversationID))
+        case let .attachmentChanged(attachmentID, messageID, conversationID, _):
+            self = .fileChanged(AttachmentID(rawValue: attachmentID), of: MessageID(rawValue: messageID),
+                                in: ConversationID(rawValue: conversationID))
         case let .resent(_, _, messageID):
             self = .resent(MessageID(rawValue: messageID))
         case let .quarantined(reason):

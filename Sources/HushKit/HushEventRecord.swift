@@ -89,6 +89,8 @@ extension HushEvent {
             self = .messageDeleted(message, in: conversation)
         case .timerChanged:
             self = .disappearingTimerChanged(conversation, seconds: entry.detail.flatMap { Int64($0) })
+        case .fileChanged:
+            self = .fileChanged(AttachmentID(rawValue: entry.attachmentId ?? 0), of: message, in: conversation)
         }
     }
 }

@@ -146,7 +146,10 @@ final class AttachmentDownloads {
                 throw MessengerError.attachmentRejected(failure.description)
             case let error as AttachmentError:
                 sink.abandon()
-                try? store.write { try $0.attachments.setState(.failed, id: id, error: error.description, at: now) }
+                try? store.write { store in
+                    try store.attachments.setState(.failed, id: id, error: error.description, at: now)
+                    if claims { try dependencies.emit(attachment.changed(to: .failed)) }
+                }
                 throw MessengerError.attachmentRejected(error.description)
             default:
                 sink.abandon()
@@ -157,7 +160,10 @@ final class AttachmentDownloads {
         try store.write { store in
             let now = dependencies.clock.now()
             try store.attachments.setTransferred(sink.blobLength, id: id, at: now)
-            if attachment.direction == .incoming { try store.attachments.setState(.ready, id: id, at: now) }
+            if attachment.direction == .incoming {
+                try store.attachments.setState(.ready, id: id, at: now)
+                try dependencies.emit(attachment.changed(to: .ready))
+            }
         }
     }
 
@@ -190,5 +196,13 @@ final class AttachmentDownloads {
             if (try? await download(attachment, files: files)) != nil { fetched += 1 }
         }
         return fetched
+    }
+}
+
+private extension StoredAttachment {
+    /// The durable event that this received file's download ended in `state`:
+    /// a bot or chat that was not watching learns it from the event log.
+    func changed(to state: AttachmentState) -> MessengerEvent {
+        .attachmentChanged(attachmentID: id, messageID: messageId, conversationID: conversationId, state: state)
     }
 }

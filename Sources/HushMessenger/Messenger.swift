@@ -233,6 +233,29 @@ public actor Messenger {
         await live.runOutboxRetries()
     }
 
+    /// Downloads received files within the opt-in limit as they arrive, until
+    /// cancelled (the live view runs it beside `runLive`): a file pushed to a
+    /// daemon is ready without anyone running `hush sync`. Each pass takes
+    /// every waiting file (`AttachmentDownloads.autoDownload`), so one pass
+    /// serves a burst of arrivals; with the opt-in off a pass is one query.
+    public func runAutoDownloads() async {
+        let arrivals = events.subscribe()
+        await downloads.autoDownload()
+        for await record in arrivals {
+            switch record.event {
+            case let .received(message, _) where message.contentType == "attachment",
+                 let .groupReceived(message, _, _) where message.contentType == "attachment":
+                await downloads.autoDownload()
+            case .connection(online: true), .missed:
+                // Back online, or events were not seen: whatever waits.
+                await downloads.autoDownload()
+            default:
+                continue
+            }
+            if Task.isCancelled { return }
+        }
+    }
+
     // MARK: Registration
 
     /// Registers this identity with the relay: its prekeys (the private halves

@@ -29,6 +29,9 @@ public enum MessengerEvent: Sendable, Equatable {
     case messageErased(messageID: Int64, conversationID: Int64)
     /// A conversation's disappearing-message timer changed (seconds, nil = off).
     case disappearingTimerChanged(conversationID: Int64, seconds: Int64?)
+    /// A received file's download ended: `ready` (every chunk and the digest
+    /// checked, kept encrypted) or `failed` (it did not verify).
+    case attachmentChanged(attachmentID: Int64, messageID: Int64, conversationID: Int64, state: AttachmentState)
     /// A group's membership or name changed (or we were removed).
     case groupChanged(group: String, conversationID: Int64)
     /// The live connection to the relay went up (after catching up with the mailbox) or down.

@@ -44,6 +44,8 @@ extension MessengerEvent {
             EventEntry(.erased, messageId: messageID, conversationId: conversationID)
         case let .disappearingTimerChanged(conversationID, seconds):
             EventEntry(.timerChanged, conversationId: conversationID, detail: seconds.map(String.init))
+        case let .attachmentChanged(attachmentID, messageID, conversationID, state):
+            EventEntry(.fileChanged, messageId: messageID, conversationId: conversationID, attachmentId: attachmentID, detail: state.rawValue)
         case .connection, .missed, .syncFailed:
             nil
         }

@@ -26,6 +26,9 @@ public struct EventEntry: Sendable, Equatable {
         case erased
         /// A conversation's disappearing timer changed (`detail` is the seconds, absent when off).
         case timerChanged = "timer"
+        /// A received file reached the end of its download: checked and kept,
+        /// or refused (`attachmentId`; `detail` is the attachment's state).
+        case fileChanged = "file"
     }
 
     public var kind: Kind

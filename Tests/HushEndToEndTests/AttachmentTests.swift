@@ -1,4 +1,6 @@
 import Foundation
+import Glibc
+import HushDaemon
 import Testing
 
 /// Issue 14 from the command line: `hush send --file`, `hush attachments`,
@@ -301,6 +303,54 @@ import Testing
         try bed.succeed(bob, ["contact", "remove", "alice"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: bob.home + "/attachments").isEmpty)
         #expect(try AttachmentTests.attachments(bed, bob).isEmpty)
+    }
+}
+
+/// A daemon with automatic download on takes a pushed file as it arrives (no
+/// `hush sync`), and the end of that download is a durable event: a client
+/// that subscribes afterwards replays `{"event":"file","state":"ready"}`.
+/// (Before, files downloaded only at an explicit sync, and nothing was logged.)
+@Suite struct DaemonAutoDownloadTests {
+    @Test func aPushedFileDownloadsAtOnceAndItsEndIsLogged() throws {
+        let bed = try Testbed("attach-daemon-auto")
+        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
+        try bed.meet(alice, bob)
+        try bed.succeed(bob, ["attachments", "--auto-download", "1"])
+        let daemon = try DaemonTests.startDaemon(bed, bob)
+        defer { daemon.signal(SIGTERM); _ = daemon.finish(timeout: 30) }
+        let before = try DaemonTests.latestSeq(bed, bob)
+
+        let file = AttachmentTests.file(200_000, canary: "pushed")
+        try Data(file).write(to: URL(fileURLWithPath: bed.root + "/pushed.bin"))
+        try bed.succeed(alice, ["send", "bob", "--file", bed.root + "/pushed.bin"])
+
+        // Only the daemon's live connection runs: nobody syncs.
+        var state = ""
+        for _ in 0..<150 where state != "ready" {
+            state = try AttachmentTests.attachments(bed, bob).first?["state"] as? String ?? ""
+            if state != "ready" { usleep(200_000) }
+        }
+        #expect(state == "ready", "the pushed file was not downloaded by the daemon")
+
+        let replay = try DaemonConnection.connect(socket: bob.home + "/daemon.sock")
+        defer { replay.close() }
+        try replay.send(line: #"{"jsonrpc":"2.0","id":1,"method":"events.subscribe","params":{"after":\#(before)}}"#)
+        let latest = try DaemonTests.latestSeq(bed, bob)
+        var fileEvents: [JSONValue] = []
+        var seen = before
+        while seen < latest, let message = try replay.receive() {
+            guard message["method"]?.stringValue == "event", let event = message["params"] else { continue }
+            if let seq = event["seq"]?.integerValue { seen = UInt64(seq) }
+            if event["event"]?.stringValue == "file" { fileEvents.append(event) }
+        }
+        try #require(fileEvents.count == 1, "file events after \(before): \(fileEvents)")
+        #expect(fileEvents[0]["state"]?.stringValue == "ready")
+        #expect(fileEvents[0]["fileName"]?.stringValue == "pushed.bin")
+        #expect(fileEvents[0]["seq"]?.integerValue != nil, "a file event is durable")
+
+        let out = bed.root + "/saved.bin"
+        try bed.succeed(bob, ["fetch", String(fileEvents[0]["attachment"]?.integerValue ?? 0), "--out", out])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == Data(file))
     }
 }
 

@@ -131,8 +131,13 @@ import Testing
         #expect(try await bob.attachment(of: try #require(try await bobRoom.history().messages.last).id)?.id == incoming.id)
         let destination = folder.appendingPathComponent("received.bin").path
         let fetchSteps = ProgressLog()
+        let bobEvents = bob.events()
         let fetched = try await bob.fetch(incoming.id, to: destination) { fetchSteps.add($0) }
         #expect(fetched.state == .ready)
+        // The end of the download is an event (a durable one: `eventRecords` replays it).
+        #expect(await App.event(in: bobEvents) {
+            if case let .fileChanged(id, message, _) = $0 { id == incoming.id && message == incoming.message } else { false }
+        } != nil)
         #expect(try await bob.attachment(incoming.id).state == .ready)
         #expect(fetchSteps.phases.contains(.downloading))
         #expect(FileManager.default.contents(atPath: destination) == Data(bytes))

@@ -30,6 +30,8 @@ enum ChatWire {
             return ["contactId": contact.rawValue]
         case let .groupChanged(conversation, _), let .timer(conversation, _, _):
             return ["conversationId": conversation.rawValue]
+        case let .file(attachment, _):
+            return ["conversationId": attachment.conversation.rawValue]
         case .undecryptable, .connection, .missed, .syncFailed:
             return [:]
         }

@@ -26,6 +26,9 @@ enum EventDetails {
     case deleted(Message, contact: String)
     /// A conversation's disappearing timer changed (seconds, nil = off).
     case timer(ConversationID, contact: String, seconds: Int64?)
+    /// A received file's download ended (`attachment.state`: ready or
+    /// failed); `contact` is the contact's or the group's name.
+    case file(Attachment, contact: String)
     case missed(count: Int)
     case syncFailed(HushError)
 
@@ -73,6 +76,9 @@ enum EventDetails {
             return .deleted(message, contact: await title(of: conversation, in: account))
         case let .disappearingTimerChanged(conversation, seconds):
             return .timer(conversation, contact: await title(of: conversation, in: account), seconds: seconds)
+        case let .fileChanged(id, _, conversation):
+            guard let attachment = try? await account.attachment(id) else { return nil }
+            return .file(attachment, contact: await title(of: conversation, in: account))
         case let .missed(count):
             return .missed(count: count)
         case let .syncFailed(error):

@@ -165,6 +165,12 @@ struct ListenCommand: AsyncParsableCommand {
                     "deleted": true]
         case let .timer(_, contact, seconds):
             return ["event": "disappearingTimer", "contact": contact, "disappearingSeconds": seconds.map { $0 as Any } ?? NSNull()]
+        case let .file(attachment, contact):
+            var object: [String: Any] = ["event": "file", "attachment": attachment.id.rawValue, "id": attachment.message.rawValue,
+                                         "contact": contact, "state": attachment.state.rawValue, "fileName": attachment.fileName,
+                                         "size": attachment.size]
+            if let error = attachment.lastError, attachment.state == .failed { object["error"] = error }
+            return object
         case let .missed(count):
             return ["event": "missed", "count": count]
         case let .syncFailed(error):
@@ -191,6 +197,10 @@ struct ListenCommand: AsyncParsableCommand {
             return "message \(object["id"] ?? "?") with \(untrusted(object["contact"])) was edited\(text)"
         case "deleted":
             return "message \(object["id"] ?? "?") with \(untrusted(object["contact"])) was deleted"
+        case "file":
+            let file = "file \(object["attachment"] ?? "?") “\(untrusted(object["fileName"]))” from \(untrusted(object["contact"]))"
+            if (object["state"] as? String) == "ready" { return "\(file) is downloaded and checked: `hush fetch \(object["attachment"] ?? "?") --out PATH` saves it" }
+            return "\(file) could not be downloaded: \(untrusted(object["error"])) (ask them to send it again)"
         case "disappearingTimer":
             let seconds = (object["disappearingSeconds"] as? Int64).map { DisappearingTimer.duration(UInt32(clamping: $0)) }
             return "disappearing messages with \(untrusted(object["contact"])): \(seconds ?? "off")"
