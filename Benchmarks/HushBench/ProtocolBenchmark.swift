@@ -73,7 +73,7 @@ enum ProtocolBenchmark {
         // A group message (sender key, PROTOCOL §18): encrypt once, then one member decrypts;
         // the signature and its verification are what it adds over the one-chain ratchet.
         let groupSender = try SenderKeyChain.create(groupID: random.bytes(16), epoch: 1, using: random)
-        let groupReader = SenderKeyChain(distribution: try groupSender.distribution())
+        let groupReader = try SenderKeyChain(distribution: try groupSender.distribution(from: alice.publicKey), from: alice.publicKey)
         let groupMessage = try measure(seconds) {
             _ = try groupReader.decrypt(try groupSender.encrypt(payload))
         }

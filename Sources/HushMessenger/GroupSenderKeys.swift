@@ -18,11 +18,23 @@ final class GroupSenderKeys {
         ownChains = OwnSenderChains(dependencies)
     }
 
-    /// Keeps a member's chain. A distribution for a group or epoch we do not
-    /// hold yet (its state is still on its way from an admin) is ours to
-    /// wait for: `missingLocalState` keeps the envelope at the relay and the
-    /// next sync tries it again.
+    /// Keeps a member's chain. Its signature is checked first, before
+    /// anything is looked up or kept (docs/PROTOCOL.md §18.1): one that does
+    /// not verify for `contact` (another member's signing key, a distribution
+    /// passed on, an altered one) is refused as invalid content, so the
+    /// envelope is set aside with the reason, and the signing key's real
+    /// member can still give its chain. A distribution for a group or epoch
+    /// we do not hold yet (its state is still on its way from an admin) is
+    /// ours to wait for: `missingLocalState` keeps the envelope at the relay
+    /// and the next sync tries it again.
     func applyDistribution(_ distribution: SenderKeyDistribution, from contact: Contact) throws {
+        let sender = try IdentityKey(rawRepresentation: contact.identityKey)
+        let chain: SenderKeyChain
+        do {
+            chain = try SenderKeyChain(distribution: distribution, from: sender)
+        } catch {
+            throw Self.refusal(error)
+        }
         guard let group = try store.groups.group(groupID: distribution.groupID) else {
             if try store.invitations.invitation(groupID: distribution.groupID) != nil {
                 throw MessengerError.awaitingAcceptance("a group key for an invitation that waits with its sender's message request")
@@ -30,7 +42,6 @@ final class GroupSenderKeys {
             throw MessengerError.awaitingGroupKey("a group key for a group whose invitation has not arrived yet")
         }
         guard group.standing == .member else { return }
-        let sender = try IdentityKey(rawRepresentation: contact.identityKey)
         let states = try adoption.keptStates(group)
         guard states.contains(where: { $0.epoch == distribution.epoch && $0.member(sender) != nil }) else {
             if distribution.epoch > group.epoch {
@@ -44,9 +55,15 @@ final class GroupSenderKeys {
         // one says whose it is.
         guard try store.groups.chain(epoch: distribution.epoch, signingKey: distribution.signingKey.rawRepresentation,
                                      groupRow: group.id) == nil else { return }
-        let chain = SenderKeyChain(distribution: distribution)
         try store.groups.saveChain(chain.serialized(), epoch: chain.epoch, signingKey: chain.signingKey.rawRepresentation,
                                    memberKey: sender.rawRepresentation, stateDigest: nil, groupRow: group.id)
+    }
+
+    /// The reason a distribution is refused, told apart from other failures.
+    private static func refusal(_ error: any Error) -> any Error {
+        guard case .invalidSignature? = error as? ProtocolError else { return error }
+        return MessengerError.protocolFailure(
+            "a sender key distribution whose signature does not verify for its sender, group and epoch (another member's signing key, or altered): refused, nothing kept")
     }
 
     /// Queues our current chain of every group `contact` shares with us

@@ -52,7 +52,7 @@ struct OwnSenderChains {
         guard !members.isEmpty else { return }
         let now = dependencies.clock.now()
         let content = Content(id: MessageID.random(using: dependencies.random), sentAt: UInt64(now),
-                              body: .senderKeyDistribution(try chain.distribution()))
+                              body: .senderKeyDistribution(try chain.distribution(from: me)))
         let encoded = try content.encoded()
         for member in members {
             try store.groups.queueDelivery(encoded, to: member.rawRepresentation, groupRow: group.id, at: now)

@@ -337,15 +337,20 @@ try write("attachment", source: "Hush generator (Sources/HushVectorGenerator); w
 
 // MARK: Sender keys (groups).
 
-/// One sender chain from fixed keys: its distribution, each message with the
-/// chain and message keys of its step (KDF_CK computed here by hand), the
-/// order a receiver reads them in, and a forgery that must be refused.
+/// One sender chain from fixed keys: its signed distribution (with the
+/// bytes the signature covers), each message with the chain and message keys
+/// of its step (KDF_CK computed here by hand), the order a receiver reads them
+/// in, a forgery that must be refused, and distributions that must be refused.
 func senderKeyCase(_ comment: String, contents: [String], receiveOrder: [Int]) throws -> [String: Any] {
     let group = VectorSeeds.bytes("sender-key/group/\(comment)", 16)
     let chainKey = VectorSeeds.bytes("sender-key/chain/\(comment)", 32)
     let signingSeed = VectorSeeds.bytes("sender-key/signing/\(comment)", 32)
+    let memberSeed = VectorSeeds.bytes("sender-key/member/\(comment)", 32)
+    let member = try IdentityKeyPair(seed: SecureBytes(copying: memberSeed)).publicKey
     let chain = try SenderKeyChain.own(groupID: group, epoch: 3, chainKey: SecureBytes(copying: chainKey), signingSeed: SecureBytes(copying: signingSeed))
-    let distribution = try chain.distribution().encoded
+    let signed = try chain.distribution(from: member)
+    let distribution = signed.encoded
+    let refused = try refusedDistributions(signed, member: member, comment: comment)
     var steps: [[String: Any]] = []
     var ck = chainKey
     for content in contents {
@@ -361,9 +366,49 @@ func senderKeyCase(_ comment: String, contents: [String], receiveOrder: [Int]) t
     forged.replaceSubrange((forged.count - 64)..., with: forger.signature(for: forged[..<(forged.count - 64)]))
     return ["comment": comment, "group_id": Hex.encode(group), "epoch": 3, "chain_key": Hex.encode(chainKey),
             "signing_seed": Hex.encode(signingSeed), "signing_public": Hex.encode(chain.signingKey.rawRepresentation),
+            "member_identity_seed": Hex.encode(memberSeed), "member_identity_key": Hex.encode(member.rawRepresentation),
+            "distribution_transcript": Hex.encode(signed.transcript(member: member)),
             "distribution": Hex.encode(distribution), "messages": steps, "receive_order": receiveOrder,
-            "chain_key_after": Hex.encode(try chain.distribution().chainKey.copyBytes()),
-            "forger_signing_seed": Hex.encode(forgerSeed), "forged_message": Hex.encode(forged)]
+            "chain_key_after": Hex.encode(try chain.distribution(from: member).chainKey.copyBytes()),
+            "forger_signing_seed": Hex.encode(forgerSeed), "forged_message": Hex.encode(forged),
+            "refused_distributions": refused]
+}
+
+/// Distributions a receiver MUST refuse, each with the identity key of the
+/// member whose pairwise session delivers it (docs/PROTOCOL.md §18.1):
+/// another member naming this chain's signing key (signed with the only
+/// signing key it holds, its own), this distribution passed on by another
+/// member, moved to another group or epoch, a signature altered, and the
+/// unsigned version 0x01.
+func refusedDistributions(_ valid: SenderKeyDistribution, member: IdentityKey, comment: String) throws -> [[String: Any]] {
+    let mallory = try IdentityKeyPair(seed: SecureBytes(copying: VectorSeeds.bytes("sender-key/mallory/\(comment)", 32))).publicKey
+    let malloryChain = try SenderKeyChain.own(groupID: valid.groupID, epoch: valid.epoch,
+                                              chainKey: SecureBytes(copying: VectorSeeds.bytes("sender-key/mallory-chain/\(comment)", 32)),
+                                              signingSeed: SecureBytes(copying: VectorSeeds.bytes("sender-key/mallory-signing/\(comment)", 32)))
+    let malloryOwn = try malloryChain.distribution(from: mallory)
+    // Her own fields and signature, naming the member's signing key instead of hers.
+    let namingAnother = try SenderKeyDistribution(groupID: malloryOwn.groupID, epoch: malloryOwn.epoch, iteration: malloryOwn.iteration,
+                                                  chainKey: malloryOwn.chainKey, signingKey: valid.signingKey, signature: malloryOwn.signature)
+    func altered(groupID: [UInt8]? = nil, epoch: UInt32? = nil, signature: [UInt8]? = nil) throws -> SenderKeyDistribution {
+        try SenderKeyDistribution(groupID: groupID ?? valid.groupID, epoch: epoch ?? valid.epoch, iteration: valid.iteration,
+                                  chainKey: valid.chainKey, signingKey: valid.signingKey, signature: signature ?? valid.signature)
+    }
+    var flipped = valid.signature
+    flipped[0] ^= 0x01
+    let unsigned = [SenderKeyWire.unsignedDistributionVersion] + Array(valid.encoded[1..<SenderKeyWire.distributionBodyLength])
+    func refusal(_ why: String, _ bytes: [UInt8], from sender: IdentityKey, _ reason: String) -> [String: Any] {
+        ["comment": why, "distribution": Hex.encode(bytes), "from_identity_key": Hex.encode(sender.rawRepresentation), "reason": reason]
+    }
+    return [
+        refusal("another member (mallory) names this chain's signing key in her own distribution", namingAnother.encoded, from: mallory,
+                "signature"),
+        refusal("this distribution, passed on by another member (mallory) as her own", valid.encoded, from: mallory, "signature"),
+        refusal("this distribution moved to another group", try altered(groupID: valid.groupID.map { $0 ^ 0xFF }).encoded, from: member,
+                "signature"),
+        refusal("this distribution moved to the next epoch", try altered(epoch: valid.epoch + 1).encoded, from: member, "signature"),
+        refusal("the signature altered (one bit of R)", try altered(signature: flipped).encoded, from: member, "signature"),
+        refusal("the unsigned version 0x01 (89 bytes)", unsigned, from: member, "version"),
+    ]
 }
 
 try write("sender-key", source: "Hush generator (Sources/HushVectorGenerator) from fixed seeds", cases: [
@@ -410,7 +455,9 @@ func groupCases() throws -> [[String: Any]] {
     // A group message of a chain with fixed keys, inside a group envelope with a fixed nonce.
     let chain = try SenderKeyChain.own(groupID: groupID, epoch: 1, chainKey: SecureBytes(copying: VectorSeeds.bytes("group/chain", 32)),
                                        signingSeed: SecureBytes(copying: VectorSeeds.bytes("group/signing", 32)))
-    let distribution = try chain.distribution()
+    // Alice's chain: her distribution is signed for her identity key.
+    let alice = try groupMembers(["alice"], admins: ["alice"])[0].identityKey
+    let distribution = try chain.distribution(from: alice)
     let text = try Content(id: id, sentAt: sentAt, body: .text("Summit at noon.")).encoded()
     let message = try chain.encrypt(text)
     let nonce = VectorSeeds.bytes("group/nonce", 24)
@@ -418,13 +465,15 @@ func groupCases() throws -> [[String: Any]] {
     let envelopeCase: [String: Any] = [
         "kind": "envelope", "comment": "a text sent to the group: the sender-key message inside a group envelope",
         "envelope_key": Hex.encode(try state.envelopeKey().copyBytes()), "nonce": Hex.encode(nonce),
-        "distribution": Hex.encode(distribution.encoded), "content": Hex.encode(text), "group_message": Hex.encode(message),
+        "distribution": Hex.encode(distribution.encoded), "member_identity_key": Hex.encode(alice.rawRepresentation),
+        "content": Hex.encode(text), "group_message": Hex.encode(message),
         "envelope": Hex.encode(envelope),
         "other_envelope_key": Hex.encode(try b.envelopeKey().copyBytes())]
 
     let contents: [String: Any] = [
         "kind": "content", "comment": "a sender key distribution (0x0B) and a leave notice (0x0C) as content",
         "message_id": Hex.encode(id.bytes), "sent_at": Int(sentAt), "distribution": Hex.encode(distribution.encoded),
+        "member_identity_key": Hex.encode(alice.rawRepresentation),
         "distribution_content": Hex.encode(try Content(id: id, sentAt: sentAt, body: .senderKeyDistribution(distribution)).encoded()),
         "group_id": Hex.encode(groupID), "epoch": 1,
         "leave_content": Hex.encode(try Content(id: id, sentAt: sentAt, body: .groupLeave(groupID: groupID, epoch: 1)).encoded())]

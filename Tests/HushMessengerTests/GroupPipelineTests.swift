@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import HushCrypto
-import HushMessenger
+@testable import HushMessenger
 import HushProtocol
 import HushStore
 
@@ -186,6 +186,62 @@ import HushStore
         try await carol.messenger.send(text: "really carol", to: "team")
         try await syncAll(people)
         #expect(try await alice.messenger.history(with: "team").map(\.body) == ["really carol"])
+    }
+
+    /// The weakness SECURITY.md named, closed (docs/PROTOCOL.md §18.1): Bob,
+    /// a member, names Carol's signing key (as seen in her group messages)
+    /// in a distribution of his own, sealed to Alice while Alice holds no
+    /// chain of Carol's (as a restored or new member holds none), and signs
+    /// it with the only signing key he can, his own. Alice refuses it, sets
+    /// it aside with its reason and keeps nothing; Carol's own distribution
+    /// is then taken, and her messages read as hers. (Before, Alice kept
+    /// Bob's chain key under Carol's signing key: she could not read Carol
+    /// in that epoch and asked Bob to resend.)
+    @Test func aDistributionNamingAnotherMembersSigningKeyIsRefused() async throws {
+        let (_, people) = try await four()
+        let alice = people["alice"]!, bob = people["bob"]!, carol = people["carol"]!
+        try await alice.messenger.createGroup(name: "team", members: ["bob", "carol"])
+        try await syncAll(people)
+
+        let carolKey = carol.identity.publicKey.rawRepresentation
+        let aliceStore = try MessageStore(path: alice.databasePath, key: alice.databaseKey)
+        try aliceStore.database.execute("DELETE FROM sender_chains WHERE member_key = ?", [carolKey])
+        let bobStore = try MessageStore(path: bob.databasePath, key: bob.databaseKey)
+        let (epoch, carolSigningKey) = try #require(try bobStore.database.query(
+            "SELECT epoch, signing_key FROM sender_chains WHERE member_key = ?", [carolKey]) {
+            (try $0.get(0, as: Int64.self), try $0.get(1, as: [UInt8].self))
+        }.first)
+        let groupID = try GroupState.decode(try #require(try bobStore.groups.group(named: "team")).state).groupID
+        let fields = try SenderKeyDistribution(groupID: groupID, epoch: UInt32(epoch), iteration: 0, chainKey: SecureBytes(randomCount: 32),
+                                               signingKey: try Ed25519.PublicKey(rawRepresentation: carolSigningKey),
+                                               signature: [UInt8](repeating: 0, count: 64))
+        let bobsSigningKey = Ed25519.PrivateKey()
+        let forged = try SenderKeyDistribution(groupID: fields.groupID, epoch: fields.epoch, iteration: 0, chainKey: fields.chainKey,
+                                               signingKey: fields.signingKey,
+                                               signature: bobsSigningKey.signature(for: fields.transcript(member: bob.identity.publicKey)))
+        try await bob.messenger.seal(.senderKeyDistribution(forged), to: "alice")
+        await bob.messenger.flushOutbox()
+
+        let report = try await alice.messenger.sync()
+        #expect(report.quarantined + report.resendRequested == 1 && report.received == 0, "\(report)")
+        let reasons = try await alice.messenger.quarantined().map(\.reason)
+        #expect(reasons.contains { $0.contains("sender key distribution whose signature does not verify") }, "\(reasons)")
+        let kept = try aliceStore.database.query("SELECT count(*) FROM sender_chains WHERE signing_key = ?", [carolSigningKey]) {
+            try $0.get(0, as: Int64.self)
+        }
+        #expect(kept == [0])
+
+        // Carol hands her chain over on a new session (docs/PROTOCOL.md §19.4), and writes.
+        let carolContact = try #require(try aliceStore.contacts.contact(identityKey: carolKey))
+        try aliceStore.database.execute("DELETE FROM ratchet_sessions WHERE contact_id = ?", [carolContact.id])
+        #expect(try await alice.messenger.startMissingSessions() == 1)
+        try await alice.messenger.send(text: "new session", to: carolContact.name)
+        try await syncAll(people)
+        try await carol.messenger.send(text: "really carol", to: "team")
+        try await syncAll(people)
+        let history = try await alice.messenger.history(with: "team")
+        #expect(history.map(\.body) == ["really carol"])
+        #expect(history.map(\.sender) == [carol.address])
     }
 
     /// Group messages read in any order, and each at most once: the relay's

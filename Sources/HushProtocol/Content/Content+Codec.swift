@@ -14,7 +14,7 @@ import HushCrypto
 ///     profile (0x08):            length (1: 1…64) || display name (UTF-8)
 ///     decryption error (0x09):   envelope digest (32: SHA-256 of the sealed envelope)
 ///     group update (0x0A):       a group state (§18.2)
-///     sender key distribution (0x0B): a distribution (89 bytes, §18.1)
+///     sender key distribution (0x0B): a signed distribution (153 bytes, version 0x02, §18.1)
 ///     group leave (0x0C):        group id (16) || epoch (4)
 ///     reply (0x0D):              quoted message id (16) || length (2) || UTF-8 (1…32 768 bytes)
 ///     reaction (0x0E):           message id (16) || length (1: 0…32) || emoji (UTF-8; empty = removal)
@@ -157,7 +157,7 @@ extension Content {
         case 0x0A:
             body = .groupUpdate(try GroupState.decode(from: &reader))
         case 0x0B:
-            body = .senderKeyDistribution(try SenderKeyDistribution.decode(try reader.read(SenderKeyWire.distributionLength)))
+            body = .senderKeyDistribution(try SenderKeyDistribution.decode(from: &reader))
         case 0x0C:
             let groupID = try reader.read(SenderKeyWire.groupIDLength)
             body = .groupLeave(groupID: groupID, epoch: try reader.u32())

@@ -50,17 +50,24 @@ public final class SenderKeyChain {
                               iteration: iteration)
     }
 
-    /// Another member's chain, from the distribution it sent.
-    public convenience init(distribution: SenderKeyDistribution) {
+    /// Another member's chain, from the distribution `member` sent (the
+    /// identity whose pairwise session delivered it): refused unless its
+    /// signature verifies for that member (`SenderKeyDistribution.verify`),
+    /// so no chain is ever kept under a member that does not hold its
+    /// signing key.
+    public convenience init(distribution: SenderKeyDistribution, from member: IdentityKey) throws(ProtocolError) {
+        try distribution.verify(from: member)
         self.init(groupID: distribution.groupID, epoch: distribution.epoch, signingKey: distribution.signingKey, signer: nil,
                   chainKey: distribution.chainKey.slice(0..<32), iteration: distribution.iteration)
     }
 
-    /// What to send the other members so they can read this chain's
-    /// messages from the next one on.
-    public func distribution() throws(ProtocolError) -> SenderKeyDistribution {
-        try SenderKeyDistribution(groupID: groupID, epoch: epoch, iteration: iteration, chainKey: chainKey.slice(0..<32),
-                                  signingKey: signingKey)
+    /// What `member` (whose chain this is) sends the other members so they
+    /// can read this chain's messages from the next one on, signed with the
+    /// chain's signing key. Only one's own chain gives one.
+    public func distribution(from member: IdentityKey) throws(ProtocolError) -> SenderKeyDistribution {
+        guard let signer else { throw .sessionUnusable("another member's sender key is never given on") }
+        return try SenderKeyDistribution.signed(groupID: groupID, epoch: epoch, iteration: iteration, chainKey: chainKey.slice(0..<32),
+                                                signer: signer, member: member)
     }
 
     /// Encrypts `content` as the next group message: head || AEAD || signature.

@@ -13,8 +13,14 @@ public enum SenderKeyWire {
     /// sealed (§8's bounds), and the signature.
     public static let minimumMessageLength = headLength + Padding.minimumPaddedLength + tagLength + signatureLength
     public static let maximumMessageLength = headLength + Padding.maximumPaddedLength + tagLength + signatureLength
-    /// version || group id || epoch || iteration || chain key || signing key.
-    public static let distributionLength = 1 + groupIDLength + 4 + 4 + 32 + 32
+    /// A distribution's own version: 0x02, signed. Version 0x01 (the same
+    /// fields, unsigned) is refused (docs/PROTOCOL.md §18.1).
+    public static let distributionVersion: UInt8 = 0x02
+    public static let unsignedDistributionVersion: UInt8 = 0x01
+    /// version || group id || epoch || iteration || chain key || signing key: what the signature follows.
+    public static let distributionBodyLength = 1 + groupIDLength + 4 + 4 + 32 + 32
+    /// The body, then its signature.
+    public static let distributionLength = distributionBodyLength + signatureLength
 }
 
 /// The head of a group message: what the signature and the AEAD's
@@ -67,26 +73,76 @@ public struct SenderKeyMessageHead: Equatable, Sendable {
 /// they can read its group messages from `iteration` on (never before).
 /// It holds the chain key: it travels only inside an encrypted session
 /// message, and its `description` shows no secret.
+///
+/// It is signed with the chain's signing key over the member's identity key
+/// and every field (docs/PROTOCOL.md §18.1), so only the holder of the
+/// signing key can give it, and only as itself: a member naming another
+/// member's signing key, or passing on a distribution it was given, is
+/// refused by `verify(from:)`, the one check every receiver makes before
+/// it keeps a chain (`SenderKeyChain(distribution:from:)`).
 public struct SenderKeyDistribution: Sendable {
     public let groupID: [UInt8]
     public let epoch: UInt32
     public let iteration: UInt32
     public let chainKey: SecureBytes
     public let signingKey: Ed25519.PublicKey
+    public let signature: [UInt8]
 
-    public init(groupID: [UInt8], epoch: UInt32, iteration: UInt32, chainKey: SecureBytes, signingKey: Ed25519.PublicKey) throws(ProtocolError) {
+    public init(groupID: [UInt8], epoch: UInt32, iteration: UInt32, chainKey: SecureBytes, signingKey: Ed25519.PublicKey,
+                signature: [UInt8]) throws(ProtocolError) {
         guard groupID.count == SenderKeyWire.groupIDLength else { throw .malformed(what: "group id (16 bytes)") }
         guard chainKey.count == 32 else { throw .malformed(what: "sender chain key (32 bytes)") }
+        guard signature.count == SenderKeyWire.signatureLength else { throw .malformed(what: "sender key distribution signature (64 bytes)") }
         self.groupID = groupID
         self.epoch = epoch
         self.iteration = iteration
         self.chainKey = chainKey
         self.signingKey = signingKey
+        self.signature = signature
     }
 
-    /// The encoding; it contains the chain key (wipe it after sealing).
-    public var encoded: [UInt8] {
-        var out: [UInt8] = [SenderKeyWire.version]
+    /// A distribution of the chain `signer` signs for, given by `member`.
+    static func signed(groupID: [UInt8], epoch: UInt32, iteration: UInt32, chainKey: SecureBytes, signer: Ed25519.PrivateKey,
+                       member: IdentityKey) throws(ProtocolError) -> SenderKeyDistribution {
+        var transcript = transcript(member: member, body: body(groupID: groupID, epoch: epoch, iteration: iteration, chainKey: chainKey,
+                                                                      signingKey: signer.publicKey))
+        defer { ConstantTime.wipe(&transcript) }
+        return try SenderKeyDistribution(groupID: groupID, epoch: epoch, iteration: iteration, chainKey: chainKey,
+                                         signingKey: signer.publicKey, signature: signer.signature(for: transcript))
+    }
+
+    /// Refuses a distribution whose signature does not verify under the
+    /// signing key it names for `member` (the identity whose pairwise session
+    /// delivered it) and its own group, epoch, iteration and chain key
+    /// (`invalidSignature`): another member's signing key, a distribution
+    /// passed on by someone other than its member, or one altered.
+    public func verify(from member: IdentityKey) throws(ProtocolError) {
+        var transcript = transcript(member: member)
+        defer { ConstantTime.wipe(&transcript) }
+        guard signingKey.isValidSignature(signature, for: transcript) else {
+            throw .invalidSignature(what: "sender key distribution (not signed with the signing key it names, for its sender, group and epoch)")
+        }
+    }
+
+    /// The bytes the signature covers (docs/PROTOCOL.md §18.1):
+    /// "hush/v1/sender-key-distribution" 0x00 || member's identity key || body.
+    /// They contain the chain key (wipe them after use).
+    public func transcript(member: IdentityKey) -> [UInt8] {
+        Self.transcript(member: member, body: body)
+    }
+
+    private static func transcript(member: IdentityKey, body: [UInt8]) -> [UInt8] {
+        Labels.senderKeyDistribution + member.rawRepresentation + body
+    }
+
+    /// version || group id || epoch || iteration || chain key || signing key.
+    private var body: [UInt8] {
+        Self.body(groupID: groupID, epoch: epoch, iteration: iteration, chainKey: chainKey, signingKey: signingKey)
+    }
+
+    private static func body(groupID: [UInt8], epoch: UInt32, iteration: UInt32, chainKey: SecureBytes,
+                             signingKey: Ed25519.PublicKey) -> [UInt8] {
+        var out: [UInt8] = [SenderKeyWire.distributionVersion]
         out.reserveCapacity(SenderKeyWire.distributionLength)
         out += groupID
         out.appendBigEndian(epoch)
@@ -96,10 +152,25 @@ public struct SenderKeyDistribution: Sendable {
         return out
     }
 
+    /// The encoding, body then signature; it contains the chain key (wipe it after sealing).
+    public var encoded: [UInt8] { body + signature }
+
     public static func decode(_ bytes: [UInt8]) throws(ProtocolError) -> SenderKeyDistribution {
         var reader = ByteReader(bytes, what: "sender key distribution")
+        let distribution = try decode(from: &reader)
+        try reader.finish()
+        return distribution
+    }
+
+    /// Reads one distribution (content 0x0B's body). The version comes
+    /// first, so an unsigned one of version 0x01 is refused as that, with a
+    /// reason that says what to do, whatever its length.
+    static func decode(from reader: inout ByteReader) throws(ProtocolError) -> SenderKeyDistribution {
         let version = try reader.u8()
-        guard version == SenderKeyWire.version else { throw .unsupportedVersion(version) }
+        if version == SenderKeyWire.unsignedDistributionVersion {
+            throw .malformed(what: "sender key distribution: version 1 carries no signature and is refused (docs/PROTOCOL.md §18.1); the sender must update Hush")
+        }
+        guard version == SenderKeyWire.distributionVersion else { throw .unsupportedVersion(version) }
         let groupID = try reader.read(SenderKeyWire.groupIDLength)
         let epoch = try reader.u32()
         let iteration = try reader.u32()
@@ -107,9 +178,9 @@ public struct SenderKeyDistribution: Sendable {
         defer { ConstantTime.wipe(&chain) }
         let signingKey: Ed25519.PublicKey
         do { signingKey = try Ed25519.PublicKey(rawRepresentation: try reader.read(32)) } catch { throw .malformed(what: "sender signing key") }
-        try reader.finish()
+        let signature = try reader.read(SenderKeyWire.signatureLength)
         return try SenderKeyDistribution(groupID: groupID, epoch: epoch, iteration: iteration, chainKey: SecureBytes(copying: chain),
-                                         signingKey: signingKey)
+                                         signingKey: signingKey, signature: signature)
     }
 }
 

@@ -14,6 +14,8 @@ public enum Labels {
     public static let sealedSender = label("hush/v1/sealed-sender")
     /// HKDF info of a group state's envelope key (§18.3).
     public static let groupEnvelope = label("hush/v1/group-envelope")
+    /// Prefix of what a sender-key distribution's signature covers (§18.1).
+    public static let senderKeyDistribution = label("hush/v1/sender-key-distribution")
     /// The 32 0xFF bytes put in front of the handshake's key material, as X3DH
     /// does, so the input can never be mistaken for an XEdDSA/X25519 input elsewhere.
     public static let handshakePrefix = [UInt8](repeating: 0xFF, count: 32)

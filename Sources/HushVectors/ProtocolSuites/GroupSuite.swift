@@ -36,12 +36,14 @@ public struct GroupSuite: VectorSuite {
             if try GroupEnvelope.open(envelope, key: SecureBytes(copying: try fields.hex("other_envelope_key"))) != nil {
                 throw VectorFailure("another state's key opened the group envelope")
             }
-            let reader = SenderKeyChain(distribution: try SenderKeyDistribution.decode(try fields.hex("distribution")))
+            let member = try IdentityKey(rawRepresentation: try fields.hex("member_identity_key"))
+            let reader = try SenderKeyChain(distribution: try SenderKeyDistribution.decode(try fields.hex("distribution")), from: member)
             try expectHex(try reader.decrypt(message), try fields.hex("content"), "content of the group message")
         case "content":
             let id = try MessageID(bytes: try fields.hex("message_id"))
             let sentAt = UInt64(try fields.int("sent_at"))
             let distribution = try SenderKeyDistribution.decode(try fields.hex("distribution"))
+            try distribution.verify(from: try IdentityKey(rawRepresentation: try fields.hex("member_identity_key")))
             try expectHex(try Content(id: id, sentAt: sentAt, body: .senderKeyDistribution(distribution)).encoded(),
                           try fields.hex("distribution_content"), "distribution content 0x0B")
             try expectHex(try Content(id: id, sentAt: sentAt, body: .groupLeave(groupID: try fields.hex("group_id"),
