@@ -247,7 +247,8 @@ let package = Package(
         .executableTarget(
             name: "hush",
             dependencies: [
-                "HushKit", "HushDaemon", "HushTerminal", "HushAudit", "HushRelay", "HushRelayAPI", "HushRelayPostgres", "HushVectors",
+                "HushKit", "HushCrypto", "HushDaemon", "HushTerminal", "HushAudit", "HushRelay", "HushRelayAPI", "HushRelayPostgres",
+                "HushVectors",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -63,10 +63,14 @@ public enum AtomicFile {
     }
 
     /// Reads at most `limit` bytes; a larger file is reported as too large
-    /// (nil) before it is read.
+    /// (nil), and so is anything but a regular file (a named pipe is refused
+    /// unread rather than waited on).
     public static func read(_ path: String, limit: Int) throws(KeystoreError) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .io(operation: "open", path: path, errno: errno) }
+        let descriptor: Int32
+        do { descriptor = try RegularFile.openForReading(path) } catch {
+            guard case let .system(operation, code) = error.reason else { return nil }
+            throw .io(operation: operation, path: path, errno: code)
+        }
         defer { close(descriptor) }
         var buffer = [UInt8](repeating: 0, count: limit + 1)
         var total = 0

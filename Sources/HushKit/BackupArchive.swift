@@ -227,11 +227,20 @@ final class BackupReader {
     ///
     /// - Throws: `HushError` of kind `notFound` (no such file), `damagedFile`
     ///   (not an archive, or a damaged header) or `invalidInput` (the key does not
-    ///   open this archive: another account's, or a wrong one).
+    ///   open this archive: another account's, or a wrong one; or the path names a
+    ///   named pipe, device or directory, refused unread).
     init(path: String, recoveryKey: RecoveryKey) throws(HushError) {
-        guard let file = FileHandle(forReadingAtPath: path) else {
-            throw HushError(.notFound, reason: "there is no readable backup archive at \(path)", suggestion: "check the path")
+        // A named pipe or device is refused before it is read (opening a
+        // FIFO would block until something wrote to it).
+        let descriptor: Int32
+        do { descriptor = try RegularFile.openForReading(path) } catch {
+            if case .notRegularFile = error.reason {
+                throw HushError(.invalidInput, reason: "cannot read the backup archive: \(error.problem)", suggestion: error.suggestion)
+            }
+            throw HushError(.notFound, reason: "there is no readable backup archive at \(path)" + (error.isMissing ? "" : " (\(error.problem))"),
+                            suggestion: "check the path")
         }
+        let file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         self.file = file
         source = BlockReader(file: file)
         let bytes = try BackupReader.read(&source, BackupArchive.headerLength, what: "the header")

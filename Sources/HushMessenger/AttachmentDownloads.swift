@@ -58,7 +58,6 @@ final class AttachmentDownloads {
         do { export = try destination.map { try ExportFile(destination: $0, using: dependencies.random) } } catch {
             throw MessengerError.attachmentRejected("cannot save the attachment: \(error)")
         }
-        let report = progress.report
         if !files.hasBlob(id) {
             do { try await download(attachment, files: files, exportingTo: export) } catch {
                 export?.abandon()
@@ -68,7 +67,7 @@ final class AttachmentDownloads {
                 do { try export.commit() } catch { throw MessengerError.attachmentRejected("cannot save the attachment: \(error)") }
             }
         } else if let export {
-            report?(AttachmentProgress(attachmentId: id, phase: .exporting, done: 0, total: attachment.size))
+            progress.report(AttachmentProgress(attachmentId: id, phase: .exporting, done: 0, total: attachment.size))
             do {
                 try files.export(id, key: attachment.key, size: attachment.size, digest: attachment.digest, to: export)
             } catch let error as AttachmentError {
@@ -83,7 +82,7 @@ final class AttachmentDownloads {
             }
         }
         if export != nil {
-            report?(AttachmentProgress(attachmentId: id, phase: .exporting, done: attachment.size, total: attachment.size))
+            progress.report(AttachmentProgress(attachmentId: id, phase: .exporting, done: attachment.size, total: attachment.size))
         }
         guard let stored = try store.attachments.attachment(id: id) else { throw MessengerError.unknownAttachment(id) }
         return stored
@@ -98,13 +97,13 @@ final class AttachmentDownloads {
             throw MessengerError.attachmentNotUploaded(id: id)
         }
         let restState: AttachmentState = attachment.direction == .incoming ? .available : attachment.state
-        let report = progress.report
+        let progress = self.progress
         let sink: VerifyingBlobSink
         do {
             sink = try VerifyingBlobSink(files: files, id: id, key: attachment.key, size: attachment.size, digest: attachment.digest,
                                          export: export) { done in
-                report?(AttachmentProgress(attachmentId: id, phase: .downloading, done: done,
-                                           total: Int64(AttachmentBlob.blobLength(plaintextSize: UInt64(attachment.size)))))
+                progress.report(AttachmentProgress(attachmentId: id, phase: .downloading, done: done,
+                                                   total: Int64(AttachmentBlob.blobLength(plaintextSize: UInt64(attachment.size)))))
             }
         } catch let failure as ExportFailure {
             throw MessengerError.attachmentRejected(failure.description)
@@ -124,7 +123,7 @@ final class AttachmentDownloads {
         defer { if claims { try? store.write { try $0.attachments.releaseTransfer(id: id) } } }
         do {
             if sink.resumeOffset > 0 {
-                report?(AttachmentProgress(attachmentId: id, phase: .downloading, done: sink.resumeOffset, total: sink.blobLength))
+                progress.report(AttachmentProgress(attachmentId: id, phase: .downloading, done: sink.resumeOffset, total: sink.blobLength))
             }
             if sink.resumeOffset < sink.blobLength {
                 try await dependencies.requireBlobs().downloadBlob(id: blobId, from: sink.resumeOffset, maxBytes: sink.blobLength, into: sink)

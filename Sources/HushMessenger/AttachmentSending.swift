@@ -17,22 +17,22 @@ final class AttachmentSending {
     private let dependencies: MessengerDependencies
     private let sealer: Sealer
     private let files: AttachmentFiles?
-    private let progress: AttachmentProgressReporter
     private let sweeper: AttachmentSweep
     private var store: MessageStore { dependencies.store }
 
-    init(_ dependencies: MessengerDependencies, sealer: Sealer, files: AttachmentFiles?, progress: AttachmentProgressReporter,
-         sweeper: AttachmentSweep) {
+    init(_ dependencies: MessengerDependencies, sealer: Sealer, files: AttachmentFiles?, sweeper: AttachmentSweep) {
         self.dependencies = dependencies
         self.sealer = sealer
         self.files = files
-        self.progress = progress
         self.sweeper = sweeper
     }
 
     /// Seals the file at `path` for `name` and stores its message as pending;
-    /// returns the message id. The upload happens at the next flush.
-    func prepare(file path: String, to name: String) throws -> Int64 {
+    /// returns the ids of the message and its attachment. The upload happens
+    /// at the next flush. `progress` hears the encryption (attachment id 0:
+    /// the row is written once the file is sealed).
+    func prepare(file path: String, to name: String,
+                 progress: (@Sendable (AttachmentProgress) -> Void)?) throws -> (messageId: Int64, attachmentId: Int64) {
         let files = try AttachmentFiles.required(files)
         // A contact or a group (`hush send team --file …`), checked before the file is sealed.
         let conversation = try sealer.conversationForSending(to: name)
@@ -42,11 +42,9 @@ final class AttachmentSending {
         }
         let key = SecureBytes(randomCount: SecretStream.keyLength, using: dependencies.random)
         let sealed: (path: String, size: Int64, digest: [UInt8])
-        let report = progress.report
         do {
-            // Attachment id 0: the row is written once the file is sealed.
             sealed = try files.seal(path, key: key, using: dependencies.random) { done, total in
-                report?(AttachmentProgress(attachmentId: 0, phase: .encrypting, done: done, total: total))
+                progress?(AttachmentProgress(attachmentId: 0, phase: .encrypting, done: done, total: total))
             }
         } catch let error as AttachmentFileError {
             throw MessengerError.attachmentUnavailable("cannot send the file: \(error)")
@@ -70,7 +68,7 @@ final class AttachmentSending {
                                   blobId: nil), at: now)
                 files.remove(id)  // a reused row id's leftovers (see recordIncoming)
                 try files.adopt(sealed.path, as: id)
-                return messageId
+                return (messageId, id)
             }
         } catch {
             // Our own sealing file (a whole encrypted copy) is ours to remove:

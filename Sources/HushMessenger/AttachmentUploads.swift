@@ -96,7 +96,7 @@ final class AttachmentUploads {
     /// killed continues after the bytes the relay holds. Returns the blob id.
     private func upload(isolation: isolated (any Actor)? = #isolation, _ attachment: StoredAttachment, file path: String,
                         length: Int64) async throws -> String {
-        let id = attachment.id, report = progress.report, transport = try dependencies.requireBlobs()
+        let id = attachment.id, progress = self.progress, transport = try dependencies.requireBlobs()
         let uploadId: String
         if let kept = attachment.uploadId {
             uploadId = kept
@@ -112,7 +112,7 @@ final class AttachmentUploads {
             while true {
                 let step = try await relay.withReauthentication { () async throws(DeliveryFailure) in
                     try await transport.continueBlobUpload(id: uploadId, file: path, length: length, segmentBytes: Self.uploadSegmentBytes) { sent in
-                        report?(AttachmentProgress(attachmentId: id, phase: .uploading, done: sent, total: length))
+                        progress.report(AttachmentProgress(attachmentId: id, phase: .uploading, done: sent, total: length))
                     }
                 }
                 if let blobID = step.blobID { return blobID }

@@ -251,14 +251,15 @@ final class ContentApplier {
     /// a restored account, given our chain at a later point, §19.4): sealed
     /// again under our current chain for that member alone, when they are
     /// still a member, have not confirmed it (their receipt), and it was not
-    /// resent before.
+    /// resent to them before (once per member: two members restored at once
+    /// each need it).
     private func answerDecryptionError(for message: StoredMessage, in group: StoredGroup, from contact: Contact) throws {
         guard contact.standing == .accepted, contact.verification != .changed, group.standing == .member else { return }
         let member = try IdentityKey(rawRepresentation: contact.identityKey)
         guard try group.currentState().member(member) != nil,
               let receipt = try store.groups.receipts(messageId: message.id).first(where: { $0.memberKey == contact.identityKey }),
               receipt.status != "delivered", receipt.status != "read",
-              try store.resends.markResent(messageId: message.id, at: dependencies.clock.now())
+              try store.resends.markResent(messageId: message.id, toMember: contact.identityKey, at: dependencies.clock.now())
         else { return }
         do {
             guard try sealer.reseal(message, in: group, for: member) else { return }

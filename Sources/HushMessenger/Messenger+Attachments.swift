@@ -7,12 +7,13 @@ extension Messenger {
     /// chunk into an encrypted blob under the data directory), stores its
     /// message as pending, then flushes the outbox: the blob is uploaded and
     /// the pointer sealed and posted. Returns the message as stored after that
-    /// attempt, and its attachment.
+    /// attempt, and its attachment. `progress` hears this file alone, until
+    /// this call returns.
     public func sendFile(at path: String, to name: String,
                          progress: (@Sendable (AttachmentProgress) -> Void)? = nil) async throws -> (message: StoredMessage, attachment: StoredAttachment) {
-        attachmentProgress.report = progress
-        defer { attachmentProgress.report = nil }
-        let messageId = try sendingFiles.prepare(file: path, to: name)
+        let (messageId, attachmentId) = try sendingFiles.prepare(file: path, to: name, progress: progress)
+        let listening = progress.map { attachmentProgress.listen(to: attachmentId, $0) }
+        defer { attachmentProgress.stop(listening) }
         await outgoing.flush()
         guard let message = try store.messages.message(id: messageId), let attachment = try store.attachments.attachment(messageId: messageId) else {
             throw MessengerError.unknownMessage("\(messageId)")
@@ -38,10 +39,12 @@ extension Messenger {
     /// Downloads attachment `id` if needed (verified, kept encrypted under the
     /// data directory) and, with `destination`, decrypts it there; the file
     /// appears under that name only once every chunk and the digest checked.
+    /// `progress` hears this attachment alone, and nothing once this call
+    /// has returned or thrown.
     public func fetchAttachment(id: Int64, to destination: String?,
                                 progress: (@Sendable (AttachmentProgress) -> Void)? = nil) async throws -> StoredAttachment {
-        attachmentProgress.report = progress
-        defer { attachmentProgress.report = nil }
+        let listening = progress.map { attachmentProgress.listen(to: id, $0) }
+        defer { attachmentProgress.stop(listening) }
         return try await downloads.fetch(id: id, to: destination)
     }
 

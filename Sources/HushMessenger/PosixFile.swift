@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import HushCrypto
 
 /// An open file descriptor with the few calls attachments need; closes on release.
 final class PosixFile {
@@ -18,9 +19,11 @@ final class PosixFile {
 
     deinit { close() }
 
+    /// A regular file opened for reading; anything else (a named pipe, which
+    /// would block the open, a device, a directory) is refused unread.
     static func openForReading(_ path: String) throws(AttachmentFileError) -> PosixFile {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw AttachmentFileError("cannot open", path: path, errno: errno) }
+        let descriptor: Int32
+        do { descriptor = try RegularFile.openForReading(path) } catch { throw AttachmentFileError(exactly: error.description) }
         return PosixFile(path: path, descriptor: descriptor)
     }
 

@@ -16,17 +16,32 @@ public struct ResendRepository {
         try database.queryFirst("SELECT message_id FROM sent_envelopes WHERE digest = ?", [digest]) { try $0.get(0, as: Int64.self) }
     }
 
-    /// Records a resend; false when the message was already resent once.
+    /// Records a resend of a one-to-one message to its contact; false when
+    /// it was already resent once.
     public func markResent(messageId: Int64, at time: Milliseconds) throws -> Bool {
-        try database.execute("INSERT OR IGNORE INTO message_resends(message_id, resent_at) VALUES (?, ?)", [messageId, time])
+        try markResent(messageId: messageId, member: [], at: time)
+    }
+
+    /// Records a resend of a group message to the member with identity key
+    /// `member`; false when it was already resent to that member (each
+    /// member has it at most once, whoever else had it).
+    public func markResent(messageId: Int64, toMember member: [UInt8], at time: Milliseconds) throws -> Bool {
+        precondition(!member.isEmpty, "a group member has an identity key")
+        return try markResent(messageId: messageId, member: member, at: time)
+    }
+
+    private func markResent(messageId: Int64, member: [UInt8], at time: Milliseconds) throws -> Bool {
+        try database.execute("INSERT OR IGNORE INTO message_resends(message_id, member_key, resent_at) VALUES (?, ?, ?)",
+                             [messageId, member, time])
         return database.changes == 1
     }
 
-    /// Client message ids of a conversation's messages resent after a decryption error, oldest first.
+    /// Client message ids of a conversation's messages resent after a
+    /// decryption error (to anyone), each once, by its first resend.
     public func resentClientMessageIds(conversationId: Int64) throws -> [String] {
         try database.query("""
             SELECT m.client_message_id FROM message_resends r JOIN messages m ON m.id = r.message_id
-            WHERE m.conversation_id = ? ORDER BY r.resent_at, m.id
+            WHERE m.conversation_id = ? GROUP BY m.id ORDER BY MIN(r.resent_at), m.id
             """, [conversationId]) { try $0.get(0, as: String.self) }
     }
 

@@ -32,6 +32,7 @@ public enum Schema {
         migrator.register(version: 23, name: "the durable event log and its subscribers' cursors", addEventLog)
         migrator.register(version: 24, name: "idempotency keys of sends", addIdempotencyKeys)
         migrator.register(version: 25, name: "deleted and disappearing messages: tombstones, timers, early deletions", addErasure)
+        migrator.register(version: 26, name: "a group message resent once per member, not once in all", addResendsPerMember)
         return migrator
     }()
 

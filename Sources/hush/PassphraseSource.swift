@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import HushCrypto
 import HushKit
 
 /// Where a passphrase comes from, strongest first:
@@ -81,9 +82,15 @@ enum PassphraseSource: Sendable, Equatable {
 
     /// The whole file, up to `maximumFileSize` bytes; the descriptor is
     /// this function's alone and closed once, on every path.
+    /// A named pipe or device is refused unread (a FIFO would block the open).
     private static func readFile(_ path: String) throws(HushError) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw couldNot("open", path, errno) }
+        let descriptor: Int32
+        do { descriptor = try RegularFile.openForReading(path) } catch {
+            switch error.reason {
+            case let .system(operation, code): throw couldNot(operation, path, code)
+            case .notRegularFile: throw HushError(.invalidInput, reason: error.problem, suggestion: error.suggestion)
+            }
+        }
         defer { close(descriptor) }
         var buffer = [UInt8](repeating: 0, count: maximumFileSize + 1)
         var total = 0

@@ -3,6 +3,7 @@ import HushCrypto
 @testable import HushMessenger
 import HushProtocol
 import HushStore
+import Synchronization
 import Testing
 
 /// Attachments through the pipeline on the in-memory relay: the message is
@@ -89,6 +90,60 @@ import Testing
         _ = try await bob.messenger.fetchAttachment(id: incoming.id, to: again)
         #expect(FileManager.default.contents(atPath: again) == bytes)
         #expect(relay.state.withLock { $0.downloadOffsets }.count == 2, "exported from the stored copy")
+    }
+
+    /// Progress goes to the call that moves that attachment, by its id: a
+    /// fetch waiting on its download while a flush uploads another file (two
+    /// transfers at once, as the daemon runs them) hears its own download
+    /// only, the upload is heard by nobody, and nothing reaches the fetch's
+    /// listener once it has answered (a failed fetch included).
+    @Test func twoTransfersAtOnceEachHearOnlyTheirOwnProgress() async throws {
+        let relay = InMemoryRelay()
+        let (alice, bob) = try await relay.pair()
+        let (path, _) = try file(in: alice, size: 300_000)
+        _ = try await alice.messenger.sendFile(at: path, to: "bob")
+        _ = try await bob.messenger.sync()
+        try await bob.messenger.addContact(name: "alice", address: alice.address)
+        let incoming = try #require(try await bob.messenger.attachmentList(contact: "alice").first?.attachment)
+        // Bob's own file, whose first upload fails: the next flush uploads it.
+        relay.state.withLock { $0.uploadFailures = [.unavailable(reason: "connection reset")] }
+        let (ownPath, _) = try file(in: bob, size: 200_000)
+        let own = try await bob.messenger.sendFile(at: ownPath, to: "alice").attachment
+        #expect(own.state == .uploading)
+        bob.clock.advance(milliseconds: 10_000)  // past the failed attempt's backoff
+
+        let heard = Mutex<[AttachmentProgress]>([])
+        relay.state.withLock { $0.downloadPause = .milliseconds(300) }
+        let messenger = bob.messenger
+        let fetch = Task {
+            try await messenger.fetchAttachment(id: incoming.id, to: nil) { step in heard.withLock { $0.append(step) } }
+        }
+        // While the fetch waits for its bytes, a flush uploads Bob's file.
+        while relay.state.withLock({ $0.downloadOffsets.isEmpty }) { try await Task.sleep(for: .milliseconds(5)) }
+        _ = await messenger.flushOutbox()
+        #expect(try await messenger.attachmentList().first { $0.attachment.id == own.id }?.attachment.state == .uploaded)
+        #expect(try await fetch.value.state == .ready)
+        let steps = heard.withLock { $0 }
+        #expect(!steps.isEmpty && steps.allSatisfy { $0.attachmentId == incoming.id && $0.phase == .downloading },
+                "\(steps.filter { $0.attachmentId != incoming.id }.count) steps of another transfer")
+
+        // A fetch that fails: its listener hears nothing after it threw.
+        relay.state.withLock { $0.downloadPause = nil; $0.downloadCutAt = 50_000 }
+        let (again, _) = try file(in: alice, size: 300_000)
+        _ = try await alice.messenger.sendFile(at: again, to: "bob")
+        _ = try await bob.messenger.sync()
+        let second = try #require(try await bob.messenger.attachmentList(contact: "alice").map(\.attachment).last { $0.direction == .incoming })
+        #expect(second.id != incoming.id)
+        let late = Mutex(0)
+        let answered = Mutex(false)
+        await #expect(throws: MessengerError.self) {
+            try await messenger.fetchAttachment(id: second.id, to: nil) { _ in
+                if answered.withLock({ $0 }) { late.withLock { $0 += 1 } }
+            }
+        }
+        answered.withLock { $0 = true }
+        _ = try await messenger.fetchAttachment(id: second.id, to: nil)
+        #expect(late.withLock { $0 } == 0, "progress after the failed fetch had answered")
     }
 
     /// Two flushes at once (re-entrancy at the upload's awaits, as

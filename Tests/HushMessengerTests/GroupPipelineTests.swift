@@ -279,6 +279,55 @@ import HushStore
         #expect(try await alice.messenger.history(with: "team").count == 2)
     }
 
+    /// Group envelopes waiting in `person`'s mailbox.
+    private func groupEnvelopes(_ relay: InMemoryRelay, for person: Participant) -> [[UInt8]] {
+        relay.stored(for: person.identity.publicKey).map(\.bytes).filter(GroupEnvelope.isGroupEnvelope)
+    }
+
+    /// Two members restored at the same time each report a decryption error
+    /// for the same group message: each gets it resealed once (once per
+    /// message and member, docs/PROTOCOL.md §19.4), not only the first to
+    /// ask; the same member asking again gets nothing more.
+    @Test func twoMembersWhoCannotOpenAGroupMessageEachGetItResentOnce() async throws {
+        let (relay, people) = try await four()
+        let alice = people["alice"]!, bob = people["bob"]!, carol = people["carol"]!
+        try await alice.messenger.createGroup(name: "team", members: ["bob", "carol"])
+        try await syncAll(people)
+
+        _ = try await alice.messenger.send(text: "for the restored", to: "team")
+        let original = try #require(groupEnvelopes(relay, for: bob).first)
+        #expect(groupEnvelopes(relay, for: carol) == [original])
+        _ = try await bob.messenger.sync()
+        _ = try await carol.messenger.sync()
+        // Their receipts are lost: Alice cannot tell they have the message.
+        relay.state.withLock { $0.mailboxes[alice.identity.publicKey.rawRepresentation] = [] }
+
+        // The same envelope again is one neither can open (its key is used):
+        // to Alice it looks like a member restored without it, and each says so.
+        for member in [bob, carol] {
+            relay.inject(original, into: member.identity.publicKey)
+            #expect(try await member.messenger.sync().resendRequested == 1)
+        }
+        _ = try await alice.messenger.sync()
+        let resentToBob = groupEnvelopes(relay, for: bob), resentToCarol = groupEnvelopes(relay, for: carol)
+        #expect(resentToBob.count == 1, "Bob's resend")
+        #expect(resentToCarol.count == 1, "Carol's resend, though Bob had his")
+        #expect(Set(resentToBob).isDisjoint(with: resentToCarol), "each sealed for that member alone")
+        #expect(try await alice.messenger.outbox().isEmpty)
+
+        // Bob takes his; then a copy of it is one he cannot open, and he asks again.
+        _ = try await bob.messenger.sync()
+        _ = try await carol.messenger.sync()
+        relay.state.withLock { $0.mailboxes[alice.identity.publicKey.rawRepresentation] = [] }
+        relay.inject(resentToBob[0], into: bob.identity.publicKey)
+        #expect(try await bob.messenger.sync().resendRequested == 1)
+        _ = try await alice.messenger.sync()
+        #expect(groupEnvelopes(relay, for: bob).isEmpty, "resent to Bob once already: nothing more")
+        #expect(try await alice.messenger.outbox().isEmpty)
+        #expect(try await bob.messenger.history(with: "team").map(\.body) == ["for the restored"])
+        #expect(try await carol.messenger.history(with: "team").map(\.body) == ["for the restored"])
+    }
+
     /// A member hands its chain over again when it accepts a new session
     /// (docs/PROTOCOL.md §11, §19.4); a receiver that holds the chain keeps
     /// its own copy. Here the hand-over, at a later iteration, arrives before

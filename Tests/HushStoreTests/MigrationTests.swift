@@ -28,6 +28,9 @@ import HushTesting
                     last_position = 5, unread_count = 1 WHERE id = 1
                 """)
         }
+        if version >= 8 {
+            try db.execute("INSERT INTO message_resends(message_id, resent_at) VALUES (1, 11)")
+        }
     }
 
     @Test(arguments: 0..<Schema.latestVersion)
@@ -53,6 +56,16 @@ import HushTesting
         }
         if version >= 2 {
             #expect(try store.sessions.load(contactId: 1) == SecureBytes(copying: [0x0a, 0x0b]))
+        }
+        if version >= 8 {
+            // A resend marked before marks were per member still counts for
+            // a one-to-one message; each group member may have it once.
+            #expect(try store.resends.resentClientMessageIds(conversationId: 1) == ["c1"])
+            #expect(try !store.resends.markResent(messageId: 1, at: 12))
+            #expect(try store.resends.markResent(messageId: 1, toMember: [0x02], at: 12))
+            #expect(try !store.resends.markResent(messageId: 1, toMember: [0x02], at: 13))
+            #expect(try store.resends.markResent(messageId: 1, toMember: [0x03], at: 13))
+            #expect(try store.resends.resentClientMessageIds(conversationId: 1) == ["c1"])
         }
         // The latest schema is fully usable.
         let chat = try store.conversations.create(title: "new", at: 2)

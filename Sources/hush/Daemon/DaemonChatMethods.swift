@@ -119,17 +119,12 @@ enum DaemonChatMethods {
             let folder = try params.requiredString("folder")
             guard folder.hasPrefix("/") else { throw RPCError.invalidParams("'folder' must be absolute") }
             let chat = try await chat(params)
-            // Progress is forwarded in order by one task, and all of it before the answer.
-            let (steps, sink) = AsyncStream<(done: Int64, total: Int64)>.makeStream()
-            let forwarder = Task {
-                for await step in steps {
-                    try? await call.notify("fetch.progress", .object(["done": .number(Double(step.done)), "total": .number(Double(step.total))]))
-                }
+            // Every `fetch.progress` goes before the answer, an error's too.
+            let fetched = try await ProgressForwarding.run(forward: { (step: (done: Int64, total: Int64)) in
+                try? await call.notify("fetch.progress", .object(["done": .number(Double(step.done)), "total": .number(Double(step.total))]))
+            }) { report in
+                try await chat.fetch(try messageID(params), into: folder) { report(($0, $1)) }
             }
-            defer { sink.finish() }
-            let fetched = try await chat.fetch(try messageID(params), into: folder) { sink.yield(($0, $1)) }
-            sink.finish()
-            await forwarder.value
             return .object(["fileName": .string(fetched.fileName), "size": .number(Double(fetched.size)), "path": .string(fetched.path)])
         }
         methods.register("contacts.safetyNumber", summary: "The safety number with the contact: 60 digits in twelve groups of five.",

@@ -37,6 +37,9 @@ final class InMemoryRelay: Sendable {
         /// How long each upload request waits before it is handled (lets
         /// other work interleave at the await, as a real upload would).
         var uploadPause: Duration?
+        /// How long each download waits after it started (recorded in
+        /// `downloadOffsets`) before its first byte: other work interleaves.
+        var downloadPause: Duration?
         /// Live connections by identity (the latest connect of each).
         var sockets: [[UInt8]: AsyncStream<TransportEvent>.Continuation] = [:]
         /// When set, deposits do not push at once: their pushes wait in
@@ -235,6 +238,7 @@ final class InMemoryRelay: Sendable {
                 defer { state.downloadCutAt = nil }
                 return (state.blobs[id], state.downloadCutAt)
             }
+            if let pause = relay.state.withLock({ $0.downloadPause }) { try? await Task.sleep(for: pause) }
             guard let blob = found else { throw DeliveryFailure.rejected(status: 404, code: "not_found") }
             var position = Int(offset)
             while position < blob.count {
