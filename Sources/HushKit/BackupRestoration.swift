@@ -37,7 +37,19 @@ enum BackupRestoration {
         }
     }
 
-    static func restore(path: String, into directory: String, recoveryKey: RecoveryKey, keys: KeyProvider) throws -> BackupSummary {
+    /// What a restore leaves besides the home: what the archive held, the
+    /// keys sealed into the new keystore, and the home's lock, taken before
+    /// the home was renamed into place. With them the account is opened
+    /// without unlocking the keystore just written: a second key derivation
+    /// (64 MiB or more) on top of what the restore had allocated set a
+    /// restore's peak memory.
+    struct Restored {
+        let summary: BackupSummary
+        let keystore: KeystoreContents
+        let lock: HomeLock
+    }
+
+    static func restore(path: String, into directory: String, recoveryKey: RecoveryKey, keys: KeyProvider) throws -> Restored {
         let target = URL(fileURLWithPath: directory).standardizedFileURL.path
         let parent = (target as NSString).deletingLastPathComponent
         let temporary = parent + "/." + (target as NSString).lastPathComponent + "." + Hex.encode(SystemRandom().bytes(6)) + ".restoring"
@@ -45,7 +57,10 @@ enum BackupRestoration {
         defer { if !complete { try? FileManager.default.removeItem(atPath: temporary) } }
         let home = DataDirectory(path: temporary)
         try home.create()
-        let summary = try read(path: path, recoveryKey: recoveryKey, into: (home, keys))
+        let (summary, keystore) = try read(path: path, recoveryKey: recoveryKey, into: (home, keys))
+        guard let keystore else { throw HushError(.storage, reason: "the restore wrote no keystore") }
+        // The lock file goes with the folder: the account is held from before it has its name.
+        let lock = try HushAccount.lock(home, .shared)
         try home.checkPermissions()
         // rename(2) replaces an empty directory and refuses one that filled up meanwhile.
         guard rename(temporary, target) == 0 else {
@@ -53,11 +68,13 @@ enum BackupRestoration {
                             suggestion: "nothing was restored there; give another --home")
         }
         complete = true
-        return summary
+        return Restored(summary: summary, keystore: keystore, lock: lock)
     }
 
-    /// Walks the whole archive; with `restoring`, writes it into that home.
-    static func read(path: String, recoveryKey: RecoveryKey, into restoring: (home: DataDirectory, keys: KeyProvider)?) throws(HushError) -> BackupSummary {
+    /// Walks the whole archive; with `restoring`, writes it into that home
+    /// and returns what its keystore holds.
+    static func read(path: String, recoveryKey: RecoveryKey,
+                     into restoring: (home: DataDirectory, keys: KeyProvider)?) throws(HushError) -> (summary: BackupSummary, keystore: KeystoreContents?) {
         let reader = try BackupReader(path: path, recoveryKey: recoveryKey)
         do {
             return try walk(reader, path: path, recoveryKey: recoveryKey, restoring: restoring)
@@ -69,7 +86,7 @@ enum BackupRestoration {
     }
 
     private static func walk(_ reader: BackupReader, path: String, recoveryKey: RecoveryKey,
-                             restoring: (home: DataDirectory, keys: KeyProvider)?) throws -> BackupSummary {
+                             restoring: (home: DataDirectory, keys: KeyProvider)?) throws -> (summary: BackupSummary, keystore: KeystoreContents?) {
         let headerKey = try IdentityKey(rawRepresentation: reader.header.identityKey)
         // The identity record comes first.
         guard let first = try reader.next(), first.type == .identity else {
@@ -95,11 +112,13 @@ enum BackupRestoration {
 
         var store: MessageStore?
         var target: Target?
+        var keystore: KeystoreContents?
         if let restoring {
             let contents = KeystoreContents.generate(createdAt: identityCreatedAt)
             let restored = KeystoreContents(identitySeed: seed, databaseKey: contents.databaseKey, createdAt: identityCreatedAt,
                                             additional: [KeystoreContents.EntryType.recoveryKey: recoveryKey.bytes])
             try restoring.keys.create(KeystoreFile(directory: restoring.home), holding: restored)
+            keystore = restored
             let opened = try MessageStore(path: restoring.home.databasePath, key: restored.databaseKey)
             // The restore is one transaction that only appends: a store's 32 MiB read cache
             // would hold every page it dirties until the commit (a restore's peak memory
@@ -218,8 +237,9 @@ enum BackupRestoration {
         if let store { try store.database.checkpoint() }
         store = nil
         let archiveBytes = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.uint64Value ?? 0
-        return BackupSummary(path: path, address: identity.address.description,
-                             createdAt: Date(timeIntervalSince1970: Double(reader.header.createdAt) / 1000),
-                             rowsByTable: rows, files: files, fileBytes: fileBytes, archiveBytes: archiveBytes)
+        let summary = BackupSummary(path: path, address: identity.address.description,
+                                    createdAt: Date(timeIntervalSince1970: Double(reader.header.createdAt) / 1000),
+                                    rowsByTable: rows, files: files, fileBytes: fileBytes, archiveBytes: archiveBytes)
+        return (summary, keystore)
     }
 }
