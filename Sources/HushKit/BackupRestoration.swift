@@ -15,7 +15,18 @@ enum BackupRestoration {
         let database: Database
         let attachments: String
         var insert: Statement?
-        var file: FileHandle?
+        /// The file being written, and its path.
+        var file: (handle: FileHandle, path: String)?
+        /// Every file reaches the disk before the home is renamed into place,
+        /// synced while the next ones are written.
+        let syncs = BackgroundFileSync()
+
+        /// Hands the file being written over to be synced and closed.
+        func finishFile() {
+            guard let (handle, path) = file else { return }
+            syncs.syncAndClose(handle, path: path)
+            file = nil
+        }
 
         init(database: Database, attachments: String) {
             self.database = database
@@ -130,6 +141,12 @@ enum BackupRestoration {
             target = Target(database: opened.database, attachments: attachments)
         }
 
+        // On a failure too, nothing is still syncing in the folder once the restore returns (and removes it).
+        defer {
+            target?.finishFile()
+            try? target?.syncs.finish()
+        }
+
         var rows: [String: Int] = [:]
         var files = 0
         var fileBytes: UInt64 = 0
@@ -186,12 +203,7 @@ enum BackupRestoration {
                     files += 1
                     fileBytes += size
                     if let target {
-                        // The previous file reaches the disk before the home is renamed into
-                        // place: only the last one was synced, so a crash after the restore
-                        // could have lost the others' bytes.
-                        try target.file?.synchronize()
-                        try target.file?.close()
-                        target.file = nil
+                        target.finishFile()
                         let path = target.attachments + "/" + relative
                         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
                                                                 withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -199,23 +211,22 @@ enum BackupRestoration {
                               let handle = FileHandle(forWritingAtPath: path) else {
                             throw BackupArchive.damaged("it holds the file \(relative) twice")
                         }
-                        target.file = handle
+                        target.file = (handle, path)
                     }
                 case .fileData:
-                    guard let open = file, UInt64(body.bytes.count) <= open.remaining, !body.bytes.isEmpty else {
+                    let bytes = body.rest
+                    guard let open = file, UInt64(bytes.count) <= open.remaining, !bytes.isEmpty else {
                         throw BackupArchive.damaged("file bytes come where no file is open")
                     }
-                    try target?.file?.write(contentsOf: body.bytes)
-                    file = (open.path, open.remaining - UInt64(body.bytes.count))
+                    try target?.file?.handle.write(contentsOf: bytes)
+                    file = (open.path, open.remaining - UInt64(bytes.count))
                 case .end:
                     break // never returned by the reader
                 }
             }
             if let open = file, open.remaining > 0 { throw BackupArchive.damaged("the file \(open.path) is cut short") }
             if let target {
-                try target.file?.synchronize()
-                try target.file?.close()
-                target.file = nil
+                target.finishFile()
                 target.insert = nil
                 for index in try BackupCreation.virtualTables(target.database) {
                     let quoted = BackupCreation.quoted(index)
@@ -235,6 +246,8 @@ enum BackupRestoration {
             try walkRecords()
         }
         if let store { try store.database.checkpoint() }
+        // Every file on disk before the caller renames the home into place.
+        try target?.syncs.finish()
         store = nil
         let archiveBytes = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.uint64Value ?? 0
         let summary = BackupSummary(path: path, address: identity.address.description,
