@@ -150,6 +150,7 @@ enum BackupRestoration {
         var rows: [String: Int] = [:]
         var files = 0
         var fileBytes: UInt64 = 0
+        var scheduleNotRestored: BackupSchedule?
         func walkRecords() throws {
             var table: (name: String, columns: Int)?
             var file: (path: String, remaining: UInt64)?
@@ -232,6 +233,7 @@ enum BackupRestoration {
                     let quoted = BackupCreation.quoted(index)
                     try target.database.execute("INSERT INTO \(quoted)(\(quoted)) VALUES ('rebuild')")
                 }
+                scheduleNotRestored = try HushAccount.removeBackupSchedule(from: target.database)
                 try target.database.execute("INSERT OR REPLACE INTO settings(name, value) VALUES (?, ?)",
                                             [HushAccount.restoredFromBackupSetting, String(reader.header.createdAt)])
             }
@@ -252,7 +254,8 @@ enum BackupRestoration {
         let archiveBytes = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.uint64Value ?? 0
         let summary = BackupSummary(path: path, address: identity.address.description,
                                     createdAt: Date(timeIntervalSince1970: Double(reader.header.createdAt) / 1000),
-                                    rowsByTable: rows, files: files, fileBytes: fileBytes, archiveBytes: archiveBytes)
+                                    rowsByTable: rows, files: files, fileBytes: fileBytes, archiveBytes: archiveBytes,
+                                    scheduleNotRestored: scheduleNotRestored)
         return (summary, keystore)
     }
 }

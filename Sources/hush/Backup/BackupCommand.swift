@@ -211,11 +211,15 @@ struct BackupRestoreCommand: AsyncParsableCommand {
                 var object = BackupSummaryOutput.json(summary)
                 object["home"] = directory
                 object["sessionsStarted"] = started
+                object["scheduleNotRestored"] = summary.scheduleNotRestored.map {
+                    ["everySeconds": Int($0.every), "to": $0.directory, "keep": $0.keep] as [String: Any]
+                } ?? NSNull()
                 try printJSON(object)
             } else {
                 print("Restored into \(directory)")
                 BackupSummaryOutput.lines(summary).forEach { print($0) }
                 print("New sessions with \(started) contacts; what they sent you meanwhile is sent again once they hear from you.")
+                if let schedule = summary.scheduleNotRestored { print(BackupScheduleCommand.notRestored(schedule)) }
             }
             if let sessionError {
                 printError("the account was restored, but starting new sessions failed: \(sessionError); run `hush backup sessions` when the relay is reachable")
