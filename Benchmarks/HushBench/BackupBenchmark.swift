@@ -24,10 +24,10 @@ import HushStore
 ///
 /// `hush backup create` syncs the archive to disk before renaming it; `cp -r`
 /// does not, so the `sync` that would make the copy as durable is timed
-/// beside it (not part of the baseline). Restore checks the archive's
-/// authentication in a whole pass before it writes anything (then restores
-/// in a second pass) and unlocks the new keystore twice (Argon2id
-/// interactive), all inside its wall time. With `--perf FILE`, each hush run
+/// beside it (not part of the baseline). Restore reads the archive once,
+/// checking each record as it writes it into a temporary folder, derives the
+/// new keystore's key once (Argon2id interactive) and starts the new
+/// sessions, all inside its wall time. With `--perf FILE`, each hush run
 /// is under `perf record -g -o FILE.create` / `FILE.restore`: for finding the
 /// hot spots, not for the figures.
 enum BackupBenchmark {

@@ -1,9 +1,17 @@
 import CSodium
+import Synchronization
 
 /// Argon2id password hashing (RFC 9106, libsodium's version 1.3), used to turn
 /// a passphrase into a key-encryption key.
 public enum Argon2id {
     public static let saltLength = Int(crypto_pwhash_SALTBYTES)
+
+    /// How many keys this process has derived. Each derivation holds the
+    /// cost's memory (64 MiB at the interactive cost, 256 MiB at the
+    /// default) while it runs, so a command's peak memory depends on not
+    /// deriving twice (`hush backup restore` says how many with HUSH_TIMINGS=1).
+    public static var derivationsSoFar: Int { derivations.load(ordering: .relaxed) }
+    private static let derivations = Atomic<Int>(0)
 
     /// Time (passes) and memory costs. Costs read from a file are checked
     /// against `maximum` before any work, so a crafted file cannot make an
@@ -53,6 +61,7 @@ public enum Argon2id {
             throw .parametersOutOfBounds("Argon2id output length \(length)")
         }
         Sodium.ensureInitialised()
+        derivations.add(1, ordering: .relaxed)
         let key = SecureBytes(count: length, storage: storage)
         let status = key.withUnsafeMutableBytes { out in
             passphrase.withUnsafeBytes { raw in

@@ -1,6 +1,13 @@
 import Foundation
 @_spi(Vectors) import HushCrypto
 import HushProtocol
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The backup archive's format (docs/PROTOCOL.md §19): a 138-byte header
 /// authenticated by HMAC-SHA256, then a secretstream of typed records, each
@@ -110,15 +117,27 @@ struct BackupRecordBuilder {
 
 /// Reads a record's body; every read past the end is damage.
 struct BackupRecordParser {
-    let bytes: [UInt8]
-    private(set) var offset = 0
+    /// The body is `bytes[offset..<end]`: a reader's buffer, reused for every record.
+    private let bytes: [UInt8]
+    private let end: Int
+    private(set) var offset: Int
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ bytes: [UInt8]) { self.init(bytes, from: 0, to: bytes.count) }
 
-    var atEnd: Bool { offset == bytes.count }
+    init(_ bytes: [UInt8], from start: Int, to end: Int) {
+        precondition(0 <= start && start <= end && end <= bytes.count)
+        self.bytes = bytes
+        offset = start
+        self.end = end
+    }
+
+    var atEnd: Bool { offset == end }
+
+    /// What has not been read yet.
+    var rest: ArraySlice<UInt8> { bytes[offset..<end] }
 
     mutating func take(_ count: Int) throws(HushError) -> ArraySlice<UInt8> {
-        guard count >= 0, bytes.count - offset >= count else { throw BackupArchive.damaged("a record is shorter than its contents say") }
+        guard count >= 0, end - offset >= count else { throw BackupArchive.damaged("a record is shorter than its contents say") }
         defer { offset += count }
         return bytes[offset..<offset + count]
     }
@@ -213,6 +232,11 @@ final class BackupWriter {
 /// Reads an archive record by record, checking each as it comes: the header's
 /// MAC first, then every chunk's authentication, and at the end that the end
 /// record came, counted every record, and nothing follows it.
+///
+/// Each record is opened from the read buffer straight into one plaintext
+/// buffer, reused for every record (and wiped at the end): a record's body is
+/// valid until the next call to `next()`. (Every record was copied three
+/// times before, into fresh arrays: for a GiB of files, GiBs of copies.)
 final class BackupReader {
     let header: BackupArchive.Header
     private let file: FileHandle
@@ -220,6 +244,7 @@ final class BackupReader {
     /// then its bytes) would otherwise be two system calls per row.
     private var source: BlockReader
     private let puller: SecretStream.Puller
+    private var plaintext: [UInt8] = []
     private(set) var records: UInt64 = 0
     private var ended = false
 
@@ -243,8 +268,10 @@ final class BackupReader {
         let file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         self.file = file
         source = BlockReader(file: file)
-        let bytes = try BackupReader.read(&source, BackupArchive.headerLength, what: "the header")
-        let (header, mac) = try BackupArchive.Header.parse(bytes)
+        guard let range = try source.next(BackupArchive.headerLength) else {
+            throw BackupArchive.damaged("it ends in the middle of the header (cut short?)")
+        }
+        let (header, mac) = try BackupArchive.Header.parse(Array(source.bytes(range)))
         let keys = BackupArchive.Keys(recoveryKey: recoveryKey, salt: header.salt)
         guard HMACSHA256.isValid(tag: mac, for: header.authenticated, key: keys.headerMAC) else {
             let account = (try? IdentityKey(rawRepresentation: header.identityKey)).map { HushAddress(identityKey: $0).description } ?? "an unknown account"
@@ -257,41 +284,46 @@ final class BackupReader {
         }
     }
 
-    deinit { try? file.close() }
-
-    private static func read(_ source: inout BlockReader, _ count: Int, what: String) throws(HushError) -> [UInt8] {
-        let bytes = try source.take(count)
-        guard bytes.count == count else { throw BackupArchive.damaged("it ends in the middle of \(what) (cut short?)") }
-        return bytes
+    deinit {
+        ConstantTime.wipe(&plaintext)
+        try? file.close()
     }
 
     /// The next record, or nil after the end record (checked: the count it
     /// carries matches, and the file ends there).
     func next() throws(HushError) -> (type: BackupArchive.RecordType, body: BackupRecordParser)? {
         if ended { return nil }
-        let lengthBytes = try source.take(4)
-        guard lengthBytes.count == 4 else {
+        guard let lengthRange = try source.next(4) else {
             throw BackupArchive.damaged("it ends before its end record (cut short after \(records) records)")
         }
-        let length = lengthBytes.reduce(0) { $0 << 8 | Int($1) }
+        let length = source.bytes(lengthRange).reduce(0) { $0 << 8 | Int($1) }
         guard length >= SecretStream.overhead + 1, length <= BackupArchive.maximumSealedLength else {
             throw BackupArchive.damaged("record \(records + 1) has an impossible length")
         }
-        let sealed = try BackupReader.read(&source, length, what: "record \(records + 1)")
-        let opened: (plaintext: [UInt8], tag: SecretStream.Tag)
-        do { opened = try puller.pull(sealed) } catch {
+        guard let sealedRange = try source.next(length) else {
+            throw BackupArchive.damaged("it ends in the middle of record \(records + 1) (cut short?)")
+        }
+        let count = length - SecretStream.overhead
+        if plaintext.count < count {
+            ConstantTime.wipe(&plaintext)
+            plaintext = [UInt8](repeating: 0, count: max(count, BackupArchive.fileChunkLength + 1))
+        }
+        let puller = puller
+        let opened = source.withBytes(sealedRange) { sealed in
+            plaintext.withUnsafeMutableBytes { out in try? puller.pull(sealed, into: out) }
+        }
+        guard let opened else {
             throw BackupArchive.damaged("record \(records + 1) fails its authentication (changed, moved or from another archive)")
         }
-        guard let first = opened.plaintext.first, let type = BackupArchive.RecordType(rawValue: first) else {
+        guard opened.count >= 1, let type = BackupArchive.RecordType(rawValue: plaintext[0]) else {
             throw BackupArchive.damaged("record \(records + 1) has an unknown type")
         }
-        var body = BackupRecordParser(Array(opened.plaintext.dropFirst()))
+        var body = BackupRecordParser(plaintext, from: 1, to: opened.count)
         guard (type == .end) == (opened.tag == .final) else { throw BackupArchive.damaged("record \(records + 1) is out of place") }
         if type == .end {
             guard try body.u64() == records else { throw BackupArchive.damaged("its end record counts a different number of records") }
             try body.finish()
-            let trailing = (try? source.take(1)) ?? []
-            guard trailing.isEmpty else { throw BackupArchive.damaged("it has bytes after its end record") }
+            guard try source.next(1) == nil else { throw BackupArchive.damaged("it has bytes after its end record") }
             ended = true
             return nil
         }
@@ -300,33 +332,58 @@ final class BackupReader {
     }
 }
 
-/// A file read in blocks, handed out in pieces of the lengths asked for.
+/// A file read in blocks into one buffer, handed out as ranges of it: the
+/// bytes of a piece stay where they were read, unless a piece runs past the
+/// end of the block, when what is left moves to the front before the next read.
 struct BlockReader {
     let file: FileHandle
-    private var block: [UInt8] = []
-    private var offset = 0
-    static let blockLength = 1 << 20
+    private var buffer: [UInt8]
+    /// The bytes read and not handed out yet: `buffer[start..<end]`.
+    private var start = 0
+    private var end = 0
+    /// Small enough to add little to the memory of the restore's one key
+    /// derivation, which comes after the first records; a larger piece (a
+    /// record of more than a block) grows the buffer.
+    static let blockLength = 256 << 10
 
-    init(file: FileHandle) { self.file = file }
+    init(file: FileHandle) {
+        self.file = file
+        buffer = [UInt8](repeating: 0, count: Self.blockLength)
+    }
 
-    /// The next `count` bytes, or fewer when the file ends first.
-    mutating func take(_ count: Int) throws(HushError) -> [UInt8] {
-        var taken: [UInt8] = []
-        taken.reserveCapacity(count)
-        while taken.count < count {
-            if offset == block.count {
-                let data: Data?
-                do { data = try file.read(upToCount: max(Self.blockLength, count - taken.count)) } catch {
-                    throw HushError(.storage, reason: "could not read the backup archive: \(error.localizedDescription)")
-                }
-                guard let data, !data.isEmpty else { break }
-                block = Array(data)
-                offset = 0
+    /// Where the next `count` bytes are in the buffer (read with `bytes(_:)`
+    /// or `withBytes(_:_:)` before the next call), or nil when the file ends first.
+    mutating func next(_ count: Int) throws(HushError) -> Range<Int>? {
+        precondition(count >= 0)
+        if end - start < count {
+            if count > buffer.count { buffer += [UInt8](repeating: 0, count: count - buffer.count) }
+            let left = end - start, from = start
+            if left > 0, from > 0 {
+                // Overlapping regions are allowed: it is a memmove.
+                buffer.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: $0.baseAddress! + from, byteCount: left) }
             }
-            let length = min(count - taken.count, block.count - offset)
-            taken.append(contentsOf: block[offset..<offset + length])
-            offset += length
+            start = 0
+            end = left
+            let descriptor = file.fileDescriptor
+            while end < count {
+                let filled = end
+                let got = buffer.withUnsafeMutableBytes { raw in read(descriptor, raw.baseAddress! + filled, raw.count - filled) }
+                if got < 0 {
+                    if errno == EINTR { continue }
+                    throw HushError(.storage, reason: "could not read the backup archive (errno \(errno))")
+                }
+                if got == 0 { break }
+                end += got
+            }
+            guard end - start >= count else { return nil }
         }
-        return taken
+        defer { start += count }
+        return start..<start + count
+    }
+
+    func bytes(_ range: Range<Int>) -> ArraySlice<UInt8> { buffer[range] }
+
+    func withBytes<Result>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        buffer.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
     }
 }

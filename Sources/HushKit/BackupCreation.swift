@@ -48,7 +48,7 @@ struct BackupCreation {
         return BackupSummary(path: path, address: identity.address.description,
                              createdAt: Date(timeIntervalSince1970: Double(createdAt) / 1000),
                              rowsByTable: counts.rows, files: counts.files, fileBytes: counts.fileBytes,
-                             archiveBytes: writer.bytesWritten)
+                             archiveBytes: writer.bytesWritten, scheduleNotRestored: nil)
     }
 
     /// The records after the header, in the order §19.3 gives. Shared with

@@ -15,7 +15,18 @@ enum BackupRestoration {
         let database: Database
         let attachments: String
         var insert: Statement?
-        var file: FileHandle?
+        /// The file being written, and its path.
+        var file: (handle: FileHandle, path: String)?
+        /// Every file reaches the disk before the home is renamed into place,
+        /// synced while the next ones are written.
+        let syncs = BackgroundFileSync()
+
+        /// Hands the file being written over to be synced and closed.
+        func finishFile() {
+            guard let (handle, path) = file else { return }
+            syncs.syncAndClose(handle, path: path)
+            file = nil
+        }
 
         init(database: Database, attachments: String) {
             self.database = database
@@ -37,7 +48,19 @@ enum BackupRestoration {
         }
     }
 
-    static func restore(path: String, into directory: String, recoveryKey: RecoveryKey, keys: KeyProvider) throws -> BackupSummary {
+    /// What a restore leaves besides the home: what the archive held, the
+    /// keys sealed into the new keystore, and the home's lock, taken before
+    /// the home was renamed into place. With them the account is opened
+    /// without unlocking the keystore just written: a second key derivation
+    /// (64 MiB or more) on top of what the restore had allocated set a
+    /// restore's peak memory.
+    struct Restored {
+        let summary: BackupSummary
+        let keystore: KeystoreContents
+        let lock: HomeLock
+    }
+
+    static func restore(path: String, into directory: String, recoveryKey: RecoveryKey, keys: KeyProvider) throws -> Restored {
         let target = URL(fileURLWithPath: directory).standardizedFileURL.path
         let parent = (target as NSString).deletingLastPathComponent
         let temporary = parent + "/." + (target as NSString).lastPathComponent + "." + Hex.encode(SystemRandom().bytes(6)) + ".restoring"
@@ -45,7 +68,10 @@ enum BackupRestoration {
         defer { if !complete { try? FileManager.default.removeItem(atPath: temporary) } }
         let home = DataDirectory(path: temporary)
         try home.create()
-        let summary = try read(path: path, recoveryKey: recoveryKey, into: (home, keys))
+        let (summary, keystore) = try read(path: path, recoveryKey: recoveryKey, into: (home, keys))
+        guard let keystore else { throw HushError(.storage, reason: "the restore wrote no keystore") }
+        // The lock file goes with the folder: the account is held from before it has its name.
+        let lock = try HushAccount.lock(home, .shared)
         try home.checkPermissions()
         // rename(2) replaces an empty directory and refuses one that filled up meanwhile.
         guard rename(temporary, target) == 0 else {
@@ -53,11 +79,13 @@ enum BackupRestoration {
                             suggestion: "nothing was restored there; give another --home")
         }
         complete = true
-        return summary
+        return Restored(summary: summary, keystore: keystore, lock: lock)
     }
 
-    /// Walks the whole archive; with `restoring`, writes it into that home.
-    static func read(path: String, recoveryKey: RecoveryKey, into restoring: (home: DataDirectory, keys: KeyProvider)?) throws(HushError) -> BackupSummary {
+    /// Walks the whole archive; with `restoring`, writes it into that home
+    /// and returns what its keystore holds.
+    static func read(path: String, recoveryKey: RecoveryKey,
+                     into restoring: (home: DataDirectory, keys: KeyProvider)?) throws(HushError) -> (summary: BackupSummary, keystore: KeystoreContents?) {
         let reader = try BackupReader(path: path, recoveryKey: recoveryKey)
         do {
             return try walk(reader, path: path, recoveryKey: recoveryKey, restoring: restoring)
@@ -69,7 +97,7 @@ enum BackupRestoration {
     }
 
     private static func walk(_ reader: BackupReader, path: String, recoveryKey: RecoveryKey,
-                             restoring: (home: DataDirectory, keys: KeyProvider)?) throws -> BackupSummary {
+                             restoring: (home: DataDirectory, keys: KeyProvider)?) throws -> (summary: BackupSummary, keystore: KeystoreContents?) {
         let headerKey = try IdentityKey(rawRepresentation: reader.header.identityKey)
         // The identity record comes first.
         guard let first = try reader.next(), first.type == .identity else {
@@ -95,11 +123,13 @@ enum BackupRestoration {
 
         var store: MessageStore?
         var target: Target?
+        var keystore: KeystoreContents?
         if let restoring {
             let contents = KeystoreContents.generate(createdAt: identityCreatedAt)
             let restored = KeystoreContents(identitySeed: seed, databaseKey: contents.databaseKey, createdAt: identityCreatedAt,
                                             additional: [KeystoreContents.EntryType.recoveryKey: recoveryKey.bytes])
             try restoring.keys.create(KeystoreFile(directory: restoring.home), holding: restored)
+            keystore = restored
             let opened = try MessageStore(path: restoring.home.databasePath, key: restored.databaseKey)
             // The restore is one transaction that only appends: a store's 32 MiB read cache
             // would hold every page it dirties until the commit (a restore's peak memory
@@ -111,9 +141,16 @@ enum BackupRestoration {
             target = Target(database: opened.database, attachments: attachments)
         }
 
+        // On a failure too, nothing is still syncing in the folder once the restore returns (and removes it).
+        defer {
+            target?.finishFile()
+            try? target?.syncs.finish()
+        }
+
         var rows: [String: Int] = [:]
         var files = 0
         var fileBytes: UInt64 = 0
+        var scheduleNotRestored: BackupSchedule?
         func walkRecords() throws {
             var table: (name: String, columns: Int)?
             var file: (path: String, remaining: UInt64)?
@@ -167,12 +204,7 @@ enum BackupRestoration {
                     files += 1
                     fileBytes += size
                     if let target {
-                        // The previous file reaches the disk before the home is renamed into
-                        // place: only the last one was synced, so a crash after the restore
-                        // could have lost the others' bytes.
-                        try target.file?.synchronize()
-                        try target.file?.close()
-                        target.file = nil
+                        target.finishFile()
                         let path = target.attachments + "/" + relative
                         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
                                                                 withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -180,28 +212,28 @@ enum BackupRestoration {
                               let handle = FileHandle(forWritingAtPath: path) else {
                             throw BackupArchive.damaged("it holds the file \(relative) twice")
                         }
-                        target.file = handle
+                        target.file = (handle, path)
                     }
                 case .fileData:
-                    guard let open = file, UInt64(body.bytes.count) <= open.remaining, !body.bytes.isEmpty else {
+                    let bytes = body.rest
+                    guard let open = file, UInt64(bytes.count) <= open.remaining, !bytes.isEmpty else {
                         throw BackupArchive.damaged("file bytes come where no file is open")
                     }
-                    try target?.file?.write(contentsOf: body.bytes)
-                    file = (open.path, open.remaining - UInt64(body.bytes.count))
+                    try target?.file?.handle.write(contentsOf: bytes)
+                    file = (open.path, open.remaining - UInt64(bytes.count))
                 case .end:
                     break // never returned by the reader
                 }
             }
             if let open = file, open.remaining > 0 { throw BackupArchive.damaged("the file \(open.path) is cut short") }
             if let target {
-                try target.file?.synchronize()
-                try target.file?.close()
-                target.file = nil
+                target.finishFile()
                 target.insert = nil
                 for index in try BackupCreation.virtualTables(target.database) {
                     let quoted = BackupCreation.quoted(index)
                     try target.database.execute("INSERT INTO \(quoted)(\(quoted)) VALUES ('rebuild')")
                 }
+                scheduleNotRestored = try HushAccount.removeBackupSchedule(from: target.database)
                 try target.database.execute("INSERT OR REPLACE INTO settings(name, value) VALUES (?, ?)",
                                             [HushAccount.restoredFromBackupSetting, String(reader.header.createdAt)])
             }
@@ -216,10 +248,14 @@ enum BackupRestoration {
             try walkRecords()
         }
         if let store { try store.database.checkpoint() }
+        // Every file on disk before the caller renames the home into place.
+        try target?.syncs.finish()
         store = nil
         let archiveBytes = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.uint64Value ?? 0
-        return BackupSummary(path: path, address: identity.address.description,
-                             createdAt: Date(timeIntervalSince1970: Double(reader.header.createdAt) / 1000),
-                             rowsByTable: rows, files: files, fileBytes: fileBytes, archiveBytes: archiveBytes)
+        let summary = BackupSummary(path: path, address: identity.address.description,
+                                    createdAt: Date(timeIntervalSince1970: Double(reader.header.createdAt) / 1000),
+                                    rowsByTable: rows, files: files, fileBytes: fileBytes, archiveBytes: archiveBytes,
+                                    scheduleNotRestored: scheduleNotRestored)
+        return (summary, keystore)
     }
 }

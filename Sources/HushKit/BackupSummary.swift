@@ -17,6 +17,10 @@ public struct BackupSummary: Sendable {
     public let fileBytes: UInt64
     /// The archive's own size in bytes.
     public let archiveBytes: UInt64
+    /// After a restore: the backup schedule the archive held, which was not
+    /// restored (its folder was the old machine's). Set it again for this
+    /// machine with `HushAccount.setBackupSchedule(_:)`. Nil otherwise.
+    public let scheduleNotRestored: BackupSchedule?
 
     /// The number of contacts.
     public var contacts: Int { rowsByTable["contacts"] ?? 0 }

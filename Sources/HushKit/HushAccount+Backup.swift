@@ -139,7 +139,7 @@ extension HushAccount {
     ///   this archive: a wrong key or another account's archive), `damagedFile`
     ///   (cut short, reordered, changed, or not an archive) or `notFound`.
     public static func verifyBackup(at path: String, recoveryKey: RecoveryKey) throws(HushError) -> BackupSummary {
-        try BackupRestoration.read(path: path, recoveryKey: recoveryKey, into: nil)
+        try BackupRestoration.read(path: path, recoveryKey: recoveryKey, into: nil).summary
     }
 
     /// Checks that `recoveryKey` opens the archive at `path` (its header's MAC)
@@ -157,17 +157,25 @@ extension HushAccount {
     /// rows, and the attachment files. Everything is written into a
     /// temporary folder beside `directory` and renamed at the end, so a
     /// failure leaves nothing behind. The restored account has no sessions:
-    /// the first message to each contact starts a new one (§19.4).
+    /// the first message to each contact starts a new one (§19.4), or
+    /// `startMissingSessions()` starts them all.
+    ///
+    /// Returns what the archive held and the restored account, open (as
+    /// `open(in:keys:)` opens it, shared) with the keys the restore sealed:
+    /// the new keystore is not unlocked again, as that would derive its key a
+    /// second time (64 MiB or more of memory at once). Close it when done.
     ///
     /// - Throws: `HushError` of kind `accountExists` when `directory` is not
     ///   empty; otherwise as `verifyBackup(at:recoveryKey:)`, or `storage`.
     public static func restoreBackup(at path: String, into directory: String, recoveryKey: RecoveryKey,
-                                     keys: KeyProvider) async throws(HushError) -> BackupSummary {
+                                     keys: KeyProvider) async throws(HushError) -> (summary: BackupSummary, account: HushAccount) {
         try BackupRestoration.checkEmpty(directory)
         // Checks the key before the work (and the new passphrase's KDF) begins.
         try checkBackupKey(at: path, recoveryKey: recoveryKey)
         return try await translatingErrors {
-            try BackupRestoration.restore(path: path, into: directory, recoveryKey: recoveryKey, keys: keys)
+            let restored = try BackupRestoration.restore(path: path, into: directory, recoveryKey: recoveryKey, keys: keys)
+            let account = try await opened(DataDirectory(path: directory), contents: restored.keystore, lock: restored.lock)
+            return (restored.summary, account)
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HushDatabase
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -146,6 +147,26 @@ extension HushAccount {
                                           lastFailure: date(BackupScheduleSetting.lastFailure),
                                           lastError: values[BackupScheduleSetting.lastError])
         return (status, archives)
+    }
+
+    /// Removes the backup schedule from a store being restored, and returns
+    /// it (nil when there was none): a restore is most often on another
+    /// machine, where the schedule's folder is another disk, or none, and the
+    /// new home's daemon would write archives into whatever is mounted there.
+    /// Its history (which archives it made) goes with it, so a schedule set
+    /// again never prunes archives the old one made.
+    static func removeBackupSchedule(from database: Database) throws -> BackupSchedule? {
+        let names = BackupScheduleSetting.all
+        let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
+        var values: [String: String] = [:]
+        for (name, value) in try database.query("SELECT name, value FROM settings WHERE name IN (\(placeholders))", names,
+                                                { (try $0[0] as String, try $0[1] as String) }) {
+            values[name] = value
+        }
+        try database.execute("DELETE FROM settings WHERE name IN (\(placeholders))", names)
+        guard let every = values[BackupScheduleSetting.every].flatMap({ Int64($0) }), let directory = values[BackupScheduleSetting.directory],
+              let keep = values[BackupScheduleSetting.keep].flatMap({ Int($0) }) else { return nil }
+        return try? BackupSchedule(every: every, directory: directory, keep: keep)
     }
 
     private static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }

@@ -120,13 +120,20 @@ public final class HushAccount: Sendable {
             guard KeystoreFile(directory: home).exists else { throw KeystoreError.noIdentity(home: home.path) }
             let lock = try Self.lock(home, ownership == .exclusive ? .exclusive : .shared)
             let contents = try keys.unlock(KeystoreFile(directory: home))
-            let store = try MessageStore.openExisting(path: home.databasePath, key: contents.databaseKey)
-            if let relayURL { try store.settings.set(SettingsRepository.Name.relayURL, to: relayURL) }
-            let account = try HushAccount(home: home, contents: contents, store: store, lock: lock)
-            // Messages whose disappearing timer ran out while the account was closed go first.
-            await account.messenger.sweepExpired()
-            return account
+            return try await opened(home, contents: contents, lock: lock, relayURL: relayURL)
         }
+    }
+
+    /// The account in `home`, its keystore's `contents` known (unlocked, or
+    /// just written by a restore) and its directory held by `lock`: the store
+    /// opened, and messages whose disappearing timer ran out while the
+    /// account was closed deleted first.
+    static func opened(_ home: DataDirectory, contents: KeystoreContents, lock: HomeLock, relayURL: String? = nil) async throws -> HushAccount {
+        let store = try MessageStore.openExisting(path: home.databasePath, key: contents.databaseKey)
+        if let relayURL { try store.settings.set(SettingsRepository.Name.relayURL, to: relayURL) }
+        let account = try HushAccount(home: home, contents: contents, store: store, lock: lock)
+        await account.messenger.sweepExpired()
+        return account
     }
 
     /// Opens the account in `directory` with a new, empty database in place

@@ -50,6 +50,12 @@ public struct KeyProvider: Sendable, CustomStringConvertible {
         SystemRandom().bytes(applicationKeyLength)
     }
 
+    /// How many keys this process has derived from passphrases (Argon2id).
+    /// Each derivation holds its cost's memory while it runs (64 MiB at the
+    /// interactive cost, 256 MiB at the default), so a command that derives
+    /// twice can peak higher than one that derives once.
+    public static var derivationsSoFar: Int { Argon2id.derivationsSoFar }
+
     /// Says which kind of key this is, never the key.
     public var description: String {
         switch secret {

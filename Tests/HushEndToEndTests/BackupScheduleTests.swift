@@ -19,6 +19,35 @@ import Testing
         try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("hush-backup-") }.sorted()
     }
 
+    /// A restore leaves the schedule behind: on a new machine its folder is
+    /// another disk, or none, and the new home's daemon would write archives
+    /// into whatever is mounted at the old path. The restore says so, with
+    /// the command that sets it again; the restored home has no schedule.
+    @Test func aRestoreLeavesTheScheduleBehindAndSaysHowToSetItAgain() throws {
+        let bed = try Testbed("backup-schedule-restore")
+        let alice = try bed.newUser("alice")
+        let key = try BackupTests.recoveryKey(bed, alice)
+        let folder = bed.root + "/scheduled"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        try bed.succeed(alice, ["backup", "schedule", "--every", "7d", "--to", folder, "--keep", "3"])
+        let archive = try BackupTests.backup(bed, alice)
+        try FileManager.default.createDirectory(atPath: bed.root + "/new-machine", withIntermediateDirectories: true)
+
+        let home = bed.root + "/new-machine/alice"
+        let restored = try bed.hush(nil, ["backup", "restore", archive, "--home", home], environment: ["HUSH_RECOVERY_KEY": key])
+        #expect(restored.status == 0, "\(restored)")
+        #expect(restored.stdout.contains("The backup schedule was not restored (every 1 week into \(folder),")
+                && restored.stdout.contains("hush backup schedule --every 1w --to DIR --keep 3"), "\(restored)")
+        let restoredAlice = User(name: "alice", home: home, address: alice.address, identityKey: alice.identityKey)
+        #expect(try bed.succeed(restoredAlice, ["backup", "schedule", "--json"]).json()["scheduled"] as? Bool == false)
+
+        let json = try BackupTests.restore(bed, archive, home: bed.root + "/new-machine/alice-again", key: key)
+        let left = try #require(try json.json()["scheduleNotRestored"] as? [String: Any], "\(json)")
+        #expect(left["to"] as? String == folder && left["keep"] as? Int == 3 && left["everySeconds"] as? Int == 7 * 86_400, "\(left)")
+        // The account backed up keeps its schedule.
+        #expect(try bed.succeed(alice, ["backup", "schedule", "--json"]).json()["to"] as? String == folder)
+    }
+
     @Test func theDaemonBacksUpOnScheduleKeepsTheNewestItMadeAndOutlivesAFailure() throws {
         let bed = try Testbed("backup-schedule")
         let alice = try bed.newUser("alice")

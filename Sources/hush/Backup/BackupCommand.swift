@@ -189,24 +189,37 @@ struct BackupRestoreCommand: AsyncParsableCommand {
                 .read(prompt: "New passphrase: ", confirm: true)
             let keys = KeyProvider.passphrase(bytes: passphrase, cost: cost)
             passphrase.wipe()
-            let summary = try await HushAccount.restoreBackup(at: archive, into: directory, recoveryKey: key, keys: keys)
+            let derivationsBefore = KeyProvider.derivationsSoFar
+            let start = ContinuousClock.now
+            // The restored account comes back open: unlocking its new keystore again would derive
+            // its key a second time, and that derivation's memory set the restore's peak.
+            let (summary, account) = try await HushAccount.restoreBackup(at: archive, into: directory, recoveryKey: key, keys: keys)
+            defer { account.close() }
             // New sessions at once, so the first message to each contact can be sealed.
             var sessionError: HushError?
             var started = 0
             do {
-                let account = try await HushAccount.open(in: directory, keys: keys)
-                defer { account.close() }
                 started = try await account.startMissingSessions()
             } catch let error as HushError { sessionError = error }
+            if environment["HUSH_TIMINGS"] == "1" {
+                let elapsed = ContinuousClock.now - start
+                let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+                printError(String(format: "timing: restore and new sessions %.2f ms, %d key derivation(s)",
+                                  milliseconds, KeyProvider.derivationsSoFar - derivationsBefore))
+            }
             if global.json {
                 var object = BackupSummaryOutput.json(summary)
                 object["home"] = directory
                 object["sessionsStarted"] = started
+                object["scheduleNotRestored"] = summary.scheduleNotRestored.map {
+                    ["everySeconds": Int($0.every), "to": $0.directory, "keep": $0.keep] as [String: Any]
+                } ?? NSNull()
                 try printJSON(object)
             } else {
                 print("Restored into \(directory)")
                 BackupSummaryOutput.lines(summary).forEach { print($0) }
                 print("New sessions with \(started) contacts; what they sent you meanwhile is sent again once they hear from you.")
+                if let schedule = summary.scheduleNotRestored { print(BackupScheduleCommand.notRestored(schedule)) }
             }
             if let sessionError {
                 printError("the account was restored, but starting new sessions failed: \(sessionError); run `hush backup sessions` when the relay is reachable")

@@ -96,6 +96,16 @@ struct BackupScheduleCommand: AsyncParsableCommand {
         }
     }
 
+    /// What `hush backup restore` says of the schedule the archive held: not
+    /// restored, since its folder was the old machine's, and how to set it again.
+    static func notRestored(_ schedule: BackupSchedule) -> String {
+        let units: [(Int64, String)] = [(604_800, "w"), (86_400, "d"), (3_600, "h")]
+        let every = units.first { schedule.every % $0.0 == 0 }.map { "\(schedule.every / $0.0)\($0.1)" } ?? "24h"
+        return "The backup schedule was not restored (every \(DisappearingTimer.duration(UInt32(clamping: schedule.every))) into "
+            + "\(schedule.directory), a folder of the machine the backup was made on). Set it again for this one: "
+            + "hush backup schedule --every \(every) --to DIR --keep \(schedule.keep)"
+    }
+
     static func json(_ status: BackupScheduleStatus, daemon: HushAccount.Holder?) -> [String: Any] {
         func orNull(_ value: Any?) -> Any { value ?? NSNull() }
         let format: (Date) -> String = { ISO8601DateFormatter().string(from: $0) }
