@@ -17,6 +17,8 @@ struct Hush: AsyncParsableCommand {
 
     /// Refuses a mistyped command with the closest ones before parsing.
     static func main() async {
+        // A command line the daemon parses itself goes there unparsed (most of a start is the parser).
+        if let status = DaemonFastPath.run(Array(CommandLine.arguments.dropFirst())) { Foundation.exit(status) }
         if let mistyped = CommandSuggestions.mistyped(Array(CommandLine.arguments.dropFirst()), root: Hush.self) {
             printError(CommandSuggestions.message(word: mistyped.word, path: mistyped.path, suggestions: mistyped.suggestions))
             Foundation.exit(ExitStatus.usage.rawValue)

@@ -36,6 +36,13 @@ import Testing
         #expect(unknown.status == 21 && unknown.stderr.contains("carol"), "\(unknown)")
         let usage = try bed.hush(alice, ["history"], environment: Self.noPassphrase)
         #expect(usage.status == 64, "\(usage)")
+        // Most lines go to the daemon unparsed (DaemonFastPath); one naming its directory with
+        // --home is parsed here first, and reaches the same daemon.
+        let named = try bed.hush(alice, ["send", "--home", alice.home, "bob", "named by --home"], environment: Self.noPassphrase)
+        #expect(named.status == 0 && named.stdout.contains("to bob: ✓ sent"), "\(named)")
+        // A mistyped option is the parser's message from the daemon, as in a process of its own.
+        let mistyped = try bed.hush(alice, ["whoami", "--jsno"], environment: Self.noPassphrase)
+        #expect(mistyped.status == 64 && mistyped.stderr.contains("--jsno"), "\(mistyped)")
 
         // `hush listen` beside the daemon prints the daemon's events, as it would on its own.
         let listener = try bed.spawn(alice, ["listen", "--json"])
@@ -72,7 +79,7 @@ import Testing
         try bed.send(alice, to: "bob", "no daemon now")
         try bed.sync(bob)
         let bobs = try bed.history(bob, with: "alice")
-        for text in ["through the daemon", "piped through the daemon", "no daemon now"] {
+        for text in ["through the daemon", "piped through the daemon", "named by --home", "no daemon now"] {
             #expect(bobs.count(text) == 1, "\(text): \(bobs)")
         }
     }

@@ -10,12 +10,20 @@ enum DaemonForwarding {
     /// run the command in this process.
     static func run(_ arguments: [String]) -> Int32? {
         guard let parsed = try? Hush.parseAsRoot(arguments), let command = parsed as? any RunsThroughDaemon,
-              let home = (try? command.global.homeDirectory()).map(HomeDirectory.absolute), let connection = DaemonConnection.connect(home: home) else { return nil }
+              let home = (try? command.global.homeDirectory()).map(HomeDirectory.absolute) else { return nil }
+        return forward(arguments, home: home) { command.standardInputForDaemon() }
+    }
+
+    /// Hands `arguments` to the daemon of `home` when one answers there, with
+    /// what `input` reads from standard input (asked only once connected);
+    /// returns the exit code, or nil when no daemon answers.
+    static func forward(_ arguments: [String], home: String, input: () -> Data?) -> Int32? {
+        guard let connection = DaemonConnection.connect(home: home) else { return nil }
         var params: [String: JSONValue] = [
             "argv": .array(arguments.map(JSONValue.string)), "home": .string(home),
             "cwd": .string(FileManager.default.currentDirectoryPath), "stderrIsTerminal": .bool(isatty(STDERR_FILENO) == 1),
         ]
-        if let input = command.standardInputForDaemon() { params["stdin"] = .string(input.base64EncodedString()) }
+        if let input = input() { params["stdin"] = .string(input.base64EncodedString()) }
         do {
             let result = try connection.call("cli.run", .object(params)) { method, output in
                 guard method == "cli.output", let text = output["text"]?.stringValue else { return }
