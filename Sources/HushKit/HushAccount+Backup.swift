@@ -160,15 +160,28 @@ extension HushAccount {
     /// the first message to each contact starts a new one (§19.4), or
     /// `startMissingSessions()` starts them all.
     ///
-    /// Returns what the archive held and the restored account, open (as
-    /// `open(in:keys:)` opens it, shared) with the keys the restore sealed:
-    /// the new keystore is not unlocked again, as that would derive its key a
-    /// second time (64 MiB or more of memory at once). Close it when done.
+    /// Returns what the archive held. To use the account right away, call
+    /// `restoreBackupAndOpen(at:into:recoveryKey:keys:)` instead: opening it
+    /// afterwards derives the keystore's key a second time.
     ///
     /// - Throws: `HushError` of kind `accountExists` when `directory` is not
     ///   empty; otherwise as `verifyBackup(at:recoveryKey:)`, or `storage`.
     public static func restoreBackup(at path: String, into directory: String, recoveryKey: RecoveryKey,
-                                     keys: KeyProvider) async throws(HushError) -> (summary: BackupSummary, account: HushAccount) {
+                                     keys: KeyProvider) async throws(HushError) -> BackupSummary {
+        let (summary, account) = try await restoreBackupAndOpen(at: path, into: directory, recoveryKey: recoveryKey, keys: keys)
+        await account.closeAndWait()
+        return summary
+    }
+
+    /// Restores as `restoreBackup(at:into:recoveryKey:keys:)` does and
+    /// returns the restored account too, open (as `open(in:keys:)` opens it,
+    /// shared) with the keys the restore sealed: the new keystore is not
+    /// unlocked again, as that would derive its key a second time (64 MiB or
+    /// more of memory at once). Close it when done.
+    ///
+    /// - Throws: as `restoreBackup(at:into:recoveryKey:keys:)`.
+    public static func restoreBackupAndOpen(at path: String, into directory: String, recoveryKey: RecoveryKey,
+                                            keys: KeyProvider) async throws(HushError) -> (summary: BackupSummary, account: HushAccount) {
         try BackupRestoration.checkEmpty(directory)
         // Checks the key before the work (and the new passphrase's KDF) begins.
         try checkBackupKey(at: path, recoveryKey: recoveryKey)

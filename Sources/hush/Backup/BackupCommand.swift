@@ -193,7 +193,7 @@ struct BackupRestoreCommand: AsyncParsableCommand {
             let start = ContinuousClock.now
             // The restored account comes back open: unlocking its new keystore again would derive
             // its key a second time, and that derivation's memory set the restore's peak.
-            let (summary, account) = try await HushAccount.restoreBackup(at: archive, into: directory, recoveryKey: key, keys: keys)
+            let (summary, account) = try await HushAccount.restoreBackupAndOpen(at: archive, into: directory, recoveryKey: key, keys: keys)
             defer { account.close() }
             // New sessions at once, so the first message to each contact can be sealed.
             var sessionError: HushError?
