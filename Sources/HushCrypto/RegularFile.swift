@@ -22,12 +22,20 @@ public enum RegularFile {
     /// A descriptor open for reading on the regular file at `path`. It is the
     /// caller's from here: the caller closes it, once. On every failure
     /// nothing is left open.
-    public static func openForReading(_ path: String) throws(RegularFileError) -> Int32 {
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+    ///
+    /// With `acceptingPipes` a named pipe or a character device is read too,
+    /// and the open waits for a pipe's writer as any reader's does: for a
+    /// secret a person hands over that way (`--passphrase-file <(pass show
+    /// hush)`, `/dev/stdin`), read by the command's own process, never by
+    /// the daemon for a client.
+    public static func openForReading(_ path: String, acceptingPipes: Bool = false) throws(RegularFileError) -> Int32 {
+        let descriptor = open(path, O_RDONLY | (acceptingPipes ? 0 : O_NONBLOCK) | O_NOCTTY | O_CLOEXEC)
         guard descriptor >= 0 else { throw RegularFileError(path: path, reason: .system(operation: "open", errno: errno)) }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw failing(descriptor, path, "inspect") }
-        guard info.st_mode & S_IFMT == S_IFREG else {
+        let type = info.st_mode & S_IFMT
+        if acceptingPipes && (type == S_IFIFO || type == S_IFCHR) { return descriptor }
+        guard type == S_IFREG else {
             close(descriptor)
             throw RegularFileError(path: path, reason: .notRegularFile(kind: kind(of: info.st_mode)))
         }

@@ -82,10 +82,11 @@ enum PassphraseSource: Sendable, Equatable {
 
     /// The whole file, up to `maximumFileSize` bytes; the descriptor is
     /// this function's alone and closed once, on every path.
-    /// A named pipe or device is refused unread (a FIFO would block the open).
+    /// A named pipe or character device is read as well (`--passphrase-file
+    /// <(pass show hush)`): only this process waits for it, never a daemon.
     private static func readFile(_ path: String) throws(HushError) -> [UInt8] {
         let descriptor: Int32
-        do { descriptor = try RegularFile.openForReading(path) } catch {
+        do { descriptor = try RegularFile.openForReading(path, acceptingPipes: true) } catch {
             switch error.reason {
             case let .system(operation, code): throw couldNot(operation, path, code)
             case .notRegularFile: throw HushError(.invalidInput, reason: error.problem, suggestion: error.suggestion)

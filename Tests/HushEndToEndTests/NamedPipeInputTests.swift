@@ -47,8 +47,9 @@ import Testing
         #expect(ended.status == 0 && !ended.crashed, "\(ended)")
     }
 
-    /// Without a daemon: the file to send, the passphrase file, the recovery-key
-    /// file and the backup archive all go through the same check.
+    /// Without a daemon: the file to send and the backup archive go through the
+    /// same check. A secret handed over by a pipe (`--passphrase-file <(pass show
+    /// hush)`) is read, as the command's own process may wait for its writer.
     @Test func aPipeGivenInProcessIsRefusedWherever() throws {
         let bed = try Testbed("fifo-local")
         let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
@@ -58,12 +59,13 @@ import Testing
 
         var started = Date()
         Self.expectRefusedAtOnce(try bed.hush(alice, ["send", "bob", "--file", pipe], timeout: 30), started)
-        started = Date()
-        Self.expectRefusedAtOnce(try bed.hush(alice, ["whoami", "--passphrase-file", pipe], environment: ["HUSH_PASSPHRASE": nil], timeout: 30),
-                                 started)
-        started = Date()
-        Self.expectRefusedAtOnce(try bed.hush(nil, ["backup", "verify", bed.root + "/none.hushbackup", "--recovery-key-file", pipe],
-                                              environment: ["HUSH_RECOVERY_KEY": nil], timeout: 30), started)
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: "/bin/sh")
+        writer.arguments = ["-c", "printf '%s\\n' \"$0\" > \"$1\"", HushEnvironment.passphrase, pipe]
+        try writer.run()
+        let unlocked = try bed.hush(alice, ["whoami", "--json", "--passphrase-file", pipe], environment: ["HUSH_PASSPHRASE": nil], timeout: 30)
+        writer.waitUntilExit()
+        #expect(unlocked.status == 0 && (try? unlocked.json()["address"] as? String) == alice.address, "\(unlocked)")
         started = Date()
         Self.expectRefusedAtOnce(try bed.hush(nil, ["backup", "verify", pipe], environment: ["HUSH_RECOVERY_KEY": key], timeout: 30), started)
 
