@@ -59,7 +59,7 @@ import Testing
     @Test func linesTheParserMustJudgeAreLeftToIt() {
         for line in [["whoami", "--home", "/x"], ["whoami", "--home=/x"], ["send", "bob", "--help"], ["history", "-h"],
                      ["send", "bob", "--", "-x"], ["chat", "bob"], ["contact"], ["requests"], ["daemon", "status"], [],
-                     ["send"], ["reply", "bob"], ["send", "bob", "--unknown"], ["send", "bob", "--file"], ["send", "bob", "-x"],
+                     ["send"], ["reply", "bob"], ["reply", "bob", "abc"], ["edit", "bob", "1.5", "x"], ["send", "bob", "--unknown"], ["send", "bob", "--file"], ["send", "bob", "-x"],
                      ["whoami", "--generate-completion-script", "bash"], ["whoami", "--version"], ["sendd", "bob"]] {
             #expect(DaemonFastPath.plan(line) == nil, "\(line)")
         }

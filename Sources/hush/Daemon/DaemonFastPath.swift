@@ -32,6 +32,10 @@ enum DaemonFastPath {
     struct TextFromInput: Equatable {
         /// Where the text is among the positional arguments (0 = the first).
         let position: Int
+        /// A positional before the text that must be a whole number (the
+        /// message id of `reply` and `edit`): otherwise the parser refuses
+        /// the line, before any input is read.
+        let numberPosition: Int?
         /// Long options that take a value (`--file PATH` or `--file=PATH`).
         let valueOptions: Set<String>
         /// Long flags (no value).
@@ -41,9 +45,10 @@ enum DaemonFastPath {
     }
 
     static let textFromInput: [[String]: TextFromInput] = [
-        ["send"]: TextFromInput(position: 1, valueOptions: ["home", "passphrase-file", "file"], flags: ["json"], replacingText: "file"),
-        ["reply"]: TextFromInput(position: 2, valueOptions: ["home", "passphrase-file"], flags: ["json"], replacingText: nil),
-        ["edit"]: TextFromInput(position: 2, valueOptions: ["home", "passphrase-file"], flags: ["json"], replacingText: nil),
+        ["send"]: TextFromInput(position: 1, numberPosition: nil, valueOptions: ["home", "passphrase-file", "file"], flags: ["json"],
+                                replacingText: "file"),
+        ["reply"]: TextFromInput(position: 2, numberPosition: 1, valueOptions: ["home", "passphrase-file"], flags: ["json"], replacingText: nil),
+        ["edit"]: TextFromInput(position: 2, numberPosition: 1, valueOptions: ["home", "passphrase-file"], flags: ["json"], replacingText: nil),
     ]
 
     /// What the line asks of the daemon, or nil when it must be parsed first.
@@ -93,6 +98,7 @@ enum DaemonFastPath {
         }
         // Without the arguments before the text the line is wrong: the parser says so, before any input is read.
         guard positionals.count >= text.position else { return nil }
+        if let number = text.numberPosition, Int64(positionals[number]) == nil { return nil }
         let textArgument = positionals.count > text.position ? positionals[text.position] : nil
         return Plan(words: words, readsInput: !replaced && CommandInput.readsStandardInput(textArgument))
     }
