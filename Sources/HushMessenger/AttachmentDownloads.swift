@@ -97,6 +97,20 @@ final class AttachmentDownloads {
             throw MessengerError.attachmentNotUploaded(id: id)
         }
         let restState: AttachmentState = attachment.direction == .incoming ? .available : attachment.state
+        // A received file is claimed before anything touches its files (a sent one fetched
+        // back is not tracked): the sink below may start its partial file afresh, which
+        // must never happen under a download already running, in this process (an automatic
+        // download beside a fetch) or another.
+        let claims = attachment.direction == .incoming
+        if claims {
+            let claimed = try store.write { store in
+                try store.attachments.claimDownload(id: id, holder: getpid(), at: dependencies.clock.now(), isAlive: TransferHolder.isAlive)
+            }
+            guard claimed else {
+                throw MessengerError.attachmentUnavailable("attachment \(id) is being downloaded already (by this or another hush process): wait for it to finish, or stop it and fetch again (it resumes)")
+            }
+        }
+        defer { if claims { try? store.write { try $0.attachments.releaseTransfer(id: id) } } }
         let progress = self.progress
         let sink: VerifyingBlobSink
         do {
@@ -105,22 +119,12 @@ final class AttachmentDownloads {
                 progress.report(AttachmentProgress(attachmentId: id, phase: .downloading, done: done,
                                                    total: Int64(AttachmentBlob.blobLength(plaintextSize: UInt64(attachment.size)))))
             }
-        } catch let failure as ExportFailure {
-            throw MessengerError.attachmentRejected(failure.description)
         } catch {
+            // Nothing downloaded: the claimed file is back where it was.
+            if claims { try? store.write { try $0.attachments.setState(restState, id: id, error: attachment.lastError, at: dependencies.clock.now()) } }
+            if let failure = error as? ExportFailure { throw MessengerError.attachmentRejected(failure.description) }
             throw MessengerError.attachmentRejected("cannot store the attachment: \(error)")
         }
-        // A received file is claimed for this process (a sent one fetched back is not tracked).
-        let claims = attachment.direction == .incoming
-        if claims {
-            let claimed = try store.write { store in
-                try store.attachments.claimDownload(id: id, holder: getpid(), at: dependencies.clock.now(), isAlive: TransferHolder.isAlive)
-            }
-            guard claimed else {
-                throw MessengerError.attachmentUnavailable("attachment \(id) is being downloaded by another hush process: wait for it to finish, or stop it and fetch again (it resumes)")
-            }
-        }
-        defer { if claims { try? store.write { try $0.attachments.releaseTransfer(id: id) } } }
         do {
             if sink.resumeOffset > 0 {
                 progress.report(AttachmentProgress(attachmentId: id, phase: .downloading, done: sink.resumeOffset, total: sink.blobLength))
@@ -192,6 +196,8 @@ final class AttachmentDownloads {
         guard let waiting = try? store.attachments.list(state: .available) else { return 0 }
         var fetched = 0
         for attachment in waiting where attachment.direction == .incoming && attachment.size <= limit && !files.hasBlob(attachment.id) {
+            // The live view stopping ends the pass; what is left waits for the next one.
+            if Task.isCancelled { break }
             if (try? await download(attachment, files: files)) != nil { fetched += 1 }
         }
         return fetched
