@@ -13,12 +13,21 @@ import Synchronization
 /// time in the files. Here the disk writes one file while the next is
 /// decrypted.
 final class BackgroundFileSync: Sendable {
+    /// Files waiting for their sync at most: each holds a descriptor until
+    /// then, and small files are written far faster than they are synced, so
+    /// without a bound a home of many small files runs out of descriptors.
+    static let maximumWaiting = 32
+
     private let queue = DispatchQueue(label: "hush.restore.sync", qos: .userInitiated)
     private let failure = Mutex<HushError?>(nil)
+    private let slots = DispatchSemaphore(value: BackgroundFileSync.maximumWaiting)
 
     /// Takes `file` over: it is synced, then closed, on the sync thread.
+    /// Waits while `maximumWaiting` files are still waiting.
     func syncAndClose(_ file: FileHandle, path: String) {
+        slots.wait()
         queue.async { [self] in
+            defer { slots.signal() }
             do { try file.synchronize() } catch {
                 failure.withLock { $0 = $0 ?? HushError(.storage, reason: "could not write \(path) to disk: \(error.localizedDescription)") }
             }

@@ -208,9 +208,10 @@ enum BackupRestoration {
                         let path = target.attachments + "/" + relative
                         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
                                                                 withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                        if FileManager.default.fileExists(atPath: path) { throw BackupArchive.damaged("it holds the file \(relative) twice") }
                         guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
                               let handle = FileHandle(forWritingAtPath: path) else {
-                            throw BackupArchive.damaged("it holds the file \(relative) twice")
+                            throw HushError(.storage, reason: "could not create \(path): \(String(cString: strerror(errno)))")
                         }
                         target.file = (handle, path)
                     }

@@ -187,8 +187,15 @@ extension HushAccount {
         try checkBackupKey(at: path, recoveryKey: recoveryKey)
         return try await translatingErrors {
             let restored = try BackupRestoration.restore(path: path, into: directory, recoveryKey: recoveryKey, keys: keys)
-            let account = try await opened(DataDirectory(path: directory), contents: restored.keystore, lock: restored.lock)
-            return (restored.summary, account)
+            do {
+                let account = try await opened(DataDirectory(path: directory), contents: restored.keystore, lock: restored.lock)
+                return (restored.summary, account)
+            } catch {
+                // The home is complete and in place: a retry of the restore would only be refused.
+                let reason = (error as? HushError)?.reason ?? "\(error)"
+                throw HushError(.storage, reason: "the backup was restored into \(directory), but the account could not be opened: \(reason)",
+                                suggestion: "open it again (with the new passphrase); do not restore again")
+            }
         }
     }
 
