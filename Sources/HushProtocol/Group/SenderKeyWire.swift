@@ -104,9 +104,10 @@ public struct SenderKeyDistribution: Sendable {
     /// A distribution of the chain `signer` signs for, given by `member`.
     static func signed(groupID: [UInt8], epoch: UInt32, iteration: UInt32, chainKey: SecureBytes, signer: Ed25519.PrivateKey,
                        member: IdentityKey) throws(ProtocolError) -> SenderKeyDistribution {
-        var transcript = transcript(member: member, body: body(groupID: groupID, epoch: epoch, iteration: iteration, chainKey: chainKey,
-                                                                      signingKey: signer.publicKey))
-        defer { ConstantTime.wipe(&transcript) }
+        // Both hold the chain key: wiped once signed.
+        var body = body(groupID: groupID, epoch: epoch, iteration: iteration, chainKey: chainKey, signingKey: signer.publicKey)
+        var transcript = transcript(member: member, body: body)
+        defer { ConstantTime.wipe(&body); ConstantTime.wipe(&transcript) }
         return try SenderKeyDistribution(groupID: groupID, epoch: epoch, iteration: iteration, chainKey: chainKey,
                                          signingKey: signer.publicKey, signature: signer.signature(for: transcript))
     }
@@ -128,7 +129,9 @@ public struct SenderKeyDistribution: Sendable {
     /// "hush/v1/sender-key-distribution" 0x00 || member's identity key || body.
     /// They contain the chain key (wipe them after use).
     public func transcript(member: IdentityKey) -> [UInt8] {
-        Self.transcript(member: member, body: body)
+        var body = self.body
+        defer { ConstantTime.wipe(&body) }
+        return Self.transcript(member: member, body: body)
     }
 
     private static func transcript(member: IdentityKey, body: [UInt8]) -> [UInt8] {
@@ -153,7 +156,11 @@ public struct SenderKeyDistribution: Sendable {
     }
 
     /// The encoding, body then signature; it contains the chain key (wipe it after sealing).
-    public var encoded: [UInt8] { body + signature }
+    public var encoded: [UInt8] {
+        var out = body
+        out += signature
+        return out
+    }
 
     public static func decode(_ bytes: [UInt8]) throws(ProtocolError) -> SenderKeyDistribution {
         var reader = ByteReader(bytes, what: "sender key distribution")
