@@ -45,18 +45,11 @@ import Testing
     /// An archive written with one key is refused with another, and its
     /// records, once written, are read back in order up to the end record.
     @Test func anArchiveReadsBackOnlyWithItsKeyAndInFull() throws {
-        let directory = FileManager.default.temporaryDirectory.path + "/backup-format-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let (directory, path, key) = try Self.archive { writer in
+            try writer.append(.table, [1, 2, 3])
+            try writer.append(.row, [4])
+        }
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = directory + "/archive"
-        FileManager.default.createFile(atPath: path, contents: nil)
-        let handle = try #require(FileHandle(forWritingAtPath: path))
-        let key = RecoveryKey.generate()
-        let writer = try BackupWriter(file: handle, identityKey: Array(repeating: 7, count: 32), recoveryKey: key, createdAt: 1_000)
-        try writer.append(.table, [1, 2, 3])
-        try writer.append(.row, [4])
-        try writer.finish()
-        try handle.close()
 
         let reader = try BackupReader(path: path, recoveryKey: key)
         #expect(reader.header.createdAt == 1_000)
@@ -81,21 +74,14 @@ import Testing
     /// buffer come back byte for byte, in order, each body whole while it is
     /// read; an archive cut inside a large record is damage, not a crash.
     @Test func recordsOfEverySizeReadBackAcrossTheReadBuffer() throws {
-        let directory = FileManager.default.temporaryDirectory.path + "/backup-format-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = directory + "/archive"
-        FileManager.default.createFile(atPath: path, contents: nil)
-        let handle = try #require(FileHandle(forWritingAtPath: path))
-        let key = RecoveryKey.generate()
-        let writer = try BackupWriter(file: handle, identityKey: Array(repeating: 7, count: 32), recoveryKey: key, createdAt: 1_000)
         let block = BlockReader.blockLength
         let sizes = [0, 1, 100, block - 30, block, block + 1, 65_536, 3 * block + 7, 17, BackupArchive.maximumSealedLength - SecretStream.overhead - 1,
                      5, 65_536, 65_536, 65_536, 65_536, 65_536, 2]
         let bodies = sizes.enumerated().map { index, size in (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) } }
-        for body in bodies { try writer.append(.fileData, body) }
-        try writer.finish()
-        try handle.close()
+        let (directory, path, key) = try Self.archive { writer in
+            for body in bodies { try writer.append(.fileData, body) }
+        }
+        defer { try? FileManager.default.removeItem(atPath: directory) }
 
         let reader = try BackupReader(path: path, recoveryKey: key)
         for (index, body) in bodies.enumerated() {
@@ -137,5 +123,24 @@ import Testing
         let reopened = try KeystoreFile(directory: DataDirectory(path: older)).unlock(passphrase: SecureBytes(copying: Array(App.passphrase.utf8)))
         #expect(reopened.identitySeed == contents.identitySeed && reopened.databaseKey == contents.databaseKey)
         #expect(try KeystoreFile(directory: DataDirectory(path: older)).header().cost == .interactive, "the cost stays as it was")
+    }
+}
+
+extension BackupFormatTests {
+    /// An archive of the records `write` appends (identity key 07…07, made at
+    /// 1,000), under a new random key, in a folder of its own: remove
+    /// `directory` when done.
+    static func archive(_ write: (BackupWriter) throws -> Void) throws -> (directory: String, path: String, key: RecoveryKey) {
+        let directory = FileManager.default.temporaryDirectory.path + "/backup-format-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/archive"
+        FileManager.default.createFile(atPath: path, contents: nil)
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        let key = RecoveryKey.generate()
+        let writer = try BackupWriter(file: handle, identityKey: Array(repeating: 7, count: 32), recoveryKey: key, createdAt: 1_000)
+        try write(writer)
+        try writer.finish()
+        try handle.close()
+        return (directory, path, key)
     }
 }
