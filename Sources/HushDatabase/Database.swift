@@ -29,6 +29,9 @@ public final class Database {
     /// How many transactions committed with `Durability.deferred` (tests
     /// show which writes of a path skip the fsync).
     public private(set) var deferredCommits = 0
+    /// A deferred commit was made that no synced commit has covered yet
+    /// (see `syncDeferredCommits`).
+    public private(set) var hasUnsyncedCommits = false
     /// What `afterCommit` queued in the open transaction, in order.
     private var afterCommitActions: [() -> Void] = []
 
@@ -215,11 +218,19 @@ public final class Database {
             try execute("PRAGMA synchronous = NORMAL")
         }
         defer { if durability == .deferred { _ = sqlite3_exec(handle, "PRAGMA synchronous = FULL", nil, nil, nil) } }
+        let changesBefore = sqlite3_total_changes(handle)
         try execute("BEGIN \(kind.rawValue) TRANSACTION")
         do {
             let result = try body(self)
             try execute("COMMIT TRANSACTION")
-            if durability == .deferred { deferredCommits += 1 }
+            if durability == .deferred {
+                deferredCommits += 1
+                hasUnsyncedCommits = true
+            } else if sqlite3_total_changes(handle) != changesBefore {
+                // A synced commit that wrote something fsynced the log, and
+                // with it every deferred commit before it.
+                hasUnsyncedCommits = false
+            }
             let actions = afterCommitActions
             afterCommitActions.removeAll()
             for action in actions { action() }
@@ -230,6 +241,21 @@ public final class Database {
             afterCommitActions.removeAll()
             throw error
         }
+    }
+
+    /// Makes every deferred commit durable against a power loss, before
+    /// something outside the database is told it is done (a relay told it
+    /// may delete what was stored). A synced commit fsyncs the log, which
+    /// holds the deferred commits before it; when none came since, this
+    /// one writes the database header's `user_version` again, unchanged:
+    /// the least a commit can log. Nothing happens when no deferred commit
+    /// is left uncovered.
+    public func syncDeferredCommits() throws {
+        guard hasUnsyncedCommits else { return }
+        try transaction(.immediate) { db in
+            try db.execute("PRAGMA user_version = \(try db.schemaVersion())")
+        }
+        hasUnsyncedCommits = false
     }
 
     /// Runs `action` once the transaction now open has committed, and never

@@ -38,8 +38,14 @@ final class Inbox {
     /// An envelope that fails for a cause on our side (`missingLocalState`) is
     /// deferred: recorded, not acknowledged, and tried again by the next sync
     /// (the relay still holds it), never dropped for a fault that is ours.
-    func receive(_ envelope: MailboxEnvelope) throws -> ReceiveOutcome {
+    ///
+    /// With `durability: .deferred` (a pushed envelope) the commit does not
+    /// wait for the disk, so the message's event goes out a fsync sooner;
+    /// the caller must then make it durable (`MessageStore.syncDeferredWrites`)
+    /// before acknowledging the envelope.
+    func receive(_ envelope: MailboxEnvelope, durability: Database.Durability = .synced) throws -> ReceiveOutcome {
         do {
+            if durability == .deferred, let outcome = try receiveDeferred(envelope) { return outcome }
             return try store.withinWrite { store in try apply(envelope, in: store) }
         } catch where Self.isLocalStorageFailure(error) {
             throw error
@@ -64,6 +70,29 @@ final class Inbox {
     /// nothing is acknowledged that did not commit.
     func receiveTogether(_ envelopes: [MailboxEnvelope]) -> [ReceiveOutcome]? {
         try? store.write { store in try envelopes.map { try apply($0, in: store) } }
+    }
+
+    /// Seqs one envelope's events may take at most (a message, a request,
+    /// a group change: a handful), kept reserved before a deferred receive.
+    static let seqsPerReceive: Int64 = 64
+
+    private struct SeqReservationExceeded: Error {}
+
+    /// `apply` in a commit that does not wait for the disk, whose events
+    /// take their seqs from the reserved range (`EventLogRepository.reserveSeqs`);
+    /// nil, rolled back, when they would not fit (the caller then receives
+    /// it with a synced commit).
+    private func receiveDeferred(_ envelope: MailboxEnvelope) throws -> ReceiveOutcome? {
+        try store.events.reserveSeqs(Self.seqsPerReceive)
+        do {
+            return try store.write(durability: .deferred) { store in
+                let outcome = try apply(envelope, in: store)
+                guard try store.events.isWithinReservation() else { throw SeqReservationExceeded() }
+                return outcome
+            }
+        } catch is SeqReservationExceeded {
+            return nil
+        }
     }
 
     /// Opens and applies one envelope inside the caller's write

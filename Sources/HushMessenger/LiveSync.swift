@@ -1,4 +1,5 @@
 import HushCrypto
+import HushDatabase
 import HushProtocol
 import HushStore
 
@@ -16,6 +17,17 @@ final class LiveSync {
     private var store: MessageStore { dependencies.store }
 
     static let pageSize = 100
+    /// How long a pushed envelope's follow-up work (the delivery receipt it
+    /// is owed, making its receive durable and acknowledging it, posting
+    /// the receipt, a prekey top-up) waits: the message's event goes to its
+    /// subscribers first, without queueing behind that work's seals and
+    /// commits, and a burst of pushes is answered with one receipt per contact.
+    static let settleWindowMilliseconds: Int64 = 5
+    /// Where `receivePushed` asks for that work while `runPushSettling` runs;
+    /// nil otherwise (the work then runs at once).
+    private var settleRequests: AsyncStream<Void>.Continuation?
+    /// Pushed envelopes stored but not yet acknowledged to the relay.
+    private var unacknowledged: [Int64] = []
     /// How long the relay keeps an envelope at most (its default retention).
     static let relayRetentionMilliseconds: Int64 = 30 * 24 * 3600 * 1000
 
@@ -89,7 +101,7 @@ final class LiveSync {
             let (handled, localFailure) = receive(page, into: &report)
             if !handled.isEmpty {
                 // Only now, after the commits above, may the relay delete them.
-                try await relay.call { () async throws(DeliveryFailure) in try await transport.acknowledge(handled) }
+                try await acknowledge(handled)
             }
             if let localFailure { throw localFailure }
             guard page.hasMore, !page.envelopes.isEmpty else { break }
@@ -100,12 +112,13 @@ final class LiveSync {
     /// all go in (`Inbox.receiveTogether`), else one at a time. Returns those
     /// the relay may delete, and the failure of our own database that stopped
     /// the page, if one did: the relay keeps that envelope and everything after it.
-    private func receive(_ page: MailboxPage, into report: inout SyncReport) -> (handled: [Int64], localFailure: (any Error)?) {
+    private func receive(_ page: MailboxPage, durability: Database.Durability = .synced,
+                         into report: inout SyncReport) -> (handled: [Int64], localFailure: (any Error)?) {
         var handled: [Int64] = []
         let together = page.envelopes.count > 1 ? inbox.receiveTogether(page.envelopes) : nil
         for (index, envelope) in page.envelopes.enumerated() {
             do {
-                switch try together?[index] ?? inbox.receive(envelope) {
+                switch try together?[index] ?? inbox.receive(envelope, durability: durability) {
                 case .stored: report.received += 1
                 case .quarantined: report.quarantined += 1
                 case .resendRequested: report.resendRequested += 1
@@ -128,6 +141,15 @@ final class LiveSync {
             }
         }
         return (handled, nil)
+    }
+
+    /// Tells the relay it may delete `serverIDs`, once what stored them is
+    /// safe from a power loss too (a pushed envelope's commit did not wait
+    /// for the disk).
+    private func acknowledge(isolation: isolated (any Actor)? = #isolation, _ serverIDs: [Int64]) async throws {
+        try store.syncDeferredWrites()
+        let transport = dependencies.transport
+        try await relay.call { () async throws(DeliveryFailure) in try await transport.acknowledge(serverIDs) }
     }
 
     /// Stays connected: processes pushed envelopes as they arrive (directly
@@ -201,24 +223,51 @@ final class LiveSync {
     /// previous id is above the cursor, or that came without one, returns
     /// false and the caller syncs. The receive is the one a sync page makes
     /// (one transaction with the cursor; a duplicate is "already processed"),
-    /// and it is acknowledged afterwards (over the live socket). Returns false also when
-    /// our own database failed: the sync then retries it, and the relay keeps it.
+    /// but its commit does not wait for the disk, so its event reaches
+    /// subscribers a fsync sooner; `settlePushed` makes it durable, then
+    /// acknowledges it (over the live socket). Returns false also when our
+    /// own database failed: the sync then retries it, and the relay keeps it.
     private func receivePushed(isolation: isolated (any Actor)? = #isolation, _ envelope: MailboxEnvelope) async -> Bool {
         guard let previous = envelope.previousServerID, let cursor = try? store.settings.syncCursor() ?? 0,
               cursor >= previous else { return false }
         var report = SyncReport()
-        let (handled, localFailure) = receive(MailboxPage(envelopes: [envelope], hasMore: false), into: &report)
+        let (handled, localFailure) = receive(MailboxPage(envelopes: [envelope], hasMore: false), durability: .deferred, into: &report)
         guard localFailure == nil else { return false }
-        if !handled.isEmpty {
-            // A lost acknowledgement is made by the next sync (the envelope is then "already processed").
-            let transport = dependencies.transport
-            try? await relay.call { () async throws(DeliveryFailure) in try await transport.acknowledge(handled) }
-        }
-        // The receipt it is owed, and a prekey it consumed.
+        unacknowledged.append(contentsOf: handled)
+        // Its acknowledgement, the receipt it is owed and a prekey it consumed: soon, not now.
+        if let settleRequests { settleRequests.yield() } else { await settlePushed() }
+        return true
+    }
+
+    /// What pushed envelopes leave to do: seals the delivery receipts owed
+    /// (stored with the messages, so none is lost if this never runs: the
+    /// next pass seals them), makes the receives durable and acknowledges
+    /// them (one left unacknowledged is "already processed" at the next
+    /// sync, which acknowledges it then), posts the receipts, and tops
+    /// prekeys up.
+    private func settlePushed(isolation: isolated (any Actor)? = #isolation) async {
         receipts.sealOwed()
+        if !unacknowledged.isEmpty {
+            let serverIDs = unacknowledged
+            unacknowledged.removeAll()
+            try? await acknowledge(serverIDs)
+        }
         _ = await outbox.flush()
         await prekeys.replenishIfNeeded()
-        return true
+    }
+
+    /// Runs beside `runLive` until cancelled: the follow-up work of pushed
+    /// envelopes, `settleWindowMilliseconds` after the first push that asks
+    /// for it, once for every push that came meanwhile.
+    func runPushSettling(isolation: isolated (any Actor)? = #isolation) async {
+        let (requests, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        settleRequests = continuation
+        for await _ in requests {
+            try? await dependencies.clock.sleep(milliseconds: Self.settleWindowMilliseconds)
+            await settlePushed()
+            if Task.isCancelled { break }
+        }
+        settleRequests = nil
     }
 
     /// Retries due outbox requests until cancelled (the live view runs it

@@ -222,9 +222,16 @@ public actor Messenger {
         return report
     }
 
-    /// Stays connected until cancelled, reconnecting with backoff.
+    /// Stays connected until cancelled, reconnecting with backoff. A pushed
+    /// message's receipt and acknowledgement follow a few milliseconds later
+    /// (`LiveSync.runPushSettling`), so its event is told first.
     public func runLive() async {
+        let settling = Task { await self.live.runPushSettling() }
         await live.runLive()
+        // Awaited, not only cancelled: a seal it is in the middle of commits
+        // before the caller goes on (and perhaps closes the store).
+        settling.cancel()
+        await settling.value
     }
 
     /// Retries due outbox requests until cancelled (the live view runs it beside `runLive`).

@@ -12,6 +12,10 @@ public struct EventLogRepository {
     /// a smaller seq would have a gap, and is refused.
     static let prunedThroughSetting = "events.pruned_through"
 
+    /// The setting that keeps the highest seq reserved for commits that do
+    /// not wait for the disk (`reserveSeqs`).
+    static let reservedThroughSetting = "events.reserved_through"
+
     /// Stores `entry`; returns its seq.
     @discardableResult
     public func append(_ entry: EventEntry, at time: Milliseconds) throws -> Int64 {
@@ -48,6 +52,50 @@ public struct EventLogRepository {
     /// The highest seq ever given (0 when none), pruned or not.
     public func latestSeq() throws -> Int64 {
         try database.queryFirst("SELECT seq FROM sqlite_sequence WHERE name = 'events'") { try $0.get(0, as: Int64.self) } ?? 0
+    }
+
+    // MARK: Seqs given by commits that do not wait for the disk
+
+    /// A seq is never given twice, but a power loss can take back a commit
+    /// that did not wait for the disk (`Database.Durability.deferred`) after
+    /// its events were published, and SQLite would then give their seqs
+    /// again. So such commits take their seqs from a range reserved by a
+    /// synced commit beforehand, and every open of the store starts past the
+    /// range (`skipPastReservation`). Call outside a transaction: makes sure
+    /// `count` more seqs fit in the range, reserving `block` more when not.
+    public func reserveSeqs(_ count: Int64, block: Int64 = 1_024) throws {
+        let latest = try latestSeq()
+        guard latest + count > (try reservedThrough()) else { return }
+        try database.transaction { _ in try setReservedThrough(latest + max(block, count)) }
+    }
+
+    /// Whether every seq given so far is within the reserved range: a commit
+    /// that does not wait for the disk checks it before it commits.
+    public func isWithinReservation() throws -> Bool {
+        try latestSeq() <= (try reservedThrough())
+    }
+
+    /// Moves the next seq past the reserved range, which is then used up:
+    /// what a commit taken back by a power loss published is never
+    /// published again under the same seq.
+    func skipPastReservation() throws {
+        let reserved = try reservedThrough()
+        guard reserved > (try latestSeq()) else { return }
+        try database.transaction { db in
+            try db.execute("DELETE FROM sqlite_sequence WHERE name = 'events'")
+            try db.execute("INSERT INTO sqlite_sequence(name, seq) VALUES ('events', ?)", [reserved])
+        }
+    }
+
+    func reservedThrough() throws -> Int64 {
+        try database.queryFirst("SELECT value FROM settings WHERE name = ?", [Self.reservedThroughSetting]) {
+            try $0.get(0, as: String.self)
+        }.flatMap { Int64($0) } ?? 0
+    }
+
+    private func setReservedThrough(_ seq: Int64) throws {
+        try database.execute("INSERT OR REPLACE INTO settings(name, value) VALUES (?, ?)",
+                             [Self.reservedThroughSetting, String(seq)])
     }
 
     /// The highest seq pruned so far (0 when none): a replay may start after it, not before.

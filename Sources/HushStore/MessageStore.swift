@@ -48,6 +48,8 @@ public final class MessageStore {
         // index pages (history, conversations, search) in memory. 32 MiB.
         try database.execute("PRAGMA cache_size = -\(MessageStore.cacheKiB)")
         try Schema.migrator.migrate(database)
+        // Seqs a power loss may have taken back are never given again.
+        try EventLogRepository(database: database).skipPastReservation()
         // A checkpoint inside a commit (every thousand pages) stalled the
         // message being sent or stored with it: run beside the commits.
         database.checkpointInBackground(key: key)
@@ -87,6 +89,11 @@ public final class MessageStore {
     /// transaction is the caller's to roll back.
     public func withinWrite<T>(_ body: (MessageStore) throws -> T) throws -> T {
         try database.withinTransaction { _ in try body(self) }
+    }
+
+    /// Makes the deferred writes durable (see `Database.syncDeferredCommits`).
+    public func syncDeferredWrites() throws {
+        try database.syncDeferredCommits()
     }
 
     /// Runs `action` after the open transaction commits (see `Database.afterCommit`).

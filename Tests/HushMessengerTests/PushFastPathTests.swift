@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import HushMessenger
 import HushTesting
 import Testing
@@ -48,6 +49,36 @@ import Testing
         #expect(try await Self.bodies(bobMessenger, from: "alice") == (1...5).map { "fast \($0)" })
         #expect(relay.state.withLock { $0.fetchCalls } == fetchesBefore, "a push that could be applied directly made bob sync")
         try await Self.waitUntil("bob's acknowledgements") { relay.stored(for: bobKey).isEmpty }
+    }
+
+    /// A pushed envelope's receive commits without waiting for the disk, so
+    /// its event goes out a fsync sooner; the relay may delete it only once a
+    /// commit that did wait covers it. A stranger's message (a request) owes
+    /// no receipt, whose synced seal would cover it by the way: the
+    /// acknowledgement must make it durable itself.
+    @Test func aPushedEnvelopeIsAcknowledgedOnlyOnceItsReceiveIsOnTheDisk() async throws {
+        let relay = InMemoryRelay()
+        let (alice, bob) = try await relay.pair()
+        let bobMessenger = bob.messenger, bobKey = bob.identity.publicKey
+        let live = Task { await bobMessenger.runLive() }
+        defer { live.cancel() }
+        try await Self.waitUntil("bob's live connection") {
+            relay.isConnected(bobKey) && relay.state.withLock { $0.fetchCalls } > 0
+        }
+        let unsyncedAtAcknowledgement = Mutex<[Bool]>([])
+        relay.state.withLock { state in
+            state.beforeAcknowledge = { _ in
+                let unsynced = await bobMessenger.hasUnsyncedCommits()
+                unsyncedAtAcknowledgement.withLock { $0.append(unsynced) }
+            }
+        }
+        let deferredBefore = await bobMessenger.deferredCommits()
+        _ = try await alice.messenger.send(text: "from a stranger", to: "bob")
+        try await Self.waitUntil("the request acknowledged at the relay") { relay.stored(for: bobKey).isEmpty }
+        #expect(await bobMessenger.deferredCommits() > deferredBefore, "the pushed envelope's receive waited for the disk")
+        #expect(!unsyncedAtAcknowledgement.withLock { $0 }.isEmpty)
+        #expect(unsyncedAtAcknowledgement.withLock { $0 }.allSatisfy { !$0 },
+                "the relay was told to delete an envelope whose receive a power loss could still undo")
     }
 
     @Test func aPushThatOvertakesAnEarlierOneSyncsAndTheLatePushStoresNothingTwice() async throws {

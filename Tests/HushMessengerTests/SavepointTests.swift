@@ -10,6 +10,9 @@ extension Messenger {
 
     /// Of those, the commits not waited for on the disk.
     func deferredCommits() -> Int { store.database.deferredCommits }
+
+    /// Whether a commit not waited for on the disk is not yet covered by one that was.
+    func hasUnsyncedCommits() -> Bool { store.database.hasUnsyncedCommits }
 }
 
 /// Sending, receiving and the receipts a sync seals per stored message all

@@ -32,6 +32,49 @@ import Testing
         #expect(second == first + 1)
     }
 
+    /// A commit that does not wait for the disk (a pushed message's receive)
+    /// publishes its events before a power loss could take it back; the
+    /// seqs it gave must never be given again. Here a rollback stands in for
+    /// the power loss, and a second store on the file for the restart.
+    @Test func seqsOfACommitThatAPowerLossTookBackAreNeverGivenAgain() throws {
+        let fixture = try StoreFixture()
+        try fixture.store.events.append(Self.typing(1), at: 1)
+        try fixture.store.events.reserveSeqs(4, block: 8)
+        struct PowerLoss: Error {}
+        var published: [Int64] = []
+        #expect(throws: PowerLoss.self) {
+            try fixture.store.write(durability: .deferred) { store in
+                published.append(try store.events.append(Self.typing(2), at: 2))
+                published.append(try store.events.append(Self.typing(3), at: 3))
+                #expect(try store.events.isWithinReservation())
+                throw PowerLoss()
+            }
+        }
+        let restarted = try MessageStore(path: fixture.path, key: fixture.key)
+        let next = try restarted.events.append(Self.typing(4), at: 4)
+        #expect(next > published.max() ?? .max, "a seq published before the loss was given again")
+        // The range is used up: the next deferred commit reserves a new one.
+        #expect(!(try restarted.events.isWithinReservation()))
+        try restarted.events.reserveSeqs(4, block: 8)
+        #expect(try restarted.events.isWithinReservation())
+    }
+
+    @Test func aReservationIsMadeOnlyWhenTheRangeIsShortAndCoversWhatItIsAskedFor() throws {
+        let fixture = try StoreFixture()
+        let events = fixture.store.events
+        try events.reserveSeqs(64, block: 100)
+        for time in 1...30 { try events.append(Self.typing(1), at: Int64(time)) }
+        // 30 given, 70 left of the 100: enough for 64, so no new reservation.
+        try events.reserveSeqs(64, block: 100)
+        for time in 31...100 { try events.append(Self.typing(1), at: Int64(time)) }
+        #expect(try events.isWithinReservation())
+        try events.append(Self.typing(1), at: 101)
+        #expect(!(try events.isWithinReservation()))
+        try events.reserveSeqs(200, block: 100)
+        for time in 102...301 { try events.append(Self.typing(1), at: Int64(time)) }
+        #expect(try events.isWithinReservation(), "a request larger than the block reserved less than it asked for")
+    }
+
     @Test func aPageStartsAfterTheGivenSeqAndKeepsEveryField() throws {
         let fixture = try StoreFixture()
         let entry = EventEntry(.statusChanged, messageId: 7, conversationId: 3, contactId: nil, attachmentId: nil, detail: "read")

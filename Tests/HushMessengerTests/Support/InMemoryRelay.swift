@@ -47,6 +47,8 @@ final class InMemoryRelay: Sendable {
         var holdPushes = false
         var heldPushes: [(mailbox: [UInt8], envelope: MailboxEnvelope)] = []
         var fetchCalls = 0
+        /// Runs before each acknowledgement is applied, with its ids.
+        var beforeAcknowledge: (@Sendable ([Int64]) async -> Void)?
     }
 
     let state = Mutex(State())
@@ -179,6 +181,7 @@ final class InMemoryRelay: Sendable {
 
         func acknowledge(_ serverIDs: [Int64]) async throws(DeliveryFailure) {
             try requireToken()
+            if let hook = relay.state.withLock({ $0.beforeAcknowledge }) { await hook(serverIDs) }
             relay.state.withLock { state in
                 state.mailboxes[me]?.removeAll { serverIDs.contains($0.serverID) }
             }
