@@ -64,6 +64,19 @@ import Testing
         #expect(id.bytes == Array(SHA256.hash(Array("hush/v1/device-id".utf8) + [0] + phone.publicKey.rawRepresentation).prefix(16)))
     }
 
+    /// Attacker-chosen bytes: every cut of a list, and garbage (half of it
+    /// naming the account), is refused with a reason, never a crash.
+    @Test func everyTruncationAndRandomBytesAreRefused() throws {
+        let bytes = try list(1, [try entry(phone, "phone"), try entry(laptop, "laptop")]).encoded
+        for cut in 0..<bytes.count { #expect(refusal(Array(bytes[..<cut])) != nil, "cut at \(cut)") }
+        let random = DeterministicRandom(seed: "device-list garbage")
+        for round in 0..<300 {
+            var garbage = random.bytes(Int(random.uniform(2_000)))
+            if round % 2 == 0, garbage.count > 33 { garbage.replaceSubrange(0..<33, with: [0x01] + account.publicKey.rawRepresentation) }
+            #expect(refusal(garbage) != nil)
+        }
+    }
+
     // MARK: §20.3 steps 1–8, one rule at a time.
 
     @Test func anUnknownVersionIsRefused() throws {
