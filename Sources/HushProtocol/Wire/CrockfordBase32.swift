@@ -7,6 +7,8 @@ import HushCrypto
 /// breaks and `-`, and takes `O` for `0` and `I`, `L` for `1`.
 public enum CrockfordBase32 {
     static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
+    /// What a reader skips: spaces, tabs, line breaks and the group separator.
+    public static let ignored: Set<UInt8> = [UInt8(ascii: " "), UInt8(ascii: "-"), UInt8(ascii: "\n"), UInt8(ascii: "\t"), UInt8(ascii: "\r")]
 
     public enum Problem: Error, Equatable, Sendable {
         /// A character outside the alphabet (and the ignored and look-alike ones).
@@ -51,8 +53,8 @@ public enum CrockfordBase32 {
         var values: [UInt8] = []
         defer { ConstantTime.wipe(&values) }
         for character in text.utf8 {
+            if ignored.contains(character) { continue }
             switch character {
-            case UInt8(ascii: " "), UInt8(ascii: "-"), UInt8(ascii: "\n"), UInt8(ascii: "\t"), UInt8(ascii: "\r"): continue
             case UInt8(ascii: "O"), UInt8(ascii: "o"): values.append(0)
             case UInt8(ascii: "I"), UInt8(ascii: "i"), UInt8(ascii: "L"), UInt8(ascii: "l"): values.append(1)
             default:
