@@ -88,9 +88,10 @@ import Testing
         let keys = try linkCode.keys()
         let e = X25519.PrivateKey(using: DeterministicRandom(seed: "e"))
         let channel = try keys.channel(own: e, peer: e.publicKey, newDevice: e.publicKey, existingDevice: e.publicKey)
-        for text in ["\(linkCode)", "\(channel)"] {
+        for text in ["\(linkCode)", "\(channel)", "\(keys)"] {
             #expect(!text.contains(Hex.encode(linkCode.secret.copyBytes())))
             #expect(!text.contains(linkCode.displayText))
+            #expect(!text.contains(Hex.encode(keys.authenticationKey.copyBytes())))
             #expect(text.contains("redacted"))
         }
     }

@@ -10,7 +10,7 @@ import HushCrypto
 /// part. The channel keys come from the two ephemerals' agreement *and* `S`
 /// (`channel(…)`), so someone who learns the code after the link cannot
 /// read what it carried.
-public struct LinkKeys: Sendable {
+public struct LinkKeys: Sendable, CustomStringConvertible {
     public static let linkIDLength = 16
     public static let helloType: UInt8 = 0x01
     public static let welcomeType: UInt8 = 0x02
@@ -31,6 +31,9 @@ public struct LinkKeys: Sendable {
         }
         self.secret = secret
     }
+
+    /// The link id is public (the relay sees it); the secret and the MAC key are not shown.
+    public var description: String { "LinkKeys(link id \(Hex.encode(linkID)), secret redacted)" }
 
     /// The authentication key, for vectors.
     @_spi(Vectors) public var authenticationKey: SecureBytes { authKey }
