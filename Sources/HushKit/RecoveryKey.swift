@@ -1,4 +1,5 @@
 import HushCrypto
+import HushProtocol
 
 /// The key that opens an account's backup archives (docs/PROTOCOL.md §19.1):
 /// 32 random bytes, made when the account is created and kept in its
@@ -15,7 +16,6 @@ public struct RecoveryKey: Sendable, CustomStringConvertible {
     /// The number of random bytes in a key.
     public static let length = 32
     static let checksumLength = 3
-    static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
     static let characterCount = (length + checksumLength) * 8 / 5
 
     let bytes: SecureBytes
@@ -36,45 +36,29 @@ public struct RecoveryKey: Sendable, CustomStringConvertible {
     ///   recovery key: a character outside the alphabet, too few or too many
     ///   characters, or a checksum that does not match (a typo).
     public init(parsing text: String) throws(HushError) {
-        var values: [UInt8] = []
-        for character in text.uppercased().utf8 {
-            switch character {
-            case UInt8(ascii: " "), UInt8(ascii: "-"), UInt8(ascii: "\n"), UInt8(ascii: "\t"), UInt8(ascii: "\r"): continue
-            case UInt8(ascii: "O"): values.append(0)
-            case UInt8(ascii: "I"), UInt8(ascii: "L"): values.append(1)
-            default:
-                guard let index = Self.alphabet.firstIndex(of: character) else {
-                    throw HushError(.invalidInput, reason: "this is not a recovery key: it holds a character that is not in one",
-                                    suggestion: "a recovery key has 14 groups of four letters and digits, XXXX-XXXX-…; copy it again")
-                }
-                values.append(UInt8(index))
+        var decoded: [UInt8]
+        do { decoded = try CrockfordBase32.decode(text) } catch {
+            guard error != .invalidCharacter else {
+                throw HushError(.invalidInput, reason: "this is not a recovery key: it holds a character that is not in one",
+                                suggestion: "a recovery key has 14 groups of four letters and digits, XXXX-XXXX-…; copy it again")
             }
+            throw Self.wrongLength(text)
         }
-        guard values.count == Self.characterCount else {
-            ConstantTime.wipe(&values)
-            throw HushError(.invalidInput, reason: "this is not a recovery key: it has \(values.count) letters and digits, a recovery key has \(Self.characterCount)",
-                            suggestion: "a recovery key has 14 groups of four, XXXX-XXXX-…; copy it again")
-        }
-        var decoded = [UInt8](repeating: 0, count: Self.length + Self.checksumLength)
-        var accumulator: UInt64 = 0, bits = 0, index = 0
-        for value in values {
-            accumulator = accumulator << 5 | UInt64(value)
-            bits += 5
-            if bits >= 8 {
-                bits -= 8
-                decoded[index] = UInt8(truncatingIfNeeded: accumulator >> UInt64(bits))
-                index += 1
-            }
-        }
-        ConstantTime.wipe(&values)
+        defer { ConstantTime.wipe(&decoded) }
+        guard decoded.count == Self.length + Self.checksumLength else { throw Self.wrongLength(text) }
         let key = SecureBytes(copying: decoded[0..<Self.length], storage: .guarded)
-        let checksum = Array(decoded[Self.length...])
-        ConstantTime.wipe(&decoded)
-        guard ConstantTime.equals(checksum, Self.checksum(of: key)) else {
+        guard ConstantTime.equals(decoded[Self.length...], Self.checksum(of: key)) else {
             throw HushError(.invalidInput, reason: "the recovery key has a typo: its checksum does not match",
                             suggestion: "compare it with the one you wrote down, group by group")
         }
         self.init(bytes: key)
+    }
+
+    /// A text with the wrong number of letters and digits (56 encode exactly the key and its checksum).
+    private static func wrongLength(_ text: String) -> HushError {
+        let count = text.utf8.filter { !CrockfordBase32.ignored.contains($0) }.count
+        return HushError(.invalidInput, reason: "this is not a recovery key: it has \(count) letters and digits, a recovery key has \(characterCount)",
+                         suggestion: "a recovery key has 14 groups of four, XXXX-XXXX-…; copy it again")
     }
 
     /// The first three bytes of SHA-256 of the key.
@@ -86,21 +70,9 @@ public struct RecoveryKey: Sendable, CustomStringConvertible {
     /// A secret: show it to the user, never log it.
     public var displayText: String {
         var input = bytes.copyBytes() + Self.checksum(of: bytes)
-        defer { ConstantTime.wipe(&input) }
-        var characters: [UInt8] = []
-        var accumulator: UInt64 = 0, bits = 0
-        for byte in input {
-            accumulator = accumulator << 8 | UInt64(byte)
-            bits += 8
-            while bits >= 5 {
-                bits -= 5
-                characters.append(Self.alphabet[Int(accumulator >> UInt64(bits) & 31)])
-                if characters.count % 5 == 4 && characters.count < Self.characterCount + Self.characterCount / 4 - 1 {
-                    characters.append(UInt8(ascii: "-"))
-                }
-            }
-        }
-        return String(decoding: characters, as: UTF8.self)
+        var characters = CrockfordBase32.encode(input)
+        defer { ConstantTime.wipe(&input); ConstantTime.wipe(&characters) }
+        return CrockfordBase32.grouped(characters, size: 4)
     }
 
     /// Redacted, so the key never reaches a log or an error by accident.

@@ -29,6 +29,10 @@ public enum ProtocolError: Error, Equatable, Sendable, CustomStringConvertible {
     case storage(String)
     /// The session cannot send: its counters are exhausted, or it was never completed.
     case sessionUnusable(String)
+    /// A device list was refused (docs/PROTOCOL.md §20.3); the problem names the rule.
+    case deviceListRefused(DeviceListProblem)
+    /// A link code did not read (§20.5); the problem says why, so the user can fix a typo.
+    case invalidLinkCode(LinkCodeProblem)
 
     /// Why an address was refused.
     public enum AddressProblem: String, Sendable, Equatable {
@@ -69,6 +73,10 @@ public enum ProtocolError: Error, Equatable, Sendable, CustomStringConvertible {
             return "the skipped-message-key store failed: \(detail)"
         case let .sessionUnusable(detail):
             return "the session cannot be used: \(detail); start a new session"
+        case let .deviceListRefused(problem):
+            return "a device list was refused: \(problem.explanation); the devices known before are kept"
+        case let .invalidLinkCode(problem):
+            return "invalid link code: it \(problem.explanation)"
         }
     }
 }

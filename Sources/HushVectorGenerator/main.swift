@@ -557,6 +557,216 @@ func backupCase() throws -> [String: Any] {
 try write("backup", source: "Hush generator (Sources/HushVectorGenerator) with HushKit's archive writer; the suite reads it from PROTOCOL.md §19 alone",
           cases: [try backupCase()])
 
+// MARK: Linked devices (§20): device lists and link codes.
+
+/// A device of the vector account: its key from a fixed seed.
+func vectorDevice(_ name: String) throws -> Ed25519.PrivateKey {
+    try Ed25519.PrivateKey(seed: SecureBytes(copying: VectorSeeds.bytes("devices/\(name)", 32)))
+}
+
+func deviceListCases() throws -> [[String: Any]] {
+    let account = try IdentityKeyPair(seed: SecureBytes(copying: VectorSeeds.bytes("devices/account", 32)))
+    let accountKey = Hex.encode(account.publicKey.rawRepresentation)
+    let t0: UInt64 = 1_795_000_000_000
+    let phone = try vectorDevice("phone"), laptop = try vectorDevice("laptop"), server = try vectorDevice("server")
+    func linking(_ device: Ed25519.PrivateKey, _ name: String, at time: UInt64) throws -> DeviceListEntry {
+        try DeviceListEntry.linking(device, to: account.publicKey, name: name, addedAt: time)
+    }
+    let phoneEntry = try linking(phone, "phone", at: t0)
+    let laptopEntry = try linking(laptop, "laptop 💻", at: t0 + 60_000)
+    let serverEntry = try linking(server, "build server", at: t0 + 120_000)
+    let laptopRevoked = laptopEntry.revoked(at: t0 + 180_000)
+
+    // build: three devices, one revoked, signed by the phone.
+    let built = try DeviceList.sign(account: account, counter: 3, createdAt: t0 + 180_000, signer: phone,
+                                    entries: [phoneEntry, laptopRevoked, serverEntry])
+    func deviceFields(_ name: String, _ device: Ed25519.PrivateKey, _ entry: DeviceListEntry) -> [String: Any] {
+        var fields: [String: Any] = ["device_seed": VectorSeeds.hex("devices/\(name)", 32), "name": entry.name, "added_at": Int(entry.addedAt),
+                                     "state": entry.isActive ? "active" : "revoked",
+                                     "device_key": Hex.encode(device.publicKey.rawRepresentation), "device_id": Hex.encode(entry.id.bytes),
+                                     "proof": Hex.encode(entry.proof)]
+        if !entry.isActive { fields["revoked_at"] = Int(entry.revokedAt) }
+        return fields
+    }
+    let build: [String: Any] = [
+        "kind": "build", "comment": "three devices, the laptop revoked, signed by the phone; devices listed here in the order given, the list sorts them by id",
+        "account_identity_seed": VectorSeeds.hex("devices/account", 32), "account_identity_key": accountKey,
+        "counter": 3, "created_at": Int(t0 + 180_000), "signer": 0,
+        "devices": [deviceFields("phone", phone, phoneEntry), deviceFields("laptop", laptop, laptopRevoked),
+                    deviceFields("server", server, serverEntry)],
+        "body": Hex.encode(Array(built.encoded.dropLast(128))), "account_signature": Hex.encode(Array(built.encoded.suffix(128).prefix(64))),
+        "signer_signature": Hex.encode(Array(built.encoded.suffix(64))), "list": Hex.encode(built.encoded),
+        "fingerprint": built.fingerprint.digits, "fingerprint_grouped": built.fingerprint.grouped]
+
+    func signed(_ counter: UInt64, by signer: Ed25519.PrivateKey = phone, _ entries: [DeviceListEntry]) throws -> DeviceList {
+        try DeviceList.sign(account: account, counter: counter, createdAt: t0 + counter * 60_000, signer: signer, entries: entries)
+    }
+    func step(_ comment: String, _ bytes: [UInt8], _ result: String, fingerprint: DeviceList? = nil) -> [String: Any] {
+        var fields: [String: Any] = ["comment": comment, "list": Hex.encode(bytes), "result": result]
+        if let fingerprint { fields["fingerprint"] = fingerprint.fingerprint.digits }
+        return fields
+    }
+    // history: what a contact sees over the account's life.
+    let one = try signed(1, [phoneEntry])
+    let two = try signed(2, [phoneEntry, laptopEntry])
+    let three = try signed(3, [phoneEntry, laptopRevoked])
+    let comeback = try vectorDevice("laptop-again")
+    let four = try signed(4, [try phoneEntry.renamed("old phone"), laptopRevoked, serverEntry])
+    let history: [String: Any] = ["kind": "sequence", "comment": "one account's lists in order, with the replays and forgeries a contact must refuse",
+                                  "account_identity_key": accountKey, "steps": [
+        step("the first list: the phone", one.encoded, "accepted", fingerprint: one),
+        step("the laptop linked", two.encoded, "accepted", fingerprint: two),
+        step("the same list again", two.encoded, "unchanged", fingerprint: two),
+        step("the first list replayed", one.encoded, "notNewer", fingerprint: two),
+        step("the laptop revoked", three.encoded, "accepted", fingerprint: three),
+        step("the list that linked the laptop, replayed", two.encoded, "notNewer", fingerprint: three),
+        step("a newer list making the laptop active again", try signed(4, [phoneEntry, laptopEntry]).encoded, "unrevoked"),
+        step("a newer list leaving the revoked laptop out", try signed(4, [phoneEntry]).encoded, "droppedDevice"),
+        step("a newer list changing the date the laptop was linked", try signed(4, [phoneEntry, try linking(laptop, "laptop 💻", at: t0 + 1).revoked(at: t0 + 180_000)]).encoded,
+             "changedDevice"),
+        step("the revoked laptop, with the account key it kept, links a new key of its own",
+             try signed(4, by: laptop, [phoneEntry, laptopRevoked, try linking(comeback, "laptop", at: t0 + 240_000)]).encoded, "signerNotActive"),
+        step("the same, signed by the new key", try signed(4, by: comeback, [phoneEntry, laptopRevoked, try linking(comeback, "laptop", at: t0 + 240_000)]).encoded,
+             "signerNotActive"),
+        step("the phone renamed, the server linked", four.encoded, "accepted", fingerprint: four),
+    ]]
+
+    // refusals: lists refused on their own, each signed with both keys so only its rule fails.
+    func crafted(counter: UInt64 = 1, signer: Ed25519.PrivateKey = phone, _ entries: [DeviceListEntry], extra: [UInt8] = [],
+                 edit: (inout [UInt8]) -> Void = { _ in }) -> [UInt8] {
+        var body = DeviceList.encodeBody(account: account.publicKey, counter: counter, createdAt: t0, signer: DeviceID(deviceKey: signer.publicKey),
+                                         entries: entries) + extra
+        edit(&body)
+        return DeviceList.signedBytes(body: body, account: account, signer: signer)
+    }
+    func entry(_ base: DeviceListEntry, id: DeviceID? = nil, key: Ed25519.PublicKey? = nil, state: DeviceListEntry.State? = nil,
+               revokedAt: UInt64? = nil, name: String? = nil, proof: [UInt8]? = nil) -> DeviceListEntry {
+        DeviceListEntry(unchecked: id ?? base.id, key: key ?? base.key, addedAt: base.addedAt, state: state ?? base.state,
+                        revokedAt: revokedAt ?? base.revokedAt, name: name ?? base.name, proof: proof ?? base.proof)
+    }
+    let sorted = { (entries: [DeviceListEntry]) in entries.sorted { $0.id < $1.id } }
+    let good = crafted([phoneEntry])
+    let other = try IdentityKeyPair(seed: SecureBytes(copying: VectorSeeds.bytes("devices/other-account", 32)))
+    let otherList = try DeviceList.sign(account: other, counter: 1, createdAt: t0, signer: phone, entries: [
+        try DeviceListEntry.linking(phone, to: other.publicKey, name: "phone", addedAt: t0)])
+    var versionTwo = good; versionTwo[0] = 0x02
+    var badAccountSignature = good; badAccountSignature[good.count - 128] ^= 0x01
+    var badSignerSignature = good; badSignerSignature[good.count - 1] ^= 0x01
+    let smallOrder = try Ed25519.PublicKey(rawRepresentation: [0x01] + [UInt8](repeating: 0, count: 31))
+    let accountAsDevice = entry(phoneEntry, id: DeviceID(deviceKey: account.publicKey.signingKey), key: account.publicKey.signingKey,
+                                proof: account.signingKey.signature(for: DeviceListEntry.proofTranscript(account: account.publicKey,
+                                                                                                         deviceKey: account.publicKey.signingKey)))
+    let seventeen = try (0..<17).map { try linking(try vectorDevice("many/\($0)"), "device \($0)", at: t0) }
+    let ordered = sorted([phoneEntry, laptopEntry])
+    let foreignProof = try DeviceListEntry.linking(laptop, to: other.publicKey, name: "laptop", addedAt: t0 + 60_000)
+    let refusals: [String: Any] = ["kind": "sequence", "comment": "lists refused on their own (§20.3 steps 1-8), in the order of the rules; then one accepted",
+                                   "account_identity_key": accountKey, "steps": [
+        step("version 0x02", versionTwo, "unsupportedVersion"),
+        step("cut to 193 bytes, one short of a header and two signatures", Array(good.prefix(DeviceLimits.minimumListLength - 1)), "truncated"),
+        step("25 027 bytes, one more than the longest list", good + [UInt8](repeating: 0, count: DeviceLimits.maximumListLength + 1 - good.count),
+             "tooLong"),
+        step("another account's list", otherList.encoded, "wrongAccount"),
+        step("the account signature with one bit flipped", badAccountSignature, "badSignature"),
+        step("a count of 129", crafted([phoneEntry]) { $0[DeviceLimits.headerLength - 1] = 129 }, "tooManyDevices"),
+        step("the account key listed as a device", crafted(sorted([phoneEntry, accountAsDevice])), "badDeviceKey"),
+        step("a small-order device key", crafted(sorted([phoneEntry, entry(phoneEntry, id: DeviceID(deviceKey: smallOrder), key: smallOrder)])),
+             "badDeviceKey"),
+        step("the phone's key under the laptop's id", crafted([entry(phoneEntry, id: laptopEntry.id)]), "badDeviceID"),
+        step("the phone twice", crafted([phoneEntry, phoneEntry]), "duplicateDevice"),
+        step("two devices out of order", crafted([ordered[1], ordered[0]]), "notCanonical"),
+        step("active with a revocation time", crafted([entry(phoneEntry, revokedAt: t0 + 1)]), "badState"),
+        step("revoked before it was added", crafted(sorted([phoneEntry, entry(laptopEntry, state: .revoked, revokedAt: t0)])), "badState"),
+        step("state 0x03", crafted([phoneEntry]) { $0[DeviceLimits.headerLength + 16 + 32 + 8] = 0x03 }, "badState"),
+        step("a name of 65 bytes", crafted([entry(phoneEntry, name: String(repeating: "n", count: 65))]), "nameTooLong"),
+        step("an empty name", crafted([entry(phoneEntry, name: "")]), "badName"),
+        step("a name with an escape sequence", crafted([entry(phoneEntry, name: "phone\u{1B}[2J")]), "badName"),
+        step("a name with a right-to-left override", crafted([entry(phoneEntry, name: "photo\u{202E}gpj.exe")]), "badName"),
+        step("a name that is not UTF-8", crafted([entry(phoneEntry, name: "ab")]) { $0[DeviceLimits.headerLength + 66] = 0xC3; $0[DeviceLimits.headerLength + 67] = 0x28 },
+             "badName"),
+        step("a byte after the last device", crafted([phoneEntry], extra: [0x00]), "trailingBytes"),
+        step("seventeen active devices", crafted(signer: try vectorDevice("many/0"), sorted(seventeen)), "tooManyDevices"),
+        step("no device", crafted([]), "noActiveDevice"),
+        step("the only device revoked", crafted([phoneEntry.revoked(at: t0 + 1)]), "noActiveDevice"),
+        step("the laptop's key with the proof it made for another account", crafted(sorted([phoneEntry, foreignProof])), "badProof"),
+        step("signed by a device it does not list", crafted(signer: laptop, [phoneEntry]), "unknownSigner"),
+        step("the signer signature with one bit flipped", badSignerSignature, "badSignerSignature"),
+        step("counter 0", crafted(counter: 0, [phoneEntry]), "notNewer"),
+        step("the phone alone, counter 1: accepted", good, "accepted"),
+    ]]
+    return [build, history, refusals]
+}
+
+try write("device-list", source: "Hush generator (Sources/HushVectorGenerator) from fixed seeds; PROTOCOL.md §20.1-§20.4",
+          cases: try deviceListCases())
+
+func linkCodeCases() throws -> [[String: Any]] {
+    func codeCase(_ comment: String, label: String, relay: String) throws -> [String: Any] {
+        let secret = VectorSeeds.bytes("link/\(label)/secret", 32)
+        let code = try LinkCode(secret: SecureBytes(copying: secret), relay: relay)
+        let keys = try code.keys()
+        let newPrivate = VectorSeeds.bytes("link/\(label)/new-ephemeral", 32), existingPrivate = VectorSeeds.bytes("link/\(label)/existing-ephemeral", 32)
+        let new = try X25519.PrivateKey(rawRepresentation: SecureBytes(copying: newPrivate))
+        let existing = try X25519.PrivateKey(rawRepresentation: SecureBytes(copying: existingPrivate))
+        let hello = keys.hello(new.publicKey), welcome = keys.welcome(existing.publicKey, answering: hello)
+        let channel = try keys.channel(own: existing, peer: new.publicKey, newDevice: new.publicKey, existingDevice: existing.publicKey)
+        let account = try IdentityKeyPair(seed: SecureBytes(copying: VectorSeeds.bytes("devices/account", 32)))
+        let plaintext = [UInt8(0x03)] + account.publicKey.rawRepresentation
+        let text = code.displayText
+        let typed = [text.lowercased(), text.replacingOccurrences(of: "-", with: " "),
+                     text.replacingOccurrences(of: "0", with: "O").replacingOccurrences(of: "1", with: "l")]
+        return ["kind": "code", "comment": comment, "secret": Hex.encode(secret), "relay": relay,
+                "bytes": Hex.encode(code.bytes), "text": text, "typed": typed,
+                "link_id": Hex.encode(keys.linkID), "auth_key": Hex.encode(keys.authenticationKey.copyBytes()),
+                "new_ephemeral_private": Hex.encode(newPrivate), "existing_ephemeral_private": Hex.encode(existingPrivate),
+                "new_ephemeral_public": Hex.encode(new.publicKey.rawRepresentation),
+                "existing_ephemeral_public": Hex.encode(existing.publicKey.rawRepresentation),
+                "hello": Hex.encode(hello), "welcome": Hex.encode(welcome),
+                "shared_secret": Hex.encode(try new.sharedSecret(with: existing.publicKey).copyBytes()),
+                "new_to_existing_key": Hex.encode(channel.newToExisting.copyBytes()),
+                "existing_to_new_key": Hex.encode(channel.existingToNew.copyBytes()),
+                "archive_key": Hex.encode(channel.archiveKey.copyBytes()), "confirmation": channel.confirmation,
+                "channel_message": ["comment": "the account message (type 0x03): the account identity key", "direction": "existing_to_new",
+                                    "number": 0, "plaintext": Hex.encode(plaintext),
+                                    "sealed": Hex.encode(try channel.seal(plaintext, from: .existingToNew, number: 0))] as [String: Any]]
+    }
+    let withRelay = try codeCase("a code naming the relay", label: "1", relay: "https://relay.example.org")
+    let withoutRelay = try codeCase("a code without a relay", label: "2", relay: "")
+    let text = withRelay["text"] as! String
+    var typo = Array(text)
+    typo[5] = typo[5] == "Z" ? "Y" : "Z"
+    func recoded(_ edit: (inout [UInt8]) -> Void) throws -> String {
+        var payload = Array(try Hex.decode(withRelay["bytes"] as! String).dropLast(4))
+        edit(&payload)
+        let checksum = Array(SHA256.hash(Array("hush/v1/link-code".utf8) + [0x00] + payload).prefix(4))
+        return CrockfordBase32.grouped(CrockfordBase32.encode(payload + checksum), size: 4)
+    }
+    func refused(_ comment: String, _ text: String, _ error: String) -> [String: Any] {
+        ["kind": "refused", "comment": comment, "text": text, "error": error]
+    }
+    // 63 bytes are 101 characters, the last holding one padding bit: set it.
+    let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
+    var badPadding = Array(CrockfordBase32.encode(try Hex.decode(withRelay["bytes"] as! String)))
+    precondition(badPadding.count * 5 % 8 != 0)
+    badPadding[badPadding.count - 1] = alphabet[alphabet.firstIndex(of: badPadding.last!)! | 1]
+    // Characters dropped from the end until 5 or more bits would be left over.
+    var short = Array(text.filter { $0 != "-" })
+    repeat { short.removeLast() } while short.count * 5 % 8 < 5
+    return [
+        withRelay, withoutRelay,
+        refused("a character outside the alphabet (U)", "U" + text.dropFirst(), "invalidCharacter"),
+        refused("characters missing, so 5 or more bits are left over", String(short), "wrongLength"),
+        refused("too short for a code", "0000-0000", "wrongLength"),
+        refused("the last character's padding bits set", String(decoding: badPadding, as: UTF8.self), "badPadding"),
+        refused("one character changed", String(typo), "badChecksum"),
+        refused("version 0x02, its checksum right", try recoded { $0[0] = 0x02 }, "unsupportedVersion"),
+        refused("a relay length past the end, its checksum right", try recoded { $0[33] = 200 }, "wrongLength"),
+        refused("a space in the relay, its checksum right", try recoded { $0[$0.count - 1] = 0x20 }, "badRelay"),
+    ]
+}
+
+try write("link-code", source: "Hush generator (Sources/HushVectorGenerator) from fixed secrets and ephemeral keys; PROTOCOL.md §20.5-§20.6",
+          cases: try linkCodeCases())
+
 let libsignalKeys = (alice: "0506863bc66d02b40d27b8d49ca7c09e9239236f9d7d25d6fcca5ce13c7064d868",
                      bob: "05f781b6fb32fed9ba1cf2de978d4d5da28dc34046ae814402b5c0dbd96fda907b")
 func libsignalCase(_ version: Int, alice: String, bob: String) -> [String: Any] {

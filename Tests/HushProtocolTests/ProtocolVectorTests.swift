@@ -14,7 +14,7 @@ import Testing
     }
 
     @Test(arguments: ["address", "handshake", "first-message", "ratchet", "padding", "sealed-sender", "content",
-                      "safety-number", "libsignal-fingerprint", "attachment", "sender-key"])
+                      "safety-number", "libsignal-fingerprint", "attachment", "sender-key", "device-list", "link-code"])
     func vectorFilePasses(_ file: String) throws {
         let (suiteName, cases) = try Self.load(file)
         let suite = try #require(ProtocolSuites.all.first { $0.name == suiteName })
@@ -41,6 +41,28 @@ import Testing
         var badOrder = senderKeys[1]
         badOrder["receive_order"] = [0, 1, 2]
         #expect(throws: (any Error).self) { try SenderKeySuite().run(badOrder) }
+        // A device list one bit off, a refusal expected as an acceptance, and one with another reason, all fail.
+        let (_, deviceLists) = try Self.load("device-list")
+        var badList = deviceLists[0]
+        badList["list"] = String((badList["list"] as! String).dropLast()) + ((badList["list"] as! String).hasSuffix("0") ? "1" : "0")
+        #expect(throws: (any Error).self) { try DeviceListSuite().run(badList) }
+        var steps = try #require(deviceLists[1]["steps"] as? [[String: Any]])
+        let refusedAt = try #require(steps.firstIndex { $0["result"] as? String == "unrevoked" })
+        steps[refusedAt]["result"] = "accepted"
+        var acceptsUnrevoking = deviceLists[1]
+        acceptsUnrevoking["steps"] = steps
+        #expect(throws: (any Error).self) { try DeviceListSuite().run(acceptsUnrevoking) }
+        steps[refusedAt]["result"] = "changedDevice"
+        acceptsUnrevoking["steps"] = steps
+        #expect(throws: (any Error).self) { try DeviceListSuite().run(acceptsUnrevoking) }
+        // A link code whose archive key or refusal reason is off fails.
+        let (_, linkCodes) = try Self.load("link-code")
+        var badArchiveKey = linkCodes[0]
+        badArchiveKey["archive_key"] = String(repeating: "00", count: 32)
+        #expect(throws: (any Error).self) { try LinkCodeSuite().run(badArchiveKey) }
+        var wrongReason = try #require(linkCodes.first { $0["error"] as? String == "badChecksum" })
+        wrongReason["error"] = "badPadding"
+        #expect(throws: (any Error).self) { try LinkCodeSuite().run(wrongReason) }
     }
 
     /// `testCase` with the last hex digit of `testCase[list][index][field]` changed.

@@ -16,6 +16,28 @@ public enum Labels {
     public static let groupEnvelope = label("hush/v1/group-envelope")
     /// Prefix of what a sender-key distribution's signature covers (§18.1).
     public static let senderKeyDistribution = label("hush/v1/sender-key-distribution")
+    /// A device id: the first 16 bytes of SHA-256 of this label and the device key (§20.1).
+    public static let deviceID = label("hush/v1/device-id")
+    /// What a device signs to show it holds its key and joins the account (§20.2).
+    public static let deviceProof = label("hush/v1/device-proof")
+    /// Prefix of what the account identity key signs of a device list (§20.2).
+    public static let deviceList = label("hush/v1/device-list")
+    /// Prefix of what the signing device signs of a device list (§20.2).
+    public static let deviceListSigner = label("hush/v1/device-list-signer")
+    /// The stable id of the device-list fingerprint (§20.4).
+    public static let deviceListFingerprint = label("hush/v1/device-list-fingerprint")
+    /// Prefix of a link code's checksum (§20.5).
+    public static let linkCode = label("hush/v1/link-code")
+    /// HKDF info of a link's mailbox name at the relay (§20.6).
+    public static let linkID = label("hush/v1/link-id")
+    /// HKDF info of the key that authenticates a link's hello and welcome (§20.6).
+    public static let linkAuth = label("hush/v1/link-auth")
+    /// Prefix of the hello's MAC (§20.6).
+    public static let linkHello = label("hush/v1/link-hello")
+    /// Prefix of the welcome's MAC (§20.6).
+    public static let linkWelcome = label("hush/v1/link-welcome")
+    /// HKDF info prefix of the link channel's keys (§20.6).
+    public static let linkChannel = label("hush/v1/link-channel")
     /// The 32 0xFF bytes put in front of the handshake's key material, as X3DH
     /// does, so the input can never be mistaken for an XEdDSA/X25519 input elsewhere.
     public static let handshakePrefix = [UInt8](repeating: 0xFF, count: 32)
