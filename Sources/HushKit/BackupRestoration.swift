@@ -121,7 +121,6 @@ enum BackupRestoration {
                             suggestion: "restore it with a newer hush")
         }
 
-        var store: MessageStore?
         var target: Target?
         var keystore: KeystoreContents?
         if let restoring {
@@ -137,7 +136,6 @@ enum BackupRestoration {
             try opened.database.execute("PRAGMA cache_size = -\(restoreCacheKiB)")
             let attachments = restoring.home.file(HushAccount.attachmentDirectoryName)
             guard mkdir(attachments, 0o700) == 0 else { throw HushError(.storage, reason: "could not create \(attachments) (errno \(errno))") }
-            store = opened
             target = Target(database: opened.database, attachments: attachments)
         }
 
@@ -185,11 +183,7 @@ enum BackupRestoration {
                     }
                 case .row:
                     guard let current = table else { throw BackupArchive.damaged("a row comes before its table") }
-                    var values: [DatabaseValue] = []
-                    values.reserveCapacity(current.columns)
-                    for _ in 0..<current.columns { values.append(try BackupValue.decode(from: &body)) }
-                    try body.finish()
-                    try target?.insert?.execute(values)
+                    try BackupValue.readRow(from: &body, columns: current.columns, into: target?.insert)
                     rows[current.name, default: 0] += 1
                 case .file:
                     let relative = try body.string()
@@ -248,10 +242,9 @@ enum BackupRestoration {
         } else {
             try walkRecords()
         }
-        if let store { try store.database.checkpoint() }
+        try target?.database.checkpoint()
         // Every file on disk before the caller renames the home into place.
         try target?.syncs.finish()
-        store = nil
         let archiveBytes = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.uint64Value ?? 0
         let summary = BackupSummary(path: path, address: identity.address.description,
                                     createdAt: Date(timeIntervalSince1970: Double(reader.header.createdAt) / 1000),
