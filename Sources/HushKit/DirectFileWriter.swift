@@ -14,13 +14,14 @@ import Musl
 /// in the same copy). Written directly, the disk reads the bytes from this
 /// buffer, which stays the same memory for the whole restore. The last piece
 /// of a file (not a whole number of blocks) is written through the page
-/// cache after clearing O_DIRECT. Where O_DIRECT is refused (tmpfs, some
-/// network filesystems), the file is written through the page cache as before.
+/// cache after clearing O_DIRECT. Where O_DIRECT is refused, at the open or
+/// at a write (tmpfs, some network filesystems), the file is written through
+/// the page cache as before.
 /// The caller still syncs the file (O_DIRECT does not flush the disk's cache).
 final class DirectFileWriter {
     let handle: FileHandle
     let path: String
-    private let direct: Bool
+    private var direct: Bool
     private let buffer: UnsafeMutableRawBufferPointer
     private var filled = 0
     /// The unit O_DIRECT needs for addresses, lengths and offsets: 4096
@@ -78,11 +79,17 @@ final class DirectFileWriter {
         let whole = filled - filled % Self.alignment
         if whole > 0 { try flush(whole) }
         guard filled > 0 else { return }
-        if direct {
-            let flags = fcntl(handle.fileDescriptor, F_GETFL)
-            guard flags >= 0, fcntl(handle.fileDescriptor, F_SETFL, flags & ~Self.directFlag) == 0 else { throw failure(errno) }
-        }
+        try goThroughPageCache()
         try flush(filled)
+    }
+
+    /// Clears O_DIRECT: for the last partial block, and for a filesystem
+    /// that opened the file with it but refuses its writes.
+    private func goThroughPageCache() throws(HushError) {
+        guard direct else { return }
+        let flags = fcntl(handle.fileDescriptor, F_GETFL)
+        guard flags >= 0, fcntl(handle.fileDescriptor, F_SETFL, flags & ~Self.directFlag) == 0 else { throw failure(errno) }
+        direct = false
     }
 
     /// Writes the buffer's first `count` bytes and moves what follows them to its front.
@@ -92,6 +99,7 @@ final class DirectFileWriter {
             let written = write(handle.fileDescriptor, buffer.baseAddress! + done, count - done)
             if written < 0 {
                 if errno == EINTR { continue }
+                if errno == EINVAL && direct { try goThroughPageCache(); continue }
                 throw failure(errno)
             }
             done += written
