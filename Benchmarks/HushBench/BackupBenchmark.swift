@@ -6,7 +6,7 @@ import HushProtocol
 import HushRelayClient
 import HushStore
 
-/// `HushBench backup [--messages 100000] [--attachment-mib 1024] [--files 4] [--perf FILE]`:
+/// `HushBench backup [--messages 100000] [--attachment-mib 1024] [--files 4] [--perf FILE] [--keep DIR]`:
 /// issue 32's targets. Alice's home holds `--messages` messages from Bob and
 /// `--attachment-mib` MiB of files he sent her (in `--files` files), received
 /// and downloaded; then the release `hush backup create --to DIR` and `hush
@@ -29,7 +29,9 @@ import HushStore
 /// new keystore's key once (Argon2id interactive) and starts the new
 /// sessions, all inside its wall time. With `--perf FILE`, each hush run
 /// is under `perf record -g -o FILE.create` / `FILE.restore`: for finding the
-/// hot spots, not for the figures.
+/// hot spots, not for the figures. With `--keep DIR`, the archive is copied
+/// into DIR with its recovery key beside it (`recovery-key`, owner-only), to
+/// time or profile `hush backup restore` again without making the home again.
 enum BackupBenchmark {
     static let targetRatio = 0.5
     static let targetPeakMiB = 100.0
@@ -43,6 +45,7 @@ enum BackupBenchmark {
         let mib = option("--attachment-mib").flatMap(Int.init) ?? 1024
         let files = max(1, option("--files").flatMap(Int.init) ?? 4)
         let perf = option("--perf")
+        let keep = option("--keep")
         guard let hush = RelayBench.siblingHush(skipping: "backup") else { return }
         print("Backup and restore of a home with \(messages) messages and \(mib) MiB of downloaded attachments (\(files) files),"
               + " the \(URL(fileURLWithPath: hush).deletingLastPathComponent().lastPathComponent) `hush` as a process, beside `cp -r`"
@@ -91,6 +94,15 @@ enum BackupBenchmark {
         let created = summary(create)
         guard let archive = created["path"] as? String else { throw BenchError("`hush backup create` named no archive: \(create.standardOutput)") }
         let archiveBytes = try FileManager.default.attributesOfItem(atPath: archive)[.size] as? Int ?? 0
+        if let keep {
+            try FileManager.default.createDirectory(atPath: keep, withIntermediateDirectories: true)
+            let kept = keep + "/" + URL(fileURLWithPath: archive).lastPathComponent
+            try? FileManager.default.removeItem(atPath: kept)
+            try FileManager.default.copyItem(atPath: archive, toPath: kept)
+            FileManager.default.createFile(atPath: keep + "/recovery-key", contents: Data(recoveryKey.utf8),
+                                           attributes: [.posixPermissions: 0o600])
+            print("  kept: \(kept), its recovery key in \(keep)/recovery-key")
+        }
         _ = try Spawned.run("/bin/sync", [], environment: environment)
 
         let restored = root + "/restored"

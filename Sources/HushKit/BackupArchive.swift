@@ -152,6 +152,15 @@ struct BackupRecordParser {
         return value
     }
 
+    /// Hands the unread bytes to `body` in place (valid only inside it),
+    /// which returns how many of them it read.
+    mutating func readInPlace(_ body: (UnsafeRawBufferPointer) throws -> Int) throws {
+        let bytes = bytes, start = offset, end = end
+        let count = try bytes.withUnsafeBytes { raw in try body(UnsafeRawBufferPointer(rebasing: raw[start..<end])) }
+        precondition(0 <= count && count <= end - start)
+        offset += count
+    }
+
     func finish() throws(HushError) {
         guard atEnd else { throw BackupArchive.damaged("a record has bytes after its contents") }
     }

@@ -156,17 +156,84 @@ enum BackupValue {
         }
     }
 
-    static func decode(from parser: inout BackupRecordParser) throws(HushError) -> DatabaseValue {
-        switch try parser.u8() {
-        case 0: return .null
-        case 1: return .integer(Int64(bitPattern: try parser.u64()))
-        case 2: return .real(Double(bitPattern: try parser.u64()))
-        case 3:
-            let count = try parser.u32()
-            guard let text = String(validating: try parser.take(count), as: UTF8.self) else { throw BackupArchive.damaged("a text value is not UTF-8") }
-            return .text(text)
-        case 4: return .blob(Array(try parser.take(try parser.u32())))
-        default: throw BackupArchive.damaged("a value has an unknown type")
+    /// Reads one row record's `columns` values (§19.3) in place, checking
+    /// each (a known type, the lengths, text that is UTF-8) and that nothing
+    /// follows them, and when `insert` is given binds them to it and runs it:
+    /// a verify and a restore check exactly the same things, and an insert
+    /// runs only for a record checked whole. Nothing is copied per value:
+    /// text and blobs are bound from the record's bytes, which live until
+    /// the insert has run. (Decoded first, each row cost a String or array
+    /// per text and blob, an existential per value, and SQLite's own copy
+    /// of every text and blob.)
+    static func readRow(from parser: inout BackupRecordParser, columns: Int, into insert: Statement?) throws {
+        try parser.readInPlace { bytes in
+            var reader = BackupValueReader(bytes)
+            if let insert {
+                try insert.execute { binder in try reader.read(columns: columns, binder: binder) }
+            } else {
+                try reader.read(columns: columns, binder: nil)
+            }
+            return reader.offset
         }
+        try parser.finish()
+    }
+}
+
+/// The values of a row record, read from its bytes in place.
+struct BackupValueReader {
+    private let bytes: UnsafeRawBufferPointer
+    private(set) var offset = 0
+
+    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+    mutating func read(columns: Int, binder: StatementBinder?) throws {
+        for column in 0..<columns {
+            let index = Int32(column + 1)
+            switch try take(1)[0] {
+            case 0: try binder?.bindNull(at: index)
+            case 1: let value = Int64(bitPattern: try u64()); try binder?.bind(value, at: index)
+            case 2: let value = Double(bitPattern: try u64()); try binder?.bind(value, at: index)
+            case 3:
+                let text = try take(Int(try u32()))
+                guard BackupValueReader.isUTF8(text) else { throw BackupArchive.damaged("a text value is not UTF-8") }
+                try binder?.bindText(text, at: index)
+            case 4:
+                // Read apart from the binding: `binder?.` skips its arguments when verifying.
+                let blob = try take(Int(try u32()))
+                try binder?.bindBlob(blob, at: index)
+            default: throw BackupArchive.damaged("a value has an unknown type")
+            }
+        }
+        // Before the insert runs: it runs only for a record checked whole.
+        guard offset == bytes.count else { throw BackupArchive.damaged("a record has bytes after its contents") }
+    }
+
+    private mutating func take(_ count: Int) throws(HushError) -> UnsafeRawBufferPointer {
+        guard bytes.count - offset >= count else { throw BackupArchive.damaged("a record is shorter than its contents say") }
+        defer { offset += count }
+        return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
+    }
+
+    private mutating func u32() throws(HushError) -> UInt32 { UInt32(bigEndian: try take(4).loadUnaligned(as: UInt32.self)) }
+    private mutating func u64() throws(HushError) -> UInt64 { UInt64(bigEndian: try take(8).loadUnaligned(as: UInt64.self)) }
+
+    /// Whether `bytes` are UTF-8: ASCII is checked eight bytes at a time
+    /// (most text is), anything else by the standard library's validator
+    /// (which copies it into a String, so only for those values).
+    static func isUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var index = 0
+        while index + 8 <= bytes.count {
+            if bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return isUTF8Slowly(bytes) }
+            index += 8
+        }
+        while index < bytes.count {
+            if bytes[index] >= 0x80 { return isUTF8Slowly(bytes) }
+            index += 1
+        }
+        return true
+    }
+
+    private static func isUTF8Slowly(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        String(validating: bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self) != nil
     }
 }

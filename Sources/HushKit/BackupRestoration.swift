@@ -15,17 +15,19 @@ enum BackupRestoration {
         let database: Database
         let attachments: String
         var insert: Statement?
-        /// The file being written, and its path.
-        var file: (handle: FileHandle, path: String)?
+        /// The file being written.
+        var file: DirectFileWriter?
         /// Every file reaches the disk before the home is renamed into place,
         /// synced while the next ones are written.
         let syncs = BackgroundFileSync()
 
-        /// Hands the file being written over to be synced and closed.
-        func finishFile() {
-            guard let (handle, path) = file else { return }
-            syncs.syncAndClose(handle, path: path)
-            file = nil
+        /// Writes what is left of the file being written and hands it over
+        /// to be synced and closed.
+        func finishFile() throws(HushError) {
+            guard let file else { return }
+            self.file = nil
+            try file.finish()
+            syncs.syncAndClose(file.handle, path: file.path)
         }
 
         init(database: Database, attachments: String) {
@@ -121,7 +123,6 @@ enum BackupRestoration {
                             suggestion: "restore it with a newer hush")
         }
 
-        var store: MessageStore?
         var target: Target?
         var keystore: KeystoreContents?
         if let restoring {
@@ -137,13 +138,12 @@ enum BackupRestoration {
             try opened.database.execute("PRAGMA cache_size = -\(restoreCacheKiB)")
             let attachments = restoring.home.file(HushAccount.attachmentDirectoryName)
             guard mkdir(attachments, 0o700) == 0 else { throw HushError(.storage, reason: "could not create \(attachments) (errno \(errno))") }
-            store = opened
             target = Target(database: opened.database, attachments: attachments)
         }
 
         // On a failure too, nothing is still syncing in the folder once the restore returns (and removes it).
         defer {
-            target?.finishFile()
+            try? target?.finishFile()
             try? target?.syncs.finish()
         }
 
@@ -185,11 +185,7 @@ enum BackupRestoration {
                     }
                 case .row:
                     guard let current = table else { throw BackupArchive.damaged("a row comes before its table") }
-                    var values: [DatabaseValue] = []
-                    values.reserveCapacity(current.columns)
-                    for _ in 0..<current.columns { values.append(try BackupValue.decode(from: &body)) }
-                    try body.finish()
-                    try target?.insert?.execute(values)
+                    try BackupValue.readRow(from: &body, columns: current.columns, into: target?.insert)
                     rows[current.name, default: 0] += 1
                 case .file:
                     let relative = try body.string()
@@ -204,23 +200,19 @@ enum BackupRestoration {
                     files += 1
                     fileBytes += size
                     if let target {
-                        target.finishFile()
+                        try target.finishFile()
                         let path = target.attachments + "/" + relative
                         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
                                                                 withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
                         if FileManager.default.fileExists(atPath: path) { throw BackupArchive.damaged("it holds the file \(relative) twice") }
-                        guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
-                              let handle = FileHandle(forWritingAtPath: path) else {
-                            throw HushError(.storage, reason: "could not create \(path): \(String(cString: strerror(errno)))")
-                        }
-                        target.file = (handle, path)
+                        target.file = try DirectFileWriter(creating: path)
                     }
                 case .fileData:
                     let bytes = body.rest
                     guard let open = file, UInt64(bytes.count) <= open.remaining, !bytes.isEmpty else {
                         throw BackupArchive.damaged("file bytes come where no file is open")
                     }
-                    try target?.file?.handle.write(contentsOf: bytes)
+                    if let writer = target?.file { try bytes.withUnsafeBytes { try writer.append($0) } }
                     file = (open.path, open.remaining - UInt64(bytes.count))
                 case .end:
                     break // never returned by the reader
@@ -228,7 +220,7 @@ enum BackupRestoration {
             }
             if let open = file, open.remaining > 0 { throw BackupArchive.damaged("the file \(open.path) is cut short") }
             if let target {
-                target.finishFile()
+                try target.finishFile()
                 target.insert = nil
                 for index in try BackupCreation.virtualTables(target.database) {
                     let quoted = BackupCreation.quoted(index)
@@ -248,10 +240,9 @@ enum BackupRestoration {
         } else {
             try walkRecords()
         }
-        if let store { try store.database.checkpoint() }
+        try target?.database.checkpoint()
         // Every file on disk before the caller renames the home into place.
         try target?.syncs.finish()
-        store = nil
         let archiveBytes = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.uint64Value ?? 0
         let summary = BackupSummary(path: path, address: identity.address.description,
                                     createdAt: Date(timeIntervalSince1970: Double(reader.header.createdAt) / 1000),

@@ -19,6 +19,45 @@ import HushCrypto
         #expect(rows[1].3 == [] && rows[1].4 == "x")
     }
 
+    /// A bulk insert binds each parameter from bytes the caller holds
+    /// (`execute(binding:)`): text of exactly its length (a NUL byte inside
+    /// kept, as a String bound through its C form was not), empty text and
+    /// blobs that stay text and blobs, not NULL; and the bindings are gone
+    /// after the run, so the next run of the statement binds nothing stale.
+    @Test func bindsBorrowedBytesInPlaceForOneRun() throws {
+        let dir = try TemporaryDirectory()
+        let db = try Database(path: dir.path("t.db"), key: SecureBytes(randomCount: 32))
+        try db.execute("CREATE TABLE t(i INTEGER, r REAL, s TEXT, b BLOB, e TEXT, z BLOB, n TEXT)")
+        let insert = try db.prepare("INSERT INTO t VALUES (?, ?, ?, ?, ?, ?, ?)")
+        let text = Array("a\u{0}é".utf8), blob: [UInt8] = [0, 1, 255]
+        try text.withUnsafeBytes { text in
+            try blob.withUnsafeBytes { blob in
+                try insert.execute { binder in
+                    try binder.bind(Int64(-7), at: 1)
+                    try binder.bind(2.5, at: 2)
+                    try binder.bindText(text, at: 3)
+                    try binder.bindBlob(blob, at: 4)
+                    try binder.bindText(UnsafeRawBufferPointer(start: nil, count: 0), at: 5)
+                    try binder.bindBlob(UnsafeRawBufferPointer(start: nil, count: 0), at: 6)
+                    try binder.bindNull(at: 7)
+                }
+            }
+        }
+        try insert.execute { _ in }
+        let rows = try db.query("SELECT i, r, typeof(s), length(CAST(s AS BLOB)), hex(s), b, typeof(e), typeof(z), typeof(n) FROM t ORDER BY rowid") { row in
+            (try row.get(0, as: Int64?.self), try row.get(1, as: Double?.self), try row.get(2, as: String.self), try row.get(3, as: Int?.self),
+             try row.get(4, as: String.self), try row.get(5, as: [UInt8]?.self), try row.get(6, as: String.self), try row.get(7, as: String.self),
+             try row.get(8, as: String.self))
+        }
+        #expect(rows.count == 2)
+        #expect(rows[0].0 == -7 && rows[0].1 == 2.5 && rows[0].2 == "text" && rows[0].3 == 4 && rows[0].4 == "6100C3A9")
+        #expect(rows[0].5 == blob && rows[0].6 == "text" && rows[0].7 == "blob" && rows[0].8 == "null")
+        #expect(rows[1].0 == nil && rows[1].1 == nil && rows[1].2 == "null" && rows[1].5 == nil && rows[1].6 == "null" && rows[1].7 == "null")
+        // A failed binding (a parameter that does not exist) runs nothing and leaves the statement usable.
+        #expect(throws: DatabaseError.self) { try insert.execute { binder in try binder.bindNull(at: 8) } }
+        #expect(try db.queryFirst("SELECT count(*) FROM t") { try $0.get(0, as: Int.self) } == 2)
+    }
+
     /// Every commit is synced to disk before it returns (WAL with synchronous
     /// = FULL, 2): the client acknowledges to the relay, and the relay answers
     /// 201, only after a commit, so one a power loss could undo would lose

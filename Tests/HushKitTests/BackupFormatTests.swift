@@ -1,5 +1,6 @@
 import Foundation
 import HushCrypto
+import HushDatabase
 import HushKeystore
 @testable import HushKit
 import Testing
@@ -97,6 +98,53 @@ import Testing
         let cut = try BackupReader(path: path, recoveryKey: key)
         for _ in 0..<9 { _ = try cut.next() }
         #expect(throws: HushError.self) { try cut.next() }
+    }
+
+    /// A row record's values (§19.3) are checked whole, then bound from the
+    /// record's bytes and inserted: text of exactly its length (a NUL byte
+    /// inside kept), empty text and blobs not NULL. A value of an unknown
+    /// type, one cut short, text that is not UTF-8 (after eight ASCII bytes
+    /// too, past the fast check) or bytes after the last value are damage
+    /// and insert nothing; verifying (no insert) refuses the same records.
+    @Test func aRowIsCheckedWholeThenInsertedFromItsBytes() throws {
+        let directory = FileManager.default.temporaryDirectory.path + "/backup-row-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let db = try Database(path: directory + "/t.db", key: SecureBytes(randomCount: 32))
+        try db.execute("CREATE TABLE t(i INTEGER, r REAL, s TEXT, b BLOB, n TEXT)")
+        let insert = try db.prepare("INSERT INTO t VALUES (?, ?, ?, ?, ?)")
+        func record(_ values: [DatabaseValue], then extra: [UInt8] = []) -> [UInt8] {
+            var builder = BackupRecordBuilder()
+            for value in values { BackupValue.encode(value, into: &builder) }
+            builder.raw(extra)
+            return builder.bytes
+        }
+        func restore(_ bytes: [UInt8], into insert: Statement?) throws {
+            var parser = BackupRecordParser(bytes)
+            try BackupValue.readRow(from: &parser, columns: 5, into: insert)
+        }
+
+        let good = record([.integer(-3), .real(0.5), .text("a\u{0}b, héllo wörld"), .blob([]), .null])
+        try restore(good, into: nil)
+        try restore(good, into: insert)
+        let stored = try db.query("SELECT i, r, length(CAST(s AS BLOB)), hex(s), typeof(b), typeof(n) FROM t") { row in
+            [try row.get(0, as: Int64.self).description, try row.get(1, as: Double.self).description, try row.get(2, as: Int.self).description,
+             try row.get(3, as: String.self), try row.get(4, as: String.self), try row.get(5, as: String.self)]
+        }
+        #expect(stored == [["-3", "0.5", "\(Array("a\u{0}b, héllo wörld".utf8).count)", Hex.encode(Array("a\u{0}b, héllo wörld".utf8)).uppercased(), "blob", "null"]])
+
+        let fine: [DatabaseValue] = [.integer(1), .real(1), .text("x"), .blob([1]), .null]
+        var unknownType = record(fine); unknownType[unknownType.count - 1] = 5
+        let cut = Array(record(fine).dropLast(2))
+        let notUTF8 = record([.integer(1), .real(1), .text("x"), .blob([1])]) + [3, 0, 0, 0, 10] + Array("abcdefgh".utf8) + [0xC3, 0x28]
+        let lone = record([.integer(1), .real(1), .text("x"), .blob([1])]) + [3, 0, 0, 0, 1, 0xFF]
+        let extra = record(fine, then: [0])
+        for (name, bytes) in [("unknown type", unknownType), ("cut short", cut), ("not UTF-8 after ASCII", notUTF8),
+                              ("not UTF-8", lone), ("bytes after", extra)] {
+            #expect(throws: HushError.self, "\(name), verifying") { try restore(bytes, into: nil) }
+            #expect(throws: HushError.self, "\(name), restoring") { try restore(bytes, into: insert) }
+        }
+        #expect(try db.queryFirst("SELECT count(*) FROM t") { try $0.get(0, as: Int.self) } == 1)
     }
 }
 
