@@ -107,8 +107,9 @@ soak: deps
 	HUSH_SOAK_MESSAGES=$(SOAK_MESSAGES) $(SWIFT) test --skip-build $(BUILD_FLAGS) --filter 'KillSoakTests|FaultSoakTests|SharedHomeTests'
 
 # Fuzzing with libFuzzer and AddressSanitizer (Fuzz/, a package of its own).
-# Each target runs FUZZ_SECONDS from its committed seeds; `make test` runs
-# FUZZ_SECONDS_IN_TEST per target. A crash stops with the input in Fuzz/Findings.
+# Each target runs FUZZ_SECONDS from its committed seeds, FUZZ_JOBS targets at once
+# (default: one per core; libFuzzer uses one); `make test` runs FUZZ_SECONDS_IN_TEST
+# per target. A crash stops with the input in Fuzz/Findings.
 FUZZ_SECONDS ?= 300
 FUZZ_SECONDS_IN_TEST ?= 8
 FUZZ_TARGETS ?= sealed-sender ratchet session-state content padding address bundle safety-number keystore relay-request vector-file attachment-blob
