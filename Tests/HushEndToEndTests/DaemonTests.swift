@@ -157,9 +157,19 @@ import Testing
         let daemon = try Self.startDaemon(bed, alice)
         defer { daemon.signal(SIGTERM); _ = daemon.finish(timeout: 20) }
         // Open the way to the socket (0711 directories, a 0666 socket): only the peer check is left.
+        // Only the test's own directories: the temporary directory (TMPDIR, /tmp when unset) is
+        // the machine's, open to everyone already, and is left as it is.
+        let temporary = FileManager.default.temporaryDirectory.standardizedFileURL.path
+        func mode(_ path: String) -> mode_t {
+            var info = stat()
+            return stat(path, &info) == 0 ? info.st_mode & 0o7777 : 0
+        }
+        let temporaryMode = mode(temporary)
+        // Declared before the restoring `defer` below, so it runs after it.
+        defer { #expect(mode(temporary) == temporaryMode, "the test changed the mode of \(temporary)") }
         var directory = alice.home
         var opened: [String] = []
-        while directory != "/" && directory != "/tmp" {
+        while directory != "/" && directory != temporary {
             opened.append(directory)
             directory = (directory as NSString).deletingLastPathComponent
         }

@@ -6,8 +6,14 @@ import Testing
 /// (`DirectFileWriter`): whatever the sizes of the pieces, the file holds
 /// exactly the bytes appended, owner-only, its last partial block included.
 @Suite struct DirectFileWriterTests {
-    @Test func filesOfEverySizeHoldExactlyWhatWasAppended() throws {
-        let directory = FileManager.default.temporaryDirectory.path + "/direct-writer-\(UUID().uuidString)"
+    /// In the temporary directory (a disk: the writes go past the page cache,
+    /// as a restore's do) and, where there is one, in /dev/shm (a tmpfs, which
+    /// refuses O_DIRECT: the page-cache way).
+    static let places = [FileManager.default.temporaryDirectory.path]
+        + (access("/dev/shm", W_OK) == 0 ? ["/dev/shm"] : [])
+
+    @Test(arguments: places) func filesOfEverySizeHoldExactlyWhatWasAppended(place: String) throws {
+        let directory = place + "/direct-writer-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let buffer = DirectFileWriter.bufferLength, block = DirectFileWriter.alignment
