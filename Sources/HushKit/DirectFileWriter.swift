@@ -1,8 +1,11 @@
 import Foundation
+import HushCrypto
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Writes a new file past the page cache (O_DIRECT), from one reused
@@ -58,7 +61,7 @@ final class DirectFileWriter {
 
     deinit {
         // Plaintext of a file of the account: wiped before it is freed.
-        memset(buffer.baseAddress!, 0, buffer.count)
+        ConstantTime.wipe(buffer)
         buffer.deallocate()
     }
 
