@@ -346,6 +346,11 @@ enum RelayBenchmark {
         }
         var logger = Logger(label: "relay-bench")
         logger.logLevel = .error
+        if let path = option("--push-times") {
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else { throw BenchError("cannot open \(path): \(String(cString: strerror(errno)))") }
+            logger = Logger(label: "relay-bench") { _ in PushTimeLogHandler(descriptor: descriptor) }
+        }
         let server: RelayServer
         if option("--driver") == "postgres" {
             guard let database = option("--database") else { throw BenchError("the postgres driver needs --database URL") }

@@ -21,13 +21,15 @@ enum RelayBench {
         /// Serving https:// with a self-signed key made in `dataDirectory`.
         let tls: Bool
 
-        /// `database` is the PostgreSQL URL for the `postgres` driver.
-        init(driver: String, database: String? = nil, tls: Bool = false) throws {
+        /// `database` is the PostgreSQL URL for the `postgres` driver; with
+        /// `pushTimes`, the child writes when it pushed each envelope to that
+        /// file (`PushTimeLogHandler`).
+        init(driver: String, database: String? = nil, tls: Bool = false, pushTimes: String? = nil) throws {
             self.tls = tls
             dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("hush-relay-bench-\(UUID().uuidString)").path
             process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
             process.arguments = ["relay", "serve", "--driver", driver, "--data", dataDirectory] + (database.map { ["--database", $0] } ?? [])
-                + (tls ? ["--tls-self-signed"] : [])
+                + (tls ? ["--tls-self-signed"] : []) + (pushTimes.map { ["--push-times", $0] } ?? [])
             let output = Pipe()
             process.standardOutput = output
             try process.run()
