@@ -27,11 +27,23 @@ extension HushAccount {
         }
     }
 
+    /// What conversation `id` is called, in one read: its contact's name for a
+    /// one-to-one conversation, the group's name for a group's. (An event's
+    /// reader wants only this; `room(_:)` and `Room.group()` read more.)
+    public func title(of id: ConversationID) async throws(HushError) -> ConversationTitle {
+        try await guarded {
+            switch try await messenger.target(conversationID: id.rawValue) {
+            case let .contact(name): return .contact(name: name)
+            case let .group(name): return .group(name: name)
+            }
+        }
+    }
+
     /// The message with id `id`, or nil once it is gone.
     public func message(_ id: MessageID) async throws(HushError) -> Message? {
         try await guarded {
-            guard let stored = try await messenger.message(id: id.rawValue) else { return nil }
-            return try await decorated([stored])[0]
+            guard let (stored, decorations) = try await messenger.decoratedMessage(id: id.rawValue) else { return nil }
+            return Message(stored, decorations: decorations)
         }
     }
 

@@ -45,6 +45,14 @@ extension Messenger {
         try store.messages.message(id: id)
     }
 
+    /// The message with store id `id` and what its history entry shows with
+    /// it (`decorations(of:)`), read in one step: an event's reader gets both
+    /// without queueing twice behind the messenger's other work.
+    public func decoratedMessage(id: Int64) throws -> (message: StoredMessage, decorations: MessageDecorations)? {
+        guard let message = try store.messages.message(id: id) else { return nil }
+        return (message, try decorations(of: [message]))
+    }
+
     /// The attachment a message carries, if it carries one.
     public func attachment(messageID id: Int64) throws -> StoredAttachment? {
         try store.attachments.attachment(messageId: id)

@@ -79,6 +79,9 @@ import Testing
         let room = try await alice.room(group.id)
         #expect(try await room.group()?.name == "team")
         #expect(try await room.contact() == nil)
+        #expect(try await alice.title(of: group.id) == .group(name: "team"))
+        let bobsRoom = try await alice.room(with: bobForAlice)
+        #expect(try await alice.title(of: bobsRoom.id) == .contact(name: "bob"))
         let sent = try await room.send("hi team")
         #expect(try await App.sync(bob) { try await bob.room(bobGroup.id).history().messages.map(\.text) == ["hi team"] })
         #expect(try await App.sync(alice) { try await room.receipts(of: sent.id).delivered >= 1 })
@@ -86,6 +89,7 @@ import Testing
         #expect(await App.errorKind { try await room.setTyping(true) } == .invalidInput)
 
         #expect(try await room.rename(to: "crew").name == "crew")
+        #expect(try await alice.title(of: group.id) == .group(name: "crew"))
         #expect(try await App.sync(bob) { try await bob.groups().first?.name == "crew" })
         #expect(try await room.makeAdmin(bobForAlice).members.first { $0.contact == bobForAlice }?.isAdmin == true)
         let epochBefore = try #require(try await room.group()).epoch

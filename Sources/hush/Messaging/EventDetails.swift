@@ -37,12 +37,13 @@ enum EventDetails {
     static func read(_ event: HushEvent, from account: HushAccount) async -> EventDetails? {
         switch event {
         case let .messageReceived(id, conversation):
+            // Each read queues behind the messenger's other work (the next
+            // push, a receipt's seal): as few as the event needs.
             guard let message = try? await account.message(id) else { return nil }
-            guard let room = try? await account.room(conversation), let group = try? await room.group() else {
-                return .message(message, contact: await title(of: conversation, in: account), group: nil)
-            }
+            let title = try? await account.title(of: conversation)
+            guard let title, title.isGroup else { return .message(message, contact: title?.name ?? "?", group: nil) }
             let member = (try? await account.name(of: message.senderAddress)) ?? message.senderAddress
-            return .message(message, contact: member, group: group.name)
+            return .message(message, contact: member, group: title.name)
         case let .messageRequest(id, contact, _):
             guard let message = try? await account.message(id) else { return nil }
             return .request(message, contact: (try? await account.contact(contact).name) ?? "?")
@@ -90,8 +91,6 @@ enum EventDetails {
 
     /// The contact's name for a one-to-one conversation, the group's name for a group's.
     static func title(of conversation: ConversationID, in account: HushAccount) async -> String {
-        guard let room = try? await account.room(conversation) else { return "?" }
-        if let contact = try? await room.contact() { return (try? await account.contact(contact).name) ?? "?" }
-        return (try? await room.group()?.name) ?? "?"
+        (try? await account.title(of: conversation).name) ?? "?"
     }
 }
