@@ -48,6 +48,9 @@ public final class HushAccount: Sendable {
     /// The same events with their seqs, for `eventRecords(after:)`.
     let recordHub = EventHub<HushStreamedEvent>(bufferLimit: defaultEventBufferLimit) { .live(.missed(count: $0)) }
     private let running = Mutex<[Task<Void, Never>]>([])
+    /// What the last `.connectionChanged` said, set before the event is
+    /// published (see `isConnected`).
+    private let connected = ConnectionFlag()
     /// The live connection's tasks, and whether `close()` ran (nothing starts again after it).
     private let live = Mutex<(tasks: [Task<Void, Never>], closed: Bool)>(([], false))
 
@@ -209,10 +212,11 @@ public final class HushAccount: Sendable {
         self.relayURL = relayURL
         recoveryKey = Self.recoveryKey(of: contents)
         // Subscribed here, before any operation can publish, so the first event is not lost.
-        let events = messenger.eventRecords, hub = hub, recordHub = recordHub
+        let events = messenger.eventRecords, hub = hub, recordHub = recordHub, connected = connected
         running.withLock {
             $0.append(Task {
                 for await record in events {
+                    if case let .connection(online) = record.event { connected.set(online) }
                     hub.publish(HushEvent(record.event))
                     recordHub.publish(HushStreamedEvent(record))
                 }
@@ -315,4 +319,18 @@ public final class HushAccount: Sendable {
     /// can take, never a silent gap. The stream ends at `close()`, or when
     /// the subscriber stops iterating.
     public func events() -> AsyncStream<HushEvent> { hub.subscribe() }
+
+    /// Whether the live connection to the relay is up, as the last
+    /// `.connectionChanged` event said (false before the first). It changes
+    /// before that event is published, so a client that subscribes to
+    /// events first and reads this second misses no change: one made before
+    /// it subscribed is in this value, one made after comes as an event.
+    public var isConnected: Bool { connected.value }
+}
+
+/// A flag shared by reference with the task that forwards events.
+private final class ConnectionFlag: Sendable {
+    private let flag = Mutex(false)
+    var value: Bool { flag.withLock { $0 } }
+    func set(_ value: Bool) { flag.withLock { $0 = value } }
 }

@@ -162,10 +162,13 @@ import Testing
         #expect(try await App.sync(alice) { try await alice.conversations().first?.lastMessage?.text == "answer" })
 
         let aliceEvents = alice.events(), bobEvents = bob.events()
+        #expect(!bob.isConnected)
         bob.startLive()
         alice.startLive()
         #expect(await App.event(in: bobEvents) { $0 == .connectionChanged(online: true) } != nil)
         #expect(await App.event(in: aliceEvents) { $0 == .connectionChanged(online: true) } != nil)
+        // A client that subscribes now, after the event, reads the state instead.
+        #expect(bob.isConnected && alice.isConnected)
 
         let sent = try await alice.room(with: bobForAlice).send("while bob is live")
         let pushed = await App.event(in: bobEvents) { if case .messageReceived = $0 { true } else { false } }

@@ -1,7 +1,6 @@
 import Foundation
 import HushDaemon
 import HushKit
-import Synchronization
 
 /// The daemon's local API besides `cli.run`: what a bot or a script calls
 /// without parsing a command's output. Results are the objects the matching
@@ -13,14 +12,6 @@ enum DaemonMethods {
         var methods = RPCMethods()
         DaemonCommandRunner.register(in: &methods, account: account, home: home)
         DaemonChatMethods.register(in: &methods, account: account)
-        // Whether the live connection is up, for subscribers that come later than its last change.
-        let online = LiveState()
-        let connectionEvents = account.events()
-        Task {
-            for await event in connectionEvents {
-                if case let .connectionChanged(isOnline) = event { online.set(isOnline) }
-            }
-        }
 
         methods.register("daemon.status", summary: "The daemon's process id, account directory, address, relay, start time (ms since 1970) and API version.",
                          result: .objectSchema(["pid": .integerSchema, "home": .stringSchema, "address": .stringSchema, "relay": .stringSchema,
@@ -79,9 +70,14 @@ enum DaemonMethods {
             let start: UInt64
             if let after { start = after } else { start = try await account.latestEventSeq() }
             let stream = account.eventRecords(after: start)
+            // Read after the stream is subscribed (HushAccount.isConnected): a change
+            // before is in this value, one after comes in the stream. The value read
+            // from a task that followed the events instead could lag behind the
+            // stream and leave a listener told "offline" for good.
+            let online = account.isConnected
             call.spawn {
                 // The connection's state first, as a listener that started with the daemon would have seen it.
-                try? await call.notify("event", .object(["event": .string("connection"), "online": .bool(online.value)]))
+                try? await call.notify("event", .object(["event": .string("connection"), "online": .bool(online)]))
                 do {
                     for try await item in stream {
                         let event: HushEvent, seq: UInt64?
@@ -157,11 +153,4 @@ enum DaemonMethods {
         }
         return RPCError(code: Int(code), message: ExitStatus.message(for: error), data: .object(data))
     }
-}
-
-/// The live connection's last known state.
-private final class LiveState: Sendable {
-    private let online = Mutex(false)
-    var value: Bool { online.withLock { $0 } }
-    func set(_ value: Bool) { online.withLock { $0 = value } }
 }
