@@ -23,9 +23,17 @@ final class LiveSync {
     /// subscribers first, without queueing behind that work's seals and
     /// commits, and a burst of pushes is answered with one receipt per contact.
     static let settleWindowMilliseconds: Int64 = 5
+    /// While pushes keep coming, the work waits for a window without one,
+    /// but never longer than this after the first push that asked for it:
+    /// its seal and synced commit hold the messenger for a fsync, and a push
+    /// that arrives then waits for it, so under a stream of pushes it runs
+    /// once per this many milliseconds rather than after each push.
+    static let settleMaxDelayMilliseconds: Int64 = 50
     /// Where `receivePushed` asks for that work while `runPushSettling` runs;
     /// nil otherwise (the work then runs at once).
     private var settleRequests: AsyncStream<Void>.Continuation?
+    /// How many times pushes asked for that work (to see one come during a window).
+    private var settleRequestCount = 0
     /// Pushed envelopes stored but not yet acknowledged to the relay.
     private var unacknowledged: [Int64] = []
     /// How long the relay keeps an envelope at most (its default retention).
@@ -235,7 +243,12 @@ final class LiveSync {
         guard localFailure == nil else { return false }
         unacknowledged.append(contentsOf: handled)
         // Its acknowledgement, the receipt it is owed and a prekey it consumed: soon, not now.
-        if let settleRequests { settleRequests.yield() } else { await settlePushed() }
+        if let settleRequests {
+            settleRequestCount += 1
+            settleRequests.yield()
+        } else {
+            await settlePushed()
+        }
         return true
     }
 
@@ -257,13 +270,21 @@ final class LiveSync {
     }
 
     /// Runs beside `runLive` until cancelled: the follow-up work of pushed
-    /// envelopes, `settleWindowMilliseconds` after the first push that asks
-    /// for it, once for every push that came meanwhile.
+    /// envelopes, once a `settleWindowMilliseconds` window passes without a
+    /// push (at most `settleMaxDelayMilliseconds` after the first push that
+    /// asked for it), once for every push that came meanwhile.
     func runPushSettling(isolation: isolated (any Actor)? = #isolation) async {
         let (requests, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         settleRequests = continuation
+        let windows = Int(Self.settleMaxDelayMilliseconds / Self.settleWindowMilliseconds)
         for await _ in requests {
-            try? await dependencies.clock.sleep(milliseconds: Self.settleWindowMilliseconds)
+            // Counted in windows, not read off the clock, so a clock that
+            // does not move (tests) cannot keep the work waiting.
+            for _ in 0..<windows {
+                let requestsBefore = settleRequestCount
+                try? await dependencies.clock.sleep(milliseconds: Self.settleWindowMilliseconds)
+                if settleRequestCount == requestsBefore || Task.isCancelled { break }
+            }
             await settlePushed()
             if Task.isCancelled { break }
         }
