@@ -14,6 +14,10 @@
 /// and U+2029) are kept as "\n" or joined with a space.
 public enum UntrustedText {
     public static func sanitized(_ text: String, keepingLineBreaks: Bool = true) -> String {
+        // Printable ASCII (most text) has nothing to change: returned as it is
+        // without the look-up of each scalar's category, which was a fifth of
+        // `hush chats` through the daemon on 2,000 conversations (perf).
+        if text.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) { return text }
         var result = String.UnicodeScalarView()
         var previousWasCR = false
         for scalar in text.unicodeScalars {
