@@ -22,6 +22,12 @@ public enum UntrustedText {
         var previousWasCR = false
         for scalar in text.unicodeScalars {
             defer { previousWasCR = scalar == "\r" }
+            // Printable ASCII is kept: no category to look up (one non-ASCII
+            // character, a summary's "…" say, no longer costs every other one that).
+            if (0x20...0x7E).contains(scalar.value) {
+                result.append(scalar)
+                continue
+            }
             switch scalar {
             case "\r", "\n", "\u{2028}", "\u{2029}":
                 // CR LF is one break.
