@@ -14,6 +14,7 @@ let suites: [(name: String, run: ([String]) async throws -> Void)] = [
     ("drain", DrainBenchmark.run),
     ("daemon", DaemonBenchmark.run),
     ("backup", BackupBenchmark.run),
+    ("largeaccount", LargeAccountBenchmark.run),
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

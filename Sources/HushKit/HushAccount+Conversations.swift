@@ -6,10 +6,8 @@ extension HushAccount {
     /// Conversations, most recent first, without message requests (see
     /// `messageRequests()`) and blocked contacts.
     public func conversations() async throws(HushError) -> [Conversation] {
-        try await guarded {
-            let unaccepted = Set(try await (messenger.messageRequests() + messenger.messageRequests(blocked: true)).map(\.contact.id))
-            return try await messenger.conversations().filter { $0.contactId.map { !unaccepted.contains($0) } ?? true }.map(Conversation.init)
-        }
+        // Chosen in the query: listing the requests to leave them out read each request's whole conversation.
+        try await guarded { try await messenger.conversations(standing: .accepted).map(Conversation.init) }
     }
 
     /// The room of conversation `id`.

@@ -14,7 +14,7 @@ public struct Room: Sendable {
     /// The conversation as the lobby lists it.
     public func summary() async throws(HushError) -> Conversation {
         try await account.guarded {
-            guard let summary = try await messenger.conversations().first(where: { $0.id == id.rawValue }) else {
+            guard let summary = try await messenger.conversation(id: id.rawValue) else {
                 throw MessengerError.unknownConversation(id.rawValue)
             }
             return Conversation(summary)

@@ -41,7 +41,8 @@ final class MessageRequests {
     func list(blocked: Bool) throws -> [MessageRequest] {
         let wanted: ContactStanding = blocked ? .blocked : .requested
         let contacts = try store.contacts.all().filter { $0.standing == wanted }
-        let summaries = Dictionary(try store.conversations.list().compactMap { summary in summary.contactId.map { ($0, summary) } },
+        // Only these contacts' conversations: the list of all of them is as long as the account is large.
+        let summaries = Dictionary(try store.conversations.list(standing: wanted).compactMap { summary in summary.contactId.map { ($0, summary) } },
                                    uniquingKeysWith: { first, _ in first })
         return try contacts.map { contact in
             let summary = summaries[contact.id]

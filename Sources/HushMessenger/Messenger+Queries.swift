@@ -2,8 +2,15 @@ import HushStore
 
 /// What the CLI shows: read-only queries over the store.
 extension Messenger {
-    public func conversations() throws -> [ConversationSummary] {
-        try store.conversations.list()
+    /// Every conversation, newest first; with `standing`, only those whose
+    /// contact stands so (a group's counts as accepted).
+    public func conversations(standing: ContactStanding? = nil) throws -> [ConversationSummary] {
+        try store.conversations.list(standing: standing)
+    }
+
+    /// Conversation `id` as the list shows it, or nil when there is none.
+    public func conversation(id: Int64) throws -> ConversationSummary? {
+        try store.conversations.summary(id: id)
     }
 
     public func contacts() throws -> [Contact] {

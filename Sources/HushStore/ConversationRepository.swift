@@ -20,20 +20,36 @@ public struct ConversationRepository {
     }
 
     /// Conversations ordered by their latest message (newest first; empty
-    /// ones last), with unread counts and the last message. The ORDER BY is
-    /// the index `conversations_by_activity`: keep the two identical.
-    public func list(limit: Int = 1000) throws -> [ConversationSummary] {
+    /// ones last), with unread counts and the last message: all of them, or
+    /// the first `limit`. With `standing`, only those whose contact stands so;
+    /// a conversation without a contact (a group's) counts as accepted. The
+    /// ORDER BY is the index `conversations_by_activity`: keep the two identical.
+    public func list(limit: Int = .max, standing: ContactStanding? = nil) throws -> [ConversationSummary] {
         try database.query("""
-            SELECT c.id, c.contact_id, c.title, c.unread_count, c.last_activity_at, \(StoredMessage.columns(prefix: "m."))
+            SELECT \(Self.summaryColumns)
             FROM conversations c LEFT JOIN messages m ON m.id = c.last_message_id
+            WHERE ?1 IS NULL OR coalesce((SELECT standing FROM contacts WHERE id = c.contact_id), 'accepted') = ?1
             ORDER BY c.last_activity_at IS NULL, c.last_activity_at DESC, c.id DESC
-            LIMIT ?
-            """, [limit]) { row in
-            let hasMessage = row.value(at: 5) != .null
-            return ConversationSummary(
-                id: try row.get(0), contactId: try row.get(1), title: try row.get(2), unreadCount: try row.get(3),
-                lastActivityAt: try row.get(4), lastMessage: hasMessage ? try StoredMessage(row: row, offset: 5) : nil)
-        }
+            LIMIT ?2
+            """, [standing?.rawValue, limit], Self.summary)
+    }
+
+    /// Conversation `id` as the list shows it, or nil when there is none.
+    public func summary(id: Int64) throws -> ConversationSummary? {
+        try database.queryFirst("""
+            SELECT \(Self.summaryColumns)
+            FROM conversations c LEFT JOIN messages m ON m.id = c.last_message_id
+            WHERE c.id = ?
+            """, [id], Self.summary)
+    }
+
+    static let summaryColumns = "c.id, c.contact_id, c.title, c.unread_count, c.last_activity_at, \(StoredMessage.columns(prefix: "m."))"
+
+    static func summary(_ row: Row) throws -> ConversationSummary {
+        let hasMessage = row.value(at: 5) != .null
+        return ConversationSummary(
+            id: try row.get(0), contactId: try row.get(1), title: try row.get(2), unreadCount: try row.get(3),
+            lastActivityAt: try row.get(4), lastMessage: hasMessage ? try StoredMessage(row: row, offset: 5) : nil)
     }
 
     /// Estimated bytes of history per conversation, largest first.

@@ -52,17 +52,6 @@ extension MessageRepository {
                            [time]) { try $0.get(0, as: Int64.self) }
     }
 
-    /// Starts the timer of the incoming messages read at `time` up to
-    /// `messageId` (in display order) of a conversation: what
-    /// `markRead(upTo:in:at:)` marked. Runs in the caller's transaction.
-    func startExpiryOfRead(in conversationId: Int64, readAt time: Milliseconds) throws {
-        try database.execute("""
-            UPDATE messages SET expires_at = ? + expires_after * 1000
-            WHERE conversation_id = ? AND direction = 'in' AND read_at = ? AND expires_after IS NOT NULL
-              AND expires_at IS NULL AND deleted_at IS NULL
-            """, [time, conversationId, time])
-    }
-
     /// Starts the timer of our message `clientMessageId` in `conversationId`
     /// at `time` (when a read receipt for it says it was read: the first one,
     /// in a group). Returns whether it started.

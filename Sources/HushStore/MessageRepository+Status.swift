@@ -72,13 +72,18 @@ extension MessageRepository {
     public func markRead(upTo messageId: Int64, in conversationId: Int64, at time: Milliseconds) throws -> Int {
         try database.withinTransaction { db in
             let anchor = try position(of: messageId, in: conversationId)
+            // A disappearing message's timer starts when it is read: in the
+            // same statement, which finds the messages through the unread
+            // index (a second statement after it could not: they are read by
+            // then, and would be looked for among every message of the conversation).
             try db.execute("""
-                UPDATE messages SET read_at = ?, status = 'read'
-                WHERE conversation_id = ? AND direction = 'in' AND read_at IS NULL
-                  AND position <= ? AND (position < ? OR id <= ?)
-                """, [time, conversationId, anchor, anchor, messageId])
+                UPDATE messages SET read_at = ?1, status = 'read',
+                    expires_at = CASE WHEN expires_after IS NOT NULL AND expires_at IS NULL AND deleted_at IS NULL
+                                      THEN ?1 + expires_after * 1000 ELSE expires_at END
+                WHERE conversation_id = ?2 AND direction = 'in' AND read_at IS NULL
+                  AND position <= ?3 AND (position < ?3 OR id <= ?4)
+                """, [time, conversationId, anchor, messageId])
             let changed = db.changes
-            try startExpiryOfRead(in: conversationId, readAt: time)
             try refreshConversationSummary(conversationId)
             return changed
         }

@@ -38,12 +38,20 @@ public struct ResendRepository {
 
     /// Client message ids of a conversation's messages resent after a
     /// decryption error (to anyone), each once, by its first resend.
+    ///
+    /// CROSS JOIN keeps the resends as the outer loop: there are few, while
+    /// the planner, which has no statistics, would otherwise walk every
+    /// message of the conversation through `messages_by_position` and look
+    /// each one up among the resends (`hush history` on a conversation of
+    /// 100,000 messages read them all).
     public func resentClientMessageIds(conversationId: Int64) throws -> [String] {
-        try database.query("""
-            SELECT m.client_message_id FROM message_resends r JOIN messages m ON m.id = r.message_id
-            WHERE m.conversation_id = ? GROUP BY m.id ORDER BY MIN(r.resent_at), m.id
-            """, [conversationId]) { try $0.get(0, as: String.self) }
+        try database.query(Self.resentInConversation, [conversationId]) { try $0.get(0, as: String.self) }
     }
+
+    static let resentInConversation = """
+        SELECT m.client_message_id FROM message_resends r CROSS JOIN messages m ON m.id = r.message_id
+        WHERE m.conversation_id = ? GROUP BY m.id ORDER BY MIN(r.resent_at), m.id
+        """
 
     /// Remembers that the envelope with `digest`, sealed to `contactId`,
     /// carries `content` (encoded), which is not a message in history;

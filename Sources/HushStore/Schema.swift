@@ -33,6 +33,7 @@ public enum Schema {
         migrator.register(version: 24, name: "idempotency keys of sends", addIdempotencyKeys)
         migrator.register(version: 25, name: "deleted and disappearing messages: tombstones, timers, early deletions", addErasure)
         migrator.register(version: 26, name: "a group message resent once per member, not once in all", addResendsPerMember)
+        migrator.register(version: 27, name: "the unread incoming messages of each conversation, indexed apart", addUnreadIndex)
         return migrator
     }()
 

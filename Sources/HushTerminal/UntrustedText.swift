@@ -14,10 +14,20 @@
 /// and U+2029) are kept as "\n" or joined with a space.
 public enum UntrustedText {
     public static func sanitized(_ text: String, keepingLineBreaks: Bool = true) -> String {
+        // Printable ASCII (most text) has nothing to change: returned as it is
+        // without the look-up of each scalar's category, which was a fifth of
+        // `hush chats` through the daemon on 2,000 conversations (perf).
+        if text.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) { return text }
         var result = String.UnicodeScalarView()
         var previousWasCR = false
         for scalar in text.unicodeScalars {
             defer { previousWasCR = scalar == "\r" }
+            // Printable ASCII is kept: no category to look up (one non-ASCII
+            // character, a summary's "…" say, no longer costs every other one that).
+            if (0x20...0x7E).contains(scalar.value) {
+                result.append(scalar)
+                continue
+            }
             switch scalar {
             case "\r", "\n", "\u{2028}", "\u{2029}":
                 // CR LF is one break.

@@ -53,6 +53,11 @@ import HushTesting
             // Messages from before the search index existed are searchable.
             #expect(try store.messages.search("aardvark").map(\.message.id) == history.map(\.id))
             #expect(try store.conversations.list().first?.unreadCount == 1)
+            // The unread message written before version 27 is in its index: found, then marked read.
+            #expect(try store.messages.unreadIncoming(conversationId: 1).map(\.id) == history.map(\.id))
+            #expect(try store.messages.markRead(upTo: history[0].id, in: 1, at: 30) == 1)
+            #expect(try store.messages.unreadIncoming(conversationId: 1).isEmpty)
+            #expect(try store.conversations.list().first?.unreadCount == 0)
         }
         if version >= 2 {
             #expect(try store.sessions.load(contactId: 1) == SecureBytes(copying: [0x0a, 0x0b]))
@@ -82,11 +87,13 @@ import HushTesting
     /// `messages_by_expiry` is partial (only messages whose timer runs): an
     /// insert, whose `expires_at` is always NULL, does not write it, and the
     /// expiry sweep (after every sync, every few seconds in a live view) seeks it.
+    /// `messages_unread` is partial too (unread incoming messages only): opening
+    /// a conversation seeks it (LargeAccountQueryTests).
     @Test func messagesCarryOnlyTheIndexesQueriesUse() throws {
         let fixture = try StoreFixture()
         let indexes = try fixture.store.database.query(
             "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'messages' ORDER BY name") { try $0.get(0, as: String.self) }
-        #expect(indexes == ["messages_by_expiry", "messages_by_position", "sqlite_autoindex_messages_1"])
+        #expect(indexes == ["messages_by_expiry", "messages_by_position", "messages_unread", "sqlite_autoindex_messages_1"])
         let plan = try fixture.store.database.query(
             "EXPLAIN QUERY PLAN SELECT id FROM messages WHERE conversation_id = 1 ORDER BY position DESC, id DESC LIMIT 50") {
             try $0.get(3, as: String.self)

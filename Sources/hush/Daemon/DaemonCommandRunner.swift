@@ -42,15 +42,16 @@ enum DaemonCommandRunner {
                 let (stdout, stderr) = captured.texts
                 return .object(["exitCode": .number(Double(code)), "stdout": .string(stdout), "stderr": .string(stderr)])
             }
-            // Output is forwarded in order by one task, and all of it before the answer.
-            let (lines, sink) = AsyncStream<(CommandOutput.Stream, String)>.makeStream()
+            // Output is forwarded in order by one task, gathered into as few
+            // notifications as keep up with it, and all of it before the answer.
+            let output = CoalescedOutput()
             let forwarder = Task {
-                for await (stream, text) in lines {
+                await output.forward { stream, text in
                     try? await call.notify("cli.output", .object(["stream": .string(stream.rawValue), "text": .string(text)]))
                 }
             }
-            let code = await run(argv, context: context, input: input, output: CommandOutput { sink.yield(($0, $1)) })
-            sink.finish()
+            let code = await run(argv, context: context, input: input, output: CommandOutput { output.write($0, $1) })
+            output.finish()
             await forwarder.value
             return .object(["exitCode": .number(Double(code))])
         }
