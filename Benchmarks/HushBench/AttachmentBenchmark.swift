@@ -1,9 +1,12 @@
+import AsyncHTTPClient
 import Foundation
 import Glibc
 import HushCrypto
+import HushMessenger
 import HushProtocol
 import HushRelayAPI
 import HushRelayClient
+import HushStore
 
 /// Issue 14's figures: a file (256 MiB; `--mib N`) encrypted into an
 /// attachment blob and uploaded, then downloaded and decrypted, on loopback
@@ -34,7 +37,7 @@ enum AttachmentBenchmark {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hush-attachment-bench-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let plainPath = directory + "/file.bin", blobPath = directory + "/file.blob", outPath = directory + "/out.bin"
+        let plainPath = directory + "/file.bin", rawOutPath = directory + "/raw-out.bin", outPath = directory + "/out.bin"
         let writeStart = ContinuousClock.now
         try writePatternFile(plainPath, size: size)
         let writeRate = Double(mib) / RelayBench.seconds(since: writeStart)
@@ -70,69 +73,114 @@ enum AttachmentBenchmark {
         defer { relay.stop() }
         let http = RelayBench.makeHTTPClient(connections: 4)
         let client = try await RelayBench.Identity(index: 0).enroll(baseURL: relay.baseURL, http: http)
+        let (alice, bob) = try await pair(relayURL: relay.baseURL, http: http, in: directory)
 
-        // Encrypt + upload.
-        resetPeak()
-        let sendStart = ContinuousClock.now
-        // As AttachmentFiles.seal: each chunk read into one reused buffer, sealed in place, written from there.
-        let sealer = try AttachmentSealer(key: key, plaintextSize: UInt64(size))
-        let input = open(plainPath, O_RDONLY | O_CLOEXEC), output = open(blobPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard input >= 0, output >= 0 else { throw BenchError("cannot open the bench files") }
-        var chunkBuffer = [UInt8](repeating: 0, count: AttachmentBlob.chunkSize)
-        repeat {
-            try chunkBuffer.withUnsafeMutableBytes { buffer in
-                let count = try readFully(input, into: buffer)
-                try sealer.seal(UnsafeRawBufferPointer(rebasing: buffer[..<count])) { try writeAll(output, $0) }
+        // The baseline: the same bytes as a plain streamed upload of the plaintext file through the
+        // same upload API (in 8 MiB parts, as `hush` sends them), and downloaded to a file.
+        let plainLength = Int64(size)
+        let plainSend = try await Phase.measure(relay) {
+            let upload = try await client.startBlobUpload(length: plainLength)
+            var offset: Int64 = 0, finished: BlobUploadResponse?
+            while finished == nil {
+                let (blob, status) = try await client.continueBlobUpload(id: upload.uploadID, file: plainPath, from: offset, to: offset + (8 << 20),
+                                                                         length: plainLength)
+                finished = blob
+                offset = Int64(status?.received ?? 0)
             }
-        } while !sealer.isComplete
-        try [UInt8](repeating: 0, count: Int(sealer.paddingLength)).withUnsafeBytes { try writeAll(output, $0) }
-        close(input)
-        close(output)
-        let digest = try sealer.digest()
-        let encryptSeconds = RelayBench.seconds(since: sendStart)
-        let upload = try await client.startBlobUpload(length: Int64(sealer.blobLength))
-        // In 8 MiB parts, as `hush` sends them.
-        var offset: Int64 = 0, finished: BlobUploadResponse?
-        while finished == nil {
-            let (blob, status) = try await client.continueBlobUpload(id: upload.uploadID, file: blobPath, from: offset, to: offset + (8 << 20),
-                                                                     length: Int64(sealer.blobLength))
-            finished = blob
-            offset = Int64(status?.received ?? 0)
+            guard let finished else { throw BenchError("the relay did not take the plain file") }
+            return finished.blobID
         }
-        guard let uploaded = finished else {
-            throw BenchError("the relay did not take the whole blob")
+        // The Hush path, as `hush send --file`: `Messenger.sendFile` seals the file into the data
+        // directory while uploading it from there as it is written, then posts the pointer.
+        let hushSend = try await Phase.measure(relay) {
+            let sent = try await alice.sendFile(at: plainPath, to: "bob")
+            guard sent.message.status == .sent else { throw BenchError("the file's message was not taken by the relay: \(sent.message.status)") }
+            return sent.attachment.blobId ?? ""
         }
-        let sendSeconds = RelayBench.seconds(since: sendStart)
-        let sendPeak = peakBytes()
-
-        // Download + decrypt.
-        resetPeak()
-        let fetchStart = ContinuousClock.now
-        let opener = try AttachmentOpener(key: key, plaintextSize: UInt64(size), digest: digest)
-        // As VerifyingBlobSink: each piece checked and decrypted in place, the plaintext written from the opener's buffer.
-        let plain = open(outPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard plain >= 0 else { throw BenchError("cannot create \(outPath)") }
-        try await client.downloadBlob(id: uploaded.blobID, maxBytes: Int64(sealer.blobLength)) { bytes in
-            try opener.consume(bytes) { try writeAll(plain, $0) }
+        _ = try await bob.sync()
+        guard let incoming = try await bob.attachmentList(contact: "alice").last?.attachment else { throw BenchError("bob did not get the file") }
+        // Downloads: the plain blob to a file, then `hush fetch ID --out`: the blob checked chunk by
+        // chunk, kept encrypted under the data directory and decrypted to the output in the same pass.
+        let plainFetch = try await Phase.measure(relay) {
+            let output = open(rawOutPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+            guard output >= 0 else { throw BenchError("cannot create \(rawOutPath)") }
+            defer { close(output) }
+            try await client.downloadBlob(id: plainSend.result, maxBytes: plainLength) { try writeAll(output, $0) }
+            return ""
         }
-        try opener.finish()
-        close(plain)
-        let fetchSeconds = RelayBench.seconds(since: fetchStart)
-        let fetchPeak = peakBytes()
-        // The transport alone: the same blob downloaded with nothing done to its bytes.
-        let transportStart = ContinuousClock.now
-        var transported = 0
-        try await client.downloadBlob(id: uploaded.blobID, maxBytes: Int64(sealer.blobLength)) { bytes in transported += bytes.count }
-        let transportRate = Double(transported >> 20) / RelayBench.seconds(since: transportStart)
+        let hushFetch = try await Phase.measure(relay) {
+            let fetched = try await bob.fetchAttachment(id: incoming.id, to: outPath)
+            guard fetched.state == .ready else { throw BenchError("the download did not complete: \(fetched.state)") }
+            return ""
+        }
         try await http.shutdown()
-        print("raw file write (page cache): \(RelayBench.format(writeRate)) MiB/s; download alone (no decryption, nothing written): \(RelayBench.format(transportRate)) MiB/s; upload alone: \(RelayBench.format(Double(mib) / (sendSeconds - encryptSeconds))) MiB/s")
+        guard fileSize(outPath) == size, fileSize(rawOutPath) == size else { throw BenchError("a downloaded file has the wrong size") }
+        print("raw file write (page cache): \(RelayBench.format(writeRate)) MiB/s; load average before: \(loadAverage)")
+        print("| phase | wall s | MiB/s | this process CPU s | relay CPU s | peak RSS |")
+        print("|---|---|---|---|---|---|")
+        for (label, phase) in [("plain upload (baseline)", plainSend), ("encrypt+upload (hush send --file)", hushSend),
+                               ("plain download to a file (baseline)", plainFetch), ("download+decrypt (hush fetch --out)", hushFetch)] {
+            print("| \(label) | \(RelayBench.format(phase.wall, 3)) | \(RelayBench.format(Double(mib) / phase.wall)) | "
+                  + "\(RelayBench.format(phase.cpu, 2)) | \(RelayBench.format(phase.relayCPU, 2)) | \(peakBytesText(phase.peak)) |")
+        }
+        func verdict(_ ratio: Double) -> String { ratio >= 0.7 ? "met" : "not met" }
+        let sendRatio = plainSend.wall / hushSend.wall, fetchRatio = plainFetch.wall / hushFetch.wall
+        print("encrypt+upload: \(RelayBench.format(sendRatio, 2))× the plain upload's rate (target ≥ 0.7×: \(verdict(sendRatio))); "
+              + "CPU (both processes) \(RelayBench.format(hushSend.totalCPU / plainSend.totalCPU, 2))× the plain upload's")
+        print("download+decrypt: \(RelayBench.format(fetchRatio, 2))× the plain download's rate (target ≥ 0.7×: \(verdict(fetchRatio))); "
+              + "CPU (both processes) \(RelayBench.format(hushFetch.totalCPU / plainFetch.totalCPU, 2))× the plain download's")
+        print("encrypt+upload \(RelayBench.format(100 * Double(mib) / hushSend.wall / rawRate))% and download+decrypt "
+              + "\(RelayBench.format(100 * Double(mib) / hushFetch.wall / rawRate))% of raw secretstream")
+        print("blob: \(AttachmentBlob.blobLength(plaintextSize: UInt64(size))) bytes for \(size)")
+    }
 
-        let sendRate = Double(mib) / sendSeconds, fetchRate = Double(mib) / fetchSeconds
-        print("encrypt+upload: \(RelayBench.format(sendSeconds, 2)) s (encrypt to disk \(RelayBench.format(encryptSeconds, 2)) s), "
-              + "\(RelayBench.format(sendRate)) MiB/s = \(RelayBench.format(100 * sendRate / rawRate))% of raw; peak RSS \(peakBytesText(sendPeak))")
-        print("download+decrypt: \(RelayBench.format(fetchSeconds, 2)) s, \(RelayBench.format(fetchRate)) MiB/s = "
-              + "\(RelayBench.format(100 * fetchRate / rawRate))% of raw; peak RSS \(peakBytesText(fetchPeak))")
-        print("blob: \(sealer.blobLength) bytes for \(size) (padding \(sealer.paddingLength))")
+    /// One timed transfer: wall, this process's CPU (getrusage), the relay
+    /// child's (/proc, 10 ms ticks) and this process's peak RSS (reset first).
+    struct Phase {
+        var wall: Double
+        var cpu: Double
+        var relayCPU: Double
+        var peak: Int
+        var result: String
+        var totalCPU: Double { cpu + relayCPU }
+
+        static func measure(_ relay: RelayBench.ChildRelay, _ body: () async throws -> String) async throws -> Phase {
+            resetPeak()
+            let cpu = GroupBenchmark.ownCPUSeconds(), relayCPU = relay.cpuSeconds(), start = ContinuousClock.now
+            let result = try await body()
+            let wall = RelayBench.seconds(since: start)
+            return Phase(wall: wall, cpu: GroupBenchmark.ownCPUSeconds() - cpu, relayCPU: relay.cpuSeconds() - relayCPU, peak: peakBytes(),
+                         result: result)
+        }
+    }
+
+    /// Alice and bob, each with a store and an attachment directory, contacts of each other.
+    static func pair(relayURL: String, http: HTTPClient, in directory: String) async throws -> (Messenger, Messenger) {
+        func participant(_ name: String) throws -> Messenger {
+            let store = try MessageStore(path: "\(directory)/\(name).db", key: SecureBytes(randomCount: 32))
+            return Messenger(identity: IdentityKeyPair.generate(), store: store,
+                             transport: RelayClientTransport(client: RelayClient(baseURL: relayURL, httpClient: http)),
+                             attachmentDirectory: "\(directory)/\(name)-attachments")
+        }
+        let alice = try participant("alice"), bob = try participant("bob")
+        try await alice.register()
+        try await bob.register()
+        _ = try await alice.addContact(name: "bob", address: bob.identity.address.description)
+        _ = try await alice.send(text: "hello", to: "bob")
+        _ = try await bob.sync()
+        guard let request = try await bob.messageRequests().first else { throw BenchError("bob got no message request") }
+        _ = try await bob.acceptRequest(name: request.contact.name, renameTo: "alice")
+        _ = try await alice.sync()
+        return (alice, bob)
+    }
+
+    static func fileSize(_ path: String) -> Int {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : -1
+    }
+
+    static var loadAverage: String {
+        (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)).map { $0.split(separator: " ").prefix(3).joined(separator: " ") } ?? "?"
     }
 
     static func writePatternFile(_ path: String, size: Int) throws {
