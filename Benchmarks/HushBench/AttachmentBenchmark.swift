@@ -8,28 +8,27 @@ import HushRelayAPI
 import HushRelayClient
 import HushStore
 
-/// Issue 14's figures: a file (256 MiB; `--mib N`) encrypted into an
-/// attachment blob and uploaded, then downloaded and decrypted, on loopback
-/// to a relay child process, beside raw secretstream (push, one 64 KiB buffer
-/// sealed over and over in memory: the ceiling for this chunking) in the same run; and this process's peak RSS during each phase
-/// (VmHWM, reset before each), which stays flat because nothing holds more
-/// than a chunk. The Hush path is what `hush send --file` and `hush fetch
-/// --out` do: AttachmentSealer to a file, a streamed POST, a streamed GET
-/// through AttachmentOpener to a file (the resumable upload API, as
-/// `hush` uses it), each chunk sealed or opened in place as AttachmentFiles
-/// and VerifyingBlobSink do.
+/// Issue 35 item 3's figures: a file (256 MiB; `--mib N`) sent with
+/// `Messenger.sendFile` (what `hush send --file` does: sealed on a thread of
+/// its own while the upload follows it, the pointer posted) and fetched with
+/// `fetchAttachment(to:)` (`hush fetch ID --out`: checked chunk by chunk, the
+/// encrypted copy kept, decrypted to the file, both synced), on loopback to a
+/// relay child process, beside the plain transfer of the same bytes in the
+/// same run: the plaintext file uploaded through the same upload API (8 MiB
+/// parts, as `hush` sends them) and downloaded to a file. `--rounds N` (3)
+/// runs the four phases in turn N times; each phase prints its wall time,
+/// this process's CPU (getrusage), the relay's (/proc/PID/stat) and this
+/// process's peak RSS (VmHWM, reset before it), and the ratios are the
+/// medians of the rounds', with the target (≥ 0.7×). Raw secretstream and
+/// SHA-256 in memory are printed first, the floor of the work per byte.
 ///
-/// Measured on a shared 2-core VM (README, attachments, has the runs): 263–364
-/// MiB/s encrypt+upload and 347–468 MiB/s download+decrypt, 20–29 % and 27–35 %
-/// of raw secretstream in the same runs (226–281 and 335–447 MiB/s before the
-/// 1 MiB upload pieces, the relay's write-behind, the in-place chunks and the
-/// digest on its own thread), peak RSS 51–55 MiB. Profiled per 256 MiB:
-/// sealing 0.62 CPU-s (secretstream 0.20, SHA-256 0.17 on its thread, the
-/// blob's write 0.11), the upload 0.19 in the client and 0.30 in the relay
-/// (socket reads, blob writes, the fsync), the download and decryption 0.89
-/// (secretstream 0.18, SHA-256 0.16, the relay's sends 0.15, socket reads
-/// 0.09, the plaintext's write 0.08): on 2 cores, at best about 32 % and 40 %
-/// of raw, and less while the machine is shared.
+/// Measured on the shared 2-core VM (README, Performance, has the runs;
+/// 26 Nov 2026, load 5.6–6.5, alternating with the code before): encrypt+
+/// upload 0.40–0.42× the plain upload (before: 0.25–0.35×), download+decrypt
+/// 0.33–0.47× the plain download (before: 0.23–0.35×), peak RSS 45–64 MiB
+/// (the plain phases' 44–64). Secretstream and SHA-256 alone cost 0.31 CPU-s
+/// per 256 MiB, more than the plain transfers' wall time, so 0.7× is out of
+/// reach on two shared cores.
 enum AttachmentBenchmark {
     static func run(arguments: [String]) async throws {
         let mib = arguments.firstIndex(of: "--mib").flatMap { arguments.indices.contains($0 + 1) ? Int(arguments[$0 + 1]) : nil } ?? 256
@@ -210,18 +209,6 @@ enum AttachmentBenchmark {
         let block = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 131) })
         for _ in 0..<(size >> 20) { try handle.write(contentsOf: block) }
         try handle.close()
-    }
-
-    /// Fills `buffer` from `descriptor`; fewer bytes only at the end of the file.
-    static func readFully(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        var filled = 0
-        while filled < buffer.count {
-            let got = read(descriptor, buffer.baseAddress! + filled, buffer.count - filled)
-            guard got >= 0 else { throw BenchError("read failed: errno \(errno)") }
-            if got == 0 { break }
-            filled += got
-        }
-        return filled
     }
 
     static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) throws {
