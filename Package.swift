@@ -318,7 +318,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HushMessengerTests",
-            dependencies: ["HushMessenger", "HushStore", "HushProtocol", "HushCrypto", "HushTesting"],
+            dependencies: ["HushMessenger", "HushStore", "HushProtocol", "HushRelayAPI", "HushCrypto", "HushTesting"],
             swiftSettings: swiftSettings
         ),
         // A throwaway PostgreSQL cluster for the relay's PostgreSQL tests.

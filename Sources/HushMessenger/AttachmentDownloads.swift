@@ -138,6 +138,7 @@ final class AttachmentDownloads {
             switch error {
             case let failure as DeliveryFailure:
                 // What arrived is checked and kept: the next fetch resumes after it.
+                sink.keep()
                 try? store.write { try $0.attachments.setState(restState, id: id, error: failure.description, at: now) }
                 if case .rejected(404, _) = failure {
                     throw MessengerError.attachmentUnavailable("the relay no longer has attachment \(id) (blobs expire): ask the sender to send it again")
@@ -145,6 +146,7 @@ final class AttachmentDownloads {
                 throw MessengerError.relay(failure)
             case let failure as ExportFailure:
                 // The download is fine: what it checked stays for the next fetch.
+                sink.keep()
                 try? store.write { try $0.attachments.setState(restState, id: id, error: failure.description, at: now) }
                 throw MessengerError.attachmentRejected(failure.description)
             case let error as AttachmentError:

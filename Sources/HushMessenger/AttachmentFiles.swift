@@ -23,17 +23,38 @@ struct AttachmentFiles {
         if mkdir(directory, 0o700) != 0 && errno != EEXIST { throw AttachmentFileError("cannot create", path: directory, errno: errno) }
     }
 
-    /// Seals the file at `source` with `key` into a new file in the
-    /// directory; returns its path, the plaintext size and the blob's digest.
-    func seal(_ source: String, key: SecureBytes, using random: any RandomSource,
-              progress: (Int64, Int64) -> Void = { _, _ in }) throws -> (path: String, size: Int64, digest: [UInt8]) {
-        try ensureDirectory()
+    /// A file to send, opened, with its size then: the upload of its blob
+    /// starts (its length follows from the size) while it is being sealed.
+    struct Source: @unchecked Sendable {
+        let path: String
+        let file: PosixFile
+        let size: Int64
+    }
+
+    func openSource(_ source: String) throws -> Source {
         let input = try PosixFile.openForReading(source)
-        let size = try input.size
+        return Source(path: source, file: input, size: try input.size)
+    }
+
+    /// Where a file being sealed is written: named after this process, so
+    /// that another process's sweep leaves it alone while we run.
+    func sealingPath(using random: any RandomSource) -> String {
+        "\(directory)/\(Self.sealingPrefix)\(getpid())-\(Hex.encode(random.bytes(8)))"
+    }
+
+    /// Seals `source` with `key` into a new file at `path` (`sealingPath`)
+    /// and returns the blob's digest; on failure the file is removed. The
+    /// file is written past the page cache (`DirectWriter`), and each piece
+    /// written is handed to `wrote` as well, for the upload that follows the
+    /// sealing (`SealedBlobFeed`). The file is not synced: `sync` it before a
+    /// row names it, unless the upload completed and it is about to go.
+    func seal(_ source: Source, into path: String, key: SecureBytes,
+              progress: (Int64, Int64) -> Void = { _, _ in }, wrote: (UnsafeRawBufferPointer) -> Void = { _ in }) throws -> [UInt8] {
+        try ensureDirectory()
+        let size = source.size, input = source.file
         let sealer = try AttachmentSealer(key: key, plaintextSize: UInt64(size))
-        // Named after this process, so that another process's sweep leaves it alone while we run.
-        let path = "\(directory)/\(Self.sealingPrefix)\(getpid())-\(Hex.encode(random.bytes(8)))"
-        let output = try PosixFile.create(path)
+        let file = try PosixFile.create(path)
+        let output = DirectWriter(file)
         do {
             var index: UInt64 = 0
             // One plaintext buffer for every chunk; each is sealed into the sealer's and written from there.
@@ -44,26 +65,48 @@ struct AttachmentFiles {
                 try chunk.withUnsafeMutableBytes { buffer in
                     let piece = UnsafeMutableRawBufferPointer(rebasing: buffer[..<expected])
                     guard try input.read(into: piece) == expected else {
-                        throw AttachmentFileError("the file shrank while it was being encrypted:", path: source)
+                        throw AttachmentFileError("the file shrank while it was being encrypted:", path: source.path)
                     }
-                    try sealer.seal(UnsafeRawBufferPointer(piece)) { try output.write($0) }
+                    try sealer.seal(UnsafeRawBufferPointer(piece)) { sealed in
+                        try output.write(sealed)
+                        wrote(sealed)
+                    }
                 }
                 index += 1
                 progress(min(Int64(index) * Int64(AttachmentBlob.chunkSize), size), size)
             } while !sealer.isComplete
-            guard try input.read(upTo: 1).isEmpty else { throw AttachmentFileError("the file grew while it was being encrypted:", path: source) }
+            guard try input.read(upTo: 1).isEmpty else { throw AttachmentFileError("the file grew while it was being encrypted:", path: source.path) }
             try output.writeZeros(sealer.paddingLength)
-            try output.syncAndClose()
-            return (path, size, try sealer.digest())
+            try output.finish()
+            file.close()
+            Self.zeros.withUnsafeBytes { zeros in
+                var remaining = sealer.paddingLength
+                while remaining > 0 {
+                    let step = Int(min(remaining, UInt64(zeros.count)))
+                    wrote(UnsafeRawBufferPointer(rebasing: zeros[..<step]))
+                    remaining -= UInt64(step)
+                }
+            }
+            return try sealer.digest()
         } catch {
             unlink(path)
             throw error
         }
     }
 
-    /// Puts a sealed file under its attachment's name.
-    func adopt(_ path: String, as id: Int64) throws(AttachmentFileError) {
-        guard rename(path, blobPath(id)) == 0 else { throw AttachmentFileError("cannot rename", path: path, errno: errno) }
+    /// Padding, handed on a piece at a time.
+    private static let zeros = [UInt8](repeating: 0, count: 64 << 10)
+
+    /// Makes the sealed file at `path` durable.
+    func sync(_ path: String) throws {
+        let file = try PosixFile.openForAppending(path)
+        try file.syncAndClose()
+    }
+
+    /// Gives the sealed file at `path` its attachment's name as well (a hard
+    /// link: an upload reading it under its first name goes on).
+    func keep(_ path: String, as id: Int64) throws(AttachmentFileError) {
+        guard link(path, blobPath(id)) == 0 else { throw AttachmentFileError("cannot link", path: path, errno: errno) }
     }
 
     func remove(_ id: Int64) {
@@ -163,6 +206,9 @@ struct AttachmentFiles {
 final class VerifyingBlobSink: BlobSink, @unchecked Sendable {
     private let opener: AttachmentOpener
     private let output: PosixFile
+    /// Writes a part started afresh past the page cache (`DirectWriter`);
+    /// nil for a part resumed (appended to from wherever it ended).
+    private let direct: DirectWriter?
     private let files: AttachmentFiles
     private let id: Int64
     private let export: ExportFile?
@@ -194,9 +240,11 @@ final class VerifyingBlobSink: BlobSink, @unchecked Sendable {
         }
         if opener.bytesReceived > 0 {
             output = try PosixFile.openForAppending(path)
+            direct = nil
         } else {
             unlink(path)
             output = try PosixFile.create(path)
+            direct = DirectWriter(output)
         }
         resumeOffset = Int64(opener.bytesReceived)
         self.opener = opener
@@ -220,12 +268,19 @@ final class VerifyingBlobSink: BlobSink, @unchecked Sendable {
         } else {
             try opener.consume(bytes) { _ in }
         }
-        try output.write(bytes)
+        if let direct { try direct.write(bytes) } else { try output.write(bytes) }
         progress(Int64(opener.bytesReceived))
+    }
+
+    /// A download cut off: writes what is still buffered, so that the next
+    /// fetch resumes after every byte that arrived and was checked.
+    func keep() {
+        try? direct?.finish()
     }
 
     func finish() throws {
         try opener.finish()
+        try direct?.finish()
         try output.syncAndClose()
         guard rename(files.partPath(id), files.blobPath(id)) == 0 else {
             throw AttachmentFileError("cannot rename", path: files.partPath(id), errno: errno)

@@ -9,6 +9,7 @@ import HushCrypto
 import HushProtocol
 import HushRelayAPI
 import HushStore
+import Synchronization
 
 /// Uploads of the files `AttachmentSending` sealed, as queued work taken at
 /// each flush (docs/PROTOCOL.md §10.3): each blob the relay takes gets its
@@ -58,30 +59,133 @@ final class AttachmentUploads {
             }
             do {
                 let blobId = try await upload(attachment, file: files.blobPath(id), length: total)
-                try store.write { store in
-                    try store.attachments.setUploaded(blobId: blobId, id: id, at: dependencies.clock.now())
-                    try store.attachments.setTransferred(total, id: id, at: dependencies.clock.now())
-                    guard let message = try store.messages.message(id: attachment.messageId),
-                          let uploaded = try store.attachments.attachment(id: id), let pointer = try uploaded.pointer() else {
-                        throw MessengerError.unknownAttachment(id)
-                    }
-                    try sealer.seal(.attachment(pointer), forStored: message)
-                }
+                try recordUploaded(id: id, messageId: attachment.messageId, blobId: blobId, length: total)
                 // The relay holds it now; the sender keeps no copy of its own.
                 files.remove(id)
-            } catch let failure as DeliveryFailure {
-                // Rate limiting is a "not now", like an unreachable relay:
-                // the file waits for the next flush, not a final failure.
-                if case let .rateLimited(retryAfter) = failure {
-                    postpone(id, failure, atLeast: retryAfter ?? 0)
-                } else if failure.isRefusal {
-                    fail(attachment, "the relay refused the file: \(Self.reason(failure))")
-                } else {
-                    postpone(id, failure, atLeast: 0)
-                }
             } catch {
-                fail(attachment, "the file could not be sent: \(error)")
+                settle(attachment, failure: error)
             }
+        }
+    }
+
+    /// The relay holds attachment `id`'s whole blob as `blobId`: its pointer
+    /// is sealed as its message's content and queued (in the caller's
+    /// transaction, if one is open). The caller removes the encrypted copy.
+    func recordUploaded(id: Int64, messageId: Int64, blobId: String, length: Int64) throws {
+        try store.write { store in
+            try store.attachments.setUploaded(blobId: blobId, id: id, at: dependencies.clock.now())
+            try store.attachments.setTransferred(length, id: id, at: dependencies.clock.now())
+            guard let message = try store.messages.message(id: messageId),
+                  let uploaded = try store.attachments.attachment(id: id), let pointer = try uploaded.pointer() else {
+                throw MessengerError.unknownAttachment(id)
+            }
+            try sealer.seal(.attachment(pointer), forStored: message)
+        }
+    }
+
+    /// An upload that did not complete: rate limiting and other "not now"s
+    /// wait their backoff (what the relay holds is kept), a refusal fails the
+    /// attachment and its message.
+    private func settle(_ attachment: StoredAttachment, failure error: any Error) {
+        let id = attachment.id
+        if let failure = error as? DeliveryFailure {
+            // Rate limiting is a "not now", like an unreachable relay:
+            // the file waits for the next flush, not a final failure.
+            if case let .rateLimited(retryAfter) = failure {
+                postpone(id, failure, atLeast: retryAfter ?? 0)
+            } else if failure.isRefusal {
+                fail(attachment, "the relay refused the file: \(Self.reason(failure))")
+            } else {
+                postpone(id, failure, atLeast: 0)
+            }
+        } else {
+            fail(attachment, "the file could not be sent: \(error)")
+        }
+    }
+
+    /// An upload that follows the sealing of its file, as it stands: the
+    /// upload's id once the relay gave one, and the blob's id once it holds
+    /// every byte, or why it stopped. Read from the sealing's side while the
+    /// upload goes on.
+    final class FollowedUpload: Sendable {
+        private struct State {
+            var uploadId: String?
+            var blobId: String?
+            var failure: (any Error)?
+        }
+
+        private let state = Mutex(State())
+
+        var uploadId: String? { state.withLock { $0.uploadId } }
+        var blobId: String? { state.withLock { $0.blobId } }
+        var failure: (any Error)? { state.withLock { $0.failure } }
+
+        fileprivate func started(_ id: String) { state.withLock { $0.uploadId = id } }
+        fileprivate func completed(_ id: String) { state.withLock { $0.blobId = id } }
+        fileprivate func failed(_ error: any Error) { state.withLock { $0.failure = error } }
+    }
+
+    /// Starts the upload of a `length`-byte blob about to be sealed (logging
+    /// in first if the session needs it), for `follow`; what failed is
+    /// recorded in `followed`, and nil returned.
+    func startFollowedUpload(isolation: isolated (any Actor)? = #isolation, length: Int64,
+                             into followed: FollowedUpload) async -> (any BlobTransfer, String)? {
+        do {
+            let transport = try dependencies.requireBlobs()
+            let uploadId = try await relay.withReauthentication { () async throws(DeliveryFailure) in
+                try await transport.startBlobUpload(length: length)
+            }
+            followed.started(uploadId)
+            return (transport, uploadId)
+        } catch {
+            followed.failed(error)
+            return nil
+        }
+    }
+
+    /// Uploads the blob of a file while `AttachmentSending` seals it at
+    /// `path` (`feed` says how far it is written and holds its latest
+    /// bytes), each part sent as soon as it is sealed: the encryption and the
+    /// upload overlap instead of one waiting for the other. The file is still
+    /// written whole (it is the resumable copy): an upload cut off here (a
+    /// session that expired mid-way included) continues from the relay's
+    /// bytes at the next flush, from the upload id kept with the row.
+    static func follow(_ upload: (transport: any BlobTransfer, id: String), file path: String, length: Int64, feed: SealedBlobFeed,
+                       into followed: FollowedUpload, progress: @escaping @Sendable (Int64) -> Void) async {
+        let growing = GrowingUploadFile(available: { try await feed.wait(beyond: $0) }, copyHeld: { feed.copy(at: $0, into: $1) })
+        do {
+            while true {
+                let step = try await upload.transport.continueBlobUpload(id: upload.id, file: path, length: length, segmentBytes: uploadSegmentBytes,
+                                                                         growing: growing, progress: progress)
+                if let blobId = step.blobID {
+                    followed.completed(blobId)
+                    return
+                }
+            }
+        } catch {
+            followed.failed(error)
+        }
+    }
+
+    /// Takes over attachment `attachment`, stored with its sealed file as
+    /// `<id>.blob` while its upload followed the sealing: complete, its
+    /// pointer is queued and the copy goes, as after any upload; cut off or
+    /// refused, it is settled as a flush's upload would be, with the upload
+    /// id kept so that the next attempt resumes after the relay's bytes.
+    func adoptFollowed(_ followed: FollowedUpload, for attachment: StoredAttachment) {
+        if let uploadId = followed.uploadId, attachment.uploadId != uploadId {
+            try? store.write { try $0.attachments.setUploadId(uploadId, id: attachment.id, at: dependencies.clock.now()) }
+        }
+        if let blobId = followed.blobId {
+            do {
+                try recordUploaded(id: attachment.id, messageId: attachment.messageId, blobId: blobId,
+                                   length: Int64(AttachmentBlob.blobLength(plaintextSize: UInt64(attachment.size))))
+                files?.remove(attachment.id)
+            } catch {
+                settle(attachment, failure: error)
+            }
+        } else if let failure = followed.failure {
+            settle(attachment, failure: failure)
         }
     }
 
@@ -111,7 +215,8 @@ final class AttachmentUploads {
             // `hush attachments` (in another process) shows the progress.
             while true {
                 let step = try await relay.withReauthentication { () async throws(DeliveryFailure) in
-                    try await transport.continueBlobUpload(id: uploadId, file: path, length: length, segmentBytes: Self.uploadSegmentBytes) { sent in
+                    try await transport.continueBlobUpload(id: uploadId, file: path, length: length, segmentBytes: Self.uploadSegmentBytes,
+                                                           growing: nil) { sent in
                         progress.report(AttachmentProgress(attachmentId: id, phase: .uploading, done: sent, total: length))
                     }
                 }

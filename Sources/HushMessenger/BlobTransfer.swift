@@ -1,3 +1,5 @@
+import HushRelayAPI
+
 /// The relay's blob store: encrypted files, uploaded in resumable parts and
 /// downloaded from any offset. Not every transport has one (see `RelayTransport`).
 public protocol BlobTransfer: Sendable {
@@ -5,8 +7,11 @@ public protocol BlobTransfer: Sendable {
     func startBlobUpload(length: Int64) async throws(DeliveryFailure) -> String
     /// Sends the next part of upload `id` from the encrypted blob in the file
     /// at `path`: from the first byte the relay lacks, at most `segmentBytes`.
-    /// `progress` hears the file position reached.
+    /// `progress` hears the file position reached. With `growing`, the file
+    /// is still being written: the upload waits for its bytes and reads no
+    /// further than they are written, from the writer's memory where it can.
     func continueBlobUpload(id: String, file path: String, length: Int64, segmentBytes: Int64,
+                            growing: GrowingUploadFile?,
                             progress: @escaping @Sendable (Int64) -> Void) async throws(DeliveryFailure) -> BlobUploadStep
     /// Streams blob `id` from byte `offset` on (at most `maxBytes` in all) to
     /// `sink`. A failure of the relay is a `DeliveryFailure`; anything else is what `sink` threw.

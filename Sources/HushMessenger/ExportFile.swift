@@ -43,6 +43,8 @@ final class ExportFile {
             file = try PosixFile.create(path)
             temporary = path
         }
+        // Synced whole before it takes its name: written to the disk as it goes, not all in that sync.
+        file.writesBehind = true
         self.destination = destination
     }
 

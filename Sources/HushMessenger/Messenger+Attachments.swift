@@ -4,14 +4,15 @@ import HushStore
 /// Files: sending one, listing them, fetching one (docs/PROTOCOL.md §10.3).
 extension Messenger {
     /// Seals the file at `path` for `name` (a fresh key, streamed chunk by
-    /// chunk into an encrypted blob under the data directory), stores its
-    /// message as pending, then flushes the outbox: the blob is uploaded and
-    /// the pointer sealed and posted. Returns the message as stored after that
+    /// chunk into an encrypted blob under the data directory, uploaded from
+    /// there as it is written), stores its message as pending, then flushes
+    /// the outbox: the pointer is sealed and posted (and an upload cut off
+    /// resumed first). Returns the message as stored after that
     /// attempt, and its attachment. `progress` hears this file alone, until
     /// this call returns.
     public func sendFile(at path: String, to name: String,
                          progress: (@Sendable (AttachmentProgress) -> Void)? = nil) async throws -> (message: StoredMessage, attachment: StoredAttachment) {
-        let (messageId, attachmentId) = try sendingFiles.prepare(file: path, to: name, progress: progress)
+        let (messageId, attachmentId) = try await sendingFiles.prepare(file: path, to: name, progress: progress)
         let listening = progress.map { attachmentProgress.listen(to: attachmentId, $0) }
         defer { attachmentProgress.stop(listening) }
         await outgoing.flush()

@@ -69,8 +69,8 @@ public actor Messenger {
         attachmentFiles = attachmentDirectory.map(AttachmentFiles.init(directory:))
         attachmentSweep = AttachmentSweep(dependencies, files: attachmentFiles)
         erasure = MessageErasure(dependencies, attachmentSweep: attachmentSweep)
-        sendingFiles = AttachmentSending(dependencies, sealer: sealer, files: attachmentFiles, sweeper: attachmentSweep)
         uploads = AttachmentUploads(dependencies, relay: relay, sealer: sealer, files: attachmentFiles, progress: attachmentProgress)
+        sendingFiles = AttachmentSending(dependencies, sealer: sealer, files: attachmentFiles, sweeper: attachmentSweep, uploads: uploads)
         downloads = AttachmentDownloads(dependencies, files: attachmentFiles, progress: attachmentProgress)
         outgoing = Outbox(dependencies, sealer: sealer, dispatcher: Dispatcher(dependencies, backoff: backoff),
                           groupDeliveries: GroupDeliveries(dependencies, sessions: sessions, sealer: sealer), uploads: uploads)

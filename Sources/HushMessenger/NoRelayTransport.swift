@@ -1,4 +1,5 @@
 import HushProtocol
+import HushRelayAPI
 
 /// The transport of an identity that has no relay yet: every call fails with
 /// `reason`, which says what to do (each front end words it for its users).
@@ -24,6 +25,7 @@ public struct NoRelayTransport: RelayTransport, BlobTransfer {
     public func sendEphemeral(_ envelope: [UInt8], to recipient: IdentityKey, credential: [UInt8]) async throws(DeliveryFailure) { throw failure }
     public func startBlobUpload(length: Int64) async throws(DeliveryFailure) -> String { throw failure }
     public func continueBlobUpload(id: String, file path: String, length: Int64, segmentBytes: Int64,
+                                   growing: GrowingUploadFile?,
                                    progress: @escaping @Sendable (Int64) -> Void) async throws(DeliveryFailure) -> BlobUploadStep { throw failure }
     public func downloadBlob(id: String, from offset: Int64, maxBytes: Int64, into sink: any BlobSink) async throws { throw failure }
 }

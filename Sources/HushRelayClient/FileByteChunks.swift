@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import HushRelayAPI
 import NIOCore
 
 /// A file's bytes as the body of an upload, read `pieceBytes` at a time when
@@ -17,6 +18,9 @@ struct FileByteChunks: AsyncSequence, Sendable {
     var offset: Int64 = 0
     /// Where the body ends (exclusive): one segment of the file.
     var end: Int64 = .max
+    /// For a file still being written: how far it is, and its latest bytes
+    /// from memory (nil: the file is whole).
+    var growing: GrowingUploadFile?
     let progress: @Sendable (Int64) -> Void
 
     /// Bytes per read and per body part: 1 MiB held, a sixteenth as many
@@ -34,9 +38,12 @@ struct FileByteChunks: AsyncSequence, Sendable {
         /// The file position reached, reported to `progress`.
         private var sent: Int64
         private let end: Int64
+        private let growing: GrowingUploadFile?
 
-        init(path: String, offset: Int64, end: Int64, progress: @escaping @Sendable (Int64) -> Void) {
+        init(path: String, offset: Int64, end: Int64, growing: GrowingUploadFile?,
+             progress: @escaping @Sendable (Int64) -> Void) {
             self.path = path
+            self.growing = growing
             self.progress = progress
             sent = offset
             self.end = end
@@ -45,27 +52,39 @@ struct FileByteChunks: AsyncSequence, Sendable {
         deinit { if descriptor >= 0 { close(descriptor) } }
 
         func next() async throws -> ByteBuffer? {
-            if descriptor < 0 {
-                descriptor = open(path, O_RDONLY | O_CLOEXEC)
-                guard descriptor >= 0 else { throw FileReadError(description: "cannot open \(path): \(String(cString: strerror(errno)))") }
-                guard lseek(descriptor, off_t(sent), SEEK_SET) == off_t(sent) else {
-                    throw FileReadError(description: "cannot seek in \(path): \(String(cString: strerror(errno)))")
-                }
-            }
-            let want = Int(Swift.min(FileByteChunks.pieceBytes, end - sent))
+            guard sent < end else { return nil }
+            // A file still being written is read only as far as it is written.
+            var limit = end
+            if let growing { limit = Swift.min(end, try await growing.available(sent)) }
+            let want = Int(Swift.min(FileByteChunks.pieceBytes, limit - sent))
             guard want > 0 else { return nil }
             var buffer = ByteBufferAllocator().buffer(capacity: want)
             let count = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: want) { bytes in
-                let count = read(descriptor, bytes.baseAddress, want)
-                guard count >= 0 else { throw FileReadError(description: "cannot read \(path): \(String(cString: strerror(errno)))") }
-                return count
+                let target = UnsafeMutableRawBufferPointer(rebasing: bytes[..<want])
+                // Bytes just written, still held in memory by their writer: not read back from the disk.
+                if let held = growing?.copyHeld(sent, target), held > 0 { return held }
+                return try readFile(into: target, at: sent)
             }
             guard count > 0 else { return nil }
             sent += Int64(count)
             progress(sent)
             return buffer
         }
+
+        /// Reads from the file at `offset` (opened at the first read).
+        private func readFile(into target: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+            if descriptor < 0 {
+                descriptor = open(path, O_RDONLY | O_CLOEXEC)
+                guard descriptor >= 0 else { throw FileReadError(description: "cannot open \(path): \(String(cString: strerror(errno)))") }
+            }
+            while true {
+                let count = pread(descriptor, target.baseAddress, target.count, off_t(offset))
+                if count < 0 && errno == EINTR { continue }
+                guard count >= 0 else { throw FileReadError(description: "cannot read \(path): \(String(cString: strerror(errno)))") }
+                return count
+            }
+        }
     }
 
-    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(path: path, offset: offset, end: end, progress: progress) }
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(path: path, offset: offset, end: end, growing: growing, progress: progress) }
 }

@@ -25,7 +25,11 @@ extension RelayClient {
     /// Sends bytes `offset..<end` of the file at `path` (to the end of the
     /// `length`-byte blob by default) as the next part of upload `id`. Returns
     /// the blob once the relay has all `length` bytes, else the upload's status.
+    /// With `growing` the file is still being written: each read waits for
+    /// bytes past its position, goes no further than they are written, and
+    /// takes them from the writer's memory when it still holds them.
     public func continueBlobUpload(id: String, file path: String, from offset: Int64, to end: Int64? = nil, length: Int64,
+                                   growing: GrowingUploadFile? = nil,
                                    progress: @escaping @Sendable (Int64) -> Void = { _ in })
         async throws(RelayClientError) -> (blob: BlobUploadResponse?, status: BlobUploadStatus?) {
         let end = min(end ?? length, length)
@@ -34,7 +38,7 @@ extension RelayClient {
         request.headers.add(name: "Content-Type", value: "application/octet-stream")
         request.headers.add(name: "Authorization", value: "Bearer " + (try currentSession().token))
         request.headers.add(name: BlobUploadHeaders.offset, value: String(offset))
-        request.body = .stream(FileByteChunks(path: path, offset: offset, end: end, progress: progress), length: .known(end - offset))
+        request.body = .stream(FileByteChunks(path: path, offset: offset, end: end, growing: growing, progress: progress), length: .known(end - offset))
         let raw: RelayRawResponse
         do {
             let response = try await http.execute(request, timeout: Self.blobTimeout)

@@ -176,6 +176,7 @@ public struct RelayClientTransport: RelayTransport, BlobTransfer {
     }
 
     public func continueBlobUpload(id: String, file path: String, length: Int64, segmentBytes: Int64,
+                                   growing: GrowingUploadFile?,
                                    progress: @escaping @Sendable (Int64) -> Void) async throws(DeliveryFailure) -> BlobUploadStep {
         try await mapUpload { () async throws(RelayClientError) in
             // Ask where the relay's copy ends: a cut-off attempt left some bytes there.
@@ -183,7 +184,7 @@ public struct RelayClientTransport: RelayTransport, BlobTransfer {
             let from = Int64(status.received)
             progress(from)
             let (blob, after) = try await client.continueBlobUpload(id: id, file: path, from: from, to: from + segmentBytes,
-                                                                    length: length, progress: progress)
+                                                                    length: length, growing: growing, progress: progress)
             if let blob { return BlobUploadStep(received: Int64(blob.size), blobID: blob.blobID) }
             return BlobUploadStep(received: Int64(after?.received ?? status.received), blobID: nil)
         }

@@ -2,6 +2,7 @@ import Foundation
 import HushCrypto
 import HushMessenger
 import HushProtocol
+import HushRelayAPI
 import Synchronization
 
 /// A relay in memory for pipeline unit tests: mailboxes, bundles,
@@ -30,6 +31,8 @@ final class InMemoryRelay: Sendable {
         /// Failures the next upload attempts answer with, in order.
         var uploadFailures: [DeliveryFailure] = []
         var uploadCalls = 0
+        /// Upload requests that followed a file still being sealed.
+        var followedUploads = 0
         /// Where each download started (its `from` offset).
         var downloadOffsets: [Int64] = []
         /// Cuts the next download off (`unavailable`) once it has handed on this many bytes of the blob.
@@ -209,10 +212,36 @@ final class InMemoryRelay: Sendable {
         /// Takes the file from where the upload stands; a failure queued in
         /// `uploadFailures` keeps half of what was sent, as a cut connection would.
         func continueBlobUpload(id: String, file path: String, length: Int64, segmentBytes: Int64,
+                                growing: GrowingUploadFile?,
                                 progress: @escaping @Sendable (Int64) -> Void) async throws(DeliveryFailure) -> BlobUploadStep {
             try requireToken()
             if let pause = relay.state.withLock({ $0.uploadPause }) { try? await Task.sleep(for: pause) }
-            guard let data = FileManager.default.contents(atPath: path) else { throw .unavailable(reason: "no file") }
+            // A file still being sealed: this relay takes its bytes once they are all written,
+            // from the writer's memory where it holds them, as the real client does.
+            let data: Data
+            if let growing {
+                var bytes = Data(), written: Int64 = 0
+                while Int64(bytes.count) < length {
+                    do { written = try await growing.available(Int64(bytes.count)) } catch {
+                        throw .unavailable(reason: "the file stopped growing: \(error)")
+                    }
+                    var piece = [UInt8](repeating: 0, count: Int(written) - bytes.count)
+                    let held = piece.withUnsafeMutableBytes { growing.copyHeld(Int64(bytes.count), $0) }
+                    if held > 0 {
+                        bytes += piece[..<held]
+                    } else {
+                        let file = FileHandle(forReadingAtPath: path)
+                        try? file?.seek(toOffset: UInt64(bytes.count))
+                        guard let read = try? file?.read(upToCount: piece.count), !read.isEmpty else { throw .unavailable(reason: "no file") }
+                        bytes += read
+                    }
+                }
+                relay.state.withLock { $0.followedUploads += 1 }
+                data = bytes
+            } else {
+                guard let contents = FileManager.default.contents(atPath: path) else { throw .unavailable(reason: "no file") }
+                data = contents
+            }
             let outcome: Result<BlobUploadStep, DeliveryFailure> = relay.state.withLock { state in
                 state.uploadCalls += 1
                 guard var upload = state.uploads[id] else { return .failure(.rejected(status: 404, code: "not_found")) }
