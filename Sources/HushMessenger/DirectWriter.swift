@@ -5,29 +5,37 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import HushCrypto
 
-/// Writes an attachment blob file from its start past the page cache
-/// (O_DIRECT), from one reused block-aligned buffer: the sealed copy of a
-/// file being sent and the encrypted copy of a file being downloaded.
+/// Writes a new file from its start past the page cache (O_DIRECT), from
+/// one reused block-aligned buffer: the sealed copy of a file being sent,
+/// the encrypted copy of a file being downloaded, and the files a backup
+/// restore writes (HushKit's `DirectFileWriter`).
 ///
 /// On the shared VMs Hush is measured on, a buffered write of fresh file
 /// pages costs far more than the disk write itself (each page of page cache
 /// is memory touched for the first time): 256 MiB took 4.2 s through the
-/// page cache with its fsync and 0.27 s with O_DIRECT (dd, same minute). The
-/// blob is encrypted, so the buffer holds nothing secret. The last partial
-/// block goes through the page cache after clearing O_DIRECT; where O_DIRECT
-/// is refused (tmpfs, some network filesystems, systems without it) every
-/// write does. The caller still syncs the file: O_DIRECT does not flush the
-/// disk's cache.
-final class DirectWriter {
-    private let file: PosixFile
+/// page cache with its fsync and 0.27 s with O_DIRECT (dd, same minute);
+/// `perf` over a full-scale restore put half of its samples in that copy
+/// (`copy_folio_from_iter_atomic`). The last partial block goes through the
+/// page cache after clearing O_DIRECT; where O_DIRECT is refused (tmpfs,
+/// some network filesystems, systems without it) every write does. The
+/// buffer is wiped before it is freed: a restore writes plaintext through
+/// it. The caller still syncs the file: O_DIRECT does not flush the disk's
+/// cache.
+public final class DirectWriter {
+    private let descriptor: Int32
+    private let path: String
+    /// The file's owner, held so that the descriptor stays open while this
+    /// writes (nil: the caller keeps it open).
+    private let owner: PosixFile?
     private var direct: Bool
     private let buffer: UnsafeMutableRawBufferPointer
     private var filled = 0
     /// The unit O_DIRECT needs for addresses, lengths and offsets: 4096
     /// covers every logical block size Linux filesystems use.
-    static let alignment = 4096
-    static let bufferLength = 1 << 20
+    public static let alignment = 4096
+    public static let bufferLength = 1 << 20
     /// O_DIRECT, which Glibc's headers define only for C with _GNU_SOURCE:
     /// its value per architecture (asm-generic/fcntl.h, arm64's own); 0
     /// elsewhere, where every write goes through the page cache.
@@ -40,17 +48,33 @@ final class DirectWriter {
     #endif
 
     /// Writes `file`, which must be empty and at its start.
-    init(_ file: PosixFile) {
-        self.file = file
-        let flags = fcntl(file.descriptor, F_GETFL)
-        direct = Self.directFlag != 0 && flags >= 0 && fcntl(file.descriptor, F_SETFL, flags | Self.directFlag) == 0
+    convenience init(_ file: PosixFile) {
+        self.init(descriptor: file.descriptor, path: file.path, owner: file)
+    }
+
+    /// Writes the file open for writing on `descriptor`, which must be empty
+    /// and at its start; the caller keeps it open until `finish()` and
+    /// closes it. `path` names it in errors.
+    public convenience init(descriptor: Int32, path: String) {
+        self.init(descriptor: descriptor, path: path, owner: nil)
+    }
+
+    private init(descriptor: Int32, path: String, owner: PosixFile?) {
+        self.descriptor = descriptor
+        self.path = path
+        self.owner = owner
+        let flags = fcntl(descriptor, F_GETFL)
+        direct = Self.directFlag != 0 && flags >= 0 && fcntl(descriptor, F_SETFL, flags | Self.directFlag) == 0
         buffer = .allocate(byteCount: Self.bufferLength, alignment: Self.alignment)
     }
 
-    deinit { buffer.deallocate() }
+    deinit {
+        ConstantTime.wipe(buffer)
+        buffer.deallocate()
+    }
 
     /// Appends `bytes` to the file.
-    func write(_ bytes: UnsafeRawBufferPointer) throws(AttachmentFileError) {
+    public func write(_ bytes: UnsafeRawBufferPointer) throws(AttachmentFileError) {
         var offset = 0
         while offset < bytes.count {
             let count = min(bytes.count - offset, buffer.count - filled)
@@ -62,7 +86,7 @@ final class DirectWriter {
     }
 
     /// Appends `count` zero bytes.
-    func writeZeros(_ count: UInt64) throws(AttachmentFileError) {
+    public func writeZeros(_ count: UInt64) throws(AttachmentFileError) {
         var remaining = count
         while remaining > 0 {
             let step = Int(min(remaining, UInt64(buffer.count - filled)))
@@ -74,7 +98,7 @@ final class DirectWriter {
     }
 
     /// Writes what is still in the buffer; the file is whole after it.
-    func finish() throws(AttachmentFileError) {
+    public func finish() throws(AttachmentFileError) {
         let whole = filled - filled % Self.alignment
         if whole > 0 { try flush(whole) }
         guard filled > 0 else { return }
@@ -86,9 +110,9 @@ final class DirectWriter {
     /// that took the flag but refuses its writes.
     private func goThroughPageCache() throws(AttachmentFileError) {
         guard direct else { return }
-        let flags = fcntl(file.descriptor, F_GETFL)
-        guard flags >= 0, fcntl(file.descriptor, F_SETFL, flags & ~Self.directFlag) == 0 else {
-            throw AttachmentFileError("cannot write", path: file.path, errno: errno)
+        let flags = fcntl(descriptor, F_GETFL)
+        guard flags >= 0, fcntl(descriptor, F_SETFL, flags & ~Self.directFlag) == 0 else {
+            throw AttachmentFileError("cannot write", path: path, errno: errno)
         }
         direct = false
     }
@@ -97,11 +121,11 @@ final class DirectWriter {
     private func flush(_ count: Int) throws(AttachmentFileError) {
         var done = 0
         while done < count {
-            let written = systemWrite(file.descriptor, buffer.baseAddress! + done, count - done)
+            let written = systemWrite(descriptor, buffer.baseAddress! + done, count - done)
             if written < 0 {
                 if errno == EINTR { continue }
                 if errno == EINVAL && direct { try goThroughPageCache(); continue }
-                throw AttachmentFileError("cannot write", path: file.path, errno: errno)
+                throw AttachmentFileError("cannot write", path: path, errno: errno)
             }
             done += written
         }
