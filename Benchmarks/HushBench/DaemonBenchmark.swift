@@ -190,18 +190,7 @@ final class Spawned {
 
     static func start(_ executable: String, _ arguments: [String], environment: [String: String]) throws -> Spawned {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("hush-spawned-\(UUID().uuidString)").path
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, scratch + ".out", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, scratch + ".err", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
-        guard spawned == 0 else { throw BenchError("could not start \(executable): \(String(cString: strerror(spawned)))") }
+        let pid = try ChildSpawn.start(executable, arguments, environment: environment, outputPath: scratch + ".out", errorPath: scratch + ".err")
         return Spawned(pid: pid, outputPath: scratch + ".out", errorPath: scratch + ".err")
     }
 

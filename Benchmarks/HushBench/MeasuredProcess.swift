@@ -26,21 +26,9 @@ struct MeasuredProcess {
         let outputPath = scratch + ".out", errorPath = scratch + ".err"
         defer { try? FileManager.default.removeItem(atPath: outputPath); try? FileManager.default.removeItem(atPath: errorPath) }
 
-        // The child opens (and owns) its own stdout and stderr files: no descriptor of ours is handed over.
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
-
         let start = ContinuousClock.now
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
-        guard spawned == 0 else { throw BenchError("could not start \(executable): \(String(cString: strerror(spawned)))") }
+        let pid = try ChildSpawn.start(executable, arguments, environment: environment, outputPath: outputPath, errorPath: errorPath,
+                                       inputFromNull: false)
         var status: Int32 = 0
         var usage = rusage()
         var samples: [Int] = []
