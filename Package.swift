@@ -377,6 +377,8 @@ let package = Package(
             name: "HushCLITests",
             dependencies: ["hush", "HushKit", "HushCrypto", "HushTesting",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            // The help goldens, read from the source tree by HelpGoldenTests (not resources).
+            exclude: ["Help"],
             swiftSettings: swiftSettings
         ),
         // End to end: the real `hush` binary as separate processes against a real
