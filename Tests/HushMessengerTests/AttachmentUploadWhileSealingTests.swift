@@ -22,6 +22,16 @@ import Testing
         (try? FileManager.default.contentsOfDirectory(atPath: participant.directory.path("attachments"))) ?? []
     }
 
+    /// Bob syncs, fetches alice's file and holds exactly `bytes`.
+    func expectReceived(_ bytes: Data, by bob: Participant, from alice: Participant) async throws {
+        _ = try await bob.messenger.sync()
+        _ = try await bob.messenger.addContact(name: "alice", address: alice.address)
+        let incoming = try #require(try await bob.messenger.attachmentList(contact: "alice").first?.attachment)
+        let out = bob.directory.path("saved.pdf")
+        #expect(try await bob.messenger.fetchAttachment(id: incoming.id, to: out).state == .ready)
+        #expect(FileManager.default.contents(atPath: out) == bytes)
+    }
+
     @Test func theUploadFollowsTheSealingAndNoCopyIsKept() async throws {
         let relay = InMemoryRelay()
         let (alice, bob) = try await relay.pair()
@@ -34,12 +44,7 @@ import Testing
         #expect(relay.state.withLock { $0.uploadCalls } == 1)
         #expect(attachmentFiles(of: alice).isEmpty, "the sender kept a copy (or a sealing file) of a file the relay holds")
 
-        _ = try await bob.messenger.sync()
-        _ = try await bob.messenger.addContact(name: "alice", address: alice.address)
-        let incoming = try #require(try await bob.messenger.attachmentList(contact: "alice").first?.attachment)
-        let out = bob.directory.path("saved.pdf")
-        #expect(try await bob.messenger.fetchAttachment(id: incoming.id, to: out).state == .ready)
-        #expect(FileManager.default.contents(atPath: out) == bytes)
+        try await expectReceived(bytes, by: bob, from: alice)
     }
 
     @Test func anUploadCutOffWhileSealingResumesTheSameUpload() async throws {
@@ -64,12 +69,7 @@ import Testing
         #expect(relay.state.withLock { $0.blobs.count } == 1)
         #expect(attachmentFiles(of: alice).isEmpty)
 
-        _ = try await bob.messenger.sync()
-        _ = try await bob.messenger.addContact(name: "alice", address: alice.address)
-        let incoming = try #require(try await bob.messenger.attachmentList(contact: "alice").first?.attachment)
-        let out = bob.directory.path("saved.pdf")
-        #expect(try await bob.messenger.fetchAttachment(id: incoming.id, to: out).state == .ready)
-        #expect(FileManager.default.contents(atPath: out) == bytes)
+        try await expectReceived(bytes, by: bob, from: alice)
     }
 
     /// The upload's reader waits for bytes past its position, is told when
