@@ -146,8 +146,25 @@ public final class RelayClient: Sendable {
     /// Challenge → signature → token. The token is kept for later calls.
     /// The signature names `origin`, so a relay that passed this challenge on
     /// from another relay gets nothing usable there.
+    ///
+    /// A refused answer is answered once more with a new challenge: the relay
+    /// refuses an expired challenge exactly as a forged signature (401
+    /// `authentication_failed`), and a challenge expires whenever more than
+    /// its lifetime (60 s) passes before the answer arrives: a laptop that
+    /// slept in between, a process stopped or starved of CPU. Without the
+    /// second round, one such pause would read as a final refusal and the
+    /// outbox would give its messages up. A second refusal, for a challenge
+    /// fetched just now, is final.
     @discardableResult
     public func authenticate(identity: Ed25519.PrivateKey) async throws(RelayClientError) -> TokenResponse {
+        do {
+            return try await authenticateOnce(identity: identity)
+        } catch let .http(401, code, _, _) where code == RelayErrorCode.authenticationFailed.rawValue {
+            return try await authenticateOnce(identity: identity)
+        }
+    }
+
+    private func authenticateOnce(identity: Ed25519.PrivateKey) async throws(RelayClientError) -> TokenResponse {
         let origin = try self.origin
         let publicKey = identity.publicKey.rawRepresentation
         let challenge = try await call(.POST, RelayPaths.challenge, body: ChallengeRequest(identityKey: Base64Bytes(publicKey)), repeatable: true, as: ChallengeResponse.self)
