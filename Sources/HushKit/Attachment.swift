@@ -4,7 +4,8 @@ import HushStore
 /// A file sent or received with a message. Its bytes stay encrypted on disk
 /// until `HushAccount.fetch(_:to:progress:)` exports them.
 public struct Attachment: Sendable, Equatable, Identifiable {
-    /// Where the transfer stands. Outgoing: uploading → uploaded. Incoming:
+    /// Where the transfer stands. Outgoing: uploading → uploaded (the
+    /// sender's own copy stays: `isStoredHere`). Incoming:
     /// available (only the pointer is here) → downloading → ready (verified,
     /// stored encrypted). `failed` says why in `lastError`.
     public enum State: String, Sendable {
@@ -47,8 +48,14 @@ public struct Attachment: Sendable, Equatable, Identifiable {
     public let createdAt: Int64
     /// Why the last transfer failed, if it did.
     public let lastError: String?
+    /// Whether this device holds the whole encrypted file: a received file
+    /// once downloaded, and a sent file from its sending on (the sender keeps
+    /// its own copy, in backups and exports too). `HushAccount.fetch` then
+    /// decrypts it from the data directory instead of downloading it.
+    /// Files sent before HushKit 0.5.0 were not kept.
+    public let isStoredHere: Bool
 
-    init(_ stored: StoredAttachment) {
+    init(_ stored: StoredAttachment, storedHere: Bool) {
         id = AttachmentID(rawValue: stored.id)
         message = MessageID(rawValue: stored.messageId)
         conversation = ConversationID(rawValue: stored.conversationId)
@@ -61,6 +68,11 @@ public struct Attachment: Sendable, Equatable, Identifiable {
         transferSize = stored.blobLength
         createdAt = stored.createdAt
         lastError = stored.lastError
+        isStoredHere = storedHere
+    }
+
+    init(_ stored: StoredAttachment, on messenger: Messenger) {
+        self.init(stored, storedHere: messenger.holdsFile(attachmentID: stored.id))
     }
 }
 

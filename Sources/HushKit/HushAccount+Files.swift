@@ -7,13 +7,13 @@ extension HushAccount {
     public func attachment(_ id: AttachmentID) async throws(HushError) -> Attachment {
         try await guarded {
             guard let stored = try await messenger.attachment(id: id.rawValue) else { throw MessengerError.unknownAttachment(id.rawValue) }
-            return Attachment(stored)
+            return Attachment(stored, on: messenger)
         }
     }
 
     /// The file a message carries, nil for a text.
     public func attachment(of message: MessageID) async throws(HushError) -> Attachment? {
-        try await guarded { try await messenger.attachment(messageID: message.rawValue).map(Attachment.init) }
+        try await guarded { try await messenger.attachment(messageID: message.rawValue).map { Attachment($0, on: messenger) } }
     }
 
     /// Downloads a received file (unless it is here already), checks every
@@ -22,7 +22,7 @@ extension HushAccount {
     public func fetch(_ id: AttachmentID, to destination: String? = nil,
                       progress: (@Sendable (TransferProgress) -> Void)? = nil) async throws(HushError) -> Attachment {
         try await guarded {
-            Attachment(try await messenger.fetchAttachment(id: id.rawValue, to: destination, progress: progressReporter(progress)))
+            Attachment(try await messenger.fetchAttachment(id: id.rawValue, to: destination, progress: progressReporter(progress)), on: messenger)
         }
     }
 

@@ -38,7 +38,7 @@ extension HushAccount {
 
     /// Every file sent and received, oldest first.
     public func attachments() async throws(HushError) -> [Attachment] {
-        try await guarded { try await messenger.attachmentList().map { Attachment($0.attachment) } }
+        try await guarded { try await messenger.attachmentList().map { Attachment($0.attachment, on: messenger) } }
     }
 }
 

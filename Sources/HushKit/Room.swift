@@ -217,7 +217,7 @@ public struct Room: Sendable {
         try await account.guarded {
             let (message, attachment) = try await messenger.sendFile(at: path, to: try await target(),
                                                                      progress: account.progressReporter(progress))
-            return (Message(message), Attachment(attachment))
+            return (Message(message), Attachment(attachment, on: messenger))
         }
     }
 
@@ -243,7 +243,7 @@ public struct Room: Sendable {
     /// The files sent and received in this conversation, oldest first.
     public func attachments() async throws(HushError) -> [Attachment] {
         try await account.guarded {
-            try await messenger.attachmentList().filter { $0.attachment.conversationId == id.rawValue }.map { Attachment($0.attachment) }
+            try await messenger.attachmentList().filter { $0.attachment.conversationId == id.rawValue }.map { Attachment($0.attachment, on: messenger) }
         }
     }
 

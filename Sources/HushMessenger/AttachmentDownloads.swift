@@ -71,9 +71,11 @@ final class AttachmentDownloads {
             do {
                 try files.export(id, key: attachment.key, size: attachment.size, digest: attachment.digest, to: export)
             } catch let error as AttachmentError {
-                // The stored copy no longer verifies: drop it, so the next fetch downloads again.
+                // The stored copy no longer verifies: drop it, so the next fetch downloads
+                // again (a sent file's from the relay too, while it keeps the blob).
                 files.remove(id)
-                try? store.write { try $0.attachments.setState(.available, id: id, error: error.description, at: dependencies.clock.now()) }
+                let state: AttachmentState = attachment.direction == .incoming ? .available : attachment.state
+                try? store.write { try $0.attachments.setState(state, id: id, error: error.description, at: dependencies.clock.now()) }
                 throw MessengerError.storedAttachmentDamaged(id: id, reason: error.description)
             } catch let error as AttachmentFileError {
                 throw MessengerError.attachmentRejected("cannot save the attachment: \(error)")

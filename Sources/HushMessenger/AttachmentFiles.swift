@@ -9,8 +9,9 @@ import HushCrypto
 import HushProtocol
 
 /// Attachment blobs under the data directory (`<home>/attachments`, 0700):
-/// `<id>.blob` is a whole, verified encrypted blob (an outgoing one waiting
-/// for its upload, or an incoming one downloaded and checked); `<id>.part` a
+/// `<id>.blob` is a whole, verified encrypted blob (an outgoing one, kept
+/// for its upload and then as the sender's own copy, or an incoming one
+/// downloaded and checked); `<id>.part` a
 /// download in progress. Files are only ever encrypted here: the plaintext
 /// exists only where the user exports it. Every pass holds one chunk at a time.
 struct AttachmentFiles {

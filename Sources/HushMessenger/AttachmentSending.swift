@@ -41,11 +41,13 @@ final class AttachmentSending {
     /// (attachment id 0: the row is written once the file is sealed) and the
     /// upload.
     ///
-    /// Once the file is sealed its row is written at once: an upload that
-    /// completed by then is recorded with it (and the sealed copy, never
-    /// synced, goes); one still running gets its copy synced and kept as
-    /// `<id>.blob` and its upload id recorded first, so that a process killed
-    /// from then on resumes the upload at the next flush, as before.
+    /// Once the file is sealed its copy is synced and kept as `<id>.blob`,
+    /// and its row is written at once: an upload that completed by then is
+    /// recorded with it; one still running gets its upload id recorded
+    /// first, so that a process killed from then on resumes the upload at
+    /// the next flush, as before. The copy stays after the upload: it is the
+    /// sender's own copy of the file, which `hush fetch` decrypts and
+    /// backups and exports hold, until the message is deleted.
     func prepare(isolation: isolated (any Actor)? = #isolation, file path: String, to name: String,
                  progress: (@Sendable (AttachmentProgress) -> Void)?) async throws -> (messageId: Int64, attachmentId: Int64) {
         let files = try AttachmentFiles.required(files)
@@ -112,9 +114,10 @@ final class AttachmentSending {
         let uploaded = followed.blobId
         let ids: (messageId: Int64, attachmentId: Int64)
         do {
-            // The copy the next flush would resume from must survive a crash
-            // once its row says it is there; one already uploaded is not kept.
-            if uploaded == nil { try files.sync(sealed.path) }
+            // The copy must survive a crash once its row names it: the next
+            // flush resumes an upload from it, and once uploaded it is the
+            // sender's own copy of the file (`hush fetch`, backups, exports).
+            try files.sync(sealed.path)
             let now = dependencies.clock.now()
             ids = try store.write { store in
                 let message = NewMessage(conversationId: conversation, clientMessageId: MessageID.random(using: dependencies.random).description,
@@ -130,12 +133,13 @@ final class AttachmentSending {
                                   mediaType: MediaType.guess(fileName: fileName), size: sealed.size, key: key, digest: sealed.digest,
                                   blobId: nil), at: now)
                 files.remove(id)  // a reused row id's leftovers (see recordIncoming)
+                // A second name for the sealed copy: the one a resumed upload
+                // reads, and the sender's own copy once the relay holds it.
+                try files.keep(sealed.path, as: id)
                 if let uploaded {
                     // In the same transaction: the pointer is queued with its message.
                     try uploads.recordUploaded(id: id, messageId: messageId, blobId: uploaded, length: length)
                 } else {
-                    // A second name for the copy the upload is still reading: the one a resumed upload reads.
-                    try files.keep(sealed.path, as: id)
                     // Held by this process until the upload still running ends: a flush elsewhere leaves it alone.
                     _ = try store.attachments.claimUpload(id: id, holder: getpid(), until: now + AttachmentUploads.uploadLeaseMillis, now: now,
                                                           isAlive: TransferHolder.isAlive)
@@ -158,12 +162,11 @@ final class AttachmentSending {
             progress?(AttachmentProgress(attachmentId: ids.attachmentId, phase: .uploading, done: sent, total: length))
         }
         if uploaded != nil {
-            // The relay holds the blob: the sender keeps no copy of its own.
-            unlink(sealed.path)
+            unlink(sealed.path)  // the copy stays as `<id>.blob`
             return ids
         }
         await following.value
-        unlink(sealed.path)  // `<id>.blob` stays until the upload completes
+        unlink(sealed.path)  // the copy stays as `<id>.blob`
         if let attachment = try store.attachments.attachment(id: ids.attachmentId) {
             uploads.adoptFollowed(followed, for: attachment)
         }

@@ -59,9 +59,8 @@ final class AttachmentUploads {
             }
             do {
                 let blobId = try await upload(attachment, file: files.blobPath(id), length: total)
+                // The copy stays: the sender's own, until the message is deleted.
                 try recordUploaded(id: id, messageId: attachment.messageId, blobId: blobId, length: total)
-                // The relay holds it now; the sender keeps no copy of its own.
-                files.remove(id)
             } catch {
                 settle(attachment, failure: error)
             }
@@ -169,7 +168,7 @@ final class AttachmentUploads {
 
     /// Takes over attachment `attachment`, stored with its sealed file as
     /// `<id>.blob` while its upload followed the sealing: complete, its
-    /// pointer is queued and the copy goes, as after any upload; cut off or
+    /// pointer is queued, as after any upload; cut off or
     /// refused, it is settled as a flush's upload would be, with the upload
     /// id kept so that the next attempt resumes after the relay's bytes.
     func adoptFollowed(_ followed: FollowedUpload, for attachment: StoredAttachment) {
@@ -180,7 +179,6 @@ final class AttachmentUploads {
             do {
                 try recordUploaded(id: attachment.id, messageId: attachment.messageId, blobId: blobId,
                                    length: Int64(AttachmentBlob.blobLength(plaintextSize: UInt64(attachment.size))))
-                files?.remove(attachment.id)
             } catch {
                 settle(attachment, failure: error)
             }

@@ -62,4 +62,12 @@ extension Messenger {
     public func attachment(id: Int64) throws -> StoredAttachment? {
         try store.attachments.attachment(id: id)
     }
+
+    /// Whether the data directory holds attachment `id`'s whole encrypted
+    /// file: a received file downloaded and checked, or a sent file's own
+    /// copy (kept from its sealing on). Such a file is decrypted from here,
+    /// never downloaded, and goes into backups and exports.
+    public nonisolated func holdsFile(attachmentID id: Int64) -> Bool {
+        attachmentFiles?.hasBlob(id) ?? false
+    }
 }

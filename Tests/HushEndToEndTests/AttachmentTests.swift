@@ -20,7 +20,7 @@ import Testing
 
     /// Empty, small, exactly one chunk and several chunks: each arrives byte
     /// for byte, the relay holds none of it in any encoding, and the sender
-    /// keeps no copy of the blob once uploaded.
+    /// keeps its own encrypted copy, which it decrypts with the relay gone.
     @Test func filesOfEverySizeRoundTripAndTheRelaySeesNoneOfThem() throws {
         let bed = try Testbed("attach")
         let alice = try bed.newUser("alice")
@@ -57,8 +57,39 @@ import Testing
         let local = try #require(try bed.hush(bob, ["audit", "local", "--canary", canary, "--json"]).json()["canary"] as? [String: Any])
         #expect(local["found"] as? Bool == false, "\(local)")
         #expect(local["filesScanned"] as? Int ?? 0 >= 4, "the attachment blobs are among the files scanned: \(local)")
-        let aliceFiles = try FileManager.default.contentsOfDirectory(atPath: alice.home + "/attachments")
-        #expect(aliceFiles.isEmpty, "the sender keeps no blob once the relay has it: \(aliceFiles)")
+        // Alice keeps one encrypted copy of each file she sent, the canary in none of them,
+        // and decrypts each from there: the relay is gone.
+        let aliceFiles = try FileManager.default.contentsOfDirectory(atPath: alice.home + "/attachments").sorted()
+        let sent = try Self.attachments(bed, alice)
+        #expect(aliceFiles == sent.compactMap { $0["id"] as? Int }.map { "\($0).blob" }.sorted(), "\(aliceFiles) for \(sent)")
+        let aliceLocal = try #require(try bed.hush(alice, ["audit", "local", "--canary", canary, "--json"]).json()["canary"] as? [String: Any])
+        #expect(aliceLocal["found"] as? Bool == false, "\(aliceLocal)")
+        bed.relay.stop()
+        for attachment in sent {
+            let id = try #require(attachment["id"] as? Int), size = try #require(attachment["size"] as? Int)
+            let out = bed.root + "/mine-\(id).bin"
+            try bed.succeed(alice, ["fetch", String(id), "--out", out])
+            #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == Data(Self.file(size, canary: canary)))
+        }
+    }
+
+    /// A sent file's own copy goes with its message: deleted for the sender,
+    /// the encrypted copy is removed from the data directory.
+    @Test func aSentFilesCopyGoesWithItsMessage() throws {
+        let bed = try Testbed("attach-delete")
+        let alice = try bed.newUser("alice")
+        let bob = try bed.newUser("bob")
+        try bed.meet(alice, bob)
+        let path = bed.root + "/note.bin"
+        try Data(Self.file(70_000, canary: "delete-me")).write(to: URL(fileURLWithPath: path))
+        let sent = try bed.succeed(alice, ["send", "bob", "--file", path, "--json"]).json()
+        let attachmentID = try #require((sent["attachment"] as? [String: Any])?["id"] as? Int, "\(sent)")
+        let messageID = try #require(sent["id"] as? Int, "\(sent)")
+        let copy = alice.home + "/attachments/\(attachmentID).blob"
+        #expect(FileManager.default.fileExists(atPath: copy))
+        try bed.succeed(alice, ["delete", "bob", String(messageID)])
+        #expect(!FileManager.default.fileExists(atPath: copy), "the copy outlived its message")
+        #expect(try Self.attachments(bed, alice).isEmpty)
     }
 
     /// A blob altered at the relay is refused with the reason, and no file
@@ -157,20 +188,24 @@ import Testing
         try bed.meet(alice, bob)
         let blobDirectory = bed.relay.dataDirectory + "/blobs"
         var caught: (upload: String, bytes: Int, file: [UInt8])?
-        // The kill must land while the bytes flow: once they do, the relay is
-        // stopped (SIGSTOP) so the upload stays where it is however loaded the
-        // machine, the sender is killed, and the relay goes on. A try where the
-        // upload won the race is done again.
+        // The kill must land while the bytes flow and after the sender stored
+        // the file's row: once the relay holds some of the upload it is
+        // stopped (SIGSTOP), so the rest cannot arrive however loaded the
+        // machine; the sender is killed once it reports the upload (its row
+        // is written then), and the relay goes on. A try where the upload won
+        // the race (done before the relay was stopped) is done again.
         for attempt in 0..<4 where caught == nil {
             let file = AttachmentTests.file(24 << 20, canary: "attempt-\(attempt)")
             let path = bed.root + "/big-\(attempt).bin"
             try Data(file).write(to: URL(fileURLWithPath: path))
             let sender = try bed.spawn(alice, ["send", "bob", "--file", path])
+            let deadline = Date().addingTimeInterval(120)
+            while sender.isRunning, Date() < deadline, !Self.holdsPartialUpload(blobDirectory) { usleep(2_000) }
+            bed.relay.pause()
             _ = sender.wait(timeout: 120) { child in
                 // Progress goes to stderr as plain lines ("uploading NAME: 10% (…)") when it is not a terminal.
-                !child.isRunning || child.stderr.split(separator: "\n").contains { $0.hasPrefix("uploading") && !$0.contains(": 0%") }
+                !child.isRunning || child.stderr.split(separator: "\n").contains { $0.hasPrefix("uploading") }
             }
-            bed.relay.pause()
             sender.signal(SIGKILL)
             let result = sender.finish(timeout: 10)
             bed.relay.resume()
@@ -205,6 +240,15 @@ import Testing
         let id = try #require(incoming["id"] as? Int)
         try bed.succeed(bob, ["fetch", String(id), "--out", bed.root + "/got.bin"])
         #expect(try Data(contentsOf: URL(fileURLWithPath: bed.root + "/got.bin")) == Data(file))
+    }
+
+    /// Whether the relay holds part of an upload: a `.resumable-` file with bytes in it.
+    static func holdsPartialUpload(_ blobDirectory: String) -> Bool {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: blobDirectory)) ?? []
+        return names.contains { name in
+            name.hasPrefix(".resumable-") && !name.hasSuffix(".owner")
+                && ((try? FileManager.default.attributesOfItem(atPath: blobDirectory + "/" + name))?[.size] as? Int ?? 0) > 0
+        }
     }
 
     /// The size of `path` once the relay stops adding to it: bytes the killed

@@ -37,6 +37,11 @@ import Testing
         let id = try #require(listed.first?["id"] as? Int)
         try bed.succeed(alice, ["fetch", String(id), "--out", bed.root + "/before.bin"])
         try bed.send(alice, to: "bob", "thanks for the photo")
+        // A file Alice sends: her own copy goes into the archive too.
+        let reply = Array("a drawing in return".utf8) + (0..<70_000).map { UInt8(truncatingIfNeeded: $0 &* 17) }
+        try Data(reply).write(to: URL(fileURLWithPath: bed.root + "/drawing.bin"))
+        let sentFile = try bed.succeed(alice, ["send", "bob", "--file", bed.root + "/drawing.bin", "--json"]).json()
+        let sentID = try #require((sentFile["attachment"] as? [String: Any])?["id"] as? Int, "\(sentFile)")
         try bed.sync(bob)
 
         let key = try Self.recoveryKey(bed, alice)
@@ -45,7 +50,7 @@ import Testing
         #expect(verified.status == 0, "\(verified)")
         let summary = try verified.json()
         #expect(summary["address"] as? String == alice.address)
-        #expect(summary["files"] as? Int == 1, "\(summary)")
+        #expect(summary["files"] as? Int == 2, "the received file and the sent one: \(summary)")
         let historyBefore = try bed.history(alice, with: "bob")
         #expect(summary["messages"] as? Int == historyBefore.count, "\(summary)")
 
@@ -68,6 +73,11 @@ import Testing
         #expect(try bed.history(restoredAlice, with: "bob").map(\.description) == historyBefore.map(\.description))
         try bed.succeed(restoredAlice, ["fetch", String(id), "--out", bed.root + "/after.bin"])
         #expect(try Data(contentsOf: URL(fileURLWithPath: bed.root + "/after.bin")) == Data(file))
+        let restoredSent = try #require(try bed.succeed(restoredAlice, ["attachments", "--json"]).json()["attachments"] as? [[String: Any]])
+            .first { $0["id"] as? Int == sentID }
+        #expect(restoredSent?["storedHere"] as? Bool == true, "the sent file came back with the archive: \(String(describing: restoredSent))")
+        try bed.succeed(restoredAlice, ["fetch", String(sentID), "--out", bed.root + "/drawing-after.bin"])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: bed.root + "/drawing-after.bin")) == Data(reply))
         #expect(try bed.succeed(restoredAlice, ["history", "bob"]).stdout.contains("restored from a backup of"))
 
         // Both ways again, and Bob's message from the gap arrives through the resend.

@@ -39,6 +39,11 @@ import Testing
         let laterPath = bed.root + "/later.bin"
         try Data("never fetched".utf8).write(to: URL(fileURLWithPath: laterPath))
         try bed.succeed(bob, ["send", "alice", "--file", laterPath])
+        // A file Alice sends: her own copy is exported too.
+        let mapPath = bed.root + "/map.txt"
+        let mapBytes = Data("the way to the bridge \(UInt32.random(in: 1...999_999))".utf8)
+        try mapBytes.write(to: URL(fileURLWithPath: mapPath))
+        try bed.succeed(alice, ["send", "bob", "--file", mapPath])
         let moved = try bed.send(alice, to: "bob", "meet at the harbour")
         try bed.succeed(alice, ["edit", "bob", String(try #require(moved["id"] as? Int)), "meet at the bridge"])
         try bed.sync(alice)
@@ -49,7 +54,7 @@ import Testing
         // JSON: one document that parses and holds each of them.
         let jsonDirectory = bed.root + "/export-json"
         let exported = try bed.succeed(alice, ["export", "--format", "json", "--to", jsonDirectory, "--json"]).json()
-        #expect(exported["files"] as? Int == 1 && exported["conversations"] as? Int == 1, "\(exported)")
+        #expect(exported["files"] as? Int == 2 && exported["conversations"] as? Int == 1, "\(exported)")
         let document = try #require(try JSONSerialization.jsonObject(
             with: Data(contentsOf: URL(fileURLWithPath: jsonDirectory + "/hush-export.json"))) as? [String: Any])
         #expect(document["format"] as? String == "hush-export" && document["version"] as? Int == 1)
@@ -84,6 +89,9 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: copied)) == fileBytes)
         let later = try #require(files.first { $0["name"] as? String == "later.bin" }, "\(files)")
         #expect(later["file"] is NSNull && later["missing"] as? String == "not downloaded", "\(later)")
+        let map = try #require(files.first { $0["name"] as? String == "map.txt" }, "\(files)")
+        let mapCopy = jsonDirectory + "/" + (try #require(map["file"] as? String, "the sent file is exported: \(map)"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: mapCopy)) == mapBytes)
         // Plaintext for the user only.
         #expect(mode(jsonDirectory) == 0o700 && mode(jsonDirectory + "/files") == 0o700)
         #expect(mode(jsonDirectory + "/hush-export.json") == 0o600 && mode(copied) == 0o600)
@@ -104,13 +112,15 @@ import Testing
         #expect(lines.filter { $0.hasPrefix("#") }.count == 1, "a message made a heading: \(markdown)")
         #expect(!lines.contains { $0.hasPrefix("**alice**") || $0.hasPrefix("    ") }, "a message forged a line or a code block: \(markdown)")
         #expect(!markdown.contains("[link]") && !markdown.contains("<b>") && !markdown.contains("[evil]"), "\(markdown)")
-        // The one link is the stored file, under its generated name inside the export.
+        // The links are the two stored files (the received one fetched, the sent one), under their generated names inside the export.
         let links = markdown.matches(of: /\]\((files\/[^)]*)\)/).map { String($0.output.1) }
-        #expect(links.count == 1, "\(markdown)")
+        #expect(links.count == 2, "\(markdown)")
+        var linked: Set<Data> = []
         for link in links {
             #expect(URL(fileURLWithPath: markdownDirectory + "/" + link).standardized.path.hasPrefix(markdownDirectory + "/files/"))
-            #expect(try Data(contentsOf: URL(fileURLWithPath: markdownDirectory + "/" + link)) == fileBytes)
+            linked.insert(try Data(contentsOf: URL(fileURLWithPath: markdownDirectory + "/" + link)))
         }
+        #expect(linked == [fileBytes, mapBytes])
     }
 
     @Test func aNonEmptyFolderIsRefusedAndLeftAsItWas() throws {

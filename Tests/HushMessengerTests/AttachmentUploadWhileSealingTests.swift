@@ -4,9 +4,9 @@ import HushProtocol
 import Testing
 
 /// A file's blob is uploaded while it is being sealed (issue 35, item 3):
-/// the upload follows the sealed file as it grows, a completed upload keeps
-/// no copy here, and one cut off resumes the same relay upload, from the
-/// relay's bytes, at the next flush.
+/// the upload follows the sealed file as it grows, the sealed copy stays as
+/// the sender's own (and no sealing file), and an upload cut off resumes the
+/// same relay upload, from the relay's bytes, at the next flush.
 @Suite struct AttachmentUploadWhileSealingTests {
     /// A file of several chunks, so that the sealing takes more than one step.
     static let size = 5 * AttachmentBlob.chunkSize + 1_234
@@ -32,7 +32,7 @@ import Testing
         #expect(FileManager.default.contents(atPath: out) == bytes)
     }
 
-    @Test func theUploadFollowsTheSealingAndNoCopyIsKept() async throws {
+    @Test func theUploadFollowsTheSealingAndTheSendersCopyStays() async throws {
         let relay = InMemoryRelay()
         let (alice, bob) = try await relay.pair()
         let (path, bytes) = try file(in: alice)
@@ -42,9 +42,16 @@ import Testing
         #expect(attachment.state == .uploaded)
         #expect(relay.state.withLock { $0.followedUploads } == 1, "the upload waited for the whole file instead of following it")
         #expect(relay.state.withLock { $0.uploadCalls } == 1)
-        #expect(attachmentFiles(of: alice).isEmpty, "the sender kept a copy (or a sealing file) of a file the relay holds")
+        #expect(attachmentFiles(of: alice) == ["\(attachment.id).blob"], "the sender's own copy, and no sealing file")
+        #expect(alice.messenger.holdsFile(attachmentID: attachment.id))
 
         try await expectReceived(bytes, by: bob, from: alice)
+        // Alice decrypts her own copy: nothing is downloaded.
+        let downloads = relay.state.withLock { $0.downloadOffsets.count }
+        let mine = alice.directory.path("mine.pdf")
+        _ = try await alice.messenger.fetchAttachment(id: attachment.id, to: mine)
+        #expect(FileManager.default.contents(atPath: mine) == bytes)
+        #expect(relay.state.withLock { $0.downloadOffsets.count } == downloads, "the sender downloaded its own file")
     }
 
     @Test func anUploadCutOffWhileSealingResumesTheSameUpload() async throws {
@@ -67,7 +74,7 @@ import Testing
         #expect(await alice.messenger.flushOutbox().sent == 2)  // (and the delivery credential the first message hands over, PROTOCOL §11)
         #expect(relay.state.withLock { $0.uploads.isEmpty }, "a second upload was started instead of the first one resumed")
         #expect(relay.state.withLock { $0.blobs.count } == 1)
-        #expect(attachmentFiles(of: alice).isEmpty)
+        #expect(attachmentFiles(of: alice) == ["\(attachment.id).blob"], "the copy stays as the sender's own")
 
         try await expectReceived(bytes, by: bob, from: alice)
     }

@@ -94,6 +94,7 @@ struct AttachmentsCommand: AsyncParsableCommand {
             "direction": attachment.direction == .outgoing ? "out" : "in", "fileName": attachment.fileName,
             "mediaType": attachment.mediaType, "size": attachment.size, "state": attachment.state.rawValue,
             "transferred": attachment.transferred, "createdAt": attachment.createdAt,
+            "storedHere": attachment.isStoredHere,
         ]
         if let error = attachment.lastError { object["error"] = error }
         return object
@@ -106,7 +107,8 @@ struct FetchCommand: AsyncParsableCommand {
         abstract: "Download a received file, check it, and save it with --out.",
         discussion: """
             The blob is downloaded from the relay and checked chunk by chunk and against the digest its \
-            sender gave; it stays encrypted in the data directory. With --out it is decrypted into an \
+            sender gave; it stays encrypted in the data directory. A file already there (fetched before, \
+            or one you sent: the sender keeps its own copy) is not downloaded again. With --out it is decrypted into an \
             unnamed file in PATH's folder, which takes the name PATH only once the whole file checked: \
             there is never a partial or unchecked file at PATH, no decrypted bytes are left behind when \
             the fetch fails or is killed, and an existing PATH is never replaced.

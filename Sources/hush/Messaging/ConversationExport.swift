@@ -32,10 +32,11 @@ struct ExportedMessage {
     /// Reactors' names by address ("you" for the account's own).
     let reactors: [String: String]
 
-    /// Whether the file's decrypted copy goes into the export: only a received
-    /// file that was downloaded is kept on this device (a sent one is kept by
-    /// the relay, not at home, once uploaded), and an export never downloads.
-    var fileIsHere: Bool { attachment.map { $0.direction == .incoming && $0.state == .ready } ?? false }
+    /// Whether the file's decrypted copy goes into the export: only a file
+    /// this device holds (a received one downloaded, a sent one's own copy;
+    /// files sent before Hush kept them are the relay's alone), and an
+    /// export never downloads.
+    var fileIsHere: Bool { attachment?.isStoredHere ?? false }
 
     /// Why there is no file in the export, for a file message without one.
     var missingFile: String? {

@@ -10,10 +10,10 @@ struct ExportCommand: AsyncParsableCommand {
             Writes every conversation (one-to-one and groups; not message requests or blocked \
             contacts), or the one NAME stands for, into DIR, a folder that does not exist yet or is \
             empty: --format json writes hush-export.json (its schema is in docs/EXPORT.md), --format \
-            markdown one contact-NAME.md or group-NAME.md per conversation, to read. Received files that were \
-            downloaded (`hush fetch ID`) are copied into DIR/files/ under safe names made from the \
-            attachment's id; the others are listed as "not downloaded" (a file you sent is kept by \
-            the relay, not on this device: "not kept on this device"). Nothing is downloaded, \
+            markdown one contact-NAME.md or group-NAME.md per conversation, to read. Files you sent and \
+            received files that were downloaded (`hush fetch ID`) are copied into DIR/files/ under safe \
+            names made from the attachment's id; the others are listed as "not downloaded" (a file sent \
+            before Hush kept its sender's copy: "not kept on this device"). Nothing is downloaded, \
             nothing is marked read.
 
             THE EXPORT IS NOT ENCRYPTED: anyone who can read DIR reads your messages. Its folders \
