@@ -233,6 +233,10 @@ final class ContentApplier {
             }
             return
         }
+        if let sent = try store.resends.groupContent(forEnvelope: digest) {
+            try answerDecryptionError(forGroupContent: sent.content, id: sent.contentId, conversationId: sent.conversationId, from: contact)
+            return
+        }
         guard let messageId = try store.resends.messageId(forEnvelope: digest),
               let message = try store.messages.message(id: messageId), message.direction == .outgoing else { return }
         if let group = try store.groups.group(conversationId: message.conversationId) {
@@ -245,6 +249,27 @@ final class ContentApplier {
         else { return }
         try sealer.reseal(message, for: contact)
         try dependencies.emit(.resent(clientMessageID: message.clientMessageId, contact: contact.name, messageID: message.id))
+    }
+
+    /// A member could not open our group reaction, edit or deletion (a
+    /// content history does not show, docs/PROTOCOL.md §10.1): sealed again
+    /// under our current chain for that member alone, when they are still a
+    /// member and it was not resent to them before. It carries no receipt,
+    /// so unlike a message it is resent whether or not they had it: a
+    /// receiver applies each of these once, whatever the copies.
+    private func answerDecryptionError(forGroupContent content: [UInt8], id: [UInt8], conversationId: Int64, from contact: Contact) throws {
+        guard contact.standing == .accepted, contact.verification != .changed,
+              let group = try store.groups.group(conversationId: conversationId), group.standing == .member else { return }
+        let member = try IdentityKey(rawRepresentation: contact.identityKey)
+        guard try group.currentState().member(member) != nil,
+              try store.resends.markGroupContentResent(contentId: id, toMember: contact.identityKey, at: dependencies.clock.now())
+        else { return }
+        do {
+            try sealer.resealControl(content, in: group, for: member)
+        } catch MessengerError.memberIdentityChanged {
+            // Nothing goes to the group until the user settles that (§18.2).
+            return
+        }
     }
 
     /// A member could not open our group message (docs/PROTOCOL.md §10.1:

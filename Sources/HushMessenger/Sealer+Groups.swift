@@ -62,6 +62,9 @@ extension Sealer {
                 try store.outbox.enqueue(requestId: requestID, messageId: nil, conversationId: group.conversationId,
                                          sealedPayload: envelope, at: now)
                 try store.groups.addRecipients(recipients.map(\.rawRepresentation), requestId: requestID)
+                // Sealed again for a member who reports it undecryptable (§10.1).
+                try store.resends.recordGroupContent(digest: SHA256.hash(envelope), conversationId: group.conversationId,
+                                                     contentId: content.id.bytes, content: try content.encoded(), at: now)
                 return
             }
             let stored = NewMessage(conversationId: group.conversationId, clientMessageId: content.id.description, direction: .outgoing,
@@ -109,6 +112,24 @@ extension Sealer {
             try store.resends.recordEnvelope(digest: SHA256.hash(envelope), messageId: message.id, at: now)
         }
         return true
+    }
+
+    /// Seals a group content that history does not show (a reaction, an
+    /// edit, a deletion: `encoded`, the same id and time) again under our
+    /// chain for the group's current state, for `member` alone: a member
+    /// who could not open the first (docs/PROTOCOL.md §10.1, §19.4).
+    func resealControl(_ encoded: [UInt8], in group: StoredGroup, for member: IdentityKey) throws {
+        let content = try Content(decoding: encoded)
+        let now = dependencies.clock.now()
+        try store.withinWrite { store in
+            let (envelope, _) = try encrypt(content, in: group)
+            let requestID = Hex.encode(dependencies.random.bytes(16))
+            try store.outbox.enqueue(requestId: requestID, messageId: nil, conversationId: group.conversationId,
+                                     sealedPayload: envelope, at: now)
+            try store.groups.addRecipients([member.rawRepresentation], requestId: requestID)
+            try store.resends.recordGroupContent(digest: SHA256.hash(envelope), conversationId: group.conversationId,
+                                                 contentId: content.id.bytes, content: encoded, at: now)
+        }
     }
 
     private func group(named name: String) throws -> StoredGroup {

@@ -71,9 +71,38 @@ public struct ResendRepository {
         return content
     }
 
-    /// Forgets envelopes sealed before `time` (the relay has expired them).
+    /// Remembers that the group envelope with `digest`, sealed for the group
+    /// of conversation `conversationId`, carries `content` (encoded, with id
+    /// `contentId`), which is not a message in history.
+    public func recordGroupContent(digest: [UInt8], conversationId: Int64, contentId: [UInt8], content: [UInt8],
+                                   at time: Milliseconds) throws {
+        try database.execute("""
+            INSERT OR REPLACE INTO sent_group_contents(digest, conversation_id, content_id, content, sealed_at) VALUES (?, ?, ?, ?, ?)
+            """, [digest, conversationId, contentId, content, time])
+    }
+
+    /// The group conversation and the encoded content a group envelope we
+    /// sealed carried, if it is one we remember.
+    public func groupContent(forEnvelope digest: [UInt8]) throws -> (conversationId: Int64, contentId: [UInt8], content: [UInt8])? {
+        try database.queryFirst("SELECT conversation_id, content_id, content FROM sent_group_contents WHERE digest = ?", [digest]) {
+            (try $0.get(0, as: Int64.self), try $0.get(1, as: [UInt8].self), try $0.get(2, as: [UInt8].self))
+        }
+    }
+
+    /// Records a resend of the group content `contentId` to the member with
+    /// identity key `member`; false when it was already resent to them.
+    public func markGroupContentResent(contentId: [UInt8], toMember member: [UInt8], at time: Milliseconds) throws -> Bool {
+        try database.execute("INSERT OR IGNORE INTO group_content_resends(content_id, member_key, resent_at) VALUES (?, ?, ?)",
+                             [contentId, member, time])
+        return database.changes == 1
+    }
+
+    /// Forgets envelopes sealed before `time` (the relay has expired them),
+    /// and resends made before it (the envelopes they sealed went too).
     public func forgetEnvelopes(sealedBefore time: Milliseconds) throws {
         try database.execute("DELETE FROM sent_envelopes WHERE sealed_at < ?", [time])
         try database.execute("DELETE FROM sent_contents WHERE sealed_at < ?", [time])
+        try database.execute("DELETE FROM sent_group_contents WHERE sealed_at < ?", [time])
+        try database.execute("DELETE FROM group_content_resends WHERE resent_at < ?", [time])
     }
 }

@@ -125,9 +125,15 @@ import Testing
         try bed.send(alice, to: "hikers", "from the old machine")
         for user in [alice, bob, carol] { try bed.sync(user) }
 
-        // The disk is lost; Bob writes to the group meanwhile.
+        // The disk is lost; Bob writes to the group meanwhile, reacts to
+        // Alice's question and corrects his answer.
         try FileManager.default.removeItem(atPath: alice.home)
         try bed.send(bob, to: "hikers", "while you were away")
+        let bobsView = try bed.history(bob, with: "hikers")
+        let question = try #require(bobsView.first { $0.body == "summit at noon?" }?.raw["id"] as? Int)
+        let answer = try #require(bobsView.first { $0.body == "yes" }?.raw["id"] as? Int)
+        try bed.succeed(bob, ["react", "hikers", String(question), "👍"])
+        try bed.succeed(bob, ["edit", "hikers", String(answer), "yes, at noon"])
 
         let restoredAlice = User(name: "alice", home: bed.root + "/new-machine/alice", address: alice.address, identityKey: alice.identityKey)
         try FileManager.default.createDirectory(atPath: bed.root + "/new-machine", withIntermediateDirectories: true)
@@ -148,10 +154,16 @@ import Testing
             #expect(try bed.history(user, with: "hikers").count("I am back") == 1, "\(user.name)")
         }
 
-        // Bob's message from the gap: Alice asks, Bob resends it to her alone.
+        // Bob's message, reaction and edit from the gap: Alice asks, Bob
+        // resends each to her alone (the edit, a content history does not
+        // show, as well as the message).
         for user in [restoredAlice, bob, restoredAlice] { try bed.sync(user) }
         let aliceSees = try bed.history(restoredAlice, with: "hikers")
         #expect(aliceSees.count("while you were away") == 1, "\(aliceSees)")
+        #expect(aliceSees.count("yes, at noon") == 1 && aliceSees.count("yes") == 0, "Bob's edit from the gap: \(aliceSees)")
+        let reactions = aliceSees.first { $0.body == "summit at noon?" }?.raw["reactions"] as? [[String: Any]] ?? []
+        #expect(reactions.contains { $0["emoji"] as? String == "👍" && $0["address"] as? String == bob.address },
+                "Bob's reaction from the gap: \(reactions)")
         let carolSees = try bed.history(carol, with: "hikers")
         #expect(carolSees.count("while you were away") == 1 && carolSees.count("from the old machine") == 1, "\(carolSees)")
         let bobSees = try bed.history(bob, with: "hikers")

@@ -328,6 +328,47 @@ import HushStore
         #expect(try await carol.messenger.history(with: "team").map(\.body) == ["for the restored"])
     }
 
+    /// A reaction is a group content history does not show: a member who
+    /// cannot open it (here a copy whose key is used, as a restored member
+    /// finds) gets it sealed again for them alone, once per member; the
+    /// same member asking again gets nothing more (docs/PROTOCOL.md §10.1).
+    @Test func aReactionAMemberCannotOpenIsResentToThatMemberOnce() async throws {
+        let (relay, people) = try await four()
+        let alice = people["alice"]!, bob = people["bob"]!, carol = people["carol"]!
+        try await alice.messenger.createGroup(name: "team", members: ["bob", "carol"])
+        try await syncAll(people)
+        let sent = try await alice.messenger.send(text: "lunch?", to: "team")
+        try await syncAll(people)
+
+        try await alice.messenger.react(toMessage: sent.id, emoji: "🍜")
+        let original = try #require(groupEnvelopes(relay, for: bob).first)
+        _ = try await bob.messenger.sync()
+        _ = try await carol.messenger.sync()
+        relay.state.withLock { $0.mailboxes[alice.identity.publicKey.rawRepresentation] = [] }
+
+        for member in [bob, carol] {
+            relay.inject(original, into: member.identity.publicKey)
+            #expect(try await member.messenger.sync().resendRequested == 1)
+        }
+        _ = try await alice.messenger.sync()
+        let resentToBob = groupEnvelopes(relay, for: bob), resentToCarol = groupEnvelopes(relay, for: carol)
+        #expect(resentToBob.count == 1 && resentToCarol.count == 1, "one resend for each member")
+        #expect(Set(resentToBob).isDisjoint(with: resentToCarol), "each sealed for that member alone")
+
+        _ = try await bob.messenger.sync()
+        _ = try await carol.messenger.sync()
+        relay.state.withLock { $0.mailboxes[alice.identity.publicKey.rawRepresentation] = [] }
+        relay.inject(resentToBob[0], into: bob.identity.publicKey)
+        #expect(try await bob.messenger.sync().resendRequested == 1)
+        _ = try await alice.messenger.sync()
+        #expect(groupEnvelopes(relay, for: bob).isEmpty, "resent to Bob once already: nothing more")
+        for member in [bob, carol] {
+            let lunch = try #require(try await member.messenger.history(with: "team").first { $0.body == "lunch?" })
+            let reactions = try await member.messenger.decorations(of: [lunch]).reactions[lunch.id] ?? []
+            #expect(reactions.map(\.emoji) == ["🍜"], "applied once, whatever the copies")
+        }
+    }
+
     /// A member hands its chain over again when it accepts a new session
     /// (docs/PROTOCOL.md §11, §19.4); a receiver that holds the chain keeps
     /// its own copy. Here the hand-over, at a later iteration, arrives before
