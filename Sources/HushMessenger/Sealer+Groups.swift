@@ -64,7 +64,8 @@ extension Sealer {
                 try store.groups.addRecipients(recipients.map(\.rawRepresentation), requestId: requestID)
                 // Sealed again for a member who reports it undecryptable (§10.1).
                 try store.resends.recordGroupContent(digest: SHA256.hash(envelope), conversationId: group.conversationId,
-                                                     contentId: content.id.bytes, content: try content.encoded(), at: now)
+                                                     contentId: content.id.bytes, content: try content.encoded(),
+                                                     editOf: body.editedMessage?.bytes, at: now)
                 return
             }
             let stored = NewMessage(conversationId: group.conversationId, clientMessageId: content.id.description, direction: .outgoing,
@@ -128,7 +129,7 @@ extension Sealer {
                                      sealedPayload: envelope, at: now)
             try store.groups.addRecipients([member.rawRepresentation], requestId: requestID)
             try store.resends.recordGroupContent(digest: SHA256.hash(envelope), conversationId: group.conversationId,
-                                                 contentId: content.id.bytes, content: encoded, at: now)
+                                                 contentId: content.id.bytes, content: encoded, editOf: content.body.editedMessage?.bytes, at: now)
         }
     }
 

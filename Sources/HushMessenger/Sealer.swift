@@ -54,7 +54,7 @@ final class Sealer {
                                          sealedPayload: envelope, at: now)
                 if Self.isResentOnRequest(body) {
                     try store.resends.recordContent(digest: SHA256.hash(envelope), contactId: contact.id, content: try content.encoded(),
-                                                    resent: false, at: now)
+                                                    resent: false, editOf: body.editedMessage?.bytes, at: now)
                 }
             }
             try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
@@ -176,7 +176,7 @@ final class Sealer {
             try store.outbox.enqueue(requestId: Hex.encode(random.bytes(16)), messageId: nil, conversationId: conversation,
                                      sealedPayload: envelope, at: now)
             try store.resends.recordContent(digest: SHA256.hash(envelope), contactId: contact.id, content: encodedContent,
-                                            resent: resend, at: now)
+                                            resent: resend, editOf: (try? Content(decoding: encodedContent))?.body.editedMessage?.bytes, at: now)
             try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
         }
     }
@@ -196,6 +196,13 @@ final class Sealer {
 }
 
 extension ContentBody {
+    /// The message an edit edits, nil for anything else: its text, kept for
+    /// resending the edit, goes when that message is erased.
+    var editedMessage: MessageID? {
+        if case let .edit(of: target, _) = self { return target }
+        return nil
+    }
+
     /// The `content_type` the store records for a message shown in history.
     var contentTypeName: String {
         switch self {

@@ -1,4 +1,5 @@
 import HushDatabase
+import HushCrypto
 
 /// Erasing messages (docs/PROTOCOL.md §10.7): the one place deletion (for
 /// me, for everyone) and expiry take a message out of the store.
@@ -20,7 +21,8 @@ extension MessageRepository {
     /// Erases message `messageId`: empties its body (the search index's
     /// entry goes with it, by the update triggers), drops its reply quote,
     /// timer, reactions, attachment row and edit history (its earlier
-    /// versions, §10.6, would otherwise still be readable), counts it read, and keeps the
+    /// versions, §10.6, would otherwise still be readable, and so would the
+    /// text of our edits kept for resending them), counts it read, and keeps the
     /// row as a tombstone (its client message id stops a late copy). The
     /// attachment's file is the caller's to remove (the messenger owns the
     /// files): the ids of the removed attachment rows come back. An erased
@@ -29,9 +31,14 @@ extension MessageRepository {
     @discardableResult
     public func erase(messageId: Int64, as erasure: Erasure, at time: Milliseconds) throws -> [Int64]? {
         try database.withinTransaction { db in
-            let conversationId = try db.queryFirst("SELECT conversation_id FROM messages WHERE id = ? AND deleted_at IS NULL",
-                                                   [messageId]) { try $0.get(0, as: Int64.self) }
-            guard let conversationId else { return nil }
+            let found = try db.queryFirst("SELECT conversation_id, client_message_id FROM messages WHERE id = ? AND deleted_at IS NULL",
+                                          [messageId]) { (try $0.get(0, as: Int64.self), try $0.get(1, as: String.self)) }
+            guard let (conversationId, clientMessageId) = found else { return nil }
+            // The text of our edits of it, kept for resending them (§10.1).
+            if let editedID = try? Hex.decode(clientMessageId) {
+                try db.execute("DELETE FROM sent_contents WHERE edit_of = ?", [editedID])
+                try db.execute("DELETE FROM sent_group_contents WHERE edit_of = ?", [editedID])
+            }
             let attachments = try db.query("SELECT id FROM attachments WHERE message_id = ?", [messageId]) { try $0.get(0, as: Int64.self) }
             try db.execute("DELETE FROM attachments WHERE message_id = ?", [messageId])
             try db.execute("DELETE FROM reactions WHERE message_id = ?", [messageId])

@@ -56,9 +56,13 @@ public struct ResendRepository {
     /// Remembers that the envelope with `digest`, sealed to `contactId`,
     /// carries `content` (encoded), which is not a message in history;
     /// `resent` when it is itself a resend (not to be resent again).
-    public func recordContent(digest: [UInt8], contactId: Int64, content: [UInt8], resent: Bool, at time: Milliseconds) throws {
-        try database.execute("INSERT OR REPLACE INTO sent_contents(digest, contact_id, content, sealed_at, resent) VALUES (?, ?, ?, ?, ?)",
-                             [digest, contactId, content, time, resent ? 1 : 0])
+    /// `editOf`: for an edit, the client message id of the message it edits
+    /// (erasing that message forgets the edit's text, `forgetEdits`).
+    public func recordContent(digest: [UInt8], contactId: Int64, content: [UInt8], resent: Bool, editOf: [UInt8]?,
+                              at time: Milliseconds) throws {
+        try database.execute("""
+            INSERT OR REPLACE INTO sent_contents(digest, contact_id, content, sealed_at, resent, edit_of) VALUES (?, ?, ?, ?, ?, ?)
+            """, [digest, contactId, content, time, resent ? 1 : 0, editOf])
     }
 
     /// The encoded content an envelope we sealed to `contactId` carried,
@@ -74,11 +78,12 @@ public struct ResendRepository {
     /// Remembers that the group envelope with `digest`, sealed for the group
     /// of conversation `conversationId`, carries `content` (encoded, with id
     /// `contentId`), which is not a message in history.
-    public func recordGroupContent(digest: [UInt8], conversationId: Int64, contentId: [UInt8], content: [UInt8],
+    public func recordGroupContent(digest: [UInt8], conversationId: Int64, contentId: [UInt8], content: [UInt8], editOf: [UInt8]?,
                                    at time: Milliseconds) throws {
         try database.execute("""
-            INSERT OR REPLACE INTO sent_group_contents(digest, conversation_id, content_id, content, sealed_at) VALUES (?, ?, ?, ?, ?)
-            """, [digest, conversationId, contentId, content, time])
+            INSERT OR REPLACE INTO sent_group_contents(digest, conversation_id, content_id, content, sealed_at, edit_of)
+            VALUES (?, ?, ?, ?, ?, ?)
+            """, [digest, conversationId, contentId, content, time, editOf])
     }
 
     /// The group conversation and the encoded content a group envelope we

@@ -22,6 +22,32 @@ import Testing
         #expect(try await alice.messenger.search("pineapples").isEmpty)
     }
 
+    /// The text of an edit, kept by its sender to seal it again after a
+    /// decryption error (§10.1), goes with the message it edits: once the
+    /// message is deleted, nothing of the new text is left in the sender's
+    /// store, in a conversation and in a group.
+    @Test func anEditsTextKeptForResendingGoesWithItsMessage() async throws {
+        let relay = InMemoryRelay()
+        let (alice, bob) = try await relay.acquaintedPair()
+        try await alice.messenger.createGroup(name: "pair", members: ["bob"])
+        _ = try await bob.messenger.sync()
+        let store = try MessageStore(path: alice.databasePath, key: alice.databaseKey)
+        func kept(_ text: String) throws -> Int {
+            try ["sent_contents", "sent_group_contents"].reduce(0) { total, table in
+                total + (try store.database.queryFirst("SELECT count(*) FROM \(table) WHERE instr(content, ?) > 0", [Array(text.utf8)]) {
+                    try $0.get(0, as: Int64.self)
+                }.map(Int.init) ?? 0)
+            }
+        }
+        for (target, text) in [("bob", "meet at the quince tree"), ("pair", "meet at the medlar tree")] {
+            let sent = try await alice.messenger.send(text: "meet at nine", to: target)
+            _ = try await alice.messenger.edit(message: sent.id, text: text)
+            #expect(try kept(text) == 1, "the edit is kept for resending (\(target))")
+            try await alice.messenger.delete(message: sent.id, forEveryone: false)
+            #expect(try kept(text) == 0, "the edit's text outlived its message (\(target))")
+        }
+    }
+
     @Test func aDeletionFromSomeoneWhoDidNotWriteTheMessageIsIgnored() async throws {
         let relay = InMemoryRelay()
         let (alice, bob) = try await relay.acquaintedPair()

@@ -31,7 +31,17 @@ import HushTesting
         if version >= 8 {
             try db.execute("INSERT INTO message_resends(message_id, resent_at) VALUES (1, 11)")
         }
+        if version >= 17 {
+            // An edit kept for resending (version 0x01, type 0x0F, its id, sent at, the
+            // edited message's id, the new text), and a delivery receipt beside it.
+            try db.execute("INSERT INTO sent_contents(digest, contact_id, content, sealed_at) VALUES (x'e1', 1, ?, 1), (x'e2', 1, ?, 1)",
+                           [Self.editContent, [0x01, 0x02] + [UInt8](repeating: 7, count: 24) + [0x00, 0x01] + [UInt8](repeating: 9, count: 16)])
+        }
     }
+
+    /// An encoded edit of the message whose client id is 16 × 0x5A.
+    static let editContent: [UInt8] = [0x01, 0x0F] + [UInt8](repeating: 1, count: 16) + [UInt8](repeating: 0, count: 8)
+        + [UInt8](repeating: 0x5A, count: 16) + [0x00, 0x03] + Array("new".utf8)
 
     @Test(arguments: 0..<Schema.latestVersion)
     func migratesFromEveryEarlierVersionKeepingData(version: Int) throws {
@@ -71,6 +81,11 @@ import HushTesting
             #expect(try !store.resends.markResent(messageId: 1, toMember: [0x02], at: 13))
             #expect(try store.resends.markResent(messageId: 1, toMember: [0x03], at: 13))
             #expect(try store.resends.resentClientMessageIds(conversationId: 1) == ["c1"])
+        }
+        if version >= 17 {
+            // Edits kept from before version 28 name the message they edit, so its erasure finds them.
+            let editOf = try store.database.query("SELECT edit_of FROM sent_contents ORDER BY digest") { try $0.get(0, as: [UInt8]?.self) }
+            #expect(editOf == [[UInt8](repeating: 0x5A, count: 16), nil])
         }
         // The latest schema is fully usable.
         let chat = try store.conversations.create(title: "new", at: 2)
