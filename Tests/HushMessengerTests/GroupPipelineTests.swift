@@ -297,32 +297,7 @@ import HushStore
         _ = try await alice.messenger.send(text: "for the restored", to: "team")
         let original = try #require(groupEnvelopes(relay, for: bob).first)
         #expect(groupEnvelopes(relay, for: carol) == [original])
-        _ = try await bob.messenger.sync()
-        _ = try await carol.messenger.sync()
-        // Their receipts are lost: Alice cannot tell they have the message.
-        relay.state.withLock { $0.mailboxes[alice.identity.publicKey.rawRepresentation] = [] }
-
-        // The same envelope again is one neither can open (its key is used):
-        // to Alice it looks like a member restored without it, and each says so.
-        for member in [bob, carol] {
-            relay.inject(original, into: member.identity.publicKey)
-            #expect(try await member.messenger.sync().resendRequested == 1)
-        }
-        _ = try await alice.messenger.sync()
-        let resentToBob = groupEnvelopes(relay, for: bob), resentToCarol = groupEnvelopes(relay, for: carol)
-        #expect(resentToBob.count == 1, "Bob's resend")
-        #expect(resentToCarol.count == 1, "Carol's resend, though Bob had his")
-        #expect(Set(resentToBob).isDisjoint(with: resentToCarol), "each sealed for that member alone")
-        #expect(try await alice.messenger.outbox().isEmpty)
-
-        // Bob takes his; then a copy of it is one he cannot open, and he asks again.
-        _ = try await bob.messenger.sync()
-        _ = try await carol.messenger.sync()
-        relay.state.withLock { $0.mailboxes[alice.identity.publicKey.rawRepresentation] = [] }
-        relay.inject(resentToBob[0], into: bob.identity.publicKey)
-        #expect(try await bob.messenger.sync().resendRequested == 1)
-        _ = try await alice.messenger.sync()
-        #expect(groupEnvelopes(relay, for: bob).isEmpty, "resent to Bob once already: nothing more")
+        try await expectResentOncePerMember(original, by: alice, to: bob, and: carol, relay: relay)
         #expect(try await alice.messenger.outbox().isEmpty)
         #expect(try await bob.messenger.history(with: "team").map(\.body) == ["for the restored"])
         #expect(try await carol.messenger.history(with: "team").map(\.body) == ["for the restored"])
@@ -342,31 +317,46 @@ import HushStore
 
         try await alice.messenger.react(toMessage: sent.id, emoji: "🍜")
         let original = try #require(groupEnvelopes(relay, for: bob).first)
-        _ = try await bob.messenger.sync()
-        _ = try await carol.messenger.sync()
-        relay.state.withLock { $0.mailboxes[alice.identity.publicKey.rawRepresentation] = [] }
-
-        for member in [bob, carol] {
-            relay.inject(original, into: member.identity.publicKey)
-            #expect(try await member.messenger.sync().resendRequested == 1)
-        }
-        _ = try await alice.messenger.sync()
-        let resentToBob = groupEnvelopes(relay, for: bob), resentToCarol = groupEnvelopes(relay, for: carol)
-        #expect(resentToBob.count == 1 && resentToCarol.count == 1, "one resend for each member")
-        #expect(Set(resentToBob).isDisjoint(with: resentToCarol), "each sealed for that member alone")
-
-        _ = try await bob.messenger.sync()
-        _ = try await carol.messenger.sync()
-        relay.state.withLock { $0.mailboxes[alice.identity.publicKey.rawRepresentation] = [] }
-        relay.inject(resentToBob[0], into: bob.identity.publicKey)
-        #expect(try await bob.messenger.sync().resendRequested == 1)
-        _ = try await alice.messenger.sync()
-        #expect(groupEnvelopes(relay, for: bob).isEmpty, "resent to Bob once already: nothing more")
+        try await expectResentOncePerMember(original, by: alice, to: bob, and: carol, relay: relay)
         for member in [bob, carol] {
             let lunch = try #require(try await member.messenger.history(with: "team").first { $0.body == "lunch?" })
             let reactions = try await member.messenger.decorations(of: [lunch]).reactions[lunch.id] ?? []
             #expect(reactions.map(\.emoji) == ["🍜"], "applied once, whatever the copies")
         }
+    }
+
+    /// `sender`'s group envelope `original`, waiting for `first` and
+    /// `second`: both take it and their receipts are lost (so the sender
+    /// cannot tell they have it); then the same envelope again is one
+    /// neither can open (its key is used), as a member restored without it
+    /// finds, and each asks for it. Each gets it sealed again for them
+    /// alone; `first`, given a copy of that resend, asks again and gets
+    /// nothing more.
+    private func expectResentOncePerMember(_ original: [UInt8], by sender: Participant, to first: Participant, and second: Participant,
+                                           relay: InMemoryRelay, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let senderMailbox = sender.identity.publicKey.rawRepresentation
+        _ = try await first.messenger.sync()
+        _ = try await second.messenger.sync()
+        relay.state.withLock { $0.mailboxes[senderMailbox] = [] }
+        for member in [first, second] {
+            relay.inject(original, into: member.identity.publicKey)
+            #expect(try await member.messenger.sync().resendRequested == 1, sourceLocation: sourceLocation)
+        }
+        _ = try await sender.messenger.sync()
+        let resentToFirst = groupEnvelopes(relay, for: first), resentToSecond = groupEnvelopes(relay, for: second)
+        #expect(resentToFirst.count == 1, "the first member's resend", sourceLocation: sourceLocation)
+        #expect(resentToSecond.count == 1, "the second member's resend, though the first had theirs", sourceLocation: sourceLocation)
+        #expect(Set(resentToFirst).isDisjoint(with: resentToSecond), "each sealed for that member alone", sourceLocation: sourceLocation)
+        #expect(try await sender.messenger.outbox().isEmpty, sourceLocation: sourceLocation)
+
+        _ = try await first.messenger.sync()
+        _ = try await second.messenger.sync()
+        relay.state.withLock { $0.mailboxes[senderMailbox] = [] }
+        guard let resend = resentToFirst.first else { return }
+        relay.inject(resend, into: first.identity.publicKey)
+        #expect(try await first.messenger.sync().resendRequested == 1, sourceLocation: sourceLocation)
+        _ = try await sender.messenger.sync()
+        #expect(groupEnvelopes(relay, for: first).isEmpty, "resent to the first member once already: nothing more", sourceLocation: sourceLocation)
     }
 
     /// A member hands its chain over again when it accepts a new session
