@@ -146,7 +146,7 @@ PID=$(cat "$WORK/ejabberd.pid" 2>/dev/null || true)
 # Many requests through one curl (one kept-alive connection): a config file
 # of url/data pairs, a JSON body per line of stdin; prints each answer on a line.
 api_batch() {
-    awk -v url="$API/$1" '{ gsub(/"/, "\\\""); printf "url = \"%s\"\ndata = \"%s\"\nheader = \"Content-Type: application/json\"\nwrite-out = \"\\n\"\nnext\n", url, $0 }' \
+    awk -v url="$API/$1" '{ gsub(/"/, "\\\""); printf "%surl = \"%s\"\ndata = \"%s\"\nheader = \"Content-Type: application/json\"\nwrite-out = \"\\n\"\n", (NR > 1 ? "next\n" : ""), url, $0 }' \
         > "$WORK/curl-$1.cfg"
     curl -s -K "$WORK/curl-$1.cfg"
 }
