@@ -22,9 +22,12 @@ import Synchronization
 ///     20,000 messages at 1,000/s, open loop; then rising rates for the
 ///     highest one held with p99 ≤ 20 ms (SQLCipher);
 ///  4. the relay's RSS with 10,000 idle sockets (bytes per connection);
-///  5. wrk (`-t2 -c64`, Benchmarks/wrk/relay.lua): health, then 512-byte binary
-///     deposits to 1,000 mailboxes, each for --wrk-seconds, per driver
-///     (PostgreSQL with one instance): rate, p50/p99/max, relay CPU per request;
+///  5. wrk (`-t2 -c64`, RelayWrkRuns.swift): health, then 512-byte binary
+///     deposits to 1,000 mailboxes, per driver (PostgreSQL with one instance):
+///     rate, p50/p99/max, timeouts, relay CPU per request; the SQLCipher
+///     driver's deposits in --wrk-runs rounds of --wrk-tail-seconds, with the
+///     tail check (no request over 100 ms, 0 timeouts), then ejabberd 23.01
+///     under the same wrk (EjabberdBaseline.swift, --ejabberd-runs rounds);
 ///  6. what TLS costs (RelayTLSCost.swift): the SQLCipher relay over plain
 ///     HTTP and over TLS with its self-signed key, the same load on each
 ///     (in-process client and wrk over kept-alive connections).
@@ -32,7 +35,7 @@ import Synchronization
 /// fresh database per measurement, or on `$HUSH_TEST_POSTGRES_URL`'s.
 /// Options: --deposits N (20000) --concurrency N (64) --clients N (1000)
 ///          --pushes N (2000) --paced-messages N (20000) --paced-rate N (1000) --idle N (10000)
-///          --wrk-seconds N (20) --wrk-connections N (64) --only throughput,push,paced,idle,wrk,tls --drivers memory,sqlcipher,postgres. Every loop is bounded in count and time.
+///          --wrk-seconds N (20) --wrk-connections N (64) --wrk-runs N (10) --wrk-tail-seconds N (40) --ejabberd-runs N (3) --only throughput,push,paced,idle,wrk,tls --drivers memory,sqlcipher,postgres. Every loop is bounded in count and time.
 enum RelayBenchmark {
     static func run(arguments: [String]) async throws {
         if arguments.first == "serve" { return try await serve(Array(arguments.dropFirst())) }
@@ -101,17 +104,28 @@ enum RelayBenchmark {
             }
             if phases.contains("wrk") {
                 let seconds = option("--wrk-seconds", 20), connections = option("--wrk-connections", 64)
+                // The SQLCipher driver's deposits: the tail check of issue 35 (rounds × seconds).
+                let tailRounds = option("--wrk-runs", 10), tailSeconds = option("--wrk-tail-seconds", 40)
+                var sqlcipher: WrkFigures?
                 for driver in drivers {
                     if driver == "postgres" {
                         let instances = try await RelayBench.PostgresInstances(count: 1, label: "wrk")
                         defer { instances.stop() }
                         try await wrkLoad(label: "postgres ×1", relay: instances.relays[0], databaseCPU: RelayBench.PostgresInstances.serverCPU,
-                                          seconds: seconds, connections: connections, http: http)
+                                          healthSeconds: seconds, depositSeconds: seconds, connections: connections, http: http)
                     } else {
                         let relay = try RelayBench.ChildRelay(driver: driver)
                         defer { relay.stop() }
-                        try await wrkLoad(label: driver, relay: relay, seconds: seconds, connections: connections, http: http)
+                        let tail = driver == "sqlcipher"
+                        let figures = try await wrkLoad(label: driver, relay: relay, healthSeconds: seconds, depositSeconds: tail ? tailSeconds : seconds,
+                                                        rounds: tail ? tailRounds : 1, connections: connections, http: http)
+                        if tail { sqlcipher = figures }
                     }
+                }
+                // After the relays have stopped, so the two never share the machine.
+                if let sqlcipher, sqlcipher.rounds > 0 {
+                    try EjabberdBaseline.compare(relay: sqlcipher, label: "sqlcipher", seconds: tailSeconds, connections: connections,
+                                                 runs: option("--ejabberd-runs", 3))
                 }
             }
             if phases.contains("tls") {
@@ -232,57 +246,6 @@ enum RelayBenchmark {
                   + "p99 ratio push/round-trip \(RelayBench.format(RelayBench.percentile(latencies, 0.99) / RelayBench.percentile(roundTrips, 0.99), 2))")
         }
         await receivers.close()
-    }
-
-    // MARK: wrk
-
-    /// wrk's health baseline, then its deposits (512 bytes, round robin over
-    /// 1,000 registered mailboxes, a unique request id each), for `seconds` each.
-    /// Returns the relay CPU µs per health request and per deposit (0 when wrk is missing).
-    @discardableResult
-    static func wrkLoad(label: String, relay: RelayBench.ChildRelay, databaseCPU: (() -> [Int32: Double])? = nil,
-                        seconds: Int, connections: Int, http: HTTPClient) async throws -> (health: Double, deposit: Double) {
-        guard WrkLoad.executable != nil else {
-            print("wrk [\(label)]: skipped, wrk is not installed (apt-get install wrk; `make bench` installs it)")
-            return (0, 0)
-        }
-        let mailboxes = 1_000
-        let paths = Locked([String](repeating: "", count: mailboxes))
-        let base = relay.baseURL
-        _ = try await RelayBench.concurrently(total: mailboxes, concurrency: 32, deadlineSeconds: 120) { index in
-            let identity = try RelayBench.Identity(index: 20_000 + index)
-            _ = try await identity.enroll(baseURL: base, http: http)
-            paths.withLock { $0[index] = RelayPaths.mailboxMessages(identity.publicKey) }
-        }
-        let pathFile = relay.dataDirectory + "-wrk-paths"
-        try paths.withLock { $0.joined(separator: "\n") + "\n" }.write(toFile: pathFile, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(atPath: pathFile) }
-        let envelope = [UInt8](repeating: 0xA5, count: 512)
-        let deposit = ["HUSH_WRK_MODE": "deposit", "HUSH_WRK_PATHS": pathFile, "HUSH_WRK_ENVELOPE_BYTES": "512",
-                       "HUSH_WRK_DIGEST": Data(EnvelopeDigest.of(envelope)).base64EncodedString(), "HUSH_WRK_RUN": UUID().uuidString.prefix(8).lowercased()]
-        func measure(_ environment: [String: String]) async throws -> RelayBench.Metered<WrkLoad.Result> {
-            try await RelayBench.metered([relay], databaseCPU: databaseCPU ?? { [:] }) {
-                try WrkLoad.run(baseURL: relay.baseURL, environment: environment, seconds: seconds, threads: 2, connections: connections)
-            }
-        }
-        func line(_ name: String, _ run: RelayBench.Metered<WrkLoad.Result>) -> Double {
-            let result = run.result, completed = Double(max(1, result.requests))
-            let relayMicros = run.relayCPU / completed * 1e6
-            let rate = RelayBench.format(result.rate, 0)
-            let p50 = RelayBench.format(result.p50Millis, 2), p99 = RelayBench.format(result.p99Millis, 2)
-            let max = RelayBench.format(result.maxMillis, 1), spread = RelayBench.format(result.p99Millis / result.p50Millis, 1)
-            let relayCPU = RelayBench.format(relayMicros, 1), wrkCPU = RelayBench.format(result.cpuSeconds / completed * 1e6, 1)
-            let database = databaseCPU == nil ? "" : "PostgreSQL server CPU \(RelayBench.format(run.databaseCPU / completed * 1e6, 1)) µs/request, "
-            let latency = "p50 \(p50) ms, p99 \(p99) ms, max \(max) ms (p99/p50 \(spread))"
-            let cost = "relay CPU \(relayCPU) µs/request, " + database + "wrk CPU \(wrkCPU) µs/request"
-            print("wrk [\(label)] \(name), -t2 -c\(connections), \(seconds) s: \(rate)/s; \(latency); \(cost); "
-                  + "\(result.non2xx) non-2xx, \(result.socketErrors) socket errors")
-            return relayMicros
-        }
-        let health = line("GET /v1/health", try await measure(["HUSH_WRK_MODE": "health"]))
-        let deposits = line("deposit 512 B binary", try await measure(deposit))
-        print("wrk [\(label)] relay CPU per deposit / per health request = \(RelayBench.format(deposits / health, 2)) (target ≤ 1.5)")
-        return (health, deposits)
     }
 
     // MARK: 3. Idle memory

@@ -40,11 +40,11 @@ extension RelayBenchmark {
             print("tls [wrk]: skipped, wrk is not installed")
             return
         }
-        let plainWrk = try await wrkLoad(label: "plain http", relay: plainRelay, seconds: wrkSeconds, connections: wrkConnections, http: plainHTTP)
-        let tlsWrk = try await wrkLoad(label: "tls", relay: tlsRelay, seconds: wrkSeconds, connections: wrkConnections, http: tlsHTTP)
-        print("tls beside plain http, wrk: \(RelayBench.format(tlsWrk.deposit / plainWrk.deposit, 2))× the relay CPU per deposit "
-              + "(+\(RelayBench.format(tlsWrk.deposit - plainWrk.deposit, 1)) µs), "
-              + "\(RelayBench.format(tlsWrk.health / plainWrk.health, 2))× per health request "
-              + "(+\(RelayBench.format(tlsWrk.health - plainWrk.health, 1)) µs)")
+        let plainWrk = try await wrkLoad(label: "plain http", relay: plainRelay, healthSeconds: wrkSeconds, depositSeconds: wrkSeconds, connections: wrkConnections, http: plainHTTP)
+        let tlsWrk = try await wrkLoad(label: "tls", relay: tlsRelay, healthSeconds: wrkSeconds, depositSeconds: wrkSeconds, connections: wrkConnections, http: tlsHTTP)
+        print("tls beside plain http, wrk: \(RelayBench.format(tlsWrk.depositMicros / plainWrk.depositMicros, 2))× the relay CPU per deposit "
+              + "(+\(RelayBench.format(tlsWrk.depositMicros - plainWrk.depositMicros, 1)) µs), "
+              + "\(RelayBench.format(tlsWrk.healthMicros / plainWrk.healthMicros, 2))× per health request "
+              + "(+\(RelayBench.format(tlsWrk.healthMicros - plainWrk.healthMicros, 1)) µs)")
     }
 }

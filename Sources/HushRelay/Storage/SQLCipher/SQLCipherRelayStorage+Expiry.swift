@@ -3,19 +3,35 @@ import HushProtocol
 import HushRelayAPI
 
 extension SQLCipherRelayStorage: ExpiryStore {
+    /// The sweep's statements over the growing tables, each with the expiry
+    /// time as its one argument. The sweep runs in a write transaction under
+    /// the storage's lock, so every deposit waits for it: each must find the
+    /// expired rows through an expiry index, never walk the table.
+    /// `GROUP BY +mailbox`: with a plain `GROUP BY mailbox`, the SQLite of
+    /// Debian's SQLCipher (3.15) reads every message through
+    /// `messages_by_mailbox` (already in group order) and looks each one's
+    /// row up to test its expiry: once a minute, a walk of the whole table
+    /// with the lock held, which stalled every deposit for seconds under
+    /// load (issue 35, item 1). The unary `+` keeps the index out of the
+    /// grouping, so the expired messages come from `messages_by_expiry` and
+    /// are grouped in a temporary B-tree (as many rows as expire).
+    static let expiredUsageSQL = "SELECT mailbox, count(*), sum(size) FROM messages WHERE expires_at <= ? GROUP BY +mailbox"
+    static let deleteExpiredMessagesSQL = "DELETE FROM messages WHERE expires_at <= ?"
+    static let deleteExpiredDepositsSQL = "DELETE FROM deposits WHERE expires_at <= ?"
+
     public func sweep(now: Int64) async throws -> SweepResult {
         try write { db in
             var result = SweepResult()
-            let usage = try db.query("SELECT mailbox, count(*), sum(size) FROM messages WHERE expires_at <= ? GROUP BY mailbox", [now]) { row in
+            let usage = try db.query(Self.expiredUsageSQL, [now]) { row in
                 (try row.get(0, as: [UInt8].self), try row.get(1, as: Int.self), try row.get(2, as: Int.self))
             }
             for (mailbox, count, bytes) in usage {
                 try db.execute("UPDATE mailbox_usage SET count = count - ?, bytes = bytes - ? WHERE mailbox = ?", [count, bytes, mailbox])
                 result.envelopes += count
             }
-            try db.execute("DELETE FROM messages WHERE expires_at <= ?", [now])
+            try db.execute(Self.deleteExpiredMessagesSQL, [now])
             try db.execute("DELETE FROM mailbox_usage WHERE count <= 0")
-            try db.execute("DELETE FROM deposits WHERE expires_at <= ?", [now])
+            try db.execute(Self.deleteExpiredDepositsSQL, [now])
             result.depositRecords = db.changes
             try db.execute("DELETE FROM challenges WHERE expires_at <= ?", [now])
             result.challenges = db.changes
