@@ -24,9 +24,15 @@ enum Presentation {
         return formatter
     }()
 
+    /// `yyyy-MM-dd HH:mm`, local time; "—" for none.
     static func time(_ milliseconds: Int64?) -> String {
         guard let milliseconds else { return "—" }
-        return timeFormatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+        return LocalMinuteFormat.string(milliseconds: milliseconds, fallback: formatterTime)
+    }
+
+    /// The same text by Foundation's formatter (ICU): for what `LocalMinuteFormat` leaves to it, and its tests.
+    static func formatterTime(_ milliseconds: Int64) -> String {
+        timeFormatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
     }
 
     /// One history line: `[id] time  who: text (edited)  mark`.
