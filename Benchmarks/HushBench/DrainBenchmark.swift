@@ -57,9 +57,19 @@ enum DrainBenchmark {
         for entry in perMessage { print("  \(entry.label.padding(toLength: 30, withPad: " ", startingAt: 0)) \(ms(entry.milliseconds)) ms") }
     }
 
-    /// One case on a fresh relay and a fresh pair. Returns the drain's
-    /// wall time less the unlock, per message, in milliseconds.
-    static func drain(hush: String, backlog: Int, history: Int, perf: String?) async throws -> Double {
+    /// Alice's home for a drain, made elsewhere (`largeaccount`'s large home): its path and passphrase.
+    struct ExistingHome {
+        let path: String
+        let passphrase: String
+        /// What the report calls it, e.g. "2,000 conversations, 1,000,000 messages".
+        let label: String
+    }
+
+    /// One case on a fresh relay and a fresh pair, or with `existing`, on a
+    /// copy of that home (Alice's account there, registered on this relay,
+    /// Bob a new contact). Returns the drain's wall time less the unlock,
+    /// per message, in milliseconds.
+    static func drain(hush: String, backlog: Int, history: Int, perf: String?, existing: ExistingHome? = nil) async throws -> Double {
         let relay = try RelayBench.ChildRelay(driver: "sqlcipher")
         defer { relay.stop() }
         let http = RelayBench.makeHTTPClient(connections: 4)
@@ -67,8 +77,18 @@ enum DrainBenchmark {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
 
-        let passphrase = "drain bench passphrase"
-        let (home, contents, aliceIdentity) = try newHome(at: root.appendingPathComponent("alice").path, passphrase: passphrase)
+        let passphrase = existing?.passphrase ?? "drain bench passphrase"
+        let home: DataDirectory, contents: KeystoreContents, aliceIdentity: IdentityKeyPair
+        if let existing {
+            // A copy: the drain adds a contact and 10,000 messages, and the home may be kept for other runs.
+            let copy = root.appendingPathComponent("alice").path
+            try FileManager.default.copyItem(atPath: existing.path, toPath: copy)
+            home = DataDirectory(path: copy)
+            contents = try KeystoreFile(directory: home).unlock(passphrase: SecureBytes(copying: Array(passphrase.utf8)))
+            aliceIdentity = try IdentityKeyPair(seed: contents.identitySeed)
+        } else {
+            (home, contents, aliceIdentity) = try newHome(at: root.appendingPathComponent("alice").path, passphrase: passphrase)
+        }
 
         let bobTransport = RelayClientTransport(client: RelayClient(baseURL: relay.baseURL, httpClient: http))
         let bobCounting = CountingTransport(bobTransport)
@@ -142,6 +162,7 @@ enum DrainBenchmark {
         let floor = wireSeconds + storeSeconds
         print("")
         print("N = \(backlog) messages queued\(history > 0 ? ", \(history) already in the conversation" : ", empty history")"
+              + (existing.map { " on a home of \($0.label)" } ?? "")
               + " (\(envelopeBytes)-byte envelopes; Bob's \(backlog) sends took \(RelayBench.format(depositSeconds, 1)) s)")
         print("  hush sync, wall time               \(seconds(run.wallSeconds)) s    target ≤ \(seconds(Double(backlog) * targetMillisecondsPerMessage / 1000)) s (0.5 ms × N)")
         print("    of which unlock + open store     \(seconds(unlockSeconds)) s")

@@ -7,7 +7,7 @@ import HushProtocol
 import HushRelayClient
 import HushStore
 
-/// `HushBench largeaccount [--conversations 2000] [--messages 1000000] [--largest 100000] [--runs 20] [--keep DIR] [--home DIR]`:
+/// `HushBench largeaccount [--conversations 2000] [--messages 1000000] [--largest 100000] [--runs 20] [--keep DIR] [--home DIR] [--drain 10000] [--drain-only]`:
 /// issue 35, item 5. A real home (keystore at Argon2id interactive, SQLCipher
 /// store, the account registered on a relay child) with `--conversations`
 /// contacts, each with its conversation, and `--messages` messages among them:
@@ -28,6 +28,13 @@ import HushStore
 /// `--home DIR` such a home is measured again (registered anew on this run's
 /// relay), e.g. after a change to the store, whose migrations then run on it
 /// at the first command (timed, and printed).
+///
+/// Then the drain on this home (item 5: "the same drain target with 2,000
+/// conversations"): `--drain` messages (10,000; 0 for none) queued by a new
+/// contact while Alice is offline, drained by `hush sync` on a copy of the
+/// large home, beside the same drain on a fresh home in the same run
+/// (`DrainBenchmark.drain`, which prints each one's wall, CPU and peak RSS).
+/// `--drain-only` skips the commands above.
 enum LargeAccountBenchmark {
     /// Issue 35, item 5.
     static let targetChatsAfterUnlockMilliseconds = 50.0
@@ -43,6 +50,8 @@ enum LargeAccountBenchmark {
         let messages = option("--messages").flatMap(Int.init) ?? 1_000_000
         let largest = min(messages, option("--largest").flatMap(Int.init) ?? messages / 10)
         let runs = max(3, option("--runs").flatMap(Int.init) ?? 20)
+        let drainBacklog = max(0, option("--drain").flatMap(Int.init) ?? 10_000)
+        let drainOnly = arguments.contains("--drain-only")
         guard let hush = RelayBench.siblingHush(skipping: "largeaccount") else { return }
 
         let relay = try RelayBench.ChildRelay(driver: "sqlcipher")
@@ -64,7 +73,37 @@ enum LargeAccountBenchmark {
                   + "\(RelayBench.format(Double(try BackupBenchmark.bytes(under: home)) / 1_048_576, 1)) MiB")
         }
         defer { try? FileManager.default.removeItem(atPath: scratch) }
+        if !drainOnly { try measureCommands(hush: hush, home: home, runs: runs) }
+        if drainBacklog > 0 { try await measureDrain(hush: hush, home: home, backlog: drainBacklog) }
+    }
 
+    /// The drain target of item 4 on this home, beside a fresh home's in the same run.
+    static func measureDrain(hush: String, home: String, backlog: Int) async throws {
+        let size = try homeSize(path: home)
+        let label = "\(size.contacts) contacts, \(size.messages) messages"
+        print("")
+        print("Drain on the large home (issue 35 item 5: the drain target of item 4, ≤ \(RelayBench.format(DrainBenchmark.targetMillisecondsPerMessage, 1)) ms"
+              + " CPU per message, \(backlog) in ≤ \(RelayBench.format(Double(backlog) * DrainBenchmark.targetMillisecondsPerMessage / 1000, 1)) s,"
+              + " < \(Int(DrainBenchmark.targetPeakMiB)) MiB): first a fresh home, then a copy of this one (\(label))")
+        let small = try await DrainBenchmark.drain(hush: hush, backlog: backlog, history: 0, perf: nil)
+        let large = try await DrainBenchmark.drain(hush: hush, backlog: backlog, history: 0, perf: ProcessInfo.processInfo.environment["HUSH_DRAIN_PERF"],
+                                                   existing: .init(path: home, passphrase: passphrase, label: label))
+        print("")
+        print("  wall − unlock per message: fresh home \(RelayBench.format(small, 3)) ms, large home \(RelayBench.format(large, 3)) ms"
+              + " (\(RelayBench.format(large / small, 2))×)")
+    }
+
+    /// How many contacts and messages the home at `path` holds.
+    static func homeSize(path: String) throws -> (contacts: Int, messages: Int) {
+        let home = DataDirectory(path: path)
+        let contents = try KeystoreFile(directory: home).unlock(passphrase: SecureBytes(copying: Array(passphrase.utf8)))
+        let store = try MessageStore.openExisting(path: home.databasePath, key: contents.databaseKey)
+        return (try store.database.queryFirst("SELECT count(*) FROM contacts") { try $0[0] as Int } ?? 0,
+                try store.database.queryFirst("SELECT count(*) FROM messages") { try $0[0] as Int } ?? 0)
+    }
+
+    /// `hush chats` and `hush history`, in their own process and through the daemon.
+    static func measureCommands(hush: String, home: String, runs: Int) throws {
         let environment = ["PATH": "/usr/bin:/bin", "HUSH_HOME": home, "HUSH_KDF_COST": "interactive", "NO_COLOR": "1", "LANG": "C.UTF-8"]
         let unlocking = environment.merging(["HUSH_PASSPHRASE": passphrase, "HUSH_TIMINGS": "1"]) { $1 }
         // The first command after a change to the store runs its migrations: timed apart, so the runs below do not carry it.
@@ -75,7 +114,7 @@ enum LargeAccountBenchmark {
         let names = try contactNames(home: home)
         let typical = names.typical, biggest = names.largest
         print("  \(runs) runs each; wall (posix_spawn → wait4) and the process's own CPU, milliseconds")
-        print("  " + "command".padding(toLength: 52, withPad: " ", startingAt: 0) + "  p50 wall   p90 wall   p50 cpu  (unlock, p50)")
+        print("  " + "command".padding(toLength: 52, withPad: " ", startingAt: 0) + "  p50 wall   p90 wall   p99 wall   p50 cpu  (unlock, p50)")
         /// With `daemon`, that process's CPU over the runs is added to the last column, per run (clock ticks, averaged).
         func measure(_ label: String, _ arguments: [String], environment: [String: String], runs: Int, daemon: Int32? = nil) throws -> Summary {
             var wall: [Double] = [], cpu: [Double] = [], unlock: [Double] = [], afterUnlock: [Double] = []
@@ -95,6 +134,7 @@ enum LargeAccountBenchmark {
                                   daemonCPU: daemonCPU ?? 0)
             print("  " + label.padding(toLength: 52, withPad: " ", startingAt: 0)
                   + " \(DrainBenchmark.pad(RelayBench.format(summary.p50, 2)))    \(DrainBenchmark.pad(RelayBench.format(summary.p90, 2)))"
+                  + "    \(DrainBenchmark.pad(RelayBench.format(summary.p99, 2)))"
                   + "    \(DrainBenchmark.pad(RelayBench.format(summary.cpu50, 2)))"
                   + (unlock.isEmpty ? "" : "   (\(RelayBench.format(RelayBench.percentile(summary.unlock, 0.5), 1)))")
                   + (daemonCPU.map { "   + daemon cpu \(RelayBench.format($0, 2)) (mean)" } ?? ""))
@@ -109,7 +149,7 @@ enum LargeAccountBenchmark {
                                          environment: unlocking, runs: runs)
 
         let daemon = try Spawned.start(hush, ["daemon"], environment: unlocking)
-        defer { daemon.stop() }
+        defer { daemon.stop() }  // before the drain copies the home
         guard let timings = daemon.waitForError(containing: "hush daemon: serving", seconds: 120) else {
             throw BenchError("the daemon did not start: \(daemon.errorText)")
         }
@@ -138,6 +178,7 @@ enum LargeAccountBenchmark {
               + " chats \(ms(daemonChats.cpu50 + daemonChats.daemonCPU)), history largest \(ms(daemonLargest.cpu50 + daemonLargest.daemonCPU)),"
               + " typical \(ms(daemonTypical.cpu50 + daemonTypical.daemonCPU))")
         print("  through the daemon, hush chats in all       \(ms(daemonChats.p50))   target ≤ \(ms(targetThroughDaemonMilliseconds))"
+              + "   (p99 \(ms(daemonChats.p99)))"
               + "   (− daemon whoami: \(ms(daemonChats.p50 - daemonFloor.p50)); floor exit-codes \(ms(floor.p50)))")
         print("  through the daemon, history largest in all  \(ms(daemonLargest.p50))   (− daemon whoami: \(ms(daemonLargest.p50 - daemonFloor.p50)))"
               + "   target ≤ \(ms(targetHistoryMilliseconds)) after the floor")
@@ -152,6 +193,7 @@ enum LargeAccountBenchmark {
         var daemonCPU = 0.0
         var p50: Double { RelayBench.percentile(wall, 0.5) }
         var p90: Double { RelayBench.percentile(wall, 0.9) }
+        var p99: Double { RelayBench.percentile(wall, 0.99) }
         var afterUnlock50: Double { RelayBench.percentile(afterUnlock, 0.5) }
         var cpu50: Double { RelayBench.percentile(cpu, 0.5) }
     }

@@ -46,7 +46,10 @@ public enum JSONValue: Sendable, Equatable, Codable, CustomStringConvertible {
     }
 
     /// One line of compact JSON (keys sorted, so output is stable).
-    public var description: String {
+    public var description: String { JSONText.line(self) ?? encodedDescription }
+
+    /// `description` by JSONEncoder (what `JSONText` writes by hand, and the numbers it leaves).
+    var encodedDescription: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? String(decoding: encoder.encode(self), as: UTF8.self)) ?? "null"

@@ -44,13 +44,25 @@ enum DaemonCommandRunner {
             }
             // Output is forwarded in order by one task, gathered into as few
             // notifications as keep up with it, and all of it before the answer.
+            // The command runs on a thread of its own, where a write may wait
+            // for a slow client (CoalescedOutput's bound) without holding a
+            // thread the forwarding needs; a client that hangs up (the call is
+            // cancelled, or a send fails) has the rest of its output dropped.
             let output = CoalescedOutput()
             let forwarder = Task {
                 await output.forward { stream, text in
-                    try? await call.notify("cli.output", .object(["stream": .string(stream.rawValue), "text": .string(text)]))
+                    try await call.notify("cli.output", .object(["stream": .string(stream.rawValue), "text": .string(text)]))
                 }
             }
-            let code = await run(argv, context: context, input: input, output: CommandOutput { output.write($0, $1) })
+            let thread = CommandThread()
+            let code = await withTaskCancellationHandler {
+                await withTaskExecutorPreference(thread) {
+                    await run(argv, context: context, input: input, output: CommandOutput { output.write($0, $1) })
+                }
+            } onCancel: {
+                output.discard()
+            }
+            thread.stop()
             output.finish()
             await forwarder.value
             return .object(["exitCode": .number(Double(code))])

@@ -39,12 +39,18 @@ struct ChatsCommand: AsyncParsableCommand {
             }
             if conversations.isEmpty { print("No conversations yet.") }
             if requests > 0 { print(Presentation.style.bold("\(requests) message request(s): `hush requests`")) }
+            // The list is written whole, with one print: 4,000 lines on
+            // 2,000 conversations, each print its own pass through the
+            // daemon's output (CoalescedOutput) when it runs there.
+            var list = ""
+            list.reserveCapacity(conversations.count * 100)
             for conversation in conversations {
                 let unread = conversation.unreadCount > 0 ? Presentation.style.bold(" (\(conversation.unreadCount) unread)") : ""
                 let from = conversation.lastMessage.map { $0.direction == .outgoing ? "you: " : writers[conversation.id].map { "\(Presentation.peer($0)): " } ?? "" } ?? ""
-                print("\(Presentation.style.bold(Presentation.peer(conversation.title)))\(unread)  \(Presentation.style.dim(Presentation.time(conversation.lastActivityAt)))")
-                print("  \(from)\(UntrustedText.sanitized(Presentation.summary(conversation), keepingLineBreaks: false))")
+                list += "\(Presentation.style.bold(Presentation.peer(conversation.title)))\(unread)  \(Presentation.style.dim(Presentation.time(conversation.lastActivityAt)))\n"
+                list += "  \(from)\(UntrustedText.sanitized(Presentation.summary(conversation), keepingLineBreaks: false))\n"
             }
+            if !list.isEmpty { print(list, terminator: "") }
         }
     }
 }

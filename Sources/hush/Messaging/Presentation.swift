@@ -24,9 +24,15 @@ enum Presentation {
         return formatter
     }()
 
+    /// `yyyy-MM-dd HH:mm`, local time; "—" for none.
     static func time(_ milliseconds: Int64?) -> String {
         guard let milliseconds else { return "—" }
-        return timeFormatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+        return LocalMinuteFormat.string(milliseconds: milliseconds, fallback: formatterTime)
+    }
+
+    /// The same text by Foundation's formatter (ICU): for what `LocalMinuteFormat` leaves to it, and its tests.
+    static func formatterTime(_ milliseconds: Int64) -> String {
+        timeFormatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
     }
 
     /// One history line: `[id] time  who: text (edited)  mark`.
@@ -120,7 +126,19 @@ enum Presentation {
     static func summary(_ conversation: Conversation, length: Int = 60) -> String {
         guard let last = conversation.lastMessage else { return "" }
         guard !last.isDeleted else { return "(deleted)" }
-        let text = last.text
+        return preview(last.text, length: length)
+    }
+
+    /// `text` on one line (line breaks as spaces, runs of them as one),
+    /// cut to `length` characters.
+    static func preview(_ text: String, length: Int = 60) -> String {
+        // Printable ASCII (most messages) has no line breaks and one
+        // character per byte: the same result without splitting it or
+        // counting its characters, which was 8 % of the daemon's time for
+        // `hush chats` on 2,000 conversations (perf).
+        if text.utf8.allSatisfy({ (0x20..<0x7f).contains($0) }) {
+            return text.utf8.count <= length ? text : String(decoding: text.utf8.prefix(length - 1), as: UTF8.self) + "…"
+        }
         let line = text.split(whereSeparator: \.isNewline).joined(separator: " ")
         return line.count <= length ? line : String(line.prefix(length - 1)) + "…"
     }
