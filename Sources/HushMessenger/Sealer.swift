@@ -176,7 +176,7 @@ final class Sealer {
             try store.outbox.enqueue(requestId: Hex.encode(random.bytes(16)), messageId: nil, conversationId: conversation,
                                      sealedPayload: envelope, at: now)
             try store.resends.recordContent(digest: SHA256.hash(envelope), contactId: contact.id, content: encodedContent,
-                                            resent: resend, editOf: (try? Content(decoding: encodedContent))?.body.editedMessage?.bytes, at: now)
+                                            resent: resend, editOf: Content.editedMessageID(inEncoded: encodedContent), at: now)
             try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
         }
     }

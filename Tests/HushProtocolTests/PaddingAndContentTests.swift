@@ -64,6 +64,26 @@ import Testing
         try roundTrip(.expiring(after: 1, .reply(to: MessageID.random(using: random), text: "me too")))
     }
 
+    /// The sender's peek at an encoded edit (for its resend records) names the
+    /// same message a full decoding does, and nothing for any other content:
+    /// a reply and a reaction carry a message id at the same place.
+    @Test func theEditedMessageIsReadWithoutDecoding() throws {
+        let target = MessageID.random(using: random)
+        let bodies: [ContentBody] = [.edit(of: target, text: "new text"), .reply(to: target, text: "quoted"),
+                                     .reaction(to: target, emoji: "👍"), .deletion(of: target), .text("plain"),
+                                     .expiring(after: 60, .reply(to: target, text: "soon"))]
+        for body in bodies {
+            let encoded = try Content(id: MessageID.random(using: random), sentAt: 1_700_000_000_123, body: body).encoded()
+            let decoded = try Content(decoding: encoded)
+            var expected: [UInt8]?
+            if case let .edit(of: edited, _) = decoded.body { expected = edited.bytes }
+            #expect(Content.editedMessageID(inEncoded: encoded) == expected)
+        }
+        let edit = try Content(id: MessageID.random(using: random), sentAt: 1, body: .edit(of: target, text: "x")).encoded()
+        #expect(Content.editedMessageID(inEncoded: edit) == target.bytes)
+        #expect(Content.editedMessageID(inEncoded: Array(edit.prefix(41))) == nil)
+    }
+
     /// An expiring content (0x12, docs/PROTOCOL.md §10.7) wraps only a
     /// message shown in history, with a timer of 1 s to 4 weeks: the sender
     /// cannot encode another, and a timer change stays within 4 weeks. An

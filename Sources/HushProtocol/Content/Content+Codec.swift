@@ -106,6 +106,17 @@ extension Content {
     /// as messages in a history.
     public static func canExpire(_ type: UInt8) -> Bool { type == 0x01 || type == 0x06 || type == 0x0D }
 
+    /// The id (16 bytes) of the message an encoded edit (`0x0F`) edits; nil for
+    /// any other content and for bytes too short to hold it. It reads the
+    /// header's type and the body's first 16 bytes and decodes nothing else:
+    /// the sender asks this of every content it seals for its resend records,
+    /// group states and sender keys for each member among them.
+    public static func editedMessageID(inEncoded bytes: [UInt8]) -> [UInt8]? {
+        let header = 2 + MessageID.length + 8
+        guard bytes.count >= header + MessageID.length, bytes[0] == Content.version, bytes[1] == 0x0F else { return nil }
+        return Array(bytes[header ..< header + MessageID.length])
+    }
+
     public init(decoding bytes: [UInt8]) throws(ProtocolError) {
         var reader = ByteReader(bytes, what: "content")
         let version = try reader.u8()
