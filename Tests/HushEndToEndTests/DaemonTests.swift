@@ -148,6 +148,34 @@ import Testing
         #expect(result.stdout.contains("\"exitCode\":64") && result.stdout.contains("empty"), "\(result)")
     }
 
+    /// Colour follows the client's standard output and NO_COLOR, never the
+    /// daemon's own terminal: a daemon started in one wrote escape codes
+    /// into every client's pipe (`hush history bob | grep …`).
+    @Test func colourFollowsTheClientNotTheDaemon() throws {
+        let bed = try Testbed("daemon-colour")
+        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
+        try bed.acquaint(alice, bob)
+        try bed.send(alice, to: "bob", "colour check")
+        // In a terminal, and without the tests' NO_COLOR: this daemon's own output is in colour.
+        let daemon = try ChildProcess(["daemon"], environment: bed.environment(for: alice, overrides: [
+            "NO_COLOR": nil, "TERM": "xterm-256color", "SWIFT_BACKTRACE": "interactive=no"]), terminal: (80, 24))
+        defer { daemon.signal(SIGTERM); _ = daemon.finish(timeout: 20) }
+        try #require(daemon.wait(timeout: 30) { $0.stdout.contains("hush daemon: serving") }, "\(daemon.stdout)")
+
+        let piped = try bed.hush(alice, ["history", "bob"], environment: ["HUSH_PASSPHRASE": nil, "NO_COLOR": nil])
+        #expect(piped.status == 0 && piped.stdout.contains("colour check"), "\(piped)")
+        #expect(!piped.stdout.contains("\u{1B}["), "a pipe gets no escape codes: \(piped.stdout)")
+
+        func captured(_ extra: String) throws -> String {
+            let result = try bed.hush(alice, ["rpc", "cli.run", #"{"argv": ["history", "bob"], "capture": true"# + extra + "}"],
+                                      environment: Self.noPassphrase)
+            #expect(result.status == 0, "\(result)")
+            return result.stdout
+        }
+        #expect(try captured(#", "stdoutIsTerminal": true"#).contains(#"\u001b["#), "a client's terminal gets colour")
+        #expect(try !captured(#", "stdoutIsTerminal": true, "noColor": true"#).contains(#"\u001b["#), "NO_COLOR wins")
+    }
+
     /// Another user's process is answered with a refusal, never served, even
     /// when the file permissions are opened up for the test.
     @Test(.enabled(if: getuid() == 0, "needs root to run a process as another user"))

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HushKit
+import HushTerminal
 
 /// What a command run by the daemon for a client (`DaemonCommandRunner`)
 /// uses in place of its own process's: the daemon's open account, the
@@ -11,6 +12,10 @@ struct CommandContext: Sendable {
     /// The client's working directory: relative paths it typed are resolved against it.
     let workingDirectory: String
     let stderrIsTerminal: Bool
+    /// Colour as the client's standard output and NO_COLOR call for, never
+    /// as the daemon's own (a daemon started in a terminal wrote escape codes
+    /// into its clients' pipes).
+    let style: TerminalStyle
 
     @TaskLocal static var current: CommandContext?
 

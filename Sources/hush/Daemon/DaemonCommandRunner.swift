@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HushDaemon
 import HushKit
+import HushTerminal
 
 /// `cli.run`: a `hush` command run inside the daemon for a client, on the
 /// daemon's open account, exactly as it would run in its own process (the
@@ -20,6 +21,8 @@ enum DaemonCommandRunner {
                 .init("stdin", "What the command reads from standard input, base64.", schema: .stringSchema),
                 .init("home", "The data directory the caller means; refused when it is not the daemon's.", schema: .stringSchema),
                 .init("stderrIsTerminal", "Whether the caller's standard error is a terminal (progress bars).", schema: .booleanSchema),
+                .init("stdoutIsTerminal", "Whether the caller's standard output is a terminal: colour only then (default false).", schema: .booleanSchema),
+                .init("noColor", "Whether the caller has NO_COLOR set (no colour whatever its terminal).", schema: .booleanSchema),
                 .init("capture", "true: return stdout and stderr in the result; otherwise they stream as cli.output notifications {stream, text} before the result.",
                       schema: .booleanSchema),
             ], result: .objectSchema(["exitCode": .integerSchema, "stdout": .stringSchema, "stderr": .stringSchema], required: ["exitCode"])) { params, call in
@@ -35,7 +38,9 @@ enum DaemonCommandRunner {
                 input = bytes
             }
             let context = CommandContext(account: account, home: home, workingDirectory: try params.optionalString("cwd") ?? "/",
-                                         stderrIsTerminal: try params.optionalBool("stderrIsTerminal") ?? false)
+                                         stderrIsTerminal: try params.optionalBool("stderrIsTerminal") ?? false,
+                                         style: TerminalStyle(environment: try params.optionalBool("noColor") == true ? ["NO_COLOR": "1"] : [:],
+                                                              isTerminal: try params.optionalBool("stdoutIsTerminal") ?? false))
             if try params.optionalBool("capture") == true {
                 let captured = CapturedOutput()
                 let code = await run(argv, context: context, input: input, output: CommandOutput { captured.append($0, $1) })

@@ -22,6 +22,8 @@ enum DaemonForwarding {
         var params: [String: JSONValue] = [
             "argv": .array(arguments.map(JSONValue.string)), "home": .string(home),
             "cwd": .string(FileManager.default.currentDirectoryPath), "stderrIsTerminal": .bool(isatty(STDERR_FILENO) == 1),
+            "stdoutIsTerminal": .bool(isatty(STDOUT_FILENO) == 1),
+            "noColor": .bool(ProcessInfo.processInfo.environment["NO_COLOR"].map { !$0.isEmpty } ?? false),
         ]
         if let input = input() { params["stdin"] = .string(input.base64EncodedString()) }
         do {

@@ -4,7 +4,9 @@ import HushTerminal
 
 /// How messages and times look in the terminal.
 enum Presentation {
-    static let style = TerminalStyle.standard
+    /// This process's standard output, or the client's for a command the
+    /// daemon runs for it (`CommandContext`).
+    static var style: TerminalStyle { CommandContext.current?.style ?? TerminalStyle.standard }
 
     /// pending …, sent ✓, delivered ✓✓, read ✓✓ (highlighted), failed ✗.
     static func mark(_ status: Message.Status) -> String {
