@@ -46,7 +46,7 @@ struct ChangePassphraseCommand: AsyncParsableCommand {
             }
             let newSource = PassphraseSource.resolve(file: newPassphraseFile, environment: environment,
                                                      variable: PassphraseSource.newPassphraseEnvironmentVariable)
-            var passphrase = try newSource.read(prompt: "New passphrase: ", confirm: true)
+            var passphrase = try newSource.read(prompt: "New passphrase: ", confirm: true, secret: .newPassphrase)
             let new = try chosenCost.map { KeyProvider.passphrase(bytes: passphrase, cost: $0) }
                 ?? KeyProvider.passphrase(bytes: passphrase, costOf: HushAccount.keystoreDetails(in: directory))
             passphrase.wipe()

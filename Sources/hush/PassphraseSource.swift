@@ -40,43 +40,44 @@ enum PassphraseSource: Sendable, Equatable {
 
     /// Reads the passphrase's UTF-8 bytes. With `confirm` the terminal asks
     /// twice and the answers must match (other sources cannot mistype).
-    func read(prompt: String = "Passphrase: ", confirm: Bool = false) throws(HushError) -> [UInt8] {
+    /// `secret` names it in errors ("no recovery key: …"), with its other sources.
+    func read(prompt: String = "Passphrase: ", confirm: Bool = false, secret: SecretNaming = .passphrase) throws(HushError) -> [UInt8] {
         var passphrase: [UInt8]
         switch self {
         case let .environment(name, value):
-            guard !value.isEmpty else { throw Self.unavailable("\(name) is empty") }
+            guard !value.isEmpty else { throw Self.unavailable("\(name) is empty", secret: secret) }
             passphrase = Array(value.utf8)
         case let .file(path):
-            passphrase = try PassphraseSource.readFirstLine(path)
+            passphrase = try PassphraseSource.readFirstLine(path, secret: secret)
         case .terminal:
-            passphrase = try TerminalPassphrase.ask(prompt: prompt)
+            passphrase = try TerminalPassphrase.ask(prompt: prompt, secret: secret)
             if confirm {
-                var again = try TerminalPassphrase.ask(prompt: "Repeat to confirm: ")
+                var again = try TerminalPassphrase.ask(prompt: "Repeat to confirm: ", secret: secret)
                 defer { again.wipe() }
                 guard again == passphrase else {
                     passphrase.wipe()
-                    throw HushError(.keyUnavailable, reason: "the passphrases do not match: nothing was changed, try again")
+                    throw HushError(.keyUnavailable, reason: "the \(secret.noun)s do not match: nothing was changed, try again")
                 }
             }
         }
-        guard !passphrase.isEmpty else { throw Self.unavailable("the passphrase is empty") }
+        guard !passphrase.isEmpty else { throw Self.unavailable("the \(secret.noun) is empty", secret: secret) }
         return passphrase
     }
 
-    /// The words of a passphrase that cannot be had (exit code 16).
-    static func unavailable(_ reason: String) -> HushError {
-        HushError(.keyUnavailable, reason: "no passphrase: \(reason)")
+    /// The words of a secret that cannot be had (exit code 16).
+    static func unavailable(_ reason: String, secret: SecretNaming = .passphrase) -> HushError {
+        HushError(.keyUnavailable, reason: "no \(secret.noun): \(reason)")
     }
 
-    private static func readFirstLine(_ path: String) throws(HushError) -> [UInt8] {
-        var bytes = try readFile(path)
+    private static func readFirstLine(_ path: String, secret: SecretNaming) throws(HushError) -> [UInt8] {
+        var bytes = try readFile(path, secret: secret)
         defer { bytes.wipe() }
         var end = bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
         if end > 0 && bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
         guard end <= maximumLength else {
-            throw unavailable("the first line of \(path) is longer than \(maximumLength) bytes")
+            throw unavailable("the first line of \(path) is longer than \(maximumLength) bytes", secret: secret)
         }
-        guard end > 0 else { throw unavailable("the first line of \(path) is empty") }
+        guard end > 0 else { throw unavailable("the first line of \(path) is empty", secret: secret) }
         return Array(bytes[0..<end])
     }
 
@@ -84,7 +85,7 @@ enum PassphraseSource: Sendable, Equatable {
     /// this function's alone and closed once, on every path.
     /// A named pipe or character device is read as well (`--passphrase-file
     /// <(pass show hush)`): only this process waits for it, never a daemon.
-    private static func readFile(_ path: String) throws(HushError) -> [UInt8] {
+    private static func readFile(_ path: String, secret: SecretNaming) throws(HushError) -> [UInt8] {
         let descriptor: Int32
         do { descriptor = try RegularFile.openForReading(path, acceptingPipes: true) } catch {
             switch error.reason {
@@ -110,7 +111,7 @@ enum PassphraseSource: Sendable, Equatable {
         }
         guard total <= maximumFileSize else {
             buffer.wipe()
-            throw unavailable("\(path) is too large to be a passphrase file")
+            throw unavailable("\(path) is too large to be a \(secret.noun) file", secret: secret)
         }
         // Shrinks in place: no second copy of the secret is made.
         buffer.removeSubrange(total...)

@@ -11,21 +11,21 @@ import HushKit
 /// restores the terminal even when interrupted mid-line by an error.
 enum TerminalPassphrase {
     /// The typed line's bytes, for the caller to wipe once handed on.
-    static func ask(prompt: String) throws(HushError) -> [UInt8] {
+    static func ask(prompt: String, secret: SecretNaming = .passphrase) throws(HushError) -> [UInt8] {
         let tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard tty >= 0 else {
-            throw PassphraseSource.unavailable("no terminal to ask on: use --passphrase-file FILE or HUSH_PASSPHRASE")
+            throw PassphraseSource.unavailable("no terminal to ask on: use \(secret.fileOption) FILE or \(secret.variable)", secret: secret)
         }
         defer { close(tty) }
         var saved = termios()
         guard tcgetattr(tty, &saved) == 0 else {
-            throw PassphraseSource.unavailable("the terminal cannot turn off echo: use --passphrase-file FILE")
+            throw PassphraseSource.unavailable("the terminal cannot turn off echo: use \(secret.fileOption) FILE", secret: secret)
         }
         var silent = saved
         silent.c_lflag &= ~tcflag_t(ECHO)
         silent.c_lflag |= tcflag_t(ECHONL)
         guard tcsetattr(tty, TCSAFLUSH, &silent) == 0 else {
-            throw PassphraseSource.unavailable("the terminal cannot turn off echo: use --passphrase-file FILE")
+            throw PassphraseSource.unavailable("the terminal cannot turn off echo: use \(secret.fileOption) FILE", secret: secret)
         }
         defer { _ = tcsetattr(tty, TCSAFLUSH, &saved) }
         _ = prompt.withCString { write(tty, $0, strlen($0)) }
@@ -47,7 +47,7 @@ enum TerminalPassphrase {
         }
         guard length <= PassphraseSource.maximumLength, ended || length > 0 else {
             buffer.wipe()
-            throw PassphraseSource.unavailable("nothing was typed")
+            throw PassphraseSource.unavailable("nothing was typed", secret: secret)
         }
         // Shrinks in place: no second copy of the secret is made.
         buffer.removeSubrange(length...)

@@ -170,6 +170,21 @@ import Testing
         #expect(bobSees.count("I am back") == 1 && bobSees.count("from the old machine") == 1, "\(bobSees)")
     }
 
+    /// Without a terminal, a recovery key given neither by file nor by
+    /// environment is asked for by its own names: the message once sent the
+    /// user to `--passphrase-file` and `HUSH_PASSPHRASE`, which a restore
+    /// does not read for the key. `setsid` leaves the command without a
+    /// controlling terminal even when the tests run in one.
+    @Test func aRecoveryKeyThatCannotBeAskedForIsNamedAsSuch() throws {
+        let bed = try Testbed("backup-no-terminal")
+        let result = try ChildProcess([HushBinary.path, "backup", "verify", bed.root + "/none.hushbackup"],
+                                      environment: bed.environment(for: nil), executable: "/usr/bin/setsid").finish(timeout: 30)
+        #expect(result.status == 16, "\(result)")
+        #expect(result.stderr.contains("no recovery key: no terminal to ask on: use --recovery-key-file FILE or HUSH_RECOVERY_KEY"), "\(result)")
+        let empty = try bed.hush(nil, ["backup", "verify", bed.root + "/none.hushbackup"], environment: ["HUSH_RECOVERY_KEY": ""])
+        #expect(empty.status == 16 && empty.stderr.contains("no recovery key: HUSH_RECOVERY_KEY is empty"), "\(empty)")
+    }
+
     /// Every bad input is refused with a clear error and a non-zero exit,
     /// and writes nothing into the home it names.
     @Test func badArchivesKeysAndHomesAreRefusedAndWriteNothing() throws {

@@ -34,7 +34,7 @@ struct RecoveryKeyOptions: ParsableArguments {
 
     func read(environment: [String: String]) throws -> RecoveryKey {
         var bytes = try PassphraseSource.resolve(file: recoveryKeyFile, environment: environment, variable: Self.environmentVariable)
-            .read(prompt: "Recovery key: ")
+            .read(prompt: "Recovery key: ", secret: .recoveryKey)
         defer { bytes.wipe() }
         return try RecoveryKey(parsing: String(decoding: bytes, as: UTF8.self))
     }
