@@ -34,12 +34,12 @@ enum EndToEndBenchmark {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
 
-        func messenger(_ name: String) throws -> Messenger {
+        func messenger(_ name: String) throws -> (Messenger, TimedTransport) {
             let store = try MessageStore(path: root.appendingPathComponent("\(name).db").path, key: SecureBytes(randomCount: 32))
-            return Messenger(identity: IdentityKeyPair.generate(), store: store,
-                             transport: RelayClientTransport(client: RelayClient(baseURL: relay.baseURL, httpClient: http)))
+            let transport = TimedTransport(RelayClientTransport(client: RelayClient(baseURL: relay.baseURL, httpClient: http)))
+            return (Messenger(identity: IdentityKeyPair.generate(), store: store, transport: transport), transport)
         }
-        let alice = try messenger("alice"), bob = try messenger("bob")
+        let (alice, aliceTransport) = try messenger("alice"), (bob, bobTransport) = try messenger("bob")
         try await alice.register()
         try await bob.register()
         try await alice.addContact(name: "bob", address: bob.identity.address.description)
@@ -59,20 +59,40 @@ enum EndToEndBenchmark {
         var events = bob.eventRecords.makeAsyncIterator()
         while let record = await events.next() { if case .connection(true) = record.event { break } }
 
+        // Bob's events are watched beside the sends, so that when he stored a
+        // message is read off his event, not off the moment Alice's send returned.
+        let (stored, storedAt) = AsyncStream<(body: String, at: ContinuousClock.Instant)>.makeStream()
+        let watcher = Task {
+            while let record = await events.next() {
+                if case let .received(message, _) = record.event { storedAt.yield((message.body, .now)) }
+            }
+            storedAt.finish()
+        }
+        defer { watcher.cancel() }
+        var storedMessages = stored.makeAsyncIterator()
+
         var samples: [Double] = []
         var sends: [Double] = []
+        var phases: [EndToEndPhases] = []
         samples.reserveCapacity(messages)
         sends.reserveCapacity(messages)
+        phases.reserveCapacity(messages)
+        _ = aliceTransport.take()
+        _ = bobTransport.take()
         let clock = ContinuousClock()
         for index in 0..<messages {
             let body = "m\(index)"
             let start = clock.now
             try await alice.send(text: body, to: "bob")
+            let sent = clock.now
             sends.append(RelayBench.seconds(since: start) * 1000)
-            while let record = await events.next() {
-                if case let .received(message, _) = record.event, message.body == body { break }
+            var storedAtBob = sent
+            while let arrival = await storedMessages.next() {
+                if arrival.body == body { storedAtBob = arrival.at; break }
             }
             samples.append(RelayBench.seconds(since: start) * 1000)
+            phases.append(EndToEndPhases(start: start, sent: sent, stored: storedAtBob, done: clock.now,
+                                         sender: aliceTransport.take(), receiver: bobTransport.take()))
         }
         samples.sort()
 
@@ -103,6 +123,7 @@ enum EndToEndBenchmark {
         print("  ratio Hush / relay-only                   \(pad(p50 / b50))× \(pad(p99 / b99))×")
         sends.sort()
         print("  of which the sender's send (seal, deposit, accepted)  p50 \(pad(RelayBench.percentile(sends, 0.50))), p99 \(pad(RelayBench.percentile(sends, 0.99))) ms")
+        EndToEndPhases.printBreakdown(phases)
         live.cancel()
         try await http.shutdown()
     }

@@ -52,12 +52,16 @@ public final class SQLCipherRelayStorage: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` in one immediate transaction under the lock.
-    func write<T>(_ body: (Database) throws -> T) throws -> T {
+    /// Runs `body` in one immediate transaction under the lock; `.deferred`
+    /// only for what may be undone by a power loss with no harm (see `acknowledge`).
+    func write<T>(durability: Database.Durability = .synced, _ body: (Database) throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
-        return try database.transaction(.immediate) { db in try body(db) }
+        return try database.transaction(.immediate, durability: durability) { db in try body(db) }
     }
+
+    /// Commits made without waiting for the disk, since the file was opened.
+    var deferredCommits: Int { (try? read { $0.deferredCommits }) ?? 0 }
 
     func read<T>(_ body: (Database) throws -> T) throws -> T {
         lock.lock()
