@@ -6,8 +6,8 @@ import Synchronization
 /// upload: request bodies as the relay client sends them (a direct deposit's
 /// body is the envelope; a fan-out's is JSON with the envelope in base64 and
 /// one entry per recipient), and how many requests.
-final class CountingTransport: RelayTransport {
-    private let inner: any RelayTransport
+final class CountingTransport: ForwardingTransport {
+    let inner: any RelayTransport
     private let counts = Mutex((requests: 0, bytes: 0))
 
     init(_ inner: any RelayTransport) { self.inner = inner }
@@ -28,28 +28,5 @@ final class CountingTransport: RelayTransport {
             + recipients.map { 16 + 44 + ($0.credential == nil ? 0 : 18 + 44) }.reduce(0, +)
         counts.withLock { $0.requests += 1; $0.bytes += body }
         return try await inner.depositFanOut(envelope, requestID: requestID, to: recipients)
-    }
-
-    func authenticate(identity: IdentityKeyPair) async throws(DeliveryFailure) { try await inner.authenticate(identity: identity) }
-    var sessionToken: SessionToken? { inner.sessionToken }
-    func resume(_ token: SessionToken, identity: IdentityKeyPair) { inner.resume(token, identity: identity) }
-    func register(identity: IdentityKeyPair, signedPrekey: SignedPrekey, lastResortKEMPrekey: SignedPrekey,
-                  oneTimePrekeys: [SignedPrekey]) async throws(DeliveryFailure) {
-        try await inner.register(identity: identity, signedPrekey: signedPrekey, lastResortKEMPrekey: lastResortKEMPrekey,
-                                 oneTimePrekeys: oneTimePrekeys)
-    }
-    func uploadPrekeys(_ prekeys: [SignedPrekey]) async throws(DeliveryFailure) -> (x25519: Int, kem: Int) {
-        try await inner.uploadPrekeys(prekeys)
-    }
-    func prekeyCounts() async throws(DeliveryFailure) -> (x25519: Int, kem: Int) { try await inner.prekeyCounts() }
-    func fetchBundle(for identity: IdentityKey) async throws(DeliveryFailure) -> PrekeyBundle { try await inner.fetchBundle(for: identity) }
-    func updateDeliveryCredentials(add tokens: [[UInt8]], remove revoked: [[UInt8]]) async throws(DeliveryFailure) {
-        try await inner.updateDeliveryCredentials(add: tokens, remove: revoked)
-    }
-    func fetch(after serverID: Int64, limit: Int) async throws(DeliveryFailure) -> MailboxPage { try await inner.fetch(after: serverID, limit: limit) }
-    func acknowledge(_ serverIDs: [Int64]) async throws(DeliveryFailure) { try await inner.acknowledge(serverIDs) }
-    func connect() async throws(DeliveryFailure) -> AsyncStream<TransportEvent> { try await inner.connect() }
-    func sendEphemeral(_ envelope: [UInt8], to recipient: IdentityKey, credential: [UInt8]) async throws(DeliveryFailure) {
-        try await inner.sendEphemeral(envelope, to: recipient, credential: credential)
     }
 }

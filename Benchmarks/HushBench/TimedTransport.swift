@@ -7,14 +7,14 @@ import Synchronization
 /// relay answered it, and when the live loop took each pushed envelope off
 /// the socket (which includes any time the loop was busy with other work).
 /// It notes instants only, never what was sent.
-final class TimedTransport: RelayTransport {
+final class TimedTransport: ForwardingTransport {
     struct Log: Sendable {
         var depositStarts: [ContinuousClock.Instant] = []
         var depositEnds: [ContinuousClock.Instant] = []
         var pushesTaken: [ContinuousClock.Instant] = []
     }
 
-    private let inner: any RelayTransport
+    let inner: any RelayTransport
     /// Shared with the streams `connect` returns.
     private final class Notes: Sendable { let log = Mutex(Log()) }
     private let notes = Notes()
@@ -56,27 +56,5 @@ final class TimedTransport: RelayTransport {
         private var iterator: AsyncStream<TransportEvent>.AsyncIterator
         init(_ stream: AsyncStream<TransportEvent>) { iterator = stream.makeAsyncIterator() }
         func next() async -> TransportEvent? { await iterator.next() }
-    }
-
-    func authenticate(identity: IdentityKeyPair) async throws(DeliveryFailure) { try await inner.authenticate(identity: identity) }
-    var sessionToken: SessionToken? { inner.sessionToken }
-    func resume(_ token: SessionToken, identity: IdentityKeyPair) { inner.resume(token, identity: identity) }
-    func register(identity: IdentityKeyPair, signedPrekey: SignedPrekey, lastResortKEMPrekey: SignedPrekey,
-                  oneTimePrekeys: [SignedPrekey]) async throws(DeliveryFailure) {
-        try await inner.register(identity: identity, signedPrekey: signedPrekey, lastResortKEMPrekey: lastResortKEMPrekey,
-                                 oneTimePrekeys: oneTimePrekeys)
-    }
-    func uploadPrekeys(_ prekeys: [SignedPrekey]) async throws(DeliveryFailure) -> (x25519: Int, kem: Int) {
-        try await inner.uploadPrekeys(prekeys)
-    }
-    func prekeyCounts() async throws(DeliveryFailure) -> (x25519: Int, kem: Int) { try await inner.prekeyCounts() }
-    func fetchBundle(for identity: IdentityKey) async throws(DeliveryFailure) -> PrekeyBundle { try await inner.fetchBundle(for: identity) }
-    func updateDeliveryCredentials(add tokens: [[UInt8]], remove revoked: [[UInt8]]) async throws(DeliveryFailure) {
-        try await inner.updateDeliveryCredentials(add: tokens, remove: revoked)
-    }
-    func fetch(after serverID: Int64, limit: Int) async throws(DeliveryFailure) -> MailboxPage { try await inner.fetch(after: serverID, limit: limit) }
-    func acknowledge(_ serverIDs: [Int64]) async throws(DeliveryFailure) { try await inner.acknowledge(serverIDs) }
-    func sendEphemeral(_ envelope: [UInt8], to recipient: IdentityKey, credential: [UInt8]) async throws(DeliveryFailure) {
-        try await inner.sendEphemeral(envelope, to: recipient, credential: credential)
     }
 }
