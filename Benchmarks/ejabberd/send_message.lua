@@ -4,7 +4,7 @@
 -- HUSH_EJABBERD_USERS), round robin. The users are registered and offline,
 -- so mod_offline stores each message: ejabberd's closest equivalent of a
 -- deposit into a mailbox.
--- `done` prints the line the relay's script prints (Benchmarks/wrk/relay.lua).
+-- `done` comes from Benchmarks/wrk/result.lua, shared with the relay's script.
 
 local thread_count = 0
 
@@ -33,10 +33,5 @@ function request()
   return wrk.format("POST", "/api/send_message", headers, body)
 end
 
-function done(summary, latency, requests)
-  local errors = summary.errors
-  io.write(string.format(
-    "wrk-result requests=%d micros=%d p50=%d p99=%d max=%d non2xx=%d socket_errors=%d timeouts=%d\n",
-    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), latency.max,
-    errors.status, errors.connect + errors.read + errors.write, errors.timeout))
-end
+-- `done`: the line every benchmark script prints (Benchmarks/wrk/result.lua).
+dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "../wrk/result.lua")

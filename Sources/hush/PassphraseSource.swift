@@ -22,9 +22,9 @@ enum PassphraseSource: Sendable, Equatable {
     case file(String)
     case environment(name: String, value: String)
 
-    static let environmentVariable = "HUSH_PASSPHRASE"
+    static let environmentVariable = SecretNaming.passphrase.variable
     /// For `hush passphrase change` in scripts: the new passphrase.
-    static let newPassphraseEnvironmentVariable = "HUSH_NEW_PASSPHRASE"
+    static let newPassphraseEnvironmentVariable = SecretNaming.newPassphrase.variable
     /// A passphrase line longer than this is refused rather than read on.
     static let maximumLength = 1024
     /// A passphrase file larger than this is refused unread.

@@ -27,7 +27,7 @@ struct BackupCommand: ParsableCommand {
 
 /// The recovery key from `--recovery-key-file`, `HUSH_RECOVERY_KEY` or the terminal (no echo).
 struct RecoveryKeyOptions: ParsableArguments {
-    static let environmentVariable = "HUSH_RECOVERY_KEY"
+    static let environmentVariable = SecretNaming.recoveryKey.variable
 
     @Option(help: ArgumentHelp("Read the recovery key from the first line of FILE (else $HUSH_RECOVERY_KEY, else the terminal).", valueName: "FILE"))
     var recoveryKeyFile: String?
