@@ -261,15 +261,12 @@ final class ContentApplier {
         guard contact.standing == .accepted, contact.verification != .changed,
               let group = try store.groups.group(conversationId: conversationId), group.standing == .member else { return }
         let member = try IdentityKey(rawRepresentation: contact.identityKey)
+        // Sealed for this member alone, so another member's changed key
+        // (which stops what goes to the whole group, §18.2) does not hold it.
         guard try group.currentState().member(member) != nil,
               try store.resends.markGroupContentResent(contentId: id, toMember: contact.identityKey, at: dependencies.clock.now())
         else { return }
-        do {
-            try sealer.resealControl(content, in: group, for: member)
-        } catch MessengerError.memberIdentityChanged {
-            // Nothing goes to the group until the user settles that (§18.2).
-            return
-        }
+        try sealer.resealControl(content, in: group, for: member)
     }
 
     /// A member could not open our group message (docs/PROTOCOL.md §10.1:
@@ -286,12 +283,8 @@ final class ContentApplier {
               receipt.status != "delivered", receipt.status != "read",
               try store.resends.markResent(messageId: message.id, toMember: contact.identityKey, at: dependencies.clock.now())
         else { return }
-        do {
-            guard try sealer.reseal(message, in: group, for: member) else { return }
-        } catch MessengerError.memberIdentityChanged {
-            // Nothing goes to the group until the user settles that (§18.2).
-            return
-        }
+        // For this member alone: another member's changed key does not hold it (§18.2).
+        guard try sealer.reseal(message, in: group, for: member) else { return }
         try dependencies.emit(.resent(clientMessageID: message.clientMessageId, contact: contact.name, messageID: message.id))
     }
 }

@@ -105,7 +105,7 @@ extension Sealer {
         guard let content = try contentAgain(of: message) else { return false }
         let now = dependencies.clock.now()
         try store.withinWrite { store in
-            let (envelope, _) = try encrypt(content, in: group)
+            let (envelope, _) = try encrypt(content, in: group, onlyTo: member)
             let requestID = Hex.encode(dependencies.random.bytes(16))
             try store.outbox.enqueue(requestId: requestID, messageId: message.id, conversationId: group.conversationId,
                                      sealedPayload: envelope, at: now)
@@ -123,7 +123,7 @@ extension Sealer {
         let content = try Content(decoding: encoded)
         let now = dependencies.clock.now()
         try store.withinWrite { store in
-            let (envelope, _) = try encrypt(content, in: group)
+            let (envelope, _) = try encrypt(content, in: group, onlyTo: member)
             let requestID = Hex.encode(dependencies.random.bytes(16))
             try store.outbox.enqueue(requestId: requestID, messageId: nil, conversationId: group.conversationId,
                                      sealedPayload: envelope, at: now)
@@ -138,12 +138,17 @@ extension Sealer {
         return group
     }
 
-    /// The state to send under and the members to send to; refuses a group we
-    /// are not in, one we are alone in, and one whose member's key changed.
-    private func sendable(_ group: StoredGroup) throws -> (state: GroupState, recipients: [IdentityKey]) {
+    /// The state to send under and the members to send to (every other
+    /// member, or `member` alone for a resend); refuses a group we are not
+    /// in, one we are alone in, and one where a recipient's key changed.
+    /// Only the recipients count: a resend to one member is not held back by
+    /// another member's changed key, since nothing reaches that member's new
+    /// key (the resend would otherwise be lost: it is answered once).
+    private func sendable(_ group: StoredGroup, onlyTo member: IdentityKey? = nil) throws -> (state: GroupState, recipients: [IdentityKey]) {
         try group.requireMember()
         let current = try group.currentState()
-        let recipients = current.members.map(\.identityKey).filter { $0 != dependencies.identity.publicKey }
+        let others = current.members.map(\.identityKey).filter { $0 != dependencies.identity.publicKey }
+        let recipients = member.map { member in others.filter { $0 == member } } ?? others
         guard !recipients.isEmpty else {
             throw MessengerError.aloneInGroup(group: group.name)
         }
@@ -156,9 +161,11 @@ extension Sealer {
     }
 
     /// The content encrypted once with our chain for the group's current
-    /// state, as a group envelope, and the members it goes to.
-    private func encrypt(_ content: Content, in group: StoredGroup) throws -> (envelope: [UInt8], recipients: [IdentityKey]) {
-        let (current, recipients) = try sendable(group)
+    /// state, as a group envelope, and the members it goes to (`member`
+    /// alone when given).
+    private func encrypt(_ content: Content, in group: StoredGroup,
+                         onlyTo member: IdentityKey? = nil) throws -> (envelope: [UInt8], recipients: [IdentityKey]) {
+        let (current, recipients) = try sendable(group, onlyTo: member)
         let chain = try ownChains.chain(for: current, in: group)
         let message = try chain.encrypt(try content.encoded())
         let envelope = try GroupEnvelope.seal(message, key: current.envelopeKey(), using: dependencies.random)

@@ -303,6 +303,35 @@ import HushStore
         #expect(try await carol.messenger.history(with: "team").map(\.body) == ["for the restored"])
     }
 
+    /// A resend goes to the member who asked alone, so another member's
+    /// changed key, which stops everything sent to the whole group until the
+    /// user settles it (docs/PROTOCOL.md §18.2), does not stop it: it was
+    /// answered once, and refused it was lost for good.
+    @Test func aResendToOneMemberIsNotHeldBackByAnotherMembersChangedKey() async throws {
+        let (relay, people) = try await four()
+        let alice = people["alice"]!, bob = people["bob"]!, carol = people["carol"]!
+        try await alice.messenger.createGroup(name: "team", members: ["bob", "carol"])
+        try await syncAll(people)
+        _ = try await alice.messenger.send(text: "before the change", to: "team")
+        let original = try #require(groupEnvelopes(relay, for: bob).first)
+        _ = try await bob.messenger.sync()
+        relay.state.withLock { $0.mailboxes[alice.identity.publicKey.rawRepresentation] = [] }
+
+        // Carol's key changes at Alice's; Bob meanwhile cannot open the message (a restore).
+        let aliceStore = try MessageStore(path: alice.databasePath, key: alice.databaseKey)
+        let carolAtAlice = try #require(try aliceStore.contacts.contact(identityKey: carol.identity.publicKey.rawRepresentation))
+        try aliceStore.contacts.recordChangedIdentityKey(IdentityKeyPair.generate().publicKey.rawRepresentation, contactId: carolAtAlice.id)
+        await #expect(throws: MessengerError.self) { try await alice.messenger.send(text: "to everyone", to: "team") }
+        relay.inject(original, into: bob.identity.publicKey)
+        #expect(try await bob.messenger.sync().resendRequested == 1)
+
+        _ = try await alice.messenger.sync()
+        #expect(groupEnvelopes(relay, for: bob).count == 1, "resealed for Bob")
+        #expect(groupEnvelopes(relay, for: carol).count == 1, "Carol has only the original")
+        _ = try await bob.messenger.sync()
+        #expect(try await bob.messenger.history(with: "team").map(\.body) == ["before the change"])
+    }
+
     /// A reaction is a group content history does not show: a member who
     /// cannot open it (here a copy whose key is used, as a restored member
     /// finds) gets it sealed again for them alone, once per member; the
