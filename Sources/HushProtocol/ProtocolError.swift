@@ -33,6 +33,8 @@ public enum ProtocolError: Error, Equatable, Sendable, CustomStringConvertible {
     case deviceListRefused(DeviceListProblem)
     /// A link code did not read (§20.5); the problem says why, so the user can fix a typo.
     case invalidLinkCode(LinkCodeProblem)
+    /// An account's directory record at the relay did not hold its list (§20.9).
+    case directoryRecordRefused(DirectoryRecordProblem)
 
     /// Why an address was refused.
     public enum AddressProblem: String, Sendable, Equatable {
@@ -77,6 +79,8 @@ public enum ProtocolError: Error, Equatable, Sendable, CustomStringConvertible {
             return "a device list was refused: \(problem.explanation); the devices known before are kept"
         case let .invalidLinkCode(problem):
             return "invalid link code: it \(problem.explanation)"
+        case let .directoryRecordRefused(problem):
+            return "the account's device directory at the relay was refused: it \(problem.explanation); the devices known before are kept"
         }
     }
 }

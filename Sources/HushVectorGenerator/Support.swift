@@ -11,6 +11,11 @@ enum VectorSeeds {
     }
 
     static func hex(_ label: String, _ count: Int) -> String { Hex.encode(bytes(label, count)) }
+
+    /// More than 64 bytes: `bytes("label/0", 64) || bytes("label/1", 64) || …`, cut to `count`.
+    static func long(_ label: String, _ count: Int) -> [UInt8] {
+        Array((0..<((count + 63) / 64)).flatMap { bytes("\(label)/\($0)", 64) }.prefix(count))
+    }
 }
 
 /// Builds parties from a case dictionary, like the suites do.

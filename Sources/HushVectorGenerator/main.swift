@@ -699,6 +699,73 @@ func deviceListCases() throws -> [[String: Any]] {
 try write("device-list", source: "Hush generator (Sources/HushVectorGenerator) from fixed seeds; PROTOCOL.md §20.1-§20.4",
           cases: try deviceListCases())
 
+func deviceDirectoryCases() throws -> [[String: Any]] {
+    let account = try IdentityKeyPair(seed: SecureBytes(copying: VectorSeeds.bytes("devices/account", 32)))
+    let other = try IdentityKeyPair(seed: SecureBytes(copying: VectorSeeds.bytes("devices/other-account", 32)))
+    let t0: UInt64 = 1_795_000_000_000
+    let phone = try vectorDevice("phone"), laptop = try vectorDevice("laptop")
+    let phoneEntry = try DeviceListEntry.linking(phone, to: account.publicKey, name: "phone", addedAt: t0)
+    let laptopEntry = try DeviceListEntry.linking(laptop, to: account.publicKey, name: "laptop 💻", addedAt: t0 + 60_000)
+    let list = try DeviceList.sign(account: account, counter: 2, createdAt: t0 + 60_000, signer: phone, entries: [phoneEntry, laptopEntry])
+    let directory = try DeviceDirectory(account: account.publicKey)
+    let writer = try DeviceDirectory.Writer(account: account)
+    let nonce = VectorSeeds.bytes("directory/nonce", 24)
+    let record = try directory.seal(list, nonce: nonce)
+    let put = DeviceDirectory.putMessage(name: directory.name, counter: list.counter, record: record)
+    let directoryCase: [String: Any] = [
+        "kind": "directory", "comment": "an account's directory: its blinded name, record key, a record of its list of two devices, and a signed write",
+        "account_identity_seed": VectorSeeds.hex("devices/account", 32), "account_identity_key": Hex.encode(account.publicKey.rawRepresentation),
+        "blinding_factor": Hex.encode(Ed25519Blinding.factor(label: Labels.directoryBlind, publicKey: account.publicKey.signingKey)),
+        "name": Hex.encode(directory.name.rawRepresentation), "key": Hex.encode(directory.recordKey.copyBytes()),
+        "list": Hex.encode(list.encoded), "counter": Int(list.counter), "nonce": Hex.encode(nonce), "record": Hex.encode(record),
+        "put": Hex.encode(put), "put_signature": Hex.encode(writer.signPut(counter: list.counter, record: record))]
+
+    func refused(_ comment: String, _ record: [UInt8], counter: UInt64 = 2, _ error: String) -> [String: Any] {
+        ["kind": "refused", "comment": comment, "account_identity_key": Hex.encode(account.publicKey.rawRepresentation),
+         "record": Hex.encode(record), "counter": Int(counter), "error": error]
+    }
+    var padded = list.encoded + [0x80]
+    padded += [UInt8](repeating: 0, count: (padded.count + 1023) / 1024 * 1024 - padded.count)
+    var flipped = record
+    flipped[flipped.count / 2] ^= 0x01
+    let otherList = try DeviceList.sign(account: other, counter: 2, createdAt: t0, signer: phone,
+                                        entries: [try DeviceListEntry.linking(phone, to: other.publicKey, name: "phone", addedAt: t0)])
+    var otherPadded = otherList.encoded + [0x80]
+    otherPadded += [UInt8](repeating: 0, count: (otherPadded.count + 1023) / 1024 * 1024 - otherPadded.count)
+    var markerLost = padded
+    markerLost[list.encoded.count] = 0x00
+    let refusals: [[String: Any]] = [
+        refused("version 0x02", [0x02] + record.dropFirst(), "unsupportedVersion"),
+        refused("one byte short", Array(record.dropLast()), "wrongLength"),
+        refused("one bit flipped in the sealed list", flipped, "notOpened"),
+        refused("another account's record: sealed under its own key", try DeviceDirectory(account: other.publicKey).seal(otherList, nonce: nonce), "notOpened"),
+        refused("the list with its 0x80 marker cleared", try directory.sealPadded(markerLost, nonce: nonce), "badPadding"),
+        refused("the list padded one block too far", try directory.sealPadded(padded + [UInt8](repeating: 0, count: 1024), nonce: nonce), "badPadding"),
+        refused("another account's list sealed under this account's key", try directory.sealPadded(otherPadded, nonce: nonce), "wrongAccount"),
+        refused("the relay gives counter 3 with the list of counter 2", record, counter: 3, "counterMismatch"),
+    ]
+
+    // A device prekey message's inner plaintext (§20.10): the laptop starts a session.
+    let certificate = DeviceCertificate(account: account, device: laptop.publicKey)
+    let ephemeral = try X25519.PrivateKey(rawRepresentation: SecureBytes(copying: VectorSeeds.bytes("directory/handshake-ephemeral", 32)))
+    let handshake = try HandshakeInit(ephemeralKey: ephemeral.publicKey, signedPrekeyID: 1, oneTimePrekeyID: 7, kemPrekeyKind: .lastResortKEM,
+                                      kemPrekeyID: 2, kemCiphertext: VectorSeeds.long("directory/kem-ciphertext", 1088))
+    let ratchet = VectorSeeds.long("directory/ratchet-message", 352)
+    let opened = OpenedEnvelope(sender: IdentityKey(laptop.publicKey), handshake: handshake, ratchetMessage: ratchet, deviceCertificate: certificate)
+    var forged = opened.encoded
+    forged[1 + 32 + 32] ^= 0x01
+    let certificateCase: [String: Any] = [
+        "kind": "device_prekey_message", "comment": "the laptop's first message to a contact device: its key, its account, the account's certificate, then a handshake init and a ratchet message (placeholder bytes: only the layout is checked)",
+        "account_identity_seed": VectorSeeds.hex("devices/account", 32), "device_seed": VectorSeeds.hex("devices/laptop", 32),
+        "device_key": Hex.encode(laptop.publicKey.rawRepresentation), "certificate": Hex.encode(certificate.signature),
+        "handshake_init": Hex.encode(handshake.encoded), "ratchet_message": Hex.encode(ratchet), "inner": Hex.encode(opened.encoded),
+        "forged_inner": Hex.encode(forged), "forged_error": "malformed"]
+    return [directoryCase] + refusals + [certificateCase]
+}
+
+try write("device-directory", source: "Hush generator (Sources/HushVectorGenerator) from fixed seeds and nonces; PROTOCOL.md §20.9-§20.10",
+          cases: try deviceDirectoryCases())
+
 func linkCodeCases() throws -> [[String: Any]] {
     func codeCase(_ comment: String, label: String, relay: String) throws -> [String: Any] {
         let secret = VectorSeeds.bytes("link/\(label)/secret", 32)

@@ -14,7 +14,8 @@ import Testing
     }
 
     @Test(arguments: ["address", "handshake", "first-message", "ratchet", "padding", "sealed-sender", "content",
-                      "safety-number", "libsignal-fingerprint", "attachment", "sender-key", "device-list", "link-code"])
+                      "safety-number", "libsignal-fingerprint", "attachment", "sender-key", "device-list", "link-code",
+                      "device-directory"])
     func vectorFilePasses(_ file: String) throws {
         let (suiteName, cases) = try Self.load(file)
         let suite = try #require(ProtocolSuites.all.first { $0.name == suiteName })
@@ -63,6 +64,14 @@ import Testing
         var wrongReason = try #require(linkCodes.first { $0["error"] as? String == "badChecksum" })
         wrongReason["error"] = "badPadding"
         #expect(throws: (any Error).self) { try LinkCodeSuite().run(wrongReason) }
+        // A directory whose write signature or refusal reason is off fails.
+        let (_, directories) = try Self.load("device-directory")
+        var badWrite = directories[0]
+        badWrite["put_signature"] = String(repeating: "00", count: 64)
+        #expect(throws: (any Error).self) { try DeviceDirectorySuite().run(badWrite) }
+        var wrongRefusal = try #require(directories.first { $0["error"] as? String == "badPadding" })
+        wrongRefusal["error"] = "notOpened"
+        #expect(throws: (any Error).self) { try DeviceDirectorySuite().run(wrongRefusal) }
     }
 
     /// `testCase` with the last hex digit of `testCase[list][index][field]` changed.

@@ -38,6 +38,16 @@ public enum Labels {
     public static let linkWelcome = label("hush/v1/link-welcome")
     /// HKDF info prefix of the link channel's keys (§20.6).
     public static let linkChannel = label("hush/v1/link-channel")
+    /// The blinding factor of an account's directory name (§20.9).
+    public static let directoryBlind = label("hush/v1/directory-blind")
+    /// The nonce prefix of signatures under the directory name (§20.9).
+    public static let directoryBlindPrefix = label("hush/v1/directory-blind-prefix")
+    /// HKDF info of the key that seals an account's directory record (§20.9).
+    public static let directoryKey = label("hush/v1/directory-key")
+    /// Prefix of what a directory write signs (§20.9).
+    public static let directoryPut = label("hush/v1/directory-put")
+    /// Prefix of what the account key signs of a device key (§20.10).
+    public static let deviceCertificate = label("hush/v1/device-certificate")
     /// The 32 0xFF bytes put in front of the handshake's key material, as X3DH
     /// does, so the input can never be mistaken for an XEdDSA/X25519 input elsewhere.
     public static let handshakePrefix = [UInt8](repeating: 0xFF, count: 32)
