@@ -44,6 +44,8 @@ test: deps
 	$(SWIFT) test --skip-build $(BUILD_FLAGS) $(addprefix --filter ,$(PROCESS_SUITES)) $(addprefix --skip ,$(RELAY_PROCESS_SUITES))
 	$(SWIFT) test --skip-build $(BUILD_FLAGS) $(addprefix --filter ,$(RELAY_PROCESS_SUITES))
 	$(SWIFT) run --skip-build $(BUILD_FLAGS) hush vectors
+	# The directory's key blinding, recomputed without libsodium (docs/PROTOCOL.md §20.9).
+	scripts/check-directory-blinding Vectors/protocol/device-directory.json
 	# docs/relay-openapi.yaml against a real relay: schemathesis, bounded (about 2 minutes at most).
 	scripts/openapi-contract-test "$$($(SWIFT) build --show-bin-path $(BUILD_FLAGS))/hush"
 	# A short fuzz pass over every target (the test suite above replayed the corpora).
