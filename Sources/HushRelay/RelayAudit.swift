@@ -22,7 +22,9 @@ public enum RelayAudit {
         (credential-less deposits are first contacts); blob sizes, upload and download times, and the \
         identity that uploaded each blob (and, until an upload completes, its declared length); for a group \
         message, the set of mailboxes its one fan-out deposit went to (so who shares a group, and its size), \
-        but not the group, its name, its admins or which member wrote it. It never sees who sent a deposited \
+        but not the group, its name, its admins or which member wrote it; for a device directory, a blinded \
+        key it cannot link to any address or identity, the list's counter, the sealed record's padded size, \
+        and when it is written and read, and from which address. It never sees who sent a deposited \
         envelope (no sender field, no token on deposits), message contents, contact lists, or delivery \
         credential tokens (only their SHA-256); envelopes, group envelopes, ephemeral envelopes and blobs \
         are opaque ciphertext to it.
@@ -47,6 +49,11 @@ public enum RelayAudit {
             let uploader = blob.uploader.map { " by " + Hex.encode($0) } ?? ""
             lines.append("  blob \(blob.id) size \(blob.size) B uploaded \(iso(blob.createdAt))\(uploader) expires \(iso(blob.expiresAt))")
         }
+        lines.append("")
+        lines.append("Device directories (\(inventory.directories.count)):")
+        for directory in inventory.directories {
+            lines.append("  directory \(Hex.encode(directory.name)) counter \(directory.counter) size \(directory.size) B written \(iso(directory.writtenAt))")
+        }
         if !inventory.uploads.isEmpty {
             lines.append("")
             lines.append("Uploads in progress (\(inventory.uploads.count)):")
@@ -61,7 +68,8 @@ public enum RelayAudit {
                      + "\(inventory.identities.reduce(0) { $0 + $1.credentials }) delivery credential hashes, "
                      + "\(inventory.messages.count) envelopes (\(inventory.messages.reduce(0) { $0 + $1.size }) B), "
                      + "\(inventory.depositRecords) idempotency records, \(inventory.tokens) token hashes, "
-                     + "\(inventory.challenges) pending challenges, \(inventory.blobs.count) blobs (\(inventory.blobs.reduce(0) { $0 + $1.size }) B)")
+                     + "\(inventory.challenges) pending challenges, \(inventory.blobs.count) blobs (\(inventory.blobs.reduce(0) { $0 + $1.size }) B), "
+                     + "\(inventory.directories.count) device directories")
         lines.append("")
         lines.append(inTransitParagraph)
         return lines.joined(separator: "\n")
@@ -84,12 +92,15 @@ public enum RelayAudit {
                 if let uploader = blob.uploader { object["uploader"] = Hex.encode(uploader) }
                 return object
             },
+            "directories": inventory.directories.map {
+                ["name": Hex.encode($0.name), "counter": $0.counter, "size": $0.size, "writtenAt": $0.writtenAt] as [String: Any]
+            },
             "uploads": inventory.uploads.map {
                 ["id": $0.id, "uploader": Hex.encode($0.uploader), "length": $0.length, "received": $0.received] as [String: Any]
             },
             "summary": ["identities": inventory.identities.count, "messages": inventory.messages.count,
                         "depositRecords": inventory.depositRecords, "tokens": inventory.tokens,
-                        "challenges": inventory.challenges, "blobs": inventory.blobs.count],
+                        "challenges": inventory.challenges, "blobs": inventory.blobs.count, "directories": inventory.directories.count],
             "inTransit": inTransitParagraph,
         ]
     }

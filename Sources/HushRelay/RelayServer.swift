@@ -50,6 +50,7 @@ public struct RelayServer: Sendable {
         MailboxRoutes.add(to: router, core: core)
         BlobRoutes.add(to: router, core: core)
         BlobUploadRoutes.add(to: router, core: core)
+        DirectoryRoutes.add(to: router, core: core)
         SocketRoute.addFallback(to: router, core: core)
         // Last: it wraps only the not-found responder (no route matched).
         router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))

@@ -65,4 +65,22 @@ public enum RelayLimits {
     public static let maxSocketsPerIdentity = 4
     /// Length of the auth challenge nonce.
     public static let challengeNonceLength = 32
+    /// A directory record (docs/PROTOCOL.md §20.9): 1 065 … 25 641 bytes,
+    /// 1 065 plus whole KiB (the list is padded to whole KiB).
+    public static let minDirectoryRecordBytes = DeviceDirectory.minimumRecordLength
+    public static let maxDirectoryRecordBytes = DeviceDirectory.maximumRecordLength
+    /// A directory write's JSON body: the record in base64 and a little more.
+    public static let maxDirectoryBodyBytes = (maxDirectoryRecordBytes * 4) / 3 + 1024
+    /// A directory nobody wrote for this long is forgotten (a device renews
+    /// it by writing the same record again).
+    public static let directoryLifetimeSeconds: Int64 = 400 * 86_400
+
+    /// Whether `record` has the shape of a directory record: its version
+    /// byte and one of its lengths. What is inside, only the account's
+    /// contacts can open.
+    public static func isDirectoryRecordShaped(_ record: [UInt8]) -> Bool {
+        record.first == DeviceDirectory.recordVersion
+            && (minDirectoryRecordBytes...maxDirectoryRecordBytes).contains(record.count)
+            && (record.count - minDirectoryRecordBytes) % DeviceDirectory.paddingBlock == 0
+    }
 }

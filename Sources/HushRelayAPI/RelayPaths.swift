@@ -9,6 +9,8 @@ public enum RelayPaths {
     public static func mailboxAck(_ identityKey: [UInt8]) -> String { "/v1/mailboxes/\(identitySegment(identityKey))/ack" }
     public static func mailboxCredentials(_ identityKey: [UInt8]) -> String { "/v1/mailboxes/\(identitySegment(identityKey))/credentials" }
     public static func bundle(_ identityKey: [UInt8]) -> String { "/v1/identities/\(identitySegment(identityKey))/bundle" }
+    /// An account's device directory, named by its blinded key (docs/PROTOCOL.md §20.9).
+    public static func directory(_ name: [UInt8]) -> String { "/v1/directory/\(identitySegment(name))" }
     /// One envelope for several mailboxes (`FanOutRequest`).
     public static let fanOut = "/v1/fanout"
     public static let identities = "/v1/identities"

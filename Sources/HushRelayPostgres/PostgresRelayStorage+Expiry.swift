@@ -1,4 +1,5 @@
 import HushRelay
+import HushRelayAPI
 import PostgresNIO
 
 extension PostgresRelayStorage: ExpiryStore {
@@ -27,6 +28,10 @@ extension PostgresRelayStorage: ExpiryStore {
             for try await id in try await connection.query("DELETE FROM blobs WHERE expires_at <= \(now) RETURNING id", logger: logger)
                 .decode(String.self) { result.expiredBlobIDs.append(id) }
             result.expiredBlobIDs.sort()
+            let unwritten = now - RelayLimits.directoryLifetimeSeconds * 1000
+            let directories = try await connection.query(
+                "WITH gone AS (DELETE FROM directories WHERE written_at <= \(unwritten) RETURNING 1) SELECT count(*) FROM gone", logger: logger)
+            for try await n in directories.decode(Int64.self) { result.directories = Int(n) }
             return result
         }
     }
@@ -79,6 +84,11 @@ extension PostgresRelayStorage: InventoryStore {
             let blobs = try await connection.query("SELECT id, size, created_at, expires_at, uploader FROM blobs ORDER BY id", logger: logger)
             for try await (id, size, created, expires, uploader) in blobs.decode((String, Int64, Int64, Int64, ByteBuffer?).self) {
                 inventory.blobs.append(BlobRecord(id: id, size: Int(size), createdAt: created, expiresAt: expires, uploader: uploader?.bytes))
+            }
+            let directories = try await connection.query("SELECT name, counter, octet_length(record), written_at FROM directories ORDER BY name",
+                                                         logger: logger)
+            for try await (name, counter, size, written) in directories.decode((ByteBuffer, Int64, Int32, Int64).self) {
+                inventory.directories.append(.init(name: name.bytes, counter: UInt64(counter), size: Int(size), writtenAt: written))
             }
             return inventory
         }

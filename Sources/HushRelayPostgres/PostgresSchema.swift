@@ -86,6 +86,11 @@ enum PostgresSchema {
             "CREATE INDEX blobs_by_uploader ON blobs (uploader, expires_at)",
             "CREATE INDEX blobs_by_expiry ON blobs (expires_at)",
         ]),
+        (version: 2, name: "device directories", sql: [
+            // Counters are 1 … 2^63 − 1 (the route refuses others), so bigint orders them.
+            "CREATE TABLE directories (name bytea PRIMARY KEY, counter bigint NOT NULL, record bytea NOT NULL, written_at bigint NOT NULL)",
+            "CREATE INDEX directories_by_written_at ON directories (written_at)",
+        ]),
     ]
 
     /// Brings the database to the newest version; refuses one newer than this build.

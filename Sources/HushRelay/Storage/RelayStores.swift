@@ -77,10 +77,22 @@ public protocol BlobIndex: Sendable {
     func blob(id: String, now: Int64) async throws -> BlobRecord?
 }
 
+/// Accounts' device directories (docs/PROTOCOL.md §20.9). The route checks
+/// the write's signature; the store keeps the order of counters.
+public protocol DirectoryStore: Sendable {
+    /// Stores `record` under `name` unless a record with a higher counter,
+    /// or the same counter and other bytes, is held there
+    /// (`RelayError.conflict`, nothing changes). `counter` ≤ `Int64.max`.
+    func writeDirectory(name: [UInt8], counter: UInt64, record: [UInt8], now: Int64) async throws -> DirectoryWrite
+    func directory(name: [UInt8]) async throws -> DirectoryRecord?
+}
+
 /// Forgetting what has expired.
 public protocol ExpiryStore: Sendable {
-    /// Deletes expired envelopes, idempotency records, challenges, tokens and
-    /// blob records; returns what went, including blob ids to delete from disk.
+    /// Deletes expired envelopes, idempotency records, challenges, tokens,
+    /// blob records and directories not written for
+    /// `RelayLimits.directoryLifetime`; returns what went, including blob ids
+    /// to delete from disk.
     func sweep(now: Int64) async throws -> SweepResult
 }
 
@@ -98,7 +110,8 @@ extension InventoryStore {
 }
 
 /// A driver that implements every store.
-public typealias RelayStorageDriver = IdentityStore & AuthStore & CredentialStore & MailboxStore & BlobIndex & ExpiryStore & InventoryStore
+public typealias RelayStorageDriver = IdentityStore & AuthStore & CredentialStore & MailboxStore & BlobIndex & DirectoryStore & ExpiryStore
+    & InventoryStore
 
 /// The stores a relay runs on, composed from one driver (or, in tests, from
 /// several). `deposits` is set by drivers shared by several relay instances:
@@ -110,6 +123,7 @@ public struct RelayStorage: Sendable {
     public var credentials: any CredentialStore
     public var mailboxes: any MailboxStore
     public var blobs: any BlobIndex
+    public var directories: any DirectoryStore
     public var expiry: any ExpiryStore
     public var inventory: any InventoryStore
     public var deposits: (any DepositFeed)?
@@ -120,6 +134,7 @@ public struct RelayStorage: Sendable {
         credentials = driver
         mailboxes = driver
         blobs = driver
+        directories = driver
         expiry = driver
         inventory = driver
         self.deposits = deposits

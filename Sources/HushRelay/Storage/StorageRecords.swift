@@ -131,11 +131,61 @@ public typealias BlobUsage = StoredUsage
 /// A mailbox's envelopes.
 public typealias MailboxUsage = StoredUsage
 
+/// An account's device directory (docs/PROTOCOL.md §20.9): a sealed
+/// record under a blinded name, which the relay cannot link to an address.
+public struct DirectoryRecord: Sendable, Equatable {
+    /// The blinded key `BK` (32 bytes), the directory's name.
+    public var name: [UInt8]
+    /// The list's counter: every write must carry a higher one.
+    public var counter: UInt64
+    public var record: [UInt8]
+    /// When it was last written (a write of the same record renews it).
+    public var writtenAt: Int64
+
+    public init(name: [UInt8], counter: UInt64, record: [UInt8], writtenAt: Int64) {
+        self.name = name
+        self.counter = counter
+        self.record = record
+        self.writtenAt = writtenAt
+    }
+}
+
+/// What a directory write did.
+public enum DirectoryWrite: Sendable, Equatable {
+    /// The first record under this name.
+    case created
+    /// A record with a higher counter replaced the one held.
+    case replaced
+    /// The same counter and record again: kept, and its time renewed.
+    case renewed
+
+    /// The rule every driver applies inside its transaction: a higher
+    /// counter replaces, the same counter and bytes renew, anything else is
+    /// refused (409) and changes nothing: a relay that let a lower counter
+    /// in would hand first contacts an older list.
+    package static func deciding(held: (counter: UInt64, record: [UInt8])?, counter: UInt64, record: [UInt8]) throws -> DirectoryWrite {
+        guard let held else { return .created }
+        if counter > held.counter { return .replaced }
+        if counter == held.counter, held.record == record { return .renewed }
+        throw RelayError.conflict("the directory holds a list with counter \(held.counter): fetch it, merge, and write a list above it")
+    }
+
+    public var name: String {
+        switch self {
+        case .created: "created"
+        case .replaced: "replaced"
+        case .renewed: "renewed"
+        }
+    }
+}
+
 public struct SweepResult: Sendable, Equatable {
     public var envelopes = 0
     public var depositRecords = 0
     public var challenges = 0
     public var tokens = 0
+    /// Directories nobody wrote for `RelayLimits.directoryLifetime`.
+    public var directories = 0
     public var expiredBlobIDs: [String] = []
     public init() {}
 }
@@ -185,7 +235,23 @@ public struct RelayInventory: Sendable {
     public var blobs: [BlobRecord] = []
     /// Resumable uploads not complete yet (kept beside the blobs, not in the database).
     public var uploads: [UploadInProgress] = []
+    /// Device directories: names, counters and sizes (the records are sealed lists).
+    public var directories: [Directory] = []
     public init() {}
+
+    public struct Directory: Sendable, Equatable {
+        public var name: [UInt8]
+        public var counter: UInt64
+        public var size: Int
+        public var writtenAt: Int64
+
+        public init(name: [UInt8], counter: UInt64, size: Int, writtenAt: Int64) {
+            self.name = name
+            self.counter = counter
+            self.size = size
+            self.writtenAt = writtenAt
+        }
+    }
 
     public struct UploadInProgress: Sendable, Equatable {
         public var id: String

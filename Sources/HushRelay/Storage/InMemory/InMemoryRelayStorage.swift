@@ -27,6 +27,7 @@ public final class InMemoryRelayStorage: RelayStorageDriver {
         var challenges: [[UInt8]: (identity: [UInt8], expiresAt: Int64)] = [:]
         var tokens: [[UInt8]: TokenGrant] = [:]
         var blobs: [String: BlobRecord] = [:]
+        var directories: [[UInt8]: DirectoryRecord] = [:]
         var ids = MessageIDClock()
     }
 
@@ -230,6 +231,9 @@ public final class InMemoryRelayStorage: RelayStorageDriver {
             result.tokens = tokens - state.tokens.count
             result.expiredBlobIDs = state.blobs.values.filter { $0.expiresAt <= now }.map(\.id).sorted()
             for id in result.expiredBlobIDs { state.blobs.removeValue(forKey: id) }
+            let directories = state.directories.count
+            state.directories = state.directories.filter { $0.value.writtenAt > now - RelayLimits.directoryLifetimeSeconds * 1000 }
+            result.directories = directories - state.directories.count
             return result
         }
     }
@@ -254,7 +258,23 @@ public final class InMemoryRelayStorage: RelayStorageDriver {
             inventory.challenges = state.challenges.count
             inventory.tokens = state.tokens.count
             inventory.blobs = state.blobs.values.sorted { $0.id < $1.id }
+            inventory.directories = state.directories.values.sorted { $0.name.lexicographicallyPrecedes($1.name) }.map {
+                RelayInventory.Directory(name: $0.name, counter: $0.counter, size: $0.record.count, writtenAt: $0.writtenAt)
+            }
             return inventory
         }
+    }
+
+    public func writeDirectory(name: [UInt8], counter: UInt64, record: [UInt8], now: Int64) async throws -> DirectoryWrite {
+        try state.withLock { state in
+            let held = state.directories[name].map { (counter: $0.counter, record: $0.record) }
+            let write = try DirectoryWrite.deciding(held: held, counter: counter, record: record)
+            state.directories[name] = DirectoryRecord(name: name, counter: counter, record: record, writtenAt: now)
+            return write
+        }
+    }
+
+    public func directory(name: [UInt8]) async throws -> DirectoryRecord? {
+        state.withLock { $0.directories[name] }
     }
 }

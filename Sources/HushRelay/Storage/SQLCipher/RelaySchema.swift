@@ -74,6 +74,18 @@ enum RelaySchema {
                 CREATE INDEX blobs_by_uploader ON blobs(uploader, expires_at);
                 """)
         }
+        migrator.register(version: 3, name: "device directories") { db in
+            // Counters are 1 … 2^63 − 1 (the route refuses others), so INTEGER orders them.
+            try db.execute("""
+                CREATE TABLE directories (
+                    name BLOB PRIMARY KEY,
+                    counter INTEGER NOT NULL,
+                    record BLOB NOT NULL,
+                    written_at INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                CREATE INDEX directories_by_written_at ON directories(written_at);
+                """)
+        }
         return migrator
     }
 }

@@ -39,6 +39,8 @@ extension SQLCipherRelayStorage: ExpiryStore {
             result.tokens = db.changes
             result.expiredBlobIDs = try db.query("SELECT id FROM blobs WHERE expires_at <= ? ORDER BY id", [now]) { try $0.get(0, as: String.self) }
             try db.execute("DELETE FROM blobs WHERE expires_at <= ?", [now])
+            try db.execute("DELETE FROM directories WHERE written_at <= ?", [now - RelayLimits.directoryLifetimeSeconds * 1000])
+            result.directories = db.changes
             return result
         }
     }
@@ -74,6 +76,10 @@ extension SQLCipherRelayStorage: InventoryStore {
                 BlobRecord(id: try row.get(0, as: String.self), size: try row.get(1, as: Int.self),
                            createdAt: try row.get(2, as: Int64.self), expiresAt: try row.get(3, as: Int64.self),
                            uploader: try row.get(4, as: [UInt8]?.self))
+            }
+            inventory.directories = try db.query("SELECT name, counter, length(record), written_at FROM directories ORDER BY name") { row in
+                RelayInventory.Directory(name: try row.get(0, as: [UInt8].self), counter: UInt64(try row.get(1, as: Int64.self)),
+                                         size: try row.get(2, as: Int.self), writtenAt: try row.get(3, as: Int64.self))
             }
             return inventory
         }
