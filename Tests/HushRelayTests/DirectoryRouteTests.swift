@@ -3,6 +3,7 @@ import HushCrypto
 import HushProtocol
 import HushRelay
 import HushRelayAPI
+import HushRelayClient
 import HushTesting
 import NIOCore
 import Testing
@@ -133,5 +134,30 @@ import Testing
         let inventory = try await opened.driver.inventory()
         #expect(inventory.directories.map(\.name) == [bobsName])
         #expect(inventory.directories.first?.size == bob.records[1]!.count)
+    }
+}
+
+/// The client's side over a real loopback port: a device publishes, a
+/// contact who knows only the address finds and verifies the list.
+@Suite struct LiveDirectoryTests {
+    @Test func aContactFindsTheListTheAccountPublished() async throws {
+        let alice = try DirectoryRouteTests.Account("alice")
+        let phone = Ed25519.PrivateKey(using: DeterministicRandom(seed: "alice phone"))
+        let entry = try DeviceListEntry.linking(phone, to: alice.identity.publicKey, name: "phone", addedAt: 1_795_000_000_000)
+        let lists = try [UInt64(1), 2].map {
+            try DeviceList.sign(account: alice.identity, counter: $0, createdAt: 1_795_000_000_000, signer: phone, entries: [entry])
+        }
+        try await LiveRelayTests.withLiveRelay { _, aliceClient, bobClient, _, _ in
+            let account = try IdentityKey(rawRepresentation: alice.identity.publicKey.rawRepresentation)
+            #expect(try await bobClient.fetchDirectory(of: account) == nil)
+            #expect(try await aliceClient.publishDirectory(lists[1], writer: alice.writer).result == "created")
+            #expect(try await bobClient.fetchDirectory(of: account) == lists[1])
+            // An older list is refused by the relay, and the newer one stays.
+            await #expect(throws: RelayClientError.self) { try await aliceClient.publishDirectory(lists[0], writer: alice.writer) }
+            #expect(try await bobClient.fetchDirectory(of: account)?.counter == 2)
+            // Another address finds nothing there.
+            #expect(try await bobClient.fetchDirectory(of: try IdentityKey(rawRepresentation: DirectoryRouteTests.Account("carol").identity
+                .publicKey.rawRepresentation)) == nil)
+        }
     }
 }
