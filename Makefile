@@ -124,7 +124,7 @@ soak: deps
 # per target. A crash stops with the input in Fuzz/Findings.
 FUZZ_SECONDS ?= 300
 FUZZ_SECONDS_IN_TEST ?= 8
-FUZZ_TARGETS ?= sealed-sender ratchet session-state content padding address bundle safety-number keystore relay-request vector-file attachment-blob
+FUZZ_TARGETS ?= sealed-sender ratchet session-state content padding address bundle safety-number keystore relay-request vector-file attachment-blob devices
 fuzz-build: deps
 	cd Fuzz && $(SWIFT) build -c debug --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library --product HushFuzz
 fuzz: fuzz-build

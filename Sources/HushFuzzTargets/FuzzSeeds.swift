@@ -1,7 +1,7 @@
 import Foundation
 import HushCrypto
 @_spi(Fuzzing) import HushKeystore
-import HushProtocol
+@_spi(Vectors) import HushProtocol
 import HushRelayAPI
 
 /// Seed inputs for each target, made by the real encoders and taken from the
@@ -43,7 +43,20 @@ public enum FuzzSeeds {
         let applicationKeyHeader = KeystoreHeader(keyDerivation: .applicationKey, salt: [UInt8](repeating: 3, count: Argon2id.saltLength),
                                                   nonce: [UInt8](repeating: 4, count: XChaCha20Poly1305.nonceLength))
 
+        // Alice's account with one device: a list, its directory record and a write of it.
+        let device = try Ed25519.PrivateKey(seed: SecureBytes(copying: [UInt8](repeating: 0xD1, count: 32)))
+        let entry = try DeviceListEntry.linking(device, to: live.alice.publicKey, name: "fuzz phone", addedAt: 1_800_000_000_000)
+        let list = try DeviceList.sign(account: live.alice, counter: 3, createdAt: 1_800_000_000_000, signer: device, entries: [entry])
+        let writer = try DeviceDirectory.Writer(account: live.alice)
+        let record = try writer.directory.seal(list, nonce: [UInt8](repeating: 0x24, count: 24))
+        var counterBytes: [UInt8] = []
+        for shift in stride(from: 56, through: 0, by: -8) { counterBytes.append(UInt8(truncatingIfNeeded: list.counter >> UInt64(shift))) }
+        let write = DirectoryWriteRequest(record: record, counter: list.counter, signature: writer.signPut(counter: list.counter, record: record))
+
         return [
+            .devices: [[0] + list.encoded, [2] + counterBytes + record]
+                + vectors.strings("text").filter { !$0.isEmpty }.prefix(4).map { [1] + Array($0.utf8) }
+                + vectors.hex("inner").map { [3] + $0 } + vectors.hex("forged_inner").map { [3] + $0 },
             .sealedSender: [envelope] + vectors.hex("envelope"),
             .ratchet: [opened.ratchetMessage] + vectors.hex("ratchet_message"),
             .sessionState: [live.bobStateBytes, aliceSession.serialized().copyBytes()],
@@ -74,6 +87,8 @@ public enum FuzzSeeds {
                     .init(mailbox: Base64Bytes(live.bob.publicKey.rawRepresentation), credential: Base64Bytes(nonce)),
                     .init(mailbox: Base64Bytes(live.alice.publicKey.rawRepresentation), work: Base64Bytes([UInt8](repeating: 0, count: 8))),
                 ], envelopeSHA256: Base64Bytes(EnvelopeDigest.of(envelope)))),
+                try json(12, write),
+                try json(12, DirectoryDTO(record: record, counter: list.counter)),
                 try json(11, FanOutResponse(results: [.stored(messageID: 1, timestamp: 1_800_000_000_000),
                                                       FanOutRecipientResult(status: 428, error: "work_required", message: "work", workBits: 16)])),
             ],

@@ -37,6 +37,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case vectorFile = "vector-file"
     /// An attachment blob as a relay serves it, opened chunk by chunk (`AttachmentBlobInput`).
     case attachmentBlob = "attachment-blob"
+    /// Linked devices: device lists, link codes, directory records, device
+    /// prekey messages (`DeviceInputs`).
+    case devices
 
     public static func named(_ name: String) -> FuzzTarget? { FuzzTarget(rawValue: name) }
 
@@ -86,6 +89,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             _ = try? VectorRunner().run(data: Data(input), path: "fuzz.json")
         case .attachmentBlob:
             AttachmentBlobInput.open(input)
+        case .devices:
+            DeviceInputs.check(input)
         }
     }
 }

@@ -10,12 +10,15 @@ final class LiveSession: @unchecked Sendable {
 
     let alice: IdentityKeyPair
     let bob: IdentityKeyPair
+    /// Alice's device directory (docs/PROTOCOL.md §20.9), for the record parsers.
+    let aliceDirectory: DeviceDirectory
     private let bobState: SecureBytes
 
     private init() {
         do {
             alice = try IdentityKeyPair(seed: SecureBytes(copying: [UInt8](repeating: 0xA1, count: IdentityKeyPair.seedLength)))
             bob = try IdentityKeyPair(seed: SecureBytes(copying: [UInt8](repeating: 0xB0, count: IdentityKeyPair.seedLength)))
+            aliceDirectory = try DeviceDirectory(account: alice.publicKey)
             let signed = try PrivatePrekey.generate(kind: .signedX25519, id: 1, identity: bob)
             let kem = try PrivatePrekey.generate(kind: .lastResortKEM, id: 1, identity: bob)
             let bundle = try PrekeyBundle(identityKey: bob.publicKey, signedPrekey: signed.signed, kemPrekey: kem.signed, oneTimePrekey: nil)

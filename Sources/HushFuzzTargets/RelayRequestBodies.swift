@@ -1,3 +1,4 @@
+import HushCrypto
 import Foundation
 import HushProtocol
 import HushRelayAPI
@@ -12,7 +13,7 @@ enum RelayRequestBodies {
         guard let selector = input.first else { return }
         let json = Data(input.dropFirst())
         let decoder = JSONDecoder()
-        switch selector % 12 {
+        switch selector % 13 {
         case 0:
             guard let request = try? decoder.decode(RegisterRequest.self, from: json) else { return }
             let identity = try? IdentityKey(rawRepresentation: request.identityKey.bytes)
@@ -69,6 +70,17 @@ enum RelayRequestBodies {
         case 10:
             guard let dto = try? decoder.decode(PrekeyBundleDTO.self, from: json), let bundle = try? dto.bundle() else { return }
             _ = try? bundle.verify()
+        case 12:
+            // A directory write as the relay checks it, and a directory as a client reads it.
+            if let write = try? decoder.decode(DirectoryWriteRequest.self, from: json),
+               RelayLimits.isDirectoryRecordShaped(write.record.bytes),
+               let name = try? Ed25519.PublicKey(rawRepresentation: LiveSession.shared.aliceDirectory.name.rawRepresentation) {
+                _ = DeviceDirectory.isValidPut(signature: write.signature.bytes, name: name, counter: write.counter, record: write.record.bytes)
+            }
+            if let directory = try? decoder.decode(DirectoryDTO.self, from: json) {
+                _ = try? LiveSession.shared.aliceDirectory.open(directory.record.bytes, counter: directory.counter)
+            }
+            _ = try? decoder.decode(DirectoryWriteResponse.self, from: json)
         default:
             _ = try? decoder.decode(RelayErrorBody.self, from: json)
             _ = try? decoder.decode(TokenResponse.self, from: json)

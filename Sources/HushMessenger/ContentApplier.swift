@@ -85,6 +85,11 @@ final class ContentApplier {
             try senderKeys.applyDistribution(distribution, from: contact)
         case let .groupLeave(groupID, epoch):
             try membership.applyLeave(groupID: groupID, epoch: epoch, from: contact)
+        case .deviceList, .sentTranscript:
+            // Linked devices (docs/PROTOCOL.md §20.11) are written down, not in
+            // use: an account is one device, so nobody sends these yet. Set
+            // aside with the reason, as any content this version cannot apply.
+            throw MessengerError.protocolFailure("a device list or sent transcript: linked devices are not in use in this version")
         }
     }
 

@@ -206,7 +206,7 @@ func contentCases() throws -> [[String: Any]] {
     let id = try MessageID(bytes: VectorSeeds.bytes("content/id", 16))
     let refs = try (0..<2).map { try MessageID(bytes: VectorSeeds.bytes("content/ref-\($0)", 16)) }
     let sentAt: UInt64 = 1_767_225_600_000
-    let bodies: [(String, ContentBody)] = [
+    var bodies: [(String, ContentBody)] = [
         ("text", .text("Hello, Bob! 👋")),
         ("delivery receipt for two messages", .deliveryReceipt(refs)),
         ("read receipt for one message", .readReceipt([refs[0]])),
@@ -235,6 +235,20 @@ func contentCases() throws -> [[String: Any]] {
                                                                     blobID: Array("01J9ZQ4X7W".utf8), fileName: "note.txt",
                                                                     mediaType: "text/plain")))),
     ]
+    // Linked devices (§20.11): the account's list of one device, and what another device sent Bob.
+    let account = try IdentityKeyPair(seed: SecureBytes(copying: VectorSeeds.bytes("devices/account", 32)))
+    let phone = try vectorDevice("phone")
+    let list = try DeviceList.sign(account: account, counter: 1, createdAt: 1_795_000_000_000, signer: phone,
+                                   entries: [try DeviceListEntry.linking(phone, to: account.publicKey, name: "phone", addedAt: 1_795_000_000_000)])
+    let bob = try IdentityKeyPair(seed: SecureBytes(copying: VectorSeeds.bytes("bob/identity", 32))).publicKey
+    let transcribedID = try MessageID(bytes: VectorSeeds.bytes("content/transcribed", 16))
+    bodies += [
+        ("device list (0x13): an account's list of one device", .deviceList(list.encoded)),
+        ("sent transcript (0x14) of a text sent to Bob from another device",
+         .sentTranscript(recipient: bob, Content(id: transcribedID, sentAt: sentAt - 1_000, body: .text("sent from my laptop")))),
+        ("sent transcript (0x14) of a read receipt sent to Bob",
+         .sentTranscript(recipient: bob, Content(id: transcribedID, sentAt: sentAt - 1_000, body: .readReceipt([refs[0]])))),
+    ]
     var cases: [[String: Any]] = []
     for (comment, body) in bodies {
         let encoded = try Content(id: id, sentAt: sentAt, body: body).encoded()
@@ -247,7 +261,8 @@ func contentCases() throws -> [[String: Any]] {
     for (comment, bytes) in [("trailing byte", text + [0x00]), ("unknown version 0x02", [0x02] + text.dropFirst()),
                              ("unknown type 0xff", unknownType), ("invalid UTF-8", badUTF8), ("truncated", Array(text.dropLast())),
                              ("receipt with zero ids", zeroReceipt)] + (try reactionAndReplyRejections(id: id, sentAt: sentAt, quoted: refs[0]))
-                            + (try erasureRejections(id: id, sentAt: sentAt, target: refs[0])) {
+                            + (try erasureRejections(id: id, sentAt: sentAt, target: refs[0]))
+                            + (try deviceContentRejections(id: id, sentAt: sentAt, list: list.encoded, recipient: bob, text: text)) {
         cases.append(["comment": comment, "valid": false, "encoded": Hex.encode(bytes)])
     }
     return cases
@@ -302,6 +317,31 @@ func erasureRejections(id: MessageID, sentAt: UInt64, target: MessageID) throws 
         // An edit keeps the expiry of the message it edits (§10.6): it never carries a timer of its own.
         ("expiring content wrapping an edit", content(0x12, day + [0x0F] + target.bytes + [0x00, 0x02, 0x68, 0x69])),
         ("expiring text with a trailing byte", content(0x12, day + text + [0x00])),
+    ]
+}
+
+/// Device lists and sent transcripts a receiver MUST reject (docs/PROTOCOL.md §20.11).
+func deviceContentRejections(id: MessageID, sentAt: UInt64, list: [UInt8], recipient: IdentityKey, text: [UInt8]) throws -> [(String, [UInt8])] {
+    let prefix = Array(try Content(id: id, sentAt: sentAt, body: .typingStarted).encoded())
+    func content(_ type: UInt8, _ body: [UInt8]) -> [UInt8] {
+        var out = prefix
+        out[1] = type
+        return out + body
+    }
+    func length(_ count: Int) -> [UInt8] { [UInt8(count >> 8), UInt8(count & 0xFF)] }
+    let transcript = content(0x14, recipient.rawRepresentation + text)
+    let typing = try Content(id: id, sentAt: sentAt, body: .typingStarted).encoded()
+    let credential = try Content(id: id, sentAt: sentAt, body: .deliveryCredential([UInt8](repeating: 7, count: 32))).encoded()
+    return [
+        ("device list of 193 bytes (shorter than any list)", content(0x13, length(193) + list.prefix(193))),
+        ("device list whose length runs past the end", content(0x13, length(list.count + 1) + list)),
+        ("device list with a trailing byte", content(0x13, length(list.count) + list + [0x00])),
+        ("sent transcript wrapping a sent transcript", content(0x14, recipient.rawRepresentation + transcript)),
+        ("sent transcript wrapping a device list", content(0x14, recipient.rawRepresentation + content(0x13, length(list.count) + list))),
+        ("sent transcript wrapping typing", content(0x14, recipient.rawRepresentation + typing)),
+        ("sent transcript wrapping a delivery credential", content(0x14, recipient.rawRepresentation + credential)),
+        ("sent transcript without its recipient", content(0x14, Array(recipient.rawRepresentation.prefix(20)))),
+        ("sent transcript of a text with a trailing byte", content(0x14, recipient.rawRepresentation + text + [0x00])),
     ]
 }
 

@@ -64,6 +64,34 @@ import Testing
         try roundTrip(.expiring(after: 1, .reply(to: MessageID.random(using: random), text: "me too")))
     }
 
+    /// Linked devices' contents (docs/PROTOCOL.md §20.11): a device list goes
+    /// as signed bytes within a list's bounds; a sent transcript carries one
+    /// content a device sends a contact, never another transcript, a device
+    /// list or anything a contact alone receives; the sender cannot make one.
+    @Test func deviceListsAndTranscriptsCarryOnlyWhatTheyMay() throws {
+        let account = IdentityKeyPair.generate(using: random), bob = IdentityKeyPair.generate(using: random).publicKey
+        let phone = Ed25519.PrivateKey(using: random)
+        let list = try DeviceList.sign(account: account, counter: 1, createdAt: 1, signer: phone,
+                                       entries: [try DeviceListEntry.linking(phone, to: account.publicKey, name: "phone", addedAt: 1)])
+        try roundTrip(.deviceList(list.encoded))
+        let sent = Content(id: MessageID.random(using: random), sentAt: 1_700_000_000_000, body: .text("from my laptop"))
+        try roundTrip(.sentTranscript(recipient: bob, sent))
+        try roundTrip(.sentTranscript(recipient: bob, Content(id: sent.id, sentAt: 1, body: .expiring(after: 60, .text("soon")))))
+        try roundTrip(.sentTranscript(recipient: bob, Content(id: sent.id, sentAt: 1, body: .readReceipt([sent.id]))))
+        let transcript = Content(id: MessageID.random(using: random), sentAt: 1, body: .sentTranscript(recipient: bob, sent))
+        for inner: ContentBody in [transcript.body, .deviceList(list.encoded), .typingStarted, .deliveryCredential(random.bytes(32)),
+                                   .decryptionError(envelopeDigest: random.bytes(32)), .deliveryReceipt([sent.id])] {
+            let wrapped = Content(id: sent.id, sentAt: 1, body: .sentTranscript(recipient: bob, Content(id: sent.id, sentAt: 1, body: inner)))
+            #expect(throws: ProtocolError.self) { try wrapped.encoded() }
+        }
+        #expect(throws: ProtocolError.self) { try Content(id: sent.id, sentAt: 1, body: .deviceList(Array(list.encoded.prefix(193)))).encoded() }
+        // Written by hand: the receiver refuses a transcript of a transcript.
+        let nested = try transcript.encoded()
+        let outer = Array(nested.prefix(26)) + bob.rawRepresentation + nested
+        #expect(throws: ProtocolError.self) { try Content(decoding: outer) }
+        #expect(try Content(decoding: try transcript.encoded()) == transcript)
+    }
+
     /// The sender's peek at an encoded edit (for its resend records) names the
     /// same message a full decoding does, and nothing for any other content:
     /// a reply and a reaction carry a message id at the same place.

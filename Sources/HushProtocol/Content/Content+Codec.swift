@@ -22,6 +22,8 @@ import HushCrypto
 ///     deletion (0x10):           message id (16)
 ///     disappearing timer (0x11): seconds (4: 0 = off, else 1…2 419 200)
 ///     expiring (0x12):           seconds (4: 1…2 419 200) || inner type (1: 0x01, 0x06 or 0x0D) || inner body
+///     device list (0x13):        length (2: 194…25 026) || a signed device list (§20.2)
+///     sent transcript (0x14):    recipient identity key (32) || a whole content (§20.11) of a type `canBeTranscribed`
 extension Content {
     public func encoded() throws(ProtocolError) -> [UInt8] {
         var out: [UInt8] = [Content.version, body.typeByte]
@@ -99,7 +101,24 @@ extension Content {
             out.appendBigEndian(seconds)
             out.append(inner.typeByte)
             try encode(inner, into: &out)
+        case let .deviceList(list):
+            guard (DeviceLimits.minimumListLength...DeviceLimits.maximumListLength).contains(list.count) else {
+                throw .limitExceeded(what: "device list")
+            }
+            out.appendBigEndian(UInt16(list.count))
+            out += list
+        case let .sentTranscript(recipient, inner):
+            guard Content.canBeTranscribed(inner.body.typeByte) else { throw .malformed(what: "sent transcript content type") }
+            out += recipient.rawRepresentation
+            out += try inner.encoded()
         }
+    }
+
+    /// The content types a sent transcript (0x14) may carry: what a device
+    /// sends a contact and the account's other devices must show or apply
+    /// (§20.11). Never a transcript, a device list or a group's content.
+    public static func canBeTranscribed(_ type: UInt8) -> Bool {
+        type == 0x01 || type == 0x03 || type == 0x06 || (0x0D...0x12).contains(type)
     }
 
     /// The content types a message with a timer (0x12) may wrap: those shown
@@ -204,6 +223,20 @@ extension Content {
             // expiring content never wraps another (no recursion to bound).
             guard Content.canExpire(inner) else { throw .malformed(what: "expiring content type") }
             body = .expiring(after: seconds, try decodeBody(type: inner, from: &reader))
+        case 0x13:
+            let length = Int(try reader.u16())
+            guard (DeviceLimits.minimumListLength...DeviceLimits.maximumListLength).contains(length) else {
+                throw .malformed(what: "device list length")
+            }
+            body = .deviceList(try reader.read(length))
+        case 0x14:
+            let recipient = try IdentityKey(rawRepresentation: try reader.read(IdentityKey.length))
+            // The inner content's type is checked before it is read, so a
+            // transcript never wraps a transcript (no recursion to bound).
+            let rest = try reader.readRest(minimum: 2 + MessageID.length + 8)
+            guard rest[0] == Content.version else { throw .unsupportedVersion(rest[0]) }
+            guard Content.canBeTranscribed(rest[1]) else { throw .malformed(what: "sent transcript content type") }
+            body = .sentTranscript(recipient: recipient, try Content(decoding: rest))
         default:
             throw .malformed(what: "content type")
         }

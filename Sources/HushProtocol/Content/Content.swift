@@ -62,6 +62,15 @@ public indirect enum ContentBody: Sendable, Equatable {
     /// it is read (§10.7): the timer the sender's conversation had when it
     /// was sent, carried with the message so a later change cannot race it.
     case expiring(after: UInt32, ContentBody)
+    /// The sending device's account's device list (§20.11), as signed bytes
+    /// (§20.2): checked against the sender's account by whoever holds it
+    /// (`DeviceListVerifier`), which a content alone does not know.
+    case deviceList([UInt8])
+    /// What the account sent the contact `recipient` from another of its
+    /// devices (§20.11), so every device shows the same history. Only a
+    /// content a device sends a contact (a text, file, reply, read receipt,
+    /// reaction, edit, deletion, timer or expiring message) travels inside.
+    case sentTranscript(recipient: IdentityKey, Content)
 
     public var typeByte: UInt8 {
         switch self {
@@ -83,6 +92,8 @@ public indirect enum ContentBody: Sendable, Equatable {
         case .deletion: return 0x10
         case .disappearingTimer: return 0x11
         case .expiring: return 0x12
+        case .deviceList: return 0x13
+        case .sentTranscript: return 0x14
         }
     }
 }
