@@ -49,10 +49,14 @@ public enum RelayAudit {
             let uploader = blob.uploader.map { " by " + Hex.encode($0) } ?? ""
             lines.append("  blob \(blob.id) size \(blob.size) B uploaded \(iso(blob.createdAt))\(uploader) expires \(iso(blob.expiresAt))")
         }
-        lines.append("")
-        lines.append("Device directories (\(inventory.directories.count)):")
-        for directory in inventory.directories {
-            lines.append("  directory \(Hex.encode(directory.name)) counter \(directory.counter) size \(directory.size) B written \(iso(directory.writtenAt))")
+        // Listed when there are any (linked devices write them); the summary counts them always.
+        if !inventory.directories.isEmpty {
+            lines.append("")
+            lines.append("Device directories (\(inventory.directories.count)):")
+            for directory in inventory.directories {
+                lines.append("  directory \(Hex.encode(directory.name)) counter \(directory.counter) size \(directory.size) B "
+                             + "written \(iso(directory.writtenAt))")
+            }
         }
         if !inventory.uploads.isEmpty {
             lines.append("")
