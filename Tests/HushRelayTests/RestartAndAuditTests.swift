@@ -3,6 +3,7 @@ import HummingbirdTesting
 import HushAudit
 import HushCrypto
 import HushRelay
+import HushProtocol
 import HushRelayClient
 import Logging
 import HushTesting
@@ -51,6 +52,12 @@ import Testing
             // A repeat of a request made before the restart answers as before.
             let repeatAfterRestart = try await relayClient.deposit(recipient: alice.identity, envelope: sealedSized(Array("\(canary) #0".utf8)), requestID: "m0", credential: nil)
             #expect(repeatAfterRestart.messageID == ids[0])
+            // An account's device directory, which the audit lists by its blinded name only.
+            let account = try DirectoryRouteTests.Account("audited")
+            let phone = Ed25519.PrivateKey(using: DeterministicRandom(seed: "audited phone"))
+            let list = try DeviceList.sign(account: account.identity, counter: 1, createdAt: 1, signer: phone, entries: [
+                try DeviceListEntry.linking(phone, to: account.identity.publicKey, name: "phone", addedAt: 1)])
+            _ = try await relayClient.publishDirectory(list, writer: account.writer)
         }
 
         let inventory = try await RelayAudit.inventory(dataDirectory: dataDirectory)
@@ -59,6 +66,8 @@ import Testing
         #expect(inventory.messages.allSatisfy { $0.mailbox == alice.identity })
         let report = RelayAudit.render(inventory, dataDirectory: dataDirectory)
         #expect(report.contains("Stored envelopes (3)"))
+        #expect(inventory.directories.count == 1 && inventory.directories.first?.counter == 1)
+        #expect(report.contains("Device directories (1):") && report.contains("1 device directories"))
         #expect(!report.contains(canary))
         // The database is encrypted: the canary is in no file, in no encoding.
         let scan = try CanaryScanner.scan(directory: dataDirectory, canary: canary)
