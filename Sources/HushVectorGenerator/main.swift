@@ -522,6 +522,68 @@ func groupCases() throws -> [[String: Any]] {
 
 try write("group", source: "Hush generator (Sources/HushVectorGenerator) from fixed seeds", cases: try groupCases())
 
+func largeGroupCases() throws -> [[String: Any]] {
+    func identity(_ name: String) throws -> IdentityKeyPair {
+        try IdentityKeyPair(seed: SecureBytes(copying: VectorSeeds.bytes("\(name)/identity", 32)))
+    }
+    let alice = try identity("alice"), bob = try identity("bob"), carol = try identity("carol")
+    let groupID = VectorSeeds.bytes("large-group/id", 16)
+    let state = try LargeGroupState(groupID: groupID, epoch: 3, secret: SecureBytes(copying: VectorSeeds.bytes("large-group/secret", 32)),
+                                    name: "Open source meetup", members: [
+                                        .init(identityKey: alice.publicKey, role: .admin), .init(identityKey: bob.publicKey, role: .member),
+                                        .init(identityKey: carol.publicKey, role: .member)])
+    let stateCase: [String: Any] = [
+        "kind": "state", "comment": "a large state (content 0x15) of three members, alice the admin; every member's first chain key",
+        "group_id": Hex.encode(groupID), "epoch": 3, "secret": Hex.encode(state.secret.copyBytes()), "name": state.name,
+        "members": state.members.map { ["identity_key": Hex.encode($0.identityKey.rawRepresentation), "role": Int($0.role.rawValue)] },
+        "encoded": Hex.encode(state.encoded), "digest": Hex.encode(state.digest), "envelope_key": Hex.encode(try state.envelopeKey().copyBytes()),
+        "chain_keys": try state.initialChainKeys().map { ["identity_key": Hex.encode($0.member.rawRepresentation), "chain_key": Hex.encode($0.chainKey.copyBytes())] }]
+
+    // Bob writes twice under his own chain; Carol reads with the chain she derived for him.
+    let id = try MessageID(bytes: VectorSeeds.bytes("large-group/message-id", 16))
+    let signingSeed = VectorSeeds.bytes("large-group/bob-signing", 32)
+    let bobsChain = try LargeGroupChain(own: bob, in: state, signingSeed: SecureBytes(copying: signingSeed))
+    let contents = try ["See you at 7.", "Room 2 this time."].map { try Content(id: id, sentAt: 1_767_225_600_000, body: .text($0)).encoded() }
+    let messages = try contents.map { try bobsChain.encrypt($0) }
+    let binding = MemberKeyBinding.sign(by: bob, groupID: groupID, epoch: 3, signingKey: bobsChain.signingKey!)
+    let messageCase: [String: Any] = [
+        "kind": "messages", "comment": "bob's first two messages (version 0x02): his signing key, its binding by his identity key; read by carol's chain for bob, in order",
+        "state": Hex.encode(state.encoded), "sender_identity_seed": VectorSeeds.hex("bob/identity", 32), "signing_seed": Hex.encode(signingSeed),
+        "signing_key": Hex.encode(bobsChain.signingKey!.rawRepresentation), "binding": Hex.encode(binding),
+        "contents": contents.map(Hex.encode), "messages": messages.map(Hex.encode)]
+
+    // What carol's chain for bob must refuse.
+    var badBinding = messages[0]
+    let carolsBinding = MemberKeyBinding.sign(by: carol, groupID: groupID, epoch: 3, signingKey: bobsChain.signingKey!)
+    badBinding.replaceSubrange(SenderKeyWire.headLength + 32 ..< LargeGroupMessageHead.length, with: carolsBinding)
+    var alteredBody = messages[0]
+    alteredBody[LargeGroupMessageHead.length + 5] ^= 0x01
+    let secondKey = try LargeGroupChain(own: bob, in: state, signingSeed: SecureBytes(copying: VectorSeeds.bytes("large-group/bob-signing-2", 32)))
+    let second = try secondKey.encrypt(contents[1])
+    let carolsChain = try LargeGroupChain(own: carol, in: state, signingSeed: SecureBytes(copying: VectorSeeds.bytes("large-group/carol-signing", 32)))
+    let fromCarol = try carolsChain.encrypt(contents[0])
+    func refused(_ comment: String, _ message: [UInt8], _ error: String, after first: Bool = false) -> [String: Any] {
+        ["kind": "refused", "comment": comment, "state": Hex.encode(state.encoded), "member": Hex.encode(bob.publicKey.rawRepresentation),
+         "read_first": first ? Hex.encode(messages[0]) : "", "message": Hex.encode(message), "error": error]
+    }
+    // Carol, who derives bob's chain like every member, writes as bob with a key of her own, bound by her.
+    let carolsSeed = SecureBytes(copying: VectorSeeds.bytes("large-group/carol-as-bob", 32))
+    let carolsKey = try Ed25519.PrivateKey(seed: carolsSeed).publicKey
+    let impersonation = try LargeGroupChain(impersonating: bob.publicKey, in: state, signingSeed: carolsSeed,
+                                            binding: MemberKeyBinding.sign(by: carol, groupID: groupID, epoch: 3, signingKey: carolsKey))
+        .encrypt(contents[0])
+    return [stateCase, messageCase,
+            refused("carol writing as bob: his derived chain, her own signing key, bound by her", impersonation, "invalidSignature"),
+            refused("bob's message with carol's binding of his signing key", badBinding, "invalidSignature"),
+            refused("bob's message with one bit of its body flipped", alteredBody, "invalidSignature"),
+            refused("carol's message, read by the chain for bob", fromCarol, "senderMismatch"),
+            refused("a second signing key for bob in the same state, after his first opened", second, "senderMismatch", after: true),
+            refused("bob's first message again, after it opened", messages[0], "decryptionFailed", after: true)]
+}
+
+try write("large-group", source: "Hush generator (Sources/HushVectorGenerator) from fixed seeds; PROTOCOL.md §18.4",
+          cases: try largeGroupCases())
+
 // MARK: Addresses.
 
 func addressCases() throws -> [[String: Any]] {

@@ -15,7 +15,7 @@ import Testing
 
     @Test(arguments: ["address", "handshake", "first-message", "ratchet", "padding", "sealed-sender", "content",
                       "safety-number", "libsignal-fingerprint", "attachment", "sender-key", "device-list", "link-code",
-                      "device-directory"])
+                      "device-directory", "large-group"])
     func vectorFilePasses(_ file: String) throws {
         let (suiteName, cases) = try Self.load(file)
         let suite = try #require(ProtocolSuites.all.first { $0.name == suiteName })

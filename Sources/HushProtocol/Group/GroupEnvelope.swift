@@ -8,13 +8,14 @@ import HushCrypto
 ///
 ///     0x02 || nonce (24) || XChaCha20-Poly1305(EK, nonce, group message, AD = 0x02 || nonce)
 ///
-/// Its length, 434 … 67 762 bytes, lies within the sealed envelope's bounds
-/// (§9.1), so a relay need not tell the two apart.
+/// Its length, 434 … 67 858 bytes (a §18.1 message, or a large group's
+/// version 0x02 with its longer head, §18.4), lies within the sealed
+/// envelope's bounds (§9.1), so a relay need not tell the two apart.
 public enum GroupEnvelope {
     public static let version: UInt8 = 0x02
     public static let overhead = 1 + XChaCha20Poly1305.nonceLength + XChaCha20Poly1305.tagLength
     public static let minimumLength = overhead + SenderKeyWire.minimumMessageLength
-    public static let maximumLength = overhead + SenderKeyWire.maximumMessageLength
+    public static let maximumLength = overhead + LargeGroupMessageHead.maximumMessageLength
 
     public static func isGroupEnvelope(_ envelope: [UInt8]) -> Bool { envelope.first == version }
 
@@ -25,9 +26,10 @@ public enum GroupEnvelope {
     /// With a given nonce (vectors; `seal` draws it).
     @_spi(Vectors)
     public static func seal(_ groupMessage: [UInt8], key: SecureBytes, nonce: [UInt8]) throws(ProtocolError) -> [UInt8] {
-        guard (SenderKeyWire.minimumMessageLength...SenderKeyWire.maximumMessageLength).contains(groupMessage.count) else {
-            throw .malformed(what: "group message (length)")
-        }
+        let bounds = groupMessage.first == LargeGroupMessageHead.version
+            ? LargeGroupMessageHead.minimumMessageLength...LargeGroupMessageHead.maximumMessageLength
+            : SenderKeyWire.minimumMessageLength...SenderKeyWire.maximumMessageLength
+        guard bounds.contains(groupMessage.count) else { throw .malformed(what: "group message (length)") }
         let head = [version] + nonce
         do {
             return head + (try XChaCha20Poly1305.seal(groupMessage, key: key, nonce: nonce, associatedData: head))

@@ -72,9 +72,15 @@ public final class SenderKeyChain {
 
     /// Encrypts `content` as the next group message: head || AEAD || signature.
     public func encrypt(_ content: [UInt8]) throws(ProtocolError) -> [UInt8] {
+        try seal(content) { SenderKeyMessageHead(groupID: groupID, epoch: epoch, signingKey: signingKey, iteration: $0).encoded }
+    }
+
+    /// The next message under `head(iteration)`: the head of either version
+    /// (§18.1, or a large group's, §18.4), then the AEAD, then the signature.
+    func seal(_ content: [UInt8], head makeHead: (UInt32) -> [UInt8]) throws(ProtocolError) -> [UInt8] {
         guard let signer else { throw .sessionUnusable("another member's sender key only decrypts") }
         guard iteration < UInt32.max else { throw .sessionUnusable("the sender chain is exhausted: rotate the group's sender key") }
-        let head = SenderKeyMessageHead(groupID: groupID, epoch: epoch, signingKey: signingKey, iteration: iteration).encoded
+        let head = makeHead(iteration)
         var padded = try Padding.pad(content)
         defer { ConstantTime.wipe(&padded) }
         // On a copy: the chain moves only once the message exists.
@@ -102,24 +108,28 @@ public final class SenderKeyChain {
         guard ConstantTime.equals(head.groupID, groupID), head.epoch == epoch, head.signingKey == signingKey else { throw .senderMismatch }
         let signed = message.count - SenderKeyWire.signatureLength
         guard signingKey.isValidSignature(message[signed...], for: message[..<signed]) else { throw .invalidSignature(what: "group message") }
-        let sealed = message[SenderKeyWire.headLength..<signed]
-        let associated = message[..<SenderKeyWire.headLength]
+        return try open(message[SenderKeyWire.headLength..<signed], at: head.iteration, associatedData: message[..<SenderKeyWire.headLength])
+    }
 
-        if head.iteration < iteration {
-            guard let index = skipped.firstIndex(where: { $0.iteration == head.iteration }) else { throw .decryptionFailed }
+    /// The key schedule's receiving half, for a message whose head and
+    /// signature were checked (by `decrypt`, or `LargeGroupMessage`): opens
+    /// `sealed` with the key of `iteration`, keeping nothing unless it opens.
+    func open(_ sealed: ArraySlice<UInt8>, at messageIteration: UInt32, associatedData associated: ArraySlice<UInt8>) throws(ProtocolError) -> [UInt8] {
+        if messageIteration < iteration {
+            guard let index = skipped.firstIndex(where: { $0.iteration == messageIteration }) else { throw .decryptionFailed }
             let content = try Self.open(sealed, key: skipped[index].key, associatedData: associated)
             skipped.remove(at: index)
             return content
         }
-        guard head.iteration - iteration <= UInt32(RatchetLimits.maxForwardJump) else { throw .messageGapTooLarge }
+        guard messageIteration - iteration <= UInt32(RatchetLimits.maxForwardJump) else { throw .messageGapTooLarge }
         var working = chainKey.slice(0..<32)
         var passed: [(iteration: UInt32, key: SecureBytes)] = []
-        for skippedIteration in iteration..<head.iteration {
+        for skippedIteration in iteration..<messageIteration {
             passed.append((skippedIteration, Self.advance(&working)))
         }
         let content = try Self.open(sealed, key: Self.advance(&working), associatedData: associated)
         chainKey = working
-        iteration = head.iteration + 1
+        iteration = messageIteration + 1
         skipped += passed
         if skipped.count > RatchetLimits.maxSkippedKeysPerChain { skipped.removeFirst(skipped.count - RatchetLimits.maxSkippedKeysPerChain) }
         return content

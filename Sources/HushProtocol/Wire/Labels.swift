@@ -48,6 +48,10 @@ public enum Labels {
     public static let directoryPut = label("hush/v1/directory-put")
     /// Prefix of what the account key signs of a device key (§20.10).
     public static let deviceCertificate = label("hush/v1/device-certificate")
+    /// HKDF info prefix of a large group member's first chain key (§18.4).
+    public static let memberChain = label("hush/v1/member-chain")
+    /// Prefix of what a large group member's identity key signs of its signing key (§18.4).
+    public static let memberSigningKey = label("hush/v1/member-signing-key")
     /// The 32 0xFF bytes put in front of the handshake's key material, as X3DH
     /// does, so the input can never be mistaken for an XEdDSA/X25519 input elsewhere.
     public static let handshakePrefix = [UInt8](repeating: 0xFF, count: 32)

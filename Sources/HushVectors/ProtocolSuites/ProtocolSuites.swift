@@ -3,6 +3,6 @@ public enum ProtocolSuites {
     public static let all: [any VectorSuite] = [
         AddressSuite(), HandshakeSuite(), FirstMessageSuite(), RatchetSuite(), PaddingSuite(),
         SealedSenderSuite(), ContentSuite(), AttachmentSuite(), HushSafetyNumberSuite(), LibsignalFingerprintSuite(), SenderKeySuite(), GroupSuite(), BackupSuite(),
-        DeviceListSuite(), LinkCodeSuite(), DeviceDirectorySuite(),
+        DeviceListSuite(), LinkCodeSuite(), DeviceDirectorySuite(), LargeGroupSuite(),
     ]
 }
