@@ -9,29 +9,31 @@ import HushStore
 /// what each record holds into a new home. Verifying is the same walk with
 /// nowhere to write, so both check exactly the same things.
 enum BackupRestoration {
-    /// Where a restore writes: a store filled on a thread of its own, in one
-    /// transaction, and the attachment folder, filled by the reading thread.
+    /// Where a restore writes: a store and the attachment files, each
+    /// filled on a thread of its own from what the reading thread hands over.
     final class Target {
         let rows: BackupRowLoader
         let attachments: String
-        /// The file being written.
-        var file: DirectFileWriter?
         /// Every file reaches the disk before the home is renamed into place,
         /// synced while the next ones are written.
         let syncs = BackgroundFileSync()
+        let files: RestoredFileWriter
+        /// A file was begun and not closed yet.
+        var fileOpen = false
+        /// The files begun so far (the writing thread creates them later).
+        var names: Set<String> = []
 
-        /// Writes what is left of the file being written and hands it over
-        /// to be synced and closed.
+        /// Closes the file being written, if any.
         func finishFile() throws(HushError) {
-            guard let file else { return }
-            self.file = nil
-            try file.finish()
-            syncs.syncAndClose(file.handle, path: file.path)
+            guard fileOpen else { return }
+            fileOpen = false
+            try files.close()
         }
 
         init(rows: BackupRowLoader, attachments: String) {
             self.rows = rows
             self.attachments = attachments
+            files = RestoredFileWriter(syncs: syncs)
         }
     }
 
@@ -144,7 +146,7 @@ enum BackupRestoration {
         // the store's one transaction rolled back, its connection idle.
         defer {
             target?.rows.abandon()
-            try? target?.finishFile()
+            target?.files.abandon()
             try? target?.syncs.finish()
         }
 
@@ -199,15 +201,18 @@ enum BackupRestoration {
                         let path = target.attachments + "/" + relative
                         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
                                                                 withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-                        if FileManager.default.fileExists(atPath: path) { throw BackupArchive.damaged("it holds the file \(relative) twice") }
-                        target.file = try DirectFileWriter(creating: path)
+                        guard target.names.insert(relative).inserted, !FileManager.default.fileExists(atPath: path) else {
+                            throw BackupArchive.damaged("it holds the file \(relative) twice")
+                        }
+                        try target.files.open(path)
+                        target.fileOpen = true
                     }
                 case .fileData:
                     let bytes = body.rest
                     guard let open = file, UInt64(bytes.count) <= open.remaining, !bytes.isEmpty else {
                         throw BackupArchive.damaged("file bytes come where no file is open")
                     }
-                    if let writer = target?.file { try bytes.withUnsafeBytes { try writer.append($0) } }
+                    try target?.files.append(bytes)
                     file = (open.path, open.remaining - UInt64(bytes.count))
                 case .end:
                     break // never returned by the reader
@@ -216,6 +221,7 @@ enum BackupRestoration {
             if let open = file, open.remaining > 0 { throw BackupArchive.damaged("the file \(open.path) is cut short") }
             if let target {
                 try target.finishFile()
+                try target.files.finish()
                 scheduleNotRestored = try target.rows.finish(createdAt: reader.header.createdAt)
             }
         }
