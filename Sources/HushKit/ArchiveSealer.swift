@@ -9,9 +9,11 @@ import Musl
 import Darwin
 #endif
 
-/// The thread that seals an archive's records in order and writes them:
-/// sealed records gathered into writes of about `writeLength` bytes (a store
-/// of many small rows would otherwise cost a system call per row).
+/// The threads that seal an archive's records in order and write them: the
+/// sealing thread seals straight into buffers of about `writeLength` bytes (a
+/// store of many small rows would otherwise cost a system call per row),
+/// which a writing thread writes while the next ones are sealed (the kernel's
+/// copy of each write was the sealing thread's largest cost after libsodium).
 final class ArchiveSealer: @unchecked Sendable {
     /// Records one after another; record `i` (type byte and body) ends at `ends[i]`.
     struct Batch: Sendable {
@@ -26,6 +28,15 @@ final class ArchiveSealer: @unchecked Sendable {
     }
 
     static let writeLength = 1 << 20
+    /// A write's worth and room for one more file chunk.
+    static let bufferLength = writeLength + 2 * BackupArchive.fileChunkLength
+    /// Buffers waiting for the writing thread at most (4 MiB).
+    static let waitingWrites = 4
+
+    enum Write: Sendable {
+        case write(SealedBuffer)
+        case stop
+    }
     /// Every this many bytes written, on Linux, the disk is asked to start writing them
     /// (POSIX_FADV_DONTNEED starts the writeback of a range's dirty pages and
     /// drops only clean ones: these are all dirty, so the archive stays in the
@@ -33,18 +44,15 @@ final class ArchiveSealer: @unchecked Sendable {
     /// only at the caller's fsync, which then waited for all of it.
     static let writebackLength = 8 << 20
 
-    // `@unchecked Sendable`: the file, the stream state and `pending` belong
-    // to the sealing thread alone once it started.
+    // `@unchecked Sendable`: the stream state and `pending` belong to the
+    // sealing thread alone once it started, the file to the writing thread.
     private let file: FileHandle
     private let pusher: SecretStream.Pusher
-    /// Sealed bytes not written yet: `pending[..<pendingCount]`, room for a
-    /// write's worth and one more file chunk.
-    private let pending = UnsafeMutableRawBufferPointer.allocate(byteCount: ArchiveSealer.writeLength + 2 * BackupArchive.fileChunkLength,
-                                                                 alignment: 16)
-    private var pendingCount = 0
-    /// Bytes written to the file, and how many of them were handed to writeback.
-    private var written = 0
-    private var writtenBack = 0
+    /// Sealed bytes not handed to the writing thread yet.
+    private var pending = SealedBuffer(capacity: ArchiveSealer.bufferLength)
+    /// Full buffers on their way to the writing thread, `stop` last.
+    private let writes = BoundedHandover<Write>(capacity: ArchiveSealer.waitingWrites)
+    private let writingDone = DispatchSemaphore(value: 0)
     private let steps: BoundedHandover<Step>
     private let failure = Mutex<(any Error)?>(nil)
     private let done = DispatchSemaphore(value: 0)
@@ -52,18 +60,25 @@ final class ArchiveSealer: @unchecked Sendable {
     init(file: FileHandle, pusher: SecretStream.Pusher, header: [UInt8], waitingBatches: Int) {
         self.file = file
         self.pusher = pusher
-        pending.copyBytes(from: header)
-        pendingCount = header.count
+        pending.bytes.copyBytes(from: header)
+        pending.count = header.count
         steps = BoundedHandover(capacity: waitingBatches)
-        let thread = Thread { [self] in
+        let sealing = Thread { [self] in
             run()
+            // Everything sealed is handed over: the writing thread ends after it.
+            writes.put(.stop)
+            writingDone.wait()
             done.signal()
         }
-        thread.name = "hush.backup.seal"
-        thread.start()
+        sealing.name = "hush.backup.seal"
+        let writing = Thread { [self] in
+            writeBuffers()
+            writingDone.signal()
+        }
+        writing.name = "hush.backup.write"
+        writing.start()
+        sealing.start()
     }
-
-    deinit { pending.deallocate() }
 
     func put(_ batch: Batch) throws {
         if let error = failure.withLock({ $0 }) {
@@ -116,34 +131,61 @@ final class ArchiveSealer: @unchecked Sendable {
 
     /// Seals `record` straight into `pending` behind its length.
     private func seal(_ record: UnsafeRawBufferPointer, tag: SecretStream.Tag = .message) throws {
-        let length = record.count + SecretStream.overhead
-        if pendingCount + 4 + length > pending.count { try flush() }
-        if 4 + length > pending.count {
-            // Larger than any record a backup makes (a file chunk is 64 KiB): written alone.
-            let sealed = pusher.push(record, tag: tag)
-            try file.write(contentsOf: BackupArchive.bigEndian(UInt32(sealed.count)) + sealed)
-            written += 4 + sealed.count
-            return
+        let length = 4 + record.count + SecretStream.overhead
+        if pending.count + length > pending.bytes.count {
+            try flush()
+            // Larger than any record a backup makes (a file chunk is 64 KiB): a buffer of its own.
+            if length > pending.bytes.count { pending = SealedBuffer(capacity: length) }
         }
-        let out = UnsafeMutableRawBufferPointer(rebasing: pending[pendingCount...])
-        out.copyBytes(from: BackupArchive.bigEndian(UInt32(length)))
+        let out = UnsafeMutableRawBufferPointer(rebasing: pending.bytes[pending.count..<pending.count + length])
+        out.copyBytes(from: BackupArchive.bigEndian(UInt32(length - 4)))
         let sealed = pusher.push(record, tag: tag, into: UnsafeMutableRawBufferPointer(rebasing: out[4...]))
-        precondition(sealed == length)
-        pendingCount += 4 + length
-        if pendingCount >= Self.writeLength { try flush() }
+        precondition(sealed == length - 4)
+        pending.count += length
+        if pending.count >= Self.writeLength { try flush() }
     }
 
+    /// Hands `pending` to the writing thread and begins a new one.
     private func flush() throws {
-        guard pendingCount > 0 else { return }
-        try file.write(contentsOf: Data(bytesNoCopy: pending.baseAddress!, count: pendingCount, deallocator: .none))
-        written += pendingCount
-        pendingCount = 0
-        #if os(Linux)
-        if written - writtenBack >= Self.writebackLength {
-            // Dirty pages only: starts their writeback, drops nothing (see `writebackLength`).
-            _ = posix_fadvise(file.fileDescriptor, off_t(writtenBack), off_t(written - writtenBack), POSIX_FADV_DONTNEED)
-            writtenBack = written
-        }
-        #endif
+        guard pending.count > 0 else { return }
+        if let error = failure.withLock({ $0 }) { throw error }
+        writes.put(.write(pending))
+        pending = SealedBuffer(capacity: Self.bufferLength)
     }
+
+    /// The writing thread: writes each buffer; after a failure, takes (and
+    /// drops) what still comes until `stop`.
+    private func writeBuffers() {
+        var written = 0, writtenBack = 0
+        while true {
+            guard case let .write(buffer) = writes.take() else { return }
+            guard failure.withLock({ $0 == nil }) else { continue }
+            do {
+                try file.write(contentsOf: Data(bytesNoCopy: buffer.bytes.baseAddress!, count: buffer.count, deallocator: .none))
+            } catch {
+                failure.withLock { $0 = $0 ?? error }
+                continue
+            }
+            written += buffer.count
+            #if os(Linux)
+            if written - writtenBack >= Self.writebackLength {
+                // Dirty pages only: starts their writeback, drops nothing (see `writebackLength`).
+                _ = posix_fadvise(file.fileDescriptor, off_t(writtenBack), off_t(written - writtenBack), POSIX_FADV_DONTNEED)
+                writtenBack = written
+            }
+            #endif
+        }
+    }
+}
+
+/// Sealed bytes on their way to the file: `bytes[..<count]`.
+final class SealedBuffer: @unchecked Sendable {
+    // `@unchecked Sendable`: filled by the sealing thread, then handed over
+    // whole to the writing thread, which alone reads it after.
+    let bytes: UnsafeMutableRawBufferPointer
+    var count = 0
+
+    init(capacity: Int) { bytes = .allocate(byteCount: capacity, alignment: 16) }
+
+    deinit { bytes.deallocate() }
 }
