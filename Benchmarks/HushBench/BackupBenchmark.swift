@@ -6,15 +6,18 @@ import HushProtocol
 import HushRelayClient
 import HushStore
 
-/// `HushBench backup [--messages 100000] [--attachment-mib 1024] [--files 4] [--perf FILE] [--keep DIR]`:
+/// `HushBench backup [--messages 100000] [--attachment-mib 1024] [--files 4] [--rounds 3] [--perf FILE] [--keep DIR]`:
 /// issue 32's targets. Alice's home holds `--messages` messages from Bob and
 /// `--attachment-mib` MiB of files he sent her (in `--files` files), received
 /// and downloaded; then the release `hush backup create --to DIR` and `hush
 /// backup restore ARCHIVE --home NEWDIR` run as processes, measured from
 /// outside: wall time, the process's own CPU (wait4) and peak RSS (VmHWM:
-/// MeasuredProcess says why not ru_maxrss). Baseline in the same run, on the
-/// same filesystem: `cp -r HOME DEST`. Speed is the home's bytes over the
-/// time, for all three.
+/// MeasuredProcess says why not ru_maxrss). Baselines in the same run, on the
+/// same filesystem: `cp -r HOME DEST`, and `cp -r` then `sync -f DEST` (the
+/// copy on disk, as a backup must be). Speed is the home's bytes over the
+/// time. `--rounds` rounds of baseline, create, restore, one after the other:
+/// medians, and each ratio against its own round's baseline (on a shared
+/// machine the load drifts between rounds).
 ///
 /// The home is made the way the drain suite makes one (DrainBenchmark):
 /// a real relay child, Alice and Bob introduced through it, the messages put
@@ -22,9 +25,9 @@ import HushStore
 /// Messenger and downloaded by hers (the encrypted blobs under the home's
 /// `attachments`, as `hush fetch` leaves them). Its making is timed apart.
 ///
-/// `hush backup create` syncs the archive to disk before renaming it; `cp -r`
-/// does not, so the `sync` that would make the copy as durable is timed
-/// beside it (not part of the baseline). Restore reads the archive once,
+/// `hush backup create` syncs the archive to disk before renaming it, and
+/// restore every file and the store before renaming the home into place;
+/// `cp -r` syncs nothing, hence the second baseline. Restore reads the archive once,
 /// checking each record as it writes it into a temporary folder, derives the
 /// new keystore's key once (Argon2id interactive) and starts the new
 /// sessions, all inside its wall time. With `--perf FILE`, each hush run
@@ -45,6 +48,7 @@ enum BackupBenchmark {
         let mib = option("--attachment-mib").flatMap(Int.init) ?? 1024
         let files = max(1, option("--files").flatMap(Int.init) ?? 4)
         let perf = option("--perf")
+        let rounds = max(1, option("--rounds").flatMap(Int.init) ?? 3)
         let keep = option("--keep")
         guard let hush = RelayBench.siblingHush(skipping: "backup") else { return }
         print("Backup and restore of a home with \(messages) messages and \(mib) MiB of downloaded attachments (\(files) files),"
@@ -73,13 +77,11 @@ enum BackupBenchmark {
         print("  home: \(mebibytes(homeBytes)) MiB (attachments \(mebibytes(attachmentBytes)) MiB, the rest \(mebibytes(homeBytes - attachmentBytes)) MiB);"
               + " made in \(RelayBench.format(makingSeconds, 1)) s (not measured below)")
 
-        // The baseline: the same home copied, on the same filesystem; then synced, for comparison only.
-        _ = try Spawned.run("/bin/sync", [], environment: environment)
-        let copy = try MeasuredProcess.run("/bin/cp", ["-r", home, root + "/copy"], environment: environment)
-        guard copy.status == 0 else { throw BenchError("cp -r exited \(copy.status): \(copy.standardError)") }
-        let copySync = try MeasuredProcess.run("/bin/sync", ["-f", root + "/copy"], environment: environment)
-        try FileManager.default.removeItem(atPath: root + "/copy")
-        _ = try Spawned.run("/bin/sync", [], environment: environment)
+        // The home's files were downloaded with O_DIRECT, so they are not in the page cache: whatever reads
+        // them first pays the disk (a first `cp -r` took 4.4 s, a second 0.3 s). Read once, untimed, so every
+        // run below, the baseline's and hush's, reads the home from the cache.
+        _ = try Spawned.run("/bin/cp", ["-r", home, root + "/warm"], environment: environment)
+        try FileManager.default.removeItem(atPath: root + "/warm")
 
         func measured(_ label: String, _ arguments: [String], environment: [String: String]) throws -> MeasuredProcess {
             let run = try perf.map { output in
@@ -90,10 +92,37 @@ enum BackupBenchmark {
             return run
         }
 
-        let create = try measured("create", ["backup", "create", "--to", root + "/archives", "--json"], environment: environment)
-        let created = summary(create)
-        guard let archive = created["path"] as? String else { throw BenchError("`hush backup create` named no archive: \(create.standardOutput)") }
-        let archiveBytes = try FileManager.default.attributesOfItem(atPath: archive)[.size] as? Int ?? 0
+        // Each round: the baseline (the home copied on the same filesystem, then synced: a backup is on
+        // disk when it is done, so `cp -r` + `sync -f` is the copy it compares with), then create, then
+        // restore, each after a `sync` of everything before it.
+        let restored = root + "/restored"
+        var restoreEnvironment = environment
+        restoreEnvironment["HUSH_HOME"] = restored
+        restoreEnvironment["HUSH_RECOVERY_KEY"] = recoveryKey
+        var results: [Round] = []
+        let loadBefore = AttachmentBenchmark.loadAverage
+        var archive = "", archiveBytes = 0, created: [String: Any] = [:]
+        for round in 0..<rounds {
+            if round > 0 {
+                try FileManager.default.removeItem(atPath: archive)
+                try FileManager.default.removeItem(atPath: restored)
+            }
+            _ = try Spawned.run("/bin/sync", [], environment: environment)
+            let copy = try MeasuredProcess.run("/bin/cp", ["-r", home, root + "/copy"], environment: environment)
+            guard copy.status == 0 else { throw BenchError("cp -r exited \(copy.status): \(copy.standardError)") }
+            let copySync = try MeasuredProcess.run("/bin/sync", ["-f", root + "/copy"], environment: environment)
+            try FileManager.default.removeItem(atPath: root + "/copy")
+            _ = try Spawned.run("/bin/sync", [], environment: environment)
+
+            let create = try measured("create", ["backup", "create", "--to", root + "/archives", "--json"], environment: environment)
+            created = summary(create)
+            guard let path = created["path"] as? String else { throw BenchError("`hush backup create` named no archive: \(create.standardOutput)") }
+            archive = path
+            archiveBytes = try FileManager.default.attributesOfItem(atPath: archive)[.size] as? Int ?? 0
+            _ = try Spawned.run("/bin/sync", [], environment: environment)
+            let restore = try measured("restore", ["backup", "restore", archive, "--json"], environment: restoreEnvironment)
+            results.append(Round(copy: Timing(copy), copied: Timing(copy) + Timing(copySync), create: Timing(create), restore: Timing(restore)))
+        }
         if let keep {
             try FileManager.default.createDirectory(atPath: keep, withIntermediateDirectories: true)
             let kept = keep + "/" + URL(fileURLWithPath: archive).lastPathComponent
@@ -103,26 +132,27 @@ enum BackupBenchmark {
                                            attributes: [.posixPermissions: 0o600])
             print("  kept: \(kept), its recovery key in \(keep)/recovery-key")
         }
-        _ = try Spawned.run("/bin/sync", [], environment: environment)
-
-        let restored = root + "/restored"
-        var restoreEnvironment = environment
-        restoreEnvironment["HUSH_HOME"] = restored
-        restoreEnvironment["HUSH_RECOVERY_KEY"] = recoveryKey
-        let restore = try measured("restore", ["backup", "restore", archive, "--json"], environment: restoreEnvironment)
 
         // Did it restore? The messages table row for row, and every attachment file byte for byte.
         let sourceMessages = try messageCount(home: home), restoredMessages = try messageCount(home: restored)
         let sameFiles = try Spawned.run("/usr/bin/diff", ["-r", "-q", home + "/attachments", restored + "/attachments"], environment: environment)
 
-        let copyRate = Double(homeBytes) / copy.wallSeconds
-        print("  cp -r HOME DEST                   \(row(copy, bytes: homeBytes))")
-        print("    then sync -f DEST (hush create fsyncs its archive, cp does not; not in the baseline): \(RelayBench.format(copySync.wallSeconds, 2)) s")
-        for (label, run) in [("hush backup create --to DIR      ", create), ("hush backup restore ARCHIVE      ", restore)] {
-            let rate = Double(homeBytes) / run.wallSeconds
-            print("  \(label) \(row(run, bytes: homeBytes))   = \(RelayBench.format(rate / copyRate, 2))× cp -r (target ≥ \(targetRatio)×);"
-                  + " peak RSS \(RelayBench.format(Double(run.peakResidentBytes) / 1_048_576, 1)) MiB (target < \(Int(targetPeakMiB)) MiB)")
+        print("  \(rounds) round\(rounds == 1 ? "" : "s"), medians (wall min–max); ratios are speeds against the same round's baseline,"
+              + " wall for wall and CPU for CPU, their median over the rounds; load average before: \(loadBefore)")
+        print("  cp -r HOME DEST                   \(row(results.map(\.copy), bytes: homeBytes))")
+        print("  cp -r HOME DEST + sync -f DEST    \(row(results.map(\.copied), bytes: homeBytes))")
+        for (label, runs) in [("hush backup create --to DIR      ", results.map(\.create)), ("hush backup restore ARCHIVE      ", results.map(\.restore))] {
+            func ratio(_ baseline: KeyPath<Round, Timing>, _ time: KeyPath<Timing, Double>) -> String {
+                RelayBench.format(median(zip(results, runs).map { $0[keyPath: baseline][keyPath: time] / $1[keyPath: time] }), 2)
+            }
+            let copies = \Round.copy, synced = \Round.copied
+            let peak = runs.map(\.peakBytes).max() ?? 0
+            print("  \(label) \(row(runs, bytes: homeBytes))")
+            print("      = \(ratio(copies, \.wall))× cp -r, \(ratio(synced, \.wall))× cp -r + sync -f (wall; target ≥ \(targetRatio)×);"
+                  + " CPU \(ratio(copies, \.cpu))× cp -r, \(ratio(synced, \.cpu))× cp -r + sync -f;"
+                  + " peak RSS \(RelayBench.format(Double(peak) / 1_048_576, 1)) MiB (target < \(Int(targetPeakMiB)) MiB)")
         }
+        print("  load average after: \(AttachmentBenchmark.loadAverage)")
         print("  for scale, `hush backup key` (process start, unlock, nothing else): \(RelayBench.format(unlock.wallSeconds, 2)) s wall,"
               + " \(RelayBench.format(unlock.cpuSeconds, 2)) s CPU, peak RSS \(RelayBench.format(Double(unlock.peakResidentBytes) / 1_048_576, 1)) MiB")
         print("  archive: \(mebibytes(archiveBytes)) MiB = \(RelayBench.format(Double(archiveBytes) / Double(homeBytes), 3))× the home's \(mebibytes(homeBytes)) MiB;"
@@ -197,9 +227,39 @@ enum BackupBenchmark {
         return total
     }
 
-    static func row(_ run: MeasuredProcess, bytes: Int) -> String {
-        "\(DrainBenchmark.seconds(run.wallSeconds)) s wall, \(DrainBenchmark.seconds(run.cpuSeconds)) s CPU, "
-            + "\(DrainBenchmark.pad(RelayBench.format(Double(bytes) / 1_048_576 / run.wallSeconds, 1))) MiB/s"
+    /// One measured process: or two one after the other (`cp -r` then `sync -f`), added up.
+    struct Timing {
+        let wall: Double
+        let cpu: Double
+        let peakBytes: Int
+
+        init(_ run: MeasuredProcess) { self.init(wall: run.wallSeconds, cpu: run.cpuSeconds, peakBytes: run.peakResidentBytes) }
+        init(wall: Double, cpu: Double, peakBytes: Int) { self.wall = wall; self.cpu = cpu; self.peakBytes = peakBytes }
+
+        static func + (first: Timing, then: Timing) -> Timing {
+            Timing(wall: first.wall + then.wall, cpu: first.cpu + then.cpu, peakBytes: max(first.peakBytes, then.peakBytes))
+        }
+    }
+
+    /// One round: the baseline, alone and synced, then hush's create and restore.
+    struct Round {
+        let copy: Timing
+        let copied: Timing
+        let create: Timing
+        let restore: Timing
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
+
+    /// Median wall and CPU, the wall's range, and the speed at the median wall.
+    static func row(_ runs: [Timing], bytes: Int) -> String {
+        let wall = median(runs.map(\.wall))
+        return "\(DrainBenchmark.seconds(wall)) s wall (\(RelayBench.format(runs.map(\.wall).min() ?? 0, 2))–\(RelayBench.format(runs.map(\.wall).max() ?? 0, 2))),"
+            + " \(DrainBenchmark.seconds(median(runs.map(\.cpu)))) s CPU, "
+            + "\(DrainBenchmark.pad(RelayBench.format(Double(bytes) / 1_048_576 / wall, 1))) MiB/s"
     }
 
     static func mebibytes(_ bytes: Int) -> String { RelayBench.format(Double(bytes) / 1_048_576, 1) }

@@ -168,73 +168,86 @@ struct BackupRecordParser {
 
 /// Writes an archive to an open file: the header, then sealed records.
 ///
-/// Sealed records are gathered into writes of about `writeLength` bytes (a
-/// store of many small rows would otherwise cost a system call per row), and
-/// one plaintext buffer is reused (and wiped) for every record. `finish()`
-/// writes what is left; a writer dropped without it leaves an archive with no
-/// end record, which every reader refuses.
+/// Records are sealed and written on a thread of their own (`ArchiveSealer`)
+/// while the caller reads the next rows and files: `append` copies each
+/// record into a batch, handed over through a bounded queue (at most
+/// `waitingBatches` of about `batchLength` bytes), so a backup takes the
+/// longer of reading and sealing instead of their sum, in flat memory.
+/// `finish()` writes the end record and returns once everything is written;
+/// a writer dropped without it stops its thread and leaves an archive with
+/// no end record, which every reader refuses.
 final class BackupWriter {
-    private let file: FileHandle
-    private let pusher: SecretStream.Pusher
     private(set) var records: UInt64 = 0
+    /// What the archive holds once finished: every length is known before sealing.
     private(set) var bytesWritten: UInt64 = 0
-    /// Sealed bytes not written to the file yet.
-    private var pending: [UInt8] = []
-    private var plaintext: [UInt8] = []
-    static let writeLength = 1 << 20
+    private let sealer: ArchiveSealer
+    private var batch = ArchiveSealer.Batch()
+    private var ended = false
+    static let batchLength = 256 << 10
+    static let waitingBatches = 16
 
     init(file: FileHandle, identityKey: [UInt8], recoveryKey: RecoveryKey, createdAt: UInt64,
          random: any RandomSource = SystemRandom()) throws {
-        self.file = file
         let salt = random.bytes(BackupArchive.saltLength)
         let keys = BackupArchive.Keys(recoveryKey: recoveryKey, salt: salt)
-        pusher = try SecretStream.Pusher(key: keys.stream)
+        let pusher = try SecretStream.Pusher(key: keys.stream)
         let header = BackupArchive.Header(identityKey: identityKey, createdAt: createdAt, salt: salt, streamHeader: pusher.header)
-        try write(header.encoded(keys: keys))
+        let encoded = header.encoded(keys: keys)
+        bytesWritten = UInt64(encoded.count)
+        sealer = ArchiveSealer(file: file, pusher: pusher, header: encoded, waitingBatches: Self.waitingBatches)
     }
 
     /// A writer with a fixed salt and stream header, for test vectors only.
     init(file: FileHandle, identityKey: [UInt8], recoveryKey: RecoveryKey, createdAt: UInt64,
          fixedSalt salt: [UInt8], fixedStreamHeader streamHeader: [UInt8]) throws {
-        self.file = file
         let keys = BackupArchive.Keys(recoveryKey: recoveryKey, salt: salt)
-        pusher = try SecretStream.Pusher(key: keys.stream, fixedHeader: streamHeader)
+        let pusher = try SecretStream.Pusher(key: keys.stream, fixedHeader: streamHeader)
         let header = BackupArchive.Header(identityKey: identityKey, createdAt: createdAt, salt: salt, streamHeader: streamHeader)
-        try write(header.encoded(keys: keys))
+        let encoded = header.encoded(keys: keys)
+        bytesWritten = UInt64(encoded.count)
+        sealer = ArchiveSealer(file: file, pusher: pusher, header: encoded, waitingBatches: Self.waitingBatches)
     }
 
-    private func write(_ bytes: [UInt8]) throws {
-        pending += bytes
-        bytesWritten += UInt64(bytes.count)
-        if pending.count >= Self.writeLength { try flush() }
+    deinit { abandon() }
+
+    /// Stops the sealing thread without an end record; returns once it has
+    /// stopped writing (call it before the file closes). Nothing after `finish`.
+    func abandon() {
+        guard !ended else { return }
+        ended = true
+        ConstantTime.wipe(&batch.bytes)
+        try? sealer.stop(.abandon)
     }
 
-    private func flush() throws {
-        guard !pending.isEmpty else { return }
-        try file.write(contentsOf: pending)
-        pending.removeAll(keepingCapacity: true)
-    }
-
-    /// Seals and writes one record: `type || body`.
+    /// Queues one record, `type || body`, to be sealed and written.
+    ///
+    /// - Throws: the sealing thread's failure (a write that failed), at the first append after it.
     func append<Body: Collection>(_ type: BackupArchive.RecordType, _ body: Body) throws where Body.Element == UInt8 {
-        precondition(type != .end)
-        plaintext.removeAll(keepingCapacity: true)
-        plaintext.append(type.rawValue)
-        plaintext.append(contentsOf: body)
-        let sealed = pusher.push(plaintext)
-        ConstantTime.wipe(&plaintext)
-        try write(BackupArchive.bigEndian(UInt32(sealed.count)))
-        try write(sealed)
+        precondition(type != .end && !ended)
+        batch.bytes.append(type.rawValue)
+        batch.bytes.append(contentsOf: body)
+        let length = batch.bytes.count - (batch.ends.last ?? 0)
+        batch.ends.append(batch.bytes.count)
         records += 1
+        bytesWritten += UInt64(4 + length + SecretStream.overhead)
+        if batch.bytes.count >= Self.batchLength { try handOver() }
     }
 
-    /// The end record (tagged final): the number of records before it; then
-    /// everything still gathered is written.
+    private func handOver() throws {
+        guard !batch.ends.isEmpty else { return }
+        let full = batch
+        batch = ArchiveSealer.Batch()
+        try sealer.put(full)
+    }
+
+    /// The end record (tagged final): the number of records before it; returns
+    /// once everything is written to the file (not synced: the caller syncs).
     func finish() throws {
-        let body = [BackupArchive.RecordType.end.rawValue] + BackupArchive.bigEndian(records)
-        let sealed = pusher.push(body, tag: .final)
-        try write(BackupArchive.bigEndian(UInt32(sealed.count)) + sealed)
-        try flush()
+        precondition(!ended)
+        try handOver()
+        ended = true
+        bytesWritten += UInt64(4 + 1 + 8 + SecretStream.overhead)
+        try sealer.stop(.finish(records: records))
     }
 }
 

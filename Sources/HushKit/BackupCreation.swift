@@ -37,6 +37,8 @@ struct BackupCreation {
         let createdAt = UInt64(now.timeIntervalSince1970 * 1000)
         let writer = try BackupWriter(file: file, identityKey: identity.publicKey.rawRepresentation,
                                       recoveryKey: recoveryKey, createdAt: createdAt)
+        // Before the file closes (defers run last to first): its sealing thread writes to it.
+        defer { writer.abandon() }
         let counts = try BackupCreation.writeContents(writer, identity: identity, identityCreatedAt: identityCreatedAt,
                                                       database: store.database, attachments: attachments)
         try writer.finish()

@@ -9,30 +9,31 @@ import HushStore
 /// what each record holds into a new home. Verifying is the same walk with
 /// nowhere to write, so both check exactly the same things.
 enum BackupRestoration {
-    /// Where a restore writes: a store being filled in one transaction and
-    /// the attachment folder.
+    /// Where a restore writes: a store and the attachment files, each
+    /// filled on a thread of its own from what the reading thread hands over.
     final class Target {
-        let database: Database
+        let rows: BackupRowLoader
         let attachments: String
-        var insert: Statement?
-        /// The file being written.
-        var file: DirectFileWriter?
         /// Every file reaches the disk before the home is renamed into place,
         /// synced while the next ones are written.
         let syncs = BackgroundFileSync()
+        let files: RestoredFileWriter
+        /// A file was begun and not closed yet.
+        var fileOpen = false
+        /// The files begun so far (the writing thread creates them later).
+        var names: Set<String> = []
 
-        /// Writes what is left of the file being written and hands it over
-        /// to be synced and closed.
+        /// Closes the file being written, if any.
         func finishFile() throws(HushError) {
-            guard let file else { return }
-            self.file = nil
-            try file.finish()
-            syncs.syncAndClose(file.handle, path: file.path)
+            guard fileOpen else { return }
+            fileOpen = false
+            try files.close()
         }
 
-        init(database: Database, attachments: String) {
-            self.database = database
+        init(rows: BackupRowLoader, attachments: String) {
+            self.rows = rows
             self.attachments = attachments
+            files = RestoredFileWriter(syncs: syncs)
         }
     }
 
@@ -138,12 +139,14 @@ enum BackupRestoration {
             try opened.database.execute("PRAGMA cache_size = -\(restoreCacheKiB)")
             let attachments = restoring.home.file(HushAccount.attachmentDirectoryName)
             guard mkdir(attachments, 0o700) == 0 else { throw HushError(.storage, reason: "could not create \(attachments) (errno \(errno))") }
-            target = Target(database: opened.database, attachments: attachments)
+            target = Target(rows: BackupRowLoader(database: opened.database), attachments: attachments)
         }
 
-        // On a failure too, nothing is still syncing in the folder once the restore returns (and removes it).
+        // On a failure too, nothing is still syncing or inserting in the folder once the restore returns (and removes it):
+        // the store's one transaction rolled back, its connection idle.
         defer {
-            try? target?.finishFile()
+            target?.rows.abandon()
+            target?.files.abandon()
             try? target?.syncs.finish()
         }
 
@@ -173,21 +176,15 @@ enum BackupRestoration {
                     }
                     rows[name] = 0
                     table = (name, columns.count)
-                    if let target {
-                        let existing = try target.database.query("PRAGMA table_info(" + BackupCreation.quoted(name) + ")") { try $0[1] as String }
-                        guard !existing.isEmpty, columns.allSatisfy(existing.contains) else {
-                            throw BackupArchive.damaged("its table \(name) does not fit this hush's store")
-                        }
-                        try target.database.execute("DELETE FROM " + BackupCreation.quoted(name))
-                        let sql = "INSERT INTO " + BackupCreation.quoted(name) + "(" + columns.map(BackupCreation.quoted).joined(separator: ", ")
-                            + ") VALUES (" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
-                        target.insert = try target.database.prepare(sql)
-                    }
+                    try target?.rows.beginTable(name, columns: columns)
                 case .row:
                     guard let current = table else { throw BackupArchive.damaged("a row comes before its table") }
-                    try BackupValue.readRow(from: &body, columns: current.columns, into: target?.insert)
+                    // Checked here when verifying; when restoring, by the loading thread as it inserts.
+                    if let target { try target.rows.appendRow(body) } else { try BackupValue.readRow(from: &body, columns: current.columns, into: nil) }
                     rows[current.name, default: 0] += 1
                 case .file:
+                    // The store's derived parts are built while the files are written.
+                    try target?.rows.endOfRows(createdAt: reader.header.createdAt)
                     let relative = try body.string()
                     let size = try body.u64()
                     try body.finish()
@@ -204,15 +201,18 @@ enum BackupRestoration {
                         let path = target.attachments + "/" + relative
                         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
                                                                 withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-                        if FileManager.default.fileExists(atPath: path) { throw BackupArchive.damaged("it holds the file \(relative) twice") }
-                        target.file = try DirectFileWriter(creating: path)
+                        guard target.names.insert(relative).inserted, !FileManager.default.fileExists(atPath: path) else {
+                            throw BackupArchive.damaged("it holds the file \(relative) twice")
+                        }
+                        try target.files.open(path)
+                        target.fileOpen = true
                     }
                 case .fileData:
                     let bytes = body.rest
                     guard let open = file, UInt64(bytes.count) <= open.remaining, !bytes.isEmpty else {
                         throw BackupArchive.damaged("file bytes come where no file is open")
                     }
-                    if let writer = target?.file { try bytes.withUnsafeBytes { try writer.append($0) } }
+                    try target?.files.append(bytes)
                     file = (open.path, open.remaining - UInt64(bytes.count))
                 case .end:
                     break // never returned by the reader
@@ -221,26 +221,11 @@ enum BackupRestoration {
             if let open = file, open.remaining > 0 { throw BackupArchive.damaged("the file \(open.path) is cut short") }
             if let target {
                 try target.finishFile()
-                target.insert = nil
-                for index in try BackupCreation.virtualTables(target.database) {
-                    let quoted = BackupCreation.quoted(index)
-                    try target.database.execute("INSERT INTO \(quoted)(\(quoted)) VALUES ('rebuild')")
-                }
-                scheduleNotRestored = try HushAccount.removeBackupSchedule(from: target.database)
-                try target.database.execute("INSERT OR REPLACE INTO settings(name, value) VALUES (?, ?)",
-                                            [HushAccount.restoredFromBackupSetting, String(reader.header.createdAt)])
+                try target.files.finish()
+                scheduleNotRestored = try target.rows.finish(createdAt: reader.header.createdAt)
             }
         }
-        // One transaction: a failure anywhere leaves the new store empty (and the folder is removed).
-        if let database = target?.database {
-            try database.transaction(.immediate) { db in
-                try db.execute("PRAGMA defer_foreign_keys = ON")
-                try walkRecords()
-            }
-        } else {
-            try walkRecords()
-        }
-        try target?.database.checkpoint()
+        try walkRecords()
         // Every file on disk before the caller renames the home into place.
         try target?.syncs.finish()
         let archiveBytes = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.uint64Value ?? 0

@@ -69,6 +69,44 @@ import Testing
         #expect(throws: HushError.self) { try cut.next() }
     }
 
+    /// Records are sealed and written on the writer's own thread: a write that
+    /// fails there (a full disk: /dev/full) reaches the caller at a later
+    /// append or at `finish`, and nothing waits forever; a writer dropped
+    /// unfinished writes no end record, and its size counts what it holds.
+    @Test func aFailedWriteReachesTheCallerAndAnUnfinishedArchiveHasNoEnd() throws {
+        let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        defer { try? full.close() }
+        let writer = try BackupWriter(file: full, identityKey: Array(repeating: 7, count: 32), recoveryKey: RecoveryKey.generate(), createdAt: 1)
+        #expect(throws: (any Error).self) {
+            for _ in 0..<200 { try writer.append(.fileData, [UInt8](repeating: 1, count: BackupArchive.fileChunkLength)) }
+            try writer.finish()
+        }
+        writer.abandon()
+
+        var expected = 0
+        let (directory, path, key) = try Self.archive { writer in
+            for size in [0, 1, 300, BackupArchive.fileChunkLength] {
+                try writer.append(.fileData, [UInt8](repeating: 2, count: size))
+                expected = Int(writer.bytesWritten)
+            }
+        }
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let endLength = 4 + 1 + 8 + SecretStream.overhead
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int == expected + endLength)
+        let unfinished = directory + "/unfinished"
+        FileManager.default.createFile(atPath: unfinished, contents: nil)
+        let handle = try #require(FileHandle(forWritingAtPath: unfinished))
+        do {
+            let dropped = try BackupWriter(file: handle, identityKey: Array(repeating: 7, count: 32), recoveryKey: key, createdAt: 1)
+            try dropped.append(.table, [1])
+        }
+        try handle.close()
+        #expect(throws: HushError.self, "refused, whether cut in its header or after a record") {
+            let reader = try BackupReader(path: unfinished, recoveryKey: key)
+            while try reader.next() != nil {}
+        }
+    }
+
     /// The reader hands out records from one read buffer (`BlockReader`, a
     /// quarter of a MiB) and opens them into one reused plaintext buffer:
     /// records that straddle two reads, fill several, or are larger than the

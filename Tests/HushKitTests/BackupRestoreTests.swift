@@ -30,6 +30,19 @@ import Testing
         #expect(restored.address == address)
         restored.close()
 
+        // Its last record (the end record, after every row was handed to the loading thread) changed:
+        // refused as damaged, and nothing is left, neither the home nor the temporary folder.
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: archive)))
+        bytes[bytes.count - 3] ^= 0x01
+        let tampered = folder.appendingPathComponent("tampered.hushbackup").path
+        try Data(bytes).write(to: URL(fileURLWithPath: tampered))
+        let refused = await App.error {
+            _ = try await HushAccount.restoreBackup(at: tampered, into: folder.appendingPathComponent("never").path, recoveryKey: recoveryKey, keys: App.keys)
+        }
+        #expect(refused?.kind == .damagedFile, "\(String(describing: refused))")
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(!left.contains("never") && !left.contains { $0.hasSuffix(".restoring") }, "\(left)")
+
         // A second restore into a home that exists now is refused.
         let again = await App.error { _ = try await HushAccount.restoreBackup(at: archive, into: open, recoveryKey: recoveryKey, keys: App.keys) }
         #expect(again?.kind == .accountExists, "\(String(describing: again))")
