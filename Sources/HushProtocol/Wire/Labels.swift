@@ -38,6 +38,10 @@ public enum Labels {
     public static let linkWelcome = label("hush/v1/link-welcome")
     /// HKDF info prefix of the link channel's keys (§20.6).
     public static let linkChannel = label("hush/v1/link-channel")
+    /// HKDF info of the Ed25519 seed of the link's throwaway relay identity (§20.6).
+    public static let linkMailbox = label("hush/v1/link-mailbox")
+    /// HKDF info of the delivery credential both devices deposit into the link mailbox with (§20.6).
+    public static let linkCredential = label("hush/v1/link-credential")
     /// The 32 0xFF bytes put in front of the handshake's key material, as X3DH
     /// does, so the input can never be mistaken for an XEdDSA/X25519 input elsewhere.
     public static let handshakePrefix = [UInt8](repeating: 0xFF, count: 32)
