@@ -205,7 +205,7 @@ extension HushAccount {
         try BackupRestoration.checkEmpty(directory)
         return try await translatingErrors {
             guard let relay = relayURL ?? (code.relay.isEmpty ? nil : code.relay) else {
-                throw HushError(.notRegistered, reason: "the link code names no relay", suggestion: "give the relay with --relay")
+                throw HushError(.invalidInput, reason: "the link code names no relay", suggestion: "give the relay the other device uses with --relay")
             }
             let deadline = ContinuousClock.now + timeout
             let linkKeys = try code.keys()
