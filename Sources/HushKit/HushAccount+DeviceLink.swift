@@ -285,6 +285,11 @@ extension HushAccount {
                 }
                 let store = try MessageStore.openExisting(path: home.databasePath, key: contents.databaseKey)
                 try store.deviceLists.keep(list.encoded, counter: list.counter, at: Int64(Date().timeIntervalSince1970 * 1000))
+                // Until per-device sessions (§20.8) this device shares the account's mailbox: a sync
+                // here would take (and, holding no sessions, set aside) what the original device
+                // must receive. So it starts with no relay and no login of the original's.
+                try store.settings.set(SettingsRepository.Name.relayURL, to: nil)
+                try store.settings.set(SettingsRepository.Name.sessionToken, to: nil)
             }
             await mailbox.finish()
             do {

@@ -153,7 +153,8 @@ struct InitCommand: AsyncParsableCommand {
                 fflush(nil)
             }
             defer { account.close() }
-            let note = "The history was copied. Messages sent to this account reach only the original device until per-device sessions exist."
+            let note = "The history was copied. Messages sent to this account reach only the original device until per-device sessions exist;"
+                + " this device has no relay meanwhile (do not give it one: it would take the original device's messages)."
             if json {
                 var object = BackupSummaryOutput.json(summary)
                 object["home"] = directory

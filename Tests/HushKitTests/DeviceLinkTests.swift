@@ -98,6 +98,8 @@ import Testing
 
         let original = try await HushAccount.open(in: home, keys: App.keys)
         #expect(joined.address == original.address)
+        // It shares the account's mailbox until per-device sessions exist: no relay, so no sync takes the original's messages.
+        #expect(joined.relayURL == nil && original.relayURL == relay.url)
         let originalHistory = try await Self.history(original), linkedHistory = try await Self.history(joined)
         #expect(originalHistory.count == 3 && originalHistory == linkedHistory)
         #expect(try await original.conversations() == joined.conversations())
