@@ -225,7 +225,7 @@ let package = Package(
         .target(
             name: "HushKit",
             dependencies: [
-                "HushCrypto", "HushProtocol", "HushDatabase", "HushKeystore", "HushStore", "HushMessenger", "HushRelayClient",
+                "HushCrypto", "HushProtocol", "HushDatabase", "HushKeystore", "HushStore", "HushMessenger", "HushRelayClient", "HushRelayAPI",
             ],
             swiftSettings: swiftSettings
         ),

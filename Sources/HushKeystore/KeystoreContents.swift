@@ -20,6 +20,10 @@ public struct KeystoreContents: Sendable {
         /// a version that does not know it keeps it unchanged, and a
         /// keystore without it stays valid.
         public static let recoveryKey: UInt16 = 0x100
+        /// The 32-byte Ed25519 seed of this device's own key (docs/PROTOCOL.md
+        /// §20.1): made on the device when it first takes part in a link,
+        /// never sent anywhere, and never put in a backup (a restore makes none).
+        public static let deviceSeed: UInt16 = 0x101
     }
 
     /// The 32-byte Ed25519 seed every identity key is derived from.

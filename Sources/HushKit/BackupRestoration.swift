@@ -63,7 +63,14 @@ enum BackupRestoration {
         let lock: HomeLock
     }
 
-    static func restore(path: String, into directory: String, recoveryKey: RecoveryKey, keys: KeyProvider) throws -> Restored {
+    /// `keystoreSecrets`, when given, are the new keystore's additional
+    /// entries in place of the archive's key (a linked device keeps the
+    /// account's recovery key and its own device seed, not the link's
+    /// archive key); `finishing` runs on the complete home before it is
+    /// renamed into place, so what it writes is there or nothing is.
+    static func restore(path: String, into directory: String, recoveryKey: RecoveryKey, keys: KeyProvider,
+                        keystoreSecrets: [UInt16: SecureBytes]? = nil,
+                        finishing: ((DataDirectory, KeystoreContents) throws -> Void)? = nil) throws -> Restored {
         let target = URL(fileURLWithPath: directory).standardizedFileURL.path
         let parent = (target as NSString).deletingLastPathComponent
         let temporary = parent + "/." + (target as NSString).lastPathComponent + "." + Hex.encode(SystemRandom().bytes(6)) + ".restoring"
@@ -71,8 +78,9 @@ enum BackupRestoration {
         defer { if !complete { try? FileManager.default.removeItem(atPath: temporary) } }
         let home = DataDirectory(path: temporary)
         try home.create()
-        let (summary, keystore) = try read(path: path, recoveryKey: recoveryKey, into: (home, keys))
+        let (summary, keystore) = try read(path: path, recoveryKey: recoveryKey, into: (home, keys), keystoreSecrets: keystoreSecrets)
         guard let keystore else { throw HushError(.storage, reason: "the restore wrote no keystore") }
+        try finishing?(home, keystore)
         // The lock file goes with the folder: the account is held from before it has its name.
         let lock = try HushAccount.lock(home, .shared)
         try home.checkPermissions()
@@ -88,10 +96,11 @@ enum BackupRestoration {
     /// Walks the whole archive; with `restoring`, writes it into that home
     /// and returns what its keystore holds.
     static func read(path: String, recoveryKey: RecoveryKey,
-                     into restoring: (home: DataDirectory, keys: KeyProvider)?) throws(HushError) -> (summary: BackupSummary, keystore: KeystoreContents?) {
+                     into restoring: (home: DataDirectory, keys: KeyProvider)?,
+                     keystoreSecrets: [UInt16: SecureBytes]? = nil) throws(HushError) -> (summary: BackupSummary, keystore: KeystoreContents?) {
         let reader = try BackupReader(path: path, recoveryKey: recoveryKey)
         do {
-            return try walk(reader, path: path, recoveryKey: recoveryKey, restoring: restoring)
+            return try walk(reader, path: path, recoveryKey: recoveryKey, restoring: restoring, keystoreSecrets: keystoreSecrets)
         } catch let error as HushError {
             throw error
         } catch {
@@ -100,7 +109,8 @@ enum BackupRestoration {
     }
 
     private static func walk(_ reader: BackupReader, path: String, recoveryKey: RecoveryKey,
-                             restoring: (home: DataDirectory, keys: KeyProvider)?) throws -> (summary: BackupSummary, keystore: KeystoreContents?) {
+                             restoring: (home: DataDirectory, keys: KeyProvider)?,
+                             keystoreSecrets: [UInt16: SecureBytes]?) throws -> (summary: BackupSummary, keystore: KeystoreContents?) {
         let headerKey = try IdentityKey(rawRepresentation: reader.header.identityKey)
         // The identity record comes first.
         guard let first = try reader.next(), first.type == .identity else {
@@ -129,7 +139,7 @@ enum BackupRestoration {
         if let restoring {
             let contents = KeystoreContents.generate(createdAt: identityCreatedAt)
             let restored = KeystoreContents(identitySeed: seed, databaseKey: contents.databaseKey, createdAt: identityCreatedAt,
-                                            additional: [KeystoreContents.EntryType.recoveryKey: recoveryKey.bytes])
+                                            additional: keystoreSecrets ?? [KeystoreContents.EntryType.recoveryKey: recoveryKey.bytes])
             try restoring.keys.create(KeystoreFile(directory: restoring.home), holding: restored)
             keystore = restored
             let opened = try MessageStore(path: restoring.home.databasePath, key: restored.databaseKey)

@@ -35,16 +35,23 @@ extension HushAccount {
             let key = RecoveryKey.generate()
             var additional = contents.additional
             additional[KeystoreContents.EntryType.recoveryKey] = key.bytes
-            let updated = KeystoreContents(identitySeed: contents.identitySeed, databaseKey: contents.databaseKey,
-                                           createdAt: contents.createdAt, additional: additional)
-            // Sealed again at the cost the keystore has now, not the provider's default.
-            var resealing = keys
-            if case let .passphrase(passphrase, _) = keys.secret {
-                resealing = KeyProvider(secret: .passphrase(passphrase, cost: try keystore.header().cost))
-            }
-            try resealing.create(keystore, holding: updated, replacing: true)
+            try rewrite(keystore, keys: keys, adding: additional, to: contents)
             return (key, true)
         }
+    }
+
+    /// Seals `contents` again with `additional` as its additional entries,
+    /// in place, at the cost the keystore has now (not the provider's
+    /// default). The caller holds the home exclusively.
+    static func rewrite(_ keystore: KeystoreFile, keys: KeyProvider, adding additional: [UInt16: SecureBytes],
+                        to contents: KeystoreContents) throws {
+        let updated = KeystoreContents(identitySeed: contents.identitySeed, databaseKey: contents.databaseKey,
+                                       createdAt: contents.createdAt, additional: additional)
+        var resealing = keys
+        if case let .passphrase(passphrase, _) = keys.secret {
+            resealing = KeyProvider(secret: .passphrase(passphrase, cost: try keystore.header().cost))
+        }
+        try resealing.create(keystore, holding: updated, replacing: true)
     }
 
     /// The recovery key a keystore holds, if it has one.

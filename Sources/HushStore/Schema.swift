@@ -35,6 +35,7 @@ public enum Schema {
         migrator.register(version: 26, name: "a group message resent once per member, not once in all", addResendsPerMember)
         migrator.register(version: 27, name: "the unread incoming messages of each conversation, indexed apart", addUnreadIndex)
         migrator.register(version: 28, name: "group contents outside history, resent once per member; an edit's text goes with its message", addGroupContentResends)
+        migrator.register(version: 29, name: "the account's signed device lists", addDeviceLists)
         return migrator
     }()
 

@@ -11,7 +11,7 @@ struct Hush: AsyncParsableCommand {
             SendCommand.self, ReplyCommand.self, ReactCommand.self, EditCommand.self, DeleteCommand.self, DisappearCommand.self, SyncCommand.self, ChatsCommand.self, HistoryCommand.self, ChatCommand.self,
             ListenCommand.self, OutboxCommand.self, RetryCommand.self, SearchCommand.self, VerifyCommand.self,
             DaemonCommand.self, RPCCommand.self, PassphraseCommand.self, DoctorCommand.self, AuditCommand.self, RelayCommand.self,
-            AttachmentsCommand.self, FetchCommand.self, BackupCommand.self, ExportCommand.self, VectorsCommand.self, DemoCommand.self, ExitCodesCommand.self,
+            AttachmentsCommand.self, FetchCommand.self, BackupCommand.self, ExportCommand.self, DeviceCommand.self, VectorsCommand.self, DemoCommand.self, ExitCodesCommand.self,
         ]
     )
 

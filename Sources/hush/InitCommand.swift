@@ -18,10 +18,17 @@ struct InitCommand: AsyncParsableCommand {
             identity key and signed prekeys (never a private key). Without it nothing is sent anywhere; \
             `hush register --relay URL` can do it later.
 
+            With --link CODE (the code `hush device link` printed on a device of the account; - reads it \
+            from the terminal), init joins that account instead of making one: both screens show six \
+            digits, which you confirm on the other device; then this device gets the account and its \
+            whole history. Nothing is written here unless the link completes. Until per-device sessions \
+            exist, messages sent to the account reach only the original device.
+
             Examples:
               hush init --name alice
               hush init --home /tmp/alice --passphrase-file ~/.alice-pass --kdf-cost interactive
               HUSH_PASSPHRASE=secret hush init --home /tmp/bob --json
+              hush init --home ~/.hush --link 04ZK-…   (the code from `hush device link`)
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -36,7 +43,18 @@ struct InitCommand: AsyncParsableCommand {
     @Flag(help: "Replace an existing identity. The old identity and its messages become unreadable for good.")
     var force = false
 
+    @Option(help: ArgumentHelp("Join an existing account with the code `hush device link` printed there (- reads it from the terminal).",
+                               valueName: "CODE"))
+    var link: String?
+
+    @Option(help: "With --link: what the account's device list calls this device (1 to 64 bytes; default: the host name).")
+    var deviceName: String?
+
     func validate() throws {
+        if link != nil, name != nil || force {
+            throw ValidationError("--link joins an account as it is: --name and --force do not go with it")
+        }
+        if deviceName != nil, link == nil { throw ValidationError("--device-name goes with --link") }
         if let name, name.trimmingCharacters(in: .whitespaces).isEmpty {
             throw ValidationError("--name must not be empty")
         }
@@ -44,6 +62,10 @@ struct InitCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let link {
+            try await joining(link)
+            return
+        }
         try await reportingErrors {
             let environment = ProcessInfo.processInfo.environment
             let directory = try global.homeDirectory(environment: environment)
@@ -94,6 +116,56 @@ struct InitCommand: AsyncParsableCommand {
             if let registrationError {
                 printError("the identity was created, but registering with the relay failed: \(registrationError); run `hush register` when the relay is reachable")
                 throw ExitCode(.relayUnavailable)
+            }
+        }
+    }
+
+    /// `hush init --link CODE`: a new home joined to an existing account (docs/PROTOCOL.md §20.6).
+    private func joining(_ given: String) async throws {
+        try await reportingErrors {
+            let environment = ProcessInfo.processInfo.environment
+            let directory = try global.homeDirectory(environment: environment)
+            // Refused before anything is asked.
+            if let entries = try? FileManager.default.contentsOfDirectory(atPath: directory), !entries.isEmpty {
+                throw HushError(.accountExists, reason: "\(directory) is not empty: a device is only linked into a new or empty folder",
+                                suggestion: "give another --home, or move that folder away first")
+            }
+            var code = given
+            if given == "-" {
+                if !global.json { print("Link code: ", terminator: ""); fflush(nil) }
+                code = readLine() ?? ""
+            }
+            let cost = try KeyDerivationCost.resolve(option: kdf.kdfCost, environment: environment)
+            var passphrase = try PassphraseSource.resolve(file: global.passphraseFile, environment: environment)
+                .read(prompt: "New passphrase: ", confirm: true)
+            let keys = KeyProvider.passphrase(bytes: passphrase, cost: cost)
+            passphrase.wipe()
+            let json = global.json
+            let (summary, account) = try await HushAccount.joinByLink(code: code, into: directory, keys: keys,
+                                                                      deviceName: deviceName ?? DeviceLinkCommand.hostName(),
+                                                                      relayURL: relay) { digits in
+                if json {
+                    try? printJSON(["digits": digits])
+                } else {
+                    print("Confirm on the other device that it shows: \(digits.prefix(3)) \(digits.dropFirst(3))")
+                    print("Waiting for it…")
+                }
+                fflush(nil)
+            }
+            defer { account.close() }
+            let note = "The history was copied. Messages sent to this account reach only the original device until per-device sessions exist;"
+                + " this device has no relay meanwhile (do not give it one: it would take the original device's messages)."
+            if json {
+                var object = BackupSummaryOutput.json(summary)
+                object["home"] = directory
+                object["address"] = account.address
+                object["linked"] = true
+                object["note"] = note
+                try printJSON(object)
+            } else {
+                print("Linked into \(directory) as a device of \(account.address)")
+                BackupSummaryOutput.lines(summary).forEach { print($0) }
+                print(note)
             }
         }
     }

@@ -37,6 +37,12 @@ final class RelayProcess: @unchecked Sendable {
         reader.readabilityHandler = { handle in _ = handle.availableData }
     }
 
+    /// Stops the relay now (SIGKILL): a relay that goes away mid-way.
+    func stop() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
     deinit {
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()

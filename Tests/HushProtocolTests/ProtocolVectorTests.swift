@@ -61,6 +61,9 @@ import Testing
         var badArchiveKey = linkCodes[0]
         badArchiveKey["archive_key"] = String(repeating: "00", count: 32)
         #expect(throws: (any Error).self) { try LinkCodeSuite().run(badArchiveKey) }
+        var badMailbox = linkCodes[0]
+        badMailbox["mailbox_identity_key"] = String(repeating: "00", count: 32)
+        #expect(throws: (any Error).self) { try LinkCodeSuite().run(badMailbox) }
         var wrongReason = try #require(linkCodes.first { $0["error"] as? String == "badChecksum" })
         wrongReason["error"] = "badPadding"
         #expect(throws: (any Error).self) { try LinkCodeSuite().run(wrongReason) }

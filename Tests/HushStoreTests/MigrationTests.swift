@@ -37,6 +37,10 @@ import HushTesting
             try db.execute("INSERT INTO sent_contents(digest, contact_id, content, sealed_at) VALUES (x'e1', 1, ?, 1), (x'e2', 1, ?, 1)",
                            [Self.editContent, [0x01, 0x02] + [UInt8](repeating: 7, count: 24) + [0x00, 0x01] + [UInt8](repeating: 9, count: 16)])
         }
+        if version >= 28 {
+            // From version 28 the code that keeps an edit records the message it edits.
+            try db.execute("UPDATE sent_contents SET edit_of = ? WHERE digest = x'e1'", [[UInt8](repeating: 0x5A, count: 16)])
+        }
     }
 
     /// An encoded edit of the message whose client id is 16 × 0x5A.

@@ -21,16 +21,29 @@ public struct LinkKeys: Sendable, CustomStringConvertible {
     public let linkID: [UInt8]
     let secret: SecureBytes
     let authKey: SecureBytes
+    /// The Ed25519 seed of the link's mailbox: a relay identity of its own,
+    /// which both devices derive, the existing one registers, and both log in
+    /// as. It names no account and is used for this one link.
+    public let mailboxSeed: SecureBytes
+    /// The delivery credential both devices deposit into the link mailbox
+    /// with (the existing device registers its hash): no proof of work, no
+    /// first-contact limit for the link's few messages.
+    public let mailboxCredential: SecureBytes
 
     init(secret: SecureBytes) throws(ProtocolError) {
         do {
             linkID = try HKDF.deriveKey(inputKeyMaterial: secret, salt: [UInt8](), info: Labels.linkID, length: Self.linkIDLength).copyBytes()
             authKey = try HKDF.deriveKey(inputKeyMaterial: secret, salt: [UInt8](), info: Labels.linkAuth, length: 32)
+            mailboxSeed = try HKDF.deriveKey(inputKeyMaterial: secret, salt: [UInt8](), info: Labels.linkMailbox, length: Ed25519.seedLength)
+            mailboxCredential = try HKDF.deriveKey(inputKeyMaterial: secret, salt: [UInt8](), info: Labels.linkCredential, length: 32)
         } catch {
             throw .crypto(error)
         }
         self.secret = secret
     }
+
+    /// The link mailbox's relay identity (§20.6): the key pair of `mailboxSeed`.
+    public func mailboxIdentity() throws(ProtocolError) -> IdentityKeyPair { try IdentityKeyPair(seed: mailboxSeed) }
 
     /// The link id is public (the relay sees it); the secret and the MAC key are not shown.
     public var description: String { "LinkKeys(link id \(Hex.encode(linkID)), secret redacted)" }

@@ -38,6 +38,10 @@ public enum Labels {
     public static let linkWelcome = label("hush/v1/link-welcome")
     /// HKDF info prefix of the link channel's keys (§20.6).
     public static let linkChannel = label("hush/v1/link-channel")
+    /// HKDF info of the Ed25519 seed of the link's throwaway relay identity (§20.6).
+    public static let linkMailbox = label("hush/v1/link-mailbox")
+    /// HKDF info of the delivery credential both devices deposit into the link mailbox with (§20.6).
+    public static let linkCredential = label("hush/v1/link-credential")
     /// The blinding factor of an account's directory name (§20.9).
     public static let directoryBlind = label("hush/v1/directory-blind")
     /// The nonce prefix of signatures under the directory name (§20.9).

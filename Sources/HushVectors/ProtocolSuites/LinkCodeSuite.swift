@@ -3,7 +3,8 @@ import HushCrypto
 
 /// Vectors/protocol/link-code.json (docs/PROTOCOL.md §20.5, §20.6), one case per `kind`:
 /// - `code`: from `secret` and `relay`, the code's `bytes` and `text`; each
-///   of `typed` must read to the same bytes; the link id and auth key; with
+///   of `typed` must read to the same bytes; the link id, auth key, link
+///   mailbox seed, identity key and credential, the hello's link envelope; with
 ///   both ephemeral private keys, the hello, the welcome, the agreement, the
 ///   channel keys, the archive key, the confirmation digits and one sealed
 ///   channel message, byte for byte;
@@ -31,6 +32,9 @@ public struct LinkCodeSuite: VectorSuite {
         let keys = try code.keys()
         try expectHex(keys.linkID, try fields.hex("link_id"), "link id")
         try expectHex(keys.authenticationKey.copyBytes(), try fields.hex("auth_key"), "auth key")
+        try expectHex(keys.mailboxSeed.copyBytes(), try fields.hex("mailbox_seed"), "link mailbox seed")
+        try expectHex(try keys.mailboxIdentity().publicKey.rawRepresentation, try fields.hex("mailbox_identity_key"), "link mailbox identity key")
+        try expectHex(keys.mailboxCredential.copyBytes(), try fields.hex("mailbox_credential"), "link mailbox credential")
 
         let new = try X25519.PrivateKey(rawRepresentation: SecureBytes(copying: try fields.hex("new_ephemeral_private")))
         let existing = try X25519.PrivateKey(rawRepresentation: SecureBytes(copying: try fields.hex("existing_ephemeral_private")))
@@ -38,6 +42,11 @@ public struct LinkCodeSuite: VectorSuite {
         try expectHex(existing.publicKey.rawRepresentation, try fields.hex("existing_ephemeral_public"), "E_e")
         let hello = keys.hello(new.publicKey)
         try expectHex(hello, try fields.hex("hello"), "hello")
+        let envelope = try fields.hex("hello_envelope")
+        try expectHex(try LinkEnvelope.wrap(hello, from: .newDevice), envelope, "hello in its link envelope")
+        guard let unwrapped = LinkEnvelope.unwrap(envelope), unwrapped.sender == .newDevice, unwrapped.message == hello else {
+            throw VectorFailure("the hello's link envelope does not read back")
+        }
         let welcome = keys.welcome(existing.publicKey, answering: hello)
         try expectHex(welcome, try fields.hex("welcome"), "welcome")
         try expectHex(try new.sharedSecret(with: existing.publicKey).copyBytes(), try fields.hex("shared_secret"), "X25519(e_n, E_e)")

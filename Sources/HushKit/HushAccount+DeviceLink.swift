@@ -1,0 +1,349 @@
+import Foundation
+import HushCrypto
+import HushKeystore
+import HushProtocol
+import HushRelayClient
+import HushStore
+
+/// Linking a device (docs/PROTOCOL.md §20.6): an existing device of the
+/// account makes a one-time code; the new device joins with it, receives the
+/// account's keys and a signed device list naming it, then the whole history
+/// as one backup archive only it can open, through the relay's blob store.
+///
+/// A linked device holds the account and its history, but until per-device
+/// sessions exist (§20.8) messages sent to the account reach only the
+/// devices that already had them: the original device.
+extension HushAccount {
+    /// How long either side waits for the other, in all.
+    public static let linkTimeout: Duration = .seconds(15 * 60)
+
+    /// Links a new device to the account in `directory` (closed: it is held
+    /// exclusively meanwhile), through its relay (or `relayURL`).
+    ///
+    /// `showCode` gets the code's text to show the user (a secret: never log
+    /// it). When the new device answers, `confirm` gets its name (untrusted
+    /// text: sanitise it) and the six digits both screens show; it returns
+    /// whether the user says they match. Only then is anything signed: the
+    /// account's next device list, with `thisDeviceName` naming this device
+    /// in its first list when the account has none yet. Then the history is
+    /// written as an archive under the link's key, uploaded, and announced.
+    ///
+    /// - Throws: `HushError` of kind `keyUnavailable` (no recovery key yet:
+    ///   `recoveryKey(in:keys:)`), `notRegistered` (no relay), `relayUnavailable`,
+    ///   `invalidInput` (the new device's key, proof or name is refused),
+    ///   `other` (declined, or no answer within `linkTimeout`), or as
+    ///   `open(in:keys:)`. A declined or failed link signs nothing.
+    @discardableResult
+    public static func linkDevice(from directory: String, keys: KeyProvider, thisDeviceName: String, relayURL: String? = nil,
+                                  showCode: @Sendable (String) async -> Void,
+                                  confirm: @Sendable (_ newDeviceName: String, _ digits: String) async -> Bool)
+        async throws(HushError) -> LinkedDevice {
+        try await linkDevice(from: directory, keys: keys, thisDeviceName: thisDeviceName, relayURL: relayURL,
+                             timeout: linkTimeout, showCode: showCode, confirm: confirm)
+    }
+
+    static func linkDevice(from directory: String, keys: KeyProvider, thisDeviceName: String, relayURL: String?, timeout: Duration,
+                           showCode: @Sendable (String) async -> Void,
+                           confirm: @Sendable (_ newDeviceName: String, _ digits: String) async -> Bool)
+        async throws(HushError) -> LinkedDevice {
+        try await translatingErrors {
+            let home = DataDirectory(path: directory)
+            let keystore = KeystoreFile(directory: home)
+            guard keystore.exists else { throw KeystoreError.noIdentity(home: home.path) }
+            let lock = try Self.lock(home, .exclusive)
+            defer { lock.release() }
+            let contents = try keys.unlock(keystore)
+            guard let recoveryKey = recoveryKey(of: contents) else { throw noRecoveryKey }
+            let identity = try IdentityKeyPair(seed: contents.identitySeed)
+            let store = try MessageStore.openExisting(path: home.databasePath, key: contents.databaseKey)
+            guard let relay = try relayURL ?? store.settings.value(SettingsRepository.Name.relayURL), !relay.isEmpty else {
+                throw HushError(.notRegistered, reason: "this account has no relay, and a link goes through one",
+                                suggestion: "give the relay with --relay")
+            }
+            let deadline = ContinuousClock.now + timeout
+            let code = try LinkCode.generate(relay: relay)
+            let linkKeys = try code.keys()
+            let mailbox = try await LinkMailbox.open(linkKeys, relayURL: relay, side: .existingDevice)
+            await showCode(code.displayText)
+
+            // 3: the first hello made with this code; later ones are ignored (a code links one device).
+            let (hello, newEphemeral) = try await mailbox.next(until: deadline, waitingFor: "the new device's hello") { message in
+                (try? linkKeys.openHello(message)).map { (message, $0) }
+            }
+            let ephemeral = X25519.PrivateKey(storage: .guarded)
+            let channel = try linkKeys.channel(own: ephemeral, peer: newEphemeral, newDevice: newEphemeral, existingDevice: ephemeral.publicKey)
+            try await mailbox.send(linkKeys.welcome(ephemeral.publicKey, answering: hello))
+            try await mailbox.send(channel.seal(LinkMessage.account(identity.publicKey).encoded, from: .existingToNew, number: 0))
+            // From here on the new device waits on this one: whatever ends the link here tells it so at once.
+            var number: UInt8 = 1
+            do {
+                let added = try await admitAndSendHistory(mailbox, channel, number: &number, home: home, keys: keys, keystore: keystore,
+                                                          contents: contents, identity: identity, recoveryKey: recoveryKey, store: store,
+                                                          thisDeviceName: thisDeviceName, deadline: deadline, confirm: confirm)
+                await mailbox.finish()
+                return added
+            } catch {
+                try? await mailbox.send(channel.seal(LinkMessage.declined.encoded, from: .existingToNew, number: number))
+                await mailbox.finish()
+                throw error
+            }
+        }
+    }
+
+    /// Steps 5 to 7 of the existing device, once the channel is up: the new
+    /// device's key, the user's confirmation, the list, the history. `number`
+    /// is the next channel message's, for the `ended` message on a failure.
+    private static func admitAndSendHistory(_ mailbox: LinkMailbox, _ channel: LinkChannelKeys, number: inout UInt8, home: DataDirectory,
+                                            keys: KeyProvider, keystore: KeystoreFile, contents: KeystoreContents, identity: IdentityKeyPair,
+                                            recoveryKey: RecoveryKey, store: MessageStore, thisDeviceName: String,
+                                            deadline: ContinuousClock.Instant,
+                                            confirm: @Sendable (_ newDeviceName: String, _ digits: String) async -> Bool) async throws -> LinkedDevice {
+        // 5: the new device's key, proof and name, checked before anything is signed.
+        let device = try await mailbox.next(until: deadline, waitingFor: "the new device's key") { message in
+            try Self.openChannelMessage(message, channel, from: .newToExisting, number: 0)
+        }
+        guard case let .device(deviceKey, proof, name) = device else { throw unexpectedLinkMessage }
+        let now = UInt64(Date().timeIntervalSince1970 * 1000)
+        let entry: DeviceListEntry
+        do {
+            entry = try DeviceListEntry.joining(key: deviceKey, proof: proof, name: name, account: identity.publicKey, addedAt: now)
+        } catch {
+            throw HushError(.invalidInput, reason: "the new device's key was refused (\(error)); nothing was signed",
+                            suggestion: "start again with a new code")
+        }
+        guard await confirm(name, channel.confirmation) else {
+            throw HushError(.other, reason: "the link was declined: nothing was signed and the new device was sent nothing of the account",
+                            suggestion: "if the digits differed, someone else may have seen the code: make a new one")
+        }
+
+        // Confirmed: the next list, signed by this device (made now if the account has none).
+        let (ownKey, current) = try Self.ownDeviceAndList(keystore, keys: keys, contents: contents, identity: identity,
+                                                          store: store, name: thisDeviceName, now: now)
+        let next = try DeviceList.sign(account: identity, counter: current.counter + 1, createdAt: now, signer: ownKey,
+                                       entries: current.entries + [entry])
+        try store.deviceLists.keep(next.encoded, counter: next.counter, at: Int64(now))
+        var admit = LinkMessage.admit(accountSeed: contents.identitySeed, recoveryKey: recoveryKey.bytes, list: next.encoded).encoded
+        defer { ConstantTime.wipe(&admit) }
+        try await mailbox.send(channel.seal(admit, from: .existingToNew, number: 1))
+        number = 2
+
+        // 7: the history, under the link's archive key, through the blob store.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hush-link-" + Hex.encode(SystemRandom().bytes(8))).path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let archive = try writeBackup(of: home, databaseKey: contents.databaseKey, identity: identity, identityCreatedAt: contents.createdAt,
+                                      recoveryKey: RecoveryKey(bytes: channel.archiveKey), to: folder)
+        let (blobID, digest) = try await LinkArchiveTransfer.upload(archive.path, length: Int64(archive.archiveBytes), with: mailbox.client)
+        try await mailbox.send(channel.seal(LinkMessage.archive(blobID: blobID, length: archive.archiveBytes, sha256: digest).encoded,
+                                            from: .existingToNew, number: 2))
+        number = 3
+        return LinkedDevice(entry, thisDevice: DeviceID(deviceKey: ownKey.publicKey))
+    }
+
+    /// This device's key and the account's current list, in which it is
+    /// active. An account without a list gets both now (§20.8 "Accounts made
+    /// before lists"): a device seed, kept in the keystore before anything
+    /// names its key, then list 1 with this device alone.
+    private static func ownDeviceAndList(_ keystore: KeystoreFile, keys: KeyProvider, contents: KeystoreContents, identity: IdentityKeyPair,
+                                         store: MessageStore, name: String, now: UInt64) throws -> (Ed25519.PrivateKey, DeviceList) {
+        var seed = contents.additional[KeystoreContents.EntryType.deviceSeed]
+        if seed == nil {
+            let made = SecureBytes(randomCount: Ed25519.seedLength, storage: .guarded)
+            var additional = contents.additional
+            additional[KeystoreContents.EntryType.deviceSeed] = made
+            try rewrite(keystore, keys: keys, adding: additional, to: contents)
+            seed = made
+        }
+        let ownKey = try Ed25519.PrivateKey(seed: seed!)
+        if let latest = try store.deviceLists.latest() {
+            let list = try DeviceList.decode(latest, account: identity.publicKey)
+            guard list.entry(DeviceID(deviceKey: ownKey.publicKey))?.isActive == true else {
+                throw HushError(.invalidInput, reason: "this device is not active in the account's device list, so it cannot link another",
+                                suggestion: "link the new device from an active device of the account")
+            }
+            return (ownKey, list)
+        }
+        let own: DeviceListEntry
+        do { own = try DeviceListEntry.linking(ownKey, to: identity.publicKey, name: name, addedAt: now) } catch {
+            throw HushError(.invalidInput, reason: "this device's name is refused: 1 to 64 bytes of UTF-8 without control characters",
+                            suggestion: "give another name with --name")
+        }
+        let first = try DeviceList.sign(account: identity, counter: 1, createdAt: now, signer: ownKey, entries: [own])
+        try store.deviceLists.keep(first.encoded, counter: first.counter, at: Int64(now))
+        return (ownKey, first)
+    }
+
+    /// Joins the account whose device showed `code`, making a new home in
+    /// `directory` (which must not exist or be empty), its keystore sealed
+    /// under `keys`. `showDigits` gets the six digits to show the user, who
+    /// compares them with the other device's screen and confirms there.
+    /// Returns what the history archive held and the new account, open.
+    ///
+    /// Nothing is written into `directory` until the history has arrived and
+    /// checked (its length, its SHA-256, every record): a failure at any
+    /// step leaves it as it was.
+    ///
+    /// - Throws: `HushError` of kind `invalidInput` (not a link code, a bad
+    ///   name, or an answer that does not verify), `accountExists` (the
+    ///   directory is not empty), `notFound` (no device waits with this code),
+    ///   `relayUnavailable`, `damagedFile` (the archive), `other` (declined,
+    ///   or no answer within `linkTimeout`).
+    public static func joinByLink(code text: String, into directory: String, keys: KeyProvider, deviceName: String,
+                                  relayURL: String? = nil, showDigits: @Sendable (String) async -> Void)
+        async throws(HushError) -> (summary: BackupSummary, account: HushAccount) {
+        try await joinByLink(code: text, into: directory, keys: keys, deviceName: deviceName, relayURL: relayURL,
+                             timeout: linkTimeout, showDigits: showDigits)
+    }
+
+    static func joinByLink(code text: String, into directory: String, keys: KeyProvider, deviceName: String, relayURL: String?,
+                           timeout: Duration, showDigits: @Sendable (String) async -> Void)
+        async throws(HushError) -> (summary: BackupSummary, account: HushAccount) {
+        let code: LinkCode
+        do { code = try LinkCode(parsing: text) } catch {
+            throw HushError(.invalidInput, reason: "this is not a link code: \(error)",
+                            suggestion: "copy the code `hush device link` shows again, group by group")
+        }
+        try BackupRestoration.checkEmpty(directory)
+        return try await translatingErrors {
+            guard let relay = relayURL ?? (code.relay.isEmpty ? nil : code.relay) else {
+                throw HushError(.invalidInput, reason: "the link code names no relay", suggestion: "give the relay the other device uses with --relay")
+            }
+            let deadline = ContinuousClock.now + timeout
+            let linkKeys = try code.keys()
+            let mailbox = try await LinkMailbox.open(linkKeys, relayURL: relay, side: .newDevice)
+            let ephemeral = X25519.PrivateKey(storage: .guarded)
+            let hello = linkKeys.hello(ephemeral.publicKey)
+            try await mailbox.send(hello)
+
+            // 4: the welcome answering this hello. Only holders of the code can
+            // deposit here, so a welcome that does not verify was altered: stop.
+            let existingEphemeral = try await mailbox.next(until: deadline, waitingFor: "the other device's welcome") { message in
+                do { return try linkKeys.openWelcome(message, answering: hello) } catch {
+                    throw HushError(.invalidInput, reason: "the other device's answer does not verify: it was altered on the way, or answers another device's hello",
+                                    suggestion: "start again with a new code")
+                }
+            }
+            let channel = try linkKeys.channel(own: ephemeral, peer: existingEphemeral, newDevice: ephemeral.publicKey,
+                                               existingDevice: existingEphemeral)
+            let accountMessage = try await mailbox.next(until: deadline, waitingFor: "the account") { message in
+                try Self.openChannelMessage(message, channel, from: .existingToNew, number: 0)
+            }
+            guard case let .account(account) = accountMessage else { throw unexpectedLinkMessage }
+            let deviceKey = Ed25519.PrivateKey(storage: .guarded)
+            let entry: DeviceListEntry
+            do { entry = try DeviceListEntry.linking(deviceKey, to: account, name: deviceName, addedAt: 0) } catch {
+                throw HushError(.invalidInput, reason: "this device's name is refused: 1 to 64 bytes of UTF-8 without control characters",
+                                suggestion: "give another name with --name")
+            }
+            try await mailbox.send(channel.seal(LinkMessage.device(key: deviceKey.publicKey, proof: entry.proof, name: deviceName).encoded,
+                                                from: .newToExisting, number: 0))
+            await showDigits(channel.confirmation)
+
+            // 6: admitted (or declined) after the user compared the digits.
+            let answer = try await mailbox.next(until: deadline, waitingFor: "the confirmation on the other device") { message in
+                try Self.openChannelMessage(message, channel, from: .existingToNew, number: 1)
+            }
+            let accountSeed: SecureBytes, recoveryKey: SecureBytes, list: DeviceList
+            switch answer {
+            case .declined:
+                await mailbox.finish()
+                throw linkEnded
+            case let .admit(seed, key, bytes):
+                guard try IdentityKeyPair(seed: seed).publicKey == account else {
+                    throw HushError(.invalidInput, reason: "the account key sent does not match the account: nothing was written here")
+                }
+                var verifier = DeviceListVerifier(account: account)
+                do { _ = try verifier.accept(bytes) } catch {
+                    throw HushError(.invalidInput, reason: "the account's device list was refused (\(error)): nothing was written here")
+                }
+                guard let admitted = verifier.current, admitted.entry(DeviceID(deviceKey: deviceKey.publicKey))?.isActive == true else {
+                    throw HushError(.invalidInput, reason: "the account's device list does not name this device: nothing was written here")
+                }
+                (accountSeed, recoveryKey, list) = (seed, key, admitted)
+            default:
+                throw unexpectedLinkMessage
+            }
+
+            // 7: the history.
+            let pointer = try await mailbox.next(until: deadline, waitingFor: "the history archive") { message in
+                try Self.openChannelMessage(message, channel, from: .existingToNew, number: 2)
+            }
+            if case .declined = pointer {
+                await mailbox.finish()
+                throw linkEnded
+            }
+            guard case let .archive(blobID, length, digest) = pointer else { throw unexpectedLinkMessage }
+            let target = URL(fileURLWithPath: directory).standardizedFileURL
+            let download = target.deletingLastPathComponent().appendingPathComponent(
+                "." + target.lastPathComponent + "." + Hex.encode(SystemRandom().bytes(6)) + ".link-archive").path
+            defer { try? FileManager.default.removeItem(atPath: download) }
+            try await LinkArchiveTransfer.download(blobID, length: length, sha256: digest, to: download, with: mailbox.client)
+            let secrets = [KeystoreContents.EntryType.recoveryKey: recoveryKey, KeystoreContents.EntryType.deviceSeed: deviceKey.seed]
+            let restored = try BackupRestoration.restore(path: download, into: directory, recoveryKey: RecoveryKey(bytes: channel.archiveKey),
+                                                         keys: keys, keystoreSecrets: secrets) { home, contents in
+                guard contents.identitySeed == accountSeed else {
+                    throw HushError(.invalidInput, reason: "the history archive is another account's: nothing was written here")
+                }
+                let store = try MessageStore.openExisting(path: home.databasePath, key: contents.databaseKey)
+                try store.deviceLists.keep(list.encoded, counter: list.counter, at: Int64(Date().timeIntervalSince1970 * 1000))
+                // Until per-device sessions (§20.8) this device shares the account's mailbox: a sync
+                // here would take (and, holding no sessions, set aside) what the original device
+                // must receive. So it starts with no relay and no login of the original's.
+                try store.settings.set(SettingsRepository.Name.relayURL, to: nil)
+                try store.settings.set(SettingsRepository.Name.sessionToken, to: nil)
+            }
+            await mailbox.finish()
+            do {
+                let opened = try await opened(DataDirectory(path: directory), contents: restored.keystore, lock: restored.lock)
+                return (restored.summary, opened)
+            } catch {
+                let reason = (error as? HushError)?.reason ?? "\(error)"
+                throw HushError(.storage, reason: "the device was linked into \(directory), but the account could not be opened: \(reason)",
+                                suggestion: "open it again (with the new passphrase); do not link again")
+            }
+        }
+    }
+
+    /// The devices of the account in `directory`, as its current list names
+    /// them (empty for an account that never linked one).
+    ///
+    /// - Throws: as `open(in:keys:)`.
+    public static func devices(in directory: String, keys: KeyProvider) async throws(HushError) -> [LinkedDevice] {
+        try await translatingErrors {
+            let home = DataDirectory(path: directory)
+            let keystore = KeystoreFile(directory: home)
+            guard keystore.exists else { throw KeystoreError.noIdentity(home: home.path) }
+            let lock = try Self.lock(home, .shared)
+            defer { lock.release() }
+            let contents = try keys.unlock(keystore)
+            let identity = try IdentityKeyPair(seed: contents.identitySeed)
+            let store = try MessageStore.openExisting(path: home.databasePath, key: contents.databaseKey)
+            guard let bytes = try store.deviceLists.latest() else { return [] }
+            let list = try DeviceList.decode(bytes, account: identity.publicKey)
+            let own = try contents.additional[KeystoreContents.EntryType.deviceSeed].map { seed in
+                DeviceID(deviceKey: try Ed25519.PrivateKey(seed: seed).publicKey)
+            }
+            return list.entries.map { LinkedDevice($0, thisDevice: own) }
+        }
+    }
+
+    /// Opens the channel message expected next; a later hello (someone else
+    /// with the code) is ignored, anything else that does not open ends the link.
+    static func openChannelMessage(_ sealed: [UInt8], _ channel: LinkChannelKeys, from direction: LinkChannelKeys.Direction,
+                                   number: UInt8) throws -> LinkMessage? {
+        if sealed.count == LinkKeys.greetingLength, sealed.first == LinkKeys.helloType { return nil }
+        do {
+            var plaintext = try channel.open(sealed, from: direction, number: number)
+            defer { ConstantTime.wipe(&plaintext) }
+            return try LinkMessage(decoding: plaintext)
+        } catch {
+            throw HushError(.invalidInput, reason: "a link message does not open: it was altered on the way, or does not come from the device that began the link",
+                            suggestion: "start again with a new code; nothing was signed for it")
+        }
+    }
+
+    static let linkEnded = HushError(.other, reason: "the other device ended the link (declined there, or it failed: its screen says which): nothing was written here",
+                                     suggestion: "if the digits differed, someone else may have seen the code: make a new one")
+
+    static let unexpectedLinkMessage = HushError(.invalidInput, reason: "the other device sent a link message out of order",
+                                                 suggestion: "start again with a new code")
+}

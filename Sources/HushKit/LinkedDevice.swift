@@ -1,0 +1,26 @@
+import Foundation
+import HushProtocol
+
+/// One device of the account, as its signed device list names it
+/// (docs/PROTOCOL.md §20.2).
+public struct LinkedDevice: Sendable, Equatable {
+    /// The device's id: 32 hex digits, derived from its key.
+    public let id: String
+    /// What the account calls it. Untrusted text when it came from another
+    /// device: show it through a sanitiser.
+    public let name: String
+    /// When it was linked (the linking device's clock).
+    public let addedAt: Date
+    /// Whether it is active (not revoked).
+    public let isActive: Bool
+    /// Whether it is the device this home is.
+    public let isThisDevice: Bool
+
+    init(_ entry: DeviceListEntry, thisDevice: DeviceID?) {
+        id = entry.id.description
+        name = entry.name
+        addedAt = Date(timeIntervalSince1970: Double(entry.addedAt) / 1000)
+        isActive = entry.isActive
+        isThisDevice = entry.id == thisDevice
+    }
+}

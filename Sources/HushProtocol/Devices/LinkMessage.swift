@@ -1,0 +1,97 @@
+import HushCrypto
+
+/// The plaintexts of a link's channel messages (docs/PROTOCOL.md §20.6),
+/// each `type (u8) || body`, sealed by `LinkChannelKeys`.
+public enum LinkMessage: Sendable {
+    /// existing → new, n = 0: the account's identity key.
+    case account(IdentityKey)
+    /// new → existing, n = 0: the new device's key, its proof for the account, its name.
+    case device(key: Ed25519.PublicKey, proof: [UInt8], name: String)
+    /// existing → new, n = 1: the account seed, the recovery key, the new list.
+    case admit(accountSeed: SecureBytes, recoveryKey: SecureBytes, list: [UInt8])
+    /// existing → new, n = 2: where the history archive is and what it must be.
+    case archive(blobID: String, length: UInt64, sha256: [UInt8])
+    /// existing → new, n = 1: the user said the digits differ; the link ends.
+    case declined
+
+    public static let accountType: UInt8 = 0x03
+    public static let deviceType: UInt8 = 0x04
+    public static let admitType: UInt8 = 0x05
+    public static let archiveType: UInt8 = 0x06
+    public static let declinedType: UInt8 = 0x7F
+
+    /// `type || body`. A secret when it is an `admit`: wipe it after sealing.
+    public var encoded: [UInt8] {
+        switch self {
+        case let .account(key):
+            return [Self.accountType] + key.rawRepresentation
+        case let .device(key, proof, name):
+            let nameBytes = Array(name.utf8)
+            return [Self.deviceType] + key.rawRepresentation + proof + [UInt8(truncatingIfNeeded: nameBytes.count)] + nameBytes
+        case let .admit(seed, recoveryKey, list):
+            var out = [Self.admitType] + seed.copyBytes() + recoveryKey.copyBytes()
+            out += [UInt8(truncatingIfNeeded: list.count >> 8), UInt8(truncatingIfNeeded: list.count)]
+            return out + list
+        case let .archive(blobID, length, sha256):
+            let id = Array(blobID.utf8)
+            var out = [Self.archiveType, UInt8(truncatingIfNeeded: id.count)] + id
+            out.appendBigEndian(length)
+            return out + sha256
+        case .declined:
+            return [Self.declinedType]
+        }
+    }
+
+    /// Reads a channel message's plaintext; anything that is not exactly one
+    /// of the forms above is `malformed` (it was sealed by a holder of the
+    /// channel key, so it is a broken peer, not noise: the link ends).
+    public init(decoding bytes: [UInt8]) throws(ProtocolError) {
+        guard let type = bytes.first else { throw .malformed(what: "empty link message") }
+        let body = Array(bytes.dropFirst())
+        switch type {
+        case Self.accountType:
+            guard body.count == 32 else { throw .malformed(what: "link account message") }
+            do { self = .account(try IdentityKey(rawRepresentation: body)) } catch { throw .malformed(what: "link account key") }
+        case Self.deviceType:
+            guard body.count > 32 + 64 + 1, body.count == 32 + 64 + 1 + Int(body[96]) else { throw .malformed(what: "link device message") }
+            let key: Ed25519.PublicKey
+            do { key = try Ed25519.PublicKey(rawRepresentation: Array(body[0..<32])) } catch { throw .deviceListRefused(.badDeviceKey) }
+            guard let name = String(validating: body[97...], as: UTF8.self) else { throw .deviceListRefused(.badName) }
+            self = .device(key: key, proof: Array(body[32..<96]), name: name)
+        case Self.admitType:
+            guard body.count >= 66 else { throw .malformed(what: "link admit message") }
+            let length = Int(body[64]) << 8 | Int(body[65])
+            guard body.count == 66 + length else { throw .malformed(what: "link admit message") }
+            self = .admit(accountSeed: SecureBytes(copying: body[0..<32], storage: .guarded),
+                          recoveryKey: SecureBytes(copying: body[32..<64], storage: .guarded), list: Array(body[66...]))
+        case Self.archiveType:
+            guard let idLength = body.first.map(Int.init), (1...64).contains(idLength), body.count == 1 + idLength + 8 + 32,
+                  let id = String(validating: body[1...idLength], as: UTF8.self) else {
+                throw .malformed(what: "link archive message")
+            }
+            let length = body[(1 + idLength)..<(9 + idLength)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            self = .archive(blobID: id, length: length, sha256: Array(body[(9 + idLength)...]))
+        case Self.declinedType:
+            guard body.isEmpty else { throw .malformed(what: "link declined message") }
+            self = .declined
+        default:
+            throw .malformed(what: "link message of unknown type \(type)")
+        }
+    }
+}
+
+extension DeviceListEntry {
+    /// The active entry of a device that asked to join `account` in a link
+    /// (§20.6 step 5): checked as §20.3 checks an entry (a key with an X25519
+    /// image other than the account's, the name) and its proof verified, so
+    /// nothing is signed for a key its sender does not hold.
+    public static func joining(key: Ed25519.PublicKey, proof: [UInt8], name: String, account: IdentityKey,
+                               addedAt: UInt64) throws(ProtocolError) -> DeviceListEntry {
+        guard proof.count == Ed25519.signatureLength else { throw .deviceListRefused(.badProof) }
+        let entry = DeviceListEntry(unchecked: DeviceID(deviceKey: key), key: key, addedAt: addedAt, state: .active, revokedAt: 0,
+                                    name: name, proof: proof)
+        try entry.checkFields(account: account)
+        try entry.verifyProof(account: account)
+        return entry
+    }
+}

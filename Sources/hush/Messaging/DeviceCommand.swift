@@ -1,0 +1,128 @@
+import ArgumentParser
+import Foundation
+import HushKit
+import HushTerminal
+
+/// `hush device`: the account's devices (docs/PROTOCOL.md §20).
+struct DeviceCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "device",
+        abstract: "Link another device to this account, or list the account's devices.",
+        discussion: """
+            A linked device has its own key and a copy of the account and its whole history. Linking \
+            works now; messages sent to the account still reach only this (the original) device until \
+            per-device sessions exist.
+
+            Examples:
+              hush device link                  (then, on the new machine: hush init --link CODE)
+              hush device list
+            """,
+        subcommands: [DeviceLinkCommand.self, DeviceListCommand.self])
+}
+
+struct DeviceLinkCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "link",
+        abstract: "Print a one-time code that links a new device to this account.",
+        discussion: """
+            Prints the code (and with --qr a QR code of it), then waits up to 15 minutes for the new \
+            device (`hush init --link CODE` there). When it answers, both screens show six digits: type \
+            yes here only if they are the same. Then this device signs the account's new device list \
+            and sends the account and its whole history, encrypted for the new device alone, through \
+            the relay. The code is a secret: whoever uses it first and is confirmed gets the account. \
+            With --json the code is printed as {"code": …}, then {"device": …, "digits": …}, and the \
+            answer (yes or no) is read from standard input. The account must not be open elsewhere \
+            (stop `hush daemon` first).
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: "What the account's device list calls this device, when the account has no list yet (1 to 64 bytes; default: the host name).")
+    var name: String?
+
+    @Option(help: ArgumentHelp("The relay the link goes through (default: the account's).", valueName: "URL"))
+    var relay: String?
+
+    @Flag(help: "Also draw the code as a QR code.") var qr = false
+
+    func validate() throws {
+        if let relay { try RelayURLRule.check(relay) }
+    }
+
+    func run() async throws {
+        try await reportingErrors {
+            let json = global.json, qr = qr
+            let thisDevice = name ?? Self.hostName()
+            let (added, _) = try await global.unlocking { directory, keys in
+                try await HushAccount.linkDevice(from: directory, keys: keys, thisDeviceName: thisDevice, relayURL: relay,
+                                                 showCode: { code in
+                    if json {
+                        try? printJSON(["code": code])
+                    } else {
+                        print("Link code (one use, 15 minutes; a secret: show it only to the new device):")
+                        print("  \(code)")
+                        if qr, let drawn = try? QRCode(data: Array(code.utf8)).renderForTerminal() { print(drawn) }
+                        print("On the new device: hush init --link \(code)")
+                        print("Waiting for it…")
+                    }
+                    fflush(nil)
+                }) { name, digits in
+                    let shown = UntrustedText.sanitized(name, keepingLineBreaks: false)
+                    if json {
+                        try? printJSON(["device": shown, "digits": digits])
+                    } else {
+                        print("The device “\(shown)” asks to join. It should show: \(digits.prefix(3)) \(digits.dropFirst(3))")
+                        print("Same digits? Type yes to link it: ", terminator: "")
+                    }
+                    fflush(nil)
+                    return readLine()?.trimmingCharacters(in: .whitespaces).lowercased() == "yes"
+                }
+            }
+            if json {
+                try printJSON(["linked": UntrustedText.sanitized(added.name, keepingLineBreaks: false), "id": added.id])
+            } else {
+                print("Linked “\(UntrustedText.sanitized(added.name, keepingLineBreaks: false))”: it has the account and its history.")
+                print("Messages sent to the account still reach only this device until per-device sessions exist.")
+            }
+        }
+    }
+
+    /// This machine's name, cut to what a device name may be (64 bytes).
+    static func hostName() -> String {
+        var name = ProcessInfo.processInfo.hostName.filter { !$0.isWhitespace && $0.asciiValue.map { $0 >= 0x21 && $0 < 0x7F } ?? false }
+        while name.utf8.count > 64 { name.removeLast() }
+        return name.isEmpty ? "first device" : name
+    }
+}
+
+struct DeviceListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List the account's devices, as its signed device list names them.",
+        discussion: "An account that never linked a device has no list yet, and prints none.")
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let (devices, _) = try await global.unlocking { directory, keys in try await HushAccount.devices(in: directory, keys: keys) }
+            let formatter = ISO8601DateFormatter()
+            if global.json {
+                try printJSON(["devices": devices.map { device -> [String: Any] in
+                    ["id": device.id, "name": UntrustedText.sanitized(device.name, keepingLineBreaks: false),
+                     "addedAt": formatter.string(from: device.addedAt), "active": device.isActive, "thisDevice": device.isThisDevice]
+                }])
+                return
+            }
+            if devices.isEmpty {
+                print("No device list yet: this account is one device. `hush device link` links another.")
+                return
+            }
+            for device in devices {
+                let name = UntrustedText.sanitized(device.name, keepingLineBreaks: false)
+                print("\(device.id.prefix(8))  \(device.isActive ? "active " : "revoked")  \(formatter.string(from: device.addedAt))  \(name)"
+                      + (device.isThisDevice ? "  (this device)" : ""))
+            }
+        }
+    }
+}

@@ -1,0 +1,234 @@
+import Foundation
+@testable import HushKit
+import HushCrypto
+import HushProtocol
+import Synchronization
+import Testing
+
+/// Linking a device (docs/PROTOCOL.md §20.6) between two homes through a
+/// real relay on a loopback port: the history arrives whole, both homes hold
+/// the same list, and every way a link can fail leaves the new home absent.
+@Suite struct DeviceLinkTests {
+    /// What passes between the two screens in a test: the code shown on the
+    /// existing device, the digits shown on the new one.
+    final class Screens: Sendable {
+        let code = Mutex<String?>(nil)
+        let digits = Mutex<String?>(nil)
+
+        func waitForCode() async throws -> String {
+            for _ in 0..<600 {
+                if let code = code.withLock({ $0 }) { return code }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            throw TestFailure("no link code was shown")
+        }
+
+        /// The digits the new device shows, once it shows them.
+        func shownDigits() async -> String? {
+            for _ in 0..<600 {
+                if let digits = digits.withLock({ $0 }) { return digits }
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+            return nil
+        }
+    }
+
+    /// An account with history: a conversation both ways and a file.
+    static func accountWithHistory(_ relay: RelayProcess) async throws -> (home: String, bob: HushAccount) {
+        let alice = try await App.account("alice", relay: relay), bob = try await App.account("bob", relay: relay)
+        let (bobForAlice, _) = try await App.introduce(alice, bob, as: ("alice", "bob"))
+        let room = try await alice.room(with: bobForAlice)
+        _ = try await room.send("hello bob")
+        let file = try RelayProcess.temporaryDirectory("file").appendingPathComponent("notes.bin")
+        try Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: file)
+        _ = try await room.sendFile(at: file.path)
+        #expect(try await App.sync(bob) { try await bob.conversations().first?.unreadCount == 2 })
+        let bobRoom = try await bob.room(try #require(try await bob.conversations().first).id)
+        _ = try await bobRoom.send("hello alice")
+        #expect(try await App.sync(alice) { try await alice.conversations().first?.unreadCount == 1 })
+        let home = alice.directory
+        await alice.closeAndWait()
+        return (home, bob)
+    }
+
+    static func newHome() throws -> String {
+        try RelayProcess.temporaryDirectory("linked").appendingPathComponent("home").path
+    }
+
+    /// Every file under `directory` and its bytes, by relative path.
+    static func files(under directory: String) throws -> [String: Data] {
+        var out: [String: Data] = [:]
+        guard let walker = FileManager.default.enumerator(atPath: directory) else { return out }
+        while let relative = walker.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            let path = directory + "/" + relative
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                out[relative] = try Data(contentsOf: URL(fileURLWithPath: path))
+            }
+        }
+        return out
+    }
+
+    /// Every message of every conversation, oldest first.
+    static func history(_ account: HushAccount) async throws -> [Message] {
+        var all: [Message] = []
+        for conversation in try await account.conversations() {
+            all += try await account.room(conversation.id).history(limit: 1000).messages
+        }
+        return all
+    }
+
+    @Test func aLinkedHomeHoldsTheSameHistoryFilesAndList() async throws {
+        let relay = try RelayProcess()
+        let (home, bob) = try await Self.accountWithHistory(relay)
+        defer { bob.close() }
+        let linked = try Self.newHome()
+        let screens = Screens()
+        async let existing = HushAccount.linkDevice(from: home, keys: App.keys, thisDeviceName: "desk", showCode: { code in screens.code.withLock { $0 = code } }) { name, digits in
+            let shown = await screens.shownDigits()
+            return name == "laptop" && digits == shown
+        }
+        let code = try await screens.waitForCode()
+        let (summary, joined) = try await HushAccount.joinByLink(code: code, into: linked, keys: App.keys, deviceName: "laptop") { digits in
+            screens.digits.withLock { $0 = digits }
+        }
+        let added = try await existing
+        #expect(added.name == "laptop" && added.isActive && !added.isThisDevice)
+        #expect(summary.files == 1)
+
+        let original = try await HushAccount.open(in: home, keys: App.keys)
+        #expect(joined.address == original.address)
+        // It shares the account's mailbox until per-device sessions exist: no relay, so no sync takes the original's messages.
+        #expect(joined.relayURL == nil && original.relayURL == relay.url)
+        let originalHistory = try await Self.history(original), linkedHistory = try await Self.history(joined)
+        #expect(originalHistory.count == 3 && originalHistory == linkedHistory)
+        #expect(try await original.conversations() == joined.conversations())
+        await original.closeAndWait()
+        await joined.closeAndWait()
+        let originalFiles = try Self.files(under: home + "/" + HushAccount.attachmentDirectoryName)
+        let linkedFiles = try Self.files(under: linked + "/" + HushAccount.attachmentDirectoryName)
+        #expect(!originalFiles.isEmpty && originalFiles == linkedFiles)
+
+        // Both homes hold the same list of two active devices, each knowing itself.
+        let there = try await HushAccount.devices(in: home, keys: App.keys), here = try await HushAccount.devices(in: linked, keys: App.keys)
+        #expect(there.count == 2 && there.allSatisfy(\.isActive) && Set(there.map(\.id)) == Set(here.map(\.id)))
+        #expect(there.first { $0.isThisDevice }?.name == "desk" && here.first { $0.isThisDevice }?.name == "laptop")
+        // The account's recovery key came along, not the link's archive key.
+        #expect(try await HushAccount.recoveryKey(in: linked, keys: App.keys).key.displayText
+                == (try await HushAccount.recoveryKey(in: home, keys: App.keys).key.displayText))
+    }
+
+    @Test func aDeclinedLinkSignsNothingAndWritesNothing() async throws {
+        let relay = try RelayProcess()
+        let home = try await App.account("alice", relay: relay)
+        let directory = home.directory
+        await home.closeAndWait()
+        let linked = try Self.newHome()
+        let screens = Screens()
+        async let existing: HushError.Kind? = App.errorKind {
+            try await HushAccount.linkDevice(from: directory, keys: App.keys, thisDeviceName: "desk",
+                                             showCode: { code in screens.code.withLock { $0 = code } }) { _, _ in false }
+        }
+        let code = try await screens.waitForCode()
+        let joining = await App.error {
+            _ = try await HushAccount.joinByLink(code: code, into: linked, keys: App.keys, deviceName: "laptop") { _ in }
+        }
+        #expect(await existing == .other)
+        #expect(joining?.kind == .other && joining?.reason.contains("declined") == true, "\(String(describing: joining))")
+        #expect(!FileManager.default.fileExists(atPath: linked))
+        #expect(try await HushAccount.devices(in: directory, keys: App.keys).isEmpty, "nothing was signed")
+    }
+
+    @Test func aCodeLinksOneDevice() async throws {
+        let relay = try RelayProcess()
+        let (home, bob) = try await Self.accountWithHistory(relay)
+        defer { bob.close() }
+        let first = try Self.newHome(), second = try Self.newHome()
+        let screens = Screens()
+        async let existing = HushAccount.linkDevice(from: home, keys: App.keys, thisDeviceName: "desk",
+                                                    showCode: { code in screens.code.withLock { $0 = code } }) { _, digits in
+            let shown = await screens.shownDigits()
+            return digits == shown
+        }
+        let code = try await screens.waitForCode()
+        async let joined = HushAccount.joinByLink(code: code, into: first, keys: App.keys, deviceName: "laptop") { digits in
+            screens.digits.withLock { $0 = digits }
+        }
+        // A second device with the same code, after the first one's hello: it is answered by no one.
+        _ = await screens.shownDigits()
+        let racer = await App.error {
+            _ = try await HushAccount.joinByLink(code: code, into: second, keys: App.keys, deviceName: "other",
+                                                 relayURL: nil, timeout: .seconds(5)) { _ in }
+        }
+        #expect(racer?.kind == .invalidInput || racer?.kind == .other, "\(String(describing: racer))")
+        #expect(!FileManager.default.fileExists(atPath: second))
+        _ = try await existing
+        try await joined.account.closeAndWait()
+        #expect(try await HushAccount.devices(in: home, keys: App.keys).count == 2)
+    }
+
+    @Test func badCodesAndAVanishedRelayLeaveNoHome() async throws {
+        let relay = try RelayProcess()
+        let linked = try Self.newHome()
+        // A typo: the checksum catches it before anything is sent.
+        let code = try LinkCode.generate(relay: relay.url).displayText
+        var typo = Array(code)
+        typo[5] = typo[5] == "A" ? "B" : "A"
+        let mistyped = await App.error { _ = try await HushAccount.joinByLink(code: String(typo), into: linked, keys: App.keys, deviceName: "x") { _ in } }
+        #expect(mistyped?.kind == .invalidInput, "\(String(describing: mistyped))")
+        // A well-formed code no device made: nobody waits for it.
+        let unknown = await App.error { _ = try await HushAccount.joinByLink(code: code, into: linked, keys: App.keys, deviceName: "x") { _ in } }
+        #expect(unknown?.kind == .notFound, "\(String(describing: unknown))")
+        // The relay goes away while the existing device waits.
+        let home = try await App.account("alice", relay: relay)
+        let directory = home.directory
+        await home.closeAndWait()
+        let gone = await App.error {
+            try await HushAccount.linkDevice(from: directory, keys: App.keys, thisDeviceName: "desk", showCode: { _ in relay.stop() }) { _, _ in true }
+        }
+        #expect(gone?.kind == .relayUnavailable, "\(String(describing: gone))")
+        let late = await App.error { _ = try await HushAccount.joinByLink(code: code, into: linked, keys: App.keys, deviceName: "x") { _ in } }
+        #expect(late?.kind == .relayUnavailable, "\(String(describing: late))")
+        #expect(!FileManager.default.fileExists(atPath: linked))
+        #expect(try await HushAccount.devices(in: directory, keys: App.keys).isEmpty)
+    }
+
+    @Test func anAlteredChannelMessageEndsTheLink() throws {
+        let code = try LinkCode.generate(relay: "")
+        let keys = try code.keys()
+        let new = X25519.PrivateKey(), existing = X25519.PrivateKey()
+        let channel = try keys.channel(own: new, peer: existing.publicKey, newDevice: new.publicKey, existingDevice: existing.publicKey)
+        var sealed = try channel.seal(LinkMessage.declined.encoded, from: .existingToNew, number: 1)
+        #expect(try HushAccount.openChannelMessage(sealed, channel, from: .existingToNew, number: 1).map { if case .declined = $0 { true } else { false } } == true)
+        sealed[sealed.count / 2] ^= 0x01
+        #expect(throws: HushError.self) { try HushAccount.openChannelMessage(sealed, channel, from: .existingToNew, number: 1) }
+        // A late hello (someone else with the code) is passed over, not taken for tampering.
+        #expect(try HushAccount.openChannelMessage(keys.hello(X25519.PrivateKey().publicKey), channel, from: .existingToNew, number: 1) == nil)
+    }
+
+    @Test func anInterruptedDownloadResumesAndABadDigestIsRefused() async throws {
+        let relay = try RelayProcess()
+        let keys = try LinkCode.generate(relay: relay.url).keys()
+        let mailbox = try await LinkMailbox.open(keys, relayURL: relay.url, side: .existingDevice)
+        let folder = try RelayProcess.temporaryDirectory("transfer")
+        let source = folder.appendingPathComponent("archive").path
+        let bytes = Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) })
+        try bytes.write(to: URL(fileURLWithPath: source))
+        let (blobID, digest) = try await LinkArchiveTransfer.upload(source, length: Int64(bytes.count), with: mailbox.client)
+        let cut = Mutex(0)
+        let target = folder.appendingPathComponent("received").path
+        try await LinkArchiveTransfer.download(blobID, length: UInt64(bytes.count), sha256: digest, to: target, with: mailbox.client) { received in
+            // Cut the first transfer off past its first megabyte, once.
+            if received > 1_000_000, cut.withLock({ count in defer { count += 1 }; return count == 0 }) { throw LinkTransferInterruption() }
+        }
+        #expect(cut.withLock { $0 } > 0, "the transfer was interrupted")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: target)) == bytes)
+        var wrong = digest
+        wrong[0] ^= 1
+        let refused = await App.error {
+            try await LinkArchiveTransfer.download(blobID, length: UInt64(bytes.count), sha256: wrong, to: folder.appendingPathComponent("bad").path,
+                                                   with: mailbox.client)
+        }
+        #expect(refused?.kind == .damagedFile, "\(String(describing: refused))")
+    }
+}
