@@ -25,12 +25,8 @@ extension HushAccount {
     /// - Throws: `HushError` as `open(in:keys:)` does for the keystore.
     public static func recoveryKey(in directory: String, keys: KeyProvider) async throws(HushError) -> (key: RecoveryKey, isNew: Bool) {
         try await translatingErrors {
-            let home = DataDirectory(path: directory)
-            let keystore = KeystoreFile(directory: home)
-            guard keystore.exists else { throw KeystoreError.noIdentity(home: home.path) }
-            let lock = try Self.lock(home, .exclusive)
+            let (_, keystore, lock, contents) = try unlockHome(directory, keys: keys, .exclusive)
             defer { lock.release() }
-            let contents = try keys.unlock(keystore)
             if let existing = recoveryKey(of: contents) { return (existing, false) }
             let key = RecoveryKey.generate()
             var additional = contents.additional
@@ -74,11 +70,8 @@ extension HushAccount {
     ///   as `open(in:keys:)` does.
     public static func createBackup(of directory: String, keys: KeyProvider, to destination: String) async throws(HushError) -> BackupSummary {
         try await translatingErrors {
-            let home = DataDirectory(path: directory)
-            guard KeystoreFile(directory: home).exists else { throw KeystoreError.noIdentity(home: home.path) }
-            let lock = try Self.lock(home, .shared)
+            let (home, _, lock, contents) = try unlockHome(directory, keys: keys, .shared)
             defer { lock.release() }
-            let contents = try keys.unlock(KeystoreFile(directory: home))
             guard let recoveryKey = recoveryKey(of: contents) else { throw noRecoveryKey }
             return try writeBackup(of: home, databaseKey: contents.databaseKey, identity: try IdentityKeyPair(seed: contents.identitySeed),
                                    identityCreatedAt: contents.createdAt, recoveryKey: recoveryKey, to: destination)

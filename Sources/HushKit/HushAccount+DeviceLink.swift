@@ -47,12 +47,8 @@ extension HushAccount {
                            confirm: @Sendable (_ newDeviceName: String, _ digits: String) async -> Bool)
         async throws(HushError) -> LinkedDevice {
         try await translatingErrors {
-            let home = DataDirectory(path: directory)
-            let keystore = KeystoreFile(directory: home)
-            guard keystore.exists else { throw KeystoreError.noIdentity(home: home.path) }
-            let lock = try Self.lock(home, .exclusive)
+            let (home, keystore, lock, contents) = try unlockHome(directory, keys: keys, .exclusive)
             defer { lock.release() }
-            let contents = try keys.unlock(keystore)
             guard let recoveryKey = recoveryKey(of: contents) else { throw noRecoveryKey }
             let identity = try IdentityKeyPair(seed: contents.identitySeed)
             let store = try MessageStore.openExisting(path: home.databasePath, key: contents.databaseKey)
@@ -309,12 +305,8 @@ extension HushAccount {
     /// - Throws: as `open(in:keys:)`.
     public static func devices(in directory: String, keys: KeyProvider) async throws(HushError) -> [LinkedDevice] {
         try await translatingErrors {
-            let home = DataDirectory(path: directory)
-            let keystore = KeystoreFile(directory: home)
-            guard keystore.exists else { throw KeystoreError.noIdentity(home: home.path) }
-            let lock = try Self.lock(home, .shared)
+            let (home, _, lock, contents) = try unlockHome(directory, keys: keys, .shared)
             defer { lock.release() }
-            let contents = try keys.unlock(keystore)
             let identity = try IdentityKeyPair(seed: contents.identitySeed)
             let store = try MessageStore.openExisting(path: home.databasePath, key: contents.databaseKey)
             guard let bytes = try store.deviceLists.latest() else { return [] }

@@ -31,6 +31,24 @@ extension HushAccount {
     }
 
     /// Takes the directory's lock, or says who holds it.
+    /// What an operation on the account in `directory` starts with: its
+    /// keystore found, the home held with `mode`, the keystore unlocked with
+    /// `keys`. The lock is the caller's to release, or to hand to the account
+    /// it opens.
+    static func unlockHome(_ directory: String, keys: KeyProvider,
+                           _ mode: HomeLock.Mode) throws -> (home: DataDirectory, keystore: KeystoreFile, lock: HomeLock, contents: KeystoreContents) {
+        let home = DataDirectory(path: directory)
+        let keystore = KeystoreFile(directory: home)
+        guard keystore.exists else { throw KeystoreError.noIdentity(home: home.path) }
+        let lock = try Self.lock(home, mode)
+        do {
+            return (home, keystore, lock, try keys.unlock(keystore))
+        } catch {
+            lock.release()
+            throw error
+        }
+    }
+
     static func lock(_ home: DataDirectory, _ mode: HomeLock.Mode) throws -> HomeLock {
         if let lock = try HomeLock.acquire(mode, in: home) { return lock }
         let holders = HomeLock.holders(in: home).map(\.description)

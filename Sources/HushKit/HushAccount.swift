@@ -119,10 +119,7 @@ public final class HushAccount: Sendable {
     public static func open(in directory: String, keys: KeyProvider, relayURL: String? = nil,
                             ownership: Ownership) async throws(HushError) -> HushAccount {
         try await translatingErrors {
-            let home = DataDirectory(path: directory)
-            guard KeystoreFile(directory: home).exists else { throw KeystoreError.noIdentity(home: home.path) }
-            let lock = try Self.lock(home, ownership == .exclusive ? .exclusive : .shared)
-            let contents = try keys.unlock(KeystoreFile(directory: home))
+            let (home, _, lock, contents) = try unlockHome(directory, keys: keys, ownership == .exclusive ? .exclusive : .shared)
             return try await opened(home, contents: contents, lock: lock, relayURL: relayURL)
         }
     }

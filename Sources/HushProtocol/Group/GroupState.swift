@@ -41,12 +41,8 @@ public struct GroupState: Sendable, Equatable, CustomStringConvertible {
     public let members: [Member]
 
     public init(groupID: [UInt8], epoch: UInt32, secret: SecureBytes, name: String, members: [Member]) throws(ProtocolError) {
-        guard groupID.count == SenderKeyWire.groupIDLength else { throw .malformed(what: "group id (16 bytes)") }
-        guard secret.count == GroupLimits.secretLength else { throw .malformed(what: "group secret (32 bytes)") }
-        guard (1...GroupLimits.maxNameLength).contains(name.utf8.count) else { throw .limitExceeded(what: "group name (1 to 64 bytes)") }
-        guard (1...GroupLimits.maxMembers).contains(members.count) else { throw .limitExceeded(what: "group members (1 to 256)") }
-        guard Set(members.map(\.identityKey)).count == members.count else { throw .malformed(what: "group members (a member twice)") }
-        guard members.contains(where: \.isAdmin) else { throw .malformed(what: "group members (no admin)") }
+        try Self.check(groupID: groupID, secret: secret, name: name, members: members.map(\.identityKey),
+                       admins: members.filter(\.isAdmin).count, maxMembers: GroupLimits.maxMembers)
         for member in members where member.label.utf8.count > GroupLimits.maxLabelLength {
             throw .limitExceeded(what: "group member label (0 to 64 bytes)")
         }
@@ -55,6 +51,17 @@ public struct GroupState: Sendable, Equatable, CustomStringConvertible {
         self.secret = secret
         self.name = name
         self.members = members
+    }
+
+    /// What every state checks of its fields, a large one's too (§18.2, §18.4).
+    static func check(groupID: [UInt8], secret: SecureBytes, name: String, members: [IdentityKey], admins: Int,
+                      maxMembers: Int) throws(ProtocolError) {
+        guard groupID.count == SenderKeyWire.groupIDLength else { throw .malformed(what: "group id (16 bytes)") }
+        guard secret.count == GroupLimits.secretLength else { throw .malformed(what: "group secret (32 bytes)") }
+        guard (1...GroupLimits.maxNameLength).contains(name.utf8.count) else { throw .limitExceeded(what: "group name (1 to 64 bytes)") }
+        guard (1...maxMembers).contains(members.count) else { throw .limitExceeded(what: "group members (1 to \(maxMembers))") }
+        guard Set(members).count == members.count else { throw .malformed(what: "group members (a member twice)") }
+        guard admins > 0 else { throw .malformed(what: "group members (no admin)") }
     }
 
     public func member(_ key: IdentityKey) -> Member? { members.first { $0.identityKey == key } }
@@ -85,6 +92,11 @@ public struct GroupState: Sendable, Equatable, CustomStringConvertible {
     /// Whether this state replaces `current` (§18.2): a later epoch, or the
     /// same epoch with a lower digest.
     public func supersedes(_ current: GroupState) -> Bool {
+        Self.supersedes(epoch: epoch, digest: digest, current: (current.epoch, current.digest))
+    }
+
+    /// §18.2's order, for either kind of state.
+    static func supersedes(epoch: UInt32, digest: [UInt8], current: (epoch: UInt32, digest: [UInt8])) -> Bool {
         if epoch != current.epoch { return epoch > current.epoch }
         return digest.lexicographicallyPrecedes(current.digest)
     }
@@ -123,6 +135,11 @@ public struct GroupState: Sendable, Equatable, CustomStringConvertible {
     /// The key of this state's group envelopes:
     /// HKDF(salt = group id, ikm = secret, info = "hush/v1/group-envelope" 0x00, 32).
     public func envelopeKey() throws(ProtocolError) -> SecureBytes {
+        try Self.envelopeKey(secret: secret, groupID: groupID)
+    }
+
+    /// §18.3's envelope key, for either kind of state.
+    static func envelopeKey(secret: SecureBytes, groupID: [UInt8]) throws(ProtocolError) -> SecureBytes {
         do {
             return try HKDF.deriveKey(inputKeyMaterial: secret, salt: groupID, info: Labels.groupEnvelope, length: 32)
         } catch {

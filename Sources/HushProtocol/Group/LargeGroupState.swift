@@ -32,12 +32,8 @@ public struct LargeGroupState: Sendable, Equatable, CustomStringConvertible {
     public let members: [Member]
 
     public init(groupID: [UInt8], epoch: UInt32, secret: SecureBytes, name: String, members: [Member]) throws(ProtocolError) {
-        guard groupID.count == SenderKeyWire.groupIDLength else { throw .malformed(what: "group id (16 bytes)") }
-        guard secret.count == GroupLimits.secretLength else { throw .malformed(what: "group secret (32 bytes)") }
-        guard (1...GroupLimits.maxNameLength).contains(name.utf8.count) else { throw .limitExceeded(what: "group name (1 to 64 bytes)") }
-        guard (1...Self.maxMembers).contains(members.count) else { throw .limitExceeded(what: "large group members (1 to 1 000)") }
-        guard Set(members.map(\.identityKey)).count == members.count else { throw .malformed(what: "group members (a member twice)") }
-        guard members.contains(where: \.isAdmin) else { throw .malformed(what: "group members (no admin)") }
+        try GroupState.check(groupID: groupID, secret: secret, name: name, members: members.map(\.identityKey),
+                             admins: members.filter(\.isAdmin).count, maxMembers: Self.maxMembers)
         self.groupID = groupID
         self.epoch = epoch
         self.secret = secret
@@ -70,8 +66,7 @@ public struct LargeGroupState: Sendable, Equatable, CustomStringConvertible {
 
     /// Whether this state replaces `current`: a later epoch, or the same epoch with a lower digest (§18.2).
     public func supersedes(_ current: LargeGroupState) -> Bool {
-        if epoch != current.epoch { return epoch > current.epoch }
-        return digest.lexicographicallyPrecedes(current.digest)
+        GroupState.supersedes(epoch: epoch, digest: digest, current: (current.epoch, current.digest))
     }
 
     public static func decode(_ bytes: [UInt8]) throws(ProtocolError) -> LargeGroupState {
@@ -98,11 +93,7 @@ public struct LargeGroupState: Sendable, Equatable, CustomStringConvertible {
 
     /// The key of this state's group envelopes, as §18.3 derives it for any state.
     public func envelopeKey() throws(ProtocolError) -> SecureBytes {
-        do {
-            return try HKDF.deriveKey(inputKeyMaterial: secret, salt: groupID, info: Labels.groupEnvelope, length: 32)
-        } catch {
-            throw .crypto(error)
-        }
+        try GroupState.envelopeKey(secret: secret, groupID: groupID)
     }
 
     /// Every member's first chain key (`MemberChains`), derived at once so
