@@ -9,6 +9,18 @@ extension GlobalOptions {
         return try HomeDirectory.resolve(home: home, environment: environment)
     }
 
+    /// The data directory for a new home filled from elsewhere (a restore, a
+    /// link): refused before anything is asked unless it is new or empty.
+    /// `filling` says what would go there ("a backup is only restored").
+    func emptyHomeDirectory(environment: [String: String], filling: String) throws(HushError) -> String {
+        let directory = try homeDirectory(environment: environment)
+        if let entries = try? FileManager.default.contentsOfDirectory(atPath: directory), !entries.isEmpty {
+            throw HushError(.accountExists, reason: "\(directory) is not empty: \(filling) into a new or empty folder",
+                            suggestion: "give another --home, or move that folder away first")
+        }
+        return directory
+    }
+
     /// Opens the account ready to use: asks for the passphrase (see
     /// `unlocking`) and opens it with HushKit. `relayOverride` replaces the
     /// relay the account uses, and is remembered.

@@ -124,12 +124,7 @@ struct InitCommand: AsyncParsableCommand {
     private func joining(_ given: String) async throws {
         try await reportingErrors {
             let environment = ProcessInfo.processInfo.environment
-            let directory = try global.homeDirectory(environment: environment)
-            // Refused before anything is asked.
-            if let entries = try? FileManager.default.contentsOfDirectory(atPath: directory), !entries.isEmpty {
-                throw HushError(.accountExists, reason: "\(directory) is not empty: a device is only linked into a new or empty folder",
-                                suggestion: "give another --home, or move that folder away first")
-            }
+            let directory = try global.emptyHomeDirectory(environment: environment, filling: "a device is only linked")
             var code = given
             if given == "-" {
                 if !global.json { print("Link code: ", terminator: ""); fflush(nil) }

@@ -172,12 +172,7 @@ struct BackupRestoreCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let environment = ProcessInfo.processInfo.environment
-            let directory = try global.homeDirectory(environment: environment)
-            // Refused before anything is asked.
-            if let entries = try? FileManager.default.contentsOfDirectory(atPath: directory), !entries.isEmpty {
-                throw HushError(.accountExists, reason: "\(directory) is not empty: a backup is only restored into a new or empty folder",
-                                suggestion: "give another --home, or move that folder away first")
-            }
+            let directory = try global.emptyHomeDirectory(environment: environment, filling: "a backup is only restored")
             let key = try recovery.read(environment: environment)
             // The key is checked against the archive's header before a new passphrase is
             // asked for. The records are checked once, by the restore as it reads them (into
