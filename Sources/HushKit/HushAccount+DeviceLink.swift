@@ -17,6 +17,20 @@ extension HushAccount {
     /// How long either side waits for the other, in all.
     public static let linkTimeout: Duration = .seconds(15 * 60)
 
+    /// Set in a home made by `joinByLink`: until per-device sessions exist
+    /// (§20.8) such a device shares the account's mailbox and holds none of
+    /// its sessions, so it must not use the relay at all (`linkedDeviceRefusal`).
+    static let linkedDeviceSetting = "device.linked_without_sessions"
+
+    /// What a linked device answers for anything that would use the relay:
+    /// a sync would take (and, holding no sessions, set aside) the messages
+    /// the original device must receive, and a registration would replace
+    /// the original device's prekeys.
+    static let linkedDeviceRefusal = HushError(
+        .notRegistered,
+        reason: "this device was linked into the account and does not use the relay yet: it shares the account's mailbox, so a sync here would take the messages the original device must receive, and registering would replace the original's prekeys",
+        suggestion: "send and receive on the original device; this one holds the history until per-device sessions exist")
+
     /// Links a new device to the account in `directory` (closed: it is held
     /// exclusively meanwhile), through its relay (or `relayURL`).
     ///
@@ -286,6 +300,7 @@ extension HushAccount {
                 // must receive. So it starts with no relay and no login of the original's.
                 try store.settings.set(SettingsRepository.Name.relayURL, to: nil)
                 try store.settings.set(SettingsRepository.Name.sessionToken, to: nil)
+                try store.settings.set(HushAccount.linkedDeviceSetting, to: "1")
             }
             await mailbox.finish()
             do {

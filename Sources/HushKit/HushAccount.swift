@@ -33,6 +33,9 @@ public final class HushAccount: Sendable {
     /// When the backup this account was restored from was made; nil when
     /// it was not restored from one.
     public let restoredFromBackupAt: Date?
+    /// A device linked into the account (`joinByLink`) before per-device
+    /// sessions exist: it uses no relay (`linkedDeviceRefusal`).
+    let isLinkedWithoutSessions: Bool
 
     let messenger: Messenger
     let identity: IdentityKeyPair
@@ -200,7 +203,10 @@ public final class HushAccount: Sendable {
         let relayURL = try store.settings.value(SettingsRepository.Name.relayURL)
         restoredFromBackupAt = try store.settings.value(Self.restoredFromBackupSetting)
             .flatMap(Double.init).map { Date(timeIntervalSince1970: $0 / 1000) }
-        let transport: any RelayTransport = relayURL.map { RelayClientTransport(client: RelayClient(baseURL: $0)) } ?? NoRelayTransport(reason: "this account has no relay: open it with a relay URL")
+        // A linked device uses no relay, whatever URL it is given (`linkedDeviceRefusal`).
+        isLinkedWithoutSessions = try store.settings.value(Self.linkedDeviceSetting) != nil
+        let transport: any RelayTransport = isLinkedWithoutSessions ? NoRelayTransport(reason: Self.linkedDeviceRefusal.reason)
+            : relayURL.map { RelayClientTransport(client: RelayClient(baseURL: $0)) } ?? NoRelayTransport(reason: "this account has no relay: open it with a relay URL")
         messenger = Messenger(identity: identity, store: store, transport: transport,
                               attachmentDirectory: home.file(HushAccount.attachmentDirectoryName))
         directory = home.path
@@ -251,6 +257,7 @@ public final class HushAccount: Sendable {
     /// Publishes the identity and prekeys to the account's relay (again, if
     /// it was registered before: the relay keeps one registration per identity).
     public func register() async throws(HushError) {
+        guard !isLinkedWithoutSessions else { throw Self.linkedDeviceRefusal }
         guard relayURL != nil else { throw Self.noRelay }
         try await guarded { try await messenger.register() }
     }
@@ -302,6 +309,8 @@ public final class HushAccount: Sendable {
     func guarded<T>(_ body: () async throws -> T) async throws(HushError) -> T {
         do {
             return try await translatingErrors(body)
+        } catch where isLinkedWithoutSessions && error.kind == .relayUnavailable {
+            throw Self.linkedDeviceRefusal
         } catch where relayURL == nil && error.kind == .relayUnavailable {
             throw Self.noRelay
         }

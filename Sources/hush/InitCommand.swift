@@ -149,7 +149,7 @@ struct InitCommand: AsyncParsableCommand {
             }
             defer { account.close() }
             let note = "The history was copied. Messages sent to this account reach only the original device until per-device sessions exist;"
-                + " this device has no relay meanwhile (do not give it one: it would take the original device's messages)."
+                + " this device uses no relay meanwhile (it refuses to: it would take the original device's messages)."
             if json {
                 var object = BackupSummaryOutput.json(summary)
                 object["home"] = directory

@@ -116,6 +116,24 @@ import Testing
         // The account's recovery key came along, not the link's archive key.
         #expect(try await HushAccount.recoveryKey(in: linked, keys: App.keys).key.displayText
                 == (try await HushAccount.recoveryKey(in: home, keys: App.keys).key.displayText))
+
+        // Given the relay anyway, the linked device neither syncs (it would take the original's
+        // messages) nor registers (it would replace the original's prekeys); nothing is lost.
+        let bobRoom = try await bob.room(try #require(try await bob.conversations().first).id)
+        _ = try await bobRoom.send("while you were linking")
+        let forced = try await HushAccount.open(in: linked, keys: App.keys, relayURL: relay.url)
+        for attempt in [{ _ = try await forced.sync() }, { try await forced.register() }] as [() async throws -> Void] {
+            do {
+                try await attempt()
+                Issue.record("a linked device used the relay")
+            } catch let error as HushError {
+                #expect(error.kind == .notRegistered && error.reason.contains("linked into the account"), "\(error.reason)")
+            }
+        }
+        await forced.closeAndWait()
+        let back = try await HushAccount.open(in: home, keys: App.keys)
+        #expect(try await App.sync(back) { try await Self.history(back).contains { $0.text == "while you were linking" } })
+        await back.closeAndWait()
     }
 
     @Test func aDeclinedLinkSignsNothingAndWritesNothing() async throws {
