@@ -101,3 +101,16 @@ func printJSON(_ object: [String: Any]) throws {
     let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
     print(String(decoding: data, as: UTF8.self))
 }
+
+extension KDFOptions {
+    /// The keys of a new keystore (`init`, `init --link`, `backup restore`):
+    /// this cost, and a new passphrase asked for twice (or read from
+    /// `passphraseFile` / HUSH_PASSPHRASE), wiped once the provider holds it.
+    func newKeystoreKeys(passphraseFile: String?, environment: [String: String]) throws -> KeyProvider {
+        let cost = try KeyDerivationCost.resolve(option: kdfCost, environment: environment)
+        var passphrase = try PassphraseSource.resolve(file: passphraseFile, environment: environment)
+            .read(prompt: "New passphrase: ", confirm: true)
+        defer { passphrase.wipe() }
+        return KeyProvider.passphrase(bytes: passphrase, cost: cost)
+    }
+}

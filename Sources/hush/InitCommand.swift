@@ -73,11 +73,7 @@ struct InitCommand: AsyncParsableCommand {
             if HushAccount.exists(in: directory) && !force {
                 throw HushError(.accountExists, reason: "an identity already exists at \(directory)/\(HushAccount.keystoreFileName): refusing to overwrite it")
             }
-            let cost = try KeyDerivationCost.resolve(option: kdf.kdfCost, environment: environment)
-            var passphrase = try PassphraseSource.resolve(file: global.passphraseFile, environment: environment)
-                .read(prompt: "New passphrase: ", confirm: true)
-            let keys = KeyProvider.passphrase(bytes: passphrase, cost: cost)
-            passphrase.wipe()
+            let keys = try kdf.newKeystoreKeys(passphraseFile: global.passphraseFile, environment: environment)
             let account: HushAccount
             do {
                 account = try await HushAccount.create(in: directory, keys: keys, displayName: name, relayURL: relay,
@@ -130,11 +126,7 @@ struct InitCommand: AsyncParsableCommand {
                 if !global.json { print("Link code: ", terminator: ""); fflush(nil) }
                 code = readLine() ?? ""
             }
-            let cost = try KeyDerivationCost.resolve(option: kdf.kdfCost, environment: environment)
-            var passphrase = try PassphraseSource.resolve(file: global.passphraseFile, environment: environment)
-                .read(prompt: "New passphrase: ", confirm: true)
-            let keys = KeyProvider.passphrase(bytes: passphrase, cost: cost)
-            passphrase.wipe()
+            let keys = try kdf.newKeystoreKeys(passphraseFile: global.passphraseFile, environment: environment)
             let json = global.json
             let (summary, account) = try await HushAccount.joinByLink(code: code, into: directory, keys: keys,
                                                                       deviceName: deviceName ?? DeviceLinkCommand.hostName(),

@@ -179,11 +179,7 @@ struct BackupRestoreCommand: AsyncParsableCommand {
             // a temporary folder, so a damaged archive still writes nothing): reading the
             // whole archive twice made a restore cost twice its decryption.
             try HushAccount.checkBackupKey(at: archive, recoveryKey: key)
-            let cost = try KeyDerivationCost.resolve(option: kdf.kdfCost, environment: environment)
-            var passphrase = try PassphraseSource.resolve(file: global.passphraseFile, environment: environment)
-                .read(prompt: "New passphrase: ", confirm: true)
-            let keys = KeyProvider.passphrase(bytes: passphrase, cost: cost)
-            passphrase.wipe()
+            let keys = try kdf.newKeystoreKeys(passphraseFile: global.passphraseFile, environment: environment)
             let derivationsBefore = KeyProvider.derivationsSoFar
             let start = ContinuousClock.now
             // The restored account comes back open: unlocking its new keystore again would derive
