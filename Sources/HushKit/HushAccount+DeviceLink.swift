@@ -8,7 +8,7 @@ import HushStore
 /// Linking a device (docs/PROTOCOL.md §20.6): an existing device of the
 /// account makes a one-time code; the new device joins with it, receives the
 /// account's keys and a signed device list naming it, then the whole history
-/// as one backup archive only it can open, through the relay's blob store.
+/// as one backup archive only it can open, in parts through the relay's blob store.
 ///
 /// A linked device holds the account and its history, but until per-device
 /// sessions exist (§20.8) messages sent to the account reach only the
@@ -40,7 +40,9 @@ extension HushAccount {
     /// whether the user says they match. Only then is anything signed: the
     /// account's next device list, with `thisDeviceName` naming this device
     /// in its first list when the account has none yet. Then the history is
-    /// written as an archive under the link's key, uploaded, and announced.
+    /// written as an archive under the link's key and sent in parts, each
+    /// uploaded, announced, and deleted at the relay once the new device has
+    /// it; this returns when the new device has every part.
     ///
     /// - Throws: `HushError` of kind `keyUnavailable` (no recovery key yet:
     ///   `recoveryKey(in:keys:)`), `notRegistered` (no relay), `relayUnavailable`,
@@ -56,7 +58,9 @@ extension HushAccount {
                              timeout: linkTimeout, showCode: showCode, confirm: confirm)
     }
 
+    /// `partBytes`: the history's part size (smaller in tests, to cut a small history in several).
     static func linkDevice(from directory: String, keys: KeyProvider, thisDeviceName: String, relayURL: String?, timeout: Duration,
+                           partBytes: Int64 = LinkArchiveTransfer.partBytes,
                            showCode: @Sendable (String) async -> Void,
                            confirm: @Sendable (_ newDeviceName: String, _ digits: String) async -> Bool)
         async throws(HushError) -> LinkedDevice {
@@ -89,7 +93,8 @@ extension HushAccount {
             do {
                 let added = try await admitAndSendHistory(mailbox, channel, number: &number, home: home, keys: keys, keystore: keystore,
                                                           contents: contents, identity: identity, recoveryKey: recoveryKey, store: store,
-                                                          thisDeviceName: thisDeviceName, deadline: deadline, confirm: confirm)
+                                                          thisDeviceName: thisDeviceName, partBytes: partBytes, deadline: deadline,
+                                                          confirm: confirm)
                 await mailbox.finish()
                 return added
             } catch {
@@ -105,7 +110,7 @@ extension HushAccount {
     /// is the next channel message's, for the `ended` message on a failure.
     private static func admitAndSendHistory(_ mailbox: LinkMailbox, _ channel: LinkChannelKeys, number: inout UInt8, home: DataDirectory,
                                             keys: KeyProvider, keystore: KeystoreFile, contents: KeystoreContents, identity: IdentityKeyPair,
-                                            recoveryKey: RecoveryKey, store: MessageStore, thisDeviceName: String,
+                                            recoveryKey: RecoveryKey, store: MessageStore, thisDeviceName: String, partBytes: Int64,
                                             deadline: ContinuousClock.Instant,
                                             confirm: @Sendable (_ newDeviceName: String, _ digits: String) async -> Bool) async throws -> LinkedDevice {
         // 5: the new device's key, proof and name, checked before anything is signed.
@@ -142,11 +147,50 @@ extension HushAccount {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let archive = try writeBackup(of: home, databaseKey: contents.databaseKey, identity: identity, identityCreatedAt: contents.createdAt,
                                       recoveryKey: RecoveryKey(bytes: channel.archiveKey), to: folder)
-        let (blobID, digest) = try await LinkArchiveTransfer.upload(archive.path, length: Int64(archive.archiveBytes), with: mailbox.client)
-        try await mailbox.send(channel.seal(LinkMessage.archive(blobID: blobID, length: archive.archiveBytes, sha256: digest).encoded,
-                                            from: .existingToNew, number: 2))
-        number = 3
+        try await sendHistory(archive.path, length: Int64(archive.archiveBytes), partBytes: partBytes, mailbox, channel, number: &number,
+                              deadline: deadline)
         return LinkedDevice(entry, thisDevice: DeviceID(deviceKey: ownKey.publicKey))
+    }
+
+    /// Step 7 of the existing device: the archive at `path` in parts, each
+    /// announced once uploaded; never more than `LinkArchiveTransfer.window`
+    /// at the relay unconfirmed, and each deleted there once the new device
+    /// says it has it. Returns when the new device has confirmed every part.
+    private static func sendHistory(_ path: String, length: Int64, partBytes: Int64, _ mailbox: LinkMailbox, _ channel: LinkChannelKeys,
+                                    number: inout UInt8, deadline: ContinuousClock.Instant) async throws {
+        let plan = try LinkArchiveTransfer.Plan(length: length, partBytes: partBytes)
+        var unconfirmed: [(index: Int, blobID: String)] = []
+        var confirmations: UInt8 = 1
+        func awaitOldestConfirmation() async throws {
+            let oldest = unconfirmed.removeFirst()
+            let answer = try await mailbox.next(until: deadline, waitingFor: "the new device to receive the history") { message in
+                try Self.openChannelMessage(message, channel, from: .newToExisting, number: confirmations)
+            }
+            confirmations += 1
+            switch answer {
+            case let .partReceived(index) where Int(index) == oldest.index:
+                // Best effort: a blob left behind only waits for its expiry.
+                _ = try? await mailbox.client.deleteBlob(id: oldest.blobID)
+            case .declined:
+                throw HushError(.other, reason: "the new device stopped receiving the history (its screen says why)",
+                                suggestion: "start again with a new code")
+            default:
+                throw unexpectedLinkMessage
+            }
+        }
+        for index in 0..<plan.count {
+            if unconfirmed.count == LinkArchiveTransfer.window { try await awaitOldestConfirmation() }
+            let range = plan.range(index)
+            let (blobID, digest) = try await LinkArchiveTransfer.uploadPart(path, range: range, with: mailbox.client)
+            unconfirmed.append((index, blobID))
+            try await mailbox.send(channel.seal(LinkMessage.archivePart(index: UInt32(index), blobID: blobID, length: UInt64(range.count),
+                                                                        sha256: digest).encoded, from: .existingToNew, number: number))
+            number += 1
+        }
+        try await mailbox.send(channel.seal(LinkMessage.archiveEnd(parts: UInt32(plan.count), length: UInt64(length)).encoded,
+                                            from: .existingToNew, number: number))
+        number += 1
+        while !unconfirmed.isEmpty { try await awaitOldestConfirmation() }
     }
 
     /// This device's key and the account's current list, in which it is
@@ -274,19 +318,20 @@ extension HushAccount {
             }
 
             // 7: the history.
-            let pointer = try await mailbox.next(until: deadline, waitingFor: "the history archive") { message in
-                try Self.openChannelMessage(message, channel, from: .existingToNew, number: 2)
-            }
-            if case .declined = pointer {
-                await mailbox.finish()
-                throw linkEnded
-            }
-            guard case let .archive(blobID, length, digest) = pointer else { throw unexpectedLinkMessage }
             let target = URL(fileURLWithPath: directory).standardizedFileURL
             let download = target.deletingLastPathComponent().appendingPathComponent(
                 "." + target.lastPathComponent + "." + Hex.encode(SystemRandom().bytes(6)) + ".link-archive").path
             defer { try? FileManager.default.removeItem(atPath: download) }
-            try await LinkArchiveTransfer.download(blobID, length: length, sha256: digest, to: download, with: mailbox.client)
+            do {
+                try await receiveHistory(into: download, mailbox, channel, deadline: deadline)
+            } catch {
+                // The other device waits on our confirmations: tell it at once (not if it ended the link itself).
+                if (error as? HushError)?.reason != linkEnded.reason {
+                    try? await mailbox.send(channel.seal(LinkMessage.declined.encoded, from: .newToExisting, number: mailbox.nextNewToExisting))
+                }
+                await mailbox.finish()
+                throw error
+            }
             let secrets = [KeystoreContents.EntryType.recoveryKey: recoveryKey, KeystoreContents.EntryType.deviceSeed: deviceKey.seed]
             let restored = try BackupRestoration.restore(path: download, into: directory, recoveryKey: RecoveryKey(bytes: channel.archiveKey),
                                                          keys: keys, keystoreSecrets: secrets) { home, contents in
@@ -310,6 +355,50 @@ extension HushAccount {
                 let reason = (error as? HushError)?.reason ?? "\(error)"
                 throw HushError(.storage, reason: "the device was linked into \(directory), but the account could not be opened: \(reason)",
                                 suggestion: "open it again (with the new passphrase); do not link again")
+            }
+        }
+    }
+
+    /// Step 7 of the new device: every part the existing device announces,
+    /// in order, downloaded to the end of a new file at `path` and checked,
+    /// then confirmed (so the existing device deletes it at the relay and
+    /// sends the next), until the end message accounts for all of them.
+    private static func receiveHistory(into path: String, _ mailbox: LinkMailbox, _ channel: LinkChannelKeys,
+                                       deadline: ContinuousClock.Instant) async throws {
+        guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
+              let file = FileHandle(forWritingAtPath: path) else {
+            throw HushError(.storage, reason: "could not create \(path) for the history", suggestion: "check that the folder is writable")
+        }
+        defer { try? file.close() }
+        var number: UInt8 = 2
+        var parts: UInt32 = 0
+        var length: UInt64 = 0
+        while true {
+            let message = try await mailbox.next(until: deadline, waitingFor: "the history archive") { message in
+                try Self.openChannelMessage(message, channel, from: .existingToNew, number: number)
+            }
+            number += 1
+            switch message {
+            case .declined:
+                throw linkEnded
+            case let .archivePart(index, blobID, partLength, digest):
+                guard index == parts, Int(parts) < LinkArchiveTransfer.maxParts else { throw unexpectedLinkMessage }
+                try await LinkArchiveTransfer.downloadPart(blobID, length: partLength, sha256: digest, into: file, at: length, with: mailbox.client)
+                parts += 1
+                length += partLength
+                try await mailbox.send(channel.seal(LinkMessage.partReceived(index: index).encoded, from: .newToExisting,
+                                                    number: mailbox.nextNewToExisting))
+                mailbox.nextNewToExisting += 1
+            case let .archiveEnd(count, total):
+                guard count == parts, total == length, parts > 0 else {
+                    throw LinkArchiveTransfer.damaged("the parts that arrived (\(parts), \(length) bytes) are not the \(count) announced (\(total) bytes)")
+                }
+                do { try file.synchronize() } catch {
+                    throw HushError(.storage, reason: "could not write the history to the disk", suggestion: "check the disk")
+                }
+                return
+            default:
+                throw unexpectedLinkMessage
             }
         }
     }

@@ -21,6 +21,9 @@ final class LinkMailbox {
     private let requestPrefix = "link-" + Hex.encode(SystemRandom().bytes(8)) + "-"
     /// The other side's envelopes already looked at, by relay id.
     private var seen: Set<UInt64> = []
+    /// The new device's next channel message number (§20.6: `device` was 0),
+    /// kept here so that a failure can send `ended` with the right one.
+    var nextNewToExisting: UInt8 = 1
     /// How often the mailbox is read while waiting.
     static let pollInterval: Duration = .milliseconds(150)
 

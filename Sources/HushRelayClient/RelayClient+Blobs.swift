@@ -22,14 +22,28 @@ extension RelayClient {
         try await call(.GET, RelayPaths.blobUpload(id), authenticated: true, as: BlobUploadStatus.self)
     }
 
+    /// Deletes blob `id`, which this identity uploaded, once whoever it was
+    /// for has fetched it: its bytes leave the relay, and the quota they held
+    /// is free again. Deleting twice is harmless (the repeat answers 404:
+    /// `deleted` is false then).
+    @discardableResult
+    public func deleteBlob(id: String) async throws(RelayClientError) -> Bool {
+        let raw = try await send(.DELETE, RelayPaths.blob(id), authenticated: true, repeatable: true)
+        if raw.status == 404 { return false }
+        try raw.throwIfError()
+        return true
+    }
+
     /// Sends bytes `offset..<end` of the file at `path` (to the end of the
     /// `length`-byte blob by default) as the next part of upload `id`. Returns
     /// the blob once the relay has all `length` bytes, else the upload's status.
     /// With `growing` the file is still being written: each read waits for
     /// bytes past its position, goes no further than they are written, and
     /// takes them from the writer's memory when it still holds them.
+    /// `fileStart`: where the blob begins in the file (a blob that is one
+    /// part of a larger file); offsets are the blob's.
     public func continueBlobUpload(id: String, file path: String, from offset: Int64, to end: Int64? = nil, length: Int64,
-                                   growing: GrowingUploadFile? = nil,
+                                   fileStart: Int64 = 0, growing: GrowingUploadFile? = nil,
                                    progress: @escaping @Sendable (Int64) -> Void = { _ in })
         async throws(RelayClientError) -> (blob: BlobUploadResponse?, status: BlobUploadStatus?) {
         let end = min(end ?? length, length)
@@ -38,7 +52,8 @@ extension RelayClient {
         request.headers.add(name: "Content-Type", value: "application/octet-stream")
         request.headers.add(name: "Authorization", value: "Bearer " + (try currentSession().token))
         request.headers.add(name: BlobUploadHeaders.offset, value: String(offset))
-        request.body = .stream(FileByteChunks(path: path, offset: offset, end: end, growing: growing, progress: progress), length: .known(end - offset))
+        request.body = .stream(FileByteChunks(path: path, offset: fileStart + offset, end: fileStart + end, growing: growing, progress: progress),
+                               length: .known(end - offset))
         let raw: RelayRawResponse
         do {
             let response = try await http.execute(request, timeout: Self.blobTimeout)

@@ -46,4 +46,14 @@ extension PostgresRelayStorage: BlobIndex {
             return record
         }
     }
+
+    public func deleteBlob(id: String, uploader: [UInt8], now: Int64) async throws -> Bool {
+        try await guarded {
+            var deleted = false
+            let rows = try await client.query(
+                "DELETE FROM blobs WHERE id = \(id) AND uploader = \(uploader.bytea) AND expires_at > \(now) RETURNING id", logger: logger)
+            for try await _ in rows.decode(String.self) { deleted = true }
+            return deleted
+        }
+    }
 }

@@ -51,6 +51,11 @@ import Testing
         return (home, bob)
     }
 
+    /// The blob files the relay holds.
+    static func blobFiles(_ relay: RelayProcess) throws -> Set<String> {
+        Set(try FileManager.default.contentsOfDirectory(atPath: relay.directory.appendingPathComponent("blobs").path).filter { $0.count == 64 })
+    }
+
     static func newHome() throws -> String {
         try RelayProcess.temporaryDirectory("linked").appendingPathComponent("home").path
     }
@@ -84,7 +89,11 @@ import Testing
         defer { bob.close() }
         let linked = try Self.newHome()
         let screens = Screens()
-        async let existing = HushAccount.linkDevice(from: home, keys: App.keys, thisDeviceName: "desk", showCode: { code in screens.code.withLock { $0 = code } }) { name, digits in
+        let blobsBefore = try Self.blobFiles(relay)
+        // Parts of 64 KiB: the history goes in several, more than the window holds at once.
+        async let existing = HushAccount.linkDevice(from: home, keys: App.keys, thisDeviceName: "desk", relayURL: nil,
+                                                    timeout: HushAccount.linkTimeout, partBytes: 64 << 10,
+                                                    showCode: { code in screens.code.withLock { $0 = code } }) { name, digits in
             let shown = await screens.shownDigits()
             return name == "laptop" && digits == shown
         }
@@ -95,6 +104,8 @@ import Testing
         let added = try await existing
         #expect(added.name == "laptop" && added.isActive && !added.isThisDevice)
         #expect(summary.files == 1)
+        // Every part was deleted at the relay once received: only the attachment's blob is left.
+        #expect(try Self.blobFiles(relay) == blobsBefore)
 
         let original = try await HushAccount.open(in: home, keys: App.keys)
         #expect(joined.address == original.address)
@@ -232,21 +243,44 @@ import Testing
         let source = folder.appendingPathComponent("archive").path
         let bytes = Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) })
         try bytes.write(to: URL(fileURLWithPath: source))
-        let (blobID, digest) = try await LinkArchiveTransfer.upload(source, length: Int64(bytes.count), with: mailbox.client)
+        // A part from the middle of the file, as the second part of a history is.
+        let part = Int64(500_000)..<Int64(2_900_000)
+        let (blobID, digest) = try await LinkArchiveTransfer.uploadPart(source, range: part, with: mailbox.client)
+        #expect(digest == SHA256.hash(Array(bytes[500_000..<2_900_000])))
         let cut = Mutex(0)
         let target = folder.appendingPathComponent("received").path
-        try await LinkArchiveTransfer.download(blobID, length: UInt64(bytes.count), sha256: digest, to: target, with: mailbox.client) { received in
+        #expect(FileManager.default.createFile(atPath: target, contents: Data(repeating: 9, count: 10)))
+        let file = try #require(FileHandle(forWritingAtPath: target))
+        try await LinkArchiveTransfer.downloadPart(blobID, length: UInt64(part.count), sha256: digest, into: file, at: 10,
+                                                   with: mailbox.client) { received in
             // Cut the first transfer off past its first megabyte, once.
             if received > 1_000_000, cut.withLock({ count in defer { count += 1 }; return count == 0 }) { throw LinkTransferInterruption() }
         }
+        try file.close()
         #expect(cut.withLock { $0 } > 0, "the transfer was interrupted")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: target)) == bytes)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: target)) == Data(repeating: 9, count: 10) + bytes[500_000..<2_900_000])
         var wrong = digest
         wrong[0] ^= 1
+        let other = try #require(FileHandle(forWritingAtPath: target))
+        defer { try? other.close() }
         let refused = await App.error {
-            try await LinkArchiveTransfer.download(blobID, length: UInt64(bytes.count), sha256: wrong, to: folder.appendingPathComponent("bad").path,
-                                                   with: mailbox.client)
+            try await LinkArchiveTransfer.downloadPart(blobID, length: UInt64(part.count), sha256: wrong, into: other, at: 0, with: mailbox.client)
         }
         #expect(refused?.kind == .damagedFile, "\(String(describing: refused))")
+        // The uploader deletes a part once it was received; it is gone for everyone then.
+        #expect(try await mailbox.client.deleteBlob(id: blobID))
+        let gone = await App.error {
+            try await LinkArchiveTransfer.downloadPart(blobID, length: UInt64(part.count), sha256: digest, into: other, at: 0, with: mailbox.client)
+        }
+        #expect(gone?.kind == .relayUnavailable, "\(String(describing: gone))")
+    }
+
+    /// A history too large for the channel's numbers is refused before anything is uploaded.
+    @Test func aPlanCutsTheHistoryInPartsAndRefusesTooMany() throws {
+        let plan = try LinkArchiveTransfer.Plan(length: 10, partBytes: 4)
+        #expect(plan.count == 3 && plan.range(0) == 0..<4 && plan.range(2) == 8..<10)
+        #expect(try LinkArchiveTransfer.Plan(length: 250 * 4, partBytes: 4).count == 250)
+        #expect(throws: HushError.self) { try LinkArchiveTransfer.Plan(length: 250 * 4 + 1, partBytes: 4) }
+        #expect(throws: HushError.self) { try LinkArchiveTransfer.Plan(length: 0, partBytes: 4) }
     }
 }

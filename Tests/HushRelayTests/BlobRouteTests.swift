@@ -36,6 +36,44 @@ import Testing
         }
     }
 
+    /// Only the uploader deletes a blob; the same 404 answers another
+    /// identity, an unknown id and a second delete, and the quota the blob
+    /// held is free again.
+    @Test(arguments: StorageDriver.allCases)
+    func theUploaderDeletesABlobAndGetsItsQuotaBack(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver) { $0.blobQuota = BlobQuota(maxBytes: 3 << 20, maxCount: 100) }
+        let alice = try TestUser(seed: "alice"), bob = try TestUser(seed: "bob")
+        try await relay.application().test(.router) { client in
+            let aliceToken = try await client.registerAndAuthenticate(alice, relay: relay)
+            let bobToken = try await client.registerAndAuthenticate(bob, relay: relay)
+            func upload() async throws -> TestResponse {
+                try await client.execute(uri: RelayPaths.blobs, method: .post, headers: [.authorization: "Bearer \(aliceToken)"],
+                                         body: ByteBuffer(bytes: [UInt8](repeating: 7, count: 2 << 20)))
+            }
+            func delete(_ id: String, _ token: String?) async throws -> TestResponse {
+                try await client.execute(uri: RelayPaths.blob(id), method: .delete,
+                                         headers: token.map { [.authorization: "Bearer \($0)"] } ?? [:])
+            }
+            let first = try await upload()
+            #expect(first.status == .created)
+            let id = try JSON.decode(BlobUploadResponse.self, first.body).blobID
+            #expect(try await upload().status == .contentTooLarge)
+            #expect(try await delete(id, nil).status == .unauthorized)
+            let byBob = try await delete(id, bobToken)
+            #expect(byBob.status == .notFound)
+            #expect(try await client.get(RelayPaths.blob(id)).status == .ok)
+            #expect(try await delete(id, aliceToken).status == .noContent)
+            #expect(try await client.get(RelayPaths.blob(id)).status == .notFound)
+            #expect(!FileManager.default.fileExists(atPath: relay.blobs.path + "/" + id))
+            let again = try await delete(id, aliceToken)
+            #expect(again.status == .notFound)
+            #expect(JSON.errorCode(again) == JSON.errorCode(byBob))
+            #expect(try await delete(String(repeating: "a", count: 64), aliceToken).status == .notFound)
+            #expect(try await delete("..%2Frelay.key", aliceToken).status == .badRequest)
+            #expect(try await upload().status == .created)
+        }
+    }
+
     @Test(arguments: StorageDriver.allCases)
     func oversizedBlobIs413AndLeavesNoFile(driver: StorageDriver) async throws {
         let relay = try await TestRelay(driver: driver) { $0.maxBlobBytes = 1_000 }

@@ -21,7 +21,7 @@ import Testing
             ("/v1/blobs", .get, "POST"),
             ("/v1/blobs/uploads", .get, "POST"),
             ("/v1/blobs/uploads/\(blob)", .post, "GET, PATCH"),
-            ("/v1/blobs/\(blob)", .options, "GET"),
+            ("/v1/blobs/\(blob)", .options, "DELETE, GET"),
             ("/v1/socket", .trace, "GET"),
         ]
         try await relay.application().test(.router) { client in

@@ -9,15 +9,22 @@ public enum LinkMessage: Sendable {
     case device(key: Ed25519.PublicKey, proof: [UInt8], name: String)
     /// existing → new, n = 1: the account seed, the recovery key, the new list.
     case admit(accountSeed: SecureBytes, recoveryKey: SecureBytes, list: [UInt8])
-    /// existing → new, n = 2: where the history archive is and what it must be.
-    case archive(blobID: String, length: UInt64, sha256: [UInt8])
-    /// existing → new, n = 1: the user said the digits differ; the link ends.
+    /// existing → new, n = 2, 3, …: where part `index` (from 0) of the
+    /// history archive is, its length and SHA-256.
+    case archivePart(index: UInt32, blobID: String, length: UInt64, sha256: [UInt8])
+    /// existing → new, after the last part: how many parts and bytes the archive has.
+    case archiveEnd(parts: UInt32, length: UInt64)
+    /// new → existing, n = 1, 2, …: part `index` arrived and checked; its blob may go.
+    case partReceived(index: UInt32)
+    /// Either direction: the link ends (declined by the user, or that side failed).
     case declined
 
     public static let accountType: UInt8 = 0x03
     public static let deviceType: UInt8 = 0x04
     public static let admitType: UInt8 = 0x05
-    public static let archiveType: UInt8 = 0x06
+    public static let archivePartType: UInt8 = 0x06
+    public static let archiveEndType: UInt8 = 0x07
+    public static let partReceivedType: UInt8 = 0x08
     public static let declinedType: UInt8 = 0x7F
 
     /// `type || body`. A secret when it is an `admit`: wipe it after sealing.
@@ -32,11 +39,22 @@ public enum LinkMessage: Sendable {
             var out = [Self.admitType] + seed.copyBytes() + recoveryKey.copyBytes()
             out += [UInt8(truncatingIfNeeded: list.count >> 8), UInt8(truncatingIfNeeded: list.count)]
             return out + list
-        case let .archive(blobID, length, sha256):
+        case let .archivePart(index, blobID, length, sha256):
             let id = Array(blobID.utf8)
-            var out = [Self.archiveType, UInt8(truncatingIfNeeded: id.count)] + id
+            var out = [Self.archivePartType]
+            out.appendBigEndian(index)
+            out += [UInt8(truncatingIfNeeded: id.count)] + id
             out.appendBigEndian(length)
             return out + sha256
+        case let .archiveEnd(parts, length):
+            var out = [Self.archiveEndType]
+            out.appendBigEndian(parts)
+            out.appendBigEndian(length)
+            return out
+        case let .partReceived(index):
+            var out = [Self.partReceivedType]
+            out.appendBigEndian(index)
+            return out
         case .declined:
             return [Self.declinedType]
         }
@@ -64,19 +82,31 @@ public enum LinkMessage: Sendable {
             guard body.count == 66 + length else { throw .malformed(what: "link admit message") }
             self = .admit(accountSeed: SecureBytes(copying: body[0..<32], storage: .guarded),
                           recoveryKey: SecureBytes(copying: body[32..<64], storage: .guarded), list: Array(body[66...]))
-        case Self.archiveType:
-            guard let idLength = body.first.map(Int.init), (1...64).contains(idLength), body.count == 1 + idLength + 8 + 32,
-                  let id = String(validating: body[1...idLength], as: UTF8.self) else {
-                throw .malformed(what: "link archive message")
+        case Self.archivePartType:
+            guard body.count > 4, case let idLength = Int(body[4]), (1...64).contains(idLength), body.count == 5 + idLength + 8 + 32,
+                  let id = String(validating: body[5..<(5 + idLength)], as: UTF8.self) else {
+                throw .malformed(what: "link archive part message")
             }
-            let length = body[(1 + idLength)..<(9 + idLength)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-            self = .archive(blobID: id, length: length, sha256: Array(body[(9 + idLength)...]))
+            self = .archivePart(index: Self.bigEndian(body[0..<4]), blobID: id, length: Self.bigEndian(body[(5 + idLength)..<(13 + idLength)]),
+                                sha256: Array(body[(13 + idLength)...]))
+        case Self.archiveEndType:
+            guard body.count == 12 else { throw .malformed(what: "link archive end message") }
+            self = .archiveEnd(parts: Self.bigEndian(body[0..<4]), length: Self.bigEndian(body[4..<12]))
+        case Self.partReceivedType:
+            guard body.count == 4 else { throw .malformed(what: "link part received message") }
+            self = .partReceived(index: Self.bigEndian(body[0..<4]))
         case Self.declinedType:
             guard body.isEmpty else { throw .malformed(what: "link declined message") }
             self = .declined
         default:
             throw .malformed(what: "link message of unknown type \(type)")
         }
+    }
+}
+
+extension LinkMessage {
+    private static func bigEndian<T: FixedWidthInteger & UnsignedInteger>(_ bytes: ArraySlice<UInt8>) -> T {
+        bytes.reduce(T(0)) { $0 << 8 | T($1) }
     }
 }
 

@@ -2,8 +2,9 @@ import HushCrypto
 import HushRelayAPI
 import Hummingbird
 
-/// `POST /v1/blobs` (authenticated; raw body, streamed to a file) and
-/// `GET /v1/blobs/{id}` (anyone holding the unguessable id; `Range: bytes=N-` resumes).
+/// `POST /v1/blobs` (authenticated; raw body, streamed to a file),
+/// `GET /v1/blobs/{id}` (anyone holding the unguessable id; `Range: bytes=N-` resumes)
+/// and `DELETE /v1/blobs/{id}` (its uploader, once it knows the blob was fetched).
 enum BlobRoutes {
     static func add(to router: Router<RelayRequestContext>, core: RelayCore) {
         router.post("/v1/blobs") { request, context in
@@ -71,6 +72,21 @@ enum BlobRoutes {
             var headers: HTTPFields = [.contentType: "application/octet-stream", .acceptRanges: "bytes"]
             if offset > 0 { headers[.contentRange] = "bytes \(offset)-\(record.size - 1)/\(record.size)" }
             return Response(status: offset > 0 ? .partialContent : .ok, headers: headers, body: body)
+        }
+
+        router.delete("/v1/blobs/{id}") { request, context in
+            try core.limit(core.limits.perAddress, context.remoteAddress)
+            let grant = try await core.authenticate(request)
+            guard let id = context.parameters.get("id"), BlobStore.isValidID(id) else {
+                throw RelayError.badRequest("a blob id is 64 lower-case hex digits")
+            }
+            // One answer for a blob that is not there and one another identity
+            // stored: the id alone tells nobody whose it is.
+            guard try await core.storage.blobs.deleteBlob(id: id, uploader: grant.identity, now: core.now) else {
+                throw RelayError.notFound("blob")
+            }
+            core.blobs.delete(id: id)
+            return Response(status: .noContent)
         }
     }
 }

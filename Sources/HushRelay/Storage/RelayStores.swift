@@ -75,6 +75,11 @@ public protocol BlobIndex: Sendable {
     /// What every uploader's unexpired blobs take now (the relay's total budget).
     func totalBlobUsage(now: Int64) async throws -> BlobUsage
     func blob(id: String, now: Int64) async throws -> BlobRecord?
+    /// Forgets blob `id` when `uploader` stored it (and it has not expired);
+    /// false when there is no such blob of theirs. The caller then deletes
+    /// the bytes (`BlobStore.delete`): a download already under way keeps
+    /// its open file to the end.
+    func deleteBlob(id: String, uploader: [UInt8], now: Int64) async throws -> Bool
 }
 
 /// Accounts' device directories (docs/PROTOCOL.md §20.9). The route checks

@@ -207,6 +207,14 @@ public final class InMemoryRelayStorage: RelayStorageDriver {
         }
     }
 
+    public func deleteBlob(id: String, uploader: [UInt8], now: Int64) async throws -> Bool {
+        state.withLock { state in
+            guard let record = state.blobs[id], record.expiresAt > now, record.uploader == uploader else { return false }
+            state.blobs.removeValue(forKey: id)
+            return true
+        }
+    }
+
     public func sweep(now: Int64) async throws -> SweepResult {
         state.withLock { state in
             var result = SweepResult()

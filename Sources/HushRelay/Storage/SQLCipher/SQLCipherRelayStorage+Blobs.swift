@@ -37,4 +37,11 @@ extension SQLCipherRelayStorage: BlobIndex {
             }
         }
     }
+
+    public func deleteBlob(id: String, uploader: [UInt8], now: Int64) async throws -> Bool {
+        try write { db in
+            try db.execute("DELETE FROM blobs WHERE id = ? AND uploader = ? AND expires_at > ?", [id, uploader, now])
+            return db.changes == 1
+        }
+    }
 }
