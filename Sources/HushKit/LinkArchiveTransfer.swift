@@ -54,7 +54,7 @@ enum LinkArchiveTransfer {
     static func uploadPart(_ path: String, range: Range<Int64>, with client: RelayClient) async throws -> (blobID: String, sha256: [UInt8]) {
         let digest = try sha256(of: path, range: range)
         let length = Int64(range.count)
-        let started = try await LinkMailbox.relayCall { try await client.startBlobUpload(length: length) }
+        let started = try await startUpload(length: length, with: client)
         var received = Int64(started.received)
         var failures = 0
         while true {
@@ -73,6 +73,32 @@ enum LinkArchiveTransfer {
                 try await Task.sleep(for: retryPause)
                 if let status = try? await client.blobUploadStatus(id: started.uploadID) { received = Int64(status.received) }
             }
+        }
+    }
+
+    /// The longest `Retry-After` a link waits out when the relay limits how
+    /// often it starts uploads (an identity's burst of 20, then one every 3 s
+    /// by default: a history of more than 20 parts meets it).
+    static let longestRateLimitWait = 60
+
+    /// Starts the upload of one part, waiting when the relay answers 429
+    /// with a short `Retry-After`; a long one (the address's daily byte
+    /// budget) ends the link with what the relay said.
+    private static func startUpload(length: Int64, with client: RelayClient) async throws -> BlobUploadStatus {
+        var waits = 0
+        while true {
+            let refusal: RelayClientError
+            do { return try await client.startBlobUpload(length: length) } catch { refusal = error }
+            guard case let .http(status, _, message, retryAfter) = refusal, status == 429 else {
+                throw HushError(.relayUnavailable, reason: "the relay could not be used during the link", suggestion: refusal.description)
+            }
+            let seconds = retryAfter ?? 1
+            guard seconds <= longestRateLimitWait, waits < 2 * maxParts else {
+                throw HushError(.relayUnavailable, reason: "the relay limits the uploads from this network address (\(message)), and asks to wait \(seconds) s",
+                                suggestion: "link again later, or move the history with `hush backup create` and `hush backup restore`")
+            }
+            waits += 1
+            try await Task.sleep(for: .seconds(seconds))
         }
     }
 

@@ -275,6 +275,29 @@ import Testing
         #expect(gone?.kind == .relayUnavailable, "\(String(describing: gone))")
     }
 
+    /// A relay that lets an identity start two uploads, then one a second,
+    /// answers the third part's start with 429 and `Retry-After`: the link
+    /// waits it out instead of failing.
+    @Test func aLinkWaitsOutTheRelaysUploadRate() async throws {
+        let relay = try RelayProcess(environment: ["HUSH_RELAY_RATE_LIMITS_BLOB_UPLOADS_PER_IDENTITY_BURST": "2",
+                                                   "HUSH_RELAY_RATE_LIMITS_BLOB_UPLOADS_PER_IDENTITY_PER_SECOND": "1"])
+        let (home, bob) = try await Self.accountWithHistory(relay)
+        defer { bob.close() }
+        let screens = Screens()
+        async let existing = HushAccount.linkDevice(from: home, keys: App.keys, thisDeviceName: "desk", relayURL: nil,
+                                                    timeout: .seconds(120), partBytes: 64 << 10,
+                                                    showCode: { code in screens.code.withLock { $0 = code } }) { _, digits in
+            digits == (await screens.shownDigits())
+        }
+        let code = try await screens.waitForCode()
+        let (summary, joined) = try await HushAccount.joinByLink(code: code, into: try Self.newHome(), keys: App.keys, deviceName: "laptop") { digits in
+            screens.digits.withLock { $0 = digits }
+        }
+        _ = try await existing
+        #expect(summary.files == 1 && summary.rowsByTable["messages"] == 3)
+        await joined.closeAndWait()
+    }
+
     /// A history too large for the channel's numbers is refused before anything is uploaded.
     @Test func aPlanCutsTheHistoryInPartsAndRefusesTooMany() throws {
         let plan = try LinkArchiveTransfer.Plan(length: 10, partBytes: 4)

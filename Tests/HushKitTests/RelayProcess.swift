@@ -8,12 +8,13 @@ final class RelayProcess: @unchecked Sendable {
     let directory: URL
     private let process: Process
 
-    init() throws {
+    /// `environment`: relay settings (`HUSH_RELAY_…`, docs/OPERATIONS.md) beside the defaults.
+    init(environment extra: [String: String] = [:]) throws {
         directory = try Self.temporaryDirectory("relay")
         process = Process()
         process.executableURL = URL(fileURLWithPath: try Self.hushBinary())
         process.arguments = ["relay", "serve", "--host", "127.0.0.1", "--port", "0", "--data", directory.path, "--log-level", "error"]
-        process.environment = ["PATH": "/usr/bin:/bin", "HOME": directory.path, "LANG": "C.UTF-8"]
+        process.environment = ["PATH": "/usr/bin:/bin", "HOME": directory.path, "LANG": "C.UTF-8"].merging(extra) { _, new in new }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
