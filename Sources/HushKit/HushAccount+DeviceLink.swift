@@ -137,6 +137,7 @@ extension HushAccount {
         let next = try DeviceList.sign(account: identity, counter: current.counter + 1, createdAt: now, signer: ownKey,
                                        entries: current.entries + [entry])
         try store.deviceLists.keep(next.encoded, counter: next.counter, at: Int64(now))
+        try await publish(next, of: identity, with: mailbox.client)
         var admit = LinkMessage.admit(accountSeed: contents.identitySeed, recoveryKey: recoveryKey.bytes, list: next.encoded).encoded
         defer { ConstantTime.wipe(&admit) }
         try await mailbox.send(channel.seal(admit, from: .existingToNew, number: 1))
@@ -191,6 +192,21 @@ extension HushAccount {
                                             from: .existingToNew, number: number))
         number += 1
         while !unconfirmed.isEmpty { try await awaitOldestConfirmation() }
+    }
+
+    /// Puts `list` in the account's directory at the relay (§20.9), where a
+    /// contact who knows only the address finds the account's devices; done
+    /// before anything that names the new device is sent.
+    private static func publish(_ list: DeviceList, of identity: IdentityKeyPair, with client: RelayClient) async throws {
+        do {
+            _ = try await client.publishDirectory(list, writer: DeviceDirectory.Writer(account: identity))
+        } catch let error as RelayClientError where error.status == 409 {
+            throw HushError(.other, reason: "the relay holds a newer device list of this account (another device changed it meanwhile); nothing was sent to the new device",
+                            suggestion: "start the link again")
+        } catch let error as RelayClientError {
+            throw HushError(.relayUnavailable, reason: "the account's device list could not be published at the relay; nothing was sent to the new device",
+                            suggestion: error.description)
+        }
     }
 
     /// This device's key and the account's current list, in which it is

@@ -2,6 +2,7 @@ import Foundation
 @testable import HushKit
 import HushCrypto
 import HushProtocol
+import HushRelayClient
 import Synchronization
 import Testing
 
@@ -106,6 +107,9 @@ import Testing
         #expect(summary.files == 1)
         // Every part was deleted at the relay once received: only the attachment's blob is left.
         #expect(try Self.blobFiles(relay) == blobsBefore)
+        // The new list is in the account's directory, where anyone who knows the address finds it (§20.9).
+        let published = try await RelayClient(baseURL: relay.url).fetchDirectory(of: try HushAddress(parsing: joined.address).identityKey)
+        #expect(published?.counter == 2 && published?.entries.count == 2)
 
         let original = try await HushAccount.open(in: home, keys: App.keys)
         #expect(joined.address == original.address)
