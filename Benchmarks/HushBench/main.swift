@@ -14,6 +14,7 @@ let suites: [(name: String, run: ([String]) async throws -> Void)] = [
     ("drain", DrainBenchmark.run),
     ("daemon", DaemonBenchmark.run),
     ("backup", BackupBenchmark.run),
+    ("link", LinkBenchmark.run),
     ("largeaccount", LargeAccountBenchmark.run),
 ]
 
