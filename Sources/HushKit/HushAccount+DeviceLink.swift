@@ -197,7 +197,7 @@ extension HushAccount {
     /// Puts `list` in the account's directory at the relay (§20.9), where a
     /// contact who knows only the address finds the account's devices; done
     /// before anything that names the new device is sent.
-    private static func publish(_ list: DeviceList, of identity: IdentityKeyPair, with client: RelayClient) async throws {
+    static func publish(_ list: DeviceList, of identity: IdentityKeyPair, with client: RelayClient) async throws {
         do {
             _ = try await client.publishDirectory(list, writer: DeviceDirectory.Writer(account: identity))
         } catch let error as RelayClientError where error.status == 409 {

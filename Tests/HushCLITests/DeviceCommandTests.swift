@@ -23,5 +23,10 @@ extension HushCLITests {
         #expect(noRelay.status == 22 && noRelay.stdout.isEmpty, "\(noRelay.stderr)")
         let json = try hush(["device", "list", "--home", home.path, "--json"])
         #expect(json.status == 0 && json.stdout.contains("\"devices\""), "\(json.stdout)")
+        // One device, no list: nothing to revoke, and the recovery key stays.
+        let key = try hush(["backup", "key", "--home", home.path, "--json"]).stdout
+        let revoke = try hush(["device", "revoke", "laptop", "--home", home.path])
+        #expect(revoke.status != 0 && revoke.stderr.contains("no device list") && revoke.stdout.isEmpty, "\(revoke.stderr)")
+        #expect(try hush(["backup", "key", "--home", home.path, "--json"]).stdout == key)
     }
 }

@@ -151,6 +151,58 @@ import Testing
         await back.closeAndWait()
     }
 
+    /// Links a device named "laptop" to `home` (the existing one is "desk"); returns the new home.
+    static func link(_ home: String) async throws -> String {
+        let linked = try newHome()
+        let screens = Screens()
+        async let existing = HushAccount.linkDevice(from: home, keys: App.keys, thisDeviceName: "desk",
+                                                    showCode: { code in screens.code.withLock { $0 = code } }) { _, digits in
+            digits == (await screens.shownDigits())
+        }
+        let code = try await screens.waitForCode()
+        let (_, joined) = try await HushAccount.joinByLink(code: code, into: linked, keys: App.keys, deviceName: "laptop") { digits in
+            screens.digits.withLock { $0 = digits }
+        }
+        _ = try await existing
+        await joined.closeAndWait()
+        return linked
+    }
+
+    /// §20.14: the next list, signed by the revoking device, has the device
+    /// revoked, at the relay too; the recovery key is new. What cannot be
+    /// revoked is refused and changes nothing.
+    @Test func aRevokedDeviceIsRevokedInTheNextListAndTheRecoveryKeyIsNew() async throws {
+        let relay = try RelayProcess()
+        let (home, bob) = try await Self.accountWithHistory(relay)
+        defer { bob.close() }
+        let linked = try await Self.link(home)
+        let keyBefore = try await HushAccount.recoveryKey(in: home, keys: App.keys).key.displayText
+        let laptop = try #require(try await HushAccount.devices(in: home, keys: App.keys).first { $0.name == "laptop" })
+
+        for (text, kind) in [("nobody", HushError.Kind.notFound), ("desk", .invalidInput), ("00", .notFound)] {
+            let refused = await App.error { _ = try await HushAccount.revokeDevice(text, in: home, keys: App.keys) }
+            #expect(refused?.kind == kind, "\(text): \(String(describing: refused))")
+        }
+        #expect(try await HushAccount.recoveryKey(in: home, keys: App.keys).key.displayText == keyBefore)
+
+        let (revoked, newKey) = try await HushAccount.revokeDevice(String(laptop.id.prefix(6)), in: home, keys: App.keys)
+        #expect(revoked.id == laptop.id && !revoked.isActive)
+        #expect(newKey.displayText != keyBefore)
+        #expect(try await HushAccount.recoveryKey(in: home, keys: App.keys).key.displayText == newKey.displayText)
+        let devices = try await HushAccount.devices(in: home, keys: App.keys)
+        #expect(devices.count == 2 && devices.first { $0.name == "laptop" }?.isActive == false && devices.first { $0.name == "desk" }?.isActive == true)
+        let original = try await HushAccount.open(in: home, keys: App.keys)
+        let published = try await RelayClient(baseURL: relay.url).fetchDirectory(of: try HushAddress(parsing: original.address).identityKey)
+        await original.closeAndWait()
+        #expect(published?.counter == 3 && published?.activeDevices.count == 1)
+
+        let again = await App.error { _ = try await HushAccount.revokeDevice("laptop", in: home, keys: App.keys) }
+        #expect(again?.kind == .invalidInput && again?.reason.contains("already revoked") == true, "\(String(describing: again))")
+        // The linked device uses no relay yet, and a revocation is published at one.
+        let fromLinked = await App.error { _ = try await HushAccount.revokeDevice("desk", in: linked, keys: App.keys) }
+        #expect(fromLinked?.kind == .notRegistered, "\(String(describing: fromLinked))")
+    }
+
     @Test func aDeclinedLinkSignsNothingAndWritesNothing() async throws {
         let relay = try RelayProcess()
         let home = try await App.account("alice", relay: relay)

@@ -7,7 +7,7 @@ import HushTerminal
 struct DeviceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "device",
-        abstract: "Link another device to this account, or list the account's devices.",
+        abstract: "Link another device to this account, list the account's devices, or revoke one.",
         discussion: """
             A linked device has its own key and a copy of the account and its whole history. Linking \
             works now; messages sent to the account still reach only this (the original) device until \
@@ -16,8 +16,9 @@ struct DeviceCommand: ParsableCommand {
             Examples:
               hush device link                  (then, on the new machine: hush init --link CODE)
               hush device list
+              hush device revoke laptop         (by name, or by the start of its id)
             """,
-        subcommands: [DeviceLinkCommand.self, DeviceListCommand.self])
+        subcommands: [DeviceLinkCommand.self, DeviceListCommand.self, DeviceRevokeCommand.self])
 }
 
 struct DeviceLinkCommand: AsyncParsableCommand {
@@ -123,6 +124,53 @@ struct DeviceListCommand: AsyncParsableCommand {
                 print("\(device.id.prefix(8))  \(device.isActive ? "active " : "revoked")  \(formatter.string(from: device.addedAt))  \(name)"
                       + (device.isThisDevice ? "  (this device)" : ""))
             }
+        }
+    }
+}
+
+struct DeviceRevokeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "revoke",
+        abstract: "Revoke a device of this account (a lost or retired machine).",
+        discussion: """
+            Signs the account's next device list with that device revoked and publishes it at the \
+            relay, then replaces the account's recovery key (the revoked device holds the old one): \
+            the new key is printed once, write it down; backups made before still open with the old \
+            key only. A revoked device stays in every later list and can never be made active again. \
+            Until per-device sessions exist a linked device receives no messages anyway; what it \
+            already holds (the history up to its link, the account seed) cannot be taken back \
+            (SECURITY.md). Revoke this device from another one. The account must not be open \
+            elsewhere (stop `hush daemon` first).
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("The device's name, or the start of its id (4 hex digits or more), as `hush device list` shows them.",
+                                 valueName: "name-or-id"))
+    var device: String
+
+    @Option(help: ArgumentHelp("The relay the list is published at (default: the account's).", valueName: "URL"))
+    var relay: String?
+
+    func validate() throws {
+        if let relay { try RelayURLRule.check(relay) }
+    }
+
+    func run() async throws {
+        try await reportingErrors {
+            let ((revoked, recoveryKey), _) = try await global.unlocking { directory, keys in
+                try await HushAccount.revokeDevice(device, in: directory, keys: keys, relayURL: relay)
+            }
+            let name = UntrustedText.sanitized(revoked.name, keepingLineBreaks: false)
+            if global.json {
+                try printJSON(["revoked": name, "id": revoked.id, "recoveryKey": recoveryKey.displayText])
+                return
+            }
+            print("Revoked “\(name)” (\(revoked.id.prefix(8))): the account's device list now says so, at the relay too.")
+            print("")
+            print("New recovery key: \(recoveryKey.displayText)")
+            print("Write it down: it alone opens the backups made from now on. Backups made before still need the old key,")
+            print("which the revoked device also holds. `hush backup key` shows the new one again.")
         }
     }
 }

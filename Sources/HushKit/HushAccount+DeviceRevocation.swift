@@ -1,0 +1,95 @@
+import Foundation
+import HushCrypto
+import HushKeystore
+import HushProtocol
+import HushRelayClient
+import HushStore
+
+/// Revoking a device of the account (docs/PROTOCOL.md §20.14): any active
+/// device signs the account's next list with that entry revoked, publishes
+/// it in the account's directory, and replaces the recovery key, which the
+/// revoked device holds.
+extension HushAccount {
+    /// Revokes the device of the account in `directory` (closed: it is held
+    /// exclusively meanwhile) that `nameOrID` names: its exact name, or the
+    /// start (4 hex digits or more) of its id, as `devices(in:keys:)` lists
+    /// them. The next list is published at the account's relay (or
+    /// `relayURL`) before it is kept here; then a new recovery key replaces
+    /// the old one in the keystore, for the backups that follow. Archives
+    /// made before still open with the old key only.
+    ///
+    /// - Returns: the revoked device, and the new recovery key (show it
+    ///   once: the user must write it down).
+    /// - Throws: `HushError` of kind `notFound` (no list, or no such device),
+    ///   `invalidInput` (ambiguous, this device, already revoked, or this
+    ///   device revoked), `notRegistered` (no relay), `relayUnavailable`,
+    ///   `other` (the relay holds a newer list), `storage`, or as
+    ///   `open(in:keys:)`. Nothing changes unless the list was published.
+    public static func revokeDevice(_ nameOrID: String, in directory: String, keys: KeyProvider, relayURL: String? = nil)
+        async throws(HushError) -> (revoked: LinkedDevice, recoveryKey: RecoveryKey) {
+        try await translatingErrors {
+            let (home, keystore, lock, contents) = try unlockHome(directory, keys: keys, .exclusive)
+            defer { lock.release() }
+            let identity = try IdentityKeyPair(seed: contents.identitySeed)
+            let store = try MessageStore.openExisting(path: home.databasePath, key: contents.databaseKey)
+            guard let latest = try store.deviceLists.latest(), let seed = contents.additional[KeystoreContents.EntryType.deviceSeed] else {
+                throw HushError(.notFound, reason: "this account has no device list: it is one device, with no other to revoke",
+                                suggestion: "`hush device list` shows the account's devices")
+            }
+            let ownKey = try Ed25519.PrivateKey(seed: seed)
+            let own = DeviceID(deviceKey: ownKey.publicKey)
+            let current = try DeviceList.decode(latest, account: identity.publicKey)
+            guard current.entry(own)?.isActive == true else {
+                throw HushError(.invalidInput, reason: "this device is revoked in the account's device list, so it cannot revoke others",
+                                suggestion: "revoke from an active device of the account")
+            }
+            let target = try device(named: nameOrID, in: current)
+            guard target.id != own else {
+                throw HushError(.invalidInput, reason: "that is this device", suggestion: "revoke it from another device of the account")
+            }
+            guard target.isActive else {
+                throw HushError(.invalidInput, reason: "that device is already revoked", suggestion: "`hush device list` shows which devices are active")
+            }
+            guard let relay = try relayURL ?? store.settings.value(SettingsRepository.Name.relayURL), !relay.isEmpty else {
+                throw HushError(.notRegistered, reason: "this account has no relay, and a revocation is published at one",
+                                suggestion: "give the account's relay with --relay")
+            }
+            let now = UInt64(Date().timeIntervalSince1970 * 1000)
+            let next = try DeviceList.sign(account: identity, counter: current.counter + 1, createdAt: now, signer: ownKey,
+                                           entries: current.entries.map { $0.id == target.id ? $0.revoked(at: now) : $0 })
+            // Published first: a list kept here but not at the relay would
+            // leave contacts who look the account up with the device active.
+            try await publish(next, of: identity, with: RelayClient(baseURL: relay))
+            try store.deviceLists.keep(next.encoded, counter: next.counter, at: Int64(now))
+            let recoveryKey = RecoveryKey.generate()
+            var additional = contents.additional
+            additional[KeystoreContents.EntryType.recoveryKey] = recoveryKey.bytes
+            do {
+                try rewrite(keystore, keys: keys, adding: additional, to: contents)
+            } catch {
+                throw HushError(.storage, reason: "the device was revoked, but a new recovery key could not be stored (\(error)); the old one, which the revoked device holds, still opens new backups",
+                                suggestion: "free some disk space, then run the revocation again to replace the key")
+            }
+            guard let revoked = next.entry(target.id) else { throw HushError(.other, reason: "the signed list lost the revoked device") }
+            return (LinkedDevice(revoked, thisDevice: own), recoveryKey)
+        }
+    }
+
+    /// The one entry of `list` whose name is `text`, or whose id starts
+    /// with it (at least 4 hex digits).
+    static func device(named text: String, in list: DeviceList) throws -> DeviceListEntry {
+        let byName = list.entries.filter { $0.name == text }
+        let lowered = text.lowercased()
+        let byID = lowered.count >= 4 && lowered.allSatisfy(\.isHexDigit) ? list.entries.filter { $0.id.description.hasPrefix(lowered) } : []
+        let matches = byName.isEmpty ? byID : byName
+        guard !matches.isEmpty else {
+            throw HushError(.notFound, reason: "the account has no device named \(text) or whose id starts with it",
+                            suggestion: "`hush device list` shows the account's devices with their ids")
+        }
+        guard matches.count == 1 else {
+            throw HushError(.invalidInput, reason: "\(matches.count) devices match \(text): \(matches.map { String($0.id.description.prefix(8)) }.joined(separator: ", "))",
+                            suggestion: "give more of the id (`hush device list`)")
+        }
+        return matches[0]
+    }
+}
