@@ -283,9 +283,9 @@ import Testing
         #expect(throws: ProtocolError.unsupportedVersion(0)) { try SealedSender.checkShape([0] + envelope.dropFirst()) }
         #expect(throws: ProtocolError.self) { try SealedSender.checkShape(Array(envelope.prefix(SealedSender.minimumLength - 1))) }
         #expect(throws: ProtocolError.limitExceeded(what: "envelope")) { try SealedSender.checkShape([1] + [UInt8](repeating: 0, count: SealedSender.maximumLength)) }
-        // The largest content makes an envelope exactly within the bound.
+        // The largest content makes an account's largest envelope (a device's is 96 bytes longer: DeviceSessionTests).
         let big = try c.aliceSession.seal([UInt8](repeating: 7, count: Padding.maximumContentLength), using: c.alice.random)
         try SealedSender.checkShape(big)
-        #expect(big.count == SealedSender.maximumLength)
+        #expect(big.count == SealedSender.maximumAccountLength)
     }
 }

@@ -67,14 +67,14 @@ import Testing
         }
     }
 
-    /// One envelope-size rule, the protocol's (434…68,896 bytes), at its edges in both forms.
+    /// One envelope-size rule, the protocol's (434…68,992 bytes: a device prekey message is the largest), at its edges in both forms.
     @Test func theEnvelopeSizeRuleIsTheProtocolsAtItsEdges() async throws {
         let relay = try TestRelay()
         let alice = try TestUser(seed: "alice")
         try await relay.application().test(.router) { client in
             _ = try await client.registerAndAuthenticate(alice, relay: relay)
             let min = RelayLimits.minEnvelopeBytes, max = RelayLimits.maxEnvelopeBytes
-            #expect(min == 434 && max == 68_896, "docs/PROTOCOL.md §9.1")
+            #expect(min == 434 && max == 68_992, "docs/PROTOCOL.md §9.2, §20.10")
             for (size, expected) in [(min - 1, HTTPResponse.Status.unprocessableContent), (min, .created), (max, .created), (max + 1, .contentTooLarge)] {
                 let envelope = [UInt8](repeating: 5, count: size)
                 let binary = try await Self.deposit(client, to: alice, requestID: "bin-\(size)", envelope: envelope)

@@ -17,9 +17,14 @@ public enum SealedSender {
     public static let overhead = 1 + 32 + 16
     /// The smallest valid envelope: a message with a minimum-size body.
     public static let minimumLength = overhead + 1 + 32 + RatchetConstants.encryptedHeaderLength + RatchetConstants.tagLength + Padding.minimumPaddedLength
-    /// The largest valid envelope (a prekey message with the largest body):
-    /// 49 + 1 + 32 + 1134 + 80 + 16 + 67 584 = 68 896. Relays and receivers MUST refuse larger ones.
-    public static let maximumLength = overhead + 1 + 32 + 1134 + RatchetConstants.encryptedHeaderLength + RatchetConstants.tagLength + Padding.maximumPaddedLength
+    /// The largest envelope an account without devices seals (a prekey
+    /// message with the largest body): 49 + 1 + 32 + 1134 + 80 + 16 + 67 584 = 68 896.
+    public static let maximumAccountLength = overhead + 1 + 32 + 1134 + RatchetConstants.encryptedHeaderLength + RatchetConstants.tagLength
+        + Padding.maximumPaddedLength
+    /// The largest valid envelope (a device prekey message with the largest
+    /// body, §20.10: 96 bytes of account key and certificate more): 69 024.
+    /// Relays and receivers MUST refuse larger ones.
+    public static let maximumLength = maximumAccountLength + DeviceCertificate.encodedLength
 
     /// What a relay can check without any key: the version byte and the size
     /// bounds. Throws `unsupportedVersion` or `limitExceeded`/`malformed`; a
@@ -47,8 +52,12 @@ public enum SealedSender {
     }
 
     /// Opens an envelope addressed to `recipient`. Any failure past the
-    /// version byte is `decryptionFailed`, whatever was wrong.
-    public static func open(_ envelope: [UInt8], recipient: IdentityKeyPair) throws(ProtocolError) -> OpenedEnvelope {
+    /// version byte is `decryptionFailed`, whatever was wrong. A device
+    /// prekey message (§20.10) is read only `acceptingDevicePrekeyMessages`
+    /// (its certificate verified as it is read): a receiver that does not
+    /// file sessions per device refuses it as an unknown type.
+    public static func open(_ envelope: [UInt8], recipient: IdentityKeyPair,
+                            acceptingDevicePrekeyMessages: Bool = false) throws(ProtocolError) -> OpenedEnvelope {
         guard let first = envelope.first else { throw .malformed(what: "envelope (empty)") }
         guard first == version else { throw .unsupportedVersion(first) }
         guard envelope.count >= minimumLength, envelope.count <= maximumLength else { throw .decryptionFailed }
@@ -64,7 +73,7 @@ public enum SealedSender {
                                                       associatedData: Array(envelope[0..<33]) + recipient.publicKey.rawRepresentation)
         else { throw .decryptionFailed }
         defer { ConstantTime.wipe(&inner) }
-        return try OpenedEnvelope.decode(inner)
+        return try OpenedEnvelope.decode(inner, acceptingDevicePrekeyMessages: acceptingDevicePrekeyMessages)
     }
 
     @_spi(Vectors) public static func layerKey(shared: () throws(CryptoError) -> SecureBytes, ephemeral: X25519.PublicKey,

@@ -14,13 +14,19 @@ public final class Session {
     /// Attached (as a prekey message) to everything the initiator sends until
     /// the first message from the responder decrypts.
     public private(set) var pendingHandshake: HandshakeInit?
+    /// For a session a device started (§20.10): the account's certificate of
+    /// that device, sent with the handshake (a device prekey message, type
+    /// 0x03) until the peer answers, so the peer knows whose device it is.
+    public let deviceCertificate: DeviceCertificate?
     public let ratchet: DoubleRatchet
 
-    init(localIdentity: IdentityKey, remoteIdentity: IdentityKey, handshakeID: [UInt8], pendingHandshake: HandshakeInit?, ratchet: DoubleRatchet) {
+    init(localIdentity: IdentityKey, remoteIdentity: IdentityKey, handshakeID: [UInt8], pendingHandshake: HandshakeInit?,
+         deviceCertificate: DeviceCertificate? = nil, ratchet: DoubleRatchet) {
         self.localIdentity = localIdentity
         self.remoteIdentity = remoteIdentity
         self.handshakeID = handshakeID
         self.pendingHandshake = pendingHandshake
+        self.deviceCertificate = deviceCertificate
         self.ratchet = ratchet
     }
 
@@ -39,15 +45,38 @@ public final class Session {
         return try initiate(identity: identity, bundle: bundle, ephemeral: ephemeral, ratchetKey: ratchetKey, encapsulation: encapsulation)
     }
 
+    /// Starts a session between this device and `device`, a device of a
+    /// contact's account (§20.10), from the bundle the relay handed out for
+    /// it. `device` is the key the verified device list names (§5.3 step 1
+    /// compares with it, not with the address); `certificate` is this
+    /// device's, from its account, attached to every message until the peer
+    /// answers. Use the account's key pair and no certificate for an account
+    /// without a list (§20.13).
+    public static func initiate(device identity: IdentityKeyPair, certificate: DeviceCertificate?, to device: Ed25519.PublicKey,
+                                bundle: PrekeyBundle, using random: any RandomSource = SystemRandom()) throws(ProtocolError) -> Session {
+        guard ConstantTime.equals(bundle.identityKey.rawRepresentation, device.rawRepresentation) else { throw .identityMismatch }
+        if let certificate, !ConstantTime.equals(certificate.device.rawRepresentation, identity.publicKey.rawRepresentation) {
+            throw .malformed(what: "a device certificate of another device")
+        }
+        let ephemeral = X25519.PrivateKey(using: random)
+        let ratchetKey = X25519.PrivateKey(using: random)
+        let encapsulation: MLKEM.Encapsulation
+        do { encapsulation = try MLKEM.encapsulate(to: bundle.kemPrekey.publicKey) } catch { throw .crypto(error) }
+        return try initiate(identity: identity, bundle: bundle, ephemeral: ephemeral, ratchetKey: ratchetKey, encapsulation: encapsulation,
+                            certificate: certificate)
+    }
+
     /// Initiator with every random input given (vectors and tests).
     @_spi(Vectors)
     public static func initiate(identity: IdentityKeyPair, bundle: PrekeyBundle, ephemeral: X25519.PrivateKey,
-                                ratchetKey: X25519.PrivateKey, encapsulation: MLKEM.Encapsulation) throws(ProtocolError) -> Session {
+                                ratchetKey: X25519.PrivateKey, encapsulation: MLKEM.Encapsulation,
+                                certificate: DeviceCertificate? = nil) throws(ProtocolError) -> Session {
         let (message, secrets) = try Handshake.initiate(identity: identity, bundle: bundle, ephemeral: ephemeral, encapsulation: encapsulation)
         let spk = try Handshake.x25519Key(bundle.signedPrekey.publicKey)
         let ratchet = try DoubleRatchet(initiator: secrets, responderRatchetKey: spk, ratchetKey: ratchetKey)
         return Session(localIdentity: identity.publicKey, remoteIdentity: bundle.identityKey,
-                       handshakeID: ephemeral.publicKey.rawRepresentation, pendingHandshake: message, ratchet: ratchet)
+                       handshakeID: ephemeral.publicKey.rawRepresentation, pendingHandshake: message, deviceCertificate: certificate,
+                       ratchet: ratchet)
     }
 
     /// Accepts a first-contact (prekey) message. The caller looks up the
@@ -74,7 +103,8 @@ public final class Session {
     /// Draws the sealed layer's ephemeral key from `random`.
     public func seal(_ content: [UInt8], using random: any RandomSource = SystemRandom()) throws(ProtocolError) -> [UInt8] {
         let message = try ratchet.encrypt(content)
-        return try SealedSender.seal(OpenedEnvelope(sender: localIdentity, handshake: pendingHandshake, ratchetMessage: message),
+        return try SealedSender.seal(OpenedEnvelope(sender: localIdentity, handshake: pendingHandshake, ratchetMessage: message,
+                                                    deviceCertificate: pendingHandshake == nil ? nil : deviceCertificate),
                                      to: remoteIdentity, using: random)
     }
 
