@@ -90,7 +90,9 @@ public final class RelayCore: Sendable {
         guard let segment = context.parameters.get(name), segment.utf8.count == 2 * IdentityKey.length,
               segment.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }),
               let bytes = try? Hex.decode(segment), (try? IdentityKey(rawRepresentation: bytes)) != nil else {
-            throw RelayError.badRequest("the identity in the path must be 64 lower-case hex digits of an Ed25519 public key")
+            // A directory's name is a blinded key, not an identity: say which the path holds.
+            let what = name == "name" ? "directory name" : name
+            throw RelayError.badRequest("the \(what) in the path must be 64 lower-case hex digits of an Ed25519 public key")
         }
         return bytes
     }

@@ -115,7 +115,9 @@ import Testing
                 #expect(response.status == .unprocessableContent || response.status == .contentTooLarge, "\(bad.count) bytes")
             }
             #expect(try await client.get("/v1/directory/" + String(repeating: "zz", count: 32)).status == .badRequest)
-            #expect(try await client.get("/v1/directory/00").status == .badRequest)
+            let short = try await client.get("/v1/directory/00")
+            #expect(short.status == .badRequest)
+            #expect(String(buffer: short.body).contains("the directory name in the path"), "\(String(buffer: short.body))")
         }
     }
 
