@@ -9,7 +9,7 @@ enum DeviceInputs {
         guard let selector = input.first else { return }
         let bytes = Array(input.dropFirst())
         let live = LiveSession.shared
-        switch selector % 4 {
+        switch selector % 5 {
         case 0:
             // A device list of Alice's account, verified against nothing held, then against itself.
             guard let list = try? DeviceList.decode(bytes, account: live.alice.publicKey) else { return }
@@ -26,9 +26,13 @@ enum DeviceInputs {
             guard bytes.count >= 8 else { return }
             let counter = bytes.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
             _ = try? live.aliceDirectory.open(Array(bytes.dropFirst(8)), counter: counter)
-        default:
+        case 3:
             // The inner plaintext of a sealed envelope, device prekey messages included.
             _ = try? OpenedEnvelope.decodeAcceptingDevices(bytes)
+        default:
+            // A link's channel message as opened (§20.6); one that reads encodes to the same bytes.
+            guard let message = try? LinkMessage(decoding: bytes) else { return }
+            precondition(message.encoded == bytes, "a link message does not encode to the bytes it was read from")
         }
     }
 }

@@ -56,7 +56,10 @@ public enum FuzzSeeds {
         return [
             .devices: [[0] + list.encoded, [2] + counterBytes + record]
                 + vectors.strings("text").filter { !$0.isEmpty }.prefix(4).map { [1] + Array($0.utf8) }
-                + vectors.hex("inner").map { [3] + $0 } + vectors.hex("forged_inner").map { [3] + $0 },
+                + vectors.hex("inner").map { [3] + $0 } + vectors.hex("forged_inner").map { [3] + $0 }
+                + [LinkMessage.archivePart(index: 3, blobID: String(repeating: "ab", count: 32), length: 64 << 20,
+                                           sha256: [UInt8](repeating: 9, count: 32)),
+                   .archiveEnd(parts: 4, length: 200 << 20), .partReceived(index: 3), .declined].map { [4] + $0.encoded },
             .sealedSender: [envelope] + vectors.hex("envelope"),
             .ratchet: [opened.ratchetMessage] + vectors.hex("ratchet_message"),
             .sessionState: [live.bobStateBytes, aliceSession.serialized().copyBytes()],
