@@ -29,14 +29,18 @@ struct GroupCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The group's name (1 to 64 bytes).") var name: String
         @Argument(help: "Contacts to invite (accepted contacts).") var members: [String]
+        @Flag(help: "A large group, up to 1000 members: one envelope per member to create, add or remove, but messages are attributable to their author beyond the group and carry no receipts.") var large = false
 
         func validate() throws {
             guard !members.isEmpty else { throw ValidationError("name at least one contact to create a group with") }
         }
 
         func run() async throws {
-            try await GroupCommand.change(global, headline: { "Created \(Presentation.peer($0.name)) with \($0.members.count - 1) member(s)." }) {
-                try await $0.account.createGroup(name: name, members: $0.contactIDs(members))
+            // A large group's messages can be shown to anyone as their author's (§18.4): said when it is made.
+            let notice = large ? "\nIts messages are signed with each author's identity key: anyone a member shows one to can tell who wrote it. No receipts." : ""
+            try await GroupCommand.change(global, headline: { "Created \(Presentation.peer($0.name)) with \($0.members.count - 1) member(s).\(notice)" }) {
+                large ? try await $0.account.createLargeGroup(name: name, members: $0.contactIDs(members))
+                    : try await $0.account.createGroup(name: name, members: $0.contactIDs(members))
             }
         }
     }
