@@ -76,7 +76,7 @@ final class GroupMembership {
             members.append(.init(identityKey: key, role: .member, label: Self.label(contact.name)))
         }
         guard members.count <= GroupLimits.maxMembers else {
-            throw MessengerError.groupRefused("a group holds at most \(GroupLimits.maxMembers) members")
+            throw MessengerError.groupRefused("a group holds at most \(GroupLimits.maxMembers) members; a large group, created so, holds up to \(LargeGroupState.maxMembers)")
         }
         let state = try GroupState(groupID: dependencies.random.bytes(SenderKeyWire.groupIDLength), epoch: 1,
                                    secret: SecureBytes(randomCount: GroupLimits.secretLength, using: dependencies.random),
@@ -120,7 +120,7 @@ final class GroupMembership {
                 members.append(.init(identityKey: key, role: .member, label: Self.label(contact.name)))
             }
             guard members.count <= GroupLimits.maxMembers else {
-                throw MessengerError.groupRefused("a group holds at most \(GroupLimits.maxMembers) members")
+                throw MessengerError.groupRefused("a group holds at most \(GroupLimits.maxMembers) members; one created small stays small (a large group, created so, holds up to \(LargeGroupState.maxMembers))")
             }
         }
     }
