@@ -4,6 +4,7 @@ import HushCrypto
 @testable import HushMessenger
 @_spi(Vectors) @testable import HushProtocol
 import HushStore
+import HushTesting
 
 /// Large groups (docs/PROTOCOL.md §18.4) through the whole pipeline on the
 /// in-memory relay: real stores and sessions; the admin's state over the
@@ -166,12 +167,15 @@ import HushStore
         let relay = InMemoryRelay()
         let alice = try Participant("alice", relay: relay)
         try await alice.messenger.register()
-        var members: [Participant] = []
+        // The members only need a bundle at the relay (Alice starts a session with each): no store of their own.
+        var members: [(name: String, key: IdentityKey)] = []
         for index in 0..<256 {
-            let member = try Participant("m\(index)", relay: relay)
-            try await member.messenger.register()
-            try await alice.messenger.addContact(name: "m\(index)", address: member.address)
-            members.append(member)
+            let identity = IdentityKeyPair.generate(using: DeterministicRandom(seed: "crowd-\(index)"))
+            try await relay.transport(for: identity).register(
+                identity: identity, signedPrekey: try PrivatePrekey.generate(kind: .signedX25519, id: 1, identity: identity).signed,
+                lastResortKEMPrekey: try PrivatePrekey.generate(kind: .lastResortKEM, id: 2, identity: identity).signed, oneTimePrekeys: [])
+            try await alice.messenger.addContact(name: "m\(index)", address: identity.address.description)
+            members.append(("m\(index)", identity.publicKey))
         }
         try await alice.messenger.createGroup(name: "crowd", members: members.map(\.name), large: true)
         relay.state.withLock { $0.fanOutSizes = [] }
@@ -179,7 +183,7 @@ import HushStore
         #expect(sent.status == .sent)
         #expect(relay.state.withLock { $0.fanOutSizes } == [255, 1])
         // The same group envelope, last in every member's mailbox.
-        let last = members.map { relay.stored(for: $0.identity.publicKey).last?.bytes ?? [] }
+        let last = members.map { relay.stored(for: $0.key).last?.bytes ?? [] }
         #expect(GroupEnvelope.isGroupEnvelope(last[0]) && last.allSatisfy { $0 == last[0] })
     }
 }
