@@ -12,11 +12,18 @@ struct GroupCommand: AsyncParsableCommand {
             with the members: an admin's change goes to every member over their direct sessions, and \
             every change rotates every member's key, so a removed member reads nothing sent afterwards.
 
+            A large group (`hush group create NAME MEMBER... --large`, up to 1000 members) sends no keys \
+            between members: each derives every key from the admin's change, so creating it or adding \
+            or removing a member costs one envelope per member. Its messages are signed with each \
+            author's identity key (anyone shown one can tell who wrote it), carry no receipts, and are \
+            texts, replies and files only.
+
             Send, read and search with the group's name as with a contact's: `hush send team "hi"`, \
             `hush history team`, `hush chat team`. When a contact has the same name, write group:NAME.
 
             Examples:
               hush group create team bob carol
+              hush group create town bob carol dave --large
               hush group add team dave
               hush group remove team dave
               hush group info team
