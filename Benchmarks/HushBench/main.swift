@@ -11,6 +11,7 @@ let suites: [(name: String, run: ([String]) async throws -> Void)] = [
     ("e2e", EndToEndBenchmark.run),
     ("attachments", AttachmentBenchmark.run),
     ("groups", GroupBenchmark.run),
+    ("largegroups", LargeGroupBenchmark.run),
     ("drain", DrainBenchmark.run),
     ("daemon", DaemonBenchmark.run),
     ("backup", BackupBenchmark.run),

@@ -10,8 +10,10 @@ import HushStore
 extension HushAccount {
     /// Tables never put in an archive: ratchet state. A restored account
     /// starts fresh sessions, because an old copy of a ratchet would reuse
-    /// message keys its peers have already seen or moved past (§19.4).
-    static let tablesLeftOutOfBackups: Set<String> = ["ratchet_sessions", "skipped_message_keys", "sender_chains"]
+    /// message keys its peers have already seen or moved past (§19.4); a
+    /// large group's derived chains (`member_chains`, §18.4) likewise, and
+    /// the restored member asks for a new state instead.
+    static let tablesLeftOutOfBackups: Set<String> = ["ratchet_sessions", "skipped_message_keys", "sender_chains", "member_chains"]
 
     /// The settings name under which a restored store remembers the archive's
     /// date (milliseconds since 1970).

@@ -19,6 +19,18 @@ extension HushAccount {
         }
     }
 
+    /// Creates a large group (docs/PROTOCOL.md §18.4, up to 1 000 members):
+    /// its state goes to each member and every member's key is derived from
+    /// it, so creating it, adding or removing a member costs one envelope per
+    /// member. Its messages are attributable to their author beyond the
+    /// group (each carries its author's signature by identity key), carry no
+    /// receipts, and are texts, replies and files only.
+    public func createLargeGroup(name: String, members: [ContactID]) async throws(HushError) -> Group {
+        try await guarded {
+            try await group(try await messenger.createGroup(name: name, members: try await contactNames(members), large: true))
+        }
+    }
+
     /// The name to show for an address, as a group's member list and its
     /// history show senders: "you" for the account, a contact's name, else
     /// the address itself (a member who is not a contact, or a former member).

@@ -12,19 +12,21 @@ final class ContentApplier {
     let dependencies: MessengerDependencies
     private let sealer: Sealer
     private let receipts: DeliveryReceipts
-    private let downloads: AttachmentDownloads
+    let downloads: AttachmentDownloads
     private let membership: GroupMembership
+    private let largeGroups: LargeGroups
     private let receivedGroupStates: ReceivedGroupStates
     private let senderKeys: GroupSenderKeys
     var store: MessageStore { dependencies.store }
 
     init(_ dependencies: MessengerDependencies, sealer: Sealer, receipts: DeliveryReceipts, downloads: AttachmentDownloads,
-         membership: GroupMembership, receivedGroupStates: ReceivedGroupStates, senderKeys: GroupSenderKeys) {
+         membership: GroupMembership, largeGroups: LargeGroups, receivedGroupStates: ReceivedGroupStates, senderKeys: GroupSenderKeys) {
         self.dependencies = dependencies
         self.sealer = sealer
         self.receipts = receipts
         self.downloads = downloads
         self.membership = membership
+        self.largeGroups = largeGroups
         self.receivedGroupStates = receivedGroupStates
         self.senderKeys = senderKeys
     }
@@ -84,7 +86,15 @@ final class ContentApplier {
         case let .senderKeyDistribution(distribution):
             try senderKeys.applyDistribution(distribution, from: contact)
         case let .groupLeave(groupID, epoch):
-            try membership.applyLeave(groupID: groupID, epoch: epoch, from: contact)
+            if let group = try store.groups.group(groupID: groupID), group.isLarge {
+                try largeGroups.applyLeave(group, from: contact)
+            } else {
+                try membership.applyLeave(groupID: groupID, epoch: epoch, from: contact)
+            }
+        case let .largeGroupUpdate(state):
+            try largeGroups.applyUpdate(state, from: contact)
+        case let .largeGroupRekey(groupID, epoch):
+            try largeGroups.applyRekey(groupID: groupID, epoch: epoch, from: contact)
         case .deviceList, .sentTranscript:
             // Linked devices (docs/PROTOCOL.md §20.11) are written down, not in
             // use: an account is one device, so nobody sends these yet. Set

@@ -1,5 +1,6 @@
 import HushCrypto
 import HushProtocol
+import HushRelayAPI
 import HushStore
 
 /// Delivers what is queued, already sealed: posts every due outbox request,
@@ -47,7 +48,17 @@ final class Dispatcher {
         let now = dependencies.clock.now()
         // A database that cannot be read now (locked, damaged, a full disk)
         // says nothing about the requests: they stay pending for the next pass.
-        guard let due = try? store.outbox.due(at: now) else { return }
+        // Page after page, each request once a pass: a large group's state
+        // queues a request per member (§18.4), far more than one page.
+        var attempted: Set<String> = []
+        while let page = try? store.outbox.due(at: now), case let fresh = page.filter({ !attempted.contains($0.requestId) }), !fresh.isEmpty {
+            attempted.formUnion(fresh.map(\.requestId))
+            await dispatch(fresh, at: now, into: &report)
+        }
+    }
+
+    private func dispatch(isolation: isolated (any Actor)? = #isolation, _ due: [OutboxItem], at now: Int64,
+                          into report: inout OutboxReport) async {
         for item in due {
             let members: [[UInt8]]?, contact: (name: String, addressee: Addressee)?
             do {
@@ -160,7 +171,17 @@ final class Dispatcher {
                       to recipients: [FanOutRecipient]) async throws(DeliveryFailure) -> [Result<DepositReceipt, DeliveryFailure>] {
         let transport = dependencies.transport
         guard case .contact = route, recipients.count == 1, let recipient = recipients.first else {
-            return try await transport.depositFanOut(item.payload, requestID: item.requestId, to: recipients)
+            // The relay takes at most 255 mailboxes a request: a large group's
+            // message (docs/PROTOCOL.md §18.4) goes in parts of the same bytes
+            // under the same request id. The relay keeps a request id per
+            // mailbox, so a retry may group the members not yet reached anew.
+            var results: [Result<DepositReceipt, DeliveryFailure>] = []
+            results.reserveCapacity(recipients.count)
+            for start in stride(from: 0, to: recipients.count, by: RelayLimits.maxFanOutRecipients) {
+                let part = Array(recipients[start..<min(start + RelayLimits.maxFanOutRecipients, recipients.count)])
+                results += try await transport.depositFanOut(item.payload, requestID: item.requestId, to: part)
+            }
+            return results
         }
         do {
             return [.success(try await transport.deposit(item.payload, to: recipient.key, requestID: item.requestId,

@@ -32,6 +32,8 @@ final class EnvelopeOpener {
             guard !ephemeral else { throw MessengerError.protocolFailure("a group message cannot travel as an ephemeral envelope") }
             try senderKeys.open(envelope) { content, contact, group in
                 try applier.applyGroup(content, from: contact, group: group, envelope: envelope)
+            } applyingLarge: { content, author, group in
+                try applier.applyLargeGroup(content, from: author, group: group, envelope: envelope)
             }
             return .applied
         }

@@ -32,7 +32,8 @@ final class GroupMembership {
     /// chain again (§11). Returns how many chains were made.
     func makeMissingOwnChains() throws -> Int {
         var made = 0
-        for group in try store.groups.active() {
+        // A large group's own chain is derived, not made: a restored account asks for a new state instead (§18.4).
+        for group in try store.groups.active() where !group.isLarge {
             let current = try group.currentState()
             guard current.member(me) != nil, current.members.contains(where: { $0.identityKey != me }),
                   try store.groups.ownChain(stateDigest: current.digest, memberKey: me.rawRepresentation, groupRow: group.id) == nil
@@ -75,7 +76,7 @@ final class GroupMembership {
             members.append(.init(identityKey: key, role: .member, label: Self.label(contact.name)))
         }
         guard members.count <= GroupLimits.maxMembers else {
-            throw MessengerError.groupRefused("a group holds at most \(GroupLimits.maxMembers) members")
+            throw MessengerError.groupRefused("a group holds at most \(GroupLimits.maxMembers) members; a large group, created so, holds up to \(LargeGroupState.maxMembers)")
         }
         let state = try GroupState(groupID: dependencies.random.bytes(SenderKeyWire.groupIDLength), epoch: 1,
                                    secret: SecureBytes(randomCount: GroupLimits.secretLength, using: dependencies.random),
@@ -119,7 +120,7 @@ final class GroupMembership {
                 members.append(.init(identityKey: key, role: .member, label: Self.label(contact.name)))
             }
             guard members.count <= GroupLimits.maxMembers else {
-                throw MessengerError.groupRefused("a group holds at most \(GroupLimits.maxMembers) members")
+                throw MessengerError.groupRefused("a group holds at most \(GroupLimits.maxMembers) members; one created small stays small (a large group, created so, holds up to \(LargeGroupState.maxMembers))")
             }
         }
     }
@@ -178,7 +179,7 @@ final class GroupMembership {
     /// A member leaves: the admin with the lowest identity key among those
     /// remaining writes the state without it; the others wait for that state.
     func applyLeave(groupID: [UInt8], epoch: UInt32, from contact: Contact) throws {
-        guard let group = try store.groups.group(groupID: groupID), group.standing == .member else { return }
+        guard let group = try store.groups.group(groupID: groupID), group.standing == .member, !group.isLarge else { return }
         let current = try state(of: group)
         let leaver = try IdentityKey(rawRepresentation: contact.identityKey)
         guard current.member(leaver) != nil else { return }
@@ -219,7 +220,7 @@ final class GroupMembership {
         return label
     }
 
-    private static func checkName(_ name: String) throws {
+    static func checkName(_ name: String) throws {
         guard (1...GroupLimits.maxNameLength).contains(name.utf8.count) else {
             throw MessengerError.groupRefused("a group name is 1 to \(GroupLimits.maxNameLength) bytes")
         }

@@ -9,6 +9,7 @@ final class GroupSenderKeys {
     private let dependencies: MessengerDependencies
     private let adoption: GroupStateAdoption
     private let ownChains: OwnSenderChains
+    private let largeGroupMessages: LargeGroupMessages
     private var store: MessageStore { dependencies.store }
     private var me: IdentityKey { dependencies.identity.publicKey }
 
@@ -16,6 +17,7 @@ final class GroupSenderKeys {
         self.dependencies = dependencies
         self.adoption = adoption
         ownChains = OwnSenderChains(dependencies)
+        largeGroupMessages = LargeGroupMessages(dependencies)
     }
 
     /// Keeps a member's chain. Its signature is checked first, before
@@ -42,6 +44,9 @@ final class GroupSenderKeys {
             throw MessengerError.awaitingGroupKey("a group key for a group whose invitation has not arrived yet")
         }
         guard group.standing == .member else { return }
+        guard !group.isLarge else {
+            throw MessengerError.protocolFailure("a sender key distribution for a large group, whose chains are derived, never distributed")
+        }
         let states = try adoption.keptStates(group)
         guard states.contains(where: { $0.epoch == distribution.epoch && $0.member(sender) != nil }) else {
             if distribution.epoch > group.epoch {
@@ -73,7 +78,7 @@ final class GroupSenderKeys {
     /// still holds it ignores it.
     func handOverOwnChains(to contact: Contact) throws {
         let peer = try IdentityKey(rawRepresentation: contact.identityKey)
-        for group in try store.groups.active() {
+        for group in try store.groups.active() where !group.isLarge {
             let current = try group.currentState()
             guard current.member(me) != nil, current.member(peer) != nil else { continue }
             try ownChains.distribute(for: current, in: group, to: [peer])
@@ -107,13 +112,19 @@ final class GroupSenderKeys {
     /// decrypts the group message with its sender's chain; stores a text or
     /// an attachment in the group's conversation and queues a delivery
     /// receipt to its sender over their pairwise session.
-    func open(_ envelope: MailboxEnvelope, applying apply: (Content, Contact, StoredGroup) throws -> Void) throws {
+    func open(_ envelope: MailboxEnvelope, applying apply: (Content, Contact, StoredGroup) throws -> Void,
+              applyingLarge applyLarge: (Content, IdentityKey, StoredGroup) throws -> Void) throws {
         guard let (message, group) = try openEnvelope(envelope.bytes) else {
             for invitation in try store.invitations.all()
             where try GroupEnvelope.open(envelope.bytes, key: GroupState.decode(invitation.state).envelopeKey()) != nil {
                 throw MessengerError.awaitingAcceptance("a group message for an invitation that waits with its sender's message request")
             }
             throw MessengerError.awaitingGroupKey("a group message for a group whose key has not arrived yet")
+        }
+        if group.isLarge {
+            let (content, author) = try largeGroupMessages.open(message, in: group)
+            try applyLarge(content, author, group)
+            return
         }
         let head = try SenderKeyMessageHead(of: message)
         guard let stored = try store.groups.chain(epoch: head.epoch, signingKey: head.signingKey.rawRepresentation, groupRow: group.id) else {
@@ -158,6 +169,10 @@ final class GroupSenderKeys {
     /// The group message inside and its group, trying every state we hold.
     private func openEnvelope(_ envelope: [UInt8]) throws -> ([UInt8], StoredGroup)? {
         for group in try store.groups.active() {
+            if group.isLarge {
+                if let message = try largeGroupMessages.openEnvelope(envelope, in: group) { return (message, group) }
+                continue
+            }
             for state in try adoption.keptStates(group) {
                 if let message = try GroupEnvelope.open(envelope, key: state.envelopeKey()) { return (message, group) }
             }

@@ -17,9 +17,14 @@ extension Messenger {
     /// Starts a session with every accepted contact that has none (after a
     /// restore from a backup); returns how many started. First, locally, a
     /// new sender chain for every group that has none, its distribution
-    /// queued for the members (sealed on those sessions at the next flush).
+    /// queued for the members (sealed on those sessions at the next flush);
+    /// for a large group, whose chain cannot be made again, a new state
+    /// asked of an admin (docs/PROTOCOL.md §18.4).
     public func startMissingSessions() async throws -> Int {
-        _ = try store.write { _ in try groups.makeMissingOwnChains() }
+        _ = try store.write { _ in
+            _ = try groups.makeMissingOwnChains()
+            try largeGroups.askForNewStates()
+        }
         return try await contactBook.startMissingSessions()
     }
 

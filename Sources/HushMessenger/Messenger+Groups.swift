@@ -24,6 +24,9 @@ public struct GroupSummary: Sendable, Equatable {
     public let epoch: UInt32
     public let standing: StoredGroup.Standing
     public let members: [Member]
+    /// A large group (docs/PROTOCOL.md §18.4): chains derived from the
+    /// state, messages attributable, no receipts.
+    public var isLarge = false
     public var youAreAdmin: Bool { members.contains { $0.isYou && $0.isAdmin } }
 }
 
@@ -57,44 +60,66 @@ extension Messenger {
 
     // MARK: Membership
 
+    /// Creates a group of us (admin) and `members`. `large`: a large group
+    /// (docs/PROTOCOL.md §18.4, up to 1 000 members): its state goes to each
+    /// member (`n` envelopes) and every chain is derived from it, but its
+    /// messages are attributable to their author beyond the group and carry
+    /// no receipts; a small one (§18.1, up to 256) distributes every chain.
     @discardableResult
-    public func createGroup(name: String, members: [String]) async throws -> GroupSummary {
+    public func createGroup(name: String, members: [String], large: Bool = false) async throws -> GroupSummary {
         guard !members.isEmpty else { throw MessengerError.groupRefused("name at least one contact to create a group with") }
-        let group = try store.write { _ in try groups.create(name: name, memberNames: members) }
+        let group = try store.write { _ in
+            large ? try largeGroups.create(name: name, memberNames: members) : try groups.create(name: name, memberNames: members)
+        }
         await outgoing.flush()
         return try groupSummary(group.name)
     }
 
     @discardableResult
     public func addToGroup(_ name: String, members: [String]) async throws -> GroupSummary {
-        let group = try store.write { _ in try groups.add(name, memberNames: members) }
+        let group = try store.write { _ in
+            let group = try groups.group(named: name)
+            return group.isLarge ? try largeGroups.add(group, memberNames: members) : try groups.add(name, memberNames: members)
+        }
         await outgoing.flush()
         return try groupSummary(group.name)
     }
 
     @discardableResult
     public func removeFromGroup(_ name: String, member: String) async throws -> GroupSummary {
-        let group = try store.write { _ in try groups.remove(name, memberName: member) }
+        let group = try store.write { _ in
+            let group = try groups.group(named: name)
+            return group.isLarge ? try largeGroups.remove(group, member: try largeMember(member, of: group)) : try groups.remove(name, memberName: member)
+        }
         await outgoing.flush()
         return try groupSummary(group.name)
     }
 
     @discardableResult
     public func promoteInGroup(_ name: String, member: String) async throws -> GroupSummary {
-        let group = try store.write { _ in try groups.promote(name, memberName: member) }
+        let group = try store.write { _ in
+            let group = try groups.group(named: name)
+            return group.isLarge ? try largeGroups.promote(group, member: try largeMember(member, of: group)) : try groups.promote(name, memberName: member)
+        }
         await outgoing.flush()
         return try groupSummary(group.name)
     }
 
     @discardableResult
     public func renameGroup(_ name: String, to newName: String) async throws -> GroupSummary {
-        let group = try store.write { _ in try groups.rename(name, to: newName) }
+        let group = try store.write { _ in
+            let group = try groups.group(named: name)
+            return group.isLarge ? try largeGroups.rename(group, to: newName) : try groups.rename(name, to: newName)
+        }
         await outgoing.flush()
         return try groupSummary(group.name)
     }
 
     public func leaveGroup(_ name: String) async throws {
-        try store.write { _ in try groups.leave(name) }
+        try store.write { _ in
+            let group = try groups.group(named: name)
+            if group.isLarge { try largeGroups.leave(group) } else { try groups.leave(name) }
+        }
         await outgoing.flush()
     }
 
@@ -104,6 +129,7 @@ extension Messenger {
 
     public func groupSummary(_ name: String) throws -> GroupSummary {
         let group = try groups.group(named: name)
+        if group.isLarge { return try largeGroupSummary(group) }
         let state = try groups.state(of: group)
         let keyed = Set(try store.groups.membersWithChains(epoch: state.epoch, groupRow: group.id))
         let me = identity.publicKey
@@ -121,12 +147,45 @@ extension Messenger {
         return GroupSummary(name: group.name, epoch: state.epoch, standing: group.standing, members: members)
     }
 
+    /// A large group as `groupSummary` shows it: members without a contact
+    /// by their address; `hasKey` whether we hold the member's derived chain.
+    private func largeGroupSummary(_ group: StoredGroup) throws -> GroupSummary {
+        let state = try sealer.largeGroupMessages.current(group).state
+        let keyed = Set(try store.groups.membersWithMemberChains(epoch: state.epoch, groupRow: group.id))
+        let me = identity.publicKey
+        let members = try state.members.map { member -> GroupSummary.Member in
+            let address = member.identityKey.address.description
+            if member.identityKey == me {
+                return .init(name: "you", address: address, isAdmin: member.isAdmin, isYou: true, verification: nil, hasKey: true)
+            }
+            let contact = try groups.contact(of: member.identityKey)
+            return .init(name: contact?.name ?? address, address: address, isAdmin: member.isAdmin, isYou: false,
+                         verification: contact?.verification, hasKey: keyed.contains(member.identityKey.rawRepresentation),
+                         hasAnswered: contact != nil)
+        }
+        var summary = GroupSummary(name: group.name, epoch: state.epoch, standing: group.standing, members: members)
+        summary.isLarge = true
+        return summary
+    }
+
+    /// A member of a large group named by contact name or address.
+    private func largeMember(_ name: String, of group: StoredGroup) throws -> IdentityKey {
+        if let contact = try store.contacts.contact(named: name) { return try IdentityKey(rawRepresentation: contact.identityKey) }
+        guard let key = try? HushAddress(parsing: name).identityKey else { throw MessengerError.unknownContact(name) }
+        return key
+    }
+
     // MARK: Messages
 
     /// Sends `text` to the group `name` (see `send(text:to:)`).
     public func sendReportingDelivery(text: String, toGroup name: String,
                                       idempotencyKey: String? = nil) async throws -> (message: StoredMessage, refusedByRelay: Bool) {
-        try await sealTextAndFlush(text, idempotencyKey: idempotencyKey) { try sealer.seal(.text(text), toGroup: name, recordAs: text) }
+        // A large group we lost our place in (a restore) asks for a new state first, committed apart from the refused send (§18.4).
+        if try store.write({ _ in try largeGroups.askForNewStates(only: name) }) > 0 {
+            await outgoing.flush()
+            throw LargeGroupMessages.waitingForNewState(try groups.group(named: name))
+        }
+        return try await sealTextAndFlush(text, idempotencyKey: idempotencyKey) { try sealer.seal(.text(text), toGroup: name, recordAs: text) }
     }
 
     /// How many of the members a group message went to have it, and have read it.
@@ -161,6 +220,8 @@ extension Messenger {
             let unread = try store.messages.unreadIncoming(conversationId: group.conversationId, upTo: messageId)
             guard let last = unread.last else { return 0 }
             _ = try store.messages.markRead(upTo: last.id, in: group.conversationId, at: clock.now())
+            // A large group sends no receipts (§18.4).
+            guard !group.isLarge else { return unread.count }
             for (sender, messages) in Dictionary(grouping: unread, by: \.sender) {
                 guard let key = try? HushAddress(parsing: sender).identityKey, let contact = try groups.contact(of: key),
                       contact.standing == .accepted, contact.verification != .changed,

@@ -46,6 +46,7 @@ public actor Messenger {
     let erasure: MessageErasure
     let uploads: AttachmentUploads
     let groups: GroupMembership
+    let largeGroups: LargeGroups
 
     public init(identity: IdentityKeyPair, store: MessageStore, transport: any RelayTransport,
                 clock: any TimeSource = SystemClock(), random: any RandomSource = SystemRandom(),
@@ -64,6 +65,7 @@ public actor Messenger {
         let sessions = SessionStarter(dependencies)
         let adoption = GroupStateAdoption(dependencies)
         groups = GroupMembership(dependencies, sealer: sealer, adoption: adoption)
+        largeGroups = LargeGroups(dependencies, sealer: sealer, adoption: adoption)
         let receivedGroupStates = ReceivedGroupStates(dependencies, adoption: adoption)
         let senderKeys = GroupSenderKeys(dependencies, adoption: adoption)
         attachmentFiles = attachmentDirectory.map(AttachmentFiles.init(directory:))
@@ -80,7 +82,7 @@ public actor Messenger {
         contactBook = Contacts(dependencies, requests: requests, sessions: sessions, maxPendingRequests: maxMessageRequests)
         receipts = DeliveryReceipts(dependencies, sealer: sealer)
         let applier = ContentApplier(dependencies, sealer: sealer, receipts: receipts, downloads: downloads, membership: groups,
-                                     receivedGroupStates: receivedGroupStates, senderKeys: senderKeys)
+                                     largeGroups: largeGroups, receivedGroupStates: receivedGroupStates, senderKeys: senderKeys)
         let opener = EnvelopeOpener(dependencies, contacts: contactBook, prekeys: prekeys, credentials: credentials, senderKeys: senderKeys,
                                     applier: applier)
         inbox = Inbox(dependencies, opener: opener, sealer: sealer, contacts: contactBook)

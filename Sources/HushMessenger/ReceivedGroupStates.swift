@@ -38,7 +38,8 @@ final class ReceivedGroupStates {
             try dependencies.emit(.groupChanged(group: name, conversationID: created.conversationId))
             return
         }
-        guard group.standing != .left else { return }
+        // A group is small or large for its whole life (§18.4).
+        guard group.standing != .left, !group.isLarge else { return }
         let current = try group.currentState()
         guard incoming.supersedes(current) else { return }
         // The sender must have been an admin in the latest state we hold before the incoming epoch.

@@ -21,7 +21,11 @@ extension Sealer {
             name = target
         }
         let group = try self.group(named: name)
-        _ = try sendable(group)
+        if group.isLarge {
+            try group.requireMember()
+        } else {
+            _ = try sendable(group)
+        }
         return group.conversationId
     }
 
@@ -73,8 +77,7 @@ extension Sealer {
                                     contentType: body.contentTypeName, status: .pending, createdAt: now,
                                     replyTo: body.quotedMessage?.description, expiresAfter: content.body.expiresAfter)
             let messageId = try store.sendQueue.queue(stored, requestId: requestID, sealedPayload: envelope, at: now)
-            try record(recipients, requestID: requestID, messageId: messageId)
-            try store.resends.recordEnvelope(digest: SHA256.hash(envelope), messageId: messageId, at: now)
+            try record(recipients, requestID: requestID, messageId: messageId, envelope: envelope, in: group)
         }
         return content
     }
@@ -89,8 +92,7 @@ extension Sealer {
             let requestID = Hex.encode(dependencies.random.bytes(16))
             try store.outbox.enqueue(requestId: requestID, messageId: message.id, conversationId: group.conversationId,
                                      sealedPayload: envelope, at: dependencies.clock.now())
-            try record(recipients, requestID: requestID, messageId: message.id)
-            try store.resends.recordEnvelope(digest: SHA256.hash(envelope), messageId: message.id, at: dependencies.clock.now())
+            try record(recipients, requestID: requestID, messageId: message.id, envelope: envelope, in: group)
         }
     }
 
@@ -165,6 +167,12 @@ extension Sealer {
     /// alone when given).
     private func encrypt(_ content: Content, in group: StoredGroup,
                          onlyTo member: IdentityKey? = nil) throws -> (envelope: [UInt8], recipients: [IdentityKey]) {
+        if group.isLarge {
+            // A large group's message goes to every member or none: no
+            // receipt, so no member reports one missing (§18.4).
+            guard member == nil else { throw MessengerError.groupRefused("a large group's message is not sealed again for one member") }
+            return try largeGroupMessages.encrypt(content, in: group)
+        }
         let (current, recipients) = try sendable(group, onlyTo: member)
         let chain = try ownChains.chain(for: current, in: group)
         let message = try chain.encrypt(try content.encoded())
@@ -173,9 +181,14 @@ extension Sealer {
         return (envelope, recipients)
     }
 
-    /// The members a queued group message goes to, each with its own receipt.
-    private func record(_ recipients: [IdentityKey], requestID: String, messageId: Int64) throws {
+    /// The members a queued group message goes to, each with its own
+    /// receipt, and the envelope kept for a member who reports it
+    /// undecryptable (§10.1). A large group's has neither: no receipts, no
+    /// resends (§18.4); it shows as sent once the relay took every part.
+    private func record(_ recipients: [IdentityKey], requestID: String, messageId: Int64, envelope: [UInt8], in group: StoredGroup) throws {
         try store.groups.addRecipients(recipients.map(\.rawRepresentation), requestId: requestID)
+        guard !group.isLarge else { return }
         for key in recipients { try store.groups.recordReceipt(messageId: messageId, memberKey: key.rawRepresentation, status: "sent") }
+        try store.resends.recordEnvelope(digest: SHA256.hash(envelope), messageId: messageId, at: dependencies.clock.now())
     }
 }

@@ -14,11 +14,13 @@ import HushStore
 final class Sealer {
     let dependencies: MessengerDependencies
     let ownChains: OwnSenderChains
+    let largeGroupMessages: LargeGroupMessages
     var store: MessageStore { dependencies.store }
 
     init(_ dependencies: MessengerDependencies) {
         self.dependencies = dependencies
         ownChains = OwnSenderChains(dependencies)
+        largeGroupMessages = LargeGroupMessages(dependencies)
     }
 
     /// Seals `body` for `name` and queues it. When `recordAs` is given the

@@ -5,8 +5,11 @@ import HushStore
 /// a change and by `Sealer` before a group message.
 extension StoredGroup {
     /// The membership this device holds now.
+    /// The membership this device holds now, of a small group (§18.2); a
+    /// large group's is a `KeptLargeGroupState` (§18.4).
     func currentState() throws -> GroupState {
-        try GroupState.decode(state)
+        guard !isLarge else { throw MessengerError.groupRefused("'\(name)' is a large group: this does not apply to it") }
+        return try GroupState.decode(state)
     }
 
     /// Refuses a group we left or were removed from: its history stays readable, nothing more is sent.

@@ -21,6 +21,10 @@ public struct StoredGroup: Sendable, Equatable {
     public var epoch: UInt32
     public var standing: Standing
     public let createdAt: Milliseconds
+    /// A large group (docs/PROTOCOL.md §18.4): `state` is then the local form
+    /// of a large state (its envelope key, the state without its secret),
+    /// and its chains are in `member_chains`, one per member.
+    public var isLarge: Bool = false
 }
 
 /// One member's sender chain for a group and epoch (ours when `isOwn`).
@@ -37,23 +41,26 @@ public struct StoredSenderChain: Sendable {
 public struct GroupRepository {
     let database: Database
 
-    static let columns = "id, group_id, conversation_id, name, state, epoch, standing, created_at"
+    static let columns = "id, group_id, conversation_id, name, state, epoch, standing, created_at, kind"
 
     func decode(_ row: Row) throws -> StoredGroup {
         StoredGroup(id: try row.get(0), groupID: try row.get(1), conversationId: try row.get(2), name: try row.get(3),
                     state: try row.get(4), epoch: UInt32(clamping: try row.get(5, as: Int64.self)),
-                    standing: StoredGroup.Standing(rawValue: try row.get(6)) ?? .removed, createdAt: try row.get(7))
+                    standing: StoredGroup.Standing(rawValue: try row.get(6)) ?? .removed, createdAt: try row.get(7),
+                    isLarge: try row.get(8, as: String.self) == "large")
     }
 
     /// Creates a group and its conversation; `name` must be free among groups.
-    public func create(groupID: [UInt8], name: String, state: [UInt8], epoch: UInt32, at time: Milliseconds) throws -> StoredGroup {
+    /// `large`: a large group (§18.4), for its whole life.
+    public func create(groupID: [UInt8], name: String, state: [UInt8], epoch: UInt32, large: Bool = false,
+                       at time: Milliseconds) throws -> StoredGroup {
         try database.execute("INSERT INTO conversations(contact_id, title, created_at) VALUES (NULL, ?, ?)", [name, time])
         let conversation = database.lastInsertRowID
         try database.execute("""
-            INSERT INTO groups(group_id, conversation_id, name, state, epoch, standing, created_at) VALUES (?, ?, ?, ?, ?, 'member', ?)
-            """, [groupID, conversation, name, state, Int64(epoch), time])
+            INSERT INTO groups(group_id, conversation_id, name, state, epoch, standing, created_at, kind) VALUES (?, ?, ?, ?, ?, 'member', ?, ?)
+            """, [groupID, conversation, name, state, Int64(epoch), time, large ? "large" : "small"])
         return StoredGroup(id: database.lastInsertRowID, groupID: groupID, conversationId: conversation, name: name, state: state,
-                           epoch: epoch, standing: .member, createdAt: time)
+                           epoch: epoch, standing: .member, createdAt: time, isLarge: large)
     }
 
     public func group(named name: String) throws -> StoredGroup? {
@@ -107,17 +114,20 @@ public struct GroupRepository {
     public func forgetEpochs(below epoch: UInt32, groupRow: Int64) throws {
         try database.execute("DELETE FROM group_states WHERE group_row = ? AND epoch < ?", [groupRow, Int64(epoch)])
         try database.execute("DELETE FROM sender_chains WHERE group_row = ? AND epoch < ?", [groupRow, Int64(epoch)])
+        try database.execute("DELETE FROM member_chains WHERE group_row = ? AND epoch < ?", [groupRow, Int64(epoch)])
     }
 
     /// Forgets every chain of one member (removed, or gone).
     public func forgetChains(of memberKey: [UInt8], groupRow: Int64) throws {
         try database.execute("DELETE FROM sender_chains WHERE group_row = ? AND member_key = ?", [groupRow, memberKey])
+        try database.execute("DELETE FROM member_chains WHERE group_row = ? AND member_key = ?", [groupRow, memberKey])
     }
 
     /// Forgets every key of a group (we left or were removed); history stays.
     public func forgetKeys(groupRow: Int64) throws {
         try database.execute("DELETE FROM group_states WHERE group_row = ?", [groupRow])
         try database.execute("DELETE FROM sender_chains WHERE group_row = ?", [groupRow])
+        try database.execute("DELETE FROM member_chains WHERE group_row = ?", [groupRow])
         try database.execute("DELETE FROM group_deliveries WHERE group_row = ?", [groupRow])
     }
 

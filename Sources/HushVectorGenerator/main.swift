@@ -572,7 +572,15 @@ func largeGroupCases() throws -> [[String: Any]] {
     let impersonation = try LargeGroupChain(impersonating: bob.publicKey, in: state, signingSeed: carolsSeed,
                                             binding: MemberKeyBinding.sign(by: carol, groupID: groupID, epoch: 3, signingKey: carolsKey))
         .encrypt(contents[0])
-    return [stateCase, messageCase,
+    // The two contents of §18.4: the state as alice sends it, and a rekey request for its epoch.
+    let contentID = try MessageID(bytes: VectorSeeds.bytes("large-group/content-id", 16))
+    let contentCase: [String: Any] = [
+        "kind": "content", "comment": "content 0x15 carrying the state, and a rekey request 0x16 for its group and epoch",
+        "state": Hex.encode(state.encoded), "message_id": Hex.encode(contentID.bytes), "sent_at": 1_767_225_600_000,
+        "update_content": Hex.encode(try Content(id: contentID, sentAt: 1_767_225_600_000, body: .largeGroupUpdate(state)).encoded()),
+        "rekey_content": Hex.encode(try Content(id: contentID, sentAt: 1_767_225_600_000,
+                                                body: .largeGroupRekey(groupID: groupID, epoch: 3)).encoded())]
+    return [stateCase, messageCase, contentCase,
             refused("carol writing as bob: his derived chain, her own signing key, bound by her", impersonation, "invalidSignature"),
             refused("bob's message with carol's binding of his signing key", badBinding, "invalidSignature"),
             refused("bob's message with one bit of its body flipped", alteredBody, "invalidSignature"),

@@ -24,6 +24,8 @@ import HushCrypto
 ///     expiring (0x12):           seconds (4: 1…2 419 200) || inner type (1: 0x01, 0x06 or 0x0D) || inner body
 ///     device list (0x13):        length (2: 194…25 026) || a signed device list (§20.2)
 ///     sent transcript (0x14):    recipient identity key (32) || a whole content (§20.11) of a type `canBeTranscribed`
+///     large group update (0x15): a large group state (§18.4), to the end of the content
+///     large group rekey (0x16):  group id (16) || epoch (4)
 extension Content {
     public func encoded() throws(ProtocolError) -> [UInt8] {
         var out: [UInt8] = [Content.version, body.typeByte]
@@ -74,7 +76,9 @@ extension Content {
             out += state.encoded
         case let .senderKeyDistribution(distribution):
             out += distribution.encoded
-        case let .groupLeave(groupID, epoch):
+        case let .largeGroupUpdate(state):
+            out += state.encoded
+        case let .groupLeave(groupID, epoch), let .largeGroupRekey(groupID, epoch):
             guard groupID.count == SenderKeyWire.groupIDLength else { throw .malformed(what: "group id") }
             out += groupID
             out.appendBigEndian(epoch)
@@ -237,6 +241,11 @@ extension Content {
             guard rest[0] == Content.version else { throw .unsupportedVersion(rest[0]) }
             guard Content.canBeTranscribed(rest[1]) else { throw .malformed(what: "sent transcript content type") }
             body = .sentTranscript(recipient: recipient, try Content(decoding: rest))
+        case 0x15:
+            body = .largeGroupUpdate(try LargeGroupState.decode(try reader.readRest()))
+        case 0x16:
+            let groupID = try reader.read(SenderKeyWire.groupIDLength)
+            body = .largeGroupRekey(groupID: groupID, epoch: try reader.u32())
         default:
             throw .malformed(what: "content type")
         }

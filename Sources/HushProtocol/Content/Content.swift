@@ -71,6 +71,12 @@ public indirect enum ContentBody: Sendable, Equatable {
     /// content a device sends a contact (a text, file, reply, read receipt,
     /// reaction, edit, deletion, timer or expiring message) travels inside.
     case sentTranscript(recipient: IdentityKey, Content)
+    /// A large group's new membership state, from one of its admins (§18.4):
+    /// every member's chain is derived from its secret, nothing is distributed.
+    case largeGroupUpdate(LargeGroupState)
+    /// "I cannot send under this epoch of this large group (I lost my place
+    /// in my chain): write the next state" (§18.4), to an admin.
+    case largeGroupRekey(groupID: [UInt8], epoch: UInt32)
 
     public var typeByte: UInt8 {
         switch self {
@@ -94,6 +100,8 @@ public indirect enum ContentBody: Sendable, Equatable {
         case .expiring: return 0x12
         case .deviceList: return 0x13
         case .sentTranscript: return 0x14
+        case .largeGroupUpdate: return 0x15
+        case .largeGroupRekey: return 0x16
         }
     }
 }

@@ -62,10 +62,23 @@ public final class LargeGroupChain {
     public let groupID: [UInt8]
     public let epoch: UInt32
     public let member: IdentityKey
-    private let initialChainKey: SecureBytes
+    /// Kept (and stored) only while no message moved the chain: once `keys`
+    /// exists it holds the ratcheted chain key, and this one, which gives
+    /// every earlier message key, is not written out again.
+    let initialChainKey: SecureBytes
     /// Bound to a signing key: one's own from the start, another member's at its first message.
-    private var keys: SenderKeyChain?
-    private let binding: [UInt8]?
+    var keys: SenderKeyChain?
+    let binding: [UInt8]?
+
+    /// A chain as `deserialize` reads it back.
+    init(groupID: [UInt8], epoch: UInt32, member: IdentityKey, initialChainKey: SecureBytes, keys: SenderKeyChain?, binding: [UInt8]?) {
+        self.groupID = groupID
+        self.epoch = epoch
+        self.member = member
+        self.initialChainKey = initialChainKey
+        self.keys = keys
+        self.binding = binding
+    }
 
     /// Another member's chain (`member`) in `state`, at iteration 0.
     public init(member: IdentityKey, in state: LargeGroupState) throws(ProtocolError) {

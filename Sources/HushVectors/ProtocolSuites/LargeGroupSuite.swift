@@ -7,6 +7,8 @@ import HushCrypto
 /// - `messages`: the sender's own chain (its derived key, the signing seed)
 ///   writes `messages` byte for byte with its binding, and another member's
 ///   chain for the sender reads them, in order, to `contents`;
+/// - `content`: content `0x15` carrying `state` and a rekey request `0x16`
+///   for its group and epoch, decoded and encoded again byte for byte;
 /// - `refused`: another member's chain for `member` (after reading
 ///   `read_first`, when given) refuses `message` with `error`.
 public struct LargeGroupSuite: VectorSuite {
@@ -19,6 +21,7 @@ public struct LargeGroupSuite: VectorSuite {
         case "state": try state(fields)
         case "messages": try messages(fields)
         case "refused": try refused(fields)
+        case "content": try content(fields)
         case let other: throw VectorFailure("unknown kind '\(other)'")
         }
     }
@@ -42,6 +45,23 @@ public struct LargeGroupSuite: VectorSuite {
             try expectHex(ours.member.rawRepresentation, try theirs.hex("identity_key"), "chain key's member")
             try expectHex(ours.chainKey.copyBytes(), try theirs.hex("chain_key"), "first chain key")
         }
+    }
+
+    private func content(_ fields: CaseFields) throws {
+        let state = try LargeGroupState.decode(try fields.hex("state"))
+        let id = try MessageID(bytes: try fields.hex("message_id"))
+        let sentAt = UInt64(try fields.int("sent_at"))
+        let update = try Content(decoding: try fields.hex("update_content"))
+        guard update.body == .largeGroupUpdate(state), update.id == id, update.sentAt == sentAt else {
+            throw VectorFailure("content 0x15 does not carry the state")
+        }
+        try expectHex(try Content(id: id, sentAt: sentAt, body: .largeGroupUpdate(state)).encoded(), try fields.hex("update_content"), "content 0x15")
+        let rekey = try Content(decoding: try fields.hex("rekey_content"))
+        guard rekey.body == .largeGroupRekey(groupID: state.groupID, epoch: state.epoch) else {
+            throw VectorFailure("content 0x16 does not name the state's group and epoch")
+        }
+        try expectHex(try Content(id: id, sentAt: sentAt, body: .largeGroupRekey(groupID: state.groupID, epoch: state.epoch)).encoded(),
+                      try fields.hex("rekey_content"), "content 0x16")
     }
 
     private func messages(_ fields: CaseFields) throws {

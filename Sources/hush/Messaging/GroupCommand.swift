@@ -12,11 +12,18 @@ struct GroupCommand: AsyncParsableCommand {
             with the members: an admin's change goes to every member over their direct sessions, and \
             every change rotates every member's key, so a removed member reads nothing sent afterwards.
 
+            A large group (`hush group create NAME MEMBER... --large`, up to 1000 members) sends no keys \
+            between members: each derives every key from the admin's change, so creating it or adding \
+            or removing a member costs one envelope per member. Its messages are signed with each \
+            author's identity key (anyone shown one can tell who wrote it), carry no receipts, and are \
+            texts, replies and files only.
+
             Send, read and search with the group's name as with a contact's: `hush send team "hi"`, \
             `hush history team`, `hush chat team`. When a contact has the same name, write group:NAME.
 
             Examples:
               hush group create team bob carol
+              hush group create town bob carol dave --large
               hush group add team dave
               hush group remove team dave
               hush group info team
@@ -29,14 +36,18 @@ struct GroupCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The group's name (1 to 64 bytes).") var name: String
         @Argument(help: "Contacts to invite (accepted contacts).") var members: [String]
+        @Flag(help: "A large group, up to 1000 members: one envelope per member to create, add or remove, but messages are attributable to their author beyond the group and carry no receipts.") var large = false
 
         func validate() throws {
             guard !members.isEmpty else { throw ValidationError("name at least one contact to create a group with") }
         }
 
         func run() async throws {
-            try await GroupCommand.change(global, headline: { "Created \(Presentation.peer($0.name)) with \($0.members.count - 1) member(s)." }) {
-                try await $0.account.createGroup(name: name, members: $0.contactIDs(members))
+            // A large group's messages can be shown to anyone as their author's (§18.4): said when it is made.
+            let notice = large ? "\nIts messages are signed with each author's identity key: anyone a member shows one to can tell who wrote it. No receipts." : ""
+            try await GroupCommand.change(global, headline: { "Created \(Presentation.peer($0.name)) with \($0.members.count - 1) member(s).\(notice)" }) {
+                large ? try await $0.account.createLargeGroup(name: name, members: $0.contactIDs(members))
+                    : try await $0.account.createGroup(name: name, members: $0.contactIDs(members))
             }
         }
     }

@@ -23,6 +23,8 @@ final class InMemoryRelay: Sendable {
         /// Failures the next deposits answer with, in order.
         var depositFailures: [DeliveryFailure] = []
         var depositCalls = 0
+        /// The recipients of each fan-out request, in order.
+        var fanOutSizes: [Int] = []
         var authentications = 0
         var tokenValid: [[UInt8]: Bool] = [:]
         /// Blobs by id, and uploads in progress (declared length, bytes so far).
@@ -171,6 +173,26 @@ final class InMemoryRelay: Sendable {
                 }
             if let (socket, envelope) = push { socket.yield(.envelope(envelope)) }
             return try outcome.get()
+        }
+
+        /// As the relay's `POST /v1/fanout`: refused as a whole beyond 255
+        /// recipients (422), otherwise one deposit per recipient.
+        func depositFanOut(_ envelope: [UInt8], requestID: String,
+                           to recipients: [FanOutRecipient]) async throws(DeliveryFailure) -> [Result<DepositReceipt, DeliveryFailure>] {
+            relay.state.withLock { $0.fanOutSizes.append(recipients.count) }
+            guard recipients.count <= 255 else { throw .rejected(status: 422, code: "malformed") }
+            var results: [Result<DepositReceipt, DeliveryFailure>] = []
+            for recipient in recipients {
+                do {
+                    results.append(.success(try await deposit(envelope, to: recipient.key, requestID: requestID, credential: recipient.credential)))
+                } catch {
+                    switch error {
+                    case .unavailable, .unauthorized: throw error
+                    default: results.append(.failure(error))
+                    }
+                }
+            }
+            return results
         }
 
         func fetch(after serverID: Int64, limit: Int) async throws(DeliveryFailure) -> MailboxPage {
