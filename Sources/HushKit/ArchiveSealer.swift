@@ -15,10 +15,12 @@ import Darwin
 /// which a writing thread writes while the next ones are sealed (the kernel's
 /// copy of each write was the sealing thread's largest cost after libsodium).
 final class ArchiveSealer: @unchecked Sendable {
-    /// Records one after another; record `i` (type byte and body) ends at `ends[i]`.
+    /// Records one after another; record `i` (type byte and body) ends at
+    /// `ends[i]`, its last `clear[i]` bytes carried in the clear (version 2).
     struct Batch: Sendable {
         var bytes: [UInt8] = []
         var ends: [Int] = []
+        var clear: [Int] = []
     }
 
     enum Step: Sendable {
@@ -48,6 +50,8 @@ final class ArchiveSealer: @unchecked Sendable {
     // sealing thread alone once it started, the file to the writing thread.
     private let file: FileHandle
     private let pusher: SecretStream.Pusher
+    /// The archive's format version: how records are laid out (`BackupArchive.frameLength`).
+    private let version: UInt16
     /// Sealed bytes not handed to the writing thread yet.
     private var pending = SealedBuffer(capacity: ArchiveSealer.bufferLength)
     /// Full buffers on their way to the writing thread, `stop` last.
@@ -57,9 +61,10 @@ final class ArchiveSealer: @unchecked Sendable {
     private let failure = Mutex<(any Error)?>(nil)
     private let done = DispatchSemaphore(value: 0)
 
-    init(file: FileHandle, pusher: SecretStream.Pusher, header: [UInt8], waitingBatches: Int) {
+    init(file: FileHandle, pusher: SecretStream.Pusher, header: [UInt8], version: UInt16, waitingBatches: Int) {
         self.file = file
         self.pusher = pusher
+        self.version = version
         pending.bytes.copyBytes(from: header)
         pending.count = header.count
         steps = BoundedHandover(capacity: waitingBatches)
@@ -110,8 +115,8 @@ final class ArchiveSealer: @unchecked Sendable {
                     defer { ConstantTime.wipe(&batch.bytes) }
                     guard !failed else { continue }
                     var start = 0
-                    for end in batch.ends {
-                        try batch.bytes.withUnsafeBytes { try seal(UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
+                    for (end, clear) in zip(batch.ends, batch.clear) {
+                        try batch.bytes.withUnsafeBytes { try seal(UnsafeRawBufferPointer(rebasing: $0[start..<end]), clear: clear) }
                         start = end
                     }
                 case let .finish(records):
@@ -129,18 +134,29 @@ final class ArchiveSealer: @unchecked Sendable {
         }
     }
 
-    /// Seals `record` straight into `pending` behind its length.
-    private func seal(_ record: UnsafeRawBufferPointer, tag: SecretStream.Tag = .message) throws {
-        let length = 4 + record.count + SecretStream.overhead
+    /// Seals `record` straight into `pending` behind its length (§19.3); its
+    /// last `clear` bytes go after the chunk as they are, authenticated as
+    /// its associated data (version 2; always 0 for version 1).
+    private func seal(_ record: UnsafeRawBufferPointer, clear: Int = 0, tag: SecretStream.Tag = .message) throws {
+        let frame = BackupArchive.frameLength(version: version)
+        let message = UnsafeRawBufferPointer(rebasing: record[..<(record.count - clear)])
+        let associated = UnsafeRawBufferPointer(rebasing: record[(record.count - clear)...])
+        let sealedLength = message.count + SecretStream.overhead
+        let length = frame + sealedLength + clear
         if pending.count + length > pending.bytes.count {
             try flush()
             // Larger than any record a backup makes (a file chunk is 64 KiB): a buffer of its own.
             if length > pending.bytes.count { pending = SealedBuffer(capacity: length) }
         }
         let out = UnsafeMutableRawBufferPointer(rebasing: pending.bytes[pending.count..<pending.count + length])
-        out.copyBytes(from: BackupArchive.bigEndian(UInt32(length - 4)))
-        let sealed = pusher.push(record, tag: tag, into: UnsafeMutableRawBufferPointer(rebasing: out[4...]))
-        precondition(sealed == length - 4)
+        out.copyBytes(from: BackupArchive.bigEndian(UInt32(sealedLength)))
+        if frame == 8 {
+            UnsafeMutableRawBufferPointer(rebasing: out[4..<8]).copyBytes(from: BackupArchive.bigEndian(UInt32(clear)))
+        }
+        let sealed = pusher.push(message, associatedData: associated, tag: tag,
+                                 into: UnsafeMutableRawBufferPointer(rebasing: out[frame..<frame + sealedLength]))
+        precondition(sealed == sealedLength)
+        if clear > 0 { UnsafeMutableRawBufferPointer(rebasing: out[(frame + sealedLength)...]).copyMemory(from: associated) }
         pending.count += length
         if pending.count >= Self.writeLength { try flush() }
     }
