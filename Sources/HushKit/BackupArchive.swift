@@ -424,6 +424,8 @@ final class BackupReader {
 /// end of the block, when what is left moves to the front before the next read.
 struct BlockReader {
     let file: FileHandle
+    /// The file's bytes, read past the page cache.
+    private let reader: DirectFileReader
     private var buffer: [UInt8]
     /// The bytes read and not handed out yet: `buffer[start..<end]`.
     private var start = 0
@@ -435,6 +437,7 @@ struct BlockReader {
 
     init(file: FileHandle) {
         self.file = file
+        reader = DirectFileReader(descriptor: file.fileDescriptor)
         buffer = [UInt8](repeating: 0, count: Self.blockLength)
     }
 
@@ -451,14 +454,17 @@ struct BlockReader {
             }
             start = 0
             end = left
-            let descriptor = file.fileDescriptor
+            let reader = reader
             while end < count {
                 let filled = end
-                let got = buffer.withUnsafeMutableBytes { raw in read(descriptor, raw.baseAddress! + filled, raw.count - filled) }
-                if got < 0 {
-                    if errno == EINTR { continue }
-                    throw HushError(.storage, reason: "could not read the backup archive (errno \(errno))")
+                var failure: HushError?
+                let got = buffer.withUnsafeMutableBytes { raw -> Int in
+                    do throws(HushError) { return try reader.readBytes(into: raw.baseAddress! + filled, count: raw.count - filled) } catch {
+                        failure = error
+                        return 0
+                    }
                 }
+                if let failure { throw failure }
                 if got == 0 { break }
                 end += got
             }
