@@ -1,4 +1,11 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import HushCrypto
 import HushKeystore
 import HushMessenger
@@ -6,7 +13,7 @@ import HushProtocol
 import HushRelayClient
 import HushStore
 
-/// `HushBench backup [--messages 100000] [--attachment-mib 1024] [--files 4] [--rounds 3] [--perf FILE] [--keep DIR] [--compare HUSH]`:
+/// `HushBench backup [--messages 100000] [--attachment-mib 1024] [--files 4] [--rounds 3] [--perf FILE] [--keep DIR] [--compare HUSH] [--cold-archive]`:
 /// issue 32's targets. Alice's home holds `--messages` messages from Bob and
 /// `--attachment-mib` MiB of files he sent her (in `--files` files), received
 /// and downloaded; then the release `hush backup create --to DIR` and `hush
@@ -39,6 +46,10 @@ import HushStore
 /// older archive format), each round also runs its create and restore on the
 /// same home, in alternating order with this build's (first in odd rounds),
 /// so two builds are compared in one run, each against the same round's baselines.
+/// With `--cold-archive`, each archive is dropped from the page cache (it is
+/// synced, then POSIX_FADV_DONTNEED on it alone) before it is restored, as
+/// an archive restored on another day or machine is: a build that writes its
+/// archive through the cache would otherwise restore it from memory.
 enum BackupBenchmark {
     static let targetRatio = 0.5
     static let targetPeakMiB = 100.0
@@ -55,6 +66,17 @@ enum BackupBenchmark {
         let rounds = max(1, option("--rounds").flatMap(Int.init) ?? 3)
         let keep = option("--keep")
         let compare = option("--compare")
+        let coldArchive = arguments.contains("--cold-archive")
+        /// Drops a synced archive's pages from the page cache (only its own), when asked to.
+        func evict(_ path: String) {
+            guard coldArchive else { return }
+            let descriptor = open(path, O_RDONLY)
+            guard descriptor >= 0 else { return }
+            defer { close(descriptor) }
+            #if os(Linux)
+            _ = posix_fadvise(descriptor, 0, 0, POSIX_FADV_DONTNEED)
+            #endif
+        }
         guard let hush = RelayBench.siblingHush(skipping: "backup") else { return }
         print("Backup and restore of a home with \(messages) messages and \(mib) MiB of downloaded attachments (\(files) files),"
               + " the \(URL(fileURLWithPath: hush).deletingLastPathComponent().lastPathComponent) `hush` as a process, beside `cp -r`"
@@ -127,6 +149,7 @@ enum BackupBenchmark {
                                           environment: environment, binary: compare)
                 guard let path = summary(create)["path"] as? String else { throw BenchError("the compared `hush backup create` named no archive") }
                 _ = try Spawned.run("/bin/sync", [], environment: environment)
+                evict(path)
                 var environment = restoreEnvironment
                 environment["HUSH_HOME"] = root + "/compare-restored"
                 let restore = try measured("compare-restore", ["backup", "restore", path, "--json"], environment: environment, binary: compare)
@@ -142,6 +165,7 @@ enum BackupBenchmark {
             archive = path
             archiveBytes = try FileManager.default.attributesOfItem(atPath: archive)[.size] as? Int ?? 0
             _ = try Spawned.run("/bin/sync", [], environment: environment)
+            evict(archive)
             let restore = try measured("restore", ["backup", "restore", archive, "--json"], environment: restoreEnvironment)
             _ = try Spawned.run("/bin/sync", [], environment: environment)
             let other = try comparedFirst ?? (round % 2 == 1 ? nil : compared())
@@ -172,6 +196,7 @@ enum BackupBenchmark {
                      ("compared build's restore         ", results.compactMap(\.compareRestore))]
         }
         if let compare { print("  compared build: \(compare)") }
+        if coldArchive { print("  every archive dropped from the page cache before its restore (--cold-archive)") }
         for (label, runs) in rows {
             func ratio(_ baseline: KeyPath<Round, Timing>, _ time: KeyPath<Timing, Double>) -> String {
                 RelayBench.format(median(zip(results, runs).map { $0[keyPath: baseline][keyPath: time] / $1[keyPath: time] }), 2)
