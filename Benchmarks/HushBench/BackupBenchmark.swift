@@ -1,4 +1,11 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import HushCrypto
 import HushKeystore
 import HushMessenger
@@ -6,7 +13,7 @@ import HushProtocol
 import HushRelayClient
 import HushStore
 
-/// `HushBench backup [--messages 100000] [--attachment-mib 1024] [--files 4] [--rounds 3] [--perf FILE] [--keep DIR]`:
+/// `HushBench backup [--messages 100000] [--attachment-mib 1024] [--files 4] [--rounds 3] [--perf FILE] [--keep DIR] [--compare HUSH] [--cold-archive]`:
 /// issue 32's targets. Alice's home holds `--messages` messages from Bob and
 /// `--attachment-mib` MiB of files he sent her (in `--files` files), received
 /// and downloaded; then the release `hush backup create --to DIR` and `hush
@@ -35,6 +42,14 @@ import HushStore
 /// hot spots, not for the figures. With `--keep DIR`, the archive is copied
 /// into DIR with its recovery key beside it (`recovery-key`, owner-only), to
 /// time or profile `hush backup restore` again without making the home again.
+/// With `--compare HUSH` (another build's `hush`, e.g. one that writes an
+/// older archive format), each round also runs its create and restore on the
+/// same home, in alternating order with this build's (first in odd rounds),
+/// so two builds are compared in one run, each against the same round's baselines.
+/// With `--cold-archive`, each archive is dropped from the page cache (it is
+/// synced, then POSIX_FADV_DONTNEED on it alone) before it is restored, as
+/// an archive restored on another day or machine is: a build that writes its
+/// archive through the cache would otherwise restore it from memory.
 enum BackupBenchmark {
     static let targetRatio = 0.5
     static let targetPeakMiB = 100.0
@@ -50,6 +65,18 @@ enum BackupBenchmark {
         let perf = option("--perf")
         let rounds = max(1, option("--rounds").flatMap(Int.init) ?? 3)
         let keep = option("--keep")
+        let compare = option("--compare")
+        let coldArchive = arguments.contains("--cold-archive")
+        /// Drops a synced archive's pages from the page cache (only its own), when asked to.
+        func evict(_ path: String) {
+            guard coldArchive else { return }
+            let descriptor = open(path, O_RDONLY)
+            guard descriptor >= 0 else { return }
+            defer { close(descriptor) }
+            #if os(Linux)
+            _ = posix_fadvise(descriptor, 0, 0, POSIX_FADV_DONTNEED)
+            #endif
+        }
         guard let hush = RelayBench.siblingHush(skipping: "backup") else { return }
         print("Backup and restore of a home with \(messages) messages and \(mib) MiB of downloaded attachments (\(files) files),"
               + " the \(URL(fileURLWithPath: hush).deletingLastPathComponent().lastPathComponent) `hush` as a process, beside `cp -r`"
@@ -83,7 +110,8 @@ enum BackupBenchmark {
         _ = try Spawned.run("/bin/cp", ["-r", home, root + "/warm"], environment: environment)
         try FileManager.default.removeItem(atPath: root + "/warm")
 
-        func measured(_ label: String, _ arguments: [String], environment: [String: String]) throws -> MeasuredProcess {
+        func measured(_ label: String, _ arguments: [String], environment: [String: String], binary: String? = nil) throws -> MeasuredProcess {
+            let hush = binary ?? hush
             let run = try perf.map { output in
                 try MeasuredProcess.run("/usr/bin/perf", ["record", "-q", "-g", "-o", "\(output).\(label)", "--", hush] + arguments,
                                         environment: environment)
@@ -114,14 +142,35 @@ enum BackupBenchmark {
             try FileManager.default.removeItem(atPath: root + "/copy")
             _ = try Spawned.run("/bin/sync", [], environment: environment)
 
+            // The other build's create and restore, into folders of their own, removed after.
+            func compared() throws -> (create: Timing, restore: Timing)? {
+                guard let compare else { return nil }
+                let create = try measured("compare-create", ["backup", "create", "--to", root + "/compare-archives", "--json"],
+                                          environment: environment, binary: compare)
+                guard let path = summary(create)["path"] as? String else { throw BenchError("the compared `hush backup create` named no archive") }
+                _ = try Spawned.run("/bin/sync", [], environment: environment)
+                evict(path)
+                var environment = restoreEnvironment
+                environment["HUSH_HOME"] = root + "/compare-restored"
+                let restore = try measured("compare-restore", ["backup", "restore", path, "--json"], environment: environment, binary: compare)
+                try FileManager.default.removeItem(atPath: root + "/compare-archives")
+                try FileManager.default.removeItem(atPath: root + "/compare-restored")
+                _ = try Spawned.run("/bin/sync", [], environment: environment)
+                return (Timing(create), Timing(restore))
+            }
+            let comparedFirst = round % 2 == 1 ? try compared() : nil
             let create = try measured("create", ["backup", "create", "--to", root + "/archives", "--json"], environment: environment)
             created = summary(create)
             guard let path = created["path"] as? String else { throw BenchError("`hush backup create` named no archive: \(create.standardOutput)") }
             archive = path
             archiveBytes = try FileManager.default.attributesOfItem(atPath: archive)[.size] as? Int ?? 0
             _ = try Spawned.run("/bin/sync", [], environment: environment)
+            evict(archive)
             let restore = try measured("restore", ["backup", "restore", archive, "--json"], environment: restoreEnvironment)
-            results.append(Round(copy: Timing(copy), copied: Timing(copy) + Timing(copySync), create: Timing(create), restore: Timing(restore)))
+            _ = try Spawned.run("/bin/sync", [], environment: environment)
+            let other = try comparedFirst ?? (round % 2 == 1 ? nil : compared())
+            results.append(Round(copy: Timing(copy), copied: Timing(copy) + Timing(copySync), create: Timing(create), restore: Timing(restore),
+                                 compareCreate: other?.create, compareRestore: other?.restore))
         }
         if let keep {
             try FileManager.default.createDirectory(atPath: keep, withIntermediateDirectories: true)
@@ -141,7 +190,14 @@ enum BackupBenchmark {
               + " wall for wall and CPU for CPU, their median over the rounds; load average before: \(loadBefore)")
         print("  cp -r HOME DEST                   \(row(results.map(\.copy), bytes: homeBytes))")
         print("  cp -r HOME DEST + sync -f DEST    \(row(results.map(\.copied), bytes: homeBytes))")
-        for (label, runs) in [("hush backup create --to DIR      ", results.map(\.create)), ("hush backup restore ARCHIVE      ", results.map(\.restore))] {
+        var rows = [("hush backup create --to DIR      ", results.map(\.create)), ("hush backup restore ARCHIVE      ", results.map(\.restore))]
+        if compare != nil {
+            rows += [("compared build's create          ", results.compactMap(\.compareCreate)),
+                     ("compared build's restore         ", results.compactMap(\.compareRestore))]
+        }
+        if let compare { print("  compared build: \(compare)") }
+        if coldArchive { print("  every archive dropped from the page cache before its restore (--cold-archive)") }
+        for (label, runs) in rows {
             func ratio(_ baseline: KeyPath<Round, Timing>, _ time: KeyPath<Timing, Double>) -> String {
                 RelayBench.format(median(zip(results, runs).map { $0[keyPath: baseline][keyPath: time] / $1[keyPath: time] }), 2)
             }
@@ -247,6 +303,8 @@ enum BackupBenchmark {
         let copied: Timing
         let create: Timing
         let restore: Timing
+        var compareCreate: Timing? = nil
+        var compareRestore: Timing? = nil
     }
 
     static func median(_ values: [Double]) -> Double {

@@ -10,17 +10,24 @@ import Darwin
 #endif
 
 /// The backup archive's format (docs/PROTOCOL.md §19): a 138-byte header
-/// authenticated by HMAC-SHA256, then a secretstream of typed records, each
-/// on disk as `length (u32 BE) || sealed chunk`, the last one an end record
-/// tagged final.
+/// authenticated by HMAC-SHA256, then a secretstream of typed records, the
+/// last one an end record tagged final. Version 1 lays each record out as
+/// `length (u32 BE) || sealed chunk`; version 2 (what writers write) as
+/// `length || clear length (u32 BE) || sealed chunk || clear bytes`, the
+/// clear bytes authenticated as the chunk's associated data: an attachment
+/// blob, already ciphertext, is carried so instead of being encrypted again.
 enum BackupArchive {
     static let magic = Array("HUSHBKUP".utf8)
-    static let version: UInt16 = 1
+    /// The version writers write.
+    static let version: UInt16 = 2
+    static let readableVersions: ClosedRange<UInt16> = 1...2
     static let saltLength = 32
     static let headerLength = 8 + 2 + 32 + 8 + saltLength + SecretStream.headerLength + HMACSHA256.outputLength
     /// The largest record a writer makes is a file chunk; anything much larger is damage.
     static let fileChunkLength = 64 << 10
     static let maximumSealedLength = 1 << 20
+    /// The most clear bytes one record carries (version 2).
+    static let maximumClearLength = 1 << 20
     static let streamInfo = Array("hush/v1/backup-stream".utf8) + [0]
     static let headerMACInfo = Array("hush/v1/backup-header".utf8) + [0]
 
@@ -31,7 +38,24 @@ enum BackupArchive {
         case row = 4
         case file = 5
         case fileData = 6
+        /// Version 2: the next bytes of the current file, carried in the clear
+        /// beside an empty sealed record that authenticates them.
+        case clearFileData = 7
         case end = 0x7F
+    }
+
+    /// Bytes in front of each sealed chunk: its length, and from version 2 the clear bytes' length.
+    static func frameLength(version: UInt16) -> Int { version == 1 ? 4 : 8 }
+
+    /// Whether a version-2 writer carries this file's bytes in the clear: an
+    /// attachment blob (`<id>.blob` at the top of the attachments folder) is
+    /// ciphertext under its own key, held only in the sealed `attachments`
+    /// rows, so sealing it again hides nothing more than its bytes, which
+    /// hide its contents already. Any other file is sealed, as in version 1.
+    static func carriesInTheClear(_ relativePath: String) -> Bool {
+        guard relativePath.hasSuffix(".blob") else { return false }
+        let id = relativePath.utf8.dropLast(5)
+        return !id.isEmpty && id.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 
     /// The two keys of one archive, from the recovery key and the header's salt.
@@ -50,6 +74,7 @@ enum BackupArchive {
 
     /// The header's fields; `encoded(mac:)` lays them out.
     struct Header {
+        let version: UInt16
         let identityKey: [UInt8]
         /// Milliseconds since 1970 when the archive was made.
         let createdAt: UInt64
@@ -59,7 +84,7 @@ enum BackupArchive {
         /// Everything the MAC covers: the header without its last 32 bytes.
         var authenticated: [UInt8] {
             var bytes = BackupArchive.magic
-            bytes += [UInt8(BackupArchive.version >> 8), UInt8(BackupArchive.version & 0xff)]
+            bytes += [UInt8(version >> 8), UInt8(version & 0xff)]
             bytes += identityKey
             bytes += BackupArchive.bigEndian(createdAt)
             bytes += salt
@@ -79,8 +104,9 @@ enum BackupArchive {
                                 suggestion: "give the path of a file `hush backup create` made")
             }
             let version = UInt16(bytes[8]) << 8 | UInt16(bytes[9])
-            guard version == BackupArchive.version else {
-                throw HushError(.damagedFile, reason: "this backup archive has format version \(version); this hush reads version \(BackupArchive.version)",
+            guard BackupArchive.readableVersions.contains(version) else {
+                throw HushError(.damagedFile, reason: "this backup archive has format version \(version); this hush reads versions "
+                                    + "\(BackupArchive.readableVersions.lowerBound) to \(BackupArchive.readableVersions.upperBound)",
                                 suggestion: "restore it with a newer hush")
             }
             var offset = 10
@@ -90,7 +116,7 @@ enum BackupArchive {
             let salt = take(BackupArchive.saltLength)
             let streamHeader = take(SecretStream.headerLength)
             let mac = take(HMACSHA256.outputLength)
-            return (Header(identityKey: identityKey, createdAt: createdAt, salt: salt, streamHeader: streamHeader), mac)
+            return (Header(version: version, identityKey: identityKey, createdAt: createdAt, salt: salt, streamHeader: streamHeader), mac)
         }
     }
 
@@ -180,6 +206,8 @@ final class BackupWriter {
     private(set) var records: UInt64 = 0
     /// What the archive holds once finished: every length is known before sealing.
     private(set) var bytesWritten: UInt64 = 0
+    /// The format version written (2, or 1 for the vectors of version 1).
+    let version: UInt16
     private let sealer: ArchiveSealer
     private var batch = ArchiveSealer.Batch()
     private var ended = false
@@ -187,25 +215,30 @@ final class BackupWriter {
     static let waitingBatches = 16
 
     init(file: FileHandle, identityKey: [UInt8], recoveryKey: RecoveryKey, createdAt: UInt64,
-         random: any RandomSource = SystemRandom()) throws {
+         random: any RandomSource = SystemRandom(), version: UInt16 = BackupArchive.version) throws {
+        precondition(BackupArchive.readableVersions.contains(version))
         let salt = random.bytes(BackupArchive.saltLength)
         let keys = BackupArchive.Keys(recoveryKey: recoveryKey, salt: salt)
         let pusher = try SecretStream.Pusher(key: keys.stream)
-        let header = BackupArchive.Header(identityKey: identityKey, createdAt: createdAt, salt: salt, streamHeader: pusher.header)
+        self.version = version
+        let header = BackupArchive.Header(version: version, identityKey: identityKey, createdAt: createdAt, salt: salt, streamHeader: pusher.header)
         let encoded = header.encoded(keys: keys)
         bytesWritten = UInt64(encoded.count)
-        sealer = ArchiveSealer(file: file, pusher: pusher, header: encoded, waitingBatches: Self.waitingBatches)
+        sealer = ArchiveSealer(file: file, pusher: pusher, header: encoded, version: version, waitingBatches: Self.waitingBatches)
     }
 
-    /// A writer with a fixed salt and stream header, for test vectors only.
+    /// A writer with a fixed salt and stream header, and a given format
+    /// version (1 or 2), for test vectors and tests only.
     init(file: FileHandle, identityKey: [UInt8], recoveryKey: RecoveryKey, createdAt: UInt64,
-         fixedSalt salt: [UInt8], fixedStreamHeader streamHeader: [UInt8]) throws {
+         fixedSalt salt: [UInt8], fixedStreamHeader streamHeader: [UInt8], version: UInt16 = BackupArchive.version) throws {
+        precondition(BackupArchive.readableVersions.contains(version))
         let keys = BackupArchive.Keys(recoveryKey: recoveryKey, salt: salt)
         let pusher = try SecretStream.Pusher(key: keys.stream, fixedHeader: streamHeader)
-        let header = BackupArchive.Header(identityKey: identityKey, createdAt: createdAt, salt: salt, streamHeader: streamHeader)
+        self.version = version
+        let header = BackupArchive.Header(version: version, identityKey: identityKey, createdAt: createdAt, salt: salt, streamHeader: streamHeader)
         let encoded = header.encoded(keys: keys)
         bytesWritten = UInt64(encoded.count)
-        sealer = ArchiveSealer(file: file, pusher: pusher, header: encoded, waitingBatches: Self.waitingBatches)
+        sealer = ArchiveSealer(file: file, pusher: pusher, header: encoded, version: version, waitingBatches: Self.waitingBatches)
     }
 
     deinit { abandon() }
@@ -223,13 +256,28 @@ final class BackupWriter {
     ///
     /// - Throws: the sealing thread's failure (a write that failed), at the first append after it.
     func append<Body: Collection>(_ type: BackupArchive.RecordType, _ body: Body) throws where Body.Element == UInt8 {
-        precondition(type != .end && !ended)
+        precondition(type != .end && type != .clearFileData && !ended)
         batch.bytes.append(type.rawValue)
         batch.bytes.append(contentsOf: body)
         let length = batch.bytes.count - (batch.ends.last ?? 0)
         batch.ends.append(batch.bytes.count)
+        batch.clear.append(0)
         records += 1
-        bytesWritten += UInt64(4 + length + SecretStream.overhead)
+        bytesWritten += UInt64(BackupArchive.frameLength(version: version) + length + SecretStream.overhead)
+        if batch.bytes.count >= Self.batchLength { try handOver() }
+    }
+
+    /// Queues the next bytes of the current file: from version 2, carried in
+    /// the clear (authenticated, not encrypted) when `inTheClear`; sealed otherwise.
+    func appendFileData<Bytes: Collection>(_ bytes: Bytes, inTheClear: Bool) throws where Bytes.Element == UInt8 {
+        guard inTheClear, version >= 2 else { return try append(.fileData, bytes) }
+        precondition(!ended && !bytes.isEmpty && bytes.count <= BackupArchive.maximumClearLength)
+        batch.bytes.append(BackupArchive.RecordType.clearFileData.rawValue)
+        batch.bytes.append(contentsOf: bytes)
+        batch.ends.append(batch.bytes.count)
+        batch.clear.append(bytes.count)
+        records += 1
+        bytesWritten += UInt64(BackupArchive.frameLength(version: version) + 1 + SecretStream.overhead + bytes.count)
         if batch.bytes.count >= Self.batchLength { try handOver() }
     }
 
@@ -246,7 +294,7 @@ final class BackupWriter {
         precondition(!ended)
         try handOver()
         ended = true
-        bytesWritten += UInt64(4 + 1 + 8 + SecretStream.overhead)
+        bytesWritten += UInt64(BackupArchive.frameLength(version: version) + 1 + 8 + SecretStream.overhead)
         try sealer.stop(.finish(records: records))
     }
 }
@@ -312,35 +360,52 @@ final class BackupReader {
     }
 
     /// The next record, or nil after the end record (checked: the count it
-    /// carries matches, and the file ends there).
+    /// carries matches, and the file ends there). The body of a record
+    /// carrying clear bytes (`clearFileData`) is those bytes, authenticated.
     func next() throws(HushError) -> (type: BackupArchive.RecordType, body: BackupRecordParser)? {
         if ended { return nil }
-        guard let lengthRange = try source.next(4) else {
+        let frame = BackupArchive.frameLength(version: header.version)
+        guard let frameRange = try source.next(frame) else {
             throw BackupArchive.damaged("it ends before its end record (cut short after \(records) records)")
         }
-        let length = source.bytes(lengthRange).reduce(0) { $0 << 8 | Int($1) }
-        guard length >= SecretStream.overhead + 1, length <= BackupArchive.maximumSealedLength else {
+        let frameBytes = source.bytes(frameRange)
+        let length = frameBytes.prefix(4).reduce(0) { $0 << 8 | Int($1) }
+        let clear = frameBytes.dropFirst(4).reduce(0) { $0 << 8 | Int($1) }
+        guard length >= SecretStream.overhead + 1, length <= BackupArchive.maximumSealedLength,
+              clear <= BackupArchive.maximumClearLength else {
             throw BackupArchive.damaged("record \(records + 1) has an impossible length")
         }
-        guard let sealedRange = try source.next(length) else {
+        // The chunk and its clear bytes are read as one piece: both stay in the read buffer until the next call.
+        guard let recordRange = try source.next(length + clear) else {
             throw BackupArchive.damaged("it ends in the middle of record \(records + 1) (cut short?)")
         }
+        let sealedRange = recordRange.lowerBound..<recordRange.lowerBound + length
+        let clearRange = sealedRange.upperBound..<recordRange.upperBound
         let count = length - SecretStream.overhead
         if plaintext.count < count {
             ConstantTime.wipe(&plaintext)
             plaintext = [UInt8](repeating: 0, count: max(count, BackupArchive.fileChunkLength + 1))
         }
         let puller = puller
-        let opened = source.withBytes(sealedRange) { sealed in
-            plaintext.withUnsafeMutableBytes { out in try? puller.pull(sealed, into: out) }
+        let opened = source.withBytes(recordRange) { bytes in
+            plaintext.withUnsafeMutableBytes { out in
+                try? puller.pull(UnsafeRawBufferPointer(rebasing: bytes[..<length]),
+                                 associatedData: UnsafeRawBufferPointer(rebasing: bytes[length...]), into: out)
+            }
         }
         guard let opened else {
             throw BackupArchive.damaged("record \(records + 1) fails its authentication (changed, moved or from another archive)")
         }
-        guard opened.count >= 1, let type = BackupArchive.RecordType(rawValue: plaintext[0]) else {
+        guard opened.count >= 1, let type = BackupArchive.RecordType(rawValue: plaintext[0]),
+              type != .clearFileData || header.version >= 2 else {
             throw BackupArchive.damaged("record \(records + 1) has an unknown type")
         }
-        var body = BackupRecordParser(plaintext, from: 1, to: opened.count)
+        // Clear bytes come with clear file data alone, which has no sealed body.
+        guard (type == .clearFileData) == (clear > 0), type != .clearFileData || opened.count == 1 else {
+            throw BackupArchive.damaged("record \(records + 1) carries clear bytes where it may not")
+        }
+        var body = type == .clearFileData ? BackupRecordParser(source.storage, from: clearRange.lowerBound, to: clearRange.upperBound)
+            : BackupRecordParser(plaintext, from: 1, to: opened.count)
         guard (type == .end) == (opened.tag == .final) else { throw BackupArchive.damaged("record \(records + 1) is out of place") }
         if type == .end {
             guard try body.u64() == records else { throw BackupArchive.damaged("its end record counts a different number of records") }
@@ -359,6 +424,8 @@ final class BackupReader {
 /// end of the block, when what is left moves to the front before the next read.
 struct BlockReader {
     let file: FileHandle
+    /// The file's bytes, read past the page cache.
+    private let reader: DirectFileReader
     private var buffer: [UInt8]
     /// The bytes read and not handed out yet: `buffer[start..<end]`.
     private var start = 0
@@ -370,6 +437,7 @@ struct BlockReader {
 
     init(file: FileHandle) {
         self.file = file
+        reader = DirectFileReader(descriptor: file.fileDescriptor)
         buffer = [UInt8](repeating: 0, count: Self.blockLength)
     }
 
@@ -386,14 +454,17 @@ struct BlockReader {
             }
             start = 0
             end = left
-            let descriptor = file.fileDescriptor
+            let reader = reader
             while end < count {
                 let filled = end
-                let got = buffer.withUnsafeMutableBytes { raw in read(descriptor, raw.baseAddress! + filled, raw.count - filled) }
-                if got < 0 {
-                    if errno == EINTR { continue }
-                    throw HushError(.storage, reason: "could not read the backup archive (errno \(errno))")
+                var failure: HushError?
+                let got = buffer.withUnsafeMutableBytes { raw -> Int in
+                    do throws(HushError) { return try reader.readBytes(into: raw.baseAddress! + filled, count: raw.count - filled) } catch {
+                        failure = error
+                        return 0
+                    }
                 }
+                if let failure { throw failure }
                 if got == 0 { break }
                 end += got
             }
@@ -404,6 +475,10 @@ struct BlockReader {
     }
 
     func bytes(_ range: Range<Int>) -> ArraySlice<UInt8> { buffer[range] }
+
+    /// The whole buffer, for a parser over a range of it: let go of it before
+    /// the next call (a reference kept would make that read copy the buffer).
+    var storage: [UInt8] { buffer }
 
     func withBytes<Result>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
         buffer.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }

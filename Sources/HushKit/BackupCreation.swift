@@ -12,6 +12,8 @@ struct BackupCreation {
     let identityCreatedAt: UInt64
     let recoveryKey: RecoveryKey
     let attachments: String
+    /// The format version written: 2; 1 only for tests that need an archive of the old format.
+    var version: UInt16 = BackupArchive.version
 
     /// Writes `hush-backup-DATE.hushbackup` into `destination`: first as a
     /// hidden temporary file, renamed once complete and synced.
@@ -36,7 +38,7 @@ struct BackupCreation {
         }
         let createdAt = UInt64(now.timeIntervalSince1970 * 1000)
         let writer = try BackupWriter(file: file, identityKey: identity.publicKey.rawRepresentation,
-                                      recoveryKey: recoveryKey, createdAt: createdAt)
+                                      recoveryKey: recoveryKey, createdAt: createdAt, version: version)
         // Before the file closes (defers run last to first): its sealing thread writes to it.
         defer { writer.abandon() }
         let counts = try BackupCreation.writeContents(writer, identity: identity, identityCreatedAt: identityCreatedAt,
@@ -110,11 +112,12 @@ struct BackupCreation {
                 record.string(relative)
                 record.u64(size)
                 try writer.append(.file, record.bytes)
+                let inTheClear = BackupArchive.carriesInTheClear(relative)
                 var remaining = size
                 while remaining > 0 {
                     let chunk = try file.read(upToCount: Int(min(remaining, UInt64(BackupArchive.fileChunkLength)))) ?? Data()
                     guard !chunk.isEmpty else { throw HushError(.storage, reason: "the attachment file \(path) shrank while it was backed up") }
-                    try writer.append(.fileData, chunk)
+                    try writer.appendFileData(chunk, inTheClear: inTheClear)
                     remaining -= UInt64(chunk.count)
                 }
                 files += 1

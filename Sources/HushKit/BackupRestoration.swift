@@ -170,7 +170,7 @@ enum BackupRestoration {
             while let record = try reader.next() {
                 let type = record.type
                 var body = record.body
-                if let open = file, open.remaining > 0, type != .fileData {
+                if let open = file, open.remaining > 0, type != .fileData, type != .clearFileData {
                     throw BackupArchive.damaged("the file \(open.path) is cut short")
                 }
                 switch type {
@@ -217,7 +217,8 @@ enum BackupRestoration {
                         try target.files.open(path)
                         target.fileOpen = true
                     }
-                case .fileData:
+                case .fileData, .clearFileData:
+                    // Clear bytes are authenticated as their sealed record's associated data: checked as a sealed chunk is.
                     let bytes = body.rest
                     guard let open = file, UInt64(bytes.count) <= open.remaining, !bytes.isEmpty else {
                         throw BackupArchive.damaged("file bytes come where no file is open")

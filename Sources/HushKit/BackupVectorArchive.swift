@@ -30,11 +30,13 @@ import HushProtocol
         RecoveryKey(bytes: SecureBytes(copying: key)).displayText
     }
 
-    /// The archive's bytes (docs/PROTOCOL.md §19.2–19.3), and each record's
-    /// type and body before sealing (without the end record).
+    /// The archive's bytes (docs/PROTOCOL.md §19.2–19.3) in format `version`,
+    /// and each record's type and body before sealing (without the end
+    /// record; a record carrying clear bytes lists them as its body).
     public static func bytes(identitySeed: [UInt8], identityCreatedAt: UInt64, recoveryKey: [UInt8], createdAt: UInt64,
                              salt: [UInt8], streamHeader: [UInt8], schemaVersion: Int, tables: [Table],
-                             files: [(path: String, bytes: [UInt8])]) throws -> (archive: [UInt8], records: [(type: UInt8, body: [UInt8])]) {
+                             files: [(path: String, bytes: [UInt8])],
+                             version: UInt16 = 2) throws -> (archive: [UInt8], records: [(type: UInt8, body: [UInt8])]) {
         let path = FileManager.default.temporaryDirectory.path + "/hush-backup-vector-\(UUID().uuidString)"
         guard FileManager.default.createFile(atPath: path, contents: nil), let file = FileHandle(forWritingAtPath: path) else {
             throw HushError(.storage, reason: "could not create \(path)")
@@ -43,7 +45,7 @@ import HushProtocol
         let identity = try IdentityKeyPair(seed: SecureBytes(copying: identitySeed))
         let writer = try BackupWriter(file: file, identityKey: identity.publicKey.rawRepresentation,
                                       recoveryKey: RecoveryKey(bytes: SecureBytes(copying: recoveryKey)), createdAt: createdAt,
-                                      fixedSalt: salt, fixedStreamHeader: streamHeader)
+                                      fixedSalt: salt, fixedStreamHeader: streamHeader, version: version)
         var written: [(type: UInt8, body: [UInt8])] = []
         func append(_ type: BackupArchive.RecordType, _ body: [UInt8]) throws {
             try writer.append(type, body)
@@ -82,10 +84,15 @@ import HushProtocol
             record.string(name)
             record.u64(UInt64(bytes.count))
             try append(.file, record.bytes)
+            // From version 2 an attachment blob's bytes are carried in the clear: the
+            // record's sealed body is then empty, and its listed body is the clear bytes.
+            let inTheClear = version >= 2 && BackupArchive.carriesInTheClear(name)
             var offset = 0
             while offset < bytes.count {
                 let end = min(offset + BackupArchive.fileChunkLength, bytes.count)
-                try append(.fileData, Array(bytes[offset..<end]))
+                let chunk = Array(bytes[offset..<end])
+                try writer.appendFileData(chunk, inTheClear: inTheClear)
+                written.append(((inTheClear ? BackupArchive.RecordType.clearFileData : .fileData).rawValue, chunk))
                 offset = end
             }
         }

@@ -40,11 +40,11 @@ public final class DirectWriter {
     /// its value per architecture (asm-generic/fcntl.h, arm64's own); 0
     /// elsewhere, where every write goes through the page cache.
     #if os(Linux) && arch(x86_64)
-    static let directFlag: Int32 = 0o40000
+    public static let directFlag: Int32 = 0o40000
     #elseif os(Linux) && arch(arm64)
-    static let directFlag: Int32 = 0o200000
+    public static let directFlag: Int32 = 0o200000
     #else
-    static let directFlag: Int32 = 0
+    public static let directFlag: Int32 = 0
     #endif
 
     /// Writes `file`, which must be empty and at its start.

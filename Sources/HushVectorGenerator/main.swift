@@ -639,13 +639,18 @@ try write("safety-number", source: "Hush generator (Sources/HushVectorGenerator)
 // MARK: libsignal's fingerprint vectors, transcribed.
 
 // MARK: Backup archives (§19).
-func backupCase() throws -> [String: Any] {
+/// The archive of format `version` from fixed seeds: two tables, a 1000-byte
+/// attachment blob and an empty one, and from version 2 a file that is not a
+/// blob (`3.part`, sealed where the blobs travel in the clear).
+func backupCase(version: UInt16) throws -> [String: Any] {
     let key = VectorSeeds.bytes("backup/recovery-key", 32)
     let seed = VectorSeeds.bytes("backup/identity-seed", 32)
     let salt = VectorSeeds.bytes("backup/salt", 32)
     let streamHeader = VectorSeeds.bytes("backup/stream-header", 24)
     let createdAt: UInt64 = 1_795_000_000_000
     let file = (0..<1_000).map { UInt8($0 % 251) }
+    var files: [(path: String, bytes: [UInt8])] = [(path: "1.blob", bytes: file), (path: "2.blob", bytes: [])]
+    if version >= 2 { files.append((path: "3.part", bytes: (0..<50).map { UInt8($0 * 3 % 256) })) }
     let (archive, records) = try BackupVectorArchive.bytes(
         identitySeed: seed, identityCreatedAt: 1_790_000_000, recoveryKey: key, createdAt: createdAt, salt: salt,
         streamHeader: streamHeader, schemaVersion: 21,
@@ -655,17 +660,64 @@ func backupCase() throws -> [String: Any] {
                          [Int64(2), "carol", VectorSeeds.bytes("backup/carol", 32), nil]]),
             .init(name: "settings", columns: ["name", "value"], rows: [["profile.name", "alice"]]),
         ],
-        files: [(path: "1.blob", bytes: file), (path: "2.blob", bytes: [])])
+        files: files, version: version)
     let identity = try IdentityKeyPair(seed: SecureBytes(copying: seed))
-    return ["comment": "two tables, a 1000-byte file and an empty one",
-            "recovery_key": Hex.encode(key),
-            "recovery_key_text": BackupVectorArchive.recoveryKeyText(key),
-            "identity_key": Hex.encode(identity.publicKey.rawRepresentation), "created_at": Int(createdAt),
-            "archive": Hex.encode(archive),
-            "records": records.map { ["type": Int($0.type), "body": Hex.encode($0.body)] }]
+    var result: [String: Any] = [
+        "comment": version == 1 ? "format version 1: two tables, a 1000-byte file and an empty one"
+            : "format version 2, the same seeds: the blobs' bytes in the clear (record type 7), 3.part sealed (type 6)",
+        "version": Int(version),
+        "recovery_key": Hex.encode(key),
+        "recovery_key_text": BackupVectorArchive.recoveryKeyText(key),
+        "identity_key": Hex.encode(identity.publicKey.rawRepresentation), "created_at": Int(createdAt),
+        "archive": Hex.encode(archive),
+        "records": records.map { ["type": Int($0.type), "body": Hex.encode($0.body)] }]
+    if version >= 2 { result["refused"] = try backupRefusedVariants(archive, key: key) }
+    return result
+}
+
+/// Archives a version-2 reader must refuse, each made from `archive` (§19.3):
+/// records taken apart by their lengths and put together wrongly.
+func backupRefusedVariants(_ archive: [UInt8], key: [UInt8]) throws -> [[String: Any]] {
+    let header = Array(archive[0..<138])
+    var records: [[UInt8]] = []
+    var offset = 138
+    while offset < archive.count {
+        let length = archive[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+        let clear = archive[offset + 4..<offset + 8].reduce(0) { $0 << 8 | Int($1) }
+        records.append(Array(archive[offset..<offset + 8 + length + clear]))
+        offset += 8 + length + clear
+    }
+    // Records: identity, store version, table, row, row, table, row, file 1.blob, its clear data, file 2.blob, file 3.part, its data, end.
+    guard records.count == 13, records[8][4..<8] != [0, 0, 0, 0] else { throw VectorFailure("backup vector: unexpected records") }
+    func joined(_ list: [[UInt8]]) -> String { Hex.encode(header + list.flatMap { $0 }) }
+    var swapped = records
+    swapped.swapAt(3, 4)
+    var dropped = records
+    dropped.remove(at: 4)
+    var repeated = records
+    repeated.insert(records[4], at: 4)
+    var alteredClear = records
+    alteredClear[8][alteredClear[8].count - 1] ^= 0x01
+    var movedClear = records
+    // On disk: frame (8) || sealed chunk (an empty body: 1 + 17) || clear bytes; here the clear bytes come first.
+    let sealedEnd = 8 + 1 + SecretStream.overhead
+    movedClear[8] = Array(records[8][0..<8]) + Array(records[8][sealedEnd...]) + Array(records[8][8..<sealedEnd])
+    var wrongKey = key
+    wrongKey[0] ^= 0x01
+    return [
+        ["what": "two rows swapped", "archive": joined(swapped), "recovery_key": Hex.encode(key)],
+        ["what": "a row dropped", "archive": joined(dropped), "recovery_key": Hex.encode(key)],
+        ["what": "a row repeated", "archive": joined(repeated), "recovery_key": Hex.encode(key)],
+        ["what": "cut before the end record", "archive": joined(Array(records.dropLast())), "recovery_key": Hex.encode(key)],
+        ["what": "cut inside the clear bytes", "archive": Hex.encode(header + records[0..<8].flatMap { $0 } + records[8].dropLast(1)),
+         "recovery_key": Hex.encode(key)],
+        ["what": "a clear byte changed", "archive": joined(alteredClear), "recovery_key": Hex.encode(key)],
+        ["what": "the clear bytes and the sealed chunk exchanged in place", "archive": joined(movedClear), "recovery_key": Hex.encode(key)],
+        ["what": "a wrong recovery key", "archive": joined(records), "recovery_key": Hex.encode(wrongKey)],
+    ]
 }
 try write("backup", source: "Hush generator (Sources/HushVectorGenerator) with HushKit's archive writer; the suite reads it from PROTOCOL.md §19 alone",
-          cases: [try backupCase()])
+          cases: [try backupCase(version: 1), try backupCase(version: 2)])
 
 // MARK: Linked devices (§20): device lists and link codes.
 

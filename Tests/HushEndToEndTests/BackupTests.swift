@@ -225,13 +225,15 @@ import Testing
         var header = bytes
         header[20] ^= 0x01
         try refused(try variant("header", header), key: key, "does not open this backup archive")
-        // Two records swapped.
+        // Two records swapped (format version 2: each record is its sealed length, its clear length, the chunk, the clear bytes).
+        #expect(bytes[8..<10] == [0, 2])
         var records: [[UInt8]] = []
         var offset = 138
         while offset < bytes.count {
             let length = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
-            records.append(Array(bytes[offset..<offset + 4 + length]))
-            offset += 4 + length
+            let clear = bytes[offset + 4..<offset + 8].reduce(0) { $0 << 8 | Int($1) }
+            records.append(Array(bytes[offset..<offset + 8 + length + clear]))
+            offset += 8 + length + clear
         }
         #expect(records.count > 4)
         records.swapAt(2, 3)

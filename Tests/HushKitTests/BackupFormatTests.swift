@@ -61,7 +61,7 @@ import Testing
 
         // Without its end record the archive is cut short.
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        let endLength = SecretStream.overhead + 1 + 8 + 4
+        let endLength = SecretStream.overhead + 1 + 8 + BackupArchive.frameLength(version: BackupArchive.version)
         try bytes.dropLast(endLength).write(to: URL(fileURLWithPath: path))
         let cut = try BackupReader(path: path, recoveryKey: key)
         _ = try cut.next()
@@ -91,7 +91,7 @@ import Testing
             }
         }
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let endLength = 4 + 1 + 8 + SecretStream.overhead
+        let endLength = BackupArchive.frameLength(version: BackupArchive.version) + 1 + 8 + SecretStream.overhead
         #expect(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int == expected + endLength)
         let unfinished = directory + "/unfinished"
         FileManager.default.createFile(atPath: unfinished, contents: nil)
@@ -131,7 +131,8 @@ import Testing
 
         // Cut in the middle of the largest record.
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        let largest = BackupArchive.headerLength + sizes.prefix(9).reduce(0) { $0 + 4 + SecretStream.overhead + 1 + $1 } + 4 + 1_000
+        let frame = BackupArchive.frameLength(version: BackupArchive.version)
+        let largest = BackupArchive.headerLength + sizes.prefix(9).reduce(0) { $0 + frame + SecretStream.overhead + 1 + $1 } + frame + 1_000
         try bytes.prefix(largest).write(to: URL(fileURLWithPath: path))
         let cut = try BackupReader(path: path, recoveryKey: key)
         for _ in 0..<9 { _ = try cut.next() }

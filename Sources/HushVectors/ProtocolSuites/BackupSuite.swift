@@ -1,10 +1,12 @@
 import HushCrypto
 
 /// Vectors/protocol/backup.json (docs/PROTOCOL.md §19): a recovery key's
-/// written form, and a small archive read here from the specification alone
-/// (not with HushKit's reader, which wrote it): its header and MAC, every
-/// record's plaintext in order, the end record; a cut, a changed byte and a
-/// wrong key must each be refused.
+/// written form, and a small archive in each format version read here from
+/// the specification alone (not with HushKit's reader, which wrote it): its
+/// header and MAC, every record's plaintext (and from version 2 its clear
+/// bytes) in order, the end record; a cut, a changed byte and a wrong key
+/// must each be refused, and so must every archive a case lists as refused
+/// (records swapped, dropped, repeated, cut, clear bytes changed or moved).
 public struct BackupSuite: VectorSuite {
     public let name = "hush-backup"
     public init() {}
@@ -29,9 +31,11 @@ public struct BackupSuite: VectorSuite {
 
     /// §19.2–19.3: the header's fields and every record's (type, body), the end record checked.
     static func read(_ archive: [UInt8], key: [UInt8]) throws -> (identityKey: [UInt8], createdAt: Int, records: [(UInt8, [UInt8])]) {
-        guard archive.count >= 138, Array(archive[0..<8]) == Array("HUSHBKUP".utf8), archive[8] == 0, archive[9] == 1 else {
+        guard archive.count >= 138, Array(archive[0..<8]) == Array("HUSHBKUP".utf8), archive[8] == 0, archive[9] == 1 || archive[9] == 2 else {
             throw VectorFailure("header: magic or version")
         }
+        // Version 2 frames each record with the length of its clear bytes too.
+        let version = Int(archive[9]), frame = version == 1 ? 4 : 8
         let salt = Array(archive[50..<82])
         let streamKey = try HKDF.deriveKey(inputKeyMaterial: key, salt: salt, info: Array("hush/v1/backup-stream".utf8) + [0], length: 32)
         let macKey = try HKDF.deriveKey(inputKeyMaterial: key, salt: salt, info: Array("hush/v1/backup-header".utf8) + [0], length: 32)
@@ -42,13 +46,23 @@ public struct BackupSuite: VectorSuite {
         var records: [(UInt8, [UInt8])] = []
         var offset = 138
         while true {
-            guard archive.count - offset >= 4 else { throw VectorFailure("archive ends before its end record") }
+            guard archive.count - offset >= frame else { throw VectorFailure("archive ends before its end record") }
             let length = archive[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
-            offset += 4
-            guard length <= 1 << 20, archive.count - offset >= length else { throw VectorFailure("record cut short") }
-            let (plaintext, tag) = try puller.pull(Array(archive[offset..<offset + length]))
-            offset += length
+            let clearLength = archive[offset + 4..<offset + frame].reduce(0) { $0 << 8 | Int($1) }
+            offset += frame
+            guard length <= 1 << 20, clearLength <= 1 << 20, archive.count - offset >= length + clearLength else {
+                throw VectorFailure("record cut short")
+            }
+            let clear = Array(archive[offset + length..<offset + length + clearLength])
+            let (plaintext, tag) = try puller.pull(Array(archive[offset..<offset + length]), associatedData: clear)
+            offset += length + clearLength
             guard let type = plaintext.first else { throw VectorFailure("empty record") }
+            // Clear bytes come with type 7 alone, whose sealed body is empty; they are its body.
+            guard (type == 7) == (clearLength > 0), type != 7 || plaintext.count == 1 else { throw VectorFailure("clear bytes out of place") }
+            if type == 7 {
+                records.append((type, clear))
+                continue
+            }
             if tag == .final {
                 guard type == 0x7F, plaintext.count == 9 else { throw VectorFailure("the final record is not an end record") }
                 let count = plaintext[1...].reduce(0) { $0 << 8 | Int($1) }
@@ -84,12 +98,21 @@ public struct BackupSuite: VectorSuite {
         // What a reader must refuse.
         var changed = archive
         changed[archive.count - 20] ^= 1
-        let lastLength = SecretStream.overhead + 9 + 4
+        let lastLength = SecretStream.overhead + 9 + (archive[9] == 1 ? 4 : 8)
         var wrongKey = key
         wrongKey[0] ^= 1
         for (what, bytes, readKey) in [("a cut archive", Array(archive.dropLast(lastLength)), key), ("a changed byte", changed, key),
                                        ("another key", archive, wrongKey)] {
             if (try? Self.read(bytes, key: readKey)) != nil { throw VectorFailure("\(what) was read") }
+        }
+        if testCase["refused"] != nil {
+            for variant in try fields.list("refused") {
+                let variantFields = CaseFields(variant)
+                let what = try variantFields.string("what")
+                if (try? Self.read(try variantFields.hex("archive"), key: try variantFields.hex("recovery_key"))) != nil {
+                    throw VectorFailure("refused archive (\(what)) was read")
+                }
+            }
         }
     }
 }
