@@ -14,6 +14,10 @@ struct BackupCreation {
     let attachments: String
     /// The format version written: 2; 1 only for tests that need an archive of the old format.
     var version: UInt16 = BackupArchive.version
+    /// Whether attachment blobs go in the clear (`0x07`, version 2). Not for
+    /// a device link's archive: the relay that carries its parts also stores
+    /// the blobs, and would match them (PROTOCOL §20.6).
+    var blobsInTheClear = true
 
     /// Writes `hush-backup-DATE.hushbackup` into `destination`: first as a
     /// hidden temporary file, renamed once complete and synced.
@@ -42,7 +46,8 @@ struct BackupCreation {
         // Before the file closes (defers run last to first): its sealing thread writes to it.
         defer { writer.abandon() }
         let counts = try BackupCreation.writeContents(writer, identity: identity, identityCreatedAt: identityCreatedAt,
-                                                      database: store.database, attachments: attachments)
+                                                      database: store.database, attachments: attachments,
+                                                      blobsInTheClear: blobsInTheClear && version >= 2)
         try writer.finish()
         try file.synchronize()
         guard rename(temporary, path) == 0 else {
@@ -58,7 +63,8 @@ struct BackupCreation {
     /// The records after the header, in the order §19.3 gives. Shared with
     /// the vector generator, which writes a fixed archive.
     static func writeContents(_ writer: BackupWriter, identity: IdentityKeyPair, identityCreatedAt: UInt64,
-                              database: Database, attachments: String?) throws -> (rows: [String: Int], files: Int, fileBytes: UInt64) {
+                              database: Database, attachments: String?,
+                              blobsInTheClear: Bool = true) throws -> (rows: [String: Int], files: Int, fileBytes: UInt64) {
         var record = BackupRecordBuilder()
         record.raw(identity.seed.copyBytes())
         record.u64(identityCreatedAt)
@@ -112,7 +118,7 @@ struct BackupCreation {
                 record.string(relative)
                 record.u64(size)
                 try writer.append(.file, record.bytes)
-                let inTheClear = BackupArchive.carriesInTheClear(relative)
+                let inTheClear = blobsInTheClear && BackupArchive.carriesInTheClear(relative)
                 var remaining = size
                 while remaining > 0 {
                     let chunk = try file.read(upToCount: Int(min(remaining, UInt64(BackupArchive.fileChunkLength)))) ?? Data()

@@ -109,12 +109,16 @@ extension HushAccount {
     }
 
     /// The one way an archive is written, for a closed account and an open one.
+    /// `blobsInTheClear`: false for an archive that travels through the
+    /// relay (a device link, §20.6), which must not see the blobs it stores.
     static func writeBackup(of home: DataDirectory, databaseKey: SecureBytes, identity: IdentityKeyPair, identityCreatedAt: UInt64,
-                            recoveryKey: RecoveryKey, to destination: String, now: Date = Date()) throws -> BackupSummary {
+                            recoveryKey: RecoveryKey, to destination: String, now: Date = Date(),
+                            blobsInTheClear: Bool = true) throws -> BackupSummary {
         let store = try MessageStore.openExisting(path: home.databasePath, key: databaseKey)
-        return try BackupCreation(store: store, identity: identity, identityCreatedAt: identityCreatedAt,
-                                  recoveryKey: recoveryKey, attachments: home.file(attachmentDirectoryName))
-            .write(into: destination, now: now)
+        var creation = BackupCreation(store: store, identity: identity, identityCreatedAt: identityCreatedAt,
+                                      recoveryKey: recoveryKey, attachments: home.file(attachmentDirectoryName))
+        creation.blobsInTheClear = blobsInTheClear
+        return try creation.write(into: destination, now: now)
     }
 
     /// Refuses a folder that is missing or not a folder (an unplugged drive's).

@@ -146,8 +146,9 @@ extension HushAccount {
         // 7: the history, under the link's archive key, through the blob store.
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hush-link-" + Hex.encode(SystemRandom().bytes(8))).path
         defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Every file sealed: the relay carries this archive and stores the blobs, which it would otherwise match.
         let archive = try writeBackup(of: home, databaseKey: contents.databaseKey, identity: identity, identityCreatedAt: contents.createdAt,
-                                      recoveryKey: RecoveryKey(bytes: channel.archiveKey), to: folder)
+                                      recoveryKey: RecoveryKey(bytes: channel.archiveKey), to: folder, blobsInTheClear: false)
         try await sendHistory(archive.path, length: Int64(archive.archiveBytes), partBytes: partBytes, mailbox, channel, number: &number,
                               deadline: deadline)
         return LinkedDevice(entry, thisDevice: DeviceID(deviceKey: ownKey.publicKey))

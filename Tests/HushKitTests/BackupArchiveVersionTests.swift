@@ -97,6 +97,23 @@ import Testing
         }
     }
 
+    /// A device link's archive (§20.6) travels through the relay that stores
+    /// the blobs: written with every file sealed, version 2 all the same.
+    @Test func anArchiveForALinkSealsTheBlobsToo() async throws {
+        let fixture = try await Fixture()
+        defer { try? FileManager.default.removeItem(atPath: fixture.folder) }
+        let contents = try KeystoreFile(directory: DataDirectory(path: fixture.home)).unlock(passphrase: SecureBytes(copying: Array(App.passphrase.utf8)))
+        let summary = try HushAccount.writeBackup(of: DataDirectory(path: fixture.home), databaseKey: contents.databaseKey,
+                                                  identity: try IdentityKeyPair(seed: contents.identitySeed), identityCreatedAt: contents.createdAt,
+                                                  recoveryKey: fixture.recoveryKey, to: fixture.folder + "/link", blobsInTheClear: false)
+        let archive = try fixture.bytes(summary.path)
+        #expect(archive[8..<10] == [0, 2])
+        #expect(Data(archive).range(of: Data(fixture.blob[0..<64])) == nil)
+        #expect(fixture.records(archive).allSatisfy { Fixture.clearLength($0) == 0 })
+        let verified = try HushAccount.verifyBackup(at: summary.path, recoveryKey: fixture.recoveryKey)
+        #expect(verified.files == 2 && verified.fileBytes == UInt64(fixture.blob.count + fixture.other.count))
+    }
+
     @Test func aVersion2ArchiveWithItsRecordsOrClearBytesChangedIsRefusedAndWritesNothing() async throws {
         let fixture = try await Fixture()
         defer { try? FileManager.default.removeItem(atPath: fixture.folder) }
