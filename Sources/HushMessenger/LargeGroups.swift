@@ -210,7 +210,7 @@ final class LargeGroups {
         guard let group = try store.groups.group(groupID: incoming.groupID) else {
             guard contact.verification != .changed, contact.standing == .accepted, incoming.isAdmin(sender),
                   incoming.member(me) != nil else { return }
-            let name = try freeGroupName(incoming.name)
+            let name = try store.groups.freeName(incoming.name)
             let created = try store.groups.create(groupID: incoming.groupID, name: name,
                                                   state: KeptLargeGroupState(forgetting: incoming).encoded, epoch: incoming.epoch,
                                                   large: true, at: dependencies.clock.now())
@@ -235,7 +235,7 @@ final class LargeGroups {
         try adopt(incoming, in: group, announce: false, previous: current.state)
         var name = group.name
         if incoming.name != current.state.name {
-            name = try freeGroupName(incoming.name)
+            name = try store.groups.freeName(incoming.name)
             try store.groups.rename(groupRow: group.id, to: name)
         }
         try dependencies.emit(.groupChanged(group: name, conversationID: group.conversationId))
@@ -295,15 +295,5 @@ final class LargeGroups {
         guard !members.isEmpty, !members.contains(where: \.isAdmin) else { return }
         let index = members.indices.min { members[$0].identityKey.rawRepresentation.lexicographicallyPrecedes(members[$1].identityKey.rawRepresentation) }!
         members[index] = .init(identityKey: members[index].identityKey, role: .admin)
-    }
-
-    private func freeGroupName(_ wanted: String) throws -> String {
-        var name = wanted
-        var suffix = 2
-        while try store.groups.group(named: name) != nil {
-            name = wanted + "-\(suffix)"
-            suffix += 1
-        }
-        return name
     }
 }

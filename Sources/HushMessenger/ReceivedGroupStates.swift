@@ -31,7 +31,7 @@ final class ReceivedGroupStates {
                 return
             }
             guard contact.standing == .accepted, incoming.member(me) != nil else { return }
-            let name = try freeGroupName(incoming.name)
+            let name = try store.groups.freeName(incoming.name)
             let created = try store.groups.create(groupID: incoming.groupID, name: name, state: incoming.encoded, epoch: incoming.epoch,
                                                   at: dependencies.clock.now())
             try adoption.adopt(incoming, in: created, announce: false, previous: nil)
@@ -56,7 +56,7 @@ final class ReceivedGroupStates {
         try adoption.adopt(incoming, in: group, announce: false, previous: current)
         var name = group.name
         if incoming.name != current.name {
-            name = try freeGroupName(incoming.name)
+            name = try store.groups.freeName(incoming.name)
             try store.groups.rename(groupRow: group.id, to: name)
         }
         try dependencies.emit(.groupChanged(group: name, conversationID: group.conversationId))
@@ -85,16 +85,5 @@ final class ReceivedGroupStates {
             try store.invitations.remove(groupID: invitation.groupID)
             try applyUpdate(try GroupState.decode(invitation.state), from: contact)
         }
-    }
-
-    /// A group name not yet used here (an invitation may collide with one we have).
-    private func freeGroupName(_ wanted: String) throws -> String {
-        var name = wanted
-        var suffix = 2
-        while try store.groups.group(named: name) != nil {
-            name = wanted + "-\(suffix)"
-            suffix += 1
-        }
-        return name
     }
 }

@@ -67,6 +67,18 @@ public struct GroupRepository {
         try database.queryFirst("SELECT \(Self.columns) FROM groups WHERE name = ?", [name], decode)
     }
 
+    /// `wanted`, or `wanted-2`, `wanted-3`, …: the first group name not yet
+    /// used here (a group that arrives may be named as one we have).
+    public func freeName(_ wanted: String) throws -> String {
+        var name = wanted
+        var suffix = 2
+        while try group(named: name) != nil {
+            name = wanted + "-\(suffix)"
+            suffix += 1
+        }
+        return name
+    }
+
     public func group(groupID: [UInt8]) throws -> StoredGroup? {
         try database.queryFirst("SELECT \(Self.columns) FROM groups WHERE group_id = ?", [groupID], decode)
     }
