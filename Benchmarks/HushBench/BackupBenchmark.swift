@@ -207,6 +207,13 @@ enum BackupBenchmark {
             print("      = \(ratio(copies, \.wall))× cp -r, \(ratio(synced, \.wall))× cp -r + sync -f (wall; target ≥ \(targetRatio)×);"
                   + " CPU \(ratio(copies, \.cpu))× cp -r, \(ratio(synced, \.cpu))× cp -r + sync -f;"
                   + " peak RSS \(RelayBench.format(Double(peak) / 1_048_576, 1)) MiB (target < \(Int(targetPeakMiB)) MiB)")
+            // `cp -r` has varied between rounds of one run (0.30 s in the first, 1.2–1.5 s in later ones on
+            // the idle machine, s48): the median against the run's fastest copy too, so a slow copy cannot
+            // carry the ratio alone.
+            let fastestCopy = results.map(\.copy.wall).min() ?? 0, fastestSynced = results.map(\.copied.wall).min() ?? 0
+            let medianWall = median(runs.map(\.wall))
+            print("      = \(RelayBench.format(fastestCopy / medianWall, 2))× the run's fastest cp -r (\(RelayBench.format(fastestCopy, 2)) s),"
+                  + " \(RelayBench.format(fastestSynced / medianWall, 2))× its fastest cp -r + sync -f (\(RelayBench.format(fastestSynced, 2)) s), median wall for median wall")
         }
         print("  load average after: \(AttachmentBenchmark.loadAverage)")
         print("  for scale, `hush backup key` (process start, unlock, nothing else): \(RelayBench.format(unlock.wallSeconds, 2)) s wall,"
