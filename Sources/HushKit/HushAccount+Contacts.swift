@@ -46,6 +46,18 @@ extension HushAccount {
         try await guarded { try await messenger.setDisplayName(name) }
     }
 
+    /// The devices of a contact's account, as the last device list it sent
+    /// names them (docs/PROTOCOL.md §20.11), with the list's fingerprint to
+    /// compare with what the contact's `deviceList(in:keys:)` shows; nil
+    /// when it sent none (an account of one device). A change of its devices
+    /// is also announced in the conversation, as a `.deviceListChange` message.
+    public func devices(ofContact id: ContactID) async throws(HushError) -> DeviceListSummary? {
+        try await guarded {
+            let name = try await messenger.contact(id: id.rawValue).name
+            return try await messenger.deviceList(ofContact: name).map { DeviceListSummary($0, thisDevice: nil) }
+        }
+    }
+
     /// The safety number with a contact.
     public func safetyNumber(with id: ContactID) async throws(HushError) -> SafetyNumber {
         try await guarded {

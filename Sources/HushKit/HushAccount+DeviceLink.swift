@@ -96,6 +96,8 @@ extension HushAccount {
                                                           thisDeviceName: thisDeviceName, partBytes: partBytes, deadline: deadline,
                                                           confirm: confirm)
                 await mailbox.finish()
+                // Contacts learn of the new device from this one, which holds the sessions (§20.13).
+                _ = await announceDeviceList(of: identity, store: store, relay: relay)
                 return added
             } catch {
                 try? await mailbox.send(channel.seal(LinkMessage.declined.encoded, from: .existingToNew, number: number))
@@ -425,17 +427,26 @@ extension HushAccount {
     ///
     /// - Throws: as `open(in:keys:)`.
     public static func devices(in directory: String, keys: KeyProvider) async throws(HushError) -> [LinkedDevice] {
+        try await deviceList(in: directory, keys: keys)?.devices ?? []
+    }
+
+    /// The current device list of the account in `directory`, with its
+    /// fingerprint (what contacts see for this account: `devices(ofContact:)`
+    /// on their side); nil for an account that never linked a device.
+    ///
+    /// - Throws: as `open(in:keys:)`.
+    public static func deviceList(in directory: String, keys: KeyProvider) async throws(HushError) -> DeviceListSummary? {
         try await translatingErrors {
             let (home, _, lock, contents) = try unlockHome(directory, keys: keys, .shared)
             defer { lock.release() }
             let identity = try IdentityKeyPair(seed: contents.identitySeed)
             let store = try MessageStore.openExisting(path: home.databasePath, key: contents.databaseKey)
-            guard let bytes = try store.deviceLists.latest() else { return [] }
+            guard let bytes = try store.deviceLists.latest() else { return nil }
             let list = try DeviceList.decode(bytes, account: identity.publicKey)
             let own = try contents.additional[KeystoreContents.EntryType.deviceSeed].map { seed in
                 DeviceID(deviceKey: try Ed25519.PrivateKey(seed: seed).publicKey)
             }
-            return list.entries.map { LinkedDevice($0, thisDevice: own) }
+            return DeviceListSummary(list, thisDevice: own)
         }
     }
 

@@ -71,6 +71,8 @@ extension HushAccount {
                                 suggestion: "free some disk space, then run the revocation again to replace the key")
             }
             guard let revoked = next.entry(target.id) else { throw HushError(.other, reason: "the signed list lost the revoked device") }
+            // Contacts stop counting the device as the account's once the list reaches them.
+            _ = await announceDeviceList(of: identity, store: store, relay: relay)
             return (LinkedDevice(revoked, thisDevice: own), recoveryKey)
         }
     }

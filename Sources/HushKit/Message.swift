@@ -22,6 +22,11 @@ public struct Message: Sendable, Equatable, Identifiable {
         /// A change of the conversation's disappearing-message timer (`text`
         /// says it, e.g. "set disappearing messages to 1 day"; the sender is who changed it).
         case timerChange
+        /// A change of the contact's devices, announced by this client when
+        /// their device list changed (`text` says which were linked or
+        /// revoked; `HushAccount.devices(ofContact:)` has the list and its
+        /// fingerprint). Device names in it are the contact's words.
+        case deviceListChange
     }
 
     /// Where an outgoing message stands: pending (sealed and queued, the relay
@@ -100,6 +105,7 @@ public struct Message: Sendable, Equatable, Identifiable {
         kind = switch stored.contentType {
         case "attachment": .file
         case HushMessenger.DisappearingTimer.contentType: .timerChange
+        case HushMessenger.DeviceListNotice.contentType: .deviceListChange
         default: .text
         }
         senderAddress = stored.sender

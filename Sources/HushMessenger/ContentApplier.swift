@@ -95,11 +95,13 @@ final class ContentApplier {
             try largeGroups.applyUpdate(state, from: contact)
         case let .largeGroupRekey(groupID, epoch):
             try largeGroups.applyRekey(groupID: groupID, epoch: epoch, from: contact)
-        case .deviceList, .sentTranscript:
-            // Linked devices (docs/PROTOCOL.md §20.11) are written down, not in
-            // use: an account is one device, so nobody sends these yet. Set
-            // aside with the reason, as any content this version cannot apply.
-            throw MessengerError.protocolFailure("a device list or sent transcript: linked devices are not in use in this version")
+        case let .deviceList(list):
+            try applyDeviceList(list, content: content, from: contact, envelope: envelope)
+        case .sentTranscript:
+            // Only a device of our own account sends one (§20.11), over a
+            // session between devices, which this version does not hold yet.
+            // Set aside with the reason, as any content this version cannot apply.
+            throw MessengerError.protocolFailure("a sent transcript: sessions between this account's devices are not in use in this version")
         }
     }
 
@@ -243,6 +245,10 @@ final class ContentApplier {
                 // Likewise our current name: resealing the old one would put it back.
                 try store.contacts.setProfileSent(nil, contactId: contact.id)
                 try sealer.handOverProfile(to: contact)
+            case .deviceList:
+                // Our current list: a later one may have replaced the lost one.
+                try store.contacts.setDeviceListSent(nil, contactId: contact.id)
+                try sealer.handOverDeviceList(to: contact)
             default:
                 try sealer.seal(encodedContent: content, to: contact, resend: true)
             }

@@ -57,6 +57,7 @@ final class EnvelopeOpener {
             // database): whatever we gave them before, give it again.
             try store.contacts.setCredentialSent(nil, contactId: contact.id)
             try store.contacts.setProfileSent(nil, contactId: contact.id)
+            try store.contacts.setDeviceListSent(nil, contactId: contact.id)
             try senderKeys.handOverOwnChains(to: contact)
             if let oneTime = handshake.oneTimePrekeyID { consumedPrekeys.append((.oneTimeX25519, oneTime)) }
             if handshake.kemPrekeyKind == .oneTimeKEM { consumedPrekeys.append((.oneTimeKEM, handshake.kemPrekeyID)) }

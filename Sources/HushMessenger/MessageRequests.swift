@@ -69,6 +69,7 @@ final class MessageRequests {
                 try sendOwedReceipts(to: accepted)
                 try credentials.handOver(to: accepted)
                 try sealer.handOverProfile(to: accepted)
+                try sealer.handOverDeviceList(to: accepted)
             }
             try groupStates.applyInvitations(from: accepted)
             return accepted

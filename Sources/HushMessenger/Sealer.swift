@@ -37,7 +37,7 @@ final class Sealer {
         let content = Content(id: MessageID.random(using: random), sentAt: UInt64(now), body: body.expiring(after: timer))
         try store.withinWrite { store in
             switch body {
-            case .deliveryCredential, .profile: break
+            case .deliveryCredential, .profile, .deviceList: break
             default: try handOverFirst(to: contact)
             }
             let session = try dependencies.loadSession(contactId: contact.id)
@@ -103,11 +103,33 @@ final class Sealer {
         return true
     }
 
+    /// Seals our account's device list (docs/PROTOCOL.md §20.11) for an
+    /// accepted contact that does not hold the current one: an account
+    /// with linked devices tells each contact which devices it has before
+    /// anything else goes to them, and again whenever the list changes.
+    /// An account that never linked a device has no list and sends none.
+    /// Returns whether it sealed one. Joins the caller's transaction.
+    @discardableResult
+    func handOverDeviceList(to contact: Contact) throws -> Bool {
+        guard let counter = try store.deviceLists.latestCounter(),
+              contact.standing == .accepted, contact.verification != .changed,
+              try store.contacts.deviceListSent(contactId: contact.id) != counter,
+              try store.sessions.load(contactId: contact.id) != nil,
+              let list = try store.deviceLists.list(counter: counter) else { return false }
+        try store.withinWrite { store in
+            try store.contacts.setDeviceListSent(counter, contactId: contact.id)
+            try seal(.deviceList(list), to: contact.name)
+        }
+        return true
+    }
+
     /// What goes to a contact before any other content: our delivery
-    /// credential, then our display name, each only when they lack it.
+    /// credential, our display name and our device list, each only when
+    /// they lack it.
     private func handOverFirst(to contact: Contact) throws {
         try handOverCredential(to: contact)
         try handOverProfile(to: contact)
+        try handOverDeviceList(to: contact)
     }
 
     /// The contact named `name` if we may send it anything.

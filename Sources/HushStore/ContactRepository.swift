@@ -49,6 +49,18 @@ public struct ContactRepository {
         try database.execute("UPDATE contacts SET profile_sent = ? WHERE id = ?", [name, contactId])
     }
 
+    /// The counter of our device list as last sealed to the contact (nil: never sent).
+    public func deviceListSent(contactId: Int64) throws -> UInt64? {
+        try database.queryFirst("SELECT device_list_sent FROM contacts WHERE id = ?", [contactId]) {
+            try $0.get(0, as: Int64?.self).map(UInt64.init)
+        } ?? nil
+    }
+
+    /// Records our device list's counter as sealed to the contact (nil: send it again).
+    public func setDeviceListSent(_ counter: UInt64?, contactId: Int64) throws {
+        try database.execute("UPDATE contacts SET device_list_sent = ? WHERE id = ?", [counter.map(Int64.init), contactId])
+    }
+
     public func setVerification(_ state: VerificationState, contactId: Int64) throws {
         try database.execute("UPDATE contacts SET verification = ? WHERE id = ?", [state.rawValue, contactId])
     }
@@ -60,15 +72,16 @@ public struct ContactRepository {
     }
 
     /// Accepts the pending identity key: it becomes the contact's key,
-    /// unverified. The name the old key claimed goes with it, and ours is
-    /// sent again to the new one.
+    /// unverified. The name and the device list the old key claimed go
+    /// with it, and ours are sent again to the new one.
     public func acceptPendingIdentityKey(contactId: Int64) throws {
         try database.execute("""
             UPDATE contacts SET identity_key = pending_identity_key, pending_identity_key = NULL, verification = 'unverified',
-                                profile_name = NULL, profile_sent = NULL
+                                profile_name = NULL, profile_sent = NULL, device_list_sent = NULL
             WHERE id = ? AND pending_identity_key IS NOT NULL
             """, [contactId])
         if database.changes == 0 { throw StoreError.notFound("a pending identity key for contact \(contactId)") }
+        try database.execute("DELETE FROM contact_device_lists WHERE contact_id = ?", [contactId])
     }
 
     public func setStanding(_ standing: ContactStanding, contactId: Int64) throws {

@@ -22,6 +22,12 @@ public struct DeviceListRepository {
         try database.queryFirst("SELECT list FROM device_lists WHERE counter = ?", [Int64(counter)]) { try $0.get(0, as: [UInt8].self) }
     }
 
+    /// The highest counter kept: the account's current list's (nil: no list,
+    /// an account that never linked a device).
+    public func latestCounter() throws -> UInt64? {
+        try database.queryFirst("SELECT max(counter) FROM device_lists") { try $0.get(0, as: Int64?.self).map(UInt64.init) } ?? nil
+    }
+
     /// The list with the highest counter: the account's current one.
     public func latest() throws -> [UInt8]? {
         try database.queryFirst("SELECT list FROM device_lists ORDER BY counter DESC LIMIT 1") { try $0.get(0, as: [UInt8].self) }

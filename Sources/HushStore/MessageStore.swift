@@ -74,6 +74,7 @@ public final class MessageStore {
     public var events: EventLogRepository { EventLogRepository(database: database) }
     public var idempotencyKeys: IdempotencyKeyRepository { IdempotencyKeyRepository(database: database) }
     public var deviceLists: DeviceListRepository { DeviceListRepository(database: database) }
+    public var contactDeviceLists: ContactDeviceListRepository { ContactDeviceListRepository(database: database) }
     /// Outgoing messages with their relay requests: the send path's writes.
     public var sendQueue: SendQueue { SendQueue(database: database) }
 

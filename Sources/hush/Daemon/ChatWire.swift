@@ -51,6 +51,7 @@ enum ChatWire {
         let kind: Message.Kind = switch try text("contentType") {
         case "attachment": .file
         case "disappearing-timer": .timerChange
+        case "device-list": .deviceListChange
         default: .text
         }
         let replyTo = try value["replyTo"].map { quoted in

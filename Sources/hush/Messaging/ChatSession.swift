@@ -217,10 +217,10 @@ final class ChatSession: @unchecked Sendable {
     }
 
     /// Whether a message "last" may name for `use`. A deleted message (a
-    /// tombstone, §10.7) and a timer change are never it: nothing can be
-    /// replied to, reacted to, edited or fetched there.
+    /// tombstone, §10.7), a timer change and a device-list notice are never
+    /// it: nothing can be replied to, reacted to, edited or fetched there.
     static func suits(direction: Message.Direction, kind: Message.Kind, isDeleted: Bool, _ use: HandleUse) -> Bool {
-        guard !isDeleted, kind != .timerChange else { return false }
+        guard !isDeleted, kind != .timerChange, kind != .deviceListChange else { return false }
         switch use {
         case .received: return direction == .incoming
         case .ownText: return direction == .outgoing && kind == .text

@@ -10,8 +10,9 @@ struct DeviceCommand: ParsableCommand {
         abstract: "Link another device to this account, list the account's devices, or revoke one.",
         discussion: """
             A linked device has its own key and a copy of the account and its whole history. Linking \
-            works now; messages sent to the account still reach only this (the original) device until \
-            per-device sessions exist.
+            works now, and contacts are told of every device linked or revoked (`hush verify` shows \
+            an account's devices); messages sent to the account still reach only this (the original) \
+            device until per-device sessions exist.
 
             Examples:
               hush device link                  (then, on the new machine: hush init --link CODE)
@@ -30,7 +31,7 @@ struct DeviceLinkCommand: AsyncParsableCommand {
             device (`hush init --link CODE` there). When it answers, both screens show six digits: type \
             yes here only if they are the same. Then this device signs the account's new device list \
             and sends the account and its whole history, encrypted for the new device alone, through \
-            the relay. The code is a secret: whoever uses it first and is confirmed gets the account. \
+            the relay; then it sends the new list to every contact. The code is a secret: whoever uses it first and is confirmed gets the account. \
             With --json the code is printed as {"code": …}, then {"device": …, "digits": …}, and the \
             answer (yes or no) is read from standard input. The account must not be open elsewhere \
             (stop `hush daemon` first).
@@ -100,31 +101,48 @@ struct DeviceListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "List the account's devices, as its signed device list names them.",
-        discussion: "An account that never linked a device has no list yet, and prints none.")
+        discussion: """
+            An account that never linked a device has no list yet, and prints none. The fingerprint \
+            (30 digits) is what contacts see for this account's devices in `hush verify`: compare \
+            them as you compare a safety number.
+            """)
 
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
         try await reportingErrors {
-            let (devices, _) = try await global.unlocking { directory, keys in try await HushAccount.devices(in: directory, keys: keys) }
-            let formatter = ISO8601DateFormatter()
+            let (list, _) = try await global.unlocking { directory, keys in try await HushAccount.deviceList(in: directory, keys: keys) }
             if global.json {
-                try printJSON(["devices": devices.map { device -> [String: Any] in
-                    ["id": device.id, "name": UntrustedText.sanitized(device.name, keepingLineBreaks: false),
-                     "addedAt": formatter.string(from: device.addedAt), "active": device.isActive, "thisDevice": device.isThisDevice]
-                }])
+                try printJSON(list.map(Self.json) ?? ["devices": [Any]()])
                 return
             }
-            if devices.isEmpty {
+            guard let list else {
                 print("No device list yet: this account is one device. `hush device link` links another.")
                 return
             }
-            for device in devices {
-                let name = UntrustedText.sanitized(device.name, keepingLineBreaks: false)
-                print("\(device.id.prefix(8))  \(device.isActive ? "active " : "revoked")  \(formatter.string(from: device.addedAt))  \(name)"
-                      + (device.isThisDevice ? "  (this device)" : ""))
-            }
+            Self.printLines(list.devices)
+            print("Fingerprint \(list.fingerprint) (list \(list.counter)): contacts see the same digits for this account's devices in `hush verify`.")
         }
+    }
+
+    /// One line per device: id, state, when linked, name (sanitised: a
+    /// contact's device names are its words).
+    static func printLines(_ devices: [LinkedDevice]) {
+        let formatter = ISO8601DateFormatter()
+        for device in devices {
+            let name = UntrustedText.sanitized(device.name, keepingLineBreaks: false)
+            print("  \(device.id.prefix(8))  \(device.isActive ? "active " : "revoked")  \(formatter.string(from: device.addedAt))  \(name)"
+                  + (device.isThisDevice ? "  (this device)" : ""))
+        }
+    }
+
+    /// The `--json` form of a list (`hush device list`, and `hush verify` for a contact's).
+    static func json(_ list: DeviceListSummary) -> [String: Any] {
+        let formatter = ISO8601DateFormatter()
+        return ["fingerprint": list.fingerprint, "counter": list.counter, "devices": list.devices.map { device -> [String: Any] in
+            ["id": device.id, "name": UntrustedText.sanitized(device.name, keepingLineBreaks: false),
+             "addedAt": formatter.string(from: device.addedAt), "active": device.isActive, "thisDevice": device.isThisDevice]
+        }]
     }
 }
 
@@ -133,8 +151,9 @@ struct DeviceRevokeCommand: AsyncParsableCommand {
         commandName: "revoke",
         abstract: "Revoke a device of this account (a lost or retired machine).",
         discussion: """
-            Signs the account's next device list with that device revoked and publishes it at the \
-            relay, then replaces the account's recovery key (the revoked device holds the old one): \
+            Signs the account's next device list with that device revoked, publishes it at the \
+            relay and sends it to every contact (their conversation says so, and `hush verify` \
+            shows the new fingerprint), then replaces the account's recovery key (the revoked device holds the old one): \
             the new key is printed once, write it down; backups made before still open with the old \
             key only. A revoked device stays in every later list and can never be made active again. \
             Until per-device sessions exist a linked device receives no messages anyway; what it \

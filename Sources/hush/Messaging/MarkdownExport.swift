@@ -71,7 +71,7 @@ enum MarkdownExport {
             } else {
                 body = "\(name) (\(size), \(exported.missingFile ?? "not downloaded"): no file)"
             }
-        } else if message.kind == .timerChange {
+        } else if message.kind == .timerChange || message.kind == .deviceListChange {
             body = "*\(text(UntrustedText.oneLine(message.text, length: 200)))*"
         } else {
             body = text(message.text)

@@ -119,6 +119,7 @@ enum Presentation {
         switch message.kind {
         case .file: "attachment"
         case .timerChange: "disappearing-timer"
+        case .deviceListChange: "device-list"
         case .text: "text/plain"
         }
     }

@@ -11,7 +11,10 @@ struct VerifyCommand: AsyncParsableCommand {
             You and your contact see the same 60 digits (12 groups of 5). Compare them in person or \
             over a channel you trust; if they match, no one sits in the middle. --qr draws the \
             scannable form; --compare checks digits read out (spaces ignored) or the hex content of a \
-            scanned code, and marks the contact verified when it matches.
+            scanned code, and marks the contact verified when it matches. When the contact uses \
+            several devices, their device list follows, with its fingerprint (30 digits) to compare \
+            with what `hush device list` shows on their side: it changes whenever they link or \
+            revoke a device.
 
             Examples:
               hush verify bob
@@ -43,11 +46,14 @@ struct VerifyCommand: AsyncParsableCommand {
                 return
             }
             let number = try await account.safetyNumber(with: contact.id)
+            let devices = try await account.devices(ofContact: contact.id)
             let scannable = number.scannableCode
             let hex = scannable.map { String(format: "%02x", $0) }.joined()
             if global.json {
-                try printJSON(["contact": name, "safetyNumber": number.groups.joined(separator: " "), "scannable": hex,
-                               "verification": contact.verification.rawValue])
+                var object: [String: Any] = ["contact": name, "safetyNumber": number.groups.joined(separator: " "), "scannable": hex,
+                                             "verification": contact.verification.rawValue]
+                if let devices { object["devices"] = DeviceListCommand.json(devices) }
+                try printJSON(object)
                 return
             }
             if contact.verification == .changed {
@@ -61,6 +67,11 @@ struct VerifyCommand: AsyncParsableCommand {
             if qr {
                 print(try QRCode(data: scannable).renderForTerminal())
                 print("Scannable code (hex): \(hex)")
+            }
+            if let devices {
+                print("\(name)'s devices (\(devices.devices.filter(\.isActive).count) active), fingerprint \(devices.fingerprint):")
+                DeviceListCommand.printLines(devices.devices)
+                print("Compare the fingerprint with what `hush device list` shows on \(name)'s side.")
             }
         }
     }

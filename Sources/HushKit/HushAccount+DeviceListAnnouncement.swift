@@ -1,0 +1,21 @@
+import HushMessenger
+import HushProtocol
+import HushRelayClient
+import HushStore
+
+/// After a link or a revocation: the account's new device list goes to
+/// every contact (docs/PROTOCOL.md §20.11, §20.13), sealed on the session
+/// with each and posted at once, so their clients show the change (and
+/// `hush verify` the new fingerprint) without waiting for the next message.
+extension HushAccount {
+    /// Seals the list the store now holds as current for every accepted
+    /// contact that lacks it, and posts them through `relay`. Best effort:
+    /// the link or revocation is done whatever happens here. What cannot be
+    /// posted now waits in the outbox for the next sync, and a contact it
+    /// could not be sealed for gets the list before the next thing sealed
+    /// to it. Returns how many contacts it was queued for (nil: it failed).
+    static func announceDeviceList(of identity: IdentityKeyPair, store: sending MessageStore, relay: String) async -> Int? {
+        let messenger = Messenger(identity: identity, store: store, transport: RelayClientTransport(client: RelayClient(baseURL: relay)))
+        return try? await messenger.announceDeviceList()
+    }
+}

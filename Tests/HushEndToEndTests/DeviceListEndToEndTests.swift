@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+/// Issue 33 from the command line: `hush device link` on alice's home and
+/// `hush init --link CODE` on a second one, each a separate process through
+/// a real relay; bob's client learns alice's devices from the list her
+/// first device sends him (docs/PROTOCOL.md §20.11, §20.13), shows them with
+/// the fingerprint her `hush device list` shows, and announces the change in
+/// the conversation; a revocation reaches him the same way.
+@Suite struct DeviceListEndToEndTests {
+    /// `hush device list --json` or `hush verify NAME --json`'s "devices", as (fingerprint, active names, revoked names).
+    static func devices(_ object: [String: Any]?) throws -> (fingerprint: String, active: Set<String>, revoked: Set<String>) {
+        let object = try #require(object)
+        let devices = try #require(object["devices"] as? [[String: Any]])
+        func names(active: Bool) -> Set<String> { Set(devices.filter { $0["active"] as? Bool == active }.compactMap { $0["name"] as? String }) }
+        return (try #require(object["fingerprint"] as? String), names(active: true), names(active: false))
+    }
+
+    @Test func bobSeesAlicesDevicesAfterALinkAndARevocation() throws {
+        let bed = try Testbed("device-list")
+        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
+        try bed.acquaint(alice, bob)
+        #expect(try bed.succeed(bob, ["verify", "alice", "--json"]).json()["devices"] == nil, "one device: no list")
+
+        // The existing device confirms with "yes" on standard input once the new one answers.
+        let existing = try ChildProcess(["device", "link", "--name", "desk", "--json"], environment: bed.environment(for: alice), stdin: "yes\n")
+        // Its first JSON object is {"code": …}: the line after it is the next object's.
+        try #require(existing.wait(timeout: 60) { $0.stdout.contains("}") }, "no code: \(existing.stderr)")
+        let first = existing.stdout[...existing.stdout.firstIndex(of: "}")!]
+        let code = try #require(try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any])["code"] as? String
+        let laptop = User(name: "alice-laptop", home: bed.root + "/alice-laptop")
+        let joined = try bed.hush(laptop, ["init", "--link", try #require(code), "--device-name", "laptop", "--json"], timeout: 120)
+        #expect(joined.status == 0, "\(joined)")
+        let linked = existing.finish(timeout: 60)
+        #expect(linked.status == 0 && linked.stdout.contains("\"linked\""), "\(linked)")
+
+        let own = try Self.devices(try bed.succeed(alice, ["device", "list", "--json"]).json())
+        #expect(own.active == ["desk", "laptop"] && own.revoked.isEmpty)
+        try bed.sync(bob)
+        let seen = try Self.devices(try bed.succeed(bob, ["verify", "alice", "--json"]).json()["devices"] as? [String: Any])
+        #expect(seen.fingerprint == own.fingerprint && seen.active == own.active, "\(seen)")
+        let text = try bed.succeed(bob, ["verify", "alice"]).stdout
+        #expect(text.contains("alice's devices (2 active), fingerprint \(own.fingerprint)") && text.contains("laptop"), "\(text)")
+        #expect(try bed.history(bob, with: "alice").contains { $0.body == "uses 2 devices: \"desk\", \"laptop\"" })
+
+        let revoked = try bed.hush(alice, ["device", "revoke", "laptop", "--json"])
+        #expect(revoked.status == 0, "\(revoked)")
+        let after = try Self.devices(try bed.succeed(alice, ["device", "list", "--json"]).json())
+        #expect(after.active == ["desk"] && after.revoked == ["laptop"] && after.fingerprint != own.fingerprint)
+        try bed.sync(bob)
+        let seenAfter = try Self.devices(try bed.succeed(bob, ["verify", "alice", "--json"]).json()["devices"] as? [String: Any])
+        #expect(seenAfter.fingerprint == after.fingerprint && seenAfter.revoked == ["laptop"], "\(seenAfter)")
+        #expect(try bed.history(bob, with: "alice").contains { $0.body == "revoked a device: \"laptop\"" })
+        // The conversation goes on as before.
+        try bed.send(bob, to: "alice", "still here")
+        try bed.sync(alice)
+        #expect(try bed.history(alice, with: "bob").contains { $0.body == "still here" })
+    }
+}

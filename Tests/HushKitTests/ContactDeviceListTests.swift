@@ -1,0 +1,51 @@
+import Foundation
+@testable import HushKit
+import Testing
+
+/// Contacts learn an account's devices (docs/PROTOCOL.md §20.11, §20.13):
+/// after a link and after a revocation the device holding the sessions
+/// sends the new list to every contact, whose client checks it against the
+/// one it holds, keeps it, announces the change in the conversation and
+/// shows its fingerprint, the same digits the account shows for itself.
+@Suite struct ContactDeviceListTests {
+    /// The device-list notices of `account`'s conversation with `contact`, oldest first.
+    static func notices(_ account: HushAccount, _ contact: ContactID) async throws -> [String] {
+        let conversation = try #require(try await account.conversations().first { $0.contact == contact })
+        return try await account.room(conversation.id).history(limit: 1000).messages.filter { $0.kind == .deviceListChange }.map(\.text)
+    }
+
+    @Test func contactsFollowTheAccountsDevicesThroughALinkAndARevocation() async throws {
+        let relay = try RelayProcess()
+        let (home, bob) = try await DeviceLinkTests.accountWithHistory(relay)
+        defer { bob.close() }
+        let alice = try #require(try await bob.conversations().first?.contact)
+        #expect(try await bob.devices(ofContact: alice) == nil, "an account of one device sends no list")
+
+        _ = try await DeviceLinkTests.link(home)
+        let own = try #require(try await HushAccount.deviceList(in: home, keys: App.keys))
+        #expect(try await App.sync(bob) { try await bob.devices(ofContact: alice) != nil })
+        let held = try #require(try await bob.devices(ofContact: alice))
+        #expect(held.counter == 2 && held.fingerprint == own.fingerprint)
+        #expect(Set(held.devices.map(\.name)) == ["desk", "laptop"] && held.devices.allSatisfy { $0.isActive && !$0.isThisDevice })
+        let first = try await Self.notices(bob, alice)
+        #expect(first == ["uses 2 devices: \"desk\", \"laptop\""], "\(first)")
+
+        _ = try await HushAccount.revokeDevice("laptop", in: home, keys: App.keys)
+        let revoked = try #require(try await HushAccount.deviceList(in: home, keys: App.keys))
+        #expect(revoked.fingerprint != own.fingerprint)
+        #expect(try await App.sync(bob) { try await bob.devices(ofContact: alice)?.counter == 3 })
+        let after = try #require(try await bob.devices(ofContact: alice))
+        #expect(after.fingerprint == revoked.fingerprint && after.devices.first { $0.name == "laptop" }?.isActive == false)
+        #expect(try await Self.notices(bob, alice) == ["uses 2 devices: \"desk\", \"laptop\"", "revoked a device: \"laptop\""])
+
+        // A contact added after the link gets the list before the first thing sealed to it.
+        let carol = try await App.account("carol", relay: relay)
+        defer { carol.close() }
+        let original = try await HushAccount.open(in: home, keys: App.keys)
+        let (carolForAlice, aliceForCarol) = try await App.introduce(original, carol, as: ("alice", "carol"))
+        _ = try await original.room(with: carolForAlice).send("hello carol")
+        await original.closeAndWait()
+        #expect(try await App.sync(carol) { try await carol.devices(ofContact: aliceForCarol)?.counter == 3 })
+        #expect(try await carol.devices(ofContact: aliceForCarol)?.fingerprint == revoked.fingerprint)
+    }
+}
