@@ -58,6 +58,22 @@ extension HushAccount {
         }
     }
 
+    /// `devices(ofContact:)` after reading the contact's directory at the
+    /// relay (docs/PROTOCOL.md §20.9), where the account keeps its latest
+    /// list: a newer one there is checked against the one held and adopted
+    /// (announced in the conversation, as one the contact sent would be).
+    ///
+    /// - Throws: `HushError` of kind `relayUnavailable` when the relay
+    ///   cannot be asked, or `other` when the directory holds a list that is
+    ///   refused (forged, one that makes a revoked device active again,
+    ///   another account's); either way the list held stays.
+    public func refreshDevices(ofContact id: ContactID) async throws(HushError) -> DeviceListSummary? {
+        try await guarded {
+            let name = try await messenger.contact(id: id.rawValue).name
+            return try await messenger.refreshDeviceList(ofContact: name).map { DeviceListSummary($0, thisDevice: nil) }
+        }
+    }
+
     /// The safety number with a contact.
     public func safetyNumber(with id: ContactID) async throws(HushError) -> SafetyNumber {
         try await guarded {

@@ -9,6 +9,7 @@ final class Contacts {
     private let dependencies: MessengerDependencies
     private let requests: MessageRequests
     private let sessions: SessionStarter
+    private let deviceLists: ContactDeviceLists
     private var store: MessageStore { dependencies.store }
 
     /// The name prefix of contacts created for strangers who wrote first.
@@ -17,10 +18,12 @@ final class Contacts {
     /// The most message requests that wait at once (see `contactForSender`).
     let maxPendingRequests: Int
 
-    init(_ dependencies: MessengerDependencies, requests: MessageRequests, sessions: SessionStarter, maxPendingRequests: Int) {
+    init(_ dependencies: MessengerDependencies, requests: MessageRequests, sessions: SessionStarter, deviceLists: ContactDeviceLists,
+         maxPendingRequests: Int) {
         self.dependencies = dependencies
         self.requests = requests
         self.sessions = sessions
+        self.deviceLists = deviceLists
         self.maxPendingRequests = max(1, maxPendingRequests)
     }
 
@@ -56,13 +59,18 @@ final class Contacts {
         }
         let session = try await sessions.start(with: address)
         let now = dependencies.clock.now()
-        return try store.withinWrite { store in
+        let contact = try store.withinWrite { store in
             let contact = try store.contacts.add(name: name, address: address.description,
                                                  identityKey: address.identityKey.rawRepresentation, at: now)
             _ = try store.conversations.conversation(forContact: contact.id, title: name, at: now)
             try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
             return contact
         }
+        // Whoever starts a conversation knows only the address: the account's
+        // devices are in its directory (§20.9). Best effort: the contact is
+        // added either way, and its list also comes with what it sends.
+        _ = try? await deviceLists.refresh(contact)
+        return contact
     }
 
     /// Accepts a contact's changed identity key: the new key replaces the old,

@@ -17,10 +17,12 @@ final class ContentApplier {
     private let largeGroups: LargeGroups
     private let receivedGroupStates: ReceivedGroupStates
     private let senderKeys: GroupSenderKeys
+    private let deviceLists: ContactDeviceLists
     var store: MessageStore { dependencies.store }
 
     init(_ dependencies: MessengerDependencies, sealer: Sealer, receipts: DeliveryReceipts, downloads: AttachmentDownloads,
-         membership: GroupMembership, largeGroups: LargeGroups, receivedGroupStates: ReceivedGroupStates, senderKeys: GroupSenderKeys) {
+         membership: GroupMembership, largeGroups: LargeGroups, receivedGroupStates: ReceivedGroupStates, senderKeys: GroupSenderKeys,
+         deviceLists: ContactDeviceLists) {
         self.dependencies = dependencies
         self.sealer = sealer
         self.receipts = receipts
@@ -29,6 +31,7 @@ final class ContentApplier {
         self.largeGroups = largeGroups
         self.receivedGroupStates = receivedGroupStates
         self.senderKeys = senderKeys
+        self.deviceLists = deviceLists
     }
 
     func apply(_ content: Content, from contact: Contact, envelope: MailboxEnvelope, expiresAfter: UInt32? = nil) throws {
@@ -96,7 +99,7 @@ final class ContentApplier {
         case let .largeGroupRekey(groupID, epoch):
             try largeGroups.applyRekey(groupID: groupID, epoch: epoch, from: contact)
         case let .deviceList(list):
-            try applyDeviceList(list, content: content, from: contact, envelope: envelope)
+            try deviceLists.adopt(list, from: contact, source: .content(content, envelope))
         case .sentTranscript:
             // Only a device of our own account sends one (§20.11), over a
             // session between devices, which this version does not hold yet.

@@ -14,6 +14,7 @@ final class LiveSync {
     private let credentials: DeliveryCredentials
     private let prekeys: Prekeys
     private let erasure: MessageErasure
+    private let deviceLists: ContactDeviceLists
     private var store: MessageStore { dependencies.store }
 
     static let pageSize = 100
@@ -40,7 +41,7 @@ final class LiveSync {
     static let relayRetentionMilliseconds: Int64 = 30 * 24 * 3600 * 1000
 
     init(_ dependencies: MessengerDependencies, relay: RelaySession, inbox: Inbox, receipts: DeliveryReceipts, outbox: Outbox,
-         credentials: DeliveryCredentials, prekeys: Prekeys, erasure: MessageErasure) {
+         credentials: DeliveryCredentials, prekeys: Prekeys, erasure: MessageErasure, deviceLists: ContactDeviceLists) {
         self.dependencies = dependencies
         self.relay = relay
         self.inbox = inbox
@@ -49,6 +50,7 @@ final class LiveSync {
         self.credentials = credentials
         self.prekeys = prekeys
         self.erasure = erasure
+        self.deviceLists = deviceLists
     }
 
     /// Flushes the outbox, then fetches, decrypts, stores and acknowledges
@@ -76,6 +78,8 @@ final class LiveSync {
             report.deferred = 0
             try await drainMailbox(into: &report)
         }
+        // A list signed by a device this client did not know: the directory has the latest (§20.11).
+        await deviceLists.refreshStale()
         receipts.sealOwed()
         // The report covers both passes: what the first one posted (the user's
         // pending messages) counts as much as the receipts the second one posts.
@@ -259,6 +263,7 @@ final class LiveSync {
     /// sync, which acknowledges it then), posts the receipts, and tops
     /// prekeys up.
     private func settlePushed(isolation: isolated (any Actor)? = #isolation) async {
+        await deviceLists.refreshStale()
         receipts.sealOwed()
         if !unacknowledged.isEmpty {
             let serverIDs = unacknowledged

@@ -5,6 +5,11 @@ import HushStore
 /// every contact when it changes; theirs, held per contact and shown by
 /// `hush verify` with its fingerprint (§20.4).
 extension Messenger {
+    private func contact(named name: String) throws -> Contact {
+        guard let contact = try store.contacts.contact(named: name) else { throw MessengerError.unknownContact(name) }
+        return contact
+    }
+
     /// Seals our current device list for every accepted contact that lacks
     /// it (after a link or a revocation), in one transaction; then posts the
     /// outbox. Contacts added later get it with the first thing sealed to
@@ -20,17 +25,20 @@ extension Messenger {
         return queued
     }
 
-    /// The device list held of the contact `name` (the last one it sent
-    /// that verified, §20.3); nil when it sent none: an account of one
-    /// device, or one whose list has not reached us yet.
+    /// The device list held of the contact `name` (the last one that
+    /// verified, from the contact or its directory, §20.3); nil when there
+    /// is none: an account of one device, or one whose list has not reached
+    /// us yet.
     public func deviceList(ofContact name: String) throws -> DeviceList? {
-        guard let contact = try store.contacts.contact(named: name) else { throw MessengerError.unknownContact(name) }
-        guard let bytes = try store.contactDeviceLists.list(contactId: contact.id) else { return nil }
-        let account = try IdentityKey(rawRepresentation: contact.identityKey)
-        do throws(ProtocolError) {
-            return try DeviceList.decode(bytes, account: account)
-        } catch {
-            throw MessengerError.missingLocalState("the device list kept for \(name) no longer reads: \(error.description)")
-        }
+        try deviceLists.held(of: contact(named: name))
+    }
+
+    /// Reads the directory of the contact `name` at the relay (§20.9) and
+    /// adopts the list there if it is newer than the one held (announcing a
+    /// change in the conversation); returns the list held afterwards.
+    /// Throws when the relay cannot be asked, or holds a list that is
+    /// refused (forged, un-revoking, another account's): the held one stays.
+    public func refreshDeviceList(ofContact name: String) async throws -> DeviceList? {
+        try await deviceLists.refresh(contact(named: name))
     }
 }

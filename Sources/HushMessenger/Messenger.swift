@@ -47,6 +47,7 @@ public actor Messenger {
     let uploads: AttachmentUploads
     let groups: GroupMembership
     let largeGroups: LargeGroups
+    let deviceLists: ContactDeviceLists
 
     public init(identity: IdentityKeyPair, store: MessageStore, transport: any RelayTransport,
                 clock: any TimeSource = SystemClock(), random: any RandomSource = SystemRandom(),
@@ -68,6 +69,7 @@ public actor Messenger {
         largeGroups = LargeGroups(dependencies, sealer: sealer, adoption: adoption)
         let receivedGroupStates = ReceivedGroupStates(dependencies, adoption: adoption)
         let senderKeys = GroupSenderKeys(dependencies, adoption: adoption)
+        deviceLists = ContactDeviceLists(dependencies)
         attachmentFiles = attachmentDirectory.map(AttachmentFiles.init(directory:))
         attachmentSweep = AttachmentSweep(dependencies, files: attachmentFiles)
         erasure = MessageErasure(dependencies, attachmentSweep: attachmentSweep)
@@ -79,15 +81,17 @@ public actor Messenger {
         credentials = DeliveryCredentials(dependencies, sealer: sealer, relay: relay)
         prekeys = Prekeys(dependencies, relay: relay)
         requests = MessageRequests(dependencies, sealer: sealer, outbox: outgoing, credentials: credentials, groupStates: receivedGroupStates)
-        contactBook = Contacts(dependencies, requests: requests, sessions: sessions, maxPendingRequests: maxMessageRequests)
+        contactBook = Contacts(dependencies, requests: requests, sessions: sessions, deviceLists: deviceLists,
+                               maxPendingRequests: maxMessageRequests)
         receipts = DeliveryReceipts(dependencies, sealer: sealer)
         let applier = ContentApplier(dependencies, sealer: sealer, receipts: receipts, downloads: downloads, membership: groups,
-                                     largeGroups: largeGroups, receivedGroupStates: receivedGroupStates, senderKeys: senderKeys)
+                                     largeGroups: largeGroups, receivedGroupStates: receivedGroupStates, senderKeys: senderKeys,
+                                     deviceLists: deviceLists)
         let opener = EnvelopeOpener(dependencies, contacts: contactBook, prekeys: prekeys, credentials: credentials, senderKeys: senderKeys,
                                     applier: applier)
         inbox = Inbox(dependencies, opener: opener, sealer: sealer, contacts: contactBook)
         live = LiveSync(dependencies, relay: relay, inbox: inbox, receipts: receipts, outbox: outgoing, credentials: credentials,
-                        prekeys: prekeys, erasure: erasure)
+                        prekeys: prekeys, erasure: erasure, deviceLists: deviceLists)
         conversationLog = Conversations(dependencies, sealer: sealer)
     }
 

@@ -66,3 +66,8 @@ struct MessengerDependencies {
         return try Session(serialized: state)
     }
 }
+
+extension MessengerDependencies {
+    /// The relay's device directories, when the transport reads them.
+    var directory: (any DeviceDirectoryLookup)? { transport as? any DeviceDirectoryLookup }
+}

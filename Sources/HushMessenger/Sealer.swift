@@ -107,18 +107,24 @@ final class Sealer {
     /// accepted contact that does not hold the current one: an account
     /// with linked devices tells each contact which devices it has before
     /// anything else goes to them, and again whenever the list changes.
-    /// An account that never linked a device has no list and sends none.
-    /// Returns whether it sealed one. Joins the caller's transaction.
+    /// A contact that holds an earlier list gets every list kept since, in
+    /// order: each is checked against the one before (§20.3), and a list
+    /// signed by a device that the contact's list does not name yet would
+    /// be refused on its own (`signerNotActive`). A contact with none gets
+    /// the current one, which it accepts as its first. An account that
+    /// never linked a device has no list and sends none. Returns whether
+    /// it sealed any. Joins the caller's transaction.
     @discardableResult
     func handOverDeviceList(to contact: Contact) throws -> Bool {
-        guard let counter = try store.deviceLists.latestCounter(),
+        guard let current = try store.deviceLists.latestCounter(),
               contact.standing == .accepted, contact.verification != .changed,
-              try store.contacts.deviceListSent(contactId: contact.id) != counter,
-              try store.sessions.load(contactId: contact.id) != nil,
-              let list = try store.deviceLists.list(counter: counter) else { return false }
+              case let sent = try store.contacts.deviceListSent(contactId: contact.id), sent != current,
+              try store.sessions.load(contactId: contact.id) != nil else { return false }
+        let lists = try sent.map { try store.deviceLists.lists(after: $0) } ?? store.deviceLists.list(counter: current).map { [(current, $0)] } ?? []
+        guard !lists.isEmpty else { return false }
         try store.withinWrite { store in
-            try store.contacts.setDeviceListSent(counter, contactId: contact.id)
-            try seal(.deviceList(list), to: contact.name)
+            try store.contacts.setDeviceListSent(current, contactId: contact.id)
+            for (_, list) in lists { try seal(.deviceList(list), to: contact.name) }
         }
         return true
     }

@@ -279,3 +279,13 @@ extension MailboxMessage {
                                previousServerID: previous)
     }
 }
+
+extension RelayClientTransport: DeviceDirectoryLookup {
+    public func deviceList(of account: IdentityKey) async throws(DeliveryFailure) -> DeviceList? {
+        do {
+            return try await client.fetchDirectory(of: account)
+        } catch {
+            throw DeliveryFailure(error)
+        }
+    }
+}

@@ -61,6 +61,16 @@ public struct ContactRepository {
         try database.execute("UPDATE contacts SET device_list_sent = ? WHERE id = ?", [counter.map(Int64.init), contactId])
     }
 
+    /// Marks (or clears) the contact as one whose device directory is to be read.
+    public func setDeviceListStale(_ stale: Bool, contactId: Int64) throws {
+        try database.execute("UPDATE contacts SET device_list_stale = ? WHERE id = ?", [stale ? 1 : 0, contactId])
+    }
+
+    /// The contacts marked by `setDeviceListStale`.
+    public func withStaleDeviceList() throws -> [Contact] {
+        try database.query("SELECT \(Self.columns) FROM contacts WHERE device_list_stale = 1 ORDER BY id", [], decode)
+    }
+
     public func setVerification(_ state: VerificationState, contactId: Int64) throws {
         try database.execute("UPDATE contacts SET verification = ? WHERE id = ?", [state.rawValue, contactId])
     }

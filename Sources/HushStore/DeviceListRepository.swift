@@ -28,6 +28,14 @@ public struct DeviceListRepository {
         try database.queryFirst("SELECT max(counter) FROM device_lists") { try $0.get(0, as: Int64?.self).map(UInt64.init) } ?? nil
     }
 
+    /// Every list kept with a counter above `counter`, oldest first.
+    public func lists(after counter: UInt64) throws -> [(counter: UInt64, list: [UInt8])] {
+        guard counter < UInt64(Int64.max) else { return [] }
+        return try database.query("SELECT counter, list FROM device_lists WHERE counter > ? ORDER BY counter", [Int64(counter)]) {
+            (UInt64(try $0.get(0, as: Int64.self)), try $0.get(1, as: [UInt8].self))
+        }
+    }
+
     /// The list with the highest counter: the account's current one.
     public func latest() throws -> [UInt8]? {
         try database.queryFirst("SELECT list FROM device_lists ORDER BY counter DESC LIMIT 1") { try $0.get(0, as: [UInt8].self) }

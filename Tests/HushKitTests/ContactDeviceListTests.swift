@@ -38,14 +38,22 @@ import Testing
         #expect(after.fingerprint == revoked.fingerprint && after.devices.first { $0.name == "laptop" }?.isActive == false)
         #expect(try await Self.notices(bob, alice) == ["uses 2 devices: \"desk\", \"laptop\"", "revoked a device: \"laptop\""])
 
-        // A contact added after the link gets the list before the first thing sealed to it.
-        let carol = try await App.account("carol", relay: relay)
-        defer { carol.close() }
+        // Someone who adds alice by her address alone finds her devices in her directory (§20.9) at once.
         let original = try await HushAccount.open(in: home, keys: App.keys)
-        let (carolForAlice, aliceForCarol) = try await App.introduce(original, carol, as: ("alice", "carol"))
-        _ = try await original.room(with: carolForAlice).send("hello carol")
+        let erin = try await App.account("erin", relay: relay)
+        defer { erin.close() }
+        let aliceForErin = try await erin.addContact(name: "alice", address: original.address).id
+        #expect(try await erin.devices(ofContact: aliceForErin)?.fingerprint == revoked.fingerprint)
+        #expect(try await Self.notices(erin, aliceForErin) == ["uses 1 device: \"desk\""])
+
+        // Someone alice writes to first, who never looked her up, gets the list before her first message.
+        let dave = try await App.account("dave", relay: relay)
+        defer { dave.close() }
+        let daveForAlice = try await original.addContact(name: "dave", address: dave.address).id
+        _ = try await original.room(with: daveForAlice).send("hello dave")
         await original.closeAndWait()
-        #expect(try await App.sync(carol) { try await carol.devices(ofContact: aliceForCarol)?.counter == 3 })
-        #expect(try await carol.devices(ofContact: aliceForCarol)?.fingerprint == revoked.fingerprint)
+        #expect(try await App.sync(dave) { try await dave.messageRequests().count == 1 })
+        let request = try #require(try await dave.messageRequests().first).contact.id
+        #expect(try await dave.devices(ofContact: request)?.fingerprint == revoked.fingerprint)
     }
 }

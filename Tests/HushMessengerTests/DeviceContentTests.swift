@@ -1,6 +1,7 @@
 import HushCrypto
 @testable import HushMessenger
 import HushProtocol
+import HushStore
 import HushTesting
 import Testing
 
@@ -52,5 +53,40 @@ import Testing
         #expect(history.map(\.body) == ["hello", "uses 1 device: \"phone\"", "linked a device: \"laptop\"", "revoked a device: \"laptop\"",
                                         "still talking"])
         #expect(history.filter { $0.contentType == DeviceListNotice.contentType }.count == 3)
+    }
+}
+
+extension DeviceContentTests {
+    /// A contact that holds an earlier list gets every list kept since, in
+    /// order (§20.11): list 3 here is signed by a device list 2 added, so on
+    /// its own it would be refused (`signerNotActive`) by a contact holding list 1.
+    @Test func aContactBehindGetsTheListsInBetweenInOrder() async throws {
+        let relay = InMemoryRelay()
+        let (alice, bob) = try await relay.acquaintedPair()
+        let random = DeterministicRandom(seed: "lists in order")
+        let phone = Ed25519.PrivateKey(using: random), laptop = Ed25519.PrivateKey(using: random), tablet = Ed25519.PrivateKey(using: random)
+        let account = alice.identity.publicKey
+        let entries = [try DeviceListEntry.linking(phone, to: account, name: "phone", addedAt: 1),
+                       try DeviceListEntry.linking(laptop, to: account, name: "laptop", addedAt: 2),
+                       try DeviceListEntry.linking(tablet, to: account, name: "tablet", addedAt: 3)]
+        let lists = try [(phone, 1), (phone, 2), (laptop, 3)].map { signer, count in
+            try DeviceList.sign(account: alice.identity, counter: UInt64(count), createdAt: UInt64(count), signer: signer,
+                                entries: Array(entries.prefix(count)))
+        }
+        let kept = try MessageStore(path: alice.databasePath, key: alice.databaseKey)
+        try kept.deviceLists.keep(lists[0].encoded, counter: 1, at: 1)
+        #expect(try await alice.messenger.announceDeviceList() == 1)
+        _ = try await bob.messenger.sync()
+        #expect(try await bob.messenger.deviceList(ofContact: "alice")?.counter == 1)
+
+        for list in lists.dropFirst() { try kept.deviceLists.keep(list.encoded, counter: list.counter, at: 2) }
+        #expect(try await alice.messenger.announceDeviceList() == 1)
+        let report = try await bob.messenger.sync()
+        #expect(report.quarantined == 0, "\(report)")
+        #expect(try await bob.messenger.deviceList(ofContact: "alice")?.counter == 3)
+        #expect(try await bob.messenger.history(with: "alice").map(\.body).suffix(3)
+                == ["uses 1 device: \"phone\"", "linked a device: \"laptop\"", "linked a device: \"tablet\""])
+        // Nothing more to send: every contact holds the current list.
+        #expect(try await alice.messenger.announceDeviceList() == 0)
     }
 }

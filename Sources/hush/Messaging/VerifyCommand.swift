@@ -12,9 +12,9 @@ struct VerifyCommand: AsyncParsableCommand {
             over a channel you trust; if they match, no one sits in the middle. --qr draws the \
             scannable form; --compare checks digits read out (spaces ignored) or the hex content of a \
             scanned code, and marks the contact verified when it matches. When the contact uses \
-            several devices, their device list follows, with its fingerprint (30 digits) to compare \
-            with what `hush device list` shows on their side: it changes whenever they link or \
-            revoke a device.
+            several devices, their device list follows (read again from their directory at the relay \
+            when it answers), with its fingerprint (30 digits) to compare with what `hush device \
+            list` shows on their side: it changes whenever they link or revoke a device.
 
             Examples:
               hush verify bob
@@ -46,7 +46,16 @@ struct VerifyCommand: AsyncParsableCommand {
                 return
             }
             let number = try await account.safetyNumber(with: contact.id)
-            let devices = try await account.devices(ofContact: contact.id)
+            // The latest list is in the contact's directory at the relay; offline, the one held.
+            let devices: DeviceListSummary?
+            do throws(HushError) {
+                devices = try await account.refreshDevices(ofContact: contact.id)
+            } catch where error.kind == .relayUnavailable || error.kind == .notRegistered {
+                devices = try await account.devices(ofContact: contact.id)
+            } catch {
+                printError("\(name)'s device directory at the relay holds a list that is refused (\(error.reason)); the list shown is the one held")
+                devices = try await account.devices(ofContact: contact.id)
+            }
             let scannable = number.scannableCode
             let hex = scannable.map { String(format: "%02x", $0) }.joined()
             if global.json {
