@@ -13,7 +13,8 @@ extension HushAccount {
     /// message keys its peers have already seen or moved past (§19.4); a
     /// large group's derived chains (`member_chains`, §18.4) likewise, and
     /// the restored member asks for a new state instead.
-    static let tablesLeftOutOfBackups: Set<String> = ["ratchet_sessions", "skipped_message_keys", "sender_chains", "member_chains"]
+    static let tablesLeftOutOfBackups: Set<String> = ["ratchet_sessions", "device_sessions", "skipped_message_keys", "sender_chains",
+                                                              "member_chains"]
 
     /// The settings name under which a restored store remembers the archive's
     /// date (milliseconds since 1970).

@@ -10,26 +10,39 @@ import HushStore
 /// account's keys and a signed device list naming it, then the whole history
 /// as one backup archive only it can open, in parts through the relay's blob store.
 ///
-/// A linked device holds the account and its history, but until per-device
-/// sessions exist (§20.8) messages sent to the account reach only the
-/// devices that already had them: the original device.
+/// A linked device holds the account and its history and is known at the
+/// relay by its own key (§20.8): it writes to contacts on sessions of its
+/// own, which they file under the account (§20.10). Until contacts seal to
+/// every device (§20.12), what they send reaches the original device only.
 extension HushAccount {
     /// How long either side waits for the other, in all.
     public static let linkTimeout: Duration = .seconds(15 * 60)
 
-    /// Set in a home made by `joinByLink`: until per-device sessions exist
-    /// (§20.8) such a device shares the account's mailbox and holds none of
-    /// its sessions, so it must not use the relay at all (`linkedDeviceRefusal`).
-    static let linkedDeviceSetting = "device.linked_without_sessions"
+    /// Set in a home made by `joinByLink`: it is a device of the account
+    /// with a key of its own at the relay (§20.8), its registration,
+    /// prekeys, mailbox and sessions its own (`LocalDevice`).
+    static let linkedDeviceSetting = "device.own_key_at_relay"
 
-    /// What a linked device answers for anything that would use the relay:
-    /// a sync would take (and, holding no sessions, set aside) the messages
-    /// the original device must receive, and a registration would replace
-    /// the original device's prekeys.
-    static let linkedDeviceRefusal = HushError(
-        .notRegistered,
-        reason: "this device was linked into the account and does not use the relay yet: it shares the account's mailbox, so a sync here would take the messages the original device must receive, and registering would replace the original's prekeys",
-        suggestion: "send and receive on the original device; this one holds the history until per-device sessions exist")
+    /// What homes linked before devices had keys at the relay were marked
+    /// with; such a home is made a device of its own when it is opened.
+    static let earlierLinkedDeviceSetting = "device.linked_without_sessions"
+
+    /// Makes a home restored from a link archive a device of its own: the
+    /// account's prekeys, relay login, mailbox cursor and deferred envelopes
+    /// it copied belong to the account key's mailbox, which this device
+    /// never reads (it registers its own, signed by its own key). Sessions
+    /// are not in the archive; `startMissingSessions` starts its own.
+    static func makeLinkedDevice(_ store: MessageStore) throws {
+        try store.write { store in
+            try store.prekeys.deleteAll()
+            try store.quarantine.deleteAllDeferred()
+            for name in [SettingsRepository.Name.syncCursor, SettingsRepository.Name.sessionToken, SettingsRepository.Name.registration,
+                         HushAccount.earlierLinkedDeviceSetting] {
+                try store.settings.set(name, to: nil)
+            }
+            try store.settings.set(HushAccount.linkedDeviceSetting, to: "1")
+        }
+    }
 
     /// Links a new device to the account in `directory` (closed: it is held
     /// exclusively meanwhile), through its relay (or `relayURL`).
@@ -359,16 +372,16 @@ extension HushAccount {
                 }
                 let store = try MessageStore.openExisting(path: home.databasePath, key: contents.databaseKey)
                 try store.deviceLists.keep(list.encoded, counter: list.counter, at: Int64(Date().timeIntervalSince1970 * 1000))
-                // Until per-device sessions (§20.8) this device shares the account's mailbox: a sync
-                // here would take (and, holding no sessions, set aside) what the original device
-                // must receive. So it starts with no relay and no login of the original's.
-                try store.settings.set(SettingsRepository.Name.relayURL, to: nil)
-                try store.settings.set(SettingsRepository.Name.sessionToken, to: nil)
-                try store.settings.set(HushAccount.linkedDeviceSetting, to: "1")
+                // The relay the link went through is the account's.
+                try store.settings.set(SettingsRepository.Name.relayURL, to: mailbox.client.baseURL)
+                try makeLinkedDevice(store)
             }
             await mailbox.finish()
             do {
                 let opened = try await opened(DataDirectory(path: directory), contents: restored.keystore, lock: restored.lock)
+                // Best effort: the device is linked either way, and `hush register` (or
+                // `register()`) publishes its key later; sessions start when it first writes.
+                if (try? await opened.register()) != nil { _ = try? await opened.startMissingSessions() }
                 return (restored.summary, opened)
             } catch {
                 let reason = (error as? HushError)?.reason ?? "\(error)"

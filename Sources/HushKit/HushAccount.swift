@@ -33,9 +33,10 @@ public final class HushAccount: Sendable {
     /// When the backup this account was restored from was made; nil when
     /// it was not restored from one.
     public let restoredFromBackupAt: Date?
-    /// A device linked into the account (`joinByLink`) before per-device
-    /// sessions exist: it uses no relay (`linkedDeviceRefusal`).
-    let isLinkedWithoutSessions: Bool
+    /// This home as a linked device of the account (`joinByLink`): its own
+    /// key at the relay, and the account's certificate of it. Nil for the
+    /// account's first device.
+    let device: LocalDevice?
 
     let messenger: Messenger
     let identity: IdentityKeyPair
@@ -203,11 +204,14 @@ public final class HushAccount: Sendable {
         let relayURL = try store.settings.value(SettingsRepository.Name.relayURL)
         restoredFromBackupAt = try store.settings.value(Self.restoredFromBackupSetting)
             .flatMap(Double.init).map { Date(timeIntervalSince1970: $0 / 1000) }
-        // A linked device uses no relay, whatever URL it is given (`linkedDeviceRefusal`).
-        isLinkedWithoutSessions = try store.settings.value(Self.linkedDeviceSetting) != nil
-        let transport: any RelayTransport = isLinkedWithoutSessions ? NoRelayTransport(reason: Self.linkedDeviceRefusal.reason)
-            : relayURL.map { RelayClientTransport(client: RelayClient(baseURL: $0)) } ?? NoRelayTransport(reason: "this account has no relay: open it with a relay URL")
-        messenger = Messenger(identity: identity, store: store, transport: transport,
+        // A home linked before devices had keys at the relay becomes a device of its own now.
+        if try store.settings.value(Self.earlierLinkedDeviceSetting) != nil { try Self.makeLinkedDevice(store) }
+        let account = try IdentityKeyPair(seed: contents.identitySeed)
+        device = try store.settings.value(Self.linkedDeviceSetting) == nil ? nil
+            : try contents.additional[KeystoreContents.EntryType.deviceSeed].map { seed in try LocalDevice(seed: seed, account: account) }
+        let transport: any RelayTransport = relayURL.map { RelayClientTransport(client: RelayClient(baseURL: $0)) }
+            ?? NoRelayTransport(reason: "this account has no relay: open it with a relay URL")
+        messenger = Messenger(identity: identity, device: device, store: store, transport: transport,
                               attachmentDirectory: home.file(HushAccount.attachmentDirectoryName))
         directory = home.path
         address = identity.address.description
@@ -257,7 +261,6 @@ public final class HushAccount: Sendable {
     /// Publishes the identity and prekeys to the account's relay (again, if
     /// it was registered before: the relay keeps one registration per identity).
     public func register() async throws(HushError) {
-        guard !isLinkedWithoutSessions else { throw Self.linkedDeviceRefusal }
         guard relayURL != nil else { throw Self.noRelay }
         try await guarded { try await messenger.register() }
     }
@@ -309,8 +312,6 @@ public final class HushAccount: Sendable {
     func guarded<T>(_ body: () async throws -> T) async throws(HushError) -> T {
         do {
             return try await translatingErrors(body)
-        } catch where isLinkedWithoutSessions && error.kind == .relayUnavailable {
-            throw Self.linkedDeviceRefusal
         } catch where relayURL == nil && error.kind == .relayUnavailable {
             throw Self.noRelay
         }

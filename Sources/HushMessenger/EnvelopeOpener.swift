@@ -37,36 +37,46 @@ final class EnvelopeOpener {
             }
             return .applied
         }
-        let opened = try SealedSender.open(envelope.bytes, recipient: dependencies.identity)
+        let opened = try SealedSender.open(envelope.bytes, recipient: dependencies.transportIdentity, acceptingDevicePrekeyMessages: true)
         let now = dependencies.clock.now()
-        let contact = try contacts.contactForSender(opened.sender, at: now)
+        // A contact's device (§20.10) is filed under its account: the one its
+        // certificate names, or the one we hold its session for.
+        let device = try senderDevice(opened)
+        let contact = try contacts.contactForSender(device?.account ?? opened.sender, at: now)
         // Checked before the ratchet: a blocked sender's session does not move,
         // so unblocking later finds it where it was.
         if contact.standing == .blocked { return .droppedFromBlocked }
+        if let device { try checkListed(device.key, of: contact) }
+        let sessions = SessionSlot(store: store, contactId: contact.id, deviceKey: device?.key.rawRepresentation)
         let session: Session
         var consumedPrekeys: [(PrekeyKind, UInt32)] = []
         // A failed read is our database's fault and is thrown (the envelope
         // stays at the relay); a stored state that no longer decodes counts
         // as no session, and the handshake starts a new one.
-        let current = try store.sessions.load(contactId: contact.id).flatMap { try? Session(serialized: $0) }
+        let current = try sessions.load().flatMap { try? Session(serialized: $0) }
         if let handshake = opened.handshake, current.map({ !$0.matches(handshake) }) ?? true {
             guard !ephemeral else { throw MessengerError.protocolFailure("typing indicator without a session") }
             try Self.refuseLosingCrossedHandshake(handshake, current: current)
             session = try acceptSession(opened, handshake: handshake)
-            // A new session may come from a peer who lost everything (a new
-            // database): whatever we gave them before, give it again.
-            try store.contacts.setCredentialSent(nil, contactId: contact.id)
-            try store.contacts.setProfileSent(nil, contactId: contact.id)
-            try store.contacts.setDeviceListSent(nil, contactId: contact.id)
-            try senderKeys.handOverOwnChains(to: contact)
+            if device == nil {
+                // A new session may come from a peer who lost everything (a new
+                // database): whatever we gave them before, give it again. (A
+                // new device of an account is not that: the account still has it.)
+                try store.contacts.setCredentialSent(nil, contactId: contact.id)
+                try store.contacts.setProfileSent(nil, contactId: contact.id)
+                try store.contacts.setDeviceListSent(nil, contactId: contact.id)
+                try senderKeys.handOverOwnChains(to: contact)
+            }
             if let oneTime = handshake.oneTimePrekeyID { consumedPrekeys.append((.oneTimeX25519, oneTime)) }
             if handshake.kemPrekeyKind == .oneTimeKEM { consumedPrekeys.append((.oneTimeKEM, handshake.kemPrekeyID)) }
         } else if let current {
             // Decoded once: decoding derives the ratchet's public keys (an
             // X25519 scalar multiplication each), the dearest part of a message.
             session = current
-        } else {
+        } else if device == nil {
             session = try dependencies.loadSession(contactId: contact.id)
+        } else {
+            throw MessengerError.missingLocalState("no session with this device of \(contact.name): it is asked to start one")
         }
         let skipped = try PersistentSkippedKeys(store: store, contactId: contact.id, now: now)
         // The skipped keys change in this transaction, as the ratchet goes;
@@ -78,7 +88,7 @@ final class EnvelopeOpener {
         if ephemeral, content.body != .typingStarted, content.body != .typingStopped {
             throw MessengerError.protocolFailure("only typing indicators travel as ephemeral envelopes")
         }
-        try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
+        try sessions.save(session, at: now)
         try prekeys.consume(consumedPrekeys)
         try applier.apply(content, from: contact, envelope: envelope)
         if !ephemeral {
@@ -98,7 +108,42 @@ final class EnvelopeOpener {
     /// envelope names nobody.
     func senderToAsk(about envelope: [UInt8]) -> IdentityKey? {
         if GroupEnvelope.isGroupEnvelope(envelope) { return senderKeys.memberOfUnreadableMessage(envelope) }
-        return try? SealedSender.open(envelope, recipient: dependencies.identity).sender
+        guard let opened = try? SealedSender.open(envelope, recipient: dependencies.transportIdentity, acceptingDevicePrekeyMessages: true)
+        else { return nil }
+        return (try? senderDevice(opened))?.account ?? opened.sender
+    }
+
+    /// The sending device and its account, when the sender is a contact's
+    /// device rather than an account (§20.10): a device prekey message
+    /// names both (its certificate verified when it was read); a message on
+    /// a session a device started is known by the device key. Nil for an
+    /// account's own key.
+    private func senderDevice(_ opened: OpenedEnvelope) throws -> (key: IdentityKey, account: IdentityKey)? {
+        if let certificate = opened.deviceCertificate { return (opened.sender, certificate.account) }
+        guard let contactId = try store.deviceSessions.contactId(deviceKey: opened.sender.rawRepresentation),
+              let contact = try store.contacts.contact(id: contactId) else { return nil }
+        return (opened.sender, try IdentityKey(rawRepresentation: contact.identityKey))
+    }
+
+    /// §20.10 receiving, step 1: a device of an account whose list we hold
+    /// must be active in it. Revoked: refused. Absent: our list may be older
+    /// than the sender's, so the envelope waits (a cause on our side) and
+    /// the contact's directory is read after this pass.
+    private func checkListed(_ device: IdentityKey, of contact: Contact) throws {
+        guard let bytes = try store.contactDeviceLists.list(contactId: contact.id) else { return }
+        let list: DeviceList
+        do throws(ProtocolError) { list = try DeviceList.decode(bytes, account: IdentityKey(rawRepresentation: contact.identityKey)) } catch {
+            throw MessengerError.missingLocalState("the device list kept for \(contact.name) no longer reads: \(error.description)")
+        }
+        switch list.entry(DeviceID(deviceKey: device.signingKey))?.isActive {
+        case true?:
+            return
+        case false?:
+            throw MessengerError.protocolFailure("from a device \(contact.name) revoked")
+        case nil:
+            try store.withinWrite { store in try store.contacts.setDeviceListStale(true, contactId: contact.id) }
+            throw MessengerError.missingLocalState("from a device of \(contact.name) that the device list held does not name yet: it waits for the newer list")
+        }
     }
 
     /// Both sides started a session at once ("crossed" first messages): both
@@ -122,7 +167,7 @@ final class EnvelopeOpener {
         let signed = try prekeys.privatePrekey(.signedX25519, id: handshake.signedPrekeyID)
         let oneTime = try handshake.oneTimePrekeyID.map { try prekeys.privatePrekey(.oneTimeX25519, id: $0) }
         let kem = try prekeys.privatePrekey(handshake.kemPrekeyKind, id: handshake.kemPrekeyID)
-        return try Session.accept(identity: dependencies.identity, opened: opened, signedPrekey: signed, oneTimePrekey: oneTime,
+        return try Session.accept(identity: dependencies.transportIdentity, opened: opened, signedPrekey: signed, oneTimePrekey: oneTime,
                                   kemPrekey: kem)
     }
 }

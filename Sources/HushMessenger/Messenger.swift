@@ -49,14 +49,17 @@ public actor Messenger {
     let largeGroups: LargeGroups
     let deviceLists: ContactDeviceLists
 
-    public init(identity: IdentityKeyPair, store: MessageStore, transport: any RelayTransport,
+    /// `device`: this home as a linked device of the account (its key at
+    /// the relay, and its certificate); nil for the account's only (or
+    /// first) device, whose key at the relay is the account key.
+    public init(identity: IdentityKeyPair, device: LocalDevice? = nil, store: MessageStore, transport: any RelayTransport,
                 clock: any TimeSource = SystemClock(), random: any RandomSource = SystemRandom(),
                 backoff: BackoffPolicy = .outbox, attachmentDirectory: String? = nil,
                 maxMessageRequests: Int = Messenger.defaultMaxMessageRequests) {
         self.identity = identity
         self.store = store
         self.clock = clock
-        let dependencies = MessengerDependencies(identity: identity, store: store, transport: transport, clock: clock,
+        let dependencies = MessengerDependencies(identity: identity, device: device, store: store, transport: transport, clock: clock,
                                                  random: random, events: events)
         // Each part gets what it uses when it is made, in an order with no
         // cycle: what must wait for the relay (a group member's first session,

@@ -9,7 +9,14 @@ import HushStore
 /// their async methods take the caller's isolation (`#isolation`), so they
 /// share the store, which is confined to one actor, without locks or hops.
 struct MessengerDependencies {
+    /// The account: its address, safety numbers, groups and device lists.
     let identity: IdentityKeyPair
+    /// This home as a device of the account, when it is a linked one.
+    let device: LocalDevice?
+    /// Our key at the relay and in sessions: the device's on a linked
+    /// device (§20.8, §20.10), else the account's. Envelopes are sealed to
+    /// it, prekeys signed by it, the mailbox and the login are its.
+    var transportIdentity: IdentityKeyPair { device?.keyPair ?? identity }
     let store: MessageStore
     let transport: any RelayTransport
     /// The relay's blob store, when the transport has one (files need it).

@@ -27,7 +27,7 @@ final class Prekeys {
     /// last-resort prekey (both kept when they exist already) and a fresh
     /// batch of one-time prekeys of both kinds, keeping the private halves.
     func publish(isolation: isolated (any Actor)? = #isolation) async throws {
-        let identity = dependencies.identity, random = dependencies.random
+        let identity = dependencies.transportIdentity, random = dependencies.random
         var created: [PrivatePrekey] = []
         let existingSigned = try store.prekeys.highestId(kind: PrekeyKind.signedX25519.storeName)
         let signed = try existingSigned.flatMap { try load(.signedX25519, $0) }
@@ -94,7 +94,7 @@ final class Prekeys {
         for kind in [PrekeyKind.oneTimeX25519, .oneTimeKEM] {
             let start = UInt32(clamping: (try store.prekeys.highestId(kind: kind.storeName) ?? 0) + 1)
             for offset in 0..<UInt32(PrekeyPolicy.batchSize) {
-                result.append(try PrivatePrekey.generate(kind: kind, id: start + offset, identity: dependencies.identity,
+                result.append(try PrivatePrekey.generate(kind: kind, id: start + offset, identity: dependencies.transportIdentity,
                                                          using: dependencies.random))
             }
         }
@@ -103,7 +103,7 @@ final class Prekeys {
 
     private func load(_ kind: PrekeyKind, _ id: Int64) throws -> PrivatePrekey? {
         guard let stored = try store.prekeys.prekey(kind: kind.storeName, id: id) else { return nil }
-        return try PrivatePrekey(serialized: stored.privateKey, identity: dependencies.identity.publicKey)
+        return try PrivatePrekey(serialized: stored.privateKey, identity: dependencies.transportIdentity.publicKey)
     }
 }
 

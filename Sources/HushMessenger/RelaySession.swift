@@ -50,7 +50,7 @@ final class RelaySession {
     /// not tried again.
     private func ensureAuthenticated(isolation: isolated (any Actor)? = #isolation) async throws(DeliveryFailure) {
         guard !authenticated else { return }
-        let transport = dependencies.transport, identity = dependencies.identity
+        let transport = dependencies.transport, identity = dependencies.transportIdentity
         if !reauthenticated, let kept = keptSessionToken(),
            kept.expiresAt > dependencies.clock.now() + Self.tokenRenewalMarginMilliseconds {
             transport.resume(kept, identity: identity)

@@ -38,6 +38,11 @@ final class SessionStarter {
         let bundle: PrekeyBundle
         do { bundle = try await dependencies.transport.fetchBundle(for: address.identityKey) } catch { throw MessengerError.relay(error) }
         do {
+            if let device = dependencies.device {
+                // A linked device's session is its own (§20.10): its key, with the account's certificate.
+                return try Session.initiate(device: device.keyPair, certificate: device.certificate, to: address.identityKey.signingKey,
+                                            bundle: bundle, using: dependencies.random)
+            }
             return try Session.initiate(identity: dependencies.identity, to: address, bundle: bundle, using: dependencies.random)
         } catch {
             throw MessengerError.protocolFailure("the relay's bundle for \(address) was refused: \(error.description)")

@@ -92,6 +92,7 @@ public struct ContactRepository {
             """, [contactId])
         if database.changes == 0 { throw StoreError.notFound("a pending identity key for contact \(contactId)") }
         try database.execute("DELETE FROM contact_device_lists WHERE contact_id = ?", [contactId])
+        try database.execute("DELETE FROM device_sessions WHERE contact_id = ?", [contactId])
     }
 
     public func setStanding(_ standing: ContactStanding, contactId: Int64) throws {

@@ -75,6 +75,7 @@ public final class MessageStore {
     public var idempotencyKeys: IdempotencyKeyRepository { IdempotencyKeyRepository(database: database) }
     public var deviceLists: DeviceListRepository { DeviceListRepository(database: database) }
     public var contactDeviceLists: ContactDeviceListRepository { ContactDeviceListRepository(database: database) }
+    public var deviceSessions: DeviceSessionRepository { DeviceSessionRepository(database: database) }
     /// Outgoing messages with their relay requests: the send path's writes.
     public var sendQueue: SendQueue { SendQueue(database: database) }
 

@@ -47,6 +47,12 @@ public struct PrekeyRepository {
         try database.queryFirst("SELECT max(key_id) FROM prekeys WHERE kind = ?", [kind]) { try $0.get(0, as: Int64?.self) } ?? nil
     }
 
+    /// Forgets every prekey (a linked device's copy of its account's: the
+    /// device publishes its own, signed by its own key).
+    public func deleteAll() throws {
+        try database.execute("DELETE FROM prekeys")
+    }
+
     public func delete(kind: String, id: Int64) throws {
         try database.execute("DELETE FROM prekeys WHERE kind = ? AND key_id = ?", [kind, id])
     }

@@ -32,6 +32,12 @@ public struct QuarantineRepository {
         try database.queryFirst("SELECT 1 FROM quarantined_envelopes WHERE server_id = ? AND deferred = 1", [serverId]) { _ in true } ?? false
     }
 
+    /// Forgets every deferred envelope: they are another mailbox's (a linked
+    /// device's copy of its account's), which this home never reads.
+    public func deleteAllDeferred() throws {
+        try database.execute("DELETE FROM quarantined_envelopes WHERE deferred = 1")
+    }
+
     /// A deferred envelope opened, or failed for good (then it is set aside anew).
     public func resolveDeferred(serverId: Int64) throws {
         try database.execute("DELETE FROM quarantined_envelopes WHERE server_id = ? AND deferred = 1", [serverId])

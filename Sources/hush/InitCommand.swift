@@ -21,8 +21,9 @@ struct InitCommand: AsyncParsableCommand {
             With --link CODE (the code `hush device link` printed on a device of the account; - reads it \
             from the terminal), init joins that account instead of making one: both screens show six \
             digits, which you confirm on the other device; then this device gets the account and its \
-            whole history. Nothing is written here unless the link completes. Until per-device sessions \
-            exist, messages sent to the account reach only the original device.
+            whole history, and registers a key of its own at the relay. Nothing is written here unless \
+            the link completes. It can write to contacts at once; what they send reaches only the \
+            original device until contacts seal to every device.
 
             Examples:
               hush init --name alice
@@ -140,13 +141,15 @@ struct InitCommand: AsyncParsableCommand {
                 fflush(nil)
             }
             defer { account.close() }
-            let note = "The history was copied. Messages sent to this account reach only the original device until per-device sessions exist;"
-                + " this device uses no relay meanwhile (it refuses to: it would take the original device's messages)."
+            let registered = (try? await account.isRegistered()) == true
+            let note = "The history was copied, and this device " + (registered ? "has its own key at the relay" : "could not register its key at the relay yet (run `hush register`)")
+                + ": it writes to contacts on sessions of its own. What they send reaches only the original device until contacts seal to every device."
             if json {
                 var object = BackupSummaryOutput.json(summary)
                 object["home"] = directory
                 object["address"] = account.address
                 object["linked"] = true
+                object["registered"] = registered
                 object["note"] = note
                 try printJSON(object)
             } else {

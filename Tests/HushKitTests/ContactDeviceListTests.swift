@@ -57,3 +57,35 @@ import Testing
         #expect(try await dave.devices(ofContact: request)?.fingerprint == revoked.fingerprint)
     }
 }
+
+extension ContactDeviceListTests {
+    /// A linked device writes to a contact on a session of its own (§20.10):
+    /// its first messages carry the account's certificate, so the contact
+    /// files them under the account; once the list revoking the device has
+    /// reached the contact, what it sends is refused.
+    @Test func aLinkedDeviceWritesUnderTheAccountUntilItIsRevoked() async throws {
+        let relay = try RelayProcess()
+        let (home, bob) = try await DeviceLinkTests.accountWithHistory(relay)
+        defer { bob.close() }
+        let alice = try #require(try await bob.conversations().first?.contact)
+        let linked = try await DeviceLinkTests.link(home)
+
+        let laptop = try await HushAccount.open(in: linked, keys: App.keys)
+        let bobForLaptop = try #require(try await laptop.conversations().first?.contact)
+        _ = try await laptop.room(with: bobForLaptop).send("from the laptop")
+        await laptop.closeAndWait()
+        #expect(try await App.sync(bob) { try await DeviceLinkTests.history(bob).contains { $0.text == "from the laptop" } })
+        let received = try #require(try await DeviceLinkTests.history(bob).first { $0.text == "from the laptop" })
+        #expect(received.conversation == (try await bob.conversations().first { $0.contact == alice })?.id, "filed under alice")
+        #expect(try await bob.messageRequests().isEmpty, "not a stranger")
+
+        _ = try await HushAccount.revokeDevice("laptop", in: home, keys: App.keys)
+        #expect(try await App.sync(bob) { try await bob.devices(ofContact: alice)?.counter == 3 })
+        let revoked = try await HushAccount.open(in: linked, keys: App.keys)
+        _ = try await revoked.room(with: bobForLaptop).send("after the revocation")
+        await revoked.closeAndWait()
+        _ = try await bob.sync()
+        #expect(try await !DeviceLinkTests.history(bob).contains { $0.text == "after the revocation" })
+        #expect(try await bob.setAsideEnvelopes().contains { $0.reason.contains("revoked") }, "set aside with its reason")
+    }
+}

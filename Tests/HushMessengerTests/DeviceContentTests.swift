@@ -90,3 +90,50 @@ extension DeviceContentTests {
         #expect(try await alice.messenger.announceDeviceList() == 0)
     }
 }
+
+extension DeviceContentTests {
+    /// §20.10 receiving, step 1: what a device sends whose account's list we
+    /// hold but does not name it waits (not acknowledged: our list may be the
+    /// older one), and opens once a list naming the device has arrived.
+    @Test func aDeviceTheHeldListDoesNotNameWaitsForTheList() async throws {
+        let relay = InMemoryRelay()
+        let (alice, bob) = try await relay.acquaintedPair()
+        let random = DeterministicRandom(seed: "a device not listed yet")
+        let desk = Ed25519.PrivateKey(using: random)
+        let tabletSeed = SecureBytes(copying: random.bytes(32))
+        let tablet = try LocalDevice(seed: tabletSeed, account: alice.identity)
+        let account = alice.identity.publicKey
+        let deskEntry = try DeviceListEntry.linking(desk, to: account, name: "desk", addedAt: 1)
+        let tabletEntry = try DeviceListEntry.linking(try Ed25519.PrivateKey(seed: tabletSeed), to: account, name: "tablet", addedAt: 2)
+        let kept = try MessageStore(path: alice.databasePath, key: alice.databaseKey)
+        let first = try DeviceList.sign(account: alice.identity, counter: 1, createdAt: 1, signer: desk, entries: [deskEntry])
+        try kept.deviceLists.keep(first.encoded, counter: 1, at: 1)
+        try await alice.messenger.announceDeviceList()
+        _ = try await bob.messenger.sync()
+        #expect(try await bob.messenger.deviceList(ofContact: "alice")?.counter == 1)
+
+        // The tablet: a device of alice's account with its own key at the relay and its own store.
+        let directory = try TemporaryDirectory(label: "messenger-tablet")
+        let onTablet = Messenger(identity: alice.identity, device: tablet,
+                                 store: try MessageStore(path: directory.path("messages.db"), key: SecureBytes(randomCount: 32)),
+                                 transport: relay.transport(for: tablet.keyPair), clock: alice.clock,
+                                 random: DeterministicRandom(seed: "random-tablet"))
+        try await onTablet.register()
+        try await onTablet.addContact(name: "bob", address: bob.address)
+        try await onTablet.send(text: "from the tablet", to: "bob")
+        let waiting = try await bob.messenger.sync()
+        // The text and what goes before it (the tablet's delivery credential) wait.
+        #expect(waiting.deferred >= 1 && waiting.received == 0, "\(waiting)")
+        #expect(try await !bob.messenger.history(with: "alice").contains { $0.body == "from the tablet" })
+
+        let second = try DeviceList.sign(account: alice.identity, counter: 2, createdAt: 2, signer: desk, entries: [deskEntry, tabletEntry])
+        try kept.deviceLists.keep(second.encoded, counter: 2, at: 2)
+        try await alice.messenger.announceDeviceList()
+        for _ in 0..<3 where try await !bob.messenger.history(with: "alice").contains(where: { $0.body == "from the tablet" }) {
+            _ = try await bob.messenger.sync()
+        }
+        let history = try await bob.messenger.history(with: "alice").map(\.body)
+        #expect(history.contains("from the tablet") && history.contains("linked a device: \"tablet\""), "\(history)")
+        #expect(try await bob.messenger.messageRequests().isEmpty, "filed under alice, not as a stranger")
+    }
+}

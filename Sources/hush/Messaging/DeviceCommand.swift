@@ -9,10 +9,11 @@ struct DeviceCommand: ParsableCommand {
         commandName: "device",
         abstract: "Link another device to this account, list the account's devices, or revoke one.",
         discussion: """
-            A linked device has its own key and a copy of the account and its whole history. Linking \
-            works now, and contacts are told of every device linked or revoked (`hush verify` shows \
-            an account's devices); messages sent to the account still reach only this (the original) \
-            device until per-device sessions exist.
+            A linked device has its own key at the relay and a copy of the account and its whole \
+            history: it writes to contacts on sessions of its own, which their clients file under the \
+            account, and contacts are told of every device linked or revoked (`hush verify` shows an \
+            account's devices). Until contacts seal to every device, what they send reaches only the \
+            original device, and what one device sends does not show on the others.
 
             Examples:
               hush device link                  (then, on the new machine: hush init --link CODE)
@@ -84,7 +85,7 @@ struct DeviceLinkCommand: AsyncParsableCommand {
                 try printJSON(["linked": UntrustedText.sanitized(added.name, keepingLineBreaks: false), "id": added.id])
             } else {
                 print("Linked “\(UntrustedText.sanitized(added.name, keepingLineBreaks: false))”: it has the account and its history.")
-                print("Messages sent to the account still reach only this device until per-device sessions exist.")
+                print("What contacts send still reaches only this device until they seal to every device.")
             }
         }
     }
@@ -156,7 +157,7 @@ struct DeviceRevokeCommand: AsyncParsableCommand {
             shows the new fingerprint), then replaces the account's recovery key (the revoked device holds the old one): \
             the new key is printed once, write it down; backups made before still open with the old \
             key only. A revoked device stays in every later list and can never be made active again. \
-            Until per-device sessions exist a linked device receives no messages anyway; what it \
+            Contacts refuse what the revoked device sends once the list reaches them; what it \
             already holds (the history up to its link, the account seed) cannot be taken back \
             (SECURITY.md). Revoke this device from another one. The account must not be open \
             elsewhere (stop `hush daemon` first).
