@@ -258,7 +258,9 @@ final class Dispatcher {
     private func addressees(members: [[UInt8]]) throws -> [Addressee] {
         try members.compactMap { raw in
             guard let key = try? IdentityKey(rawRepresentation: raw) else { return nil }
+            // A contact's device (§20.12) presents the credential its account gave us: its devices register the same one.
             let contact = try store.contacts.contact(identityKey: raw)
+                ?? store.deviceSessions.contactId(deviceKey: raw).flatMap { try store.contacts.contact(id: $0) }
             let credential = try contact.flatMap { try store.contacts.deliveryCredential(contactId: $0.id) }
             return Addressee(recipient: FanOutRecipient(key: key, credential: credential), contactId: contact?.id)
         }

@@ -15,6 +15,7 @@ final class LiveSync {
     private let prekeys: Prekeys
     private let erasure: MessageErasure
     private let deviceLists: ContactDeviceLists
+    private let deviceFanOut: DeviceFanOut
     private var store: MessageStore { dependencies.store }
 
     static let pageSize = 100
@@ -41,7 +42,8 @@ final class LiveSync {
     static let relayRetentionMilliseconds: Int64 = 30 * 24 * 3600 * 1000
 
     init(_ dependencies: MessengerDependencies, relay: RelaySession, inbox: Inbox, receipts: DeliveryReceipts, outbox: Outbox,
-         credentials: DeliveryCredentials, prekeys: Prekeys, erasure: MessageErasure, deviceLists: ContactDeviceLists) {
+         credentials: DeliveryCredentials, prekeys: Prekeys, erasure: MessageErasure, deviceLists: ContactDeviceLists,
+         deviceFanOut: DeviceFanOut) {
         self.dependencies = dependencies
         self.relay = relay
         self.inbox = inbox
@@ -51,6 +53,7 @@ final class LiveSync {
         self.prekeys = prekeys
         self.erasure = erasure
         self.deviceLists = deviceLists
+        self.deviceFanOut = deviceFanOut
     }
 
     /// Flushes the outbox, then fetches, decrypts, stores and acknowledges
@@ -80,6 +83,8 @@ final class LiveSync {
         }
         // A list signed by a device this client did not know: the directory has the latest (§20.11).
         await deviceLists.refreshStale()
+        // Sessions with contacts' devices a list named, before the receipts go to them too (§20.12).
+        await deviceFanOut.startMissingSessions()
         receipts.sealOwed()
         // The report covers both passes: what the first one posted (the user's
         // pending messages) counts as much as the receipts the second one posts.
@@ -264,6 +269,7 @@ final class LiveSync {
     /// prekeys up.
     private func settlePushed(isolation: isolated (any Actor)? = #isolation) async {
         await deviceLists.refreshStale()
+        await deviceFanOut.startMissingSessions()
         receipts.sealOwed()
         if !unacknowledged.isEmpty {
             let serverIDs = unacknowledged

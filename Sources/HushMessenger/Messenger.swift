@@ -94,7 +94,7 @@ public actor Messenger {
                                     applier: applier)
         inbox = Inbox(dependencies, opener: opener, sealer: sealer, contacts: contactBook)
         live = LiveSync(dependencies, relay: relay, inbox: inbox, receipts: receipts, outbox: outgoing, credentials: credentials,
-                        prekeys: prekeys, erasure: erasure, deviceLists: deviceLists)
+                        prekeys: prekeys, erasure: erasure, deviceLists: deviceLists, deviceFanOut: sealer.deviceFanOut)
         conversationLog = Conversations(dependencies, sealer: sealer)
     }
 

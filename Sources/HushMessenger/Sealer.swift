@@ -15,12 +15,14 @@ final class Sealer {
     let dependencies: MessengerDependencies
     let ownChains: OwnSenderChains
     let largeGroupMessages: LargeGroupMessages
+    let deviceFanOut: DeviceFanOut
     var store: MessageStore { dependencies.store }
 
     init(_ dependencies: MessengerDependencies) {
         self.dependencies = dependencies
         ownChains = OwnSenderChains(dependencies)
         largeGroupMessages = LargeGroupMessages(dependencies)
+        deviceFanOut = DeviceFanOut(dependencies)
     }
 
     /// Seals `body` for `name` and queues it. When `recordAs` is given the
@@ -41,7 +43,8 @@ final class Sealer {
             default: try handOverFirst(to: contact)
             }
             let session = try dependencies.loadSession(contactId: contact.id)
-            let envelope = try session.seal(try content.encoded(), using: random)
+            let encoded = try content.encoded()
+            let envelope = try session.seal(encoded, using: random)
             let conversation = try dependencies.conversation(with: contact)
             let requestID = Hex.encode(random.bytes(16))
             if let text {
@@ -55,11 +58,12 @@ final class Sealer {
                 try store.outbox.enqueue(requestId: requestID, messageId: nil, conversationId: conversation,
                                          sealedPayload: envelope, at: now)
                 if Self.isResentOnRequest(body) {
-                    try store.resends.recordContent(digest: SHA256.hash(envelope), contactId: contact.id, content: try content.encoded(),
+                    try store.resends.recordContent(digest: SHA256.hash(envelope), contactId: contact.id, content: encoded,
                                                     resent: false, editOf: body.editedMessage?.bytes, at: now)
                 }
             }
             try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
+            if body.goesToEveryDevice { try deviceFanOut.seal(encoded, to: contact, conversation: conversation) }
         }
         return content.id
     }

@@ -89,3 +89,44 @@ extension ContactDeviceListTests {
         #expect(try await bob.setAsideEnvelopes().contains { $0.reason.contains("revoked") }, "set aside with its reason")
     }
 }
+
+extension ContactDeviceListTests {
+    /// Issue 33's first done-when, through a real relay: bob's messages reach
+    /// both of alice's devices (§20.12: the account-key session for the
+    /// first, a session of its own for the linked one); the linked device
+    /// answers on that session and bob files it under alice; once alice
+    /// revokes it, bob's next messages go to the first device alone.
+    @Test func bobsMessagesReachBothOfAlicesDevicesUntilOneIsRevoked() async throws {
+        let relay = try RelayProcess()
+        let (home, bob) = try await DeviceLinkTests.accountWithHistory(relay)
+        defer { bob.close() }
+        let alice = try #require(try await bob.conversations().first?.contact)
+        let linked = try await DeviceLinkTests.link(home)
+        #expect(try await App.sync(bob) { try await bob.devices(ofContact: alice)?.counter == 2 })
+
+        let sent = try await bob.room(with: alice).send("to both of your devices")
+        let desk = try await HushAccount.open(in: home, keys: App.keys)
+        #expect(try await App.sync(desk) { try await DeviceLinkTests.history(desk).contains { $0.text == "to both of your devices" } })
+        await desk.closeAndWait()
+        let laptop = try await HushAccount.open(in: linked, keys: App.keys)
+        #expect(try await App.sync(laptop) { try await DeviceLinkTests.history(laptop).contains { $0.text == "to both of your devices" } })
+        let bobForLaptop = try #require(try await laptop.conversations().first?.contact)
+        _ = try await laptop.room(with: bobForLaptop).send("the laptop answers")
+        await laptop.closeAndWait()
+        #expect(try await App.sync(bob) { try await DeviceLinkTests.history(bob).contains { $0.text == "the laptop answers" } })
+        #expect(try await bob.messageRequests().isEmpty, "the laptop is alice's, not a stranger")
+        // Either device's receipt counts for the message (§20.12).
+        #expect(try await DeviceLinkTests.history(bob).first { $0.id == sent.id }.map { $0.status == .delivered || $0.status == .read } == true)
+
+        _ = try await HushAccount.revokeDevice("laptop", in: home, keys: App.keys)
+        #expect(try await App.sync(bob) { try await bob.devices(ofContact: alice)?.counter == 3 })
+        _ = try await bob.room(with: alice).send("after the revocation")
+        let revoked = try await HushAccount.open(in: linked, keys: App.keys)
+        _ = try await revoked.sync()
+        #expect(try await !DeviceLinkTests.history(revoked).contains { $0.text == "after the revocation" })
+        await revoked.closeAndWait()
+        let back = try await HushAccount.open(in: home, keys: App.keys)
+        #expect(try await App.sync(back) { try await DeviceLinkTests.history(back).contains { $0.text == "after the revocation" } })
+        await back.closeAndWait()
+    }
+}

@@ -1,0 +1,114 @@
+import HushCrypto
+import HushProtocol
+import HushStore
+
+/// A contact's devices (docs/PROTOCOL.md §20.12, as far as it is built): a
+/// content sealed for a contact also goes, sealed again, on the session
+/// with each active device of the contact's list that has one; the
+/// contact's account-key session stands for its first device (§20.13).
+/// Each device's envelope is a request of its own, deposited in that
+/// device's mailbox. A revoked device is in no list's active entries, so
+/// nothing more goes to it, and its session was ended when the list came.
+///
+/// Sessions with devices start from the relay's bundles after a pass
+/// (`startMissingSessions`), for every active device that has none; a
+/// device the relay has no bundle for (the first device, which keeps the
+/// account key there) is reached through the account-key session.
+final class DeviceFanOut {
+    private let dependencies: MessengerDependencies
+    private var store: MessageStore { dependencies.store }
+    /// Devices the relay had no bundle for in this run: asked again in the
+    /// next run, not at every pass.
+    private var withoutBundle: Set<[UInt8]> = []
+
+    init(_ dependencies: MessengerDependencies) {
+        self.dependencies = dependencies
+    }
+
+    /// The active devices of the list held of `contact`, other than its
+    /// account key. Empty without a list.
+    private func activeDevices(of contact: Contact) throws -> [[UInt8]] {
+        guard let bytes = try store.contactDeviceLists.list(contactId: contact.id) else { return [] }
+        let account = try IdentityKey(rawRepresentation: contact.identityKey)
+        let list: DeviceList
+        do throws(ProtocolError) { list = try DeviceList.decode(bytes, account: account) } catch {
+            throw MessengerError.missingLocalState("the device list kept for \(contact.name) no longer reads: \(error.description)")
+        }
+        return list.activeDevices.map(\.key.rawRepresentation).filter { $0 != contact.identityKey }
+    }
+
+    /// Seals `encoded` (a content already sealed on the account-key
+    /// session) on the session with each of `contact`'s devices that has
+    /// one, and queues each envelope for that device's mailbox. Joins the
+    /// caller's transaction.
+    func seal(_ encoded: [UInt8], to contact: Contact, conversation: Int64) throws {
+        let random = dependencies.random, now = dependencies.clock.now()
+        for device in try activeDevices(of: contact) {
+            // A state that no longer decodes is no session: one starts after the next pass.
+            guard let state = try store.deviceSessions.load(contactId: contact.id, deviceKey: device),
+                  let session = try? Session(serialized: state) else { continue }
+            let envelope = try session.seal(encoded, using: random)
+            let requestID = Hex.encode(random.bytes(16))
+            try store.outbox.enqueue(requestId: requestID, messageId: nil, conversationId: conversation, sealedPayload: envelope, at: now)
+            try store.groups.addRecipients([device], requestId: requestID)
+            try store.deviceSessions.save(state: session.serialized(), contactId: contact.id, deviceKey: device, at: now)
+        }
+    }
+
+    /// Starts a session, from the relay's bundle, with every active device
+    /// of every accepted contact's list that has none. Best effort: a
+    /// device whose bundle cannot be had now is tried again later.
+    func startMissingSessions(isolation: isolated (any Actor)? = #isolation) async {
+        guard let contacts = try? store.contacts.all() else { return }
+        for contact in contacts where contact.standing == .accepted && contact.verification != .changed {
+            guard let devices = try? activeDevices(of: contact) else { continue }
+            for device in devices where !withoutBundle.contains(device) {
+                guard (try? store.deviceSessions.load(contactId: contact.id, deviceKey: device)) == .some(nil),
+                      let key = try? IdentityKey(rawRepresentation: device) else { continue }
+                let bundle: PrekeyBundle
+                do {
+                    bundle = try await dependencies.transport.fetchBundle(for: key)
+                } catch .rejected(404, _) {
+                    withoutBundle.insert(device)
+                    continue
+                } catch {
+                    continue
+                }
+                let session: Session
+                do {
+                    session = if let own = dependencies.device {
+                        try Session.initiate(device: own.keyPair, certificate: own.certificate, to: key.signingKey, bundle: bundle,
+                                             using: dependencies.random)
+                    } else {
+                        try Session.initiate(device: dependencies.identity, certificate: nil, to: key.signingKey, bundle: bundle,
+                                             using: dependencies.random)
+                    }
+                } catch {
+                    continue
+                }
+                try? store.withinWrite { store in
+                    // Another process, or the device itself writing first, may have made one meanwhile: keep that.
+                    guard try store.deviceSessions.load(contactId: contact.id, deviceKey: device) == nil else { return }
+                    try store.deviceSessions.save(state: session.serialized(), contactId: contact.id, deviceKey: device,
+                                                  at: dependencies.clock.now())
+                }
+            }
+        }
+    }
+}
+
+extension ContentBody {
+    /// Whether a content sealed for a contact also goes to each of its
+    /// devices (§20.12): what a conversation shows and its receipts,
+    /// credentials and profiles. Not a decryption error (answered to the
+    /// device that reported it), typing (ephemeral, to the account-key
+    /// session only for now), nor a group's contents (groups stay with the
+    /// account key, §20.15), nor what only an account's own devices send.
+    var goesToEveryDevice: Bool {
+        switch self {
+        case .decryptionError, .typingStarted, .typingStopped, .groupUpdate, .senderKeyDistribution, .groupLeave,
+             .largeGroupUpdate, .largeGroupRekey, .deviceList, .sentTranscript: false
+        default: true
+        }
+    }
+}
