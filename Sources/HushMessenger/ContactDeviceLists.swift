@@ -61,7 +61,7 @@ final class ContactDeviceLists {
         try store.contactDeviceLists.keep(bytes, counter: change.list.counter, contactId: contact.id, at: now)
         // §20.14: the sessions with a revoked device end; nothing more is sealed to it.
         for revoked in change.revoked {
-            try store.deviceSessions.delete(contactId: contact.id, deviceKey: revoked.key.rawRepresentation)
+            try store.deviceSessions.end(contactId: contact.id, deviceKey: revoked.key.rawRepresentation)
         }
         guard let text = DeviceListNotice.text(for: change, first: held == nil) else { return }
         let conversation = try dependencies.conversation(with: contact)

@@ -32,8 +32,11 @@ public struct DeviceSessionRepository {
         }
     }
 
-    /// Ends the session with a device (revoked in the contact's list, §20.14).
-    public func delete(contactId: Int64, deviceKey: [UInt8]) throws {
-        try database.execute("DELETE FROM device_sessions WHERE contact_id = ? AND device_key = ?", [contactId, deviceKey])
+    /// Ends the session with a device (revoked in the contact's list,
+    /// §20.14): its state is wiped (an empty state is no session), and the
+    /// row stays, so what the device still sends is known as its account's
+    /// and refused as a revoked device's rather than taken for a stranger's.
+    public func end(contactId: Int64, deviceKey: [UInt8]) throws {
+        try database.execute("UPDATE device_sessions SET state = x'' WHERE contact_id = ? AND device_key = ?", [contactId, deviceKey])
     }
 }

@@ -22,8 +22,8 @@ struct InitCommand: AsyncParsableCommand {
             from the terminal), init joins that account instead of making one: both screens show six \
             digits, which you confirm on the other device; then this device gets the account and its \
             whole history, and registers a key of its own at the relay. Nothing is written here unless \
-            the link completes. It can write to contacts at once; what they send reaches only the \
-            original device until contacts seal to every device.
+            the link completes. It writes to contacts at once, and what they send reaches it once their \
+            clients hold the account's new device list (they get it from the device that linked this one).
 
             Examples:
               hush init --name alice
@@ -143,7 +143,8 @@ struct InitCommand: AsyncParsableCommand {
             defer { account.close() }
             let registered = (try? await account.isRegistered()) == true
             let note = "The history was copied, and this device " + (registered ? "has its own key at the relay" : "could not register its key at the relay yet (run `hush register`)")
-                + ": it writes to contacts on sessions of its own. What they send reaches only the original device until contacts seal to every device."
+                + ": it writes to contacts on sessions of its own, and what they send reaches it once their clients hold the account's new device list."
+                + " What it sends does not show on the other devices yet."
             if json {
                 var object = BackupSummaryOutput.json(summary)
                 object["home"] = directory

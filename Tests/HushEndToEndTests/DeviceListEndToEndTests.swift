@@ -6,7 +6,8 @@ import Testing
 /// a real relay; bob's client learns alice's devices from the list her
 /// first device sends him (docs/PROTOCOL.md §20.11, §20.13), shows them with
 /// the fingerprint her `hush device list` shows, and announces the change in
-/// the conversation; a revocation reaches him the same way.
+/// the conversation; his messages reach both devices, the linked one's
+/// answer reaches him as alice's; a revocation cuts the linked one off.
 @Suite struct DeviceListEndToEndTests {
     /// `hush device list --json` or `hush verify NAME --json`'s "devices", as (fingerprint, active names, revoked names).
     static func devices(_ object: [String: Any]?) throws -> (fingerprint: String, active: Set<String>, revoked: Set<String>) {
@@ -43,6 +44,16 @@ import Testing
         #expect(text.contains("alice's devices (2 active), fingerprint \(own.fingerprint)") && text.contains("laptop"), "\(text)")
         #expect(try bed.history(bob, with: "alice").contains { $0.body == "uses 2 devices: \"desk\", \"laptop\"" })
 
+        // Bob's message reaches both of alice's devices, and the laptop's answer reaches bob as alice's (§20.12).
+        try bed.send(bob, to: "alice", "to both of you")
+        try bed.sync(alice)
+        #expect(try bed.history(alice, with: "bob").contains { $0.body == "to both of you" })
+        try bed.sync(laptop)
+        #expect(try bed.history(laptop, with: "bob").contains { $0.body == "to both of you" })
+        try bed.send(laptop, to: "bob", "from the laptop")
+        try bed.sync(bob)
+        #expect(try bed.history(bob, with: "alice").contains { $0.body == "from the laptop" && $0.direction == "in" })
+
         let revoked = try bed.hush(alice, ["device", "revoke", "laptop", "--json"])
         #expect(revoked.status == 0, "\(revoked)")
         let after = try Self.devices(try bed.succeed(alice, ["device", "list", "--json"]).json())
@@ -51,9 +62,14 @@ import Testing
         let seenAfter = try Self.devices(try bed.succeed(bob, ["verify", "alice", "--json"]).json()["devices"] as? [String: Any])
         #expect(seenAfter.fingerprint == after.fingerprint && seenAfter.revoked == ["laptop"], "\(seenAfter)")
         #expect(try bed.history(bob, with: "alice").contains { $0.body == "revoked a device: \"laptop\"" })
-        // The conversation goes on as before.
+        // The conversation goes on with the desk; the revoked laptop gets nothing more, and what it sends is refused.
         try bed.send(bob, to: "alice", "still here")
         try bed.sync(alice)
         #expect(try bed.history(alice, with: "bob").contains { $0.body == "still here" })
+        try bed.sync(laptop)
+        #expect(try !bed.history(laptop, with: "bob").contains { $0.body == "still here" })
+        try bed.send(laptop, to: "bob", "from a revoked device")
+        try bed.sync(bob)
+        #expect(try !bed.history(bob, with: "alice").contains { $0.body == "from a revoked device" })
     }
 }

@@ -12,8 +12,8 @@ struct DeviceCommand: ParsableCommand {
             A linked device has its own key at the relay and a copy of the account and its whole \
             history: it writes to contacts on sessions of its own, which their clients file under the \
             account, and contacts are told of every device linked or revoked (`hush verify` shows an \
-            account's devices). Until contacts seal to every device, what they send reaches only the \
-            original device, and what one device sends does not show on the others.
+            account's devices), so what they send reaches every device. What one device sends does \
+            not show on the others yet, and groups stay on the original device.
 
             Examples:
               hush device link                  (then, on the new machine: hush init --link CODE)
@@ -85,7 +85,7 @@ struct DeviceLinkCommand: AsyncParsableCommand {
                 try printJSON(["linked": UntrustedText.sanitized(added.name, keepingLineBreaks: false), "id": added.id])
             } else {
                 print("Linked “\(UntrustedText.sanitized(added.name, keepingLineBreaks: false))”: it has the account and its history.")
-                print("What contacts send still reaches only this device until they seal to every device.")
+                print("Contacts get the new device list from this device; once they hold it, what they send reaches both.")
             }
         }
     }
