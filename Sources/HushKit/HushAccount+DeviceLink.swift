@@ -23,6 +23,12 @@ extension HushAccount {
     /// prekeys, mailbox and sessions its own (`LocalDevice`).
     static let linkedDeviceSetting = "device.own_key_at_relay"
 
+    /// Why a linked device's home that lacks its device key uses no relay.
+    static let deviceKeyMissing = HushError(
+        .notRegistered,
+        reason: "this home was a linked device of its account and its device key is not here (a backup never holds it): with the account key at the relay it would take the other devices' messages",
+        suggestion: "its history can be read here; to use this machine as a device again, run `hush device link` on an active device of the account and `hush init --link CODE` in a new home")
+
     /// What homes linked before devices had keys at the relay were marked
     /// with; such a home is made a device of its own when it is opened.
     static let earlierLinkedDeviceSetting = "device.linked_without_sessions"

@@ -37,6 +37,9 @@ public final class HushAccount: Sendable {
     /// key at the relay, and the account's certificate of it. Nil for the
     /// account's first device.
     let device: LocalDevice?
+    /// A linked device's home without its device key (restored from a
+    /// backup): it uses no relay (`deviceKeyMissing`).
+    let lacksDeviceKey: Bool
 
     let messenger: Messenger
     let identity: IdentityKeyPair
@@ -207,9 +210,14 @@ public final class HushAccount: Sendable {
         // A home linked before devices had keys at the relay becomes a device of its own now.
         if try store.settings.value(Self.earlierLinkedDeviceSetting) != nil { try Self.makeLinkedDevice(store) }
         let account = try IdentityKeyPair(seed: contents.identitySeed)
-        device = try store.settings.value(Self.linkedDeviceSetting) == nil ? nil
-            : try contents.additional[KeystoreContents.EntryType.deviceSeed].map { seed in try LocalDevice(seed: seed, account: account) }
-        let transport: any RelayTransport = relayURL.map { RelayClientTransport(client: RelayClient(baseURL: $0)) }
+        let isLinkedDevice = try store.settings.value(Self.linkedDeviceSetting) != nil
+        device = isLinkedDevice
+            ? try contents.additional[KeystoreContents.EntryType.deviceSeed].map { seed in try LocalDevice(seed: seed, account: account) } : nil
+        // A linked device's home without its device key (restored from a backup, which never holds
+        // it): with the account key at the relay it would take the first device's messages.
+        lacksDeviceKey = isLinkedDevice && device == nil
+        let transport: any RelayTransport = lacksDeviceKey ? NoRelayTransport(reason: Self.deviceKeyMissing.reason)
+            : relayURL.map { RelayClientTransport(client: RelayClient(baseURL: $0)) }
             ?? NoRelayTransport(reason: "this account has no relay: open it with a relay URL")
         messenger = Messenger(identity: identity, device: device, store: store, transport: transport,
                               attachmentDirectory: home.file(HushAccount.attachmentDirectoryName))
@@ -261,6 +269,7 @@ public final class HushAccount: Sendable {
     /// Publishes the identity and prekeys to the account's relay (again, if
     /// it was registered before: the relay keeps one registration per identity).
     public func register() async throws(HushError) {
+        guard !lacksDeviceKey else { throw Self.deviceKeyMissing }
         guard relayURL != nil else { throw Self.noRelay }
         try await guarded { try await messenger.register() }
     }
@@ -312,6 +321,8 @@ public final class HushAccount: Sendable {
     func guarded<T>(_ body: () async throws -> T) async throws(HushError) -> T {
         do {
             return try await translatingErrors(body)
+        } catch where lacksDeviceKey && error.kind == .relayUnavailable {
+            throw Self.deviceKeyMissing
         } catch where relayURL == nil && error.kind == .relayUnavailable {
             throw Self.noRelay
         }

@@ -130,3 +130,27 @@ extension ContactDeviceListTests {
         await back.closeAndWait()
     }
 }
+
+extension ContactDeviceListTests {
+    /// A backup never holds a device's key (§20.1): a linked device's home
+    /// restored from one has its history but no key of its own at the
+    /// relay, and must not use the account key there (it would take the
+    /// first device's messages): it refuses the relay with a reason.
+    @Test func aLinkedDevicesRestoredBackupDoesNotTakeTheAccountKeysMailbox() async throws {
+        let relay = try RelayProcess()
+        let (home, bob) = try await DeviceLinkTests.accountWithHistory(relay)
+        defer { bob.close() }
+        let linked = try await DeviceLinkTests.link(home)
+        let folder = try RelayProcess.temporaryDirectory("linked-backup").path
+        let archive = try await HushAccount.createBackup(of: linked, keys: App.keys, to: folder).path
+        let recoveryKey = try await HushAccount.recoveryKey(in: linked, keys: App.keys).key
+        let restoredHome = try DeviceLinkTests.newHome()
+        let (_, restored) = try await HushAccount.restoreBackupAndOpen(at: archive, into: restoredHome, recoveryKey: recoveryKey, keys: App.keys)
+        defer { restored.close() }
+        #expect(try await DeviceLinkTests.history(restored).contains { $0.text == "hello bob" }, "the history is there")
+        let refused = await App.error { _ = try await restored.sync() }
+        #expect(refused?.kind == .notRegistered && refused?.reason.contains("device key is not here") == true, "\(String(describing: refused))")
+        let registering = await App.error { try await restored.register() }
+        #expect(registering?.reason.contains("device key is not here") == true, "no registration with the account key: \(String(describing: registering))")
+    }
+}
