@@ -16,6 +16,7 @@ let suites: [(name: String, run: ([String]) async throws -> Void)] = [
     ("daemon", DaemonBenchmark.run),
     ("backup", BackupBenchmark.run),
     ("link", LinkBenchmark.run),
+    ("devices", DeviceDeliveryBenchmark.run),
     ("largeaccount", LargeAccountBenchmark.run),
 ]
 
