@@ -11,6 +11,9 @@ import HushStore
 final class ContactDeviceLists {
     private let dependencies: MessengerDependencies
     private var store: MessageStore { dependencies.store }
+    /// Contacts whose directory is to be read after this pass, marked where
+    /// a mark in the store would be rolled back (an envelope deferred).
+    private var pending: Set<Int64> = []
 
     init(_ dependencies: MessengerDependencies) {
         self.dependencies = dependencies
@@ -96,10 +99,24 @@ final class ContactDeviceLists {
         return try held(of: contact)
     }
 
-    /// `refresh` for every contact `adopt` marked; best effort (a contact
-    /// whose directory cannot be read now stays marked for the next pass).
+    /// Marks `contact` for a look at its directory after this pass, in
+    /// memory: for an envelope from one of its devices that the held list
+    /// does not name, deferred (its transaction rolled back).
+    func needsRefresh(_ contact: Contact) {
+        pending.insert(contact.id)
+    }
+
+    /// `refresh` for every contact `adopt` or `needsRefresh` marked; best
+    /// effort (a contact whose directory cannot be read now stays marked in
+    /// the store for the next pass; one marked in memory, until the
+    /// deferred envelope marks it again at the next).
     func refreshStale(isolation: isolated (any Actor)? = #isolation) async {
-        guard let stale = try? store.contacts.withStaleDeviceList() else { return }
+        var stale = (try? store.contacts.withStaleDeviceList()) ?? []
+        let marked = pending
+        pending.removeAll()
+        for id in marked where !stale.contains(where: { $0.id == id }) {
+            if let contact = try? store.contacts.contact(id: id) { stale.append(contact) }
+        }
         for contact in stale { _ = try? await refresh(contact) }
     }
 }

@@ -14,16 +14,18 @@ final class EnvelopeOpener {
     private let credentials: DeliveryCredentials
     private let senderKeys: GroupSenderKeys
     private let applier: ContentApplier
+    private let deviceLists: ContactDeviceLists
     private var store: MessageStore { dependencies.store }
 
     init(_ dependencies: MessengerDependencies, contacts: Contacts, prekeys: Prekeys, credentials: DeliveryCredentials,
-         senderKeys: GroupSenderKeys, applier: ContentApplier) {
+         senderKeys: GroupSenderKeys, applier: ContentApplier, deviceLists: ContactDeviceLists) {
         self.dependencies = dependencies
         self.contacts = contacts
         self.prekeys = prekeys
         self.credentials = credentials
         self.senderKeys = senderKeys
         self.applier = applier
+        self.deviceLists = deviceLists
     }
 
     /// Decrypts `envelope` and applies its content.
@@ -141,7 +143,8 @@ final class EnvelopeOpener {
         case false?:
             throw MessengerError.protocolFailure("from a device \(contact.name) revoked")
         case nil:
-            try store.withinWrite { store in try store.contacts.setDeviceListStale(true, contactId: contact.id) }
+            // Not a mark in the store: this receive's transaction is rolled back when it throws.
+            deviceLists.needsRefresh(contact)
             throw MessengerError.missingLocalState("from a device of \(contact.name) that the device list held does not name yet: it waits for the newer list")
         }
     }

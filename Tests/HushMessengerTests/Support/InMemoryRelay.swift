@@ -17,6 +17,8 @@ final class InMemoryRelay: Sendable {
 
     struct State {
         var mailboxes: [[UInt8]: [MailboxEnvelope]] = [:]
+        /// Accounts' device directories (§20.9), by account key: the list as written.
+        var directories: [[UInt8]: DeviceList] = [:]
         var bundles: [[UInt8]: Bundle] = [:]
         var depositsByRequest: [String: DepositReceipt] = [:]
         var nextID: Int64 = 1
@@ -306,5 +308,11 @@ final class InMemoryRelay: Sendable {
         private func requireToken() throws(DeliveryFailure) {
             guard relay.state.withLock({ $0.tokenValid[me] ?? false }) else { throw .unauthorized }
         }
+    }
+}
+
+extension InMemoryRelay.Transport: DeviceDirectoryLookup {
+    func deviceList(of account: IdentityKey) async throws(DeliveryFailure) -> DeviceList? {
+        relay.state.withLock { $0.directories[account.rawRepresentation] }
     }
 }
