@@ -201,7 +201,8 @@ public final class HushAccount: Sendable {
 
     private init(home: DataDirectory, contents: KeystoreContents, store: sending MessageStore, lock: HomeLock) throws {
         self.lock = lock
-        identity = try IdentityKeyPair(seed: contents.identitySeed)
+        let account = try IdentityKeyPair(seed: contents.identitySeed)
+        identity = account
         identityCreatedAt = contents.createdAt
         databaseKey = contents.databaseKey
         let relayURL = try store.settings.value(SettingsRepository.Name.relayURL)
@@ -209,7 +210,6 @@ public final class HushAccount: Sendable {
             .flatMap(Double.init).map { Date(timeIntervalSince1970: $0 / 1000) }
         // A home linked before devices had keys at the relay becomes a device of its own now.
         if try store.settings.value(Self.earlierLinkedDeviceSetting) != nil { try Self.makeLinkedDevice(store) }
-        let account = try IdentityKeyPair(seed: contents.identitySeed)
         let isLinkedDevice = try store.settings.value(Self.linkedDeviceSetting) != nil
         device = isLinkedDevice
             ? try contents.additional[KeystoreContents.EntryType.deviceSeed].map { seed in try LocalDevice(seed: seed, account: account) } : nil
