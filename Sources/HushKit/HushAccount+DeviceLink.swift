@@ -158,7 +158,7 @@ extension HushAccount {
         let next = try DeviceList.sign(account: identity, counter: current.counter + 1, createdAt: now, signer: ownKey,
                                        entries: current.entries + [entry])
         try store.deviceLists.keep(next.encoded, counter: next.counter, at: Int64(now))
-        try await publish(next, of: identity, with: mailbox.client)
+        try await publish(next, replacing: current, of: identity, store: store, with: mailbox.client)
         var admit = LinkMessage.admit(accountSeed: contents.identitySeed, recoveryKey: recoveryKey.bytes, list: next.encoded).encoded
         defer { ConstantTime.wipe(&admit) }
         try await mailbox.send(channel.seal(admit, from: .existingToNew, number: 1))
@@ -219,12 +219,29 @@ extension HushAccount {
     /// Puts `list` in the account's directory at the relay (§20.9), where a
     /// contact who knows only the address finds the account's devices; done
     /// before anything that names the new device is sent.
-    static func publish(_ list: DeviceList, of identity: IdentityKeyPair, with client: RelayClient) async throws {
+    ///
+    /// A relay that holds a newer list (409: another device changed it, or
+    /// this one published a list it could not keep, a full disk) is read:
+    /// a list there that follows `current` (§20.3) is kept here, so the
+    /// command works when run again instead of signing the same counter
+    /// once more; one that does not is reported (a revoked device's, §20.14).
+    static func publish(_ list: DeviceList, replacing current: DeviceList, of identity: IdentityKeyPair, store: MessageStore,
+                        with client: RelayClient) async throws {
         do {
             _ = try await client.publishDirectory(list, writer: DeviceDirectory.Writer(account: identity))
         } catch let error as RelayClientError where error.status == 409 {
-            throw HushError(.other, reason: "the relay holds a newer device list of this account (another device changed it meanwhile); nothing was sent to the new device",
-                            suggestion: "start the link again")
+            let newer = try? await client.fetchDirectory(of: identity.publicKey)
+            do throws(ProtocolError) {
+                guard let newer, case .accepted = try DeviceListVerifier(account: identity.publicKey, current: current).check(newer.encoded) else {
+                    throw .deviceListRefused(.notNewer)
+                }
+            } catch {
+                throw HushError(.other, reason: "the relay holds a device list of this account that this device refuses (\(error.description)): a device it does not know as active signed it, perhaps a revoked one",
+                                suggestion: "check `hush device list` on the account's other devices; if none of them made that list, the account key is in someone else's hands and a new identity is the remedy")
+            }
+            if let newer { try store.deviceLists.keep(newer.encoded, counter: newer.counter, at: Int64(Date().timeIntervalSince1970 * 1000)) }
+            throw HushError(.other, reason: "the relay holds a newer device list of this account (list \(newer?.counter ?? 0): another device changed it meanwhile); it is kept here now, and nothing was changed by this command",
+                            suggestion: "run the command again")
         } catch let error as RelayClientError {
             throw HushError(.relayUnavailable, reason: "the account's device list could not be published at the relay; nothing was sent to the new device",
                             suggestion: error.description)

@@ -59,7 +59,7 @@ extension HushAccount {
                                            entries: current.entries.map { $0.id == target.id ? $0.revoked(at: now) : $0 })
             // Published first: a list kept here but not at the relay would
             // leave contacts who look the account up with the device active.
-            try await publish(next, of: identity, with: RelayClient(baseURL: relay))
+            try await publish(next, replacing: current, of: identity, store: store, with: RelayClient(baseURL: relay))
             try store.deviceLists.keep(next.encoded, counter: next.counter, at: Int64(now))
             let recoveryKey = RecoveryKey.generate()
             var additional = contents.additional
