@@ -116,7 +116,8 @@ extension HushAccount {
                                                           confirm: confirm)
                 await mailbox.finish()
                 // Contacts learn of the new device from this one, which holds the sessions (§20.13).
-                _ = await announceDeviceList(of: identity, store: store, relay: relay)
+                _ = await announceDeviceList(of: identity, device: try linkedDevice(contents, store: store, account: identity), store: store,
+                                             relay: relay)
                 return added
             } catch {
                 try? await mailbox.send(channel.seal(LinkMessage.declined.encoded, from: .existingToNew, number: number))
@@ -157,8 +158,10 @@ extension HushAccount {
                                                           store: store, name: thisDeviceName, now: now)
         let next = try DeviceList.sign(account: identity, counter: current.counter + 1, createdAt: now, signer: ownKey,
                                        entries: current.entries + [entry])
-        try store.deviceLists.keep(next.encoded, counter: next.counter, at: Int64(now))
+        // Published first, kept after (as a revocation does): a list kept here but refused at the relay
+        // would be the base of the next one and go to contacts, who would then refuse every later list.
         try await publish(next, replacing: current, of: identity, store: store, with: mailbox.client)
+        try store.deviceLists.keep(next.encoded, counter: next.counter, at: Int64(now))
         var admit = LinkMessage.admit(accountSeed: contents.identitySeed, recoveryKey: recoveryKey.bytes, list: next.encoded).encoded
         defer { ConstantTime.wipe(&admit) }
         try await mailbox.send(channel.seal(admit, from: .existingToNew, number: 1))
@@ -230,17 +233,29 @@ extension HushAccount {
         do {
             _ = try await client.publishDirectory(list, writer: DeviceDirectory.Writer(account: identity))
         } catch let error as RelayClientError where error.status == 409 {
-            let newer = try? await client.fetchDirectory(of: identity.publicKey)
-            do throws(ProtocolError) {
-                guard let newer, case .accepted = try DeviceListVerifier(account: identity.publicKey, current: current).check(newer.encoded) else {
-                    throw .deviceListRefused(.notNewer)
-                }
+            let newer: DeviceList?
+            do {
+                newer = try await client.fetchDirectory(of: identity.publicKey)
             } catch {
-                throw HushError(.other, reason: "the relay holds a device list of this account that this device refuses (\(error.description)): a device it does not know as active signed it, perhaps a revoked one",
-                                suggestion: "check `hush device list` on the account's other devices; if none of them made that list, the account key is in someone else's hands and a new identity is the remedy")
+                throw HushError(.relayUnavailable, reason: "the relay holds a newer device list of this account, and it could not be read: nothing was changed",
+                                suggestion: "run the command again (\(error))")
             }
-            if let newer { try store.deviceLists.keep(newer.encoded, counter: newer.counter, at: Int64(Date().timeIntervalSince1970 * 1000)) }
-            throw HushError(.other, reason: "the relay holds a newer device list of this account (list \(newer?.counter ?? 0): another device changed it meanwhile); it is kept here now, and nothing was changed by this command",
+            guard let newer else {
+                throw HushError(.other, reason: "the relay refused the device list as older than its own but holds none: nothing was changed",
+                                suggestion: "run the command again")
+            }
+            do throws(ProtocolError) {
+                _ = try DeviceListVerifier(account: identity.publicKey, current: current).check(newer.encoded)
+            } catch .deviceListRefused(.signerNotActive) {
+                // Devices do not pass lists to each other yet: a device linked from another one signs lists this one cannot check.
+                throw HushError(.other, reason: "the relay holds list \(newer.counter) of this account, signed by a device this one does not know (one linked from another device since this one's list): nothing was changed",
+                                suggestion: "run the command on the device that linked the newest device")
+            } catch {
+                throw HushError(.other, reason: "the relay holds a device list of this account that this device refuses (\(error.description)): nothing was changed",
+                                suggestion: "check `hush device list` on the account's other devices; if none of them made that list, a revoked device wrote it with the account key it still holds (SECURITY.md), and a new identity is the remedy")
+            }
+            try store.deviceLists.keep(newer.encoded, counter: newer.counter, at: Int64(Date().timeIntervalSince1970 * 1000))
+            throw HushError(.other, reason: "the relay holds a newer device list of this account (list \(newer.counter): another device changed it meanwhile); it is kept here now, and nothing was changed by this command",
                             suggestion: "run the command again")
         } catch let error as RelayClientError {
             throw HushError(.relayUnavailable, reason: "the account's device list could not be published at the relay; nothing was sent to the new device",
@@ -404,7 +419,7 @@ extension HushAccount {
                 let opened = try await opened(DataDirectory(path: directory), contents: restored.keystore, lock: restored.lock)
                 // Best effort: the device is linked either way, and `hush register` (or
                 // `register()`) publishes its key later; sessions start when it first writes.
-                if (try? await opened.register()) != nil { _ = try? await opened.startMissingSessions() }
+                if (try? await opened.register()) != nil { _ = try? await opened.messenger.startMissingContactSessions() }
                 return (restored.summary, opened)
             } catch {
                 let reason = (error as? HushError)?.reason ?? "\(error)"

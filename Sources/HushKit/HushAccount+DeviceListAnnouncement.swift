@@ -1,3 +1,4 @@
+import HushKeystore
 import HushMessenger
 import HushProtocol
 import HushRelayClient
@@ -14,8 +15,16 @@ extension HushAccount {
     /// posted now waits in the outbox for the next sync, and a contact it
     /// could not be sealed for gets the list before the next thing sealed
     /// to it. Returns how many contacts it was queued for (nil: it failed).
-    static func announceDeviceList(of identity: IdentityKeyPair, store: sending MessageStore, relay: String) async -> Int? {
-        let messenger = Messenger(identity: identity, store: store, transport: RelayClientTransport(client: RelayClient(baseURL: relay)))
+    static func announceDeviceList(of identity: IdentityKeyPair, device: LocalDevice?, store: sending MessageStore, relay: String) async -> Int? {
+        let messenger = Messenger(identity: identity, device: device, store: store,
+                                  transport: RelayClientTransport(client: RelayClient(baseURL: relay)))
         return try? await messenger.announceDeviceList()
+    }
+
+    /// This home as a linked device (its key and certificate), or nil for
+    /// the account's first device: what `init` gives its messenger.
+    static func linkedDevice(_ contents: KeystoreContents, store: MessageStore, account: IdentityKeyPair) throws -> LocalDevice? {
+        guard try store.settings.value(linkedDeviceSetting) != nil else { return nil }
+        return try contents.additional[KeystoreContents.EntryType.deviceSeed].map { seed in try LocalDevice(seed: seed, account: account) }
     }
 }

@@ -47,6 +47,13 @@ extension HushAccount {
             guard target.id != own else {
                 throw HushError(.invalidInput, reason: "that is this device", suggestion: "revoke it from another device of the account")
             }
+            // The first device keeps the account key at the relay and the sessions with contacts
+            // (§20.13, "Devices in Hush today"): a revocation would not cut it off.
+            if let first = try store.deviceLists.list(counter: 1).flatMap({ try? DeviceList.decode($0, account: identity.publicKey) }),
+               first.signer == target.id {
+                throw HushError(.invalidInput, reason: "that is the account's first device, which keeps the account key at the relay and the sessions with contacts: revoking it would not cut it off yet",
+                                suggestion: "this version cannot revoke it; if it is lost, the account key is in its hands, and a new identity is the remedy (SECURITY.md)")
+            }
             guard target.isActive else {
                 throw HushError(.invalidInput, reason: "that device is already revoked", suggestion: "`hush device list` shows which devices are active")
             }
@@ -72,7 +79,7 @@ extension HushAccount {
             }
             guard let revoked = next.entry(target.id) else { throw HushError(.other, reason: "the signed list lost the revoked device") }
             // Contacts stop counting the device as the account's once the list reaches them.
-            _ = await announceDeviceList(of: identity, store: store, relay: relay)
+            _ = await announceDeviceList(of: identity, device: try linkedDevice(contents, store: store, account: identity), store: store, relay: relay)
             return (LinkedDevice(revoked, thisDevice: own), recoveryKey)
         }
     }

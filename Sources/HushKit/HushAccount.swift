@@ -211,8 +211,7 @@ public final class HushAccount: Sendable {
         // A home linked before devices had keys at the relay becomes a device of its own now.
         if try store.settings.value(Self.earlierLinkedDeviceSetting) != nil { try Self.makeLinkedDevice(store) }
         let isLinkedDevice = try store.settings.value(Self.linkedDeviceSetting) != nil
-        device = isLinkedDevice
-            ? try contents.additional[KeystoreContents.EntryType.deviceSeed].map { seed in try LocalDevice(seed: seed, account: account) } : nil
+        device = try Self.linkedDevice(contents, store: store, account: account)
         // A linked device's home without its device key (restored from a backup, which never holds
         // it): with the account key at the relay it would take the first device's messages.
         lacksDeviceKey = isLinkedDevice && device == nil

@@ -100,14 +100,15 @@ final class DeviceFanOut {
 extension ContentBody {
     /// Whether a content sealed for a contact also goes to each of its
     /// devices (§20.12): what a conversation shows and its receipts,
-    /// credentials and profiles. Not a decryption error (answered to the
+    /// credentials, profiles and our device list (so a contact's linked
+    /// device learns of a revocation too, §20.14). Not a decryption error (answered to the
     /// device that reported it), typing (ephemeral, to the account-key
     /// session only for now), nor a group's contents (groups stay with the
     /// account key, §20.15), nor what only an account's own devices send.
     var goesToEveryDevice: Bool {
         switch self {
         case .decryptionError, .typingStarted, .typingStopped, .groupUpdate, .senderKeyDistribution, .groupLeave,
-             .largeGroupUpdate, .largeGroupRekey, .deviceList, .sentTranscript: false
+             .largeGroupUpdate, .largeGroupRekey, .sentTranscript: false
         default: true
         }
     }

@@ -28,6 +28,14 @@ extension Messenger {
         return try await contactBook.startMissingSessions()
     }
 
+    /// Starts a session with every accepted contact that has none, and
+    /// nothing else: a linked device's first sessions. Groups stay with the
+    /// account's first device (docs/PROTOCOL.md §20.15), so no sender chain
+    /// or new state is made here. Returns how many started.
+    public func startMissingContactSessions() async throws -> Int {
+        try await contactBook.startMissingSessions()
+    }
+
     /// Removes the contact with its conversation; its attachments' files go too.
     public func removeContact(name: String) throws {
         try store.write { _ in try contactBook.remove(name: name) }

@@ -186,11 +186,14 @@ final class Sealer {
         try store.withinWrite { store in
             try handOverFirst(to: contact)
             let session = try dependencies.loadSession(contactId: contact.id)
-            let envelope = try session.seal(try content.encoded(), using: random)
+            let encoded = try content.encoded()
+            let envelope = try session.seal(encoded, using: random)
             try store.outbox.enqueue(requestId: Hex.encode(random.bytes(16)), messageId: message.id, conversationId: message.conversationId,
                                      sealedPayload: envelope, at: now)
             try store.resends.recordEnvelope(digest: SHA256.hash(envelope), messageId: message.id, at: now)
             try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
+            // A file's pointer (or another content of a stored message) goes to every device too (§20.12).
+            if body.goesToEveryDevice { try deviceFanOut.seal(encoded, to: contact, conversation: message.conversationId) }
         }
     }
 

@@ -105,11 +105,16 @@ extension ContactDeviceListTests {
         #expect(try await App.sync(bob) { try await bob.devices(ofContact: alice)?.counter == 2 })
 
         let sent = try await bob.room(with: alice).send("to both of your devices")
+        let file = try RelayProcess.temporaryDirectory("file").appendingPathComponent("for-both.bin")
+        try Data((0..<70_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }).write(to: file)
+        _ = try await bob.room(with: alice).sendFile(at: file.path)
         let desk = try await HushAccount.open(in: home, keys: App.keys)
         #expect(try await App.sync(desk) { try await DeviceLinkTests.history(desk).contains { $0.text == "to both of your devices" } })
         await desk.closeAndWait()
         let laptop = try await HushAccount.open(in: linked, keys: App.keys)
         #expect(try await App.sync(laptop) { try await DeviceLinkTests.history(laptop).contains { $0.text == "to both of your devices" } })
+        // A file's pointer goes to every device too.
+        #expect(try await App.sync(laptop) { try await DeviceLinkTests.history(laptop).contains { $0.kind == .file && $0.direction == .incoming } })
         let bobForLaptop = try #require(try await laptop.conversations().first?.contact)
         _ = try await laptop.room(with: bobForLaptop).send("the laptop answers")
         await laptop.closeAndWait()
