@@ -25,16 +25,9 @@ final class ContactDeviceLists {
         case directory
     }
 
-    /// The list held of `contact`, decoded (it was checked when accepted;
-    /// one that no longer decodes is a damaged store).
+    /// The list held of `contact`.
     func held(of contact: Contact) throws -> DeviceList? {
-        guard let bytes = try store.contactDeviceLists.list(contactId: contact.id) else { return nil }
-        let account = try IdentityKey(rawRepresentation: contact.identityKey)
-        do throws(ProtocolError) {
-            return try DeviceList.decode(bytes, account: account)
-        } catch {
-            throw MessengerError.missingLocalState("the device list kept for \(contact.name) no longer reads: \(error.description)")
-        }
+        try dependencies.heldDeviceList(of: contact)
     }
 
     /// Checks `bytes` against the list held of `contact` and keeps it when

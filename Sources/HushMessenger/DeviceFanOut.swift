@@ -28,12 +28,7 @@ final class DeviceFanOut {
     /// The active devices of the list held of `contact`, other than its
     /// account key. Empty without a list.
     private func activeDevices(of contact: Contact) throws -> [[UInt8]] {
-        guard let bytes = try store.contactDeviceLists.list(contactId: contact.id) else { return [] }
-        let account = try IdentityKey(rawRepresentation: contact.identityKey)
-        let list: DeviceList
-        do throws(ProtocolError) { list = try DeviceList.decode(bytes, account: account) } catch {
-            throw MessengerError.missingLocalState("the device list kept for \(contact.name) no longer reads: \(error.description)")
-        }
+        guard let list = try dependencies.heldDeviceList(of: contact) else { return [] }
         return list.activeDevices.map(\.key.rawRepresentation).filter { $0 != contact.identityKey }
     }
 

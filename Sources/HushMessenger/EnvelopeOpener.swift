@@ -132,11 +132,7 @@ final class EnvelopeOpener {
     /// than the sender's, so the envelope waits (a cause on our side) and
     /// the contact's directory is read after this pass.
     private func checkListed(_ device: IdentityKey, of contact: Contact) throws {
-        guard let bytes = try store.contactDeviceLists.list(contactId: contact.id) else { return }
-        let list: DeviceList
-        do throws(ProtocolError) { list = try DeviceList.decode(bytes, account: IdentityKey(rawRepresentation: contact.identityKey)) } catch {
-            throw MessengerError.missingLocalState("the device list kept for \(contact.name) no longer reads: \(error.description)")
-        }
+        guard let list = try dependencies.heldDeviceList(of: contact) else { return }
         switch list.entry(DeviceID(deviceKey: device.signingKey))?.isActive {
         case true?:
             return

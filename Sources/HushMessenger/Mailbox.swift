@@ -26,6 +26,13 @@ extension Mailbox {
     /// deposited, and the same request id repeats them harmlessly.
     public func depositFanOut(_ envelope: [UInt8], requestID: String,
                               to recipients: [FanOutRecipient]) async throws(DeliveryFailure) -> [Result<DepositReceipt, DeliveryFailure>] {
+        try await depositEach(envelope, requestID: requestID, to: recipients)
+    }
+
+    /// `depositFanOut` as one `deposit` per recipient (the default above,
+    /// and what a test double does once it has checked the request).
+    public func depositEach(_ envelope: [UInt8], requestID: String,
+                            to recipients: [FanOutRecipient]) async throws(DeliveryFailure) -> [Result<DepositReceipt, DeliveryFailure>] {
         var results: [Result<DepositReceipt, DeliveryFailure>] = []
         results.reserveCapacity(recipients.count)
         for recipient in recipients {

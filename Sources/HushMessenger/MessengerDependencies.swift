@@ -75,6 +75,19 @@ struct MessengerDependencies {
 }
 
 extension MessengerDependencies {
+    /// The device list held of `contact` (checked when it was accepted, so
+    /// decoding only reads it again; one that no longer decodes is a
+    /// damaged store: a cause on our side).
+    func heldDeviceList(of contact: Contact) throws -> DeviceList? {
+        guard let bytes = try store.contactDeviceLists.list(contactId: contact.id) else { return nil }
+        let account = try IdentityKey(rawRepresentation: contact.identityKey)
+        do throws(ProtocolError) {
+            return try DeviceList.decode(bytes, account: account)
+        } catch {
+            throw MessengerError.missingLocalState("the device list kept for \(contact.name) no longer reads: \(error.description)")
+        }
+    }
+
     /// The relay's device directories, when the transport reads them.
     var directory: (any DeviceDirectoryLookup)? { transport as? any DeviceDirectoryLookup }
 }

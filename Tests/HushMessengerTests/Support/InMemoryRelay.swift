@@ -183,18 +183,7 @@ final class InMemoryRelay: Sendable {
                            to recipients: [FanOutRecipient]) async throws(DeliveryFailure) -> [Result<DepositReceipt, DeliveryFailure>] {
             relay.state.withLock { $0.fanOutSizes.append(recipients.count) }
             guard recipients.count <= 255 else { throw .rejected(status: 422, code: "malformed") }
-            var results: [Result<DepositReceipt, DeliveryFailure>] = []
-            for recipient in recipients {
-                do {
-                    results.append(.success(try await deposit(envelope, to: recipient.key, requestID: requestID, credential: recipient.credential)))
-                } catch {
-                    switch error {
-                    case .unavailable, .unauthorized: throw error
-                    default: results.append(.failure(error))
-                    }
-                }
-            }
-            return results
+            return try await depositEach(envelope, requestID: requestID, to: recipients)
         }
 
         func fetch(after serverID: Int64, limit: Int) async throws(DeliveryFailure) -> MailboxPage {
