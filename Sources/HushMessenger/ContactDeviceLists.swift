@@ -53,6 +53,11 @@ final class ContactDeviceLists {
             throw MessengerError.protocolFailure("\(contact.name) \(from) a device list that is refused: \(error.description)")
         }
         guard case let .accepted(change) = outcome else { return }
+        // A counter the contact chose: past what the store keeps (a signed 64-bit integer, as the relay's
+        // directory), keeping it would fail as if our database had, and the envelope would never be acknowledged.
+        guard change.list.counter <= UInt64(Int64.max) else {
+            throw MessengerError.protocolFailure("\(contact.name) sent a device list whose counter is beyond 2^63 − 1, which this client does not keep")
+        }
         let now = dependencies.clock.now()
         try store.contactDeviceLists.keep(bytes, counter: change.list.counter, contactId: contact.id, at: now)
         // §20.14: the sessions with a revoked device end; nothing more is sealed to it.

@@ -37,15 +37,19 @@ import Testing
             // Another account's list from alice: refused (its IK is not hers).
             .deviceList(strangers.encoded),
             .sentTranscript(recipient: bob.identity.publicKey, Content(id: MessageID.random(using: random), sentAt: 1, body: .text("forged"))),
+            // A counter past 2^63 − 1, properly signed: refused, not taken for a failure of bob's database
+            // (which would keep the envelope, and every sync, failing for good).
+            .deviceList(try list(UInt64(Int64.max) + 1, [phoneEntry, laptopEntry.revoked(at: 3)])),
         ]
         for body in sent { _ = try await alice.messenger.seal(body, to: "bob") }
         try await alice.messenger.send(text: "still talking", to: "bob")
         let report = try await bob.messenger.sync()
-        #expect(report.quarantined + report.resendRequested == 3, "\(report)")
+        #expect(report.quarantined + report.resendRequested == 4, "\(report)")
         let reasons = try await bob.messenger.quarantined().map(\.reason)
         #expect(reasons.filter { $0.contains("device list that is refused") }.count == 2, "\(reasons)")
         #expect(reasons.contains { $0.contains("makes a revoked device active again") } && reasons.contains { $0.contains("belongs to another account") }, "\(reasons)")
         #expect(reasons.contains { $0.contains("sessions between this account's devices are not in use") }, "\(reasons)")
+        #expect(reasons.contains { $0.contains("beyond 2^63") }, "\(reasons)")
 
         let held = try #require(try await bob.messenger.deviceList(ofContact: "alice"))
         #expect(held.counter == 3 && held.activeDevices.map(\.name) == ["phone"])
