@@ -32,6 +32,8 @@ final class Dispatcher {
         /// member the relay takes is recorded, and the request is sent once
         /// every member has it.
         case group
+
+        var isContact: Bool { if case .contact = self { true } else { false } }
     }
 
     /// One recipient of a request, and their contact (whose credential is
@@ -57,8 +59,31 @@ final class Dispatcher {
         }
     }
 
+    /// A due request with where it goes, resolved before anything is posted.
+    private struct Delivery {
+        let item: OutboxItem
+        let route: Route
+        let addressees: [Addressee]
+
+        /// Requests in one lane are posted one after another, in the order
+        /// they were queued: those to one mailbox, so that a session's
+        /// messages reach it in the order they were sealed, and every request
+        /// to several mailboxes (group fan-outs), which may share members.
+        /// Lanes are posted side by side.
+        var lane: [UInt8] {
+            addressees.count == 1 ? addressees[0].recipient.key.rawRepresentation : []
+        }
+    }
+
+    /// How many lanes are posted at once. A content to a contact with linked
+    /// devices is one request per device (§20.12): posted one after another,
+    /// each waited for the relay's durable commit, and three devices took
+    /// 2.5× one device's time to reach.
+    static let concurrentLanes = 8
+
     private func dispatch(isolation: isolated (any Actor)? = #isolation, _ due: [OutboxItem], at now: Int64,
                           into report: inout OutboxReport) async {
+        var deliveries: [Delivery] = []
         for item in due {
             let members: [[UInt8]]?, contact: (name: String, addressee: Addressee)?
             do {
@@ -75,30 +100,78 @@ final class Dispatcher {
                 continue
             }
             if let members {
-                let addressees: [Addressee]
                 do {
-                    addressees = try self.addressees(members: members)
+                    deliveries.append(Delivery(item: item, route: .group, addressees: try self.addressees(members: members)))
                 } catch {
                     report.retrying += 1
-                    continue
                 }
-                await deliver(item, route: .group, to: addressees, at: now, into: &report)
             } else if let contact {
-                await deliver(item, route: .contact(name: contact.name), to: [contact.addressee], at: now, into: &report)
+                deliveries.append(Delivery(item: item, route: .contact(name: contact.name), addressees: [contact.addressee]))
             } else {
                 giveUp(item, reason: "the contact no longer exists", into: &report)
             }
         }
+        let answers = await postInLanes(deliveries)
+        for (delivery, answer) in zip(deliveries, answers) {
+            await conclude(delivery, answer: answer, at: now, into: &report)
+        }
     }
 
-    /// Posts `item` to `addressees` and records what the relay answered.
-    /// Deferred durability on success: lost to a power cut, the request is
-    /// simply posted again under its request id, and the relay answers with
-    /// the same message id without storing twice (per mailbox, for a fan-out).
-    private func deliver(isolation: isolated (any Actor)? = #isolation, _ item: OutboxItem, route: Route, to addressees: [Addressee],
-                         at now: Int64, into report: inout OutboxReport) async {
+    /// The relay's first answer to each delivery, in order: lanes side by
+    /// side (at most `concurrentLanes` at once), each lane's requests one
+    /// after another. Only the relay calls run concurrently; every store
+    /// read and write stays on the caller's isolation.
+    private func postInLanes(isolation: isolated (any Actor)? = #isolation,
+                             _ deliveries: [Delivery]) async -> [Result<[Result<DepositReceipt, DeliveryFailure>], DeliveryFailure>] {
+        var lanes: [[UInt8]: [Int]] = [:], order: [[UInt8]] = []
+        for (index, delivery) in deliveries.enumerated() {
+            if lanes[delivery.lane] == nil { order.append(delivery.lane) }
+            lanes[delivery.lane, default: []].append(index)
+        }
+        var answers = [Result<[Result<DepositReceipt, DeliveryFailure>], DeliveryFailure>](
+            repeating: .failure(.unavailable(reason: "not posted")), count: deliveries.count)
+        let transport = dependencies.transport
+        let requests = deliveries.map { (payload: $0.item.payload, requestID: $0.item.requestId,
+                                         isContact: $0.route.isContact, recipients: $0.addressees.map(\.recipient)) }
+        await withTaskGroup(of: [(Int, Result<[Result<DepositReceipt, DeliveryFailure>], DeliveryFailure>)].self) { group in
+            var next = order.makeIterator()
+            func startLane() -> Bool {
+                guard let lane = next.next(), let indices = lanes[lane] else { return false }
+                let work = indices.map { ($0, requests[$0]) }
+                group.addTask {
+                    var done: [(Int, Result<[Result<DepositReceipt, DeliveryFailure>], DeliveryFailure>)] = []
+                    for (index, request) in work {
+                        do throws(DeliveryFailure) {
+                            done.append((index, .success(try await Self.send(request.payload, requestID: request.requestID,
+                                                                             toContact: request.isContact,
+                                                                             recipients: request.recipients, through: transport))))
+                        } catch {
+                            done.append((index, .failure(error)))
+                        }
+                    }
+                    return done
+                }
+                return true
+            }
+            for _ in 0..<Self.concurrentLanes where !startLane() { break }
+            for await finished in group {
+                for (index, answer) in finished { answers[index] = answer }
+                _ = startLane()
+            }
+        }
+        return answers
+    }
+
+    /// Records what the relay answered for `delivery`. Deferred durability
+    /// on success: lost to a power cut, the request is simply posted again
+    /// under its request id, and the relay answers with the same message id
+    /// without storing twice (per mailbox, for a fan-out).
+    private func conclude(isolation: isolated (any Actor)? = #isolation, _ delivery: Delivery,
+                          answer: Result<[Result<DepositReceipt, DeliveryFailure>], DeliveryFailure>,
+                          at now: Int64, into report: inout OutboxReport) async {
+        let item = delivery.item, route = delivery.route, addressees = delivery.addressees
         do {
-            let results = try await post(item, route: route, to: addressees)
+            let results = try await retryingRefusedCredentials(item, route: route, to: addressees, answer: answer.get())
             var firstFailure: DeliveryFailure?
             var taken: [(key: IdentityKey, receipt: DepositReceipt)] = []
             for (index, addressee) in addressees.enumerated() where index < results.count {
@@ -142,16 +215,19 @@ final class Dispatcher {
         }
     }
 
-    /// The relay's answer for each addressee, in order. Deposits are
-    /// anonymous (sealed sender): no session token; logging in first would
-    /// tell the relay which identity posts each envelope. When the relay no
-    /// longer knows the credential a contact gave us (they re-registered,
-    /// lost it, or replaced it after blocking someone), it is forgotten and
-    /// the envelope posted to them again at once as a first contact; the
-    /// contact hands over its current one with the next thing it seals to us.
-    private func post(isolation: isolated (any Actor)? = #isolation, _ item: OutboxItem, route: Route,
-                      to addressees: [Addressee]) async throws(DeliveryFailure) -> [Result<DepositReceipt, DeliveryFailure>] {
-        var results = try await send(item, route: route, to: addressees.map(\.recipient))
+    /// The relay's answer for each addressee, in order, after a refused
+    /// credential was dealt with. Deposits are anonymous (sealed sender): no
+    /// session token; logging in first would tell the relay which identity
+    /// posts each envelope. When the relay no longer knows the credential a
+    /// contact gave us (they re-registered, lost it, or replaced it after
+    /// blocking someone), it is forgotten and the envelope posted to them
+    /// again at once as a first contact; the contact hands over its current
+    /// one with the next thing it seals to us.
+    private func retryingRefusedCredentials(isolation: isolated (any Actor)? = #isolation, _ item: OutboxItem, route: Route,
+                                            to addressees: [Addressee],
+                                            answer: [Result<DepositReceipt, DeliveryFailure>])
+        async throws(DeliveryFailure) -> [Result<DepositReceipt, DeliveryFailure>] {
+        var results = answer
         let refusedCredentials = addressees.indices.filter { index in
             guard index < results.count, case let .failure(failure) = results[index] else { return false }
             return failure.refusesCredential && addressees[index].recipient.credential != nil
@@ -160,17 +236,17 @@ final class Dispatcher {
         for index in refusedCredentials {
             if let id = addressees[index].contactId { try? store.contacts.setDeliveryCredential(nil, contactId: id) }
         }
-        let again = try await send(item, route: route,
-                                   to: refusedCredentials.map { FanOutRecipient(key: addressees[$0].recipient.key, credential: nil) })
+        let again = try await Self.send(item.payload, requestID: item.requestId, toContact: route.isContact,
+                                        recipients: refusedCredentials.map { FanOutRecipient(key: addressees[$0].recipient.key, credential: nil) },
+                                        through: dependencies.transport)
         for (offset, index) in refusedCredentials.enumerated() where offset < again.count { results[index] = again[offset] }
         return results
     }
 
     /// One relay call: a single deposit for a contact, a fan-out for a group.
-    private func send(isolation: isolated (any Actor)? = #isolation, _ item: OutboxItem, route: Route,
-                      to recipients: [FanOutRecipient]) async throws(DeliveryFailure) -> [Result<DepositReceipt, DeliveryFailure>] {
-        let transport = dependencies.transport
-        guard case .contact = route, recipients.count == 1, let recipient = recipients.first else {
+    private static func send(_ payload: [UInt8], requestID: String, toContact: Bool, recipients: [FanOutRecipient],
+                             through transport: any RelayTransport) async throws(DeliveryFailure) -> [Result<DepositReceipt, DeliveryFailure>] {
+        guard toContact, recipients.count == 1, let recipient = recipients.first else {
             // The relay takes at most 255 mailboxes a request: a large group's
             // message (docs/PROTOCOL.md §18.4) goes in parts of the same bytes
             // under the same request id. The relay keeps a request id per
@@ -179,12 +255,12 @@ final class Dispatcher {
             results.reserveCapacity(recipients.count)
             for start in stride(from: 0, to: recipients.count, by: RelayLimits.maxFanOutRecipients) {
                 let part = Array(recipients[start..<min(start + RelayLimits.maxFanOutRecipients, recipients.count)])
-                results += try await transport.depositFanOut(item.payload, requestID: item.requestId, to: part)
+                results += try await transport.depositFanOut(payload, requestID: requestID, to: part)
             }
             return results
         }
         do {
-            return [.success(try await transport.deposit(item.payload, to: recipient.key, requestID: item.requestId,
+            return [.success(try await transport.deposit(payload, to: recipient.key, requestID: requestID,
                                                          credential: recipient.credential))]
         } catch {
             return [.failure(error)]

@@ -25,6 +25,12 @@ final class InMemoryRelay: Sendable {
         /// Failures the next deposits answer with, in order.
         var depositFailures: [DeliveryFailure] = []
         var depositCalls = 0
+        /// How long each deposit waits before it is handled, and the most
+        /// deposits seen waiting at once, in all and to one mailbox.
+        var depositPause: Duration?
+        var depositsInFlight: [[UInt8]: Int] = [:]
+        var mostDepositsInFlight = 0
+        var mostDepositsInFlightToOneMailbox = 0
         /// The recipients of each fan-out request, in order.
         var fanOutSizes: [Int] = []
         var authentications = 0
@@ -151,6 +157,17 @@ final class InMemoryRelay: Sendable {
         func deposit(_ envelope: [UInt8], to recipient: IdentityKey, requestID: String,
                      credential: [UInt8]?) async throws(DeliveryFailure) -> DepositReceipt {
             let mailbox = recipient.rawRepresentation
+            let pause = relay.state.withLock { state -> Duration? in
+                guard let pause = state.depositPause else { return nil }
+                state.depositsInFlight[mailbox, default: 0] += 1
+                state.mostDepositsInFlight = max(state.mostDepositsInFlight, state.depositsInFlight.values.reduce(0, +))
+                state.mostDepositsInFlightToOneMailbox = max(state.mostDepositsInFlightToOneMailbox, state.depositsInFlight[mailbox] ?? 0)
+                return pause
+            }
+            if let pause {
+                try? await Task.sleep(for: pause)
+                relay.state.withLock { $0.depositsInFlight[mailbox, default: 1] -= 1 }
+            }
             let (outcome, push): (Result<DepositReceipt, DeliveryFailure>, (AsyncStream<TransportEvent>.Continuation, MailboxEnvelope)?) =
                 relay.state.withLock { state in
                     state.depositCalls += 1
