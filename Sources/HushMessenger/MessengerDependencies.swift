@@ -32,6 +32,8 @@ struct MessengerDependencies {
     let clock: any TimeSource
     let random: any RandomSource
     let events: MessengerEventHub
+    /// Contacts' device lists as last decoded (`heldDeviceList`).
+    let decodedLists = DecodedDeviceLists()
 
     /// Stores `event` in the event log, in the transaction of the change it
     /// tells of (its own outside one), and publishes it with its seq once
@@ -80,9 +82,12 @@ extension MessengerDependencies {
     /// damaged store: a cause on our side).
     func heldDeviceList(of contact: Contact) throws -> DeviceList? {
         guard let bytes = try store.contactDeviceLists.list(contactId: contact.id) else { return nil }
+        if let decoded = decodedLists.list(contactId: contact.id, bytes: bytes) { return decoded }
         let account = try IdentityKey(rawRepresentation: contact.identityKey)
         do throws(ProtocolError) {
-            return try DeviceList.decode(bytes, account: account)
+            let list = try DeviceList.decode(bytes, account: account)
+            decodedLists.keep(list, contactId: contact.id, bytes: bytes)
+            return list
         } catch {
             throw MessengerError.missingLocalState("the device list kept for \(contact.name) no longer reads: \(error.description)")
         }
