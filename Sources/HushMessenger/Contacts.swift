@@ -85,7 +85,7 @@ final class Contacts {
             try store.contacts.acceptPendingIdentityKey(contactId: contact.id)
             try store.contacts.setAddress(newKey.address.description, contactId: contact.id)
             try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
-            try store.skippedKeys.trim(contactId: contact.id, keepingNewest: 0)
+            try store.skippedKeys.trim(owner: contact.id, keepingNewest: 0)
         }
     }
 

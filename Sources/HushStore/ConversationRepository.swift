@@ -24,6 +24,13 @@ public struct ConversationRepository {
     /// the first `limit`. With `standing`, only those whose contact stands so;
     /// a conversation without a contact (a group's) counts as accepted. The
     /// ORDER BY is the index `conversations_by_activity`: keep the two identical.
+    /// The newest conversation's id, if there is one: what a request that
+    /// belongs to no conversation is filed under (the outbox files each
+    /// request under one; see `OwnDevices`).
+    public func newestId() throws -> Int64? {
+        try database.queryFirst("SELECT max(id) FROM conversations") { try $0.get(0, as: Int64?.self) } ?? nil
+    }
+
     public func list(limit: Int = .max, standing: ContactStanding? = nil) throws -> [ConversationSummary] {
         try database.query("""
             SELECT \(Self.summaryColumns)

@@ -60,7 +60,12 @@ public final class MessageStore {
     public var messages: MessageRepository { MessageRepository(database: database) }
     public var outbox: OutboxRepository { OutboxRepository(database: database) }
     public var sessions: SessionRepository { SessionRepository(database: database) }
-    public var skippedKeys: SkippedKeyRepository { SkippedKeyRepository(database: database) }
+    /// Skipped message keys of contacts' sessions, per contact.
+    public var skippedKeys: SkippedKeyRepository { SkippedKeyRepository(database: database, table: "skipped_message_keys", ownerColumn: "contact_id") }
+    /// Skipped message keys of sessions with our own devices, per session row id.
+    public var ownDeviceSkippedKeys: SkippedKeyRepository {
+        SkippedKeyRepository(database: database, table: "own_device_skipped_keys", ownerColumn: "session_id")
+    }
     public var prekeys: PrekeyRepository { PrekeyRepository(database: database) }
     public var settings: SettingsRepository { SettingsRepository(database: database) }
     public var quarantine: QuarantineRepository { QuarantineRepository(database: database) }
@@ -76,6 +81,7 @@ public final class MessageStore {
     public var deviceLists: DeviceListRepository { DeviceListRepository(database: database) }
     public var contactDeviceLists: ContactDeviceListRepository { ContactDeviceListRepository(database: database) }
     public var deviceSessions: DeviceSessionRepository { DeviceSessionRepository(database: database) }
+    public var ownDeviceSessions: OwnDeviceSessionRepository { OwnDeviceSessionRepository(database: database) }
     /// Outgoing messages with their relay requests: the send path's writes.
     public var sendQueue: SendQueue { SendQueue(database: database) }
 

@@ -38,6 +38,7 @@ public enum Schema {
         migrator.register(version: 29, name: "the account's signed device lists", addDeviceLists)
         migrator.register(version: 30, name: "large groups: the kind of each group, every member's derived chain", addLargeGroups)
         migrator.register(version: 31, name: "sessions with contacts' devices; the device list held of each contact", addContactDeviceLists)
+        migrator.register(version: 32, name: "sessions between the account's own devices, with their skipped keys", addOwnDeviceSessions)
         return migrator
     }()
 

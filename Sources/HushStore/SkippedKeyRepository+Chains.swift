@@ -7,8 +7,8 @@ import HushDatabase
 /// in-memory store would give, so the same keys go first.
 extension SkippedKeyRepository {
     /// The distinct header keys with stored message keys, newest chain first.
-    public func headerKeys(contactId: Int64) throws -> [SecureBytes] {
-        var chains = try chainsOldestFirst(contactId: contactId)
+    public func headerKeys(owner: Int64) throws -> [SecureBytes] {
+        var chains = try chainsOldestFirst(owner: owner)
         defer { for index in chains.indices { ConstantTime.wipe(&chains[index]) } }
         return chains.reversed().map { SecureBytes(copying: $0) }
     }
@@ -19,27 +19,27 @@ extension SkippedKeyRepository {
     /// most `total`, then whole chains go, oldest first, until at most
     /// `chains` remain. Chains are aged before anything goes, so a chain
     /// that only lost its oldest keys here does not change place.
-    public func evict(contactId: Int64, touchedChains: [[UInt8]], perChain: Int, total: Int, chains: Int) throws {
+    public func evict(owner: Int64, touchedChains: [[UInt8]], perChain: Int, total: Int, chains: Int) throws {
         try database.withinTransaction { db in
-            let order = try chainsOldestFirst(contactId: contactId)
+            let order = try chainsOldestFirst(owner: owner)
             for chain in touchedChains {
                 try db.execute("""
-                    DELETE FROM skipped_message_keys WHERE contact_id = ? AND ratchet_key = ? AND id NOT IN (
-                        SELECT id FROM skipped_message_keys WHERE contact_id = ? AND ratchet_key = ? ORDER BY id DESC LIMIT ?)
-                    """, [contactId, chain, contactId, chain, perChain])
+                    DELETE FROM \(table) WHERE \(ownerColumn) = ? AND ratchet_key = ? AND id NOT IN (
+                        SELECT id FROM \(table) WHERE \(ownerColumn) = ? AND ratchet_key = ? ORDER BY id DESC LIMIT ?)
+                    """, [owner, chain, owner, chain, perChain])
             }
-            try trim(contactId: contactId, keepingNewest: total)
-            let remaining = Set(try chainsOldestFirst(contactId: contactId))
+            try trim(owner: owner, keepingNewest: total)
+            let remaining = Set(try chainsOldestFirst(owner: owner))
             let kept = order.filter(remaining.contains)
             for chain in kept.prefix(max(0, kept.count - chains)) {
-                try db.execute("DELETE FROM skipped_message_keys WHERE contact_id = ? AND ratchet_key = ?", [contactId, chain])
+                try db.execute("DELETE FROM \(table) WHERE \(ownerColumn) = ? AND ratchet_key = ?", [owner, chain])
             }
         }
     }
 
-    private func chainsOldestFirst(contactId: Int64) throws -> [[UInt8]] {
+    private func chainsOldestFirst(owner: Int64) throws -> [[UInt8]] {
         try database.query("""
-            SELECT ratchet_key FROM skipped_message_keys WHERE contact_id = ? GROUP BY ratchet_key ORDER BY min(id)
-            """, [contactId]) { try $0.get(0, as: [UInt8].self) }
+            SELECT ratchet_key FROM \(table) WHERE \(ownerColumn) = ? GROUP BY ratchet_key ORDER BY min(id)
+            """, [owner]) { try $0.get(0, as: [UInt8].self) }
     }
 }

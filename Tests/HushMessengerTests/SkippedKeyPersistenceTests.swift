@@ -41,7 +41,7 @@ import HushTesting
         #expect(try await incoming(reopened) == ["hello"] + texts)
         let contact = try #require(try await reopened.contacts().first { $0.name == "alice" })
         let store = try MessageStore(path: bob.databasePath, key: bob.databaseKey)
-        #expect(try store.skippedKeys.count(contactId: contact.id) == 0)
+        #expect(try store.skippedKeys.count(owner: contact.id) == 0)
     }
 
     /// Inserts and removals, each through a store opened anew, keep the same

@@ -17,15 +17,15 @@ import HushStore
         let contact = try fixture.store.contacts.add(name: "k", address: "a", identityKey: [1], at: 1)
         let ratchet: [UInt8] = Array(repeating: 9, count: 32)
         for counter in 0..<10 {
-            try fixture.store.skippedKeys.store(messageKey: SecureBytes(copying: [UInt8(counter)]), contactId: contact.id,
+            try fixture.store.skippedKeys.store(messageKey: SecureBytes(copying: [UInt8(counter)]), owner: contact.id,
                                                 ratchetKey: ratchet, counter: Int64(counter), at: Int64(counter))
         }
-        #expect(try fixture.store.skippedKeys.take(contactId: contact.id, ratchetKey: ratchet, counter: 3) == SecureBytes(copying: [3]))
-        #expect(try fixture.store.skippedKeys.take(contactId: contact.id, ratchetKey: ratchet, counter: 3) == nil)
-        try fixture.store.skippedKeys.trim(contactId: contact.id, keepingNewest: 4)
-        #expect(try fixture.store.skippedKeys.count(contactId: contact.id) == 4)
-        #expect(try fixture.store.skippedKeys.take(contactId: contact.id, ratchetKey: ratchet, counter: 0) == nil)
-        #expect(try fixture.store.skippedKeys.take(contactId: contact.id, ratchetKey: ratchet, counter: 9) != nil)
+        #expect(try fixture.store.skippedKeys.take(owner: contact.id, ratchetKey: ratchet, counter: 3) == SecureBytes(copying: [3]))
+        #expect(try fixture.store.skippedKeys.take(owner: contact.id, ratchetKey: ratchet, counter: 3) == nil)
+        try fixture.store.skippedKeys.trim(owner: contact.id, keepingNewest: 4)
+        #expect(try fixture.store.skippedKeys.count(owner: contact.id) == 4)
+        #expect(try fixture.store.skippedKeys.take(owner: contact.id, ratchetKey: ratchet, counter: 0) == nil)
+        #expect(try fixture.store.skippedKeys.take(owner: contact.id, ratchetKey: ratchet, counter: 9) != nil)
     }
 
     @Test func prekeysAndIdentityChanges() throws {
