@@ -14,7 +14,7 @@ extension HushAccount {
     /// large group's derived chains (`member_chains`, §18.4) likewise, and
     /// the restored member asks for a new state instead.
     static let tablesLeftOutOfBackups: Set<String> = ["ratchet_sessions", "device_sessions", "skipped_message_keys", "sender_chains",
-                                                              "member_chains"]
+                                                              "member_chains", "own_device_sessions", "own_device_skipped_keys"]
 
     /// The settings name under which a restored store remembers the archive's
     /// date (milliseconds since 1970).

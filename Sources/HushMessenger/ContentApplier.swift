@@ -101,10 +101,9 @@ final class ContentApplier {
         case let .deviceList(list):
             try deviceLists.adopt(list, from: contact, source: .content(content, envelope))
         case .sentTranscript:
-            // Only a device of our own account sends one (§20.11), over a
-            // session between devices, which this version does not hold yet.
-            // Set aside with the reason, as any content this version cannot apply.
-            throw MessengerError.protocolFailure("a sent transcript: sessions between this account's devices are not in use in this version")
+            // Only a device of our own account sends one (§20.11), on a
+            // session between our devices (`EnvelopeOpener`), never a contact.
+            throw MessengerError.protocolFailure("a sent transcript from \(contact.name), who is not a device of this account")
         }
     }
 

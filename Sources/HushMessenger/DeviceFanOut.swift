@@ -16,6 +16,8 @@ import HushStore
 /// account key there) is reached through the account-key session.
 final class DeviceFanOut {
     private let dependencies: MessengerDependencies
+    /// Our own other devices, which get a transcript of what we send (§20.12).
+    let own: OwnDevices
     private var store: MessageStore { dependencies.store }
     /// Devices the relay had no bundle for in this run: asked again in the
     /// next run, not at every pass.
@@ -23,6 +25,16 @@ final class DeviceFanOut {
 
     init(_ dependencies: MessengerDependencies) {
         self.dependencies = dependencies
+        own = OwnDevices(dependencies)
+    }
+
+    /// After `content` (encoded as `encoded`) was sealed on `contact`'s
+    /// account-key session: sealed again for each of the contact's devices
+    /// when it goes to every device, and as a transcript to our own other
+    /// devices when they copy it. Joins the caller's transaction.
+    func fanOut(_ content: Content, encoded: [UInt8], to contact: Contact, conversation: Int64) throws {
+        if content.body.goesToEveryDevice { try seal(encoded, to: contact, conversation: conversation) }
+        if content.body.isCopiedToOwnDevices { try own.sealTranscript(of: content, for: contact, conversation: conversation) }
     }
 
     /// The active devices of the list held of `contact`, other than its
@@ -36,7 +48,7 @@ final class DeviceFanOut {
     /// session) on the session with each of `contact`'s devices that has
     /// one, and queues each envelope for that device's mailbox. Joins the
     /// caller's transaction.
-    func seal(_ encoded: [UInt8], to contact: Contact, conversation: Int64) throws {
+    private func seal(_ encoded: [UInt8], to contact: Contact, conversation: Int64) throws {
         let random = dependencies.random, now = dependencies.clock.now()
         for device in try activeDevices(of: contact) {
             // A state that no longer decodes is no session: one starts after the next pass.
@@ -51,35 +63,22 @@ final class DeviceFanOut {
     }
 
     /// Starts a session, from the relay's bundle, with every active device
-    /// of every accepted contact's list that has none. Best effort: a
-    /// device whose bundle cannot be had now is tried again later.
+    /// of every accepted contact's list that has none, and with our own
+    /// devices (`OwnDevices`). Best effort: a device whose bundle cannot be
+    /// had now is tried again later.
     func startMissingSessions(isolation: isolated (any Actor)? = #isolation) async {
+        await own.startMissingSessions()
         guard let contacts = try? store.contacts.all() else { return }
         for contact in contacts where contact.standing == .accepted && contact.verification != .changed {
             guard let devices = try? activeDevices(of: contact) else { continue }
             for device in devices where !withoutBundle.contains(device) {
                 guard (try? store.deviceSessions.load(contactId: contact.id, deviceKey: device)) == .some(nil),
                       let key = try? IdentityKey(rawRepresentation: device) else { continue }
-                let bundle: PrekeyBundle
-                do {
-                    bundle = try await dependencies.transport.fetchBundle(for: key)
-                } catch .rejected(404, _) {
-                    withoutBundle.insert(device)
-                    continue
-                } catch {
-                    continue
-                }
                 let session: Session
-                do {
-                    session = if let own = dependencies.device {
-                        try Session.initiate(device: own.keyPair, certificate: own.certificate, to: key.signingKey, bundle: bundle,
-                                             using: dependencies.random)
-                    } else {
-                        try Session.initiate(device: dependencies.identity, certificate: nil, to: key.signingKey, bundle: bundle,
-                                             using: dependencies.random)
-                    }
-                } catch {
-                    continue
+                switch await dependencies.startSession(withDevice: key) {
+                case let .started(started): session = started
+                case .noBundle: withoutBundle.insert(device); continue
+                case .notNow: continue
                 }
                 try? store.withinWrite { store in
                     // Another process, or the device itself writing first, may have made one meanwhile: keep that.

@@ -337,7 +337,11 @@ final class Dispatcher {
             // A contact's device (§20.12) presents the credential its account gave us: its devices register the same one.
             let contact = try store.contacts.contact(identityKey: raw)
                 ?? store.deviceSessions.contactId(deviceKey: raw).flatMap { try store.contacts.contact(id: $0) }
-            let credential = try contact.flatMap { try store.contacts.deliveryCredential(contactId: $0.id) }
+            var credential = try contact.flatMap { try store.contacts.deliveryCredential(contactId: $0.id) }
+            // Another device of ours (§20.12): the account's devices register the account's one.
+            if contact == nil, try raw == dependencies.identity.publicKey.rawRepresentation || store.ownDeviceSessions.id(deviceKey: raw) != nil {
+                credential = try store.settings.value(SettingsRepository.Name.deliveryCredential).map { try Hex.decode($0) }
+            }
             return Addressee(recipient: FanOutRecipient(key: key, credential: credential), contactId: contact?.id)
         }
     }

@@ -15,10 +15,11 @@ final class EnvelopeOpener {
     private let senderKeys: GroupSenderKeys
     private let applier: ContentApplier
     private let deviceLists: ContactDeviceLists
+    private let ownDevices: OwnDevices
     private var store: MessageStore { dependencies.store }
 
     init(_ dependencies: MessengerDependencies, contacts: Contacts, prekeys: Prekeys, credentials: DeliveryCredentials,
-         senderKeys: GroupSenderKeys, applier: ContentApplier, deviceLists: ContactDeviceLists) {
+         senderKeys: GroupSenderKeys, applier: ContentApplier, deviceLists: ContactDeviceLists, ownDevices: OwnDevices) {
         self.dependencies = dependencies
         self.contacts = contacts
         self.prekeys = prekeys
@@ -26,6 +27,7 @@ final class EnvelopeOpener {
         self.senderKeys = senderKeys
         self.applier = applier
         self.deviceLists = deviceLists
+        self.ownDevices = ownDevices
     }
 
     /// Decrypts `envelope` and applies its content.
@@ -40,6 +42,11 @@ final class EnvelopeOpener {
             return .applied
         }
         let opened = try SealedSender.open(envelope.bytes, recipient: dependencies.transportIdentity, acceptingDevicePrekeyMessages: true)
+        if let own = try ownDevices.sender(of: opened) {
+            guard !ephemeral else { throw MessengerError.protocolFailure("nothing travels between this account's devices as an ephemeral envelope") }
+            try openFromOwnDevice(opened, device: own, envelope: envelope)
+            return .applied
+        }
         let now = dependencies.clock.now()
         // A contact's device (§20.10) is filed under its account: the one its
         // certificate names, or the one we hold its session for.
@@ -101,6 +108,43 @@ final class EnvelopeOpener {
             try credentials.handOver(to: contact)
         }
         return .applied
+    }
+
+    /// An envelope from another device of our own account (§20.11): on the
+    /// session with that device (accepting its handshake as a contact's),
+    /// carrying our device list or a sent transcript, and nothing else.
+    private func openFromOwnDevice(_ opened: OpenedEnvelope, device: IdentityKey, envelope: MailboxEnvelope) throws {
+        let now = dependencies.clock.now(), key = device.rawRepresentation
+        let current = try store.ownDeviceSessions.load(deviceKey: key).flatMap { try? Session(serialized: $0) }
+        var consumedPrekeys: [(PrekeyKind, UInt32)] = []
+        let session: Session
+        if let handshake = opened.handshake, current.map({ !$0.matches(handshake) }) ?? true {
+            try Self.refuseLosingCrossedHandshake(handshake, current: current)
+            session = try acceptSession(opened, handshake: handshake)
+            if let oneTime = handshake.oneTimePrekeyID { consumedPrekeys.append((.oneTimeX25519, oneTime)) }
+            if handshake.kemPrekeyKind == .oneTimeKEM { consumedPrekeys.append((.oneTimeKEM, handshake.kemPrekeyID)) }
+        } else if let current {
+            session = current
+        } else {
+            throw MessengerError.protocolFailure("from a device of this account that this device holds no session with")
+        }
+        // The session's row names its skipped keys, so it exists before they do (all in this transaction).
+        let owner = try store.ownDeviceSessions.save(state: session.serialized(), deviceKey: key, at: now)
+        let skipped = try PersistentSkippedKeys(keys: store.ownDeviceSkippedKeys, owner: owner, now: now)
+        let content = try Content(decoding: session.open(opened, skippedKeys: skipped, using: dependencies.random))
+        try store.ownDeviceSessions.save(state: session.serialized(), deviceKey: key, at: now)
+        try prekeys.consume(consumedPrekeys)
+        switch content.body {
+        case let .deviceList(list):
+            try ownDevices.adopt(list)
+        case let .sentTranscript(recipient, inner):
+            guard let contact = try store.contacts.contact(identityKey: recipient.rawRepresentation) else {
+                throw MessengerError.protocolFailure("a sent transcript of a message to \(recipient.address), who is not a contact on this device: add them here too")
+            }
+            try applier.applyTranscript(inner, to: contact, envelope: envelope)
+        default:
+            throw MessengerError.protocolFailure("another device of this account sent a content that only goes to contacts")
+        }
     }
 
     /// Whom to ask to send an envelope that could not be used again

@@ -91,7 +91,7 @@ public actor Messenger {
                                      largeGroups: largeGroups, receivedGroupStates: receivedGroupStates, senderKeys: senderKeys,
                                      deviceLists: deviceLists)
         let opener = EnvelopeOpener(dependencies, contacts: contactBook, prekeys: prekeys, credentials: credentials, senderKeys: senderKeys,
-                                    applier: applier, deviceLists: deviceLists)
+                                    applier: applier, deviceLists: deviceLists, ownDevices: sealer.deviceFanOut.own)
         inbox = Inbox(dependencies, opener: opener, sealer: sealer, contacts: contactBook)
         live = LiveSync(dependencies, relay: relay, inbox: inbox, receipts: receipts, outbox: outgoing, credentials: credentials,
                         prekeys: prekeys, erasure: erasure, deviceLists: deviceLists, deviceFanOut: sealer.deviceFanOut)

@@ -93,6 +93,39 @@ extension MessengerDependencies {
         }
     }
 
+    /// How starting a session with a device from its bundle went.
+    enum DeviceSessionStart {
+        case started(Session)
+        /// The relay has no bundle for the key (the first device's own device key, §20.13).
+        case noBundle
+        /// The bundle could not be had or used now: tried again later.
+        case notNow
+    }
+
+    /// A session with the device whose key at the relay is `key`, started
+    /// from the relay's bundle with this home's key: a linked device's with
+    /// the account's certificate (a device prekey message, §20.10), the
+    /// first device's with the account key. Nothing is stored.
+    func startSession(isolation: isolated (any Actor)? = #isolation, withDevice key: IdentityKey) async -> DeviceSessionStart {
+        let bundle: PrekeyBundle
+        do {
+            bundle = try await transport.fetchBundle(for: key)
+        } catch .rejected(404, _) {
+            return .noBundle
+        } catch {
+            return .notNow
+        }
+        do {
+            if let device {
+                return .started(try Session.initiate(device: device.keyPair, certificate: device.certificate, to: key.signingKey,
+                                                     bundle: bundle, using: random))
+            }
+            return .started(try Session.initiate(device: identity, certificate: nil, to: key.signingKey, bundle: bundle, using: random))
+        } catch {
+            return .notNow
+        }
+    }
+
     /// The relay's device directories, when the transport reads them.
     var directory: (any DeviceDirectoryLookup)? { transport as? any DeviceDirectoryLookup }
 }

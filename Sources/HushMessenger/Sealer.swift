@@ -63,7 +63,7 @@ final class Sealer {
                 }
             }
             try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
-            if body.goesToEveryDevice { try deviceFanOut.seal(encoded, to: contact, conversation: conversation) }
+            try deviceFanOut.fanOut(content, encoded: encoded, to: contact, conversation: conversation)
         }
         return content.id
     }
@@ -193,7 +193,7 @@ final class Sealer {
             try store.resends.recordEnvelope(digest: SHA256.hash(envelope), messageId: message.id, at: now)
             try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
             // A file's pointer (or another content of a stored message) goes to every device too (§20.12).
-            if body.goesToEveryDevice { try deviceFanOut.seal(encoded, to: contact, conversation: message.conversationId) }
+            try deviceFanOut.fanOut(content, encoded: encoded, to: contact, conversation: message.conversationId)
         }
     }
 

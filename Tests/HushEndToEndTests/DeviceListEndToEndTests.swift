@@ -7,7 +7,8 @@ import Testing
 /// first device sends him (docs/PROTOCOL.md §20.11, §20.13), shows them with
 /// the fingerprint her `hush device list` shows, and announces the change in
 /// the conversation; his messages reach both devices, the linked one's
-/// answer reaches him as alice's; a revocation cuts the linked one off.
+/// answer reaches him as alice's, and what either device sends shows on the
+/// other; a revocation cuts the linked one off.
 @Suite struct DeviceListEndToEndTests {
     /// `hush device list --json` or `hush verify NAME --json`'s "devices", as (fingerprint, active names, revoked names).
     static func devices(_ object: [String: Any]?) throws -> (fingerprint: String, active: Set<String>, revoked: Set<String>) {
@@ -53,6 +54,13 @@ import Testing
         try bed.send(laptop, to: "bob", "from the laptop")
         try bed.sync(bob)
         #expect(try bed.history(bob, with: "alice").contains { $0.body == "from the laptop" && $0.direction == "in" })
+        // What one device sends shows on the other as sent (transcripts, §20.11), on the session the two
+        // devices' passes above started between them.
+        try bed.sync(alice)
+        #expect(try bed.history(alice, with: "bob").contains { $0.body == "from the laptop" && $0.direction == "out" })
+        try bed.send(alice, to: "bob", "from the desk")
+        try bed.sync(laptop)
+        #expect(try bed.history(laptop, with: "bob").contains { $0.body == "from the desk" && $0.direction == "out" })
 
         let revoked = try bed.hush(alice, ["device", "revoke", "laptop", "--json"])
         #expect(revoked.status == 0, "\(revoked)")
@@ -71,5 +79,15 @@ import Testing
         try bed.send(laptop, to: "bob", "from a revoked device")
         try bed.sync(bob)
         #expect(try !bed.history(bob, with: "alice").contains { $0.body == "from a revoked device" })
+        // Nor does a transcript cross between the desk and the revoked laptop, either way: the laptop's
+        // is set aside with its reason (exit 24), and the desk copies nothing more to it.
+        let setAside = try bed.hush(alice, ["sync", "--json"])
+        #expect(setAside.status == 24, "\(setAside)")
+        let audit = try bed.succeed(alice, ["audit", "local"]).stdout
+        #expect(audit.contains("from a device this account revoked"), "\(audit)")
+        #expect(try !bed.history(alice, with: "bob").contains { $0.body == "from a revoked device" })
+        try bed.send(alice, to: "bob", "after the revocation")
+        try bed.sync(laptop)
+        #expect(try !bed.history(laptop, with: "bob").contains { $0.body == "after the revocation" })
     }
 }

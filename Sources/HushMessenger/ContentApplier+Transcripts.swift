@@ -1,0 +1,81 @@
+import HushProtocol
+import HushStore
+
+/// Sent transcripts (docs/PROTOCOL.md §20.11): what another device of our
+/// account sent to `contact`, applied as if this device had sealed it. A
+/// text or file is an outgoing message of the conversation under the same
+/// client message id (a second copy changes nothing); a read receipt marks
+/// the messages it names read here too; a reaction, an edit or a deletion
+/// is ours. Nothing is sealed in answer.
+extension ContentApplier {
+    func applyTranscript(_ content: Content, to contact: Contact, envelope: MailboxEnvelope, expiresAfter: UInt32? = nil) throws {
+        let conversation = try dependencies.conversation(with: contact)
+        let own = dependencies.identity.address.description
+        let timer = expiresAfter.map(Int64.init)
+        switch content.body {
+        case let .expiring(seconds, inner):
+            try applyTranscript(Content(id: content.id, sentAt: content.sentAt, body: inner), to: contact, envelope: envelope,
+                                expiresAfter: seconds)
+        case let .text(text):
+            try storeSentElsewhere(text, contentType: "text/plain", content: content, contact: contact, conversation: conversation,
+                                   expiresAfter: timer)
+        case let .reply(quoted, text):
+            try storeSentElsewhere(text, contentType: "text/plain", content: content, contact: contact, conversation: conversation,
+                                   replyTo: quoted, expiresAfter: timer)
+        case let .attachment(pointer):
+            // The pointer is kept, so `hush fetch` downloads the file here as well.
+            try storeSentElsewhere(StoredAttachment.summary(fileName: pointer.fileName, size: Int64(pointer.size)), contentType: "attachment",
+                                   content: content, contact: contact, conversation: conversation, expiresAfter: timer) { messageId in
+                try downloads.recordIncoming(pointer, messageId: messageId)
+            }
+        case let .disappearingTimer(seconds):
+            try store.conversations.setDisappearingTimer(Int64(seconds), conversationId: conversation)
+            try dependencies.emit(.disappearingTimerChanged(conversationID: conversation, seconds: seconds == 0 ? nil : Int64(seconds)))
+            try storeSentElsewhere(DisappearingTimer.change(to: seconds), contentType: DisappearingTimer.contentType, content: content,
+                                   contact: contact, conversation: conversation)
+        case let .reaction(target, emoji):
+            guard let message = try store.messages.message(clientMessageId: target.description), message.conversationId == conversation,
+                  try store.reactions.record(messageId: message.id, reactor: own, emoji: emoji, sentAt: Int64(clamping: content.sentAt))
+            else { return }
+            try dependencies.emit(.reactionChanged(messageID: message.id, conversationID: conversation))
+        case let .edit(target, text):
+            // Our own message, under the rules the sending device checked (§10.6).
+            guard let message = try store.messages.message(clientMessageId: target.description), message.conversationId == conversation,
+                  message.direction == .outgoing,
+                  EditRule.check(message, author: own, editedAt: Int64(clamping: content.sentAt),
+                                 edits: try store.edits.count(messageId: message.id)) == nil else { return }
+            let outcome = try store.edits.record(messageId: message.id, editId: content.id.description, body: text,
+                                                 sentAt: Int64(clamping: content.sentAt), limit: ContentLimits.maxEditsPerMessage)
+            if outcome == .applied { try dependencies.emit(.messageEdited(messageID: message.id, conversationID: conversation)) }
+        case let .deletion(target):
+            guard let message = try store.messages.message(clientMessageId: target.description), message.conversationId == conversation,
+                  message.direction == .outgoing, !message.isErased,
+                  try store.messages.erase(messageId: message.id, as: .deleted, at: dependencies.clock.now()) != nil else { return }
+            try dependencies.emit(.messageErased(messageID: message.id, conversationID: conversation))
+        case let .readReceipt(ids):
+            // Read there, read here: every unread message up to the latest it names (as the reading device marked them).
+            let named = try ids.compactMap { try store.messages.message(clientMessageId: $0.description) }
+                .filter { $0.conversationId == conversation && $0.direction == .incoming }
+            guard let last = named.max(by: { $0.id < $1.id }) else { return }
+            _ = try store.messages.markRead(upTo: last.id, in: conversation, at: dependencies.clock.now())
+        default:
+            throw MessengerError.protocolFailure("a sent transcript of a content that is not copied between devices")
+        }
+    }
+
+    /// Stores what another device of ours sent as an outgoing message of
+    /// `conversation`, sent (the relay took it from that device), and tells
+    /// live views. A copy already here changes nothing.
+    private func storeSentElsewhere(_ body: String, contentType: String, content: Content, contact: Contact, conversation: Int64,
+                                    replyTo: MessageID? = nil, expiresAfter: Int64? = nil,
+                                    alsoStore extra: (Int64) throws -> Void = { _ in }) throws {
+        let message = NewMessage(conversationId: conversation, clientMessageId: content.id.description, direction: .outgoing,
+                                 sender: dependencies.identity.address.description, body: body, contentType: contentType, status: .sent,
+                                 createdAt: Int64(clamping: content.sentAt), replyTo: replyTo?.description, expiresAfter: expiresAfter)
+        guard case let .inserted(id) = try store.messages.insert(message) else { return }
+        try extra(id)
+        guard let stored = try store.messages.message(id: id) else { return }
+        try dependencies.emit(.statusChanged(clientMessageID: stored.clientMessageId, status: stored.status, contact: contact.name,
+                                             messageID: stored.id, conversationID: conversation))
+    }
+}

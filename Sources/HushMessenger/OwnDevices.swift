@@ -1,0 +1,188 @@
+import HushCrypto
+import HushProtocol
+import HushStore
+
+/// This account's other devices (docs/PROTOCOL.md §20.11, §20.12): what one
+/// device sends to a contact goes to each of the others as a sent
+/// transcript, so every device shows the same history, and the account's
+/// device list goes before it to a device that lacks the current one.
+/// Sessions between our own devices are kept apart from contacts'
+/// (`own_device_sessions`): our account is no contact.
+///
+/// Our other devices are the active devices of the list we keep, by their
+/// keys at the relay, and on a linked device also the account key, which
+/// stands for the first device (§20.13). A device the relay has no bundle
+/// for (the first device's own device key) is reached through the account
+/// key, as contacts reach it.
+///
+/// Of two devices, the one whose key at the relay is lower (bytewise)
+/// starts the session, after a pass, and sends our device list on it at
+/// once; the other holds the session from its next pass. Both starting at
+/// once would cross (§9.3.1), and between our own devices nothing resends
+/// the envelope that loses the tie-break.
+final class OwnDevices {
+    private let dependencies: MessengerDependencies
+    private var store: MessageStore { dependencies.store }
+    /// Devices the relay had no bundle for in this run: asked again in the
+    /// next run, not at every pass.
+    private var withoutBundle: Set<[UInt8]> = []
+
+    init(_ dependencies: MessengerDependencies) {
+        self.dependencies = dependencies
+    }
+
+    /// The account's device list as kept here; nil when it never linked a device.
+    func list() throws -> DeviceList? {
+        guard let bytes = try store.deviceLists.latest() else { return nil }
+        do throws(ProtocolError) {
+            return try DeviceList.decode(bytes, account: dependencies.identity.publicKey)
+        } catch {
+            throw MessengerError.missingLocalState("this account's device list no longer reads: \(error.description)")
+        }
+    }
+
+    /// The keys at the relay of our other active devices.
+    func peers() throws -> [[UInt8]] {
+        guard let list = try list() else { return [] }
+        let me = dependencies.transportIdentity.publicKey.rawRepresentation
+        let account = dependencies.identity.publicKey.rawRepresentation
+        let devices = list.activeDevices.map(\.key.rawRepresentation).filter { $0 != me && $0 != account }
+        return me == account ? devices : [account] + devices
+    }
+
+    /// Seals `content` (just sealed for `contact`) as a sent transcript
+    /// (§20.11) to each of our other devices that we hold a session with,
+    /// and queues each for that device's mailbox. A content the transcript
+    /// cannot carry in its 65,536 bytes (a text near the limit, wrapped with
+    /// the recipient's key) is not copied: the contact still gets it. Joins
+    /// the caller's transaction.
+    func sealTranscript(of content: Content, for contact: Contact, conversation: Int64) throws {
+        let peers = try peers()
+        guard !peers.isEmpty else { return }
+        let transcript = Content(id: MessageID.random(using: dependencies.random), sentAt: UInt64(dependencies.clock.now()),
+                                 body: .sentTranscript(recipient: try IdentityKey(rawRepresentation: contact.identityKey), content))
+        guard let encoded = try? transcript.encoded() else { return }
+        for peer in peers { try seal(encoded, to: peer, conversation: conversation) }
+    }
+
+    /// Seals `encoded` (nil: nothing but the lists) on the session with our
+    /// device `peer`, after every list of ours it was not sent yet (in
+    /// order, as a contact gets them), and queues each envelope for its
+    /// mailbox. A device without a session yet gets nothing.
+    private func seal(_ encoded: [UInt8]?, to peer: [UInt8], conversation: Int64) throws {
+        guard let state = try store.ownDeviceSessions.load(deviceKey: peer), let session = try? Session(serialized: state) else { return }
+        let random = dependencies.random, now = dependencies.clock.now()
+        var contents: [[UInt8]] = []
+        let sent = try store.ownDeviceSessions.listSent(deviceKey: peer)
+        if let current = try store.deviceLists.latestCounter(), sent != Int64(clamping: current) {
+            let lists = try sent.map { try store.deviceLists.lists(after: UInt64(clamping: $0)) }
+                ?? store.deviceLists.list(counter: current).map { [(current, $0)] } ?? []
+            for (_, list) in lists {
+                contents.append(try Content(id: MessageID.random(using: random), sentAt: UInt64(now), body: .deviceList(list)).encoded())
+            }
+            try store.ownDeviceSessions.setListSent(Int64(clamping: current), deviceKey: peer)
+        }
+        if let encoded { contents.append(encoded) }
+        for content in contents {
+            let envelope = try session.seal(content, using: random)
+            let requestID = Hex.encode(random.bytes(16))
+            try store.outbox.enqueue(requestId: requestID, messageId: nil, conversationId: conversation, sealedPayload: envelope, at: now)
+            try store.groups.addRecipients([peer], requestId: requestID)
+        }
+        try store.ownDeviceSessions.save(state: session.serialized(), deviceKey: peer, at: now)
+    }
+
+    /// Starts a session, from the relay's bundle, with each of our other
+    /// devices that has none and whose key at the relay is above ours.
+    /// Best effort: a device whose bundle cannot be had now is tried again
+    /// after a later pass.
+    func startMissingSessions(isolation: isolated (any Actor)? = #isolation) async {
+        let me = dependencies.transportIdentity.publicKey.rawRepresentation
+        guard let peers = try? peers() else { return }
+        for peer in peers where !withoutBundle.contains(peer) && me.lexicographicallyPrecedes(peer) {
+            guard (try? store.ownDeviceSessions.load(deviceKey: peer)) == .some(nil),
+                  let key = try? IdentityKey(rawRepresentation: peer) else { continue }
+            let session: Session
+            switch await dependencies.startSession(withDevice: key) {
+            case let .started(started): session = started
+            case .noBundle: withoutBundle.insert(peer); continue
+            case .notNow: continue
+            }
+            try? store.withinWrite { store in
+                // The device may have started one first meanwhile: keep that.
+                guard try store.ownDeviceSessions.load(deviceKey: peer) == nil else { return }
+                try store.ownDeviceSessions.save(state: session.serialized(), deviceKey: peer, at: dependencies.clock.now())
+                // Our list goes at once, as the session's first content (§20.11): the other device then
+                // holds the session before either has anything to copy, and its own transcripts go on it.
+                // Filed under the newest conversation; with none, there is nothing to copy yet either.
+                if let conversation = try store.conversations.newestId() { try seal(nil, to: peer, conversation: conversation) }
+            }
+        }
+    }
+
+    /// The device of ours that sealed `opened`, or nil when the sender is
+    /// not one of our devices: a device prekey message certified by our
+    /// account, the account key itself on a linked device (the first
+    /// device, §20.13), or a device we hold a session with. A device our
+    /// list has revoked is refused; one it does not name yet waits (not
+    /// acknowledged) for the list that names it.
+    func sender(of opened: OpenedEnvelope) throws -> IdentityKey? {
+        let account = dependencies.identity.publicKey
+        if let certificate = opened.deviceCertificate {
+            guard certificate.account == account else { return nil }
+        } else if opened.sender == account {
+            // Our own key on the first device is no device of ours: it is ourselves.
+            return dependencies.device == nil ? nil : account
+        } else if try store.ownDeviceSessions.id(deviceKey: opened.sender.rawRepresentation) == nil {
+            return nil
+        }
+        guard let list = try list() else {
+            throw MessengerError.protocolFailure("from a device of this account, which keeps no device list")
+        }
+        switch list.entry(DeviceID(deviceKey: opened.sender.signingKey))?.isActive {
+        case true?:
+            return opened.sender
+        case false?:
+            throw MessengerError.protocolFailure("from a device this account revoked")
+        case nil:
+            throw MessengerError.missingLocalState("from a device of this account that the device list kept here does not name yet: it waits for the newer list")
+        }
+    }
+
+    /// Keeps our account's list `bytes`, sent by another of our devices,
+    /// when it follows the one kept here (§20.3); a list not newer changes
+    /// nothing. The sessions with a device it revokes end. Joins the
+    /// caller's transaction.
+    func adopt(_ bytes: [UInt8]) throws {
+        let held = try list()
+        let outcome: DeviceListVerifier.Outcome
+        do throws(ProtocolError) {
+            outcome = try DeviceListVerifier(account: dependencies.identity.publicKey, current: held).check(bytes)
+        } catch .deviceListRefused(.notNewer) {
+            return
+        } catch {
+            throw MessengerError.protocolFailure("another device of this account sent a device list that is refused: \(error.description)")
+        }
+        guard case let .accepted(change) = outcome else { return }
+        guard change.list.counter <= UInt64(Int64.max) else {
+            throw MessengerError.protocolFailure("another device of this account sent a device list whose counter is beyond 2^63 − 1")
+        }
+        try store.deviceLists.keep(bytes, counter: change.list.counter, at: dependencies.clock.now())
+        for revoked in change.revoked { try store.ownDeviceSessions.end(deviceKey: revoked.key.rawRepresentation) }
+    }
+}
+
+extension ContentBody {
+    /// Whether a content sealed for a contact is copied to our other
+    /// devices as a sent transcript (§20.12): what the conversation shows
+    /// (texts, files, replies, reactions, edits, deletions, timers, each
+    /// also expiring) and read receipts. Not delivery receipts, typing,
+    /// decryption errors, credentials or profiles: each device sends its own.
+    var isCopiedToOwnDevices: Bool {
+        switch self {
+        case .text, .reply, .attachment, .reaction, .edit, .deletion, .disappearingTimer, .readReceipt: true
+        case let .expiring(_, inner): inner.isCopiedToOwnDevices
+        default: false
+        }
+    }
+}
