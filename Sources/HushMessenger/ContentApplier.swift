@@ -34,12 +34,15 @@ final class ContentApplier {
         self.deviceLists = deviceLists
     }
 
-    func apply(_ content: Content, from contact: Contact, envelope: MailboxEnvelope, expiresAfter: UInt32? = nil) throws {
+    /// Applies `content` from `contact`; `device` is the contact's device
+    /// whose session carried it (§20.10), nil for the account-key session.
+    func apply(_ content: Content, from contact: Contact, device: IdentityKey? = nil, envelope: MailboxEnvelope,
+               expiresAfter: UInt32? = nil) throws {
         let timer = expiresAfter.map(Int64.init)
         switch content.body {
         case let .expiring(seconds, inner):
             // The message it wraps, under the timer it was sent with (§10.7).
-            try apply(Content(id: content.id, sentAt: content.sentAt, body: inner), from: contact, envelope: envelope,
+            try apply(Content(id: content.id, sentAt: content.sentAt, body: inner), from: contact, device: device, envelope: envelope,
                       expiresAfter: seconds)
         case let .text(text):
             try storeIncoming(text, contentType: "text/plain", content: content, from: contact, envelope: envelope, expiresAfter: timer)
@@ -83,7 +86,11 @@ final class ContentApplier {
             // stranger's too: a request shows it, never instead of the address).
             try store.contacts.setProfileName(displayName, contactId: contact.id)
         case let .decryptionError(digest):
-            try answerDecryptionError(digest, from: contact)
+            if let device {
+                try answerDecryptionError(digest, from: contact, device: device)
+            } else {
+                try answerDecryptionError(digest, from: contact)
+            }
         case let .groupUpdate(state):
             try receivedGroupStates.applyUpdate(state, from: contact)
         case let .senderKeyDistribution(distribution):
@@ -238,20 +245,7 @@ final class ContentApplier {
     private func answerDecryptionError(_ digest: [UInt8], from contact: Contact) throws {
         if let content = try store.resends.takeContentToResend(forEnvelope: digest, contactId: contact.id) {
             guard contact.standing == .accepted, contact.verification != .changed else { return }
-            switch try Content(decoding: content).body {
-            case .deliveryCredential:
-                // Our current credential, not the one that was lost: it may have been replaced since.
-                try store.contacts.setCredentialSent(nil, contactId: contact.id)
-                try sealer.handOverCredential(to: contact)
-            case .profile:
-                // Likewise our current name: resealing the old one would put it back.
-                try store.contacts.setProfileSent(nil, contactId: contact.id)
-                try sealer.handOverProfile(to: contact)
-            case .deviceList:
-                // Our current list: a later one may have replaced the lost one.
-                try store.contacts.setDeviceListSent(nil, contactId: contact.id)
-                try sealer.handOverDeviceList(to: contact)
-            default:
+            if try !handOverAgain(try Content(decoding: content).body, to: contact) {
                 try sealer.seal(encodedContent: content, to: contact, resend: true)
             }
             return
@@ -271,6 +265,55 @@ final class ContentApplier {
               try store.resends.markResent(messageId: messageId, at: dependencies.clock.now())
         else { return }
         try sealer.reseal(message, for: contact)
+        try dependencies.emit(.resent(clientMessageID: message.clientMessageId, contact: contact.name, messageID: message.id))
+    }
+
+    /// Hands over again what was lost when it is our delivery credential,
+    /// display name or device list: as it is now, not as it was (a later
+    /// one may have replaced the lost one, and resealing the old one would
+    /// put it back), to the contact and its devices. False for any other content.
+    private func handOverAgain(_ body: ContentBody, to contact: Contact) throws -> Bool {
+        switch body {
+        case .deliveryCredential:
+            try store.contacts.setCredentialSent(nil, contactId: contact.id)
+            try sealer.handOverCredential(to: contact)
+        case .profile:
+            try store.contacts.setProfileSent(nil, contactId: contact.id)
+            try sealer.handOverProfile(to: contact)
+        case .deviceList:
+            try store.contacts.setDeviceListSent(nil, contactId: contact.id)
+            try sealer.handOverDeviceList(to: contact)
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// `contact`'s device `device` could not open what we sealed to it
+    /// (§20.12: a crossed first message with the device, a lost key): sent
+    /// again to that device alone, on the session we hold with it now. A
+    /// message goes once to each device that asks, whatever its status
+    /// (another device may have confirmed it); our credential, name and
+    /// list go again as they are now (`handOverAgain`).
+    private func answerDecryptionError(_ digest: [UInt8], from contact: Contact, device: IdentityKey) throws {
+        guard contact.standing == .accepted, contact.verification != .changed else { return }
+        let fanOut = sealer.deviceFanOut, key = device.rawRepresentation
+        if let content = try store.resends.takeContentToResend(forEnvelope: digest, contactId: contact.id) {
+            if try !handOverAgain(try Content(decoding: content).body, to: contact) {
+                try fanOut.seal(content, to: key, of: contact, conversation: try dependencies.conversation(with: contact), messageId: nil,
+                                resendable: true, resend: true)
+            }
+            return
+        }
+        guard let messageId = try store.resends.messageId(forEnvelope: digest),
+              let message = try store.messages.message(id: messageId), message.direction == .outgoing,
+              try store.groups.group(conversationId: message.conversationId) == nil,
+              try store.contacts.contact(conversationId: message.conversationId)?.id == contact.id,
+              let content = try sealer.contentAgain(of: message),
+              try store.resends.markResent(messageId: messageId, toMember: key, at: dependencies.clock.now()),
+              try fanOut.seal(content.encoded(), to: key, of: contact, conversation: message.conversationId, messageId: message.id,
+                              resendable: false)
+        else { return }
         try dependencies.emit(.resent(clientMessageID: message.clientMessageId, contact: contact.name, messageID: message.id))
     }
 

@@ -31,9 +31,15 @@ final class DeviceFanOut {
     /// After `content` (encoded as `encoded`) was sealed on `contact`'s
     /// account-key session: sealed again for each of the contact's devices
     /// when it goes to every device, and as a transcript to our own other
-    /// devices when they copy it. Joins the caller's transaction.
-    func fanOut(_ content: Content, encoded: [UInt8], to contact: Contact, conversation: Int64) throws {
-        if content.body.goesToEveryDevice { try seal(encoded, to: contact, conversation: conversation) }
+    /// devices when they copy it. `messageId` is the message in history it
+    /// carries, if any. Joins the caller's transaction.
+    func fanOut(_ content: Content, encoded: [UInt8], to contact: Contact, conversation: Int64, messageId: Int64? = nil) throws {
+        if content.body.goesToEveryDevice {
+            for device in try activeDevices(of: contact) {
+                try seal(encoded, to: device, of: contact, conversation: conversation, messageId: messageId,
+                         resendable: Sealer.isResentOnRequest(content.body))
+            }
+        }
         if content.body.isCopiedToOwnDevices { try own.sealTranscript(of: content, for: contact, conversation: conversation) }
     }
 
@@ -44,22 +50,32 @@ final class DeviceFanOut {
         return list.activeDevices.map(\.key.rawRepresentation).filter { $0 != contact.identityKey }
     }
 
-    /// Seals `encoded` (a content already sealed on the account-key
-    /// session) on the session with each of `contact`'s devices that has
-    /// one, and queues each envelope for that device's mailbox. Joins the
-    /// caller's transaction.
-    private func seal(_ encoded: [UInt8], to contact: Contact, conversation: Int64) throws {
+    /// Seals `encoded` on the session with `contact`'s device `device`,
+    /// when we hold one, queues it for the device's mailbox, and keeps what
+    /// a decryption error from that device needs to send it again
+    /// (§20.12): the message it carries (`messageId`), or the content when
+    /// it is `resendable` (`Sealer.isResentOnRequest`). `resend`: this is
+    /// itself sent again, and is not sent a third time. Returns whether it
+    /// sealed. Joins the caller's transaction.
+    @discardableResult
+    func seal(_ encoded: [UInt8], to device: [UInt8], of contact: Contact, conversation: Int64, messageId: Int64?, resendable: Bool,
+              resend: Bool = false) throws -> Bool {
+        // A state that no longer decodes (or an ended one) is no session: one starts after the next pass.
+        guard let state = try store.deviceSessions.load(contactId: contact.id, deviceKey: device),
+              let session = try? Session(serialized: state) else { return false }
         let random = dependencies.random, now = dependencies.clock.now()
-        for device in try activeDevices(of: contact) {
-            // A state that no longer decodes is no session: one starts after the next pass.
-            guard let state = try store.deviceSessions.load(contactId: contact.id, deviceKey: device),
-                  let session = try? Session(serialized: state) else { continue }
-            let envelope = try session.seal(encoded, using: random)
-            let requestID = Hex.encode(random.bytes(16))
-            try store.outbox.enqueue(requestId: requestID, messageId: nil, conversationId: conversation, sealedPayload: envelope, at: now)
-            try store.groups.addRecipients([device], requestId: requestID)
-            try store.deviceSessions.save(state: session.serialized(), contactId: contact.id, deviceKey: device, at: now)
+        let envelope = try session.seal(encoded, using: random)
+        let requestID = Hex.encode(random.bytes(16))
+        try store.outbox.enqueue(requestId: requestID, messageId: nil, conversationId: conversation, sealedPayload: envelope, at: now)
+        try store.groups.addRecipients([device], requestId: requestID)
+        if let messageId {
+            try store.resends.recordEnvelope(digest: SHA256.hash(envelope), messageId: messageId, at: now)
+        } else if resendable {
+            try store.resends.recordContent(digest: SHA256.hash(envelope), contactId: contact.id, content: encoded, resent: resend,
+                                            editOf: Content.editedMessageID(inEncoded: encoded), at: now)
         }
+        try store.deviceSessions.save(state: session.serialized(), contactId: contact.id, deviceKey: device, at: now)
+        return true
     }
 
     /// Starts a session, from the relay's bundle, with every active device

@@ -99,7 +99,7 @@ final class EnvelopeOpener {
         }
         try sessions.save(session, at: now)
         try prekeys.consume(consumedPrekeys)
-        try applier.apply(content, from: contact, envelope: envelope)
+        try applier.apply(content, from: contact, device: device?.key, envelope: envelope)
         if !ephemeral {
             // Whoever writes to us (a stranger, a contact who added us first, or
             // the contact whose session we started, answering) gets what it needs
@@ -148,15 +148,17 @@ final class EnvelopeOpener {
     }
 
     /// Whom to ask to send an envelope that could not be used again
-    /// (docs/PROTOCOL.md §10.1): the sender its sealed layer names, or, for
+    /// (docs/PROTOCOL.md §10.1, §20.12): the sender its sealed layer names
+    /// (a contact's device, with its account), or, for
     /// a group envelope, the member whose chain signed a message whose key
     /// is gone (`GroupSenderKeys.memberOfUnreadableMessage`). Nil when the
     /// envelope names nobody.
-    func senderToAsk(about envelope: [UInt8]) -> IdentityKey? {
-        if GroupEnvelope.isGroupEnvelope(envelope) { return senderKeys.memberOfUnreadableMessage(envelope) }
+    func senderToAsk(about envelope: [UInt8]) -> (account: IdentityKey, device: IdentityKey?)? {
+        if GroupEnvelope.isGroupEnvelope(envelope) { return senderKeys.memberOfUnreadableMessage(envelope).map { ($0, nil) } }
         guard let opened = try? SealedSender.open(envelope, recipient: dependencies.transportIdentity, acceptingDevicePrekeyMessages: true)
         else { return nil }
-        return (try? senderDevice(opened))?.account ?? opened.sender
+        if let device = try? senderDevice(opened) { return (device.account, device.key) }
+        return (opened.sender, nil)
     }
 
     /// The sending device and its account, when the sender is a contact's

@@ -153,17 +153,24 @@ final class Inbox {
     /// was told.
     private func reportUndecryptable(_ envelope: MailboxEnvelope) -> Bool {
         guard let sender = opener.senderToAsk(about: envelope.bytes),
-              let contact = try? contacts.contact(forIdentity: sender), contact.verification != .changed,
+              let contact = try? contacts.contact(forIdentity: sender.account), contact.verification != .changed,
               contact.standing == .accepted,
-              (try? store.sessions.load(contactId: contact.id)) != nil,
               (try? store.quarantine.contains(envelope: envelope.bytes)) == false else { return false }
+        let error = ContentBody.decryptionError(envelopeDigest: SHA256.hash(envelope.bytes))
         // Best effort: failing to report must not stop the envelope being set
         // aside. The one savepoint on this path, on purpose: the failure is
         // swallowed, so a half-written seal (an envelope queued without its
         // advanced session) must be rolled back on its own.
-        return (try? store.write { _ in
-            try sealer.seal(.decryptionError(envelopeDigest: SHA256.hash(envelope.bytes)), to: contact.name)
-        }) != nil
+        if let device = sender.device {
+            // To the device that sealed it, which alone can send it again (§20.12), on the session we hold with it.
+            return (try? store.write { _ in
+                let content = Content(id: MessageID.random(using: dependencies.random), sentAt: UInt64(dependencies.clock.now()), body: error)
+                return try sealer.deviceFanOut.seal(content.encoded(), to: device.rawRepresentation, of: contact,
+                                                    conversation: dependencies.conversation(with: contact), messageId: nil, resendable: false)
+            }) == true
+        }
+        guard (try? store.sessions.load(contactId: contact.id)) != nil else { return false }
+        return (try? store.write { _ in try sealer.seal(error, to: contact.name) }) != nil
     }
 
     /// At or below the sync cursor, and not deferred: stored or set aside for

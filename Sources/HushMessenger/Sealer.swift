@@ -47,13 +47,15 @@ final class Sealer {
             let envelope = try session.seal(encoded, using: random)
             let conversation = try dependencies.conversation(with: contact)
             let requestID = Hex.encode(random.bytes(16))
+            var messageId: Int64?
             if let text {
                 let message = NewMessage(conversationId: conversation, clientMessageId: content.id.description,
                                          direction: .outgoing, sender: dependencies.identity.address.description, body: text,
                                          contentType: body.contentTypeName, status: .pending, createdAt: now,
                                          replyTo: body.quotedMessage?.description, expiresAfter: content.body.expiresAfter)
-                let messageId = try store.sendQueue.queue(message, requestId: requestID, sealedPayload: envelope, at: now)
-                try store.resends.recordEnvelope(digest: SHA256.hash(envelope), messageId: messageId, at: now)
+                let queued = try store.sendQueue.queue(message, requestId: requestID, sealedPayload: envelope, at: now)
+                try store.resends.recordEnvelope(digest: SHA256.hash(envelope), messageId: queued, at: now)
+                messageId = queued
             } else {
                 try store.outbox.enqueue(requestId: requestID, messageId: nil, conversationId: conversation,
                                          sealedPayload: envelope, at: now)
@@ -63,7 +65,7 @@ final class Sealer {
                 }
             }
             try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
-            try deviceFanOut.fanOut(content, encoded: encoded, to: contact, conversation: conversation)
+            try deviceFanOut.fanOut(content, encoded: encoded, to: contact, conversation: conversation, messageId: messageId)
         }
         return content.id
     }
@@ -193,7 +195,7 @@ final class Sealer {
             try store.resends.recordEnvelope(digest: SHA256.hash(envelope), messageId: message.id, at: now)
             try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
             // A file's pointer (or another content of a stored message) goes to every device too (§20.12).
-            try deviceFanOut.fanOut(content, encoded: encoded, to: contact, conversation: message.conversationId)
+            try deviceFanOut.fanOut(content, encoded: encoded, to: contact, conversation: message.conversationId, messageId: message.id)
         }
     }
 

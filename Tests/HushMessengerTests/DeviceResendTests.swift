@@ -1,0 +1,47 @@
+import HushCrypto
+import HushMessenger
+import HushProtocol
+import HushStore
+import HushTesting
+import Testing
+
+/// Nothing is lost between a contact and a linked device (docs/PROTOCOL.md
+/// §20.12): when both start a session at once (the contact from the
+/// device's bundle after a pass, the device when it first writes), the
+/// first message of the session that loses the tie-break is refused; the
+/// receiver reports it to the device that sealed it, on the session it
+/// holds with that device, and that device seals it again there.
+@Suite struct DeviceResendTests {
+    @Test(arguments: ["crossed 1", "crossed 2", "crossed 3", "crossed 4"])
+    func crossedFirstMessagesWithADeviceAreBothRead(_ seed: String) async throws {
+        let relay = InMemoryRelay()
+        let (alice, bob) = try await relay.acquaintedPair()
+        let devices = try DeskAndTablet(account: alice.identity, seed: seed)
+        let deskStore = try MessageStore(path: alice.databasePath, key: alice.databaseKey)
+        let directory = try TemporaryDirectory(label: "messenger-tablet-\(seed)")
+        let tabletStore = try MessageStore(path: directory.path("messages.db"), key: SecureBytes(randomCount: 32))
+        for store in [deskStore, tabletStore] {
+            try store.deviceLists.keep(devices.first.encoded, counter: 1, at: 1)
+            try store.deviceLists.keep(devices.second.encoded, counter: 2, at: 2)
+        }
+        let tablet = Messenger(identity: alice.identity, device: devices.tablet, store: tabletStore,
+                               transport: relay.transport(for: devices.tablet.keyPair), clock: alice.clock,
+                               random: DeterministicRandom(seed: "random-tablet-\(seed)"))
+        try await tablet.register()
+        // The tablet starts its session with bob here, and uses it below.
+        try await tablet.addContact(name: "bob", address: bob.address)
+        try await alice.messenger.announceDeviceList()
+        // Bob learns of the tablet and starts a session with it from its bundle, after this pass.
+        _ = try await bob.messenger.sync()
+
+        // Each writes first on its own session: the two first messages cross.
+        try await bob.messenger.send(text: "from bob", to: "alice")
+        try await tablet.send(text: "from the tablet", to: "bob")
+        for _ in 0..<3 {
+            _ = try await bob.messenger.sync()
+            _ = try await tablet.sync()
+        }
+        #expect(try await bob.messenger.history(with: "alice").contains { $0.body == "from the tablet" }, "bob lost the tablet's message")
+        #expect(try await tablet.history(with: "bob").contains { $0.body == "from bob" }, "the tablet lost bob's message")
+    }
+}
