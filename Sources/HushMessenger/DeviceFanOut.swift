@@ -45,7 +45,7 @@ final class DeviceFanOut {
 
     /// The active devices of the list held of `contact`, other than its
     /// account key. Empty without a list.
-    private func activeDevices(of contact: Contact) throws -> [[UInt8]] {
+    func activeDevices(of contact: Contact) throws -> [[UInt8]] {
         guard let list = try dependencies.heldDeviceList(of: contact) else { return [] }
         return list.activeDevices.map(\.key.rawRepresentation).filter { $0 != contact.identityKey }
     }
@@ -111,10 +111,11 @@ extension ContentBody {
     /// Whether a content sealed for a contact also goes to each of its
     /// devices (§20.12): what a conversation shows and its receipts,
     /// credentials, profiles and our device list (so a contact's linked
-    /// device learns of a revocation too, §20.14). Not a decryption error (answered to the
-    /// device that reported it), typing (ephemeral, to the account-key
-    /// session only for now), nor a group's contents (groups stay with the
-    /// account key, §20.15), nor what only an account's own devices send.
+    /// device learns of a revocation too, §20.14). Not a decryption error
+    /// (sealed to the device whose envelope it reports), typing (ephemeral,
+    /// sealed to each device by `LiveSync.sendTyping`), nor a group's
+    /// contents (groups stay with the account key, §20.15), nor what only
+    /// an account's own devices send.
     var goesToEveryDevice: Bool {
         switch self {
         case .decryptionError, .typingStarted, .typingStopped, .groupUpdate, .senderKeyDistribution, .groupLeave,

@@ -315,35 +315,47 @@ final class LiveSync {
     }
 
     /// Sends a typing indicator over the live connection only: it is never
-    /// queued or stored, and is dropped when the contact is offline.
+    /// queued or stored, and is dropped when the contact is offline. It
+    /// goes to the contact's account key and to each of its devices we hold
+    /// a session with (§20.12), each sealed on its own session.
     func sendTyping(isolation: isolated (any Actor)? = #isolation, _ active: Bool, to name: String) async throws {
         guard let contact = try store.contacts.contact(named: name), contact.verification != .changed, contact.standing == .accepted,
-              let credential = try store.contacts.deliveryCredential(contactId: contact.id),
-              let envelope = try sealTyping(active, to: contact) else { return }
-        let recipient = try IdentityKey(rawRepresentation: contact.identityKey)
+              let credential = try store.contacts.deliveryCredential(contactId: contact.id) else { return }
         let transport = dependencies.transport
-        try? await relay.withReauthentication { () async throws(DeliveryFailure) in
-            try await transport.sendEphemeral(envelope, to: recipient, credential: credential)
+        for (recipient, envelope) in try sealTyping(active, to: contact) {
+            try? await relay.withReauthentication { () async throws(DeliveryFailure) in
+                try await transport.sendEphemeral(envelope, to: recipient, credential: credential)
+            }
         }
     }
 
-    private func sealTyping(_ active: Bool, to contact: Contact) throws -> [UInt8]? {
+    private func sealTyping(_ active: Bool, to contact: Contact) throws -> [(recipient: IdentityKey, envelope: [UInt8])] {
         let now = dependencies.clock.now()
-        let content = Content(id: MessageID.random(using: dependencies.random), sentAt: UInt64(now),
-                              body: active ? .typingStarted : .typingStopped)
+        let content = try Content(id: MessageID.random(using: dependencies.random), sentAt: UInt64(now),
+                                  body: active ? .typingStarted : .typingStopped).encoded()
+        // Each ephemeral envelope takes a message number of the sending
+        // chain, and one the contact misses (no socket open) is a gap it
+        // bridges with skipped keys, at most RatchetLimits.maxForwardJump
+        // (a chain's head, or an old chain's tail plus a new chain's head).
+        // Half of it per chain keeps both within the bound, so dropped
+        // typing indicators never make later messages undecryptable
+        // (docs/PROTOCOL.md, Appendix B).
+        func sealable(_ session: Session) -> Bool { session.ratchet.sendCount < UInt32(RatchetLimits.maxForwardJump / 2) }
         return try store.withinWrite { store in
+            var sealed: [(recipient: IdentityKey, envelope: [UInt8])] = []
             let session = try dependencies.loadSession(contactId: contact.id)
-            // Each ephemeral envelope takes a message number of the sending
-            // chain, and one the contact misses (no socket open) is a gap it
-            // bridges with skipped keys, at most RatchetLimits.maxForwardJump
-            // (a chain's head, or an old chain's tail plus a new chain's head).
-            // Half of it per chain keeps both within the bound, so dropped
-            // typing indicators never make later messages undecryptable
-            // (docs/PROTOCOL.md, Appendix B).
-            guard session.ratchet.sendCount < UInt32(RatchetLimits.maxForwardJump / 2) else { return nil }
-            let envelope = try session.seal(try content.encoded(), using: dependencies.random)
-            try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
-            return envelope
+            if sealable(session) {
+                sealed.append((try IdentityKey(rawRepresentation: contact.identityKey), try session.seal(content, using: dependencies.random)))
+                try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
+            }
+            for device in try deviceFanOut.activeDevices(of: contact) {
+                guard let state = try store.deviceSessions.load(contactId: contact.id, deviceKey: device),
+                      let session = try? Session(serialized: state), sealable(session),
+                      let key = try? IdentityKey(rawRepresentation: device) else { continue }
+                sealed.append((key, try session.seal(content, using: dependencies.random)))
+                try store.deviceSessions.save(state: session.serialized(), contactId: contact.id, deviceKey: device, at: now)
+            }
+            return sealed
         }
     }
 }

@@ -43,5 +43,10 @@ import Testing
         }
         #expect(try await bob.messenger.history(with: "alice").contains { $0.body == "from the tablet" }, "bob lost the tablet's message")
         #expect(try await tablet.history(with: "bob").contains { $0.body == "from bob" }, "the tablet lost bob's message")
+
+        // Typing goes to every device too, each on its own session (§20.12).
+        try await bob.messenger.sendTyping(true, to: "alice")
+        let typedTo = relay.state.withLock { Set($0.ephemeralRecipients) }
+        #expect(typedTo == [alice.identity.publicKey.rawRepresentation, devices.tablet.keyPair.publicKey.rawRepresentation])
     }
 }

@@ -60,6 +60,8 @@ final class InMemoryRelay: Sendable {
         var holdPushes = false
         var heldPushes: [(mailbox: [UInt8], envelope: MailboxEnvelope)] = []
         var fetchCalls = 0
+        /// The mailbox of each ephemeral envelope (typing), in order.
+        var ephemeralRecipients: [[UInt8]] = []
         /// Runs before each acknowledgement is applied, with its ids.
         var beforeAcknowledge: (@Sendable ([Int64]) async -> Void)?
     }
@@ -227,7 +229,10 @@ final class InMemoryRelay: Sendable {
             return stream
         }
 
-        func sendEphemeral(_ envelope: [UInt8], to recipient: IdentityKey, credential: [UInt8]) async throws(DeliveryFailure) {}
+        /// Recorded, not delivered: the mailbox each ephemeral envelope was sent to.
+        func sendEphemeral(_ envelope: [UInt8], to recipient: IdentityKey, credential: [UInt8]) async throws(DeliveryFailure) {
+            relay.state.withLock { $0.ephemeralRecipients.append(recipient.rawRepresentation) }
+        }
 
         func startBlobUpload(length: Int64) async throws(DeliveryFailure) -> String {
             try requireToken()
