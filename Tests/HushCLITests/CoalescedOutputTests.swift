@@ -166,10 +166,12 @@ import Testing
         }
         // Waited for on a thread of its own, which on failure lets the
         // commands go (their clients hang up), so that the pool recovers and
-        // this test can report.
+        // this test can report. A deadlock never ends; the bound is wide
+        // because the suites beside this one share the same pool and two
+        // cores (it once took more than 30 s while builds ran alongside).
         let allDone = await withCheckedContinuation { continuation in
             Thread.detachNewThread {
-                let done = finished.wait(seconds: 30)
+                let done = finished.wait(seconds: 120)
                 if !done { outputs.forEach { $0.discard() } }
                 continuation.resume(returning: done)
             }
