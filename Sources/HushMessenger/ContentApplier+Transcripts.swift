@@ -1,38 +1,39 @@
 import HushProtocol
 import HushStore
 
-/// Sent transcripts (docs/PROTOCOL.md §20.11): what another device of our
-/// account sent to `contact`, applied as if this device had sealed it. A
-/// text or file is an outgoing message of the conversation under the same
+/// What another device of our account sent (docs/PROTOCOL.md §20.11,
+/// §20.15): a sent transcript of a content to a contact, or a group message
+/// under that device's chain, applied in `conversation` as if this device
+/// had sealed it. A text or file is an outgoing message under the same
 /// client message id (a second copy changes nothing); a read receipt marks
 /// the messages it names read here too; a reaction, an edit or a deletion
-/// is ours. Nothing is sealed in answer.
+/// is ours. Nothing is sealed in answer. `label` names the conversation to
+/// live views (the contact's or the group's name).
 extension ContentApplier {
-    func applyTranscript(_ content: Content, to contact: Contact, envelope: MailboxEnvelope, expiresAfter: UInt32? = nil) throws {
-        let conversation = try dependencies.conversation(with: contact)
+    func applySentElsewhere(_ content: Content, conversation: Int64, label: String, expiresAfter: UInt32? = nil) throws {
         let own = dependencies.identity.address.description
         let timer = expiresAfter.map(Int64.init)
         switch content.body {
         case let .expiring(seconds, inner):
-            try applyTranscript(Content(id: content.id, sentAt: content.sentAt, body: inner), to: contact, envelope: envelope,
-                                expiresAfter: seconds)
+            try applySentElsewhere(Content(id: content.id, sentAt: content.sentAt, body: inner), conversation: conversation, label: label,
+                                   expiresAfter: seconds)
         case let .text(text):
-            try storeSentElsewhere(text, contentType: "text/plain", content: content, contact: contact, conversation: conversation,
+            try storeSentElsewhere(text, contentType: "text/plain", content: content, label: label, conversation: conversation,
                                    expiresAfter: timer)
         case let .reply(quoted, text):
-            try storeSentElsewhere(text, contentType: "text/plain", content: content, contact: contact, conversation: conversation,
+            try storeSentElsewhere(text, contentType: "text/plain", content: content, label: label, conversation: conversation,
                                    replyTo: quoted, expiresAfter: timer)
         case let .attachment(pointer):
             // The pointer is kept, so `hush fetch` downloads the file here as well.
             try storeSentElsewhere(StoredAttachment.summary(fileName: pointer.fileName, size: Int64(pointer.size)), contentType: "attachment",
-                                   content: content, contact: contact, conversation: conversation, expiresAfter: timer) { messageId in
+                                   content: content, label: label, conversation: conversation, expiresAfter: timer) { messageId in
                 try downloads.recordIncoming(pointer, messageId: messageId)
             }
         case let .disappearingTimer(seconds):
             try store.conversations.setDisappearingTimer(Int64(seconds), conversationId: conversation)
             try dependencies.emit(.disappearingTimerChanged(conversationID: conversation, seconds: seconds == 0 ? nil : Int64(seconds)))
             try storeSentElsewhere(DisappearingTimer.change(to: seconds), contentType: DisappearingTimer.contentType, content: content,
-                                   contact: contact, conversation: conversation)
+                                   label: label, conversation: conversation)
         case let .reaction(target, emoji):
             guard let message = try store.messages.message(clientMessageId: target.description), message.conversationId == conversation,
                   try store.reactions.record(messageId: message.id, reactor: own, emoji: emoji, sentAt: Int64(clamping: content.sentAt))
@@ -59,14 +60,14 @@ extension ContentApplier {
             guard let last = named.max(by: { $0.id < $1.id }) else { return }
             _ = try store.messages.markRead(upTo: last.id, in: conversation, at: dependencies.clock.now())
         default:
-            throw MessengerError.protocolFailure("a sent transcript of a content that is not copied between devices")
+            throw MessengerError.protocolFailure("another device of this account sent a content that is not copied between devices")
         }
     }
 
     /// Stores what another device of ours sent as an outgoing message of
     /// `conversation`, sent (the relay took it from that device), and tells
     /// live views. A copy already here changes nothing.
-    private func storeSentElsewhere(_ body: String, contentType: String, content: Content, contact: Contact, conversation: Int64,
+    private func storeSentElsewhere(_ body: String, contentType: String, content: Content, label: String, conversation: Int64,
                                     replyTo: MessageID? = nil, expiresAfter: Int64? = nil,
                                     alsoStore extra: (Int64) throws -> Void = { _ in }) throws {
         let message = NewMessage(conversationId: conversation, clientMessageId: content.id.description, direction: .outgoing,
@@ -75,7 +76,12 @@ extension ContentApplier {
         guard case let .inserted(id) = try store.messages.insert(message) else { return }
         try extra(id)
         guard let stored = try store.messages.message(id: id) else { return }
-        try dependencies.emit(.statusChanged(clientMessageID: stored.clientMessageId, status: stored.status, contact: contact.name,
+        try dependencies.emit(.statusChanged(clientMessageID: stored.clientMessageId, status: stored.status, contact: label,
                                              messageID: stored.id, conversationID: conversation))
+    }
+
+    /// A group state another device of ours sent (§20.15).
+    func applyGroupStateFromOwnDevice(_ state: GroupState) throws {
+        try receivedGroupStates.applyFromOwnDevice(state)
     }
 }

@@ -15,7 +15,7 @@ final class ContentApplier {
     let downloads: AttachmentDownloads
     private let membership: GroupMembership
     private let largeGroups: LargeGroups
-    private let receivedGroupStates: ReceivedGroupStates
+    let receivedGroupStates: ReceivedGroupStates
     private let senderKeys: GroupSenderKeys
     private let deviceLists: ContactDeviceLists
     var store: MessageStore { dependencies.store }

@@ -101,6 +101,8 @@ final class DeviceFanOut {
                     guard try store.deviceSessions.load(contactId: contact.id, deviceKey: device) == nil else { return }
                     try store.deviceSessions.save(state: session.serialized(), contactId: contact.id, deviceKey: device,
                                                   at: dependencies.clock.now())
+                    // Our chains of the groups we share go to the new device too (§20.15): it may not hold them.
+                    try OwnSenderChains(dependencies).handOver(to: contact)
                 }
             }
         }
@@ -111,15 +113,15 @@ extension ContentBody {
     /// Whether a content sealed for a contact also goes to each of its
     /// devices (§20.12): what a conversation shows and its receipts,
     /// credentials, profiles and our device list (so a contact's linked
-    /// device learns of a revocation too, §20.14). Not a decryption error
-    /// (sealed to the device whose envelope it reports), typing (ephemeral,
-    /// sealed to each device by `LiveSync.sendTyping`), nor a group's
-    /// contents (groups stay with the account key, §20.15), nor what only
-    /// an account's own devices send.
+    /// device learns of a revocation too, §20.14), and a small group's
+    /// states, chains and leaves (every device of a member is in the group,
+    /// §20.15). Not a decryption error (sealed to the device whose envelope
+    /// it reports), typing (ephemeral, sealed to each device by
+    /// `LiveSync.sendTyping`), a large group's states (they stay with the
+    /// account key), nor what only an account's own devices send.
     var goesToEveryDevice: Bool {
         switch self {
-        case .decryptionError, .typingStarted, .typingStopped, .groupUpdate, .senderKeyDistribution, .groupLeave,
-             .largeGroupUpdate, .largeGroupRekey, .sentTranscript: false
+        case .decryptionError, .typingStarted, .typingStopped, .largeGroupUpdate, .largeGroupRekey, .sentTranscript: false
         default: true
         }
     }

@@ -36,6 +36,8 @@ final class EnvelopeOpener {
             guard !ephemeral else { throw MessengerError.protocolFailure("a group message cannot travel as an ephemeral envelope") }
             try senderKeys.open(envelope) { content, contact, group in
                 try applier.applyGroup(content, from: contact, group: group, envelope: envelope)
+            } applyingOwn: { content, group in
+                try applier.applySentElsewhere(content, conversation: group.conversationId, label: group.name)
             } applyingLarge: { content, author, group in
                 try applier.applyLargeGroup(content, from: author, group: group, envelope: envelope)
             }
@@ -74,8 +76,9 @@ final class EnvelopeOpener {
                 try store.contacts.setCredentialSent(nil, contactId: contact.id)
                 try store.contacts.setProfileSent(nil, contactId: contact.id)
                 try store.contacts.setDeviceListSent(nil, contactId: contact.id)
-                try senderKeys.handOverOwnChains(to: contact)
             }
+            // Our chains, which a new device of the account does not hold yet (§20.15).
+            try senderKeys.handOverOwnChains(to: contact)
             if let oneTime = handshake.oneTimePrekeyID { consumedPrekeys.append((.oneTimeX25519, oneTime)) }
             if handshake.kemPrekeyKind == .oneTimeKEM { consumedPrekeys.append((.oneTimeKEM, handshake.kemPrekeyID)) }
         } else if let current {
@@ -123,6 +126,8 @@ final class EnvelopeOpener {
             session = try acceptSession(opened, handshake: handshake)
             if let oneTime = handshake.oneTimePrekeyID { consumedPrekeys.append((.oneTimeX25519, oneTime)) }
             if handshake.kemPrekeyKind == .oneTimeKEM { consumedPrekeys.append((.oneTimeKEM, handshake.kemPrekeyID)) }
+            // A new session with another device of ours: it may lack our groups and chains (§20.15).
+            try senderKeys.handOverGroupsToOwnDevices()
         } else if let current {
             session = current
         } else {
@@ -141,7 +146,11 @@ final class EnvelopeOpener {
             guard let contact = try store.contacts.contact(identityKey: recipient.rawRepresentation) else {
                 throw MessengerError.protocolFailure("a sent transcript of a message to \(recipient.address), who is not a contact on this device: add them here too")
             }
-            try applier.applyTranscript(inner, to: contact, envelope: envelope)
+            try applier.applySentElsewhere(inner, conversation: dependencies.conversation(with: contact), label: contact.name)
+        case let .senderKeyDistribution(distribution):
+            try senderKeys.applyOwnDeviceDistribution(distribution, device: device)
+        case let .groupUpdate(state):
+            try applier.applyGroupStateFromOwnDevice(state)
         default:
             throw MessengerError.protocolFailure("another device of this account sent a content that only goes to contacts")
         }

@@ -27,7 +27,18 @@ final class GroupDeliveries {
     func sealPending(isolation: isolated (any Actor)? = #isolation) async {
         guard let pending = try? store.groups.pendingDeliveries(), !pending.isEmpty else { return }
         var unreachable: Set<[UInt8]> = []
+        let account = dependencies.identity.publicKey.rawRepresentation
         for delivery in pending where !unreachable.contains(delivery.memberKey) {
+            // Queued for our own account: a state or our chain for our other devices (§20.15), on the
+            // sessions with them; a device without one yet gets them when its session starts (`OwnDevices`).
+            if delivery.memberKey == account {
+                try? store.write { store in
+                    let conversation = try store.groups.group(row: delivery.groupRow)?.conversationId
+                    if let conversation { try sealer.deviceFanOut.own.sealToEveryDevice(delivery.content, conversation: conversation) }
+                    try store.groups.removeDelivery(id: delivery.id)
+                }
+                continue
+            }
             guard let key = try? IdentityKey(rawRepresentation: delivery.memberKey) else {
                 try? store.groups.removeDelivery(id: delivery.id)
                 continue

@@ -36,7 +36,7 @@ final class GroupMembership {
         for group in try store.groups.active() where !group.isLarge {
             let current = try group.currentState()
             guard current.member(me) != nil, current.members.contains(where: { $0.identityKey != me }),
-                  try store.groups.ownChain(stateDigest: current.digest, memberKey: me.rawRepresentation, groupRow: group.id) == nil
+                  try !sealer.ownChains.hasChain(for: current, in: group)
             else { continue }
             _ = try sealer.ownChains.chain(for: current, in: group)
             made += 1

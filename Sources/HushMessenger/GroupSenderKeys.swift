@@ -10,12 +10,14 @@ final class GroupSenderKeys {
     private let adoption: GroupStateAdoption
     private let ownChains: OwnSenderChains
     private let largeGroupMessages: LargeGroupMessages
+    private let ownDevices: OwnDevices
     private var store: MessageStore { dependencies.store }
     private var me: IdentityKey { dependencies.identity.publicKey }
 
-    init(_ dependencies: MessengerDependencies, adoption: GroupStateAdoption) {
+    init(_ dependencies: MessengerDependencies, adoption: GroupStateAdoption, ownDevices: OwnDevices) {
         self.dependencies = dependencies
         self.adoption = adoption
+        self.ownDevices = ownDevices
         ownChains = OwnSenderChains(dependencies)
         largeGroupMessages = LargeGroupMessages(dependencies)
     }
@@ -64,6 +66,36 @@ final class GroupSenderKeys {
                                    memberKey: sender.rawRepresentation, stateDigest: nil, groupRow: group.id)
     }
 
+    /// Keeps the chain of another device of ours (§20.15), which `device`
+    /// (its key at the relay) sealed to us on the session between the two:
+    /// signed for our account, kept under the device's key, so that it is
+    /// never taken for this device's own chain (`OwnSenderChains`) and what
+    /// it seals shows as ours. A group we do not hold yet waits for its
+    /// state, as a member's distribution does.
+    func applyOwnDeviceDistribution(_ distribution: SenderKeyDistribution, device: IdentityKey) throws {
+        let chain: SenderKeyChain
+        do {
+            chain = try SenderKeyChain(distribution: distribution, from: me)
+        } catch {
+            throw Self.refusal(error)
+        }
+        guard let group = try store.groups.group(groupID: distribution.groupID) else {
+            throw MessengerError.awaitingGroupKey("a group key from another device of this account, for a group whose state has not arrived yet")
+        }
+        guard group.standing == .member, !group.isLarge else { return }
+        let states = try adoption.keptStates(group)
+        guard states.contains(where: { $0.epoch == distribution.epoch && $0.member(me) != nil }) else {
+            if distribution.epoch > group.epoch {
+                throw MessengerError.awaitingGroupKey("a group key for an epoch whose membership has not arrived yet")
+            }
+            return
+        }
+        guard try store.groups.chain(epoch: distribution.epoch, signingKey: distribution.signingKey.rawRepresentation,
+                                     groupRow: group.id) == nil else { return }
+        try store.groups.saveChain(chain.serialized(), epoch: chain.epoch, signingKey: chain.signingKey.rawRepresentation,
+                                   memberKey: device.rawRepresentation, stateDigest: nil, groupRow: group.id)
+    }
+
     /// The reason a distribution is refused, told apart from other failures.
     private static func refusal(_ error: any Error) -> any Error {
         guard case .invalidSignature? = error as? ProtocolError else { return error }
@@ -77,12 +109,12 @@ final class GroupSenderKeys {
     /// every chain it held, as a restored account has (§19.4). A peer who
     /// still holds it ignores it.
     func handOverOwnChains(to contact: Contact) throws {
-        let peer = try IdentityKey(rawRepresentation: contact.identityKey)
-        for group in try store.groups.active() where !group.isLarge {
-            let current = try group.currentState()
-            guard current.member(me) != nil, current.member(peer) != nil else { continue }
-            try ownChains.distribute(for: current, in: group, to: [peer])
-        }
+        try ownChains.handOver(to: contact)
+    }
+
+    /// Our groups and chains, for our other devices (`OwnSenderChains.handOverGroupsToOwnDevices`).
+    func handOverGroupsToOwnDevices() throws {
+        try ownChains.handOverGroupsToOwnDevices()
     }
 
     /// The member whose chain signed the group message in `envelope` when
@@ -113,6 +145,7 @@ final class GroupSenderKeys {
     /// an attachment in the group's conversation and queues a delivery
     /// receipt to its sender over their pairwise session.
     func open(_ envelope: MailboxEnvelope, applying apply: (Content, Contact, StoredGroup) throws -> Void,
+              applyingOwn applyOwn: (Content, StoredGroup) throws -> Void,
               applyingLarge applyLarge: (Content, IdentityKey, StoredGroup) throws -> Void) throws {
         guard let (message, group) = try openEnvelope(envelope.bytes) else {
             for invitation in try store.invitations.all()
@@ -135,8 +168,13 @@ final class GroupSenderKeys {
             }
             throw MessengerError.awaitingGroupKey("a group message whose sender's key has not arrived yet")
         }
+        guard stored.memberKey != dependencies.transportIdentity.publicKey.rawRepresentation else {
+            throw MessengerError.protocolFailure("a group message signed with our own chain")
+        }
+        // Another device of ours (§20.15): its chain is kept under its key at the relay (the account key
+        // for the first device), and what it sealed is ours, shown as sent.
+        let fromOwnDevice = try stored.memberKey == me.rawRepresentation || ownDevices.isActiveDevice(stored.memberKey)
         let sender = try IdentityKey(rawRepresentation: stored.memberKey)
-        guard sender != me else { throw MessengerError.protocolFailure("a group message signed with our own chain") }
         let chain = try SenderKeyChain.deserialize(stored.chain)
         let plaintext = try chain.decrypt(message)
         try store.groups.saveChain(chain.serialized(), epoch: stored.epoch, signingKey: stored.signingKey, memberKey: stored.memberKey,
@@ -145,6 +183,10 @@ final class GroupSenderKeys {
         switch content.body {
         case .text, .attachment, .reply, .reaction, .edit, .deletion, .disappearingTimer, .expiring: break
         default: throw MessengerError.protocolFailure("only texts, files, replies, reactions, edits, deletions and timers travel as group messages")
+        }
+        if fromOwnDevice {
+            try applyOwn(content, group)
+            return
         }
         try apply(content, try senderContact(sender, in: group), group)
     }

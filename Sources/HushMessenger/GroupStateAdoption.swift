@@ -42,7 +42,8 @@ final class GroupStateAdoption {
         for member in others { try ensureContact(for: member) }
         if announce {
             let update = Content(id: MessageID.random(using: dependencies.random), sentAt: UInt64(now), body: .groupUpdate(state))
-            for member in others { try queue(update, to: member.identityKey, group: group) }
+            // And to our other devices (our account as a member stands for them, `GroupDeliveries`), §20.15.
+            for member in others.map(\.identityKey) + [me] { try queue(update, to: member, group: group) }
             if let previous {
                 let removed = previous.members.filter { state.member($0.identityKey) == nil && $0.identityKey != me }
                 if !removed.isEmpty {

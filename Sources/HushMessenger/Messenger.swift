@@ -71,7 +71,7 @@ public actor Messenger {
         groups = GroupMembership(dependencies, sealer: sealer, adoption: adoption)
         largeGroups = LargeGroups(dependencies, sealer: sealer, adoption: adoption)
         let receivedGroupStates = ReceivedGroupStates(dependencies, adoption: adoption)
-        let senderKeys = GroupSenderKeys(dependencies, adoption: adoption)
+        let senderKeys = GroupSenderKeys(dependencies, adoption: adoption, ownDevices: sealer.deviceFanOut.own)
         deviceLists = ContactDeviceLists(dependencies)
         attachmentFiles = attachmentDirectory.map(AttachmentFiles.init(directory:))
         attachmentSweep = AttachmentSweep(dependencies, files: attachmentFiles)

@@ -41,6 +41,11 @@ final class OwnDevices {
         }
     }
 
+    /// Whether `key` is an active device of the account's list (ours, or another of ours).
+    func isActiveDevice(_ key: [UInt8]) throws -> Bool {
+        try list()?.activeDevices.contains { $0.key.rawRepresentation == key } ?? false
+    }
+
     /// The keys at the relay of our other active devices.
     func peers() throws -> [[UInt8]] {
         guard let list = try list() else { return [] }
@@ -63,6 +68,13 @@ final class OwnDevices {
                                  body: .sentTranscript(recipient: try IdentityKey(rawRepresentation: contact.identityKey), content))
         guard let encoded = try? transcript.encoded() else { return }
         for peer in peers { try seal(encoded, to: peer, conversation: conversation) }
+    }
+
+    /// Seals `encoded` (a content for our other devices themselves: a
+    /// group's state, our chain) to each of them that we hold a session
+    /// with. Joins the caller's transaction.
+    func sealToEveryDevice(_ encoded: [UInt8], conversation: Int64) throws {
+        for peer in try peers() { try seal(encoded, to: peer, conversation: conversation) }
     }
 
     /// Seals `encoded` (nil: nothing but the lists) on the session with our
@@ -116,6 +128,8 @@ final class OwnDevices {
                 // holds the session before either has anything to copy, and its own transcripts go on it.
                 // Filed under the newest conversation; with none, there is nothing to copy yet either.
                 if let conversation = try store.conversations.newestId() { try seal(nil, to: peer, conversation: conversation) }
+                // The groups we are in, and our chains, go after it (§20.15): the device may not hold them.
+                try OwnSenderChains(dependencies).handOverGroupsToOwnDevices()
             }
         }
     }

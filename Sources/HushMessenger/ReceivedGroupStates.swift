@@ -62,6 +62,29 @@ final class ReceivedGroupStates {
         try dependencies.emit(.groupChanged(group: name, conversationID: group.conversationId))
     }
 
+    /// A state another device of ours sent (§20.15): one this account
+    /// wrote there or adopted there, after the checks `applyUpdate` makes.
+    /// Our own device is trusted as ourselves (it holds the account seed):
+    /// a group we do not know is created when we are in it, and a known
+    /// one takes the state when it supersedes ours.
+    func applyFromOwnDevice(_ incoming: GroupState) throws {
+        guard let group = try store.groups.group(groupID: incoming.groupID) else {
+            guard incoming.member(me) != nil else { return }
+            let name = try store.groups.freeName(incoming.name)
+            let created = try store.groups.create(groupID: incoming.groupID, name: name, state: incoming.encoded, epoch: incoming.epoch,
+                                                  at: dependencies.clock.now())
+            try adoption.adopt(incoming, in: created, announce: false, previous: nil)
+            try dependencies.emit(.groupChanged(group: name, conversationID: created.conversationId))
+            return
+        }
+        guard group.standing != .left, !group.isLarge else { return }
+        let current = try group.currentState()
+        guard incoming.supersedes(current), incoming.member(me) != nil else { return }
+        if group.standing == .removed { try store.groups.setStanding(.member, groupRow: group.id) }
+        try adoption.adopt(incoming, in: group, announce: false, previous: current)
+        try dependencies.emit(.groupChanged(group: group.name, conversationID: group.conversationId))
+    }
+
     /// An invitation from someone whose message request waits: kept (a later
     /// state of the same group replaces it; one without us withdraws it)
     /// and shown with the request, and applied when the user accepts it.

@@ -65,7 +65,7 @@ extension Sealer {
             guard let text else {
                 try store.outbox.enqueue(requestId: requestID, messageId: nil, conversationId: group.conversationId,
                                          sealedPayload: envelope, at: now)
-                try store.groups.addRecipients(recipients.map(\.rawRepresentation), requestId: requestID)
+                try store.groups.addRecipients(try mailboxes(of: recipients, in: group), requestId: requestID)
                 // Sealed again for a member who reports it undecryptable (§10.1).
                 try store.resends.recordGroupContent(digest: SHA256.hash(envelope), conversationId: group.conversationId,
                                                      contentId: content.id.bytes, content: try content.encoded(),
@@ -181,12 +181,32 @@ extension Sealer {
         return (envelope, recipients)
     }
 
+    /// The mailboxes a group envelope for `members` goes to (§20.15): each
+    /// member's account key, the active devices of the list we hold of
+    /// each, and our own other devices, those we hold a session with (a
+    /// device key without one, such as a first device's, has no mailbox at
+    /// the relay). A large group's stay the members' (its states stay with
+    /// the account keys).
+    func mailboxes(of members: [IdentityKey], in group: StoredGroup) throws -> [[UInt8]] {
+        var mailboxes = members.map(\.rawRepresentation)
+        guard !group.isLarge else { return mailboxes }
+        for member in members {
+            guard let contact = try store.contacts.contact(identityKey: member.rawRepresentation) else { continue }
+            mailboxes += try deviceFanOut.activeDevices(of: contact).filter { device in
+                try (store.deviceSessions.load(contactId: contact.id, deviceKey: device)?.count ?? 0) > 0
+            }
+        }
+        mailboxes += try deviceFanOut.own.peers().filter { try (store.ownDeviceSessions.load(deviceKey: $0)?.count ?? 0) > 0 }
+        var seen: Set<[UInt8]> = []
+        return mailboxes.filter { seen.insert($0).inserted }
+    }
+
     /// The members a queued group message goes to, each with its own
     /// receipt, and the envelope kept for a member who reports it
     /// undecryptable (§10.1). A large group's has neither: no receipts, no
     /// resends (§18.4); it shows as sent once the relay took every part.
     private func record(_ recipients: [IdentityKey], requestID: String, messageId: Int64, envelope: [UInt8], in group: StoredGroup) throws {
-        try store.groups.addRecipients(recipients.map(\.rawRepresentation), requestId: requestID)
+        try store.groups.addRecipients(try mailboxes(of: recipients, in: group), requestId: requestID)
         guard !group.isLarge else { return }
         for key in recipients { try store.groups.recordReceipt(messageId: messageId, memberKey: key.rawRepresentation, status: "sent") }
         try store.resends.recordEnvelope(digest: SHA256.hash(envelope), messageId: messageId, at: dependencies.clock.now())

@@ -79,6 +79,10 @@ public struct GroupRepository {
         return name
     }
 
+    public func group(row: Int64) throws -> StoredGroup? {
+        try database.queryFirst("SELECT \(Self.columns) FROM groups WHERE id = ?", [row], decode)
+    }
+
     public func group(groupID: [UInt8]) throws -> StoredGroup? {
         try database.queryFirst("SELECT \(Self.columns) FROM groups WHERE group_id = ?", [groupID], decode)
     }

@@ -10,50 +10,9 @@ import Testing
 /// devices, applied as an outgoing message of the same conversation; a read
 /// receipt marks the messages read on both.
 @Suite struct SentTranscriptTests {
-    /// Alice's first device ("desk", the account key at the relay) and a
-    /// linked tablet with its own key and store, both holding alice's list
-    /// of the two; bob holds it too.
-    private struct Account {
-        let relay: InMemoryRelay
-        let alice: Participant
-        let bob: Participant
-        let tablet: Messenger
-        let tabletKey: IdentityKey
-    }
-
-    private func account(_ label: String) async throws -> Account {
-        let relay = InMemoryRelay()
-        let (alice, bob) = try await relay.acquaintedPair()
-        let devices = try DeskAndTablet(account: alice.identity, seed: label == "tablet starts" ? "transcripts sends" : "transcripts read")
-        let (tablet, account, first, second) = (devices.tablet, alice.identity.publicKey, devices.first, devices.second)
-        let deskStore = try MessageStore(path: alice.databasePath, key: alice.databaseKey)
-        let directory = try TemporaryDirectory(label: "messenger-tablet-\(label)")
-        let tabletStore = try MessageStore(path: directory.path("messages.db"), key: SecureBytes(randomCount: 32))
-        for store in [deskStore, tabletStore] {
-            try store.deviceLists.keep(first.encoded, counter: 1, at: 1)
-            try store.deviceLists.keep(second.encoded, counter: 2, at: 2)
-        }
-        let onTablet = Messenger(identity: alice.identity, device: tablet, store: tabletStore,
-                                 transport: relay.transport(for: tablet.keyPair), clock: alice.clock,
-                                 random: DeterministicRandom(seed: "random-tablet-\(label)"),
-                                 attachmentDirectory: directory.path("attachments"))
-        try await onTablet.register()
-        try await onTablet.addContact(name: "bob", address: bob.address)
-        try await alice.messenger.announceDeviceList()
-        // Each side's pass starts the sessions it starts: with the other device, with bob's.
-        _ = try await bob.messenger.sync()
-        _ = try await alice.messenger.sync()
-        _ = try await onTablet.sync()
-        _ = try await bob.messenger.sync()
-        _ = try await alice.messenger.sync()
-        // The two seeds the tests use give both orders of the keys, so both devices are seen starting the session.
-        #expect(tablet.keyPair.publicKey.rawRepresentation.lexicographicallyPrecedes(account.rawRepresentation) == (label == "tablet starts"))
-        return Account(relay: relay, alice: alice, bob: bob, tablet: onTablet, tabletKey: tablet.keyPair.publicKey)
-    }
-
     @Test(arguments: ["tablet starts", "desk starts"])
     func whatOneDeviceSendsShowsOnTheOther(_ label: String) async throws {
-        let setup = try await account(label)
+        let setup = try await InMemoryRelay().linkedAlice(label)
         let (alice, bob, tablet) = (setup.alice, setup.bob, setup.tablet)
         // Whichever of the two started the session between them (the lower key at the relay) sent the
         // list on it at once: each holds it after the passes above, and the first text copies already.
@@ -89,7 +48,7 @@ import Testing
 
     @Test(arguments: ["tablet starts", "desk starts"])
     func readOnOneDeviceIsReadOnTheOther(_ label: String) async throws {
-        let setup = try await account(label)
+        let setup = try await InMemoryRelay().linkedAlice(label)
         let (alice, bob, tablet) = (setup.alice, setup.bob, setup.tablet)
         _ = try await bob.messenger.sync()
         try await bob.messenger.send(text: "read me", to: "alice")

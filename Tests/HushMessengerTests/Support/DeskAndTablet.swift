@@ -1,7 +1,9 @@
 import HushCrypto
 import HushMessenger
 import HushProtocol
+import HushStore
 import HushTesting
+import Testing
 
 /// Two devices of `account` for device tests, from `seed`: the first
 /// device's list key ("desk", which keeps the account key at the relay)
@@ -22,5 +24,53 @@ struct DeskAndTablet {
                                                       addedAt: 2)
         first = try DeviceList.sign(account: account, counter: 1, createdAt: 1, signer: desk, entries: [deskEntry])
         second = try DeviceList.sign(account: account, counter: 2, createdAt: 2, signer: desk, entries: [deskEntry, tabletEntry])
+    }
+}
+
+/// Alice's first device ("desk", the account key at the relay, her
+/// `Participant`) and a linked tablet with its own key and store, both
+/// holding alice's list of the two; bob holds it too, and each side's
+/// passes have run, so the sessions between them exist. Of the two seeds
+/// `label` picks, "tablet starts" gives the tablet the lower key at the
+/// relay (it starts the session between the devices), any other the desk.
+struct LinkedAlice {
+    let relay: InMemoryRelay
+    let alice: Participant
+    let bob: Participant
+    let tablet: Messenger
+    let tabletKey: IdentityKey
+    let tabletDirectory: TemporaryDirectory
+}
+
+extension InMemoryRelay {
+    /// `before` runs once alice and bob are acquainted, before the tablet exists.
+    func linkedAlice(_ label: String, before: (Participant, Participant) async throws -> Void = { _, _ in }) async throws -> LinkedAlice {
+        let (alice, bob) = try await acquaintedPair()
+        try await before(alice, bob)
+        let devices = try DeskAndTablet(account: alice.identity, seed: label == "tablet starts" ? "transcripts sends" : "transcripts read")
+        let deskStore = try MessageStore(path: alice.databasePath, key: alice.databaseKey)
+        let directory = try TemporaryDirectory(label: "messenger-tablet-\(label)")
+        let tabletStore = try MessageStore(path: directory.path("messages.db"), key: SecureBytes(randomCount: 32))
+        for store in [deskStore, tabletStore] {
+            try store.deviceLists.keep(devices.first.encoded, counter: 1, at: 1)
+            try store.deviceLists.keep(devices.second.encoded, counter: 2, at: 2)
+        }
+        let tablet = Messenger(identity: alice.identity, device: devices.tablet, store: tabletStore,
+                               transport: transport(for: devices.tablet.keyPair), clock: alice.clock,
+                               random: DeterministicRandom(seed: "random-tablet-\(label)"),
+                               attachmentDirectory: directory.path("attachments"))
+        try await tablet.register()
+        try await tablet.addContact(name: "bob", address: bob.address)
+        try await alice.messenger.announceDeviceList()
+        // Each side's pass starts the sessions it starts: with the other device, with bob's.
+        _ = try await bob.messenger.sync()
+        _ = try await alice.messenger.sync()
+        _ = try await tablet.sync()
+        _ = try await bob.messenger.sync()
+        _ = try await alice.messenger.sync()
+        let tabletKey = devices.tablet.keyPair.publicKey
+        // The two seeds give both orders of the keys, so both devices are seen starting the session.
+        #expect(tabletKey.rawRepresentation.lexicographicallyPrecedes(alice.identity.publicKey.rawRepresentation) == (label == "tablet starts"))
+        return LinkedAlice(relay: self, alice: alice, bob: bob, tablet: tablet, tabletKey: tabletKey, tabletDirectory: directory)
     }
 }

@@ -1,0 +1,57 @@
+import HushCrypto
+import HushMessenger
+import HushProtocol
+import HushStore
+import HushTesting
+import Testing
+
+/// A group with a member of two devices (docs/PROTOCOL.md §20.15): the
+/// desk creates it after the tablet was linked; its state and chain reach
+/// the tablet on the session between the devices, bob's chain reaches both;
+/// a group envelope goes to every device of every member; what one of
+/// alice's devices sends shows on the other as sent, and reaches bob as
+/// alice's.
+@Suite struct DeviceGroupTests {
+    /// The group made after the session between alice's devices exists (its state and the desk's
+    /// chain follow on it), or before the tablet existed (they go when that session starts).
+    @Test(arguments: [("tablet starts", false), ("desk starts", false), ("tablet starts", true), ("desk starts", true)])
+    func aGroupWithATwoDeviceMemberWorksBothWays(_ label: String, groupFirst: Bool) async throws {
+        let setup = try await InMemoryRelay().linkedAlice(label) { alice, bob in
+            guard groupFirst else { return }
+            try await alice.messenger.createGroup(name: "team", members: ["bob"])
+            _ = try await bob.messenger.sync()
+            _ = try await alice.messenger.sync()
+        }
+        let (alice, bob, tablet) = (setup.alice.messenger, setup.bob.messenger, setup.tablet)
+        if !groupFirst { try await alice.createGroup(name: "team", members: ["bob"]) }
+        func syncAll() async throws {
+            for _ in 0..<2 {
+                _ = try await bob.sync()
+                _ = try await alice.sync()
+                _ = try await tablet.sync()
+            }
+        }
+        try await syncAll()
+        #expect(try await tablet.groupList().map(\.name) == ["team"], "the desk's state reached the tablet")
+
+        try await bob.send(text: "hello both", to: "team")
+        try await syncAll()
+        #expect(try await alice.history(with: "team").contains { $0.body == "hello both" && $0.direction == .incoming })
+        let onTablet = try await tablet.history(with: "team")
+        #expect(onTablet.contains { $0.body == "hello both" && $0.direction == .incoming }, "\(onTablet.map(\.body))")
+
+        try await tablet.send(text: "from the tablet", to: "team")
+        try await syncAll()
+        #expect(try await bob.history(with: "team").contains { $0.body == "from the tablet" && $0.sender == setup.alice.address })
+        #expect(try await alice.history(with: "team").contains { $0.body == "from the tablet" && $0.direction == .outgoing })
+
+        try await alice.send(text: "from the desk", to: "team")
+        try await syncAll()
+        #expect(try await bob.history(with: "team").contains { $0.body == "from the desk" })
+        #expect(try await tablet.history(with: "team").contains { $0.body == "from the desk" && $0.direction == .outgoing })
+        for messenger in [alice, bob, tablet] {
+            let setAside = try await messenger.quarantined().map(\.reason)
+            #expect(setAside.isEmpty, "\(setAside)")
+        }
+    }
+}
