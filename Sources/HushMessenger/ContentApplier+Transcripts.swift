@@ -36,6 +36,7 @@ extension ContentApplier {
                                    label: label, conversation: conversation)
         case let .reaction(target, emoji):
             guard let message = try store.messages.message(clientMessageId: target.description), message.conversationId == conversation,
+                  !message.isErased,
                   try store.reactions.record(messageId: message.id, reactor: own, emoji: emoji, sentAt: Int64(clamping: content.sentAt))
             else { return }
             try dependencies.emit(.reactionChanged(messageID: message.id, conversationID: conversation))
@@ -49,8 +50,11 @@ extension ContentApplier {
                                                  sentAt: Int64(clamping: content.sentAt), limit: ContentLimits.maxEditsPerMessage)
             if outcome == .applied { try dependencies.emit(.messageEdited(messageID: message.id, conversationID: conversation)) }
         case let .deletion(target):
+            // Within the window the sending device checked (§10.7), on both devices' record of the message's time.
             guard let message = try store.messages.message(clientMessageId: target.description), message.conversationId == conversation,
                   message.direction == .outgoing, !message.isErased,
+                  content.sentAt >= UInt64(clamping: message.createdAt),
+                  content.sentAt - UInt64(clamping: message.createdAt) <= ContentLimits.deletionWindow,
                   try store.messages.erase(messageId: message.id, as: .deleted, at: dependencies.clock.now()) != nil else { return }
             try dependencies.emit(.messageErased(messageID: message.id, conversationID: conversation))
         case let .readReceipt(ids):

@@ -310,6 +310,8 @@ final class ContentApplier {
               try store.groups.group(conversationId: message.conversationId) == nil,
               try store.contacts.contact(conversationId: message.conversationId)?.id == contact.id,
               let content = try sealer.contentAgain(of: message),
+              // Marked only when it can go: with no session to seal on, the next error from the device may find one.
+              try store.deviceSessions.load(contactId: contact.id, deviceKey: key).flatMap({ try? Session(serialized: $0) }) != nil,
               try store.resends.markResent(messageId: messageId, toMember: key, at: dependencies.clock.now()),
               try fanOut.seal(content.encoded(), to: key, of: contact, conversation: message.conversationId, messageId: message.id,
                               resendable: false)

@@ -131,7 +131,9 @@ final class EnvelopeOpener {
         } else if let current {
             session = current
         } else {
-            throw MessengerError.protocolFailure("from a device of this account that this device holds no session with")
+            // Lost here (a restored home, a state that no longer reads): a new session starts after this pass.
+            ownDevices.sessionLost(with: device)
+            throw MessengerError.protocolFailure("from a device of this account on a session this device no longer holds: a new one is started")
         }
         // The session's row names its skipped keys, so it exists before they do (all in this transaction).
         let owner = try store.ownDeviceSessions.save(state: session.serialized(), deviceKey: key, at: now)

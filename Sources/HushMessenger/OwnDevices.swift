@@ -26,6 +26,15 @@ final class OwnDevices {
     /// Devices the relay had no bundle for in this run: asked again in the
     /// next run, not at every pass.
     private var withoutBundle: Set<[UInt8]> = []
+    /// Devices of ours that wrote on a session this device no longer holds
+    /// (restored from a backup, which keeps no session; a state that no
+    /// longer reads): this device starts a new one after the pass, whatever
+    /// the order of the keys. In memory: the receive that marks it is rolled
+    /// back, and the envelope marks it again at the next pass.
+    private var lostSessions: Set<[UInt8]> = []
+    /// Set when a device of ours that our list does not name yet wrote to
+    /// us: our directory is read after the pass (§20.9), as for a contact.
+    private var listMayBeBehind = false
 
     init(_ dependencies: MessengerDependencies) {
         self.dependencies = dependencies
@@ -81,18 +90,18 @@ final class OwnDevices {
     /// device `peer`, after every list of ours it was not sent yet (in
     /// order, as a contact gets them), and queues each envelope for its
     /// mailbox. A device without a session yet gets nothing.
-    private func seal(_ encoded: [UInt8]?, to peer: [UInt8], conversation: Int64) throws {
+    private func seal(_ encoded: [UInt8]?, to peer: [UInt8], conversation: Int64, markingListSent: Bool = true) throws {
         guard let state = try store.ownDeviceSessions.load(deviceKey: peer), let session = try? Session(serialized: state) else { return }
         let random = dependencies.random, now = dependencies.clock.now()
         var contents: [[UInt8]] = []
         let sent = try store.ownDeviceSessions.listSent(deviceKey: peer)
         if let current = try store.deviceLists.latestCounter(), sent != Int64(clamping: current) {
-            let lists = try sent.map { try store.deviceLists.lists(after: UInt64(clamping: $0)) }
-                ?? store.deviceLists.list(counter: current).map { [(current, $0)] } ?? []
-            for (_, list) in lists {
+            // Every list since the last one sent, or every list kept to a device sent none: one
+            // signed by a device the other does not know yet verifies after the lists before it.
+            for (_, list) in try store.deviceLists.lists(after: UInt64(clamping: sent ?? 0)) {
                 contents.append(try Content(id: MessageID.random(using: random), sentAt: UInt64(now), body: .deviceList(list)).encoded())
             }
-            try store.ownDeviceSessions.setListSent(Int64(clamping: current), deviceKey: peer)
+            if markingListSent { try store.ownDeviceSessions.setListSent(Int64(clamping: current), deviceKey: peer) }
         }
         if let encoded { contents.append(encoded) }
         for content in contents {
@@ -105,14 +114,18 @@ final class OwnDevices {
     }
 
     /// Starts a session, from the relay's bundle, with each of our other
-    /// devices that has none and whose key at the relay is above ours.
+    /// devices that has none and whose key at the relay is above ours, and
+    /// with each that wrote on a session this device lost, and reads our
+    /// directory first when a device our list does not name wrote to us.
     /// Best effort: a device whose bundle cannot be had now is tried again
     /// after a later pass.
     func startMissingSessions(isolation: isolated (any Actor)? = #isolation) async {
+        if listMayBeBehind { await readOwnDirectory() }
         let me = dependencies.transportIdentity.publicKey.rawRepresentation
         guard let peers = try? peers() else { return }
-        for peer in peers where !withoutBundle.contains(peer) && me.lexicographicallyPrecedes(peer) {
-            guard (try? store.ownDeviceSessions.load(deviceKey: peer)) == .some(nil),
+        for peer in peers where !withoutBundle.contains(peer) {
+            let lost = lostSessions.contains(peer)
+            guard lost || me.lexicographicallyPrecedes(peer), (try? needsSession(peer)) == true,
                   let key = try? IdentityKey(rawRepresentation: peer) else { continue }
             let session: Session
             switch await dependencies.startSession(withDevice: key) {
@@ -122,16 +135,45 @@ final class OwnDevices {
             }
             try? store.withinWrite { store in
                 // The device may have started one first meanwhile: keep that.
-                guard try store.ownDeviceSessions.load(deviceKey: peer) == nil else { return }
+                guard try needsSession(peer) else { return }
                 try store.ownDeviceSessions.save(state: session.serialized(), deviceKey: peer, at: dependencies.clock.now())
                 // Our list goes at once, as the session's first content (§20.11): the other device then
                 // holds the session before either has anything to copy, and its own transcripts go on it.
                 // Filed under the newest conversation; with none, there is nothing to copy yet either.
-                if let conversation = try store.conversations.newestId() { try seal(nil, to: peer, conversation: conversation) }
+                // Not marked as sent: a request whose conversation is removed before it is posted goes
+                // with it, and the list then goes again before the next transcript.
+                if let conversation = try store.conversations.newestId() {
+                    try seal(nil, to: peer, conversation: conversation, markingListSent: false)
+                }
                 // The groups we are in, and our chains, go after it (§20.15): the device may not hold them.
                 try OwnSenderChains(dependencies).handOverGroupsToOwnDevices()
             }
+            if (try? needsSession(peer)) == false { lostSessions.remove(peer) }
         }
+    }
+
+    /// Whether we hold no usable session with our device `peer`: none, or
+    /// one whose state no longer reads. An ended one (revoked) is not
+    /// started again.
+    private func needsSession(_ peer: [UInt8]) throws -> Bool {
+        guard let state = try store.ownDeviceSessions.load(deviceKey: peer) else { return true }
+        return state.count > 0 && (try? Session(serialized: state)) == nil
+    }
+
+    /// Marks our device `device` as one that wrote on a session we no
+    /// longer hold (see `lostSessions`).
+    func sessionLost(with device: IdentityKey) {
+        lostSessions.insert(device.rawRepresentation)
+    }
+
+    /// Reads our own directory (§20.9) and keeps the list there when it
+    /// follows ours: a device linked elsewhere wrote to us before its list
+    /// reached us. Best effort.
+    private func readOwnDirectory(isolation: isolated (any Actor)? = #isolation) async {
+        guard let directory = dependencies.directory,
+              let list = try? await directory.deviceList(of: dependencies.identity.publicKey) else { return }
+        listMayBeBehind = false
+        try? store.withinWrite { _ in try adopt(list.encoded) }
     }
 
     /// The device of ours that sealed `opened`, or nil when the sender is
@@ -147,7 +189,10 @@ final class OwnDevices {
         } else if opened.sender == account {
             // Our own key on the first device is no device of ours: it is ourselves.
             return dependencies.device == nil ? nil : account
-        } else if try store.ownDeviceSessions.id(deviceKey: opened.sender.rawRepresentation) == nil {
+        } else if try store.ownDeviceSessions.id(deviceKey: opened.sender.rawRepresentation) == nil,
+                  try list()?.entry(DeviceID(deviceKey: opened.sender.signingKey)) == nil {
+            // Neither a device we hold a session with nor one our list names (a session lost here,
+            // restored from a backup, is still known by the list).
             return nil
         }
         guard let list = try list() else {
@@ -159,6 +204,8 @@ final class OwnDevices {
         case false?:
             throw MessengerError.protocolFailure("from a device this account revoked")
         case nil:
+            // In memory: this receive's transaction is rolled back when it throws.
+            listMayBeBehind = true
             throw MessengerError.missingLocalState("from a device of this account that the device list kept here does not name yet: it waits for the newer list")
         }
     }
