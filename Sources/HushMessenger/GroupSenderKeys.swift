@@ -49,21 +49,28 @@ final class GroupSenderKeys {
         guard !group.isLarge else {
             throw MessengerError.protocolFailure("a sender key distribution for a large group, whose chains are derived, never distributed")
         }
+        try keep(chain, of: distribution, member: sender, in: group, as: sender.rawRepresentation)
+    }
+
+    /// Keeps `chain` (verified from `distribution`) under `owner` when
+    /// `member` is in the group's state of its epoch; one for an epoch whose
+    /// state has not arrived waits for it. A chain we hold already is kept
+    /// as it is: a distribution given again (a member handing its chain over
+    /// on a new session, a resend) would move it back, or past the skipped
+    /// keys we keep, and only the first one says whose it is.
+    private func keep(_ chain: SenderKeyChain, of distribution: SenderKeyDistribution, member: IdentityKey, in group: StoredGroup,
+                      as owner: [UInt8]) throws {
         let states = try adoption.keptStates(group)
-        guard states.contains(where: { $0.epoch == distribution.epoch && $0.member(sender) != nil }) else {
+        guard states.contains(where: { $0.epoch == distribution.epoch && $0.member(member) != nil }) else {
             if distribution.epoch > group.epoch {
                 throw MessengerError.awaitingGroupKey("a group key for an epoch whose membership has not arrived yet")
             }
             return
         }
-        // A chain we hold already is kept as it is: a distribution given again
-        // (a member handing its chain over on a new session, a resend) would
-        // move it back, or past the skipped keys we keep, and only the first
-        // one says whose it is.
         guard try store.groups.chain(epoch: distribution.epoch, signingKey: distribution.signingKey.rawRepresentation,
                                      groupRow: group.id) == nil else { return }
         try store.groups.saveChain(chain.serialized(), epoch: chain.epoch, signingKey: chain.signingKey.rawRepresentation,
-                                   memberKey: sender.rawRepresentation, stateDigest: nil, groupRow: group.id)
+                                   memberKey: owner, stateDigest: nil, groupRow: group.id)
     }
 
     /// Keeps the chain of another device of ours (§20.15), which `device`
@@ -83,17 +90,7 @@ final class GroupSenderKeys {
             throw MessengerError.awaitingGroupKey("a group key from another device of this account, for a group whose state has not arrived yet")
         }
         guard group.standing == .member, !group.isLarge else { return }
-        let states = try adoption.keptStates(group)
-        guard states.contains(where: { $0.epoch == distribution.epoch && $0.member(me) != nil }) else {
-            if distribution.epoch > group.epoch {
-                throw MessengerError.awaitingGroupKey("a group key for an epoch whose membership has not arrived yet")
-            }
-            return
-        }
-        guard try store.groups.chain(epoch: distribution.epoch, signingKey: distribution.signingKey.rawRepresentation,
-                                     groupRow: group.id) == nil else { return }
-        try store.groups.saveChain(chain.serialized(), epoch: chain.epoch, signingKey: chain.signingKey.rawRepresentation,
-                                   memberKey: device.rawRepresentation, stateDigest: nil, groupRow: group.id)
+        try keep(chain, of: distribution, member: me, in: group, as: device.rawRepresentation)
     }
 
     /// The reason a distribution is refused, told apart from other failures.

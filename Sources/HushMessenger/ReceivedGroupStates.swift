@@ -31,11 +31,7 @@ final class ReceivedGroupStates {
                 return
             }
             guard contact.standing == .accepted, incoming.member(me) != nil else { return }
-            let name = try store.groups.freeName(incoming.name)
-            let created = try store.groups.create(groupID: incoming.groupID, name: name, state: incoming.encoded, epoch: incoming.epoch,
-                                                  at: dependencies.clock.now())
-            try adoption.adopt(incoming, in: created, announce: false, previous: nil)
-            try dependencies.emit(.groupChanged(group: name, conversationID: created.conversationId))
+            try join(incoming)
             return
         }
         // A group is small or large for its whole life (§18.4).
@@ -70,11 +66,7 @@ final class ReceivedGroupStates {
     func applyFromOwnDevice(_ incoming: GroupState) throws {
         guard let group = try store.groups.group(groupID: incoming.groupID) else {
             guard incoming.member(me) != nil else { return }
-            let name = try store.groups.freeName(incoming.name)
-            let created = try store.groups.create(groupID: incoming.groupID, name: name, state: incoming.encoded, epoch: incoming.epoch,
-                                                  at: dependencies.clock.now())
-            try adoption.adopt(incoming, in: created, announce: false, previous: nil)
-            try dependencies.emit(.groupChanged(group: name, conversationID: created.conversationId))
+            try join(incoming)
             return
         }
         guard group.standing != .left, !group.isLarge else { return }
@@ -83,6 +75,16 @@ final class ReceivedGroupStates {
         if group.standing == .removed { try store.groups.setStanding(.member, groupRow: group.id) }
         try adoption.adopt(incoming, in: group, announce: false, previous: current)
         try dependencies.emit(.groupChanged(group: group.name, conversationID: group.conversationId))
+    }
+
+    /// Creates the group `incoming` describes (one we are in and do not
+    /// know yet) under a free name, makes the state current, and tells live views.
+    private func join(_ incoming: GroupState) throws {
+        let name = try store.groups.freeName(incoming.name)
+        let created = try store.groups.create(groupID: incoming.groupID, name: name, state: incoming.encoded, epoch: incoming.epoch,
+                                              at: dependencies.clock.now())
+        try adoption.adopt(incoming, in: created, announce: false, previous: nil)
+        try dependencies.emit(.groupChanged(group: name, conversationID: created.conversationId))
     }
 
     /// An invitation from someone whose message request waits: kept (a later

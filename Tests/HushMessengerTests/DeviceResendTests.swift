@@ -15,24 +15,10 @@ import Testing
     @Test(arguments: ["crossed 1", "crossed 2", "crossed 3", "crossed 4"])
     func crossedFirstMessagesWithADeviceAreBothRead(_ seed: String) async throws {
         let relay = InMemoryRelay()
-        let (alice, bob) = try await relay.acquaintedPair()
-        let devices = try DeskAndTablet(account: alice.identity, seed: seed)
-        let deskStore = try MessageStore(path: alice.databasePath, key: alice.databaseKey)
-        let directory = try TemporaryDirectory(label: "messenger-tablet-\(seed)")
-        let tabletStore = try MessageStore(path: directory.path("messages.db"), key: SecureBytes(randomCount: 32))
-        for store in [deskStore, tabletStore] {
-            try store.deviceLists.keep(devices.first.encoded, counter: 1, at: 1)
-            try store.deviceLists.keep(devices.second.encoded, counter: 2, at: 2)
-        }
-        let tablet = Messenger(identity: alice.identity, device: devices.tablet, store: tabletStore,
-                               transport: relay.transport(for: devices.tablet.keyPair), clock: alice.clock,
-                               random: DeterministicRandom(seed: "random-tablet-\(seed)"))
-        try await tablet.register()
-        // The tablet starts its session with bob here, and uses it below.
-        try await tablet.addContact(name: "bob", address: bob.address)
-        try await alice.messenger.announceDeviceList()
-        // Bob learns of the tablet and starts a session with it from its bundle, after this pass.
-        _ = try await bob.messenger.sync()
+        // The tablet started its session with bob when it added him; bob starts his with the tablet
+        // after his first pass, once the desk's list named it.
+        let setup = try await relay.linkedAlice(seed, settled: false)
+        let (alice, bob, tablet) = (setup.alice, setup.bob, setup.tablet)
 
         // Each writes first on its own session: the two first messages cross.
         try await bob.messenger.send(text: "from bob", to: "alice")
@@ -47,6 +33,6 @@ import Testing
         // Typing goes to every device too, each on its own session (§20.12).
         try await bob.messenger.sendTyping(true, to: "alice")
         let typedTo = relay.state.withLock { Set($0.ephemeralRecipients) }
-        #expect(typedTo == [alice.identity.publicKey.rawRepresentation, devices.tablet.keyPair.publicKey.rawRepresentation])
+        #expect(typedTo == [alice.identity.publicKey.rawRepresentation, setup.tabletKey.rawRepresentation])
     }
 }
