@@ -8,7 +8,8 @@ import Testing
 /// the fingerprint her `hush device list` shows, and announces the change in
 /// the conversation; his messages reach both devices, the linked one's
 /// answer reaches him as alice's, and what either device sends shows on the
-/// other; a revocation cuts the linked one off.
+/// other, in their conversation and in a group; a revocation cuts the
+/// linked one off.
 @Suite struct DeviceListEndToEndTests {
     /// `hush device list --json` or `hush verify NAME --json`'s "devices", as (fingerprint, active names, revoked names).
     static func devices(_ object: [String: Any]?) throws -> (fingerprint: String, active: Set<String>, revoked: Set<String>) {
@@ -62,6 +63,19 @@ import Testing
         try bed.sync(laptop)
         #expect(try bed.history(laptop, with: "bob").contains { $0.body == "from the desk" && $0.direction == "out" })
 
+        // A group with a two-device member works both ways (§20.15): the desk makes it, its state and
+        // chain reach the laptop, bob's chain reaches both; each device's group messages show on the other.
+        try bed.succeed(alice, ["group", "create", "team", "bob"])
+        for _ in 0..<2 { for user in [bob, alice, laptop] { try bed.sync(user) } }
+        try bed.send(bob, to: "team", "to the team")
+        for user in [alice, laptop] { try bed.sync(user) }
+        #expect(try bed.history(alice, with: "team").contains { $0.body == "to the team" && $0.direction == "in" })
+        #expect(try bed.history(laptop, with: "team").contains { $0.body == "to the team" && $0.direction == "in" })
+        try bed.send(laptop, to: "team", "the laptop to the team")
+        for user in [bob, alice] { try bed.sync(user) }
+        #expect(try bed.history(bob, with: "team").contains { $0.body == "the laptop to the team" && $0.direction == "in" })
+        #expect(try bed.history(alice, with: "team").contains { $0.body == "the laptop to the team" && $0.direction == "out" })
+
         let revoked = try bed.hush(alice, ["device", "revoke", "laptop", "--json"])
         #expect(revoked.status == 0, "\(revoked)")
         let after = try Self.devices(try bed.succeed(alice, ["device", "list", "--json"]).json())
@@ -77,7 +91,10 @@ import Testing
         try bed.sync(laptop)
         #expect(try !bed.history(laptop, with: "bob").contains { $0.body == "still here" })
         try bed.send(laptop, to: "bob", "from a revoked device")
-        try bed.sync(bob)
+        // Set aside with its reason (exit 24); nobody is asked to send it again.
+        let refused = try bed.hush(bob, ["sync", "--json"])
+        #expect(refused.status == 24, "\(refused)")
+        #expect(try bed.succeed(bob, ["audit", "local"]).stdout.contains("from a device alice revoked"))
         #expect(try !bed.history(bob, with: "alice").contains { $0.body == "from a revoked device" })
         // Nor does a transcript cross between the desk and the revoked laptop, either way: the laptop's
         // is set aside with its reason (exit 24), and the desk copies nothing more to it.
