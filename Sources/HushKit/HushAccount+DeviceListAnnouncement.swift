@@ -15,10 +15,15 @@ extension HushAccount {
     /// posted now waits in the outbox for the next sync, and a contact it
     /// could not be sealed for gets the list before the next thing sealed
     /// to it. Returns how many contacts it was queued for (nil: it failed).
-    static func announceDeviceList(of identity: IdentityKeyPair, device: LocalDevice?, store: sending MessageStore, relay: String) async -> Int? {
+    /// After a revocation (`rekeyingGroups`), the small groups this account
+    /// is an admin of also get a new state, after the list (§20.14).
+    static func announceDeviceList(of identity: IdentityKeyPair, device: LocalDevice?, store: sending MessageStore, relay: String,
+                                   rekeyingGroups: Bool = false) async -> Int? {
         let messenger = Messenger(identity: identity, device: device, store: store,
                                   transport: RelayClientTransport(client: RelayClient(baseURL: relay)))
-        return try? await messenger.announceDeviceList()
+        let announced = try? await messenger.announceDeviceList()
+        if rekeyingGroups { _ = try? await messenger.rekeyGroupsAfterRevocation() }
+        return announced
     }
 
     /// This home as a linked device (its key and certificate), or nil for

@@ -78,8 +78,10 @@ extension HushAccount {
                                 suggestion: "free some disk space, then run the revocation again to replace the key")
             }
             guard let revoked = next.entry(target.id) else { throw HushError(.other, reason: "the signed list lost the revoked device") }
-            // Contacts stop counting the device as the account's once the list reaches them.
-            _ = await announceDeviceList(of: identity, device: try linkedDevice(contents, store: store, account: identity), store: store, relay: relay)
+            // Contacts stop counting the device as the account's once the list reaches them; the
+            // groups this account administers get a new secret the revoked device does not hold.
+            _ = await announceDeviceList(of: identity, device: try linkedDevice(contents, store: store, account: identity), store: store, relay: relay,
+                                         rekeyingGroups: true)
             return (LinkedDevice(revoked, thisDevice: own), recoveryKey)
         }
     }

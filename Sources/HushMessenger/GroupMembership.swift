@@ -109,6 +109,18 @@ final class GroupMembership {
         return try store.groups.group(groupID: current.groupID) ?? group
     }
 
+    /// Writes the next state, the same members under a new secret, of every
+    /// small group we are an admin of (after a revocation, §20.14). Returns how many.
+    func rekeyAdministered() throws -> Int {
+        var rekeyed = 0
+        for group in try store.groups.active() where !group.isLarge && group.standing == .member {
+            guard try state(of: group).isAdmin(me) else { continue }
+            _ = try change(group.name) { _, _ in }
+            rekeyed += 1
+        }
+        return rekeyed
+    }
+
     func add(_ name: String, memberNames: [String]) throws -> StoredGroup {
         let added = try memberNames.map { try sealer.sendableContact(named: $0) }
         return try change(name) { members, _ in

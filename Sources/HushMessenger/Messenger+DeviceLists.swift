@@ -19,10 +19,27 @@ extension Messenger {
         let queued = try store.write { store in
             var queued = 0
             for contact in try store.contacts.all() where try sealer.handOverDeviceList(to: contact) { queued += 1 }
+            // And to our other devices, on the sessions with them (§20.14).
+            try sealer.deviceFanOut.own.handOverLists()
             return queued
         }
         await outgoing.flush()
         return queued
+    }
+
+    /// After a revocation (docs/PROTOCOL.md §20.14): every small group this
+    /// account is an admin of gets a new state, the same members under a new
+    /// epoch and secret, so the revoked device (which holds the old secret
+    /// and chains) opens nothing sealed after it: the state goes to every
+    /// member and to our other devices, after the list that revokes it, and
+    /// each remaining device makes a new chain. A group the account is not
+    /// an admin of keeps its keys until an admin changes it. Returns how
+    /// many groups were given a new state.
+    @discardableResult
+    public func rekeyGroupsAfterRevocation() async throws -> Int {
+        let rekeyed = try store.write { _ in try groups.rekeyAdministered() }
+        await outgoing.flush()
+        return rekeyed
     }
 
     /// The device list held of the contact `name` (the last one that

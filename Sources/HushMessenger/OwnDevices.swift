@@ -86,6 +86,16 @@ final class OwnDevices {
         for peer in try peers() { try seal(encoded, to: peer, conversation: conversation) }
     }
 
+    /// Seals every list of ours each of our other devices was not sent yet
+    /// (after a link or a revocation, §20.14), filed under the newest
+    /// conversation and, as at a session's start, not marked as sent: the
+    /// next transcript carries the lists again if this request goes with a
+    /// removed conversation. Joins the caller's transaction.
+    func handOverLists() throws {
+        guard let conversation = try store.conversations.newestId() else { return }
+        for peer in try peers() { try seal(nil, to: peer, conversation: conversation, markingListSent: false) }
+    }
+
     /// Seals `encoded` (nil: nothing but the lists) on the session with our
     /// device `peer`, after every list of ours it was not sent yet (in
     /// order, as a contact gets them), and queues each envelope for its

@@ -76,6 +76,7 @@ import Testing
         #expect(try bed.history(bob, with: "team").contains { $0.body == "the laptop to the team" && $0.direction == "in" })
         #expect(try bed.history(alice, with: "team").contains { $0.body == "the laptop to the team" && $0.direction == "out" })
 
+        let epochBefore = try bed.succeed(bob, ["group", "info", "team", "--json"]).json()["epoch"] as? Int
         let revoked = try bed.hush(alice, ["device", "revoke", "laptop", "--json"])
         #expect(revoked.status == 0, "\(revoked)")
         let after = try Self.devices(try bed.succeed(alice, ["device", "list", "--json"]).json())
@@ -106,5 +107,15 @@ import Testing
         try bed.send(alice, to: "bob", "after the revocation")
         try bed.sync(laptop)
         #expect(try !bed.history(laptop, with: "bob").contains { $0.body == "after the revocation" })
+        // The group alice administers got a new secret with the revocation (§20.14): bob's next group
+        // message reaches the desk and not the revoked laptop.
+        for user in [bob, alice] { try bed.sync(user) }
+        let epochAfter = try bed.succeed(bob, ["group", "info", "team", "--json"]).json()["epoch"] as? Int
+        #expect(epochBefore != nil && epochAfter == epochBefore.map { $0 + 1 }, "\(String(describing: epochBefore)) → \(String(describing: epochAfter))")
+        try bed.send(bob, to: "team", "the team after the revocation")
+        try bed.sync(alice)
+        #expect(try bed.history(alice, with: "team").contains { $0.body == "the team after the revocation" })
+        _ = try bed.hush(laptop, ["sync", "--json"])
+        #expect(try !bed.history(laptop, with: "team").contains { $0.body == "the team after the revocation" })
     }
 }

@@ -54,4 +54,43 @@ import Testing
             #expect(setAside.isEmpty, "\(setAside)")
         }
     }
+
+    /// §20.14: the desk revokes the tablet; the group it administers gets a
+    /// new state after the revoking list, so bob's next group message is not
+    /// sent to the tablet, and the copy sent to alice's account key does not
+    /// open there either.
+    @Test func aRevokedDeviceOpensNoGroupMessageSentAfter() async throws {
+        let setup = try await InMemoryRelay().linkedAlice("desk starts")
+        let (alice, bob, tablet) = (setup.alice.messenger, setup.bob.messenger, setup.tablet)
+        try await alice.createGroup(name: "team", members: ["bob"])
+        func syncAll() async throws {
+            for _ in 0..<2 {
+                _ = try await bob.sync()
+                _ = try await alice.sync()
+                _ = try await tablet.sync()
+            }
+        }
+        try await syncAll()
+        try await bob.send(text: "before", to: "team")
+        try await syncAll()
+        #expect(try await tablet.history(with: "team").contains { $0.body == "before" })
+        let epoch = try await bob.groupSummary("team").epoch
+
+        let deskStore = try MessageStore(path: setup.alice.databasePath, key: setup.alice.databaseKey)
+        try deskStore.deviceLists.keep(setup.devices.third.encoded, counter: 3, at: 3)
+        try await alice.announceDeviceList()
+        #expect(try await alice.rekeyGroupsAfterRevocation() == 1)
+        try await syncAll()
+        #expect(try await bob.groupSummary("team").epoch == epoch + 1, "bob took the new state")
+
+        try await bob.send(text: "after", to: "team")
+        let toAccount = try #require(setup.relay.stored(for: setup.alice.identity.publicKey).last)
+        let tabletMailbox = setup.relay.stored(for: setup.tabletKey).count
+        try await syncAll()
+        #expect(try await alice.history(with: "team").contains { $0.body == "after" })
+        #expect(setup.relay.stored(for: setup.tabletKey).count <= tabletMailbox, "nothing more goes to the revoked tablet")
+        setup.relay.inject(toAccount.bytes, into: setup.tabletKey)
+        _ = try await tablet.sync()
+        #expect(try await !tablet.history(with: "team").contains { $0.body == "after" }, "the old secret opens nothing sealed after")
+    }
 }

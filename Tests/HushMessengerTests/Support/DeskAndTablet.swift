@@ -13,6 +13,8 @@ struct DeskAndTablet {
     let tablet: LocalDevice
     let first: DeviceList
     let second: DeviceList
+    /// The list after the desk revoked the tablet (counter 3).
+    let third: DeviceList
 
     init(account: IdentityKeyPair, seed: String) throws {
         let random = DeterministicRandom(seed: seed)
@@ -24,6 +26,7 @@ struct DeskAndTablet {
                                                       addedAt: 2)
         first = try DeviceList.sign(account: account, counter: 1, createdAt: 1, signer: desk, entries: [deskEntry])
         second = try DeviceList.sign(account: account, counter: 2, createdAt: 2, signer: desk, entries: [deskEntry, tabletEntry])
+        third = try DeviceList.sign(account: account, counter: 3, createdAt: 3, signer: desk, entries: [deskEntry, tabletEntry.revoked(at: 3)])
     }
 }
 
@@ -40,6 +43,7 @@ struct LinkedAlice {
     let tablet: Messenger
     let tabletKey: IdentityKey
     let tabletDirectory: TemporaryDirectory
+    let devices: DeskAndTablet
 }
 
 extension InMemoryRelay {
@@ -71,7 +75,7 @@ extension InMemoryRelay {
         _ = try await bob.messenger.sync()
         let tabletKey = devices.tablet.keyPair.publicKey
         guard settled else {
-            return LinkedAlice(relay: self, alice: alice, bob: bob, tablet: tablet, tabletKey: tabletKey, tabletDirectory: directory)
+            return LinkedAlice(relay: self, alice: alice, bob: bob, tablet: tablet, tabletKey: tabletKey, tabletDirectory: directory, devices: devices)
         }
         _ = try await alice.messenger.sync()
         _ = try await tablet.sync()
@@ -79,6 +83,6 @@ extension InMemoryRelay {
         _ = try await alice.messenger.sync()
         // The two seeds give both orders of the keys, so both devices are seen starting the session.
         #expect(tabletKey.rawRepresentation.lexicographicallyPrecedes(alice.identity.publicKey.rawRepresentation) == (label == "tablet starts"))
-        return LinkedAlice(relay: self, alice: alice, bob: bob, tablet: tablet, tabletKey: tabletKey, tabletDirectory: directory)
+        return LinkedAlice(relay: self, alice: alice, bob: bob, tablet: tablet, tabletKey: tabletKey, tabletDirectory: directory, devices: devices)
     }
 }
