@@ -45,6 +45,7 @@ struct LargeGroupMessages {
     /// asks an admin for the next state, in a transaction of its own.
     func encrypt(_ content: Content, in group: StoredGroup) throws -> (envelope: [UInt8], recipients: [IdentityKey]) {
         try group.requireMember()
+        try dependencies.requireLargeGroupDevice(group.name)
         guard Self.carries(content.body) else {
             throw MessengerError.groupRefused("a large group carries texts, replies and files only (no reactions, edits, deletions or timers)")
         }

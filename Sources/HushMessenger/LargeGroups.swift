@@ -31,6 +31,7 @@ final class LargeGroups {
 
     /// Creates a large group of us (its admin) and `memberNames` (accepted contacts).
     func create(name: String, memberNames: [String]) throws -> StoredGroup {
+        try dependencies.requireLargeGroupDevice(name)
         try GroupMembership.checkName(name)
         guard try store.groups.group(named: name) == nil else {
             throw MessengerError.groupRefused("a group named '\(name)' already exists: choose another name")
@@ -59,6 +60,7 @@ final class LargeGroups {
     /// gets it without the secret. `n` envelopes, whatever changed.
     func change(_ group: StoredGroup, _ change: (inout [LargeGroupState.Member], inout String) throws -> Void) throws -> StoredGroup {
         try group.requireMember()
+        try dependencies.requireLargeGroupDevice(group.name)
         let current = try self.current(group)
         guard current.state.isAdmin(me) else { throw MessengerError.notGroupAdmin(group: group.name) }
         var members = current.state.members
@@ -179,6 +181,8 @@ final class LargeGroups {
     /// for. Sending waits meanwhile (`LargeGroupMessages.encrypt`).
     @discardableResult
     func askForNewStates(only name: String? = nil) throws -> Int {
+        // A linked device holds large groups' states from its link but never a chain of its own (§20.15).
+        guard dependencies.device == nil else { return 0 }
         var asked = 0
         for group in try store.groups.active() where group.isLarge && (name == nil || group.name == name) {
             let current = try self.current(group)

@@ -93,6 +93,16 @@ extension MessengerDependencies {
         }
     }
 
+    /// Refuses a large group's message or change on a linked device: large
+    /// groups stay with the account key (PROTOCOL §20.15, "Devices in Hush
+    /// today"), since a member's chain there is derived from the state, one
+    /// per account, and two devices sending under it would reuse its keys.
+    func requireLargeGroupDevice(_ group: String) throws {
+        guard device == nil else {
+            throw MessengerError.groupRefused("'\(group)' is a large group, which stays on the account's first device in this version: send to it and change it there")
+        }
+    }
+
     /// How starting a session with a device from its bundle went.
     enum DeviceSessionStart {
         case started(Session)

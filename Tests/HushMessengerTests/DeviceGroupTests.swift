@@ -93,4 +93,20 @@ import Testing
         _ = try await tablet.sync()
         #expect(try await !tablet.history(with: "team").contains { $0.body == "after" }, "the old secret opens nothing sealed after")
     }
+
+    /// Large groups stay on the first device (§20.15, "Devices in Hush
+    /// today"): a member's chain there is derived from the state, one per
+    /// account, so a linked device neither makes one nor sends to one.
+    @Test func aLinkedDeviceRefusesLargeGroups() async throws {
+        let setup = try await InMemoryRelay().linkedAlice("desk starts")
+        do {
+            _ = try await setup.tablet.createGroup(name: "big", members: ["bob"], large: true)
+            Issue.record("a linked device made a large group")
+        } catch let MessengerError.groupRefused(reason) {
+            #expect(reason.contains("stays on the account's first device"), "\(reason)")
+        }
+        #expect(try await setup.tablet.groupList().isEmpty)
+        // The first device still makes one.
+        #expect(try await setup.alice.messenger.createGroup(name: "big", members: ["bob"], large: true).isLarge)
+    }
 }
