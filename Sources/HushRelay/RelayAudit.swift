@@ -24,7 +24,11 @@ public enum RelayAudit {
         message, the set of mailboxes its one fan-out deposit went to (so who shares a group, and its size), \
         but not the group, its name, its admins or which member wrote it; for a device directory, a blinded \
         key it cannot link to any address or identity, the list's counter, the sealed record's padded size, \
-        and when it is written and read, and from which address. It never sees who sent a deposited \
+        and when it is written and read, and from which address; for an account with linked devices, that \
+        one client deposits separately sealed envelopes of similar size into several mailboxes at one moment \
+        (a message to each of a contact's devices, a copy to each of the sender's other devices), and that \
+        those mailboxes' identities register the same delivery credential hash, so it can group an account's \
+        devices (and, from the account key's mailbox among them, tie them to the address's key). It never sees who sent a deposited \
         envelope (no sender field, no token on deposits), message contents, contact lists, or delivery \
         credential tokens (only their SHA-256); envelopes, group envelopes, ephemeral envelopes and blobs \
         are opaque ciphertext to it.
