@@ -342,7 +342,11 @@ final class Dispatcher {
             if contact == nil, try raw == dependencies.identity.publicKey.rawRepresentation || store.ownDeviceSessions.id(deviceKey: raw) != nil {
                 credential = try store.settings.value(SettingsRepository.Name.deliveryCredential).map { try Hex.decode($0) }
             }
-            return Addressee(recipient: FanOutRecipient(key: key, credential: credential), contactId: contact?.id)
+            // Only the account key's refusal forgets the contact's credential: a device that refuses it may
+            // hold an older one (devices register theirs apart, "Devices in Hush today"), and forgetting it
+            // would send everything to the account as first contacts. The device is posted to without it.
+            let forgets = contact.flatMap { $0.identityKey == raw ? $0.id : nil }
+            return Addressee(recipient: FanOutRecipient(key: key, credential: credential), contactId: forgets)
         }
     }
 }

@@ -35,4 +35,20 @@ import Testing
         let typedTo = relay.state.withLock { Set($0.ephemeralRecipients) }
         #expect(typedTo == [alice.identity.publicKey.rawRepresentation, setup.tabletKey.rawRepresentation])
     }
+
+    /// A device that refuses the account's delivery credential (it
+    /// registered another: devices register theirs apart) gets the envelope
+    /// without one, and the credential the account gave is kept for the
+    /// account's other mailboxes.
+    @Test func aDeviceRefusingTheCredentialKeepsTheAccountsOne() async throws {
+        let relay = InMemoryRelay()
+        let setup = try await relay.linkedAlice("desk starts")
+        let (bob, tablet) = (setup.bob.messenger, setup.tablet)
+        #expect(try await bob.deliveryCredentialKnown(for: "alice"))
+        relay.state.withLock { $0.refusingCredentials = [setup.tabletKey.rawRepresentation] }
+        try await bob.send(text: "past the old credential", to: "alice")
+        _ = try await tablet.sync()
+        #expect(try await tablet.history(with: "bob").contains { $0.body == "past the old credential" })
+        #expect(try await bob.deliveryCredentialKnown(for: "alice"), "the account's credential was forgotten for one device's refusal")
+    }
 }

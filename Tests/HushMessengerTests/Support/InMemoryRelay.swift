@@ -24,6 +24,9 @@ final class InMemoryRelay: Sendable {
         var nextID: Int64 = 1
         /// Failures the next deposits answer with, in order.
         var depositFailures: [DeliveryFailure] = []
+        /// Mailboxes that refuse every delivery credential (403), as one
+        /// whose identity registered another would.
+        var refusingCredentials: Set<[UInt8]> = []
         var depositCalls = 0
         /// How long each deposit waits before it is handled, and the most
         /// deposits seen waiting at once, in all and to one mailbox.
@@ -174,6 +177,9 @@ final class InMemoryRelay: Sendable {
                 relay.state.withLock { state in
                     state.depositCalls += 1
                     if !state.depositFailures.isEmpty { return (.failure(state.depositFailures.removeFirst()), nil) }
+                    if credential != nil, state.refusingCredentials.contains(mailbox) {
+                        return (.failure(.rejected(status: 403, code: "invalid_credential")), nil)
+                    }
                     // Idempotent per mailbox, as the relay is: a group message's fan-out uses one request id for every member.
                     let requestKey = Hex.encode(mailbox) + "/" + requestID
                     if let earlier = state.depositsByRequest[requestKey] { return (.success(earlier), nil) }
