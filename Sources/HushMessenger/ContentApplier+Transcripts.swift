@@ -88,4 +88,9 @@ extension ContentApplier {
     func applyGroupStateFromOwnDevice(_ state: GroupState) throws {
         try receivedGroupStates.applyFromOwnDevice(state)
     }
+
+    /// Another device of ours left a group as a member (§20.15).
+    func applyOwnLeave(groupID: [UInt8]) throws {
+        try membership.applyOwnLeave(groupID: groupID)
+    }
 }

@@ -13,7 +13,7 @@ final class ContentApplier {
     private let sealer: Sealer
     private let receipts: DeliveryReceipts
     let downloads: AttachmentDownloads
-    private let membership: GroupMembership
+    let membership: GroupMembership
     private let largeGroups: LargeGroups
     let receivedGroupStates: ReceivedGroupStates
     private let senderKeys: GroupSenderKeys

@@ -153,6 +153,8 @@ final class EnvelopeOpener {
             try senderKeys.applyOwnDeviceDistribution(distribution, device: device)
         case let .groupUpdate(state):
             try applier.applyGroupStateFromOwnDevice(state)
+        case let .groupLeave(groupID, _):
+            try applier.applyOwnLeave(groupID: groupID)
         default:
             throw MessengerError.protocolFailure("another device of this account sent a content that only goes to contacts")
         }

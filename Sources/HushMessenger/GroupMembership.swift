@@ -109,16 +109,16 @@ final class GroupMembership {
         return try store.groups.group(groupID: current.groupID) ?? group
     }
 
-    /// Writes the next state, the same members under a new secret, of every
-    /// small group we are an admin of (after a revocation, §20.14). Returns how many.
-    func rekeyAdministered() throws -> Int {
-        var rekeyed = 0
-        for group in try store.groups.active() where !group.isLarge && group.standing == .member {
-            guard try state(of: group).isAdmin(me) else { continue }
-            _ = try change(group.name) { _, _ in }
-            rekeyed += 1
-        }
-        return rekeyed
+    /// The small groups we are an admin of (each given a new secret after a revocation, §20.14).
+    func administered() throws -> [String] {
+        try store.groups.active().filter { group in
+            try !group.isLarge && group.standing == .member && state(of: group).isAdmin(me)
+        }.map(\.name)
+    }
+
+    /// Writes the next state of `name`: the same members under a new secret.
+    func rekey(_ name: String) throws {
+        _ = try change(name) { _, _ in }
     }
 
     func add(_ name: String, memberNames: [String]) throws -> StoredGroup {
@@ -182,10 +182,20 @@ final class GroupMembership {
         } else if !others.isEmpty {
             let notice = Content(id: MessageID.random(using: dependencies.random), sentAt: UInt64(dependencies.clock.now()),
                                  body: .groupLeave(groupID: current.groupID, epoch: current.epoch))
-            for member in others { try adoption.queue(notice, to: member.identityKey, group: group) }
+            // And to our other devices, which leave with us (§20.15).
+            for member in others.map(\.identityKey) + [me] { try adoption.queue(notice, to: member, group: group) }
         }
         try store.groups.setStanding(.left, groupRow: group.id)
         try forgetKeysKeepingDeliveries(group)
+    }
+
+    /// Another device of ours left the group (a member's leave, §20.15):
+    /// this one leaves too, keeping the history.
+    func applyOwnLeave(groupID: [UInt8]) throws {
+        guard let group = try store.groups.group(groupID: groupID), group.standing == .member, !group.isLarge else { return }
+        try store.groups.setStanding(.left, groupRow: group.id)
+        try forgetKeysKeepingDeliveries(group)
+        try dependencies.emit(.groupChanged(group: group.name, conversationID: group.conversationId))
     }
 
     /// A member leaves: the admin with the lowest identity key among those

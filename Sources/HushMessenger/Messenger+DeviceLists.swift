@@ -34,12 +34,22 @@ extension Messenger {
     /// member and to our other devices, after the list that revokes it, and
     /// each remaining device makes a new chain. A group the account is not
     /// an admin of keeps its keys until an admin changes it. Returns how
-    /// many groups were given a new state.
+    /// many groups were given a new state and the names of those that could
+    /// not be (each group in its own transaction: one that fails, such as a
+    /// group that has used every epoch, leaves the others rekeyed).
     @discardableResult
-    public func rekeyGroupsAfterRevocation() async throws -> Int {
-        let rekeyed = try store.write { _ in try groups.rekeyAdministered() }
+    public func rekeyGroupsAfterRevocation() async throws -> (rekeyed: Int, failed: [String]) {
+        var rekeyed = 0, failed: [String] = []
+        for name in try groups.administered() {
+            do {
+                try store.write { _ in try groups.rekey(name) }
+                rekeyed += 1
+            } catch {
+                failed.append(name)
+            }
+        }
         await outgoing.flush()
-        return rekeyed
+        return (rekeyed, failed)
     }
 
     /// The device list held of the contact `name` (the last one that

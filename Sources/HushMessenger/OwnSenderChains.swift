@@ -57,25 +57,34 @@ struct OwnSenderChains {
     /// devices, which may not hold it. A holder ignores it.
     func handOver(to contact: Contact) throws {
         let peer = try IdentityKey(rawRepresentation: contact.identityKey)
+        let now = dependencies.clock.now()
         for group in try store.groups.active() where !group.isLarge {
             let current = try group.currentState()
             guard current.member(me) != nil, current.member(peer) != nil else { continue }
+            // The state first, from an admin: a device that joined the contact's account since may not hold the group.
+            if current.isAdmin(me) {
+                let update = Content(id: MessageID.random(using: dependencies.random), sentAt: UInt64(now), body: .groupUpdate(current))
+                try store.groups.queueDelivery(try update.encoded(), to: peer.rawRepresentation, groupRow: group.id, at: now)
+            }
             try distribute(for: current, in: group, to: [peer])
         }
     }
 
     /// Queues for our other devices (our account as a member stands for
-    /// them, `GroupDeliveries`) the current state of every small group we
-    /// are in and our chain for it: on a new session between two of our
-    /// devices, since the other may have been linked after the group was
+    /// them, `GroupDeliveries`) our chain of every small group we are in,
+    /// and the current state of those we administer (the others' states come
+    /// from their admins, to each device): on a new session between two of
+    /// our devices, since the other may have been linked after the group was
     /// made or changed. A device that holds them ignores them.
     func handOverGroupsToOwnDevices() throws {
         let now = dependencies.clock.now()
         for group in try store.groups.active() where !group.isLarge {
             let current = try group.currentState()
             guard current.member(me) != nil else { continue }
-            let update = Content(id: MessageID.random(using: dependencies.random), sentAt: UInt64(now), body: .groupUpdate(current))
-            try store.groups.queueDelivery(try update.encoded(), to: me.rawRepresentation, groupRow: group.id, at: now)
+            if current.isAdmin(me) {
+                let update = Content(id: MessageID.random(using: dependencies.random), sentAt: UInt64(now), body: .groupUpdate(current))
+                try store.groups.queueDelivery(try update.encoded(), to: me.rawRepresentation, groupRow: group.id, at: now)
+            }
             try distribute(for: current, in: group, to: [me])
         }
     }

@@ -58,23 +58,39 @@ final class ReceivedGroupStates {
         try dependencies.emit(.groupChanged(group: name, conversationID: group.conversationId))
     }
 
-    /// A state another device of ours sent (§20.15): one this account
-    /// wrote there or adopted there, after the checks `applyUpdate` makes.
-    /// Our own device is trusted as ourselves (it holds the account seed):
-    /// a group we do not know is created when we are in it, and a known
-    /// one takes the state when it supersedes ours.
+    /// A state another device of ours sent (§20.15): one this account wrote
+    /// there as an admin (a group it made, a change it made), checked as an
+    /// admin's state from a contact is, with our account as the sender: a
+    /// group we do not know is created when we are an admin of it, and a
+    /// known one takes the state when it supersedes ours and we were an
+    /// admin of the state it follows. States of groups others administer
+    /// come from those admins, to each of our devices. A state without us
+    /// (we left there, as an admin) leaves here too.
     func applyFromOwnDevice(_ incoming: GroupState) throws {
         guard let group = try store.groups.group(groupID: incoming.groupID) else {
-            guard incoming.member(me) != nil else { return }
+            guard incoming.isAdmin(me) else { return }
             try join(incoming)
             return
         }
-        guard group.standing != .left, !group.isLarge else { return }
+        guard group.standing == .member, !group.isLarge else { return }
         let current = try group.currentState()
-        guard incoming.supersedes(current), incoming.member(me) != nil else { return }
-        if group.standing == .removed { try store.groups.setStanding(.member, groupRow: group.id) }
+        guard incoming.supersedes(current) else { return }
+        let base = try adoption.keptStates(group).first { $0.epoch < incoming.epoch } ?? (current.epoch < incoming.epoch ? current : nil)
+        guard let base, base.isAdmin(me) || (current.epoch == incoming.epoch && current.isAdmin(me)) else { return }
+        guard incoming.member(me) != nil else {
+            try store.groups.setState(incoming.encoded, epoch: incoming.epoch, groupRow: group.id)
+            try store.groups.setStanding(.left, groupRow: group.id)
+            try store.groups.forgetKeys(groupRow: group.id)
+            try dependencies.emit(.groupChanged(group: group.name, conversationID: group.conversationId))
+            return
+        }
         try adoption.adopt(incoming, in: group, announce: false, previous: current)
-        try dependencies.emit(.groupChanged(group: group.name, conversationID: group.conversationId))
+        var name = group.name
+        if incoming.name != current.name {
+            name = try store.groups.freeName(incoming.name)
+            try store.groups.rename(groupRow: group.id, to: name)
+        }
+        try dependencies.emit(.groupChanged(group: name, conversationID: group.conversationId))
     }
 
     /// Creates the group `incoming` describes (one we are in and do not

@@ -79,16 +79,19 @@ import Testing
         let deskStore = try MessageStore(path: setup.alice.databasePath, key: setup.alice.databaseKey)
         try deskStore.deviceLists.keep(setup.devices.third.encoded, counter: 3, at: 3)
         try await alice.announceDeviceList()
-        #expect(try await alice.rekeyGroupsAfterRevocation() == 1)
+        let rekey = try await alice.rekeyGroupsAfterRevocation()
+        #expect(rekey.rekeyed == 1 && rekey.failed.isEmpty)
         try await syncAll()
         #expect(try await bob.groupSummary("team").epoch == epoch + 1, "bob took the new state")
 
-        try await bob.send(text: "after", to: "team")
-        let toAccount = try #require(setup.relay.stored(for: setup.alice.identity.publicKey).last)
         let tabletMailbox = setup.relay.stored(for: setup.tabletKey).count
+        try await bob.send(text: "after", to: "team")
+        #expect(setup.relay.stored(for: setup.tabletKey).count == tabletMailbox, "nothing more goes to the revoked tablet")
+        let toAccount = try #require(setup.relay.stored(for: setup.alice.identity.publicKey).last)
+        #expect(GroupEnvelope.isGroupEnvelope(toAccount.bytes), "bob's group message, as deposited for alice's account key")
         try await syncAll()
         #expect(try await alice.history(with: "team").contains { $0.body == "after" })
-        #expect(setup.relay.stored(for: setup.tabletKey).count <= tabletMailbox, "nothing more goes to the revoked tablet")
+        // Opened by the old secret, it would show (it does without the new state: the rekey is what stops it).
         setup.relay.inject(toAccount.bytes, into: setup.tabletKey)
         _ = try await tablet.sync()
         #expect(try await !tablet.history(with: "team").contains { $0.body == "after" }, "the old secret opens nothing sealed after")
@@ -108,5 +111,34 @@ import Testing
         #expect(try await setup.tablet.groupList().isEmpty)
         // The first device still makes one.
         #expect(try await setup.alice.messenger.createGroup(name: "big", members: ["bob"], large: true).isLarge)
+    }
+
+    /// A group bob administers, made after alice linked her tablet: its
+    /// state reaches both of her devices from bob, both read and write in
+    /// it; when one of her devices leaves, the other leaves too.
+    @Test func aContactsGroupReachesBothDevicesAndALeaveFollows() async throws {
+        let setup = try await InMemoryRelay().linkedAlice("tablet starts")
+        let (alice, bob, tablet) = (setup.alice.messenger, setup.bob.messenger, setup.tablet)
+        func syncAll() async throws {
+            for _ in 0..<2 {
+                _ = try await bob.sync()
+                _ = try await alice.sync()
+                _ = try await tablet.sync()
+            }
+        }
+        try await bob.createGroup(name: "bobs", members: ["alice"])
+        try await syncAll()
+        #expect(try await tablet.groupList().map(\.name) == ["bobs"])
+        try await bob.send(text: "in bob's group", to: "bobs")
+        try await tablet.send(text: "the tablet in bob's group", to: "bobs")
+        try await syncAll()
+        #expect(try await tablet.history(with: "bobs").contains { $0.body == "in bob's group" })
+        #expect(try await alice.history(with: "bobs").contains { $0.body == "the tablet in bob's group" && $0.direction == .outgoing })
+        #expect(try await bob.history(with: "bobs").contains { $0.body == "the tablet in bob's group" })
+
+        try await tablet.leaveGroup("bobs")
+        try await syncAll()
+        #expect(try await alice.groupSummary("bobs").standing == .left, "the desk left with the tablet")
+        #expect(try await bob.groupSummary("bobs").members.count == 1, "bob wrote the state without alice")
     }
 }
