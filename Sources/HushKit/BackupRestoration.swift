@@ -75,7 +75,7 @@ enum BackupRestoration {
         let parent = (target as NSString).deletingLastPathComponent
         let temporary = parent + "/." + (target as NSString).lastPathComponent + "." + Hex.encode(SystemRandom().bytes(6)) + ".restoring"
         var complete = false
-        defer { if !complete { try? FileManager.default.removeItem(atPath: temporary) } }
+        defer { if !complete { removeUnfinished(temporary) } }
         let home = DataDirectory(path: temporary)
         try home.create()
         let (summary, keystore) = try read(path: path, recoveryKey: recoveryKey, into: (home, keys), keystoreSecrets: keystoreSecrets)
@@ -91,6 +91,23 @@ enum BackupRestoration {
         }
         complete = true
         return Restored(summary: summary, keystore: keystore, lock: lock)
+    }
+
+    /// Removes a restore that did not finish. Tried a few times: the
+    /// store's last connection (a background checkpoint's, closed after
+    /// the writer's) may still delete its log files while the folder is
+    /// being emptied, and the removal then finds it not empty (seen once
+    /// under load: a refused archive left its `.restoring` folder).
+    private static func removeUnfinished(_ temporary: String) {
+        for attempt in 0..<5 {
+            do {
+                try FileManager.default.removeItem(atPath: temporary)
+                return
+            } catch {
+                guard FileManager.default.fileExists(atPath: temporary) else { return }
+                usleep(UInt32(20_000 << attempt))
+            }
+        }
     }
 
     /// Walks the whole archive; with `restoring`, writes it into that home
