@@ -36,26 +36,7 @@ final class ReceivedGroupStates {
         }
         // A group is small or large for its whole life (§18.4).
         guard group.standing != .left, !group.isLarge else { return }
-        let current = try group.currentState()
-        guard incoming.supersedes(current) else { return }
-        // The sender must have been an admin in the latest state we hold before the incoming epoch.
-        let base = try adoption.keptStates(group).first { $0.epoch < incoming.epoch } ?? (current.epoch < incoming.epoch ? current : nil)
-        guard let base, base.isAdmin(sender) || (current.epoch == incoming.epoch && current.isAdmin(sender)) else { return }
-        guard incoming.member(me) != nil else {
-            try store.groups.setState(incoming.encoded, epoch: incoming.epoch, groupRow: group.id)
-            try store.groups.setStanding(.removed, groupRow: group.id)
-            try store.groups.forgetKeys(groupRow: group.id)
-            try dependencies.emit(.groupChanged(group: group.name, conversationID: group.conversationId))
-            return
-        }
-        if group.standing == .removed { try store.groups.setStanding(.member, groupRow: group.id) }
-        try adoption.adopt(incoming, in: group, announce: false, previous: current)
-        var name = group.name
-        if incoming.name != current.name {
-            name = try store.groups.freeName(incoming.name)
-            try store.groups.rename(groupRow: group.id, to: name)
-        }
-        try dependencies.emit(.groupChanged(group: name, conversationID: group.conversationId))
+        try supersede(group, with: incoming, from: sender, withoutUs: .removed)
     }
 
     /// A state another device of ours sent (§20.15): one this account wrote
@@ -73,17 +54,28 @@ final class ReceivedGroupStates {
             return
         }
         guard group.standing == .member, !group.isLarge else { return }
+        try supersede(group, with: incoming, from: me, withoutUs: .left)
+    }
+
+    /// Makes `incoming` the state of `group` when it supersedes ours and
+    /// `sender` was an admin in the latest state we hold before its epoch
+    /// (or, at the same epoch, in ours); renamed as it says. A state without
+    /// us sets the group's standing to `withoutUs` (removed by an admin; left,
+    /// when another device of ours wrote it) and forgets its keys.
+    private func supersede(_ group: StoredGroup, with incoming: GroupState, from sender: IdentityKey,
+                           withoutUs: StoredGroup.Standing) throws {
         let current = try group.currentState()
         guard incoming.supersedes(current) else { return }
         let base = try adoption.keptStates(group).first { $0.epoch < incoming.epoch } ?? (current.epoch < incoming.epoch ? current : nil)
-        guard let base, base.isAdmin(me) || (current.epoch == incoming.epoch && current.isAdmin(me)) else { return }
+        guard let base, base.isAdmin(sender) || (current.epoch == incoming.epoch && current.isAdmin(sender)) else { return }
         guard incoming.member(me) != nil else {
             try store.groups.setState(incoming.encoded, epoch: incoming.epoch, groupRow: group.id)
-            try store.groups.setStanding(.left, groupRow: group.id)
+            try store.groups.setStanding(withoutUs, groupRow: group.id)
             try store.groups.forgetKeys(groupRow: group.id)
             try dependencies.emit(.groupChanged(group: group.name, conversationID: group.conversationId))
             return
         }
+        if group.standing == .removed { try store.groups.setStanding(.member, groupRow: group.id) }
         try adoption.adopt(incoming, in: group, announce: false, previous: current)
         var name = group.name
         if incoming.name != current.name {

@@ -12,6 +12,13 @@ import Testing
 /// alice's devices sends shows on the other as sent, and reaches bob as
 /// alice's.
 @Suite struct DeviceGroupTests {
+    /// Two rounds of passes, in this order.
+    static func syncAll(_ messengers: Messenger...) async throws {
+        for _ in 0..<2 {
+            for messenger in messengers { _ = try await messenger.sync() }
+        }
+    }
+
     /// The group made after the session between alice's devices exists (its state and the desk's
     /// chain follow on it), or before the tablet existed (they go when that session starts).
     @Test(arguments: [("tablet starts", false), ("desk starts", false), ("tablet starts", true), ("desk starts", true)])
@@ -24,13 +31,7 @@ import Testing
         }
         let (alice, bob, tablet) = (setup.alice.messenger, setup.bob.messenger, setup.tablet)
         if !groupFirst { try await alice.createGroup(name: "team", members: ["bob"]) }
-        func syncAll() async throws {
-            for _ in 0..<2 {
-                _ = try await bob.sync()
-                _ = try await alice.sync()
-                _ = try await tablet.sync()
-            }
-        }
+        func syncAll() async throws { try await Self.syncAll(bob, alice, tablet) }
         try await syncAll()
         #expect(try await tablet.groupList().map(\.name) == ["team"], "the desk's state reached the tablet")
 
@@ -63,13 +64,7 @@ import Testing
         let setup = try await InMemoryRelay().linkedAlice("desk starts")
         let (alice, bob, tablet) = (setup.alice.messenger, setup.bob.messenger, setup.tablet)
         try await alice.createGroup(name: "team", members: ["bob"])
-        func syncAll() async throws {
-            for _ in 0..<2 {
-                _ = try await bob.sync()
-                _ = try await alice.sync()
-                _ = try await tablet.sync()
-            }
-        }
+        func syncAll() async throws { try await Self.syncAll(bob, alice, tablet) }
         try await syncAll()
         try await bob.send(text: "before", to: "team")
         try await syncAll()
@@ -119,13 +114,7 @@ import Testing
     @Test func aContactsGroupReachesBothDevicesAndALeaveFollows() async throws {
         let setup = try await InMemoryRelay().linkedAlice("tablet starts")
         let (alice, bob, tablet) = (setup.alice.messenger, setup.bob.messenger, setup.tablet)
-        func syncAll() async throws {
-            for _ in 0..<2 {
-                _ = try await bob.sync()
-                _ = try await alice.sync()
-                _ = try await tablet.sync()
-            }
-        }
+        func syncAll() async throws { try await Self.syncAll(bob, alice, tablet) }
         try await bob.createGroup(name: "bobs", members: ["alice"])
         try await syncAll()
         #expect(try await tablet.groupList().map(\.name) == ["bobs"])
