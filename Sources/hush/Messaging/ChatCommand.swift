@@ -268,11 +268,6 @@ struct ChatCommand: AsyncParsableCommand {
             view.notice("new message from \(from) (hush chat \(from))")
         case let .request(_, from):
             view.notice("message request from \(from) (hush requests)")
-        case let .status(message, .sent, _) where message.conversation == conversation && !view.shows(message.clientMessageID):
-            // Just sent from elsewhere: another device of the account (a sent transcript, PROTOCOL §20.11,
-            // or a group message under its chain), or another command on this one. (A later status of a
-            // message older than the screen only changes its mark, as before.)
-            view.show(message)
         case let .status(message, status, _) where message.conversation == conversation:
             view.statusChanged(message.clientMessageID, to: status)
         case let .resent(message, _) where message.conversation == conversation:

@@ -90,11 +90,6 @@ final class ChatView: Sendable {
         screen.show(text, key: message.clientMessageID)
     }
 
-    /// Whether the message is on the screen (shown since the chat opened).
-    func shows(_ clientMessageID: String) -> Bool {
-        state.withLock { $0.messages[clientMessageID] != nil }
-    }
-
     /// A status change: the mark on the message's line changes where it stands.
     /// Without a terminal (line mode) it is printed as a short line instead.
     func statusChanged(_ clientMessageID: String, to status: Message.Status) {
