@@ -7,7 +7,9 @@ import HushMessenger
 /// published only once the change it tells of has committed, so what it
 /// names can always be read.
 public enum HushEvent: Sendable, Equatable {
-    /// A message arrived in a conversation (a contact's or a group's).
+    /// A message arrived in a conversation (a contact's or a group's): one
+    /// written to this account, or a copy of one another device of this
+    /// account sent (its `direction` is outgoing).
     case messageReceived(MessageID, in: ConversationID)
     /// A stranger wrote: a message request waits (`HushAccount.messageRequests()`).
     case messageRequest(MessageID, from: ContactID, in: ConversationID)

@@ -10,30 +10,31 @@ import HushStore
 /// is ours. Nothing is sealed in answer. `label` names the conversation to
 /// live views (the contact's or the group's name).
 extension ContentApplier {
-    func applySentElsewhere(_ content: Content, conversation: Int64, label: String, expiresAfter: UInt32? = nil) throws {
+    func applySentElsewhere(_ content: Content, conversation: Int64, label: String, inGroup: Bool = false,
+                            expiresAfter: UInt32? = nil) throws {
         let own = dependencies.identity.address.description
         let timer = expiresAfter.map(Int64.init)
         switch content.body {
         case let .expiring(seconds, inner):
             try applySentElsewhere(Content(id: content.id, sentAt: content.sentAt, body: inner), conversation: conversation, label: label,
-                                   expiresAfter: seconds)
+                                   inGroup: inGroup, expiresAfter: seconds)
         case let .text(text):
-            try storeSentElsewhere(text, contentType: "text/plain", content: content, label: label, conversation: conversation,
+            try storeSentElsewhere(text, contentType: "text/plain", content: content, label: label, inGroup: inGroup, conversation: conversation,
                                    expiresAfter: timer)
         case let .reply(quoted, text):
-            try storeSentElsewhere(text, contentType: "text/plain", content: content, label: label, conversation: conversation,
+            try storeSentElsewhere(text, contentType: "text/plain", content: content, label: label, inGroup: inGroup, conversation: conversation,
                                    replyTo: quoted, expiresAfter: timer)
         case let .attachment(pointer):
             // The pointer is kept, so `hush fetch` downloads the file here as well.
             try storeSentElsewhere(StoredAttachment.summary(fileName: pointer.fileName, size: Int64(pointer.size)), contentType: "attachment",
-                                   content: content, label: label, conversation: conversation, expiresAfter: timer) { messageId in
+                                   content: content, label: label, inGroup: inGroup, conversation: conversation, expiresAfter: timer) { messageId in
                 try downloads.recordIncoming(pointer, messageId: messageId)
             }
         case let .disappearingTimer(seconds):
             try store.conversations.setDisappearingTimer(Int64(seconds), conversationId: conversation)
             try dependencies.emit(.disappearingTimerChanged(conversationID: conversation, seconds: seconds == 0 ? nil : Int64(seconds)))
             try storeSentElsewhere(DisappearingTimer.change(to: seconds), contentType: DisappearingTimer.contentType, content: content,
-                                   label: label, conversation: conversation)
+                                   label: label, inGroup: inGroup, conversation: conversation)
         case let .reaction(target, emoji):
             guard let message = try store.messages.message(clientMessageId: target.description), message.conversationId == conversation,
                   !message.isErased,
@@ -70,8 +71,8 @@ extension ContentApplier {
 
     /// Stores what another device of ours sent as an outgoing message of
     /// `conversation`, sent (the relay took it from that device), and tells
-    /// live views. A copy already here changes nothing.
-    private func storeSentElsewhere(_ body: String, contentType: String, content: Content, label: String, conversation: Int64,
+    /// live views that it arrived. A copy already here changes nothing.
+    private func storeSentElsewhere(_ body: String, contentType: String, content: Content, label: String, inGroup: Bool, conversation: Int64,
                                     replyTo: MessageID? = nil, expiresAfter: Int64? = nil,
                                     alsoStore extra: (Int64) throws -> Void = { _ in }) throws {
         let message = NewMessage(conversationId: conversation, clientMessageId: content.id.description, direction: .outgoing,
@@ -80,8 +81,9 @@ extension ContentApplier {
         guard case let .inserted(id) = try store.messages.insert(message) else { return }
         try extra(id)
         guard let stored = try store.messages.message(id: id) else { return }
-        try dependencies.emit(.statusChanged(clientMessageID: stored.clientMessageId, status: stored.status, contact: label,
-                                             messageID: stored.id, conversationID: conversation))
+        // Told as a message that arrived (its direction says whose): an open chat draws it, as it
+        // draws a contact's. A status event would not do: a chat cannot tell it from its own send's.
+        try dependencies.emit(inGroup ? .groupReceived(stored, group: label, member: "you") : .received(stored, contact: label))
     }
 
     /// A group state another device of ours sent (§20.15).

@@ -37,7 +37,7 @@ final class EnvelopeOpener {
             try senderKeys.open(envelope) { content, contact, group in
                 try applier.applyGroup(content, from: contact, group: group, envelope: envelope)
             } applyingOwn: { content, group in
-                try applier.applySentElsewhere(content, conversation: group.conversationId, label: group.name)
+                try applier.applySentElsewhere(content, conversation: group.conversationId, label: group.name, inGroup: true)
             } applyingLarge: { content, author, group in
                 try applier.applyLargeGroup(content, from: author, group: group, envelope: envelope)
             }

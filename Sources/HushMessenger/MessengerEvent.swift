@@ -3,7 +3,8 @@ import HushStore
 /// What the pipeline tells a live view (`hush chat`, `hush listen`), after
 /// the change it tells of has committed.
 public enum MessengerEvent: Sendable, Equatable {
-    /// A new incoming message was stored.
+    /// A new message was stored: an incoming one, or a copy of what another
+    /// device of the account sent (outgoing, PROTOCOL §20.11).
     case received(StoredMessage, contact: String)
     /// A stranger's message was stored as a message request (nothing sent back).
     case request(StoredMessage, contact: String, contactID: Int64)
@@ -17,7 +18,8 @@ public enum MessengerEvent: Sendable, Equatable {
     case quarantined(reason: String)
     /// The contact could not decrypt an outgoing message; it was sealed and queued again.
     case resent(clientMessageID: String, contact: String, messageID: Int64)
-    /// A member's message in a group was stored.
+    /// A member's message in a group was stored (or, outgoing, a copy of
+    /// what another device of the account sent there, `member` "you").
     case groupReceived(StoredMessage, group: String, member: String)
     /// Someone's reaction to a message was set, changed or taken away
     /// (theirs or, from another process of this account, ours).

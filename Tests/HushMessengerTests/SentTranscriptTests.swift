@@ -24,6 +24,9 @@ import Testing
         let onDesk = try await alice.messenger.history(with: "bob")
         let fromTablet = try #require(onDesk.first { $0.body == "one from the tablet" }, "\(onDesk.map(\.body))")
         #expect(fromTablet.direction == .outgoing && fromTablet.sender == alice.address && fromTablet.status == .sent)
+        // Told as a message that arrived (an open chat draws it), logged with the change.
+        let logged = try await alice.messenger.loggedEvents(after: 0, limit: 1_000)
+        #expect(logged.contains { $0.entry.kind == .received && $0.entry.messageId == fromTablet.id })
         let onTablet = try await tablet.history(with: "bob")
         let fromDesk = try #require(onTablet.first { $0.body == "two from the desk" }, "\(onTablet.map(\.body))")
         #expect(fromDesk.direction == .outgoing)

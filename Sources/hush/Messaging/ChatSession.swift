@@ -67,7 +67,8 @@ final class ChatSession: @unchecked Sendable {
                 show(details)
                 switch details {
                 case let .message(message, _, _) where message.conversation == chat.conversation:
-                    if !isGroup { presence.seen() }
+                    // A copy of what another device of ours sent says nothing of the contact.
+                    if !isGroup, message.direction == .incoming { presence.seen() }
                     _ = try? await chat.markRead()
                 case let .typing(from, _, active) where from == contactID:
                     // The contact just opened the chat: answer their heartbeat at once, so

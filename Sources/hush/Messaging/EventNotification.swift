@@ -8,8 +8,10 @@ struct EventNotification: Sendable, Equatable {
     /// The longest body shown; notification popups are small.
     static let maximumBodyCharacters = 200
 
-    /// Only new messages and message requests notify.
+    /// Only new messages and message requests notify (not a copy of what
+    /// another device of the account sent).
     init?(_ event: EventDetails, includeText: Bool) {
+        if case let .message(message, _, _) = event, message.direction == .outgoing { return nil }
         switch event {
         case let .message(message, contact, nil):
             self.init(messageFrom: contact, text: message.text, isRequest: false, includeText: includeText)
@@ -24,7 +26,7 @@ struct EventNotification: Sendable, Equatable {
 
     /// The same, for an event as `hush listen --json` prints it (a daemon's stream).
     init?(_ object: [String: Any], includeText: Bool) {
-        guard let contact = object["contact"] as? String else { return nil }
+        guard let contact = object["contact"] as? String, object["direction"] as? String != "out" else { return nil }
         let text = object["body"] as? String ?? ""
         switch object["event"] as? String {
         case "message":
