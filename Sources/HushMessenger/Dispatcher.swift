@@ -111,22 +111,25 @@ final class Dispatcher {
                 giveUp(item, reason: "the contact no longer exists", into: &report)
             }
         }
-        await postInLanes(deliveries, at: now, into: &report)
+        let answers = await postInLanes(deliveries)
+        for (delivery, answer) in zip(deliveries, answers) {
+            await conclude(delivery, answer: answer, at: now, into: &report)
+        }
     }
 
-    /// Posts the deliveries in lanes side by side (at most
-    /// `concurrentLanes` at once), each lane's requests one after another,
-    /// and records each lane's answers as soon as that lane is done (its
-    /// requests in order), so a message's "sent" does not wait for the
-    /// slowest lane of the page. Only the relay calls run concurrently;
-    /// every store read and write stays on the caller's isolation.
-    private func postInLanes(isolation: isolated (any Actor)? = #isolation, _ deliveries: [Delivery], at now: Int64,
-                             into report: inout OutboxReport) async {
+    /// The relay's first answer to each delivery, in order: lanes side by
+    /// side (at most `concurrentLanes` at once), each lane's requests one
+    /// after another. Only the relay calls run concurrently; every store
+    /// read and write stays on the caller's isolation.
+    private func postInLanes(isolation: isolated (any Actor)? = #isolation,
+                             _ deliveries: [Delivery]) async -> [Result<[Result<DepositReceipt, DeliveryFailure>], DeliveryFailure>] {
         var lanes: [[UInt8]: [Int]] = [:], order: [[UInt8]] = []
         for (index, delivery) in deliveries.enumerated() {
             if lanes[delivery.lane] == nil { order.append(delivery.lane) }
             lanes[delivery.lane, default: []].append(index)
         }
+        var answers = [Result<[Result<DepositReceipt, DeliveryFailure>], DeliveryFailure>](
+            repeating: .failure(.unavailable(reason: "not posted")), count: deliveries.count)
         let transport = dependencies.transport
         let requests = deliveries.map { (payload: $0.item.payload, requestID: $0.item.requestId,
                                          isContact: $0.route.isContact, recipients: $0.addressees.map(\.recipient)) }
@@ -152,10 +155,11 @@ final class Dispatcher {
             }
             for _ in 0..<Self.concurrentLanes where !startLane() { break }
             for await finished in group {
+                for (index, answer) in finished { answers[index] = answer }
                 _ = startLane()
-                for (index, answer) in finished { await conclude(deliveries[index], answer: answer, at: now, into: &report) }
             }
         }
+        return answers
     }
 
     /// Records what the relay answered for `delivery`. Deferred durability
