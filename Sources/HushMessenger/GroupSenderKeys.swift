@@ -33,12 +33,7 @@ final class GroupSenderKeys {
     /// and the next sync tries it again.
     func applyDistribution(_ distribution: SenderKeyDistribution, from contact: Contact) throws {
         let sender = try IdentityKey(rawRepresentation: contact.identityKey)
-        let chain: SenderKeyChain
-        do {
-            chain = try SenderKeyChain(distribution: distribution, from: sender)
-        } catch {
-            throw Self.refusal(error)
-        }
+        let chain = try Self.verifiedChain(distribution, from: sender)
         guard let group = try store.groups.group(groupID: distribution.groupID) else {
             if try store.invitations.invitation(groupID: distribution.groupID) != nil {
                 throw MessengerError.awaitingAcceptance("a group key for an invitation that waits with its sender's message request")
@@ -80,17 +75,23 @@ final class GroupSenderKeys {
     /// it seals shows as ours. A group we do not hold yet waits for its
     /// state, as a member's distribution does.
     func applyOwnDeviceDistribution(_ distribution: SenderKeyDistribution, device: IdentityKey) throws {
-        let chain: SenderKeyChain
-        do {
-            chain = try SenderKeyChain(distribution: distribution, from: me)
-        } catch {
-            throw Self.refusal(error)
-        }
+        let chain = try Self.verifiedChain(distribution, from: me)
         guard let group = try store.groups.group(groupID: distribution.groupID) else {
             throw MessengerError.awaitingGroupKey("a group key from another device of this account, for a group whose state has not arrived yet")
         }
         guard group.standing == .member, !group.isLarge else { return }
         try keep(chain, of: distribution, member: me, in: group, as: device.rawRepresentation)
+    }
+
+    /// The chain `distribution` gives, its signature checked for `member`
+    /// first (before anything is looked up or kept); refused as invalid
+    /// content otherwise.
+    private static func verifiedChain(_ distribution: SenderKeyDistribution, from member: IdentityKey) throws -> SenderKeyChain {
+        do {
+            return try SenderKeyChain(distribution: distribution, from: member)
+        } catch {
+            throw refusal(error)
+        }
     }
 
     /// The reason a distribution is refused, told apart from other failures.

@@ -32,7 +32,7 @@ struct MessengerDependencies {
     let clock: any TimeSource
     let random: any RandomSource
     let events: MessengerEventHub
-    /// Contacts' device lists as last decoded (`heldDeviceList`).
+    /// Device lists as last decoded (`heldDeviceList`, `OwnDevices.list`).
     let decodedLists = DecodedDeviceLists()
 
     /// Stores `event` in the event log, in the transaction of the change it
@@ -82,12 +82,9 @@ extension MessengerDependencies {
     /// damaged store: a cause on our side).
     func heldDeviceList(of contact: Contact) throws -> DeviceList? {
         guard let bytes = try store.contactDeviceLists.list(contactId: contact.id) else { return nil }
-        if let decoded = decodedLists.list(contactId: contact.id, bytes: bytes) { return decoded }
         let account = try IdentityKey(rawRepresentation: contact.identityKey)
         do throws(ProtocolError) {
-            let list = try DeviceList.decode(bytes, account: account)
-            decodedLists.keep(list, contactId: contact.id, bytes: bytes)
-            return list
+            return try decodedLists.decode(bytes, account: account)
         } catch {
             throw MessengerError.missingLocalState("the device list kept for \(contact.name) no longer reads: \(error.description)")
         }

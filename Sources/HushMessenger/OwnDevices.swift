@@ -35,25 +35,18 @@ final class OwnDevices {
     /// Set when a device of ours that our list does not name yet wrote to
     /// us: our directory is read after the pass (§20.9), as for a contact.
     private var listMayBeBehind = false
-    /// Our list as last decoded, with the bytes it was decoded from (`list()`).
-    private var decoded: (bytes: [UInt8], list: DeviceList)?
 
     init(_ dependencies: MessengerDependencies) {
         self.dependencies = dependencies
     }
 
     /// The account's device list as kept here; nil when it never linked a
-    /// device. Decoded once per list: it is read for every envelope that
-    /// arrives (is its sender a device of ours?), and decoding checks its
-    /// signatures again. The store's bytes are read each time, so a list
-    /// another process kept is decoded anew.
+    /// device. Decoded once per list (`DecodedDeviceLists`): it is read for
+    /// every envelope that arrives (is its sender a device of ours?).
     func list() throws -> DeviceList? {
         guard let bytes = try store.deviceLists.latest() else { return nil }
-        if let decoded, decoded.bytes == bytes { return decoded.list }
         do throws(ProtocolError) {
-            let list = try DeviceList.decode(bytes, account: dependencies.identity.publicKey)
-            decoded = (bytes, list)
-            return list
+            return try dependencies.decodedLists.decode(bytes, account: dependencies.identity.publicKey)
         } catch {
             throw MessengerError.missingLocalState("this account's device list no longer reads: \(error.description)")
         }
