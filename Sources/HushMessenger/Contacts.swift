@@ -10,6 +10,8 @@ final class Contacts {
     private let requests: MessageRequests
     private let sessions: SessionStarter
     private let deviceLists: ContactDeviceLists
+    /// What the user changes here goes to our other devices (§20.16).
+    private let records: OwnContactRecords
     private var store: MessageStore { dependencies.store }
 
     /// The name prefix of contacts created for strangers who wrote first.
@@ -19,8 +21,9 @@ final class Contacts {
     let maxPendingRequests: Int
 
     init(_ dependencies: MessengerDependencies, requests: MessageRequests, sessions: SessionStarter, deviceLists: ContactDeviceLists,
-         maxPendingRequests: Int) {
+         records: OwnContactRecords, maxPendingRequests: Int) {
         self.dependencies = dependencies
+        self.records = records
         self.requests = requests
         self.sessions = sessions
         self.deviceLists = deviceLists
@@ -54,7 +57,10 @@ final class Contacts {
             if other.standing == .blocked { throw MessengerError.contactBlocked(name: other.name) }
             if other.standing == .requested { return try await requests.accept(name: other.name, renameTo: name) }
             guard other.name.hasPrefix(Self.unknownContactPrefix) else { throw MessengerError.contactExists(name: other.name) }
-            try store.withinWrite { store in try store.contacts.rename(contactId: other.id, to: name) }
+            try store.withinWrite { store in
+                try store.contacts.rename(contactId: other.id, to: name)
+                try records.announce(other, changed: .name)
+            }
             return try store.contacts.contact(id: other.id) ?? other
         }
         let session = try await sessions.start(with: address)
@@ -64,6 +70,7 @@ final class Contacts {
                                                  identityKey: address.identityKey.rawRepresentation, at: now)
             _ = try store.conversations.conversation(forContact: contact.id, title: name, at: now)
             try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
+            try records.announce(contact, changed: .all)
             return contact
         }
         // Whoever starts a conversation knows only the address: the account's
@@ -82,6 +89,9 @@ final class Contacts {
         let session = try await sessions.start(with: newKey.address)
         let now = dependencies.clock.now()
         try store.withinWrite { store in
+            // The old key stays a replaced one here: no record from another device adds it back (§20.16).
+            try store.contacts.recordReplacement(identityKey: contact.identityKey, at: now)
+            try store.contacts.forgetRemoval(identityKey: pending)
             try store.contacts.acceptPendingIdentityKey(contactId: contact.id)
             try store.contacts.setAddress(newKey.address.description, contactId: contact.id)
             try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
@@ -102,9 +112,13 @@ final class Contacts {
         return started
     }
 
+    /// Removes the contact with its conversation, here and (§20.16) on our
+    /// other devices. Joins the caller's transaction.
     func remove(name: String) throws {
         let contact = try dependencies.contact(named: name)
+        let times = try store.contacts.changeTimes(contactId: contact.id) ?? .all(0)
         try store.contacts.remove(contactId: contact.id)
+        try records.announceRemoval(of: contact, times: times)
     }
 
     /// The safety number with a contact (for its current identity key, or
@@ -121,6 +135,7 @@ final class Contacts {
         let (number, contact) = try safetyNumber(with: name)
         guard contact.verification != .changed, number.matches(displayed: displayed) else { return false }
         try store.contacts.setVerification(.verified, contactId: contact.id)
+        try records.announce(contact, changed: .verification)
         return true
     }
 
@@ -149,7 +164,7 @@ final class Contacts {
             suffix += 1
         }
         let contact = try store.contacts.add(name: name, address: address, identityKey: sender.rawRepresentation,
-                                             standing: .requested, at: time)
+                                             standing: .requested, at: time, decided: false)
         _ = try store.conversations.conversation(forContact: contact.id, title: name, at: time)
         return contact
     }

@@ -2,7 +2,7 @@ import HushProtocol
 import HushStore
 
 /// What another device of our account sent (docs/PROTOCOL.md §20.11,
-/// §20.15): a sent transcript of a content to a contact, or a group message
+/// §20.17): a sent transcript of a content to a contact, or a group message
 /// under that device's chain, applied in `conversation` as if this device
 /// had sealed it. A text or file is an outgoing message under the same
 /// client message id (a second copy changes nothing); a read receipt marks
@@ -86,12 +86,12 @@ extension ContentApplier {
         try dependencies.emit(inGroup ? .groupReceived(stored, group: label, member: "you") : .received(stored, contact: label))
     }
 
-    /// A group state another device of ours sent (§20.15).
+    /// A group state another device of ours sent (§20.17).
     func applyGroupStateFromOwnDevice(_ state: GroupState) throws {
         try receivedGroupStates.applyFromOwnDevice(state)
     }
 
-    /// Another device of ours left a group as a member (§20.15).
+    /// Another device of ours left a group as a member (§20.17).
     func applyOwnLeave(groupID: [UInt8]) throws {
         try membership.applyOwnLeave(groupID: groupID)
     }

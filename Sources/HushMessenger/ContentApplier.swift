@@ -104,13 +104,19 @@ final class ContentApplier {
         case let .largeGroupUpdate(state):
             try largeGroups.applyUpdate(state, from: contact)
         case let .largeGroupRekey(groupID, epoch):
+            // A large group's member that lost its place in its chain (§18.4), or a small group's member
+            // that revoked a device (§20.14).
             try largeGroups.applyRekey(groupID: groupID, epoch: epoch, from: contact)
+            try membership.applyRekeyRequest(groupID: groupID, epoch: epoch, from: contact)
         case let .deviceList(list):
             try deviceLists.adopt(list, from: contact, source: .content(content, envelope))
         case .sentTranscript:
             // Only a device of our own account sends one (§20.11), on a
             // session between our devices (`EnvelopeOpener`), never a contact.
             throw MessengerError.protocolFailure("a sent transcript from \(contact.name), who is not a device of this account")
+        case .contacts:
+            // The same: our contacts are our devices' business alone (§20.16).
+            throw MessengerError.protocolFailure("contact records from \(contact.name), who is not a device of this account")
         }
     }
 

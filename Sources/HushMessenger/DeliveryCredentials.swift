@@ -47,20 +47,53 @@ final class DeliveryCredentials {
 
     /// A new own delivery credential; the old one is kept as revoked until
     /// the relay confirms its removal. Every accepted contact that held the
-    /// old one is handed the new one. Joins the caller's transaction.
+    /// old one is handed the new one, and so are our other devices, which
+    /// register the same one (docs/PROTOCOL.md §20.16). Joins the caller's
+    /// transaction.
     func replace() throws {
         guard let old = try own() else { return }
         let fresh = dependencies.random.bytes(ContentLimits.deliveryCredentialLength)
-        let revoked = try revokedCredentials() + [old]
         try store.withinWrite { store in
-            try store.settings.set(SettingsRepository.Name.revokedDeliveryCredentials, to: revoked.map(Hex.encode).joined(separator: ","))
-            try store.settings.set(SettingsRepository.Name.deliveryCredential, to: Hex.encode(fresh))
+            let changedAt = max(dependencies.clock.now(), try changedAt() + 1)
+            try take(fresh, replacing: old, at: changedAt)
             for contact in try store.contacts.all() where contact.standing == .accepted && contact.verification != .changed {
                 guard try store.contacts.credentialSent(contactId: contact.id) != nil,
                       try store.sessions.load(contactId: contact.id) != nil else { continue }
                 try handOver(to: contact)
             }
+            guard let conversation = try store.conversations.newestId() else { return }
+            try sealer.deviceFanOut.own.sealToEveryDevice(try Self.ownDeviceContent(fresh, changedAt: changedAt, random: dependencies.random),
+                                                          conversation: conversation)
         }
+    }
+
+    /// The credential another device of ours replaced ours with (§20.16),
+    /// taken when it was replaced later than ours: ours is then revoked,
+    /// and both are settled at the relay by `withdrawRevoked` (the next
+    /// pass, or the settling of pushed envelopes). Contacts that hold ours
+    /// are handed the new one with the next thing sealed to them. Joins the
+    /// caller's transaction.
+    func adoptFromOwnDevice(_ token: [UInt8], changedAt: UInt64) throws {
+        guard let current = try own(), current != token, Int64(clamping: changedAt) > (try self.changedAt()) else { return }
+        try take(token, replacing: current, at: Int64(clamping: changedAt))
+    }
+
+    /// Makes `token` ours, replaced at `changedAt`, and keeps `old` as revoked.
+    private func take(_ token: [UInt8], replacing old: [UInt8], at changedAt: Int64) throws {
+        let revoked = try revokedCredentials() + [old]
+        try store.settings.set(SettingsRepository.Name.revokedDeliveryCredentials, to: revoked.map(Hex.encode).joined(separator: ","))
+        try store.settings.set(SettingsRepository.Name.deliveryCredential, to: Hex.encode(token))
+        try store.settings.set(SettingsRepository.Name.deliveryCredentialChangedAt, to: String(changedAt))
+    }
+
+    /// A delivery credential content for our own devices: its `sent at` is
+    /// when the credential was replaced (§20.16), which orders them.
+    static func ownDeviceContent(_ token: [UInt8], changedAt: Int64, random: any RandomSource) throws -> [UInt8] {
+        try Content(id: MessageID.random(using: random), sentAt: UInt64(clamping: changedAt), body: .deliveryCredential(token)).encoded()
+    }
+
+    private func changedAt() throws -> Int64 {
+        try store.settings.value(SettingsRepository.Name.deliveryCredentialChangedAt).flatMap(Int64.init) ?? 0
     }
 
     /// Registers the current credential and withdraws the revoked ones at the

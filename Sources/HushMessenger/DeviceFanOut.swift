@@ -101,7 +101,7 @@ final class DeviceFanOut {
                     guard try store.deviceSessions.load(contactId: contact.id, deviceKey: device) == nil else { return }
                     try store.deviceSessions.save(state: session.serialized(), contactId: contact.id, deviceKey: device,
                                                   at: dependencies.clock.now())
-                    // Our chains of the groups we share go to the new device too (§20.15): it may not hold them.
+                    // Our chains of the groups we share go to the new device too (§20.17): it may not hold them.
                     try OwnSenderChains(dependencies).handOver(to: contact)
                 }
             }
@@ -115,7 +115,7 @@ extension ContentBody {
     /// credentials, profiles and our device list (so a contact's linked
     /// device learns of a revocation too, §20.14), and a small group's
     /// states, chains and leaves (every device of a member is in the group,
-    /// §20.15). Not a decryption error (sealed to the device whose envelope
+    /// §20.17). Not a decryption error (sealed to the device whose envelope
     /// it reports), typing (ephemeral, sealed to each device by
     /// `LiveSync.sendTyping`), a large group's states (they stay with the
     /// account key), nor what only an account's own devices send.

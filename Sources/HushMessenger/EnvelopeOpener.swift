@@ -77,7 +77,7 @@ final class EnvelopeOpener {
                 try store.contacts.setProfileSent(nil, contactId: contact.id)
                 try store.contacts.setDeviceListSent(nil, contactId: contact.id)
             }
-            // Our chains, which a new device of the account does not hold yet (§20.15).
+            // Our chains, which a new device of the account does not hold yet (§20.17).
             try senderKeys.handOverOwnChains(to: contact)
             if let oneTime = handshake.oneTimePrekeyID { consumedPrekeys.append((.oneTimeX25519, oneTime)) }
             if handshake.kemPrekeyKind == .oneTimeKEM { consumedPrekeys.append((.oneTimeKEM, handshake.kemPrekeyID)) }
@@ -115,19 +115,23 @@ final class EnvelopeOpener {
 
     /// An envelope from another device of our own account (§20.11): on the
     /// session with that device (accepting its handshake as a contact's),
-    /// carrying our device list or a sent transcript, and nothing else.
+    /// carrying our device list, a sent transcript, a group's state, chain
+    /// or leave (§20.17), contact records or our delivery credential
+    /// (§20.16), and nothing else.
     private func openFromOwnDevice(_ opened: OpenedEnvelope, device: IdentityKey, envelope: MailboxEnvelope) throws {
         let now = dependencies.clock.now(), key = device.rawRepresentation
         let current = try store.ownDeviceSessions.load(deviceKey: key).flatMap { try? Session(serialized: $0) }
         var consumedPrekeys: [(PrekeyKind, UInt32)] = []
         let session: Session
+        var startsSession = false
         if let handshake = opened.handshake, current.map({ !$0.matches(handshake) }) ?? true {
             try Self.refuseLosingCrossedHandshake(handshake, current: current)
             session = try acceptSession(opened, handshake: handshake)
             if let oneTime = handshake.oneTimePrekeyID { consumedPrekeys.append((.oneTimeX25519, oneTime)) }
             if handshake.kemPrekeyKind == .oneTimeKEM { consumedPrekeys.append((.oneTimeKEM, handshake.kemPrekeyID)) }
-            // A new session with another device of ours: it may lack our groups and chains (§20.15).
+            // A new session with another device of ours: it may lack our groups and chains (§20.17).
             try senderKeys.handOverGroupsToOwnDevices()
+            startsSession = true
         } else if let current {
             session = current
         } else {
@@ -141,6 +145,8 @@ final class EnvelopeOpener {
         let content = try Content(decoding: session.open(opened, skippedKeys: skipped, using: dependencies.random))
         try store.ownDeviceSessions.save(state: session.serialized(), deviceKey: key, at: now)
         try prekeys.consume(consumedPrekeys)
+        // Our contacts go to that device on the new session after this pass (§20.16).
+        if startsSession { try store.ownDeviceSessions.setContactsHandedOver(false, deviceKey: key) }
         switch content.body {
         case let .deviceList(list):
             try ownDevices.adopt(list)
@@ -155,6 +161,11 @@ final class EnvelopeOpener {
             try applier.applyGroupStateFromOwnDevice(state)
         case let .groupLeave(groupID, _):
             try applier.applyOwnLeave(groupID: groupID)
+        case let .contacts(records):
+            try applier.applyContactRecords(records, own: ownDevices)
+        case let .deliveryCredential(token):
+            // The account's credential, replaced on that device (§20.16); its `sent at` says when.
+            try credentials.adoptFromOwnDevice(token, changedAt: content.sentAt)
         default:
             throw MessengerError.protocolFailure("another device of this account sent a content that only goes to contacts")
         }

@@ -29,7 +29,7 @@ final class GroupDeliveries {
         var unreachable: Set<[UInt8]> = []
         let account = dependencies.identity.publicKey.rawRepresentation
         for delivery in pending where !unreachable.contains(delivery.memberKey) {
-            // Queued for our own account: a state or our chain for our other devices (§20.15), on the
+            // Queued for our own account: a state or our chain for our other devices (§20.17), on the
             // sessions with them; a device without one yet gets them when its session starts (`OwnDevices`).
             if delivery.memberKey == account {
                 try? store.write { store in

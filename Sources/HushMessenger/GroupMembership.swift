@@ -121,6 +121,45 @@ final class GroupMembership {
         _ = try change(name) { _, _ in }
     }
 
+    /// After this account revoked a device (docs/PROTOCOL.md §20.14): asks
+    /// an admin of every small group it is in but does not administer (the
+    /// one with the lowest identity key) to write the next state, with a
+    /// rekey request (`0x16`) queued after the revoking list, so the revoked
+    /// device's keys open nothing sent there afterwards. Returns the groups
+    /// asked for. Joins the caller's transaction.
+    func askAdminsToRekey() throws -> [String] {
+        var asked: [String] = []
+        for group in try store.groups.active() where !group.isLarge && group.standing == .member {
+            let current = try state(of: group)
+            guard current.member(me) != nil, !current.isAdmin(me),
+                  let admin = current.members.filter(\.isAdmin).map(\.identityKey)
+                    .min(by: { $0.rawRepresentation.lexicographicallyPrecedes($1.rawRepresentation) }) else { continue }
+            let request = Content(id: MessageID.random(using: dependencies.random), sentAt: UInt64(dependencies.clock.now()),
+                                  body: .largeGroupRekey(groupID: current.groupID, epoch: current.epoch))
+            try adoption.queue(request, to: admin, group: group)
+            asked.append(group.name)
+        }
+        return asked
+    }
+
+    /// A member's rekey request for a small group we administer (§20.14):
+    /// honoured, by writing the next state, when it names the current
+    /// epoch and the device list we hold of the member revokes a device
+    /// and is newer than the last one we honoured a request of theirs for
+    /// in this group. Anything else is ignored: a member cannot make the
+    /// group rekey at will. Joins the caller's transaction.
+    func applyRekeyRequest(groupID: [UInt8], epoch: UInt32, from contact: Contact) throws {
+        guard let group = try store.groups.group(groupID: groupID), !group.isLarge, group.standing == .member else { return }
+        let current = try state(of: group)
+        let member = try IdentityKey(rawRepresentation: contact.identityKey)
+        guard current.epoch == epoch, current.isAdmin(me), current.member(member) != nil,
+              let list = try dependencies.heldDeviceList(of: contact), list.entries.contains(where: { !$0.isActive }),
+              list.counter <= UInt64(Int64.max), Int64(list.counter) > (try store.groups.rekeyHonoured(groupRow: group.id, memberKey: member.rawRepresentation) ?? 0)
+        else { return }
+        _ = try change(group.name) { _, _ in }
+        try store.groups.setRekeyHonoured(Int64(list.counter), groupRow: group.id, memberKey: member.rawRepresentation)
+    }
+
     func add(_ name: String, memberNames: [String]) throws -> StoredGroup {
         let added = try memberNames.map { try sealer.sendableContact(named: $0) }
         return try change(name) { members, _ in
@@ -182,14 +221,14 @@ final class GroupMembership {
         } else if !others.isEmpty {
             let notice = Content(id: MessageID.random(using: dependencies.random), sentAt: UInt64(dependencies.clock.now()),
                                  body: .groupLeave(groupID: current.groupID, epoch: current.epoch))
-            // And to our other devices, which leave with us (§20.15).
+            // And to our other devices, which leave with us (§20.17).
             for member in others.map(\.identityKey) + [me] { try adoption.queue(notice, to: member, group: group) }
         }
         try store.groups.setStanding(.left, groupRow: group.id)
         try forgetKeysKeepingDeliveries(group)
     }
 
-    /// Another device of ours left the group (a member's leave, §20.15):
+    /// Another device of ours left the group (a member's leave, §20.17):
     /// this one leaves too, keeping the history.
     func applyOwnLeave(groupID: [UInt8]) throws {
         guard let group = try store.groups.group(groupID: groupID), group.standing == .member, !group.isLarge else { return }

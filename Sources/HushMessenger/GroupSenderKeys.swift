@@ -68,7 +68,7 @@ final class GroupSenderKeys {
                                    memberKey: owner, stateDigest: nil, groupRow: group.id)
     }
 
-    /// Keeps the chain of another device of ours (§20.15), which `device`
+    /// Keeps the chain of another device of ours (§20.17), which `device`
     /// (its key at the relay) sealed to us on the session between the two:
     /// signed for our account, kept under the device's key, so that it is
     /// never taken for this device's own chain (`OwnSenderChains`) and what
@@ -169,7 +169,7 @@ final class GroupSenderKeys {
         guard stored.memberKey != dependencies.transportIdentity.publicKey.rawRepresentation else {
             throw MessengerError.protocolFailure("a group message signed with our own chain")
         }
-        // Another device of ours (§20.15): its chain is kept under its key at the relay (the account key
+        // Another device of ours (§20.17): its chain is kept under its key at the relay (the account key
         // for the first device), and what it sealed is ours, shown as sent.
         let fromOwnDevice = try stored.memberKey == me.rawRepresentation || ownDevices.isActiveDevice(stored.memberKey)
         let sender = try IdentityKey(rawRepresentation: stored.memberKey)

@@ -42,7 +42,7 @@ final class GroupStateAdoption {
         for member in others { try ensureContact(for: member) }
         if announce {
             let update = Content(id: MessageID.random(using: dependencies.random), sentAt: UInt64(now), body: .groupUpdate(state))
-            // And to our other devices (our account as a member stands for them, `GroupDeliveries`), §20.15.
+            // And to our other devices (our account as a member stands for them, `GroupDeliveries`), §20.17.
             for member in others.map(\.identityKey) + [me] { try queue(update, to: member, group: group) }
             if let previous {
                 let removed = previous.members.filter { state.member($0.identityKey) == nil && $0.identityKey != me }
@@ -87,7 +87,8 @@ final class GroupStateAdoption {
             name = base + "-\(suffix)"
             suffix += 1
         }
+        // Each device adopts the same state and makes the same contact: nobody decided on it (§20.16).
         _ = try store.contacts.add(name: name, address: address, identityKey: member.identityKey.rawRepresentation,
-                                   standing: .accepted, at: dependencies.clock.now())
+                                   standing: .accepted, at: dependencies.clock.now(), decided: false)
     }
 }

@@ -181,7 +181,7 @@ final class LargeGroups {
     /// for. Sending waits meanwhile (`LargeGroupMessages.encrypt`).
     @discardableResult
     func askForNewStates(only name: String? = nil) throws -> Int {
-        // A linked device holds large groups' states from its link but never a chain of its own (§20.15).
+        // A linked device holds large groups' states from its link but never a chain of its own (§20.17).
         guard dependencies.device == nil else { return 0 }
         var asked = 0
         for group in try store.groups.active() where group.isLarge && (name == nil || group.name == name) {

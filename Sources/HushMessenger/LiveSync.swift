@@ -85,6 +85,8 @@ final class LiveSync {
         await deviceLists.refreshStale()
         // Sessions with contacts' devices a list named, before the receipts go to them too (§20.12).
         await deviceFanOut.startMissingSessions()
+        // A credential another device of ours replaced (§20.16) is registered before contacts use it here.
+        try? await credentials.withdrawRevoked()
         receipts.sealOwed()
         // The report covers both passes: what the first one posted (the user's
         // pending messages) counts as much as the receipts the second one posts.
@@ -268,6 +270,8 @@ final class LiveSync {
     /// sync, which acknowledges it then), posts the receipts, and tops
     /// prekeys up.
     private func settlePushed(isolation: isolated (any Actor)? = #isolation) async {
+        // A credential another device of ours replaced (§20.16) is registered before contacts use it here.
+        try? await credentials.withdrawRevoked()
         await deviceLists.refreshStale()
         await deviceFanOut.startMissingSessions()
         receipts.sealOwed()

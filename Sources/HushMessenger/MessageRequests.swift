@@ -27,10 +27,14 @@ final class MessageRequests {
     private let credentials: DeliveryCredentials
     /// Accepting a request joins the groups it invited us to.
     private let groupStates: ReceivedGroupStates
+    /// A request accepted or a contact blocked here is too on our other devices (§20.16).
+    private let records: OwnContactRecords
     private var store: MessageStore { dependencies.store }
 
-    init(_ dependencies: MessengerDependencies, sealer: Sealer, outbox: Outbox, credentials: DeliveryCredentials, groupStates: ReceivedGroupStates) {
+    init(_ dependencies: MessengerDependencies, sealer: Sealer, outbox: Outbox, credentials: DeliveryCredentials, groupStates: ReceivedGroupStates,
+         records: OwnContactRecords) {
         self.dependencies = dependencies
+        self.records = records
         self.sealer = sealer
         self.outbox = outbox
         self.credentials = credentials
@@ -72,6 +76,7 @@ final class MessageRequests {
                 try sealer.handOverDeviceList(to: accepted)
             }
             try groupStates.applyInvitations(from: accepted)
+            try records.announce(accepted, changed: newName == nil || newName == name ? .standing : [.standing, .name])
             return accepted
         }
         await outbox.flush()
@@ -89,10 +94,10 @@ final class MessageRequests {
             try store.contacts.setStanding(.blocked, contactId: contact.id)
             try store.invitations.removeAll(contactId: contact.id)
             if rotate { try credentials.replace() }
+            try records.announce(contact, changed: .standing)
         }
-        guard rotate else { return }
         // Best effort now; `sync` finishes what the relay did not confirm.
-        try? await credentials.withdrawRevoked()
+        if rotate { try? await credentials.withdrawRevoked() }
         await outbox.flush()
     }
 

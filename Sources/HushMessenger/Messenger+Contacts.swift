@@ -30,16 +30,19 @@ extension Messenger {
 
     /// Starts a session with every accepted contact that has none, and
     /// nothing else: a linked device's first sessions. Groups stay with the
-    /// account's first device (docs/PROTOCOL.md §20.15), so no sender chain
+    /// account's first device (docs/PROTOCOL.md §20.17), so no sender chain
     /// or new state is made here. Returns how many started.
     public func startMissingContactSessions() async throws -> Int {
         try await contactBook.startMissingSessions()
     }
 
-    /// Removes the contact with its conversation; its attachments' files go too.
-    public func removeContact(name: String) throws {
+    /// Removes the contact with its conversation; its attachments' files go
+    /// too. Our other devices are told (§20.16), best effort now: what the
+    /// relay did not take goes at the next flush.
+    public func removeContact(name: String) async throws {
         try store.write { _ in try contactBook.remove(name: name) }
         attachmentSweep.sweep()
+        await outgoing.flush()
     }
 
     /// The safety number with a contact (the pending key's after a change).
@@ -47,9 +50,13 @@ extension Messenger {
         try contactBook.safetyNumber(with: name)
     }
 
-    /// Marks the contact verified when `displayed` matches the safety number.
-    public func verify(name: String, displayed: String) throws -> Bool {
-        try store.write { _ in try contactBook.verify(name: name, displayed: displayed) }
+    /// Marks the contact verified when `displayed` matches the safety
+    /// number, and tells our other devices (§20.16; best effort now, as
+    /// `removeContact`).
+    public func verify(name: String, displayed: String) async throws -> Bool {
+        guard try store.write({ _ in try contactBook.verify(name: name, displayed: displayed) }) else { return false }
+        await outgoing.flush()
+        return true
     }
 
     /// Whether the contact gave us its delivery credential.

@@ -32,13 +32,14 @@ extension Messenger {
     /// epoch and secret, so the revoked device (which holds the old secret
     /// and chains) opens nothing sealed after it: the state goes to every
     /// member and to our other devices, after the list that revokes it, and
-    /// each remaining device makes a new chain. A group the account is not
-    /// an admin of keeps its keys until an admin changes it. Returns how
-    /// many groups were given a new state and the names of those that could
-    /// not be (each group in its own transaction: one that fails, such as a
-    /// group that has used every epoch, leaves the others rekeyed).
+    /// each remaining device makes a new chain. For every other small group
+    /// it is in, an admin is asked to do the same (a rekey request, after
+    /// the list). Returns how many groups were given a new state, how many
+    /// were asked for, and the names of those that could not be (each group
+    /// in its own transaction: one that fails, such as a group that has
+    /// used every epoch, leaves the others rekeyed).
     @discardableResult
-    public func rekeyGroupsAfterRevocation() async throws -> (rekeyed: Int, failed: [String]) {
+    public func rekeyGroupsAfterRevocation() async throws -> (rekeyed: Int, asked: Int, failed: [String]) {
         var rekeyed = 0, failed: [String] = []
         for name in try groups.administered() {
             do {
@@ -48,8 +49,9 @@ extension Messenger {
                 failed.append(name)
             }
         }
+        let asked = try store.write { _ in try groups.askAdminsToRekey() }
         await outgoing.flush()
-        return (rekeyed, failed)
+        return (rekeyed, asked.count, failed)
     }
 
     /// The device list held of the contact `name` (the last one that

@@ -83,8 +83,10 @@ public actor Messenger {
                           groupDeliveries: GroupDeliveries(dependencies, sessions: sessions, sealer: sealer), uploads: uploads)
         credentials = DeliveryCredentials(dependencies, sealer: sealer, relay: relay)
         prekeys = Prekeys(dependencies, relay: relay)
-        requests = MessageRequests(dependencies, sealer: sealer, outbox: outgoing, credentials: credentials, groupStates: receivedGroupStates)
-        contactBook = Contacts(dependencies, requests: requests, sessions: sessions, deviceLists: deviceLists,
+        let contactRecords = OwnContactRecords(dependencies, own: sealer.deviceFanOut.own)
+        requests = MessageRequests(dependencies, sealer: sealer, outbox: outgoing, credentials: credentials, groupStates: receivedGroupStates,
+                                   records: contactRecords)
+        contactBook = Contacts(dependencies, requests: requests, sessions: sessions, deviceLists: deviceLists, records: contactRecords,
                                maxPendingRequests: maxMessageRequests)
         receipts = DeliveryReceipts(dependencies, sealer: sealer)
         let applier = ContentApplier(dependencies, sealer: sealer, receipts: receipts, downloads: downloads, membership: groups,

@@ -91,7 +91,7 @@ extension MessengerDependencies {
     }
 
     /// Refuses a large group's message or change on a linked device: large
-    /// groups stay with the account key (PROTOCOL §20.15, "Devices in Hush
+    /// groups stay with the account key (PROTOCOL §20.17, "Devices in Hush
     /// today"), since a member's chain there is derived from the state, one
     /// per account, and two devices sending under it would reuse its keys.
     func requireLargeGroupDevice(_ group: String) throws {

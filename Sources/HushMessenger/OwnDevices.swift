@@ -75,6 +75,8 @@ final class OwnDevices {
     func sealTranscript(of content: Content, for contact: Contact, conversation: Int64) throws {
         let peers = try peers()
         guard !peers.isEmpty else { return }
+        // A removal that found no conversation to go under goes first (§20.16).
+        try OwnContactRecords(dependencies, own: self).sendWaitingRemovals(conversation: conversation)
         let transcript = Content(id: MessageID.random(using: dependencies.random), sentAt: UInt64(dependencies.clock.now()),
                                  body: .sentTranscript(recipient: try IdentityKey(rawRepresentation: contact.identityKey), content))
         guard let encoded = try? transcript.encoded() else { return }
@@ -102,7 +104,7 @@ final class OwnDevices {
     /// device `peer`, after every list of ours it was not sent yet (in
     /// order, as a contact gets them), and queues each envelope for its
     /// mailbox. A device without a session yet gets nothing.
-    private func seal(_ encoded: [UInt8]?, to peer: [UInt8], conversation: Int64, markingListSent: Bool = true) throws {
+    func seal(_ encoded: [UInt8]?, to peer: [UInt8], conversation: Int64, markingListSent: Bool = true) throws {
         guard let state = try store.ownDeviceSessions.load(deviceKey: peer), let session = try? Session(serialized: state) else { return }
         let random = dependencies.random, now = dependencies.clock.now()
         var contents: [[UInt8]] = []
@@ -135,6 +137,7 @@ final class OwnDevices {
         if listMayBeBehind { await readOwnDirectory() }
         let me = dependencies.transportIdentity.publicKey.rawRepresentation
         guard let peers = try? peers() else { return }
+        await reachContacts()
         for peer in peers where !withoutBundle.contains(peer) {
             let lost = lostSessions.contains(peer)
             guard lost || me.lexicographicallyPrecedes(peer), (try? needsSession(peer)) == true,
@@ -157,11 +160,55 @@ final class OwnDevices {
                 if let conversation = try store.conversations.newestId() {
                     try seal(nil, to: peer, conversation: conversation, markingListSent: false)
                 }
-                // The groups we are in, and our chains, go after it (§20.15): the device may not hold them.
+                // The groups we are in, and our chains, go after it (§20.17): the device may not hold them.
                 try OwnSenderChains(dependencies).handOverGroupsToOwnDevices()
+                // Our contacts go below, as to every device that has not had them on its session (§20.16).
+                try store.ownDeviceSessions.setContactsHandedOver(false, deviceKey: peer)
             }
             if (try? needsSession(peer)) == false { lostSessions.remove(peer) }
         }
+        // Our contacts to each device of ours that has not had them on the session we hold with it: a new
+        // session (either side started it), or one from before contact records (§20.16). The newer of each
+        // field wins on both sides.
+        for peer in peers where (try? needsSession(peer)) == false && (try? store.ownDeviceSessions.contactsHandedOver(deviceKey: peer)) == false {
+            try? store.withinWrite { _ in try OwnContactRecords(dependencies, own: self).handOver(to: peer) }
+        }
+    }
+
+    /// Marks the contact `id` (added or accepted by another device of ours)
+    /// for a session from the relay's bundle after this pass, when we hold
+    /// none; kept in the store, so a run that ends first leaves it for the
+    /// next. Joins the caller's transaction.
+    func reachContact(_ id: Int64) throws {
+        var waiting = try contactsToReach()
+        guard waiting.insert(id).inserted else { return }
+        try store.settings.set(SettingsRepository.Name.contactsToReach, to: waiting.sorted().map(String.init).joined(separator: ","))
+    }
+
+    /// Starts the account-key session with each contact `reachContact`
+    /// marked that has none (its devices' sessions follow, from the list its
+    /// directory gave). Best effort: one that cannot start now stays marked.
+    private func reachContacts(isolation: isolated (any Actor)? = #isolation) async {
+        guard let waiting = try? contactsToReach(), !waiting.isEmpty else { return }
+        let starter = SessionStarter(dependencies)
+        var reached: Set<Int64> = []
+        for id in waiting.sorted() {
+            guard let contact = try? store.contacts.contact(id: id), contact.standing == .accepted, contact.pendingIdentityKey == nil,
+                  let key = try? IdentityKey(rawRepresentation: contact.identityKey) else {
+                reached.insert(id)
+                continue
+            }
+            if (try? await starter.contactWithSession(for: key)) != nil { reached.insert(id) }
+        }
+        try? store.withinWrite { _ in
+            // Read again: the pass may have marked more meanwhile.
+            let left = try contactsToReach().subtracting(reached)
+            try store.settings.set(SettingsRepository.Name.contactsToReach, to: left.isEmpty ? nil : left.sorted().map(String.init).joined(separator: ","))
+        }
+    }
+
+    private func contactsToReach() throws -> Set<Int64> {
+        Set((try store.settings.value(SettingsRepository.Name.contactsToReach) ?? "").split(separator: ",").compactMap { Int64($0) })
     }
 
     /// Whether we hold no usable session with our device `peer`: none, or

@@ -8,7 +8,7 @@ import HushStore
 /// no chains, §19.4); its distribution goes to every other member; and
 /// advanced by every group message `Sealer` encrypts under it.
 ///
-/// Each device of the account has its own chain (§20.15), kept under the
+/// Each device of the account has its own chain (§20.17), kept under the
 /// device's key at the relay (the account key on the first device), so a
 /// chain another device of ours gave us (kept under that device's key) is
 /// never taken for ours: two devices sealing under one chain would reuse
@@ -52,7 +52,7 @@ struct OwnSenderChains {
     }
 
     /// Queues our current chain of every small group `contact` shares with
-    /// us for them (and so for each of their devices, §20.15), at its
+    /// us for them (and so for each of their devices, §20.17), at its
     /// current iteration: on a new session with them or one of their
     /// devices, which may not hold it. A holder ignores it.
     func handOver(to contact: Contact) throws {

@@ -39,7 +39,7 @@ final class ReceivedGroupStates {
         try supersede(group, with: incoming, from: sender, withoutUs: .removed)
     }
 
-    /// A state another device of ours sent (§20.15): one this account wrote
+    /// A state another device of ours sent (§20.17): one this account wrote
     /// there as an admin (a group it made, a change it made), checked as an
     /// admin's state from a contact is, with our account as the sender: a
     /// group we do not know is created when we are an admin of it, and a

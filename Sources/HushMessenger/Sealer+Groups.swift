@@ -181,7 +181,7 @@ extension Sealer {
         return (envelope, recipients)
     }
 
-    /// The mailboxes a group envelope for `members` goes to (§20.15): each
+    /// The mailboxes a group envelope for `members` goes to (§20.17): each
     /// member's account key, the active devices of the list we hold of
     /// each, and our own other devices, those we hold a session with (a
     /// device key without one, such as a first device's, has no mailbox at

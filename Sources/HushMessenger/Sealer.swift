@@ -217,7 +217,7 @@ final class Sealer {
             try store.resends.recordContent(digest: SHA256.hash(envelope), contactId: contact.id, content: encodedContent,
                                             resent: resend, editOf: Content.editedMessageID(inEncoded: encodedContent), at: now)
             try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
-            // A group's state or key goes to each of the contact's devices too (§20.15); a resend went to the one that asked.
+            // A group's state or key goes to each of the contact's devices too (§20.17); a resend went to the one that asked.
             if !resend, let content = try? Content(decoding: encodedContent) {
                 try deviceFanOut.fanOut(content, encoded: encodedContent, to: contact, conversation: conversation)
             }

@@ -14,10 +14,19 @@ public struct ContactRepository {
     }
 
     /// Adds a contact; the name must be unique (a constraint error otherwise).
+    /// `decided`: the user chose to add it (its fields changed now, after
+    /// any removal of it remembered); otherwise (a stranger's request, a
+    /// member a group introduced) no change of it is known, and any record
+    /// from another device of the account is newer (docs/PROTOCOL.md §20.16).
     public func add(name: String, address: String, identityKey: [UInt8], standing: ContactStanding = .accepted,
-                    at time: Milliseconds) throws -> Contact {
-        try database.execute("INSERT INTO contacts(name, address, identity_key, created_at, standing) VALUES (?, ?, ?, ?, ?)",
-                             [name, address, identityKey, time, standing.rawValue])
+                    at time: Milliseconds, decided: Bool = true) throws -> Contact {
+        let changed = decided ? max(time, ContactChangeTimes.after(try removedAt(identityKey: identityKey) ?? 0)) : 0
+        try database.execute("""
+            INSERT INTO contacts(name, address, identity_key, created_at, standing, standing_changed_at, verification_changed_at, name_changed_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """, [name, address, identityKey, time, standing.rawValue, changed, changed, changed])
+        // Added again after a removal: the removal no longer stands (§20.16).
+        try database.execute("DELETE FROM removed_contacts WHERE identity_key = ? AND replaced = 0", [identityKey])
         return Contact(id: database.lastInsertRowID, name: name, address: address, identityKey: identityKey,
                        verification: .unverified, pendingIdentityKey: nil, createdAt: time, standing: standing)
     }

@@ -48,6 +48,18 @@ public struct OwnDeviceSessionRepository {
         try database.execute("UPDATE own_device_sessions SET list_sent = ? WHERE device_key = ?", [counter, deviceKey])
     }
 
+    /// Whether our contacts went to `deviceKey` on the session held with it
+    /// (docs/PROTOCOL.md §20.16).
+    public func contactsHandedOver(deviceKey: [UInt8]) throws -> Bool {
+        try database.queryFirst("SELECT contacts_handed_over FROM own_device_sessions WHERE device_key = ?", [deviceKey]) {
+            try $0.get(0, as: Int64.self) != 0
+        } ?? false
+    }
+
+    public func setContactsHandedOver(_ done: Bool, deviceKey: [UInt8]) throws {
+        try database.execute("UPDATE own_device_sessions SET contacts_handed_over = ? WHERE device_key = ?", [done ? 1 : 0, deviceKey])
+    }
+
     /// Ends the session with a device (revoked, §20.14): its state and
     /// skipped keys are wiped, and the row stays, so what the device still
     /// sends is known as ours and refused as a revoked device's.

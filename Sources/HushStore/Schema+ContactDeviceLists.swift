@@ -18,7 +18,7 @@ extension Schema {
     ///
     /// The device list held of each contact (docs/PROTOCOL.md
     /// §20.3: a verifier holds one per account, the last it accepted), as
-    /// signed. A backup carries it (§20.15), so a restored home does not
+    /// signed. A backup carries it (§20.17), so a restored home does not
     /// accept an older list, or one a revoked device signed, as a first one.
     /// `device_list_sent` is the counter of our own list as last sealed to
     /// the contact (§20.11), so each list goes once to each, as our profile

@@ -39,6 +39,8 @@ public enum Schema {
         migrator.register(version: 30, name: "large groups: the kind of each group, every member's derived chain", addLargeGroups)
         migrator.register(version: 31, name: "sessions with contacts' devices; the device list held of each contact", addContactDeviceLists)
         migrator.register(version: 32, name: "sessions between the account's own devices, with their skipped keys", addOwnDeviceSessions)
+        migrator.register(version: 33, name: "when each contact was last changed, for the account's other devices", addContactChangeTimes)
+        migrator.register(version: 34, name: "small groups' rekeys asked for after a member revoked a device", addGroupRekeyRequests)
         return migrator
     }()
 

@@ -22,6 +22,14 @@ public struct SettingsRepository {
         /// Delivery credentials replaced after a block (hex, comma-separated):
         /// still registered at the relay until it confirms their removal.
         public static let revokedDeliveryCredentials = "relay.revoked_delivery_credentials"
+        /// When the delivery credential was last replaced (ms, the replacing
+        /// device's clock), which orders the credentials the account's
+        /// devices hand each other (docs/PROTOCOL.md §20.16). Absent: never.
+        public static let deliveryCredentialChangedAt = "relay.delivery_credential_changed_at"
+        /// Contacts another device of the account added or accepted that we
+        /// may hold no session with yet (ids, comma-separated): each gets one
+        /// after the next pass (docs/PROTOCOL.md §20.16).
+        public static let contactsToReach = "devices.contacts_to_reach"
         /// The relay session token and its expiry ("<ms> <token>"), kept between runs.
         public static let sessionToken = "relay.session_token"
         /// Received attachments up to this many bytes download at each sync (absent: none do).

@@ -249,6 +249,17 @@ func contentCases() throws -> [[String: Any]] {
         ("sent transcript (0x14) of a read receipt sent to Bob",
          .sentTranscript(recipient: bob, Content(id: transcribedID, sentAt: sentAt - 1_000, body: .readReceipt([refs[0]])))),
     ]
+    // Contacts between an account's devices (§20.16): Bob accepted and verified, Carol blocked, Dave removed.
+    let carol = try IdentityKeyPair(seed: SecureBytes(copying: VectorSeeds.bytes("carol/identity", 32))).publicKey
+    let dave = try IdentityKeyPair(seed: SecureBytes(copying: VectorSeeds.bytes("dave/identity", 32))).publicKey
+    bodies += [
+        ("contacts (0x17): Bob accepted and verified, Carol blocked, Dave removed",
+         .contacts([try ContactRecord(identityKey: bob, stateChangedAt: sentAt - 9_000, state: .accepted, verifiedChangedAt: sentAt - 5_000,
+                                      verified: true, nameChangedAt: sentAt - 9_000, name: "Bob"),
+                    try ContactRecord(identityKey: carol, stateChangedAt: sentAt - 4_000, state: .blocked, verifiedChangedAt: sentAt - 8_000,
+                                      verified: false, nameChangedAt: sentAt - 7_000, name: "Carol (work) ✉"),
+                    try ContactRecord(identityKey: dave, stateChangedAt: sentAt - 3_000, state: .removed)])),
+    ]
     var cases: [[String: Any]] = []
     for (comment, body) in bodies {
         let encoded = try Content(id: id, sentAt: sentAt, body: body).encoded()
@@ -262,7 +273,8 @@ func contentCases() throws -> [[String: Any]] {
                              ("unknown type 0xff", unknownType), ("invalid UTF-8", badUTF8), ("truncated", Array(text.dropLast())),
                              ("receipt with zero ids", zeroReceipt)] + (try reactionAndReplyRejections(id: id, sentAt: sentAt, quoted: refs[0]))
                             + (try erasureRejections(id: id, sentAt: sentAt, target: refs[0]))
-                            + (try deviceContentRejections(id: id, sentAt: sentAt, list: list.encoded, recipient: bob, text: text)) {
+                            + (try deviceContentRejections(id: id, sentAt: sentAt, list: list.encoded, recipient: bob, text: text))
+                            + (try contactRecordRejections(id: id, sentAt: sentAt, contact: bob)) {
         cases.append(["comment": comment, "valid": false, "encoded": Hex.encode(bytes)])
     }
     return cases
@@ -342,6 +354,41 @@ func deviceContentRejections(id: MessageID, sentAt: UInt64, list: [UInt8], recip
         ("sent transcript wrapping a delivery credential", content(0x14, recipient.rawRepresentation + credential)),
         ("sent transcript without its recipient", content(0x14, Array(recipient.rawRepresentation.prefix(20)))),
         ("sent transcript of a text with a trailing byte", content(0x14, recipient.rawRepresentation + text + [0x00])),
+    ]
+}
+
+/// Contacts contents (0x17) a receiver MUST reject (docs/PROTOCOL.md §20.16), written byte by byte.
+func contactRecordRejections(id: MessageID, sentAt: UInt64, contact: IdentityKey) throws -> [(String, [UInt8])] {
+    let prefix = Array(try Content(id: id, sentAt: sentAt, body: .typingStarted).encoded())
+    func content(_ count: Int, _ records: [UInt8]) -> [UInt8] {
+        var out = prefix
+        out[1] = 0x17
+        return out + [UInt8(count >> 8), UInt8(count & 0xFF)] + records
+    }
+    func u64(_ value: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * $0)) } }
+    let time = u64(sentAt - 5_000)
+    func record(key: [UInt8]? = nil, stateAt: [UInt8]? = nil, state: UInt8 = 0x01, verifiedAt: [UInt8]? = nil, verified: UInt8 = 0x00,
+                nameAt: [UInt8]? = nil, name: [UInt8] = Array("Bob".utf8)) -> [UInt8] {
+        (key ?? contact.rawRepresentation) + (stateAt ?? time) + [state] + (verifiedAt ?? time) + [verified] + (nameAt ?? time)
+            + [UInt8(name.count >> 8), UInt8(name.count & 0xFF)] + name
+    }
+    let zero = u64(0)
+    return [
+        ("contacts with no record", content(0, [])),
+        ("contacts counting 201 records (above 200)", content(201, record())),
+        ("contacts counting two records, holding one", content(2, record())),
+        ("contact record of state 3", content(1, record(state: 0x03))),
+        ("contact record with verified flag 2", content(1, record(verified: 0x02))),
+        ("accepted contact record without a name", content(1, record(name: []))),
+        ("removed contact record with a name", content(1, record(state: 0x00, verifiedAt: zero, nameAt: zero))),
+        ("removed contact record marked verified", content(1, record(state: 0x00, verifiedAt: zero, verified: 0x01, nameAt: zero, name: []))),
+        ("removed contact record with a name time", content(1, record(state: 0x00, verifiedAt: zero, name: []))),
+        ("contact record name of 257 bytes", content(1, record(name: [UInt8](repeating: 0x61, count: 257)))),
+        ("contact record name with invalid UTF-8", content(1, record(name: [0x42, 0xFF]))),
+        ("contact record time of 2^63", content(1, record(stateAt: u64(1 << 63)))),
+        ("contact record whose identity key is of small order", content(1, record(key: [0x01] + [UInt8](repeating: 0, count: 31)))),
+        ("contacts naming one contact twice", content(2, record() + record(state: 0x02))),
+        ("contacts with a trailing byte", content(1, record() + [0x00])),
     ]
 }
 

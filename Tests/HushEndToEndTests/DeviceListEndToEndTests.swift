@@ -63,7 +63,7 @@ import Testing
         try bed.sync(laptop)
         #expect(try bed.history(laptop, with: "bob").contains { $0.body == "from the desk" && $0.direction == "out" })
 
-        // A group with a two-device member works both ways (§20.15): the desk makes it, its state and
+        // A group with a two-device member works both ways (§20.17): the desk makes it, its state and
         // chain reach the laptop, bob's chain reaches both; each device's group messages show on the other.
         try bed.succeed(alice, ["group", "create", "team", "bob"])
         for _ in 0..<2 { for user in [bob, alice, laptop] { try bed.sync(user) } }
@@ -75,6 +75,25 @@ import Testing
         for user in [bob, alice] { try bed.sync(user) }
         #expect(try bed.history(bob, with: "team").contains { $0.body == "the laptop to the team" && $0.direction == "in" })
         #expect(try bed.history(alice, with: "team").contains { $0.body == "the laptop to the team" && $0.direction == "out" })
+
+        // Contacts are the account's (§20.16): carol, added on the desk, is a contact on the laptop, which
+        // writes to her at once; bob, verified on the desk, is verified on the laptop.
+        let carol = try bed.newUser("carol")
+        try bed.addContact(alice, carol)
+        try bed.send(alice, to: "carol", "hi carol, from the desk")
+        let number = try #require(try bed.succeed(alice, ["verify", "bob", "--json"]).json()["safetyNumber"] as? String)
+        try bed.succeed(alice, ["verify", "bob", "--compare", number])
+        try bed.sync(laptop)
+        let laptopContacts = try #require(try bed.succeed(laptop, ["contact", "list", "--json"]).json()["contacts"] as? [[String: Any]])
+        #expect(laptopContacts.contains { $0["name"] as? String == "carol" && $0["address"] as? String == carol.address }, "\(laptopContacts)")
+        #expect(laptopContacts.contains { $0["name"] as? String == "bob" && $0["verification"] as? String == "verified" }, "\(laptopContacts)")
+        #expect(try bed.history(laptop, with: "carol").contains { $0.body == "hi carol, from the desk" && $0.direction == "out" })
+        try bed.send(laptop, to: "carol", "and from the laptop")
+        try bed.sync(carol)
+        let request = try bed.succeed(carol, ["requests", "--json"]).stdout
+        #expect(request.contains(alice.address) && request.contains("and from the laptop"), "\(request)")
+        try bed.sync(alice)
+        #expect(try bed.history(alice, with: "carol").contains { $0.body == "and from the laptop" && $0.direction == "out" })
 
         let epochBefore = try bed.succeed(bob, ["group", "info", "team", "--json"]).json()["epoch"] as? Int
         let revoked = try bed.hush(alice, ["device", "revoke", "laptop", "--json"])

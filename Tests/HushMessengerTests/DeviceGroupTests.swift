@@ -5,7 +5,7 @@ import HushStore
 import HushTesting
 import Testing
 
-/// A group with a member of two devices (docs/PROTOCOL.md §20.15): the
+/// A group with a member of two devices (docs/PROTOCOL.md §20.17): the
 /// desk creates it after the tablet was linked; its state and chain reach
 /// the tablet on the session between the devices, bob's chain reaches both;
 /// a group envelope goes to every device of every member; what one of
@@ -92,7 +92,48 @@ import Testing
         #expect(try await !tablet.history(with: "team").contains { $0.body == "after" }, "the old secret opens nothing sealed after")
     }
 
-    /// Large groups stay on the first device (§20.15, "Devices in Hush
+    /// A group bob administers: alice's revocation asks him for the next
+    /// state (a rekey request after the revoking list), so the revoked
+    /// tablet opens nothing he sends there afterwards. He honours it once
+    /// per list that revokes a device: asking again changes nothing.
+    @Test func aRevocationAsksTheAdminOfAGroupForANewState() async throws {
+        let setup = try await InMemoryRelay().linkedAlice("desk starts")
+        let (alice, bob, tablet) = (setup.alice.messenger, setup.bob.messenger, setup.tablet)
+        func syncAll() async throws { try await Self.syncAll(bob, alice, tablet) }
+        try await bob.createGroup(name: "bobs", members: ["alice"])
+        try await syncAll()
+        try await bob.send(text: "before", to: "bobs")
+        try await syncAll()
+        #expect(try await tablet.history(with: "bobs").contains { $0.body == "before" })
+        let epoch = try await bob.groupSummary("bobs").epoch
+
+        // Asked without a revocation: bob holds no list of alice's that revokes a device, so nothing changes.
+        #expect(try await alice.rekeyGroupsAfterRevocation().asked == 1)
+        try await syncAll()
+        #expect(try await bob.groupSummary("bobs").epoch == epoch, "a member cannot make the group rekey at will")
+
+        let deskStore = try MessageStore(path: setup.alice.databasePath, key: setup.alice.databaseKey)
+        try deskStore.deviceLists.keep(setup.devices.third.encoded, counter: 3, at: 3)
+        try await alice.announceDeviceList()
+        let rekey = try await alice.rekeyGroupsAfterRevocation()
+        #expect(rekey.rekeyed == 0 && rekey.asked == 1 && rekey.failed.isEmpty)
+        try await syncAll()
+        #expect(try await bob.groupSummary("bobs").epoch == epoch + 1, "bob wrote the next state")
+        _ = try await alice.rekeyGroupsAfterRevocation()
+        try await syncAll()
+        #expect(try await bob.groupSummary("bobs").epoch == epoch + 1, "once per list that revokes")
+
+        try await bob.send(text: "after", to: "bobs")
+        let toAccount = try #require(setup.relay.stored(for: setup.alice.identity.publicKey).last)
+        #expect(GroupEnvelope.isGroupEnvelope(toAccount.bytes))
+        try await syncAll()
+        #expect(try await alice.history(with: "bobs").contains { $0.body == "after" })
+        setup.relay.inject(toAccount.bytes, into: setup.tabletKey)
+        _ = try await tablet.sync()
+        #expect(try await !tablet.history(with: "bobs").contains { $0.body == "after" }, "the old keys open nothing sealed after")
+    }
+
+    /// Large groups stay on the first device (§20.17, "Devices in Hush
     /// today"): a member's chain there is derived from the state, one per
     /// account, so a linked device neither makes one nor sends to one.
     @Test func aLinkedDeviceRefusesLargeGroups() async throws {

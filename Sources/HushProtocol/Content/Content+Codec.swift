@@ -26,6 +26,7 @@ import HushCrypto
 ///     sent transcript (0x14):    recipient identity key (32) || a whole content (§20.11) of a type `canBeTranscribed`
 ///     large group update (0x15): a large group state (§18.4), to the end of the content
 ///     large group rekey (0x16):  group id (16) || epoch (4)
+///     contacts (0x17):           count (2: 1…200) || contact records (`ContactRecord`), one per contact
 extension Content {
     public func encoded() throws(ProtocolError) -> [UInt8] {
         var out: [UInt8] = [Content.version, body.typeByte]
@@ -115,6 +116,8 @@ extension Content {
             guard Content.canBeTranscribed(inner.body.typeByte) else { throw .malformed(what: "sent transcript content type") }
             out += recipient.rawRepresentation
             out += try inner.encoded()
+        case let .contacts(records):
+            try ContactRecord.encode(records, into: &out)
         }
     }
 
@@ -246,6 +249,8 @@ extension Content {
         case 0x16:
             let groupID = try reader.read(SenderKeyWire.groupIDLength)
             body = .largeGroupRekey(groupID: groupID, epoch: try reader.u32())
+        case 0x17:
+            body = .contacts(try ContactRecord.decodeAll(from: &reader))
         default:
             throw .malformed(what: "content type")
         }

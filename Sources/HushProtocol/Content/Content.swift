@@ -77,6 +77,10 @@ public indirect enum ContentBody: Sendable, Equatable {
     /// "I cannot send under this epoch of this large group (I lost my place
     /// in my chain): write the next state" (§18.4), to an admin.
     case largeGroupRekey(groupID: [UInt8], epoch: UInt32)
+    /// Contacts as another device of the sender's own account holds them
+    /// (§20.16): names, accepted or blocked or removed, verified. Only
+    /// accepted from a device of the receiver's own account.
+    case contacts([ContactRecord])
 
     public var typeByte: UInt8 {
         switch self {
@@ -102,6 +106,7 @@ public indirect enum ContentBody: Sendable, Equatable {
         case .sentTranscript: return 0x14
         case .largeGroupUpdate: return 0x15
         case .largeGroupRekey: return 0x16
+        case .contacts: return 0x17
         }
     }
 }

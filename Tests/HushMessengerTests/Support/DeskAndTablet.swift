@@ -44,6 +44,13 @@ struct LinkedAlice {
     let tabletKey: IdentityKey
     let tabletDirectory: TemporaryDirectory
     let devices: DeskAndTablet
+    /// The tablet's database key, so a test can open a second connection to its store.
+    var tabletDatabaseKey: SecureBytes
+
+    /// A second connection to the tablet's store (to inject local faults).
+    func tabletStore() throws -> MessageStore {
+        try MessageStore(path: tabletDirectory.path("messages.db"), key: tabletDatabaseKey)
+    }
 }
 
 extension InMemoryRelay {
@@ -59,7 +66,8 @@ extension InMemoryRelay {
         let devices = try DeskAndTablet(account: alice.identity, seed: seed)
         let deskStore = try MessageStore(path: alice.databasePath, key: alice.databaseKey)
         let directory = try TemporaryDirectory(label: "messenger-tablet-\(label)")
-        let tabletStore = try MessageStore(path: directory.path("messages.db"), key: SecureBytes(randomCount: 32))
+        let tabletKey = SecureBytes(randomCount: 32)
+        let tabletStore = try MessageStore(path: directory.path("messages.db"), key: tabletKey)
         for store in [deskStore, tabletStore] {
             try store.deviceLists.keep(devices.first.encoded, counter: 1, at: 1)
             try store.deviceLists.keep(devices.second.encoded, counter: 2, at: 2)
@@ -73,16 +81,18 @@ extension InMemoryRelay {
         try await alice.messenger.announceDeviceList()
         // Each side's pass starts the sessions it starts: with the other device, with bob's.
         _ = try await bob.messenger.sync()
-        let tabletKey = devices.tablet.keyPair.publicKey
+        let tabletRelayKey = devices.tablet.keyPair.publicKey
         guard settled else {
-            return LinkedAlice(relay: self, alice: alice, bob: bob, tablet: tablet, tabletKey: tabletKey, tabletDirectory: directory, devices: devices)
+            return LinkedAlice(relay: self, alice: alice, bob: bob, tablet: tablet, tabletKey: tabletRelayKey, tabletDirectory: directory,
+                               devices: devices, tabletDatabaseKey: tabletKey)
         }
         _ = try await alice.messenger.sync()
         _ = try await tablet.sync()
         _ = try await bob.messenger.sync()
         _ = try await alice.messenger.sync()
         // The two seeds give both orders of the keys, so both devices are seen starting the session.
-        #expect(tabletKey.rawRepresentation.lexicographicallyPrecedes(alice.identity.publicKey.rawRepresentation) == (label == "tablet starts"))
-        return LinkedAlice(relay: self, alice: alice, bob: bob, tablet: tablet, tabletKey: tabletKey, tabletDirectory: directory, devices: devices)
+        #expect(tabletRelayKey.rawRepresentation.lexicographicallyPrecedes(alice.identity.publicKey.rawRepresentation) == (label == "tablet starts"))
+        return LinkedAlice(relay: self, alice: alice, bob: bob, tablet: tablet, tabletKey: tabletRelayKey, tabletDirectory: directory,
+                           devices: devices, tabletDatabaseKey: tabletKey)
     }
 }
