@@ -17,6 +17,17 @@ import Testing
         return carol
     }
 
+    /// Carol, a stranger, writes first to alice: she reads alice's directory
+    /// (the list of both devices) and reaches both, a request on each.
+    private func carolWritesFirst(to setup: LinkedAlice) async throws -> Participant {
+        let carol = try await carol(on: setup.relay)
+        setup.relay.state.withLock { $0.directories[setup.alice.identity.publicKey.rawRepresentation] = setup.devices.second }
+        try await carol.messenger.addContact(name: "alice", address: setup.alice.address)
+        _ = try await carol.messenger.sync()
+        try await carol.messenger.send(text: "hello alice, it is carol", to: "alice")
+        return carol
+    }
+
     @Test(arguments: ["tablet starts", "desk starts"])
     func aContactAddedOnOneDeviceCanBeWrittenToFromTheOther(_ label: String) async throws {
         let setup = try await InMemoryRelay().linkedAlice(label)
@@ -73,12 +84,7 @@ import Testing
     @Test func aRequestAcceptedOnOneDeviceIsAcceptedAndNamedOnTheOther() async throws {
         let setup = try await InMemoryRelay().linkedAlice("desk starts")
         let (alice, tablet) = (setup.alice, setup.tablet)
-        let carol = try await carol(on: setup.relay)
-        setup.relay.state.withLock { $0.directories[alice.identity.publicKey.rawRepresentation] = setup.devices.second }
-        // Carol writes first: she reads alice's directory and reaches both devices, a request on each.
-        try await carol.messenger.addContact(name: "alice", address: alice.address)
-        _ = try await carol.messenger.sync()
-        try await carol.messenger.send(text: "hello alice, it is carol", to: "alice")
+        let carol = try await carolWritesFirst(to: setup)
         _ = try await alice.messenger.sync()
         _ = try await tablet.sync()
         let onDesk = try #require(try await alice.messenger.messageRequests().first)
@@ -189,11 +195,7 @@ import Testing
     @Test func aRequestDecidedBeforeTheOtherDeviceSawItIsDecidedThereToo() async throws {
         let setup = try await InMemoryRelay().linkedAlice("desk starts")
         let (alice, tablet) = (setup.alice, setup.tablet)
-        let carol = try await carol(on: setup.relay)
-        setup.relay.state.withLock { $0.directories[alice.identity.publicKey.rawRepresentation] = setup.devices.second }
-        try await carol.messenger.addContact(name: "alice", address: alice.address)
-        _ = try await carol.messenger.sync()
-        try await carol.messenger.send(text: "hello alice, it is carol", to: "alice")
+        let carol = try await carolWritesFirst(to: setup)
         _ = try await alice.messenger.sync()
         let request = try #require(try await alice.messenger.messageRequests().first)
         try await alice.messenger.acceptRequest(name: request.contact.name, renameTo: "carol")
