@@ -159,7 +159,9 @@ struct DeviceRevokeCommand: AsyncParsableCommand {
             key only. A revoked device stays in every later list and can never be made active again. \
             Contacts refuse what the revoked device sends once the list reaches them; what it \
             already holds (the history up to its link, the account seed) cannot be taken back \
-            (SECURITY.md). Revoke this device from another one. The account's first device cannot \
+            (SECURITY.md). Every group the account administers gets a new key, and the admins of \
+            the others are asked for one, so the revoked device reads nothing sent there afterwards \
+            (once their clients have run). Revoke this device from another one. The account's first device cannot \
             be revoked yet: it keeps the account key at the relay, so a list revoking it would not \
             cut it off. The account must not be open \
             elsewhere (stop `hush daemon` first).
