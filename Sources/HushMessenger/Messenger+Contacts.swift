@@ -3,10 +3,14 @@ import HushStore
 
 /// Contacts and message requests, as the CLI drives them.
 extension Messenger {
-    /// Adds a contact from its address (see `Contacts.add`).
+    /// Adds a contact from its address (see `Contacts.add`); our other
+    /// devices are told (§20.16), best effort now: what the relay did not
+    /// take goes at the next flush.
     @discardableResult
     public func addContact(name: String, address text: String) async throws -> Contact {
-        try await contactBook.add(name: name, address: text)
+        let contact = try await contactBook.add(name: name, address: text)
+        await outgoing.flush()
+        return contact
     }
 
     /// Accepts a contact's changed identity key and starts a new session.

@@ -220,28 +220,29 @@ import Testing
         #expect(added.name == String(repeating: family, count: 10), "\(added.name.utf8.count) bytes")
     }
 
-    /// A device that never got the changes (a session lost, or linked
-    /// before records existed) gets every decided contact when a session
-    /// between the two starts.
-    @Test func aNewSessionBetweenDevicesCarriesEveryContact() async throws {
+    /// Devices linked before contact records existed hold sessions on
+    /// which no contacts went: after the upgrade (store migration 33 leaves
+    /// every session not handed over), each side's next pass hands its
+    /// contacts over, once per session, and the other gets the contacts it
+    /// never heard of.
+    @Test func aSessionFromBeforeRecordsCarriesEveryContactOnce() async throws {
         let setup = try await InMemoryRelay().linkedAlice("tablet starts")
         let (alice, tablet) = (setup.alice, setup.tablet)
         let carol = try await carol(on: setup.relay)
-        try await alice.messenger.addContact(name: "carol", address: carol.address)
-        // The tablet never gets that record: its session with the desk is dropped, and so is the envelope.
+        // Carol became the desk's contact before records existed: the tablet never heard of her.
         let deskStore = try MessageStore(path: alice.databasePath, key: alice.databaseKey)
-        try deskStore.database.execute("DELETE FROM outbox")
-        _ = try await tablet.sync()
-        #expect(!(try await tablet.contacts().contains { $0.name == "carol" }))
-
-        // A new session (the desk lost its state): the tablet, the lower key, starts it and both hand over.
-        try deskStore.database.execute("DELETE FROM own_device_sessions")
-        try await tablet.send(text: "to bob from the tablet", to: "bob")
+        let added = try deskStore.contacts.add(name: "carol", address: carol.address, identityKey: carol.identity.publicKey.rawRepresentation,
+                                               at: alice.clock.now())
+        _ = try deskStore.conversations.conversation(forContact: added.id, title: "carol", at: alice.clock.now())
         _ = try await alice.messenger.sync()
         _ = try await tablet.sync()
+        #expect(!(try await tablet.contacts().contains { $0.name == "carol" }), "handed over already on this session")
+
+        try deskStore.database.execute("UPDATE own_device_sessions SET contacts_handed_over = 0")
         _ = try await alice.messenger.sync()
         _ = try await tablet.sync()
         #expect(try await tablet.contacts().contains { $0.name == "carol" && $0.standing == .accepted })
+        #expect(try deskStore.ownDeviceSessions.contactsHandedOver(deviceKey: setup.tabletKey.rawRepresentation))
     }
 
     /// Only our own devices tell us about our contacts: from a contact the
