@@ -22,7 +22,10 @@ extension ContentApplier {
         let key = record.identityKey.rawRepresentation
         // The old key of a contact whose changed key the user accepted here: never added back.
         guard try !store.contacts.wasReplaced(identityKey: key) else { return }
-        let stateAt = Int64(clamping: record.stateChangedAt)
+        let now = dependencies.clock.now()
+        let stateAt = ContactChangeTimes.received(record.stateChangedAt, now: now)
+        let verifiedAt = ContactChangeTimes.received(record.verifiedChangedAt, now: now)
+        let nameAt = ContactChangeTimes.received(record.nameChangedAt, now: now)
         guard let contact = try store.contacts.contact(identityKey: key) else {
             if record.state == .removed {
                 // Remembered, so that an older record of the contact does not add it back.
@@ -33,19 +36,23 @@ extension ContentApplier {
             // waiting here (the user decides that on each device).
             guard stateAt > (try store.contacts.removedAt(identityKey: key) ?? Int64.min),
                   try store.contacts.contact(pendingIdentityKey: key) == nil else { return }
-            try add(record, own: own)
+            try add(record, times: ContactChangeTimes(standing: stateAt, verification: verifiedAt, name: nameAt), own: own)
             return
         }
         guard var times = try store.contacts.changeTimes(contactId: contact.id) else { return }
         if record.state == .removed {
             // Only a removal later than every change made here: what was decided since keeps the contact.
-            guard stateAt > times.latest else { return }
+            // A request is this device's own (a stranger who wrote again after the removal): it stays.
+            guard stateAt > times.latest, contact.standing != .requested else { return }
             try store.contacts.remove(contactId: contact.id)
             try store.contacts.recordRemoval(identityKey: key, at: stateAt, sent: true)
             return
         }
-        if stateAt > times.standing {
-            let standing: ContactStanding = record.state == .blocked ? .blocked : .accepted
+        let standing: ContactStanding = record.state == .blocked ? .blocked : .accepted
+        // Equal times (two devices holding one change, or contacts from before records, all stamped
+        // with their creation): blocked wins over accepted, verified over not, the bytewise greater
+        // name over the other, so both sides settle on the same.
+        if stateAt > times.standing || (stateAt == times.standing && standing == .blocked && contact.standing == .accepted) {
             if contact.standing != standing {
                 try store.contacts.setStanding(standing, contactId: contact.id)
                 if standing == .blocked { try store.invitations.removeAll(contactId: contact.id) }
@@ -56,15 +63,14 @@ extension ContentApplier {
             }
             times.standing = stateAt
         }
-        let verifiedAt = Int64(clamping: record.verifiedChangedAt)
-        // A changed key waiting for the user is decided on each device (§14.1).
-        if verifiedAt > times.verification, contact.verification != .changed {
+        // A changed key waiting for the user is decided on each device (§12).
+        if verifiedAt > times.verification || (verifiedAt == times.verification && record.verified), contact.verification != .changed {
             try store.contacts.setVerification(record.verified ? .verified : .unverified, contactId: contact.id)
             times.verification = verifiedAt
         }
-        let nameAt = Int64(clamping: record.nameChangedAt)
         // Another contact (or group) here may have the name: this one keeps its own until one of them is renamed.
-        if nameAt > times.name, record.name != contact.name, try !isTaken(record.name) {
+        if nameAt > times.name || (nameAt == times.name && Array(record.name.utf8).lexicographicallyPrecedes(Array(contact.name.utf8)) == false),
+           record.name != contact.name, try !isTaken(record.name) {
             try store.contacts.rename(contactId: contact.id, to: record.name)
             times.name = nameAt
         }
@@ -73,7 +79,7 @@ extension ContentApplier {
 
     /// A contact this device did not have: added under the record's name
     /// (with a number after it when another contact or group here has it).
-    private func add(_ record: ContactRecord, own: OwnDevices) throws {
+    private func add(_ record: ContactRecord, times: ContactChangeTimes, own: OwnDevices) throws {
         var name = record.name
         var suffix = 2
         while try isTaken(name) {
@@ -86,9 +92,7 @@ extension ContentApplier {
                                              standing: record.state == .blocked ? .blocked : .accepted, at: now, decided: false)
         _ = try store.conversations.conversation(forContact: contact.id, title: name, at: now)
         if record.verified { try store.contacts.setVerification(.verified, contactId: contact.id) }
-        try store.contacts.setChangeTimes(ContactChangeTimes(standing: Int64(clamping: record.stateChangedAt),
-                                                             verification: Int64(clamping: record.verifiedChangedAt),
-                                                             name: Int64(clamping: record.nameChangedAt)), contactId: contact.id)
+        try store.contacts.setChangeTimes(times, contactId: contact.id)
         guard record.state == .accepted else { return }
         // Its devices are in its directory (§20.9), read after this pass; the account-key session starts then too.
         try store.contacts.setDeviceListStale(true, contactId: contact.id)

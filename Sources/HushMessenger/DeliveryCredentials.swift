@@ -54,28 +54,33 @@ final class DeliveryCredentials {
         guard let old = try own() else { return }
         let fresh = dependencies.random.bytes(ContentLimits.deliveryCredentialLength)
         try store.withinWrite { store in
-            let changedAt = max(dependencies.clock.now(), try changedAt() + 1)
+            let changedAt = max(dependencies.clock.now(), ContactChangeTimes.after(try changedAt()))
             try take(fresh, replacing: old, at: changedAt)
             for contact in try store.contacts.all() where contact.standing == .accepted && contact.verification != .changed {
                 guard try store.contacts.credentialSent(contactId: contact.id) != nil,
                       try store.sessions.load(contactId: contact.id) != nil else { continue }
                 try handOver(to: contact)
             }
-            guard let conversation = try store.conversations.newestId() else { return }
+            guard let conversation = try store.conversations.newestLastingId() else { return }
             try sealer.deviceFanOut.own.sealToEveryDevice(try Self.ownDeviceContent(fresh, changedAt: changedAt, random: dependencies.random),
                                                           conversation: conversation)
         }
     }
 
     /// The credential another device of ours replaced ours with (§20.16),
-    /// taken when it was replaced later than ours: ours is then revoked,
+    /// taken when it was replaced later than ours (a time more than a day
+    /// ahead of our clock counts as a day ahead, so a device whose clock
+    /// ran wild does not freeze the credential for good): ours is then revoked,
     /// and both are settled at the relay by `withdrawRevoked` (the next
     /// pass, or the settling of pushed envelopes). Contacts that hold ours
     /// are handed the new one with the next thing sealed to them. Joins the
     /// caller's transaction.
     func adoptFromOwnDevice(_ token: [UInt8], changedAt: UInt64) throws {
-        guard let current = try own(), current != token, Int64(clamping: changedAt) > (try self.changedAt()) else { return }
-        try take(token, replacing: current, at: Int64(clamping: changedAt))
+        guard let current = try own(), current != token else { return }
+        let claimed = ContactChangeTimes.received(changedAt, now: dependencies.clock.now()), mine = try self.changedAt()
+        // Replaced in the same millisecond on two devices: the bytewise lower token wins on both.
+        guard claimed > mine || (claimed == mine && token.lexicographicallyPrecedes(current)) else { return }
+        try take(token, replacing: current, at: claimed)
     }
 
     /// Makes `token` ours, replaced at `changedAt`, and keeps `old` as revoked.

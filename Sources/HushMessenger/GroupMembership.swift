@@ -143,21 +143,22 @@ final class GroupMembership {
     }
 
     /// A member's rekey request for a small group we administer (§20.14):
-    /// honoured, by writing the next state, when it names the current
-    /// epoch and the device list we hold of the member revokes a device
-    /// and is newer than the last one we honoured a request of theirs for
-    /// in this group. Anything else is ignored: a member cannot make the
-    /// group rekey at will. Joins the caller's transaction.
+    /// honoured, by writing the next state, when it names the current epoch
+    /// or an earlier one and the device list we hold of the member revokes
+    /// more devices than it did when we last honoured a request of theirs
+    /// in this group (revoked entries stay in every later list, so signing
+    /// lists buys nothing). Anything else is ignored: a member cannot make
+    /// the group rekey at will. Joins the caller's transaction.
     func applyRekeyRequest(groupID: [UInt8], epoch: UInt32, from contact: Contact) throws {
         guard let group = try store.groups.group(groupID: groupID), !group.isLarge, group.standing == .member else { return }
         let current = try state(of: group)
         let member = try IdentityKey(rawRepresentation: contact.identityKey)
-        guard current.epoch == epoch, current.isAdmin(me), current.member(member) != nil,
-              let list = try dependencies.heldDeviceList(of: contact), list.entries.contains(where: { !$0.isActive }),
-              list.counter <= UInt64(Int64.max), Int64(list.counter) > (try store.groups.rekeyHonoured(groupRow: group.id, memberKey: member.rawRepresentation) ?? 0)
-        else { return }
+        guard epoch <= current.epoch, current.isAdmin(me), current.member(member) != nil,
+              let list = try dependencies.heldDeviceList(of: contact) else { return }
+        let revoked = Int64(list.entries.filter { !$0.isActive }.count)
+        guard revoked > (try store.groups.rekeyHonoured(groupRow: group.id, memberKey: member.rawRepresentation) ?? 0) else { return }
         _ = try change(group.name) { _, _ in }
-        try store.groups.setRekeyHonoured(Int64(list.counter), groupRow: group.id, memberKey: member.rawRepresentation)
+        try store.groups.setRekeyHonoured(revoked, groupRow: group.id, memberKey: member.rawRepresentation)
     }
 
     func add(_ name: String, memberNames: [String]) throws -> StoredGroup {

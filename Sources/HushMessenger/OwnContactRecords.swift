@@ -55,7 +55,8 @@ final class OwnContactRecords {
         if change.contains(.verification) { times.verification = max(now, ContactChangeTimes.after(times.verification)) }
         if change.contains(.name) { times.name = max(now, ContactChangeTimes.after(times.name)) }
         try store.contacts.setChangeTimes(times, contactId: current.id)
-        guard try !own.peers().isEmpty, let record = try Self.record(of: current, times: times) else { return }
+        // A name no record can carry (empty, or one character over 256 bytes) stays on this device.
+        guard try !own.peers().isEmpty, let record = try? Self.record(of: current, times: times) else { return }
         let conversation = try dependencies.conversation(with: current)
         try sendWaitingRemovals(conversation: conversation)
         for content in try contents([record]) { try own.sealToEveryDevice(content, conversation: conversation) }

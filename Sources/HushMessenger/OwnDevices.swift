@@ -76,7 +76,9 @@ final class OwnDevices {
         let peers = try peers()
         guard !peers.isEmpty else { return }
         // A removal that found no conversation to go under goes first (§20.16).
-        try OwnContactRecords(dependencies, own: self).sendWaitingRemovals(conversation: conversation)
+        if let lasting = try store.conversations.newestLastingId() {
+            try OwnContactRecords(dependencies, own: self).sendWaitingRemovals(conversation: lasting)
+        }
         let transcript = Content(id: MessageID.random(using: dependencies.random), sentAt: UInt64(dependencies.clock.now()),
                                  body: .sentTranscript(recipient: try IdentityKey(rawRepresentation: contact.identityKey), content))
         guard let encoded = try? transcript.encoded() else { return }
@@ -175,6 +177,9 @@ final class OwnDevices {
         }
     }
 
+    /// How many contacts `reachContacts` starts a session with in one pass.
+    static let contactsReachedPerPass = 8
+
     /// Marks the contact `id` (added or accepted by another device of ours)
     /// for a session from the relay's bundle after this pass, when we hold
     /// none; kept in the store, so a run that ends first leaves it for the
@@ -192,7 +197,8 @@ final class OwnDevices {
         guard let waiting = try? contactsToReach(), !waiting.isEmpty else { return }
         let starter = SessionStarter(dependencies)
         var reached: Set<Int64> = []
-        for id in waiting.sorted() {
+        // A few per pass: this runs when pushed envelopes settle too, and each is a bundle fetched from the relay.
+        for id in waiting.sorted().prefix(Self.contactsReachedPerPass) {
             guard let contact = try? store.contacts.contact(id: id), contact.standing == .accepted, contact.pendingIdentityKey == nil,
                   let key = try? IdentityKey(rawRepresentation: contact.identityKey) else {
                 reached.insert(id)

@@ -25,6 +25,17 @@ public struct ContactChangeTimes: Sendable, Equatable {
     /// The first time after `time` (the latest time stays the latest: a
     /// record from a device whose clock ran far ahead is not outrun).
     public static func after(_ time: Milliseconds) -> Milliseconds { time == .max ? .max : time + 1 }
+
+    /// How far ahead of this device's clock a time from another device of
+    /// the account is taken: a day. Beyond it, it counts as a day ahead, so
+    /// one device whose clock ran wild cannot stamp a change no later
+    /// change can follow.
+    public static let aheadAllowance: Milliseconds = 86_400_000
+
+    /// A time another device of the account sent, as this device keeps it.
+    public static func received(_ time: UInt64, now: Milliseconds) -> Milliseconds {
+        min(Milliseconds(clamping: time), now > .max - aheadAllowance ? .max : now + aheadAllowance)
+    }
 }
 
 extension ContactRepository {

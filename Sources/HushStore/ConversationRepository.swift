@@ -31,14 +31,14 @@ public struct ConversationRepository {
         try database.queryFirst("SELECT max(id) FROM conversations") { try $0.get(0, as: Int64?.self) } ?? nil
     }
 
-    /// The newest conversation of a group or of an accepted contact: one
-    /// that stays while requests come and go (a request's conversation goes
-    /// when it is declined or makes room for a newer one, and with it what
-    /// was queued under it).
+    /// The newest conversation of a group or of a contact the user decided
+    /// on (accepted or blocked): one that stays while requests come and go
+    /// (a request's conversation goes when it is declined or makes room for
+    /// a newer one, and with it what was queued under it).
     public func newestLastingId() throws -> Int64? {
         try database.queryFirst("""
             SELECT max(c.id) FROM conversations c LEFT JOIN contacts k ON k.id = c.contact_id
-            WHERE c.contact_id IS NULL OR k.standing = 'accepted'
+            WHERE c.contact_id IS NULL OR k.standing != 'requested'
             """) { try $0.get(0, as: Int64?.self) } ?? nil
     }
 

@@ -383,6 +383,7 @@ func contactRecordRejections(id: MessageID, sentAt: UInt64, contact: IdentityKey
         ("removed contact record with a name", content(1, record(state: 0x00, verifiedAt: zero, nameAt: zero))),
         ("removed contact record marked verified", content(1, record(state: 0x00, verifiedAt: zero, verified: 0x01, nameAt: zero, name: []))),
         ("removed contact record with a name time", content(1, record(state: 0x00, verifiedAt: zero, name: []))),
+        ("removed contact record with a verification time", content(1, record(state: 0x00, nameAt: zero, name: []))),
         ("contact record name of 257 bytes", content(1, record(name: [UInt8](repeating: 0x61, count: 257)))),
         ("contact record name with invalid UTF-8", content(1, record(name: [0x42, 0xFF]))),
         ("contact record time of 2^63", content(1, record(stateAt: u64(1 << 63)))),

@@ -245,6 +245,62 @@ import Testing
         #expect(try deskStore.ownDeviceSessions.contactsHandedOver(deviceKey: setup.tabletKey.rawRepresentation))
     }
 
+    /// A removal from another device leaves a request here alone: the
+    /// stranger wrote to this device, whatever the other decided before.
+    @Test func aRemovalLeavesARequestHere() async throws {
+        let setup = try await InMemoryRelay().linkedAlice("desk starts")
+        let (alice, tablet) = (setup.alice, setup.tablet)
+        _ = try await carolWritesFirst(to: setup)
+        _ = try await tablet.sync()
+        let request = try #require(try await tablet.messageRequests().first)
+        // The desk held carol as a contact from before (its own row, not from her message) and removes her.
+        let deskStore = try MessageStore(path: alice.databasePath, key: alice.databaseKey)
+        let held = try deskStore.contacts.add(name: "carol", address: request.contact.address, identityKey: request.contact.identityKey,
+                                              at: alice.clock.now())
+        _ = try deskStore.conversations.conversation(forContact: held.id, title: "carol", at: alice.clock.now())
+        try deskStore.database.execute("DELETE FROM messages WHERE conversation_id IN (SELECT id FROM conversations WHERE contact_id IS NOT NULL AND contact_id != ?)", [held.id])
+        alice.clock.advance(seconds: 5)
+        try await alice.messenger.removeContact(name: "carol")
+        _ = try await tablet.sync()
+        #expect(try await tablet.messageRequests().map(\.contact.identityKey) == [request.contact.identityKey])
+        #expect(try await tablet.history(with: request.contact.name).contains { $0.body == "hello alice, it is carol" })
+    }
+
+    /// Contacts from before records carry equal times on both devices (their
+    /// creation): a block made on one before the upgrade still reaches the
+    /// other, since on equal times a block wins.
+    @Test func aBlockFromBeforeRecordsWinsOnEqualTimes() async throws {
+        let setup = try await InMemoryRelay().linkedAlice("tablet starts")
+        let (alice, tablet) = (setup.alice, setup.tablet)
+        // Nothing in flight between the two first (the setup's own hand-overs).
+        for _ in 0..<2 { _ = try await alice.messenger.sync(); _ = try await tablet.sync() }
+        let deskStore = try MessageStore(path: alice.databasePath, key: alice.databaseKey)
+        let tabletStore = try setup.tabletStore()
+        let bobOnDesk = try #require(try deskStore.contacts.contact(named: "bob"))
+        let bobOnTablet = try #require(try tabletStore.contacts.contact(named: "bob"))
+        // As an upgrade leaves them: blocked on the desk alone, the same times on both, not handed over.
+        try deskStore.contacts.setStanding(.blocked, contactId: bobOnDesk.id)
+        try deskStore.contacts.setChangeTimes(.all(1_000), contactId: bobOnDesk.id)
+        try tabletStore.contacts.setChangeTimes(.all(1_000), contactId: bobOnTablet.id)
+        try deskStore.database.execute("UPDATE own_device_sessions SET contacts_handed_over = 0")
+        _ = try await alice.messenger.sync()
+        _ = try await tablet.sync()
+        #expect(try await tablet.contacts().first { $0.name == "bob" }?.standing == .blocked)
+    }
+
+    /// Another device of ours may claim any time for its credential, up to
+    /// the latest a time can be: the next replacement here keeps that time
+    /// instead of counting past it (which trapped before).
+    @Test func aCredentialReplacedAtTheLatestTimeCanBeReplacedAgain() async throws {
+        let setup = try await InMemoryRelay().linkedAlice("desk starts")
+        let deskStore = try MessageStore(path: setup.alice.databasePath, key: setup.alice.databaseKey)
+        try deskStore.settings.set(SettingsRepository.Name.deliveryCredentialChangedAt, to: String(Int64.max))
+        let before = try deskStore.settings.value(SettingsRepository.Name.deliveryCredential)
+        try await setup.alice.messenger.block(name: "bob")
+        #expect(try deskStore.settings.value(SettingsRepository.Name.deliveryCredential) != before)
+        #expect(try deskStore.settings.value(SettingsRepository.Name.deliveryCredentialChangedAt) == String(Int64.max))
+    }
+
     /// Only our own devices tell us about our contacts: from a contact the
     /// content is set aside with the reason.
     @Test func recordsFromAContactAreSetAside() async throws {

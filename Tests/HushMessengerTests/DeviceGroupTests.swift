@@ -121,7 +121,14 @@ import Testing
         #expect(try await bob.groupSummary("bobs").epoch == epoch + 1, "bob wrote the next state")
         _ = try await alice.rekeyGroupsAfterRevocation()
         try await syncAll()
-        #expect(try await bob.groupSummary("bobs").epoch == epoch + 1, "once per list that revokes")
+        #expect(try await bob.groupSummary("bobs").epoch == epoch + 1, "once per revocation")
+        // A later list that revokes nothing new (revoked entries stay in every list) buys no rekey either.
+        try deskStore.deviceLists.keep(setup.devices.fourth.encoded, counter: 4, at: 4)
+        try await alice.announceDeviceList()
+        _ = try await alice.rekeyGroupsAfterRevocation()
+        try await syncAll()
+        #expect(try await bob.deviceList(ofContact: "alice")?.counter == 4)
+        #expect(try await bob.groupSummary("bobs").epoch == epoch + 1, "a list revoking nothing new")
 
         try await bob.send(text: "after", to: "bobs")
         let toAccount = try #require(setup.relay.stored(for: setup.alice.identity.publicKey).last)

@@ -15,6 +15,8 @@ struct DeskAndTablet {
     let second: DeviceList
     /// The list after the desk revoked the tablet (counter 3).
     let third: DeviceList
+    /// The same devices signed again (counter 4): it revokes nothing new.
+    let fourth: DeviceList
 
     init(account: IdentityKeyPair, seed: String) throws {
         let random = DeterministicRandom(seed: seed)
@@ -27,6 +29,7 @@ struct DeskAndTablet {
         first = try DeviceList.sign(account: account, counter: 1, createdAt: 1, signer: desk, entries: [deskEntry])
         second = try DeviceList.sign(account: account, counter: 2, createdAt: 2, signer: desk, entries: [deskEntry, tabletEntry])
         third = try DeviceList.sign(account: account, counter: 3, createdAt: 3, signer: desk, entries: [deskEntry, tabletEntry.revoked(at: 3)])
+        fourth = try DeviceList.sign(account: account, counter: 4, createdAt: 4, signer: desk, entries: [deskEntry, tabletEntry.revoked(at: 3)])
     }
 }
 
