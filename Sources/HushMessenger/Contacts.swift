@@ -156,13 +156,7 @@ final class Contacts {
         if let contact = try contact(forIdentity: sender) { return contact }
         try makeRoomForARequest()
         let address = sender.address.description
-        let base = Self.unknownContactPrefix + String(address.dropFirst(5).prefix(8))
-        var name = base
-        var suffix = 2
-        while try store.contacts.contact(named: name) != nil {
-            name = base + "-\(suffix)"
-            suffix += 1
-        }
+        let name = try dependencies.freeContactName(from: Self.unknownContactPrefix + String(address.dropFirst(5).prefix(8)))
         let contact = try store.contacts.add(name: name, address: address, identityKey: sender.rawRepresentation,
                                              standing: .requested, at: time, decided: false)
         _ = try store.conversations.conversation(forContact: contact.id, title: name, at: time)

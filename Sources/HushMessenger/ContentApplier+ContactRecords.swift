@@ -69,8 +69,8 @@ extension ContentApplier {
             times.verification = verifiedAt
         }
         // Another contact (or group) here may have the name: this one keeps its own until one of them is renamed.
-        if nameAt > times.name || (nameAt == times.name && Array(record.name.utf8).lexicographicallyPrecedes(Array(contact.name.utf8)) == false),
-           record.name != contact.name, try !isTaken(record.name) {
+        if nameAt > times.name || (nameAt == times.name && Array(contact.name.utf8).lexicographicallyPrecedes(Array(record.name.utf8))),
+           try dependencies.freeContactName(from: record.name) == record.name {
             try store.contacts.rename(contactId: contact.id, to: record.name)
             times.name = nameAt
         }
@@ -80,12 +80,7 @@ extension ContentApplier {
     /// A contact this device did not have: added under the record's name
     /// (with a number after it when another contact or group here has it).
     private func add(_ record: ContactRecord, times: ContactChangeTimes, own: OwnDevices) throws {
-        var name = record.name
-        var suffix = 2
-        while try isTaken(name) {
-            name = record.name + "-\(suffix)"
-            suffix += 1
-        }
+        let name = try dependencies.freeContactName(from: record.name)
         let now = dependencies.clock.now()
         let contact = try store.contacts.add(name: name, address: record.identityKey.address.description,
                                              identityKey: record.identityKey.rawRepresentation,
@@ -97,9 +92,5 @@ extension ContentApplier {
         // Its devices are in its directory (§20.9), read after this pass; the account-key session starts then too.
         try store.contacts.setDeviceListStale(true, contactId: contact.id)
         try own.reachContact(contact.id)
-    }
-
-    private func isTaken(_ name: String) throws -> Bool {
-        try store.contacts.contact(named: name) != nil || store.groups.group(named: name) != nil
     }
 }

@@ -91,9 +91,18 @@ final class DeliveryCredentials {
         try store.settings.set(SettingsRepository.Name.deliveryCredentialChangedAt, to: String(changedAt))
     }
 
+    /// Our current credential as a content for another device of ours on a
+    /// new session (§20.16); nil when it was never replaced (a link copied it).
+    static func handOverContent(_ dependencies: MessengerDependencies) throws -> [UInt8]? {
+        let settings = dependencies.store.settings
+        guard let current = try settings.value(SettingsRepository.Name.deliveryCredential).map({ try Hex.decode($0) }),
+              let changedAt = try settings.value(SettingsRepository.Name.deliveryCredentialChangedAt).flatMap(Int64.init) else { return nil }
+        return try ownDeviceContent(current, changedAt: changedAt, random: dependencies.random)
+    }
+
     /// A delivery credential content for our own devices: its `sent at` is
     /// when the credential was replaced (§20.16), which orders them.
-    static func ownDeviceContent(_ token: [UInt8], changedAt: Int64, random: any RandomSource) throws -> [UInt8] {
+    private static func ownDeviceContent(_ token: [UInt8], changedAt: Int64, random: any RandomSource) throws -> [UInt8] {
         try Content(id: MessageID.random(using: random), sentAt: UInt64(clamping: changedAt), body: .deliveryCredential(token)).encoded()
     }
 

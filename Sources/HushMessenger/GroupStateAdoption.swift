@@ -80,13 +80,7 @@ final class GroupStateAdoption {
             return
         }
         let address = member.identityKey.address.description
-        let base = member.label.isEmpty ? "member-" + String(address.dropFirst(5).prefix(8)) : member.label
-        var name = base
-        var suffix = 2
-        while try store.contacts.contact(named: name) != nil || store.groups.group(named: name) != nil {
-            name = base + "-\(suffix)"
-            suffix += 1
-        }
+        let name = try dependencies.freeContactName(from: member.label.isEmpty ? "member-" + String(address.dropFirst(5).prefix(8)) : member.label)
         // Each device adopts the same state and makes the same contact: nobody decided on it (§20.16).
         _ = try store.contacts.add(name: name, address: address, identityKey: member.identityKey.rawRepresentation,
                                    standing: .accepted, at: dependencies.clock.now(), decided: false)

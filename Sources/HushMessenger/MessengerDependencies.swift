@@ -77,6 +77,20 @@ struct MessengerDependencies {
 }
 
 extension MessengerDependencies {
+    /// `base`, or `base-2`, `base-3`, … : the first that names neither a
+    /// contact nor a group (a contact made for someone the user did not
+    /// name: a stranger, a member a group introduced, one another device
+    /// of ours added).
+    func freeContactName(from base: String) throws -> String {
+        var name = base
+        var suffix = 2
+        while try store.contacts.contact(named: name) != nil || store.groups.group(named: name) != nil {
+            name = base + "-\(suffix)"
+            suffix += 1
+        }
+        return name
+    }
+
     /// The device list held of `contact` (checked when it was accepted, so
     /// decoding only reads it again; one that no longer decodes is a
     /// damaged store: a cause on our side).

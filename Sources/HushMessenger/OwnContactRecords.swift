@@ -57,8 +57,8 @@ final class OwnContactRecords {
         try store.contacts.setChangeTimes(times, contactId: current.id)
         // A name no record can carry (empty, or one character over 256 bytes) stays on this device.
         guard try !own.peers().isEmpty, let record = try? Self.record(of: current, times: times) else { return }
+        try sendWaitingRemovals()
         let conversation = try dependencies.conversation(with: current)
-        try sendWaitingRemovals(conversation: conversation)
         for content in try contents([record]) { try own.sealToEveryDevice(content, conversation: conversation) }
     }
 
@@ -72,14 +72,14 @@ final class OwnContactRecords {
         guard contact.standing != .requested else { return }
         let stamp = max(dependencies.clock.now(), ContactChangeTimes.after(times.latest))
         try store.contacts.recordRemoval(identityKey: contact.identityKey, at: stamp, sent: false)
-        guard let conversation = try store.conversations.newestLastingId() else { return }
-        try sendWaitingRemovals(conversation: conversation)
+        try sendWaitingRemovals()
     }
 
     /// Seals the removals not sent yet to each of our other devices, filed
-    /// under `conversation`, and marks them sent. Joins the caller's transaction.
-    func sendWaitingRemovals(conversation: Int64) throws {
-        guard try store.contacts.hasUnsentRemovals() else { return }
+    /// under a lasting conversation, and marks them sent; with no such
+    /// conversation they wait. Joins the caller's transaction.
+    func sendWaitingRemovals() throws {
+        guard try store.contacts.hasUnsentRemovals(), let conversation = try store.conversations.newestLastingId() else { return }
         if try !own.peers().isEmpty {
             let waiting = try store.contacts.removals().filter { !$0.sent }.map(Self.removal)
             for content in try contents(waiting) { try own.sealToEveryDevice(content, conversation: conversation) }
@@ -109,10 +109,8 @@ final class OwnContactRecords {
         for content in try contents(ordered) { try own.seal(content, to: peer, conversation: conversation, markingListSent: false) }
         // The credential our contacts reach us with, when one of ours replaced it since the link
         // (after a block): each device registers the latest at its mailbox.
-        if let credential = try store.settings.value(SettingsRepository.Name.deliveryCredential).map({ try Hex.decode($0) }),
-           let changedAt = try store.settings.value(SettingsRepository.Name.deliveryCredentialChangedAt).flatMap(Int64.init) {
-            try own.seal(DeliveryCredentials.ownDeviceContent(credential, changedAt: changedAt, random: dependencies.random), to: peer,
-                         conversation: conversation, markingListSent: false)
+        if let credential = try DeliveryCredentials.handOverContent(dependencies) {
+            try own.seal(credential, to: peer, conversation: conversation, markingListSent: false)
         }
         try store.ownDeviceSessions.setContactsHandedOver(true, deviceKey: peer)
     }

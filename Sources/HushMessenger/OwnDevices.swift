@@ -76,9 +76,7 @@ final class OwnDevices {
         let peers = try peers()
         guard !peers.isEmpty else { return }
         // A removal that found no conversation to go under goes first (§20.16).
-        if let lasting = try store.conversations.newestLastingId() {
-            try OwnContactRecords(dependencies, own: self).sendWaitingRemovals(conversation: lasting)
-        }
+        try OwnContactRecords(dependencies, own: self).sendWaitingRemovals()
         let transcript = Content(id: MessageID.random(using: dependencies.random), sentAt: UInt64(dependencies.clock.now()),
                                  body: .sentTranscript(recipient: try IdentityKey(rawRepresentation: contact.identityKey), content))
         guard let encoded = try? transcript.encoded() else { return }
@@ -173,7 +171,11 @@ final class OwnDevices {
         // session (either side started it), or one from before contact records (§20.16). The newer of each
         // field wins on both sides.
         for peer in peers where (try? needsSession(peer)) == false && (try? store.ownDeviceSessions.contactsHandedOver(deviceKey: peer)) == false {
-            try? store.withinWrite { _ in try OwnContactRecords(dependencies, own: self).handOver(to: peer) }
+            try? store.withinWrite { store in
+                // Another process on this home may have handed over meanwhile.
+                guard try !store.ownDeviceSessions.contactsHandedOver(deviceKey: peer) else { return }
+                try OwnContactRecords(dependencies, own: self).handOver(to: peer)
+            }
         }
     }
 

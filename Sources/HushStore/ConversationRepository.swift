@@ -36,10 +36,13 @@ public struct ConversationRepository {
     /// (a request's conversation goes when it is declined or makes room for
     /// a newer one, and with it what was queued under it).
     public func newestLastingId() throws -> Int64? {
+        // Newest first, stopping at the first that qualifies: not a scan of every conversation (this
+        // runs whenever a device of ours is sent something that waits for a conversation to go under).
         try database.queryFirst("""
-            SELECT max(c.id) FROM conversations c LEFT JOIN contacts k ON k.id = c.contact_id
+            SELECT c.id FROM conversations c LEFT JOIN contacts k ON k.id = c.contact_id
             WHERE c.contact_id IS NULL OR k.standing != 'requested'
-            """) { try $0.get(0, as: Int64?.self) } ?? nil
+            ORDER BY c.id DESC LIMIT 1
+            """) { try $0.get(0, as: Int64.self) }
     }
 
     public func list(limit: Int = .max, standing: ContactStanding? = nil) throws -> [ConversationSummary] {
