@@ -94,7 +94,7 @@ final class ContentApplier {
         case let .groupUpdate(state):
             try receivedGroupStates.applyUpdate(state, from: contact)
         case let .senderKeyDistribution(distribution):
-            try senderKeys.applyDistribution(distribution, from: contact)
+            try senderKeys.applyDistribution(distribution, from: contact, device: device)
         case let .groupLeave(groupID, epoch):
             if let group = try store.groups.group(groupID: groupID), group.isLarge {
                 try largeGroups.applyLeave(group, from: contact)
@@ -256,16 +256,9 @@ final class ContentApplier {
             }
             return
         }
-        if let sent = try store.resends.groupContent(forEnvelope: digest) {
-            try answerDecryptionError(forGroupContent: sent.content, id: sent.contentId, conversationId: sent.conversationId, from: contact)
-            return
-        }
+        if try answeredAsGroupEnvelope(digest, from: contact, device: nil) { return }
         guard let messageId = try store.resends.messageId(forEnvelope: digest),
               let message = try store.messages.message(id: messageId), message.direction == .outgoing else { return }
-        if let group = try store.groups.group(conversationId: message.conversationId) {
-            try answerDecryptionError(for: message, in: group, from: contact)
-            return
-        }
         guard message.status != .delivered, message.status != .read,
               try store.contacts.contact(conversationId: message.conversationId)?.id == contact.id,
               try store.resends.markResent(messageId: messageId, at: dependencies.clock.now())
@@ -311,9 +304,9 @@ final class ContentApplier {
             }
             return
         }
+        if try answeredAsGroupEnvelope(digest, from: contact, device: device) { return }
         guard let messageId = try store.resends.messageId(forEnvelope: digest),
               let message = try store.messages.message(id: messageId), message.direction == .outgoing,
-              try store.groups.group(conversationId: message.conversationId) == nil,
               try store.contacts.contact(conversationId: message.conversationId)?.id == contact.id,
               let content = try sealer.contentAgain(of: message),
               // Marked only when it can go: with no session to seal on, the next error from the device may find one.
@@ -325,22 +318,43 @@ final class ContentApplier {
         try dependencies.emit(.resent(clientMessageID: message.clientMessageId, contact: contact.name, messageID: message.id))
     }
 
+    /// When `digest` names a group envelope we sealed (a group message or
+    /// a reaction, edit or deletion), answers the member `contact`: the
+    /// resend goes to the mailbox that asked, its `device` (§20.12) or its
+    /// account key. False when it names no group envelope of ours.
+    private func answeredAsGroupEnvelope(_ digest: [UInt8], from contact: Contact, device: IdentityKey?) throws -> Bool {
+        if let sent = try store.resends.groupContent(forEnvelope: digest) {
+            try answerDecryptionError(forGroupContent: sent.content, id: sent.contentId, conversationId: sent.conversationId, from: contact,
+                                      device: device)
+            return true
+        }
+        guard let messageId = try store.resends.messageId(forEnvelope: digest),
+              let message = try store.messages.message(id: messageId), message.direction == .outgoing,
+              let group = try store.groups.group(conversationId: message.conversationId) else { return false }
+        try answerDecryptionError(for: message, in: group, from: contact, device: device)
+        return true
+    }
+
     /// A member could not open our group reaction, edit or deletion (a
     /// content history does not show, docs/PROTOCOL.md §10.1): sealed again
     /// under our current chain for that member alone, when they are still a
     /// member and it was not resent to them before. It carries no receipt,
     /// so unlike a message it is resent whether or not they had it: a
-    /// receiver applies each of these once, whatever the copies.
-    private func answerDecryptionError(forGroupContent content: [UInt8], id: [UInt8], conversationId: Int64, from contact: Contact) throws {
+    /// receiver applies each of these once, whatever the copies. Asked by
+    /// one of the member's devices (`device`), it goes to that device, once
+    /// per device.
+    private func answerDecryptionError(forGroupContent content: [UInt8], id: [UInt8], conversationId: Int64, from contact: Contact,
+                                       device: IdentityKey?) throws {
         guard contact.standing == .accepted, contact.verification != .changed,
               let group = try store.groups.group(conversationId: conversationId), group.standing == .member else { return }
         let member = try IdentityKey(rawRepresentation: contact.identityKey)
         // Sealed for this member alone, so another member's changed key
         // (which stops what goes to the whole group, §18.2) does not hold it.
         guard try group.currentState().member(member) != nil,
-              try store.resends.markGroupContentResent(contentId: id, toMember: contact.identityKey, at: dependencies.clock.now())
+              try store.resends.markGroupContentResent(contentId: id, toMember: (device ?? member).rawRepresentation,
+                                                       at: dependencies.clock.now())
         else { return }
-        try sealer.resealControl(content, in: group, for: member)
+        try sealer.resealControl(content, in: group, for: member, mailbox: device ?? member)
     }
 
     /// A member could not open our group message (docs/PROTOCOL.md §10.1:
@@ -348,17 +362,23 @@ final class ContentApplier {
     /// again under our current chain for that member alone, when they are
     /// still a member, have not confirmed it (their receipt), and it was not
     /// resent to them before (once per member: two members restored at once
-    /// each need it).
-    private func answerDecryptionError(for message: StoredMessage, in group: StoredGroup, from contact: Contact) throws {
+    /// each need it). Asked by one of the member's devices (`device`), it
+    /// goes to that device, once per device, whatever the member's receipt
+    /// says (another of its devices may have confirmed it, §20.12).
+    private func answerDecryptionError(for message: StoredMessage, in group: StoredGroup, from contact: Contact,
+                                       device: IdentityKey?) throws {
         guard contact.standing == .accepted, contact.verification != .changed, group.standing == .member else { return }
         let member = try IdentityKey(rawRepresentation: contact.identityKey)
-        guard try group.currentState().member(member) != nil,
-              let receipt = try store.groups.receipts(messageId: message.id).first(where: { $0.memberKey == contact.identityKey }),
-              receipt.status != "delivered", receipt.status != "read",
-              try store.resends.markResent(messageId: message.id, toMember: contact.identityKey, at: dependencies.clock.now())
+        guard try group.currentState().member(member) != nil else { return }
+        if device == nil {
+            guard let receipt = try store.groups.receipts(messageId: message.id).first(where: { $0.memberKey == contact.identityKey }),
+                  receipt.status != "delivered", receipt.status != "read" else { return }
+        }
+        let mailbox = device ?? member
+        guard try store.resends.markResent(messageId: message.id, toMember: mailbox.rawRepresentation, at: dependencies.clock.now())
         else { return }
         // For this member alone: another member's changed key does not hold it (§18.2).
-        guard try sealer.reseal(message, in: group, for: member) else { return }
+        guard try sealer.reseal(message, in: group, for: member, mailbox: mailbox) else { return }
         try dependencies.emit(.resent(clientMessageID: message.clientMessageId, contact: contact.name, messageID: message.id))
     }
 }

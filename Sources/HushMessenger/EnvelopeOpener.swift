@@ -178,7 +178,7 @@ final class EnvelopeOpener {
     /// is gone (`GroupSenderKeys.memberOfUnreadableMessage`). Nil when the
     /// envelope names nobody.
     func senderToAsk(about envelope: [UInt8]) -> (account: IdentityKey, device: IdentityKey?)? {
-        if GroupEnvelope.isGroupEnvelope(envelope) { return senderKeys.memberOfUnreadableMessage(envelope).map { ($0, nil) } }
+        if GroupEnvelope.isGroupEnvelope(envelope) { return senderKeys.memberOfUnreadableMessage(envelope) }
         guard let opened = try? SealedSender.open(envelope, recipient: dependencies.transportIdentity, acceptingDevicePrekeyMessages: true)
         else { return nil }
         if let device = try? senderDevice(opened) { return (device.account, device.key) }

@@ -31,7 +31,10 @@ final class GroupSenderKeys {
     /// we do not hold yet (its state is still on its way from an admin) is
     /// ours to wait for: `missingLocalState` keeps the envelope at the relay
     /// and the next sync tries it again.
-    func applyDistribution(_ distribution: SenderKeyDistribution, from contact: Contact) throws {
+    /// `device`: the contact's device whose session carried it (nil: the
+    /// account-key session), the one to ask when a message it signs does
+    /// not open (§20.12).
+    func applyDistribution(_ distribution: SenderKeyDistribution, from contact: Contact, device: IdentityKey? = nil) throws {
         let sender = try IdentityKey(rawRepresentation: contact.identityKey)
         let chain = try Self.verifiedChain(distribution, from: sender)
         guard let group = try store.groups.group(groupID: distribution.groupID) else {
@@ -44,7 +47,7 @@ final class GroupSenderKeys {
         guard !group.isLarge else {
             throw MessengerError.protocolFailure("a sender key distribution for a large group, whose chains are derived, never distributed")
         }
-        try keep(chain, of: distribution, member: sender, in: group, as: sender.rawRepresentation)
+        try keep(chain, of: distribution, member: sender, in: group, as: sender.rawRepresentation, from: device?.rawRepresentation)
     }
 
     /// Keeps `chain` (verified from `distribution`) under `owner` when
@@ -54,7 +57,7 @@ final class GroupSenderKeys {
     /// on a new session, a resend) would move it back, or past the skipped
     /// keys we keep, and only the first one says whose it is.
     private func keep(_ chain: SenderKeyChain, of distribution: SenderKeyDistribution, member: IdentityKey, in group: StoredGroup,
-                      as owner: [UInt8]) throws {
+                      as owner: [UInt8], from device: [UInt8]? = nil) throws {
         let states = try adoption.keptStates(group)
         guard states.contains(where: { $0.epoch == distribution.epoch && $0.member(member) != nil }) else {
             if distribution.epoch > group.epoch {
@@ -65,7 +68,7 @@ final class GroupSenderKeys {
         guard try store.groups.chain(epoch: distribution.epoch, signingKey: distribution.signingKey.rawRepresentation,
                                      groupRow: group.id) == nil else { return }
         try store.groups.saveChain(chain.serialized(), epoch: chain.epoch, signingKey: chain.signingKey.rawRepresentation,
-                                   memberKey: owner, stateDigest: nil, groupRow: group.id)
+                                   memberKey: owner, stateDigest: nil, groupRow: group.id, deviceKey: device)
     }
 
     /// Keeps the chain of another device of ours (§20.17), which `device`
@@ -121,7 +124,7 @@ final class GroupSenderKeys {
     /// so that they can be asked to send it again (§10.1). Nil for anything
     /// else: an envelope no state opens, a chain we do not hold, a signature
     /// that does not verify.
-    func memberOfUnreadableMessage(_ envelope: [UInt8]) -> IdentityKey? {
+    func memberOfUnreadableMessage(_ envelope: [UInt8]) -> (account: IdentityKey, device: IdentityKey?)? {
         guard let (message, group) = try? openEnvelope(envelope), let head = try? SenderKeyMessageHead(of: message),
               let stored = try? store.groups.chain(epoch: head.epoch, signingKey: head.signingKey.rawRepresentation, groupRow: group.id),
               let chain = try? SenderKeyChain.deserialize(stored.chain) else { return nil }
@@ -130,7 +133,9 @@ final class GroupSenderKeys {
             return nil
         } catch .decryptionFailed {
             // Step 3 or the AEAD, after the signature verified: the chain's member wrote it.
-            return try? IdentityKey(rawRepresentation: stored.memberKey)
+            // The device whose session carried the chain sealed it, and alone keeps it to send again (§20.12).
+            guard let member = try? IdentityKey(rawRepresentation: stored.memberKey) else { return nil }
+            return (member, stored.deviceKey.flatMap { try? IdentityKey(rawRepresentation: $0) })
         } catch {
             return nil
         }
@@ -176,7 +181,7 @@ final class GroupSenderKeys {
         let chain = try SenderKeyChain.deserialize(stored.chain)
         let plaintext = try chain.decrypt(message)
         try store.groups.saveChain(chain.serialized(), epoch: stored.epoch, signingKey: stored.signingKey, memberKey: stored.memberKey,
-                                   stateDigest: stored.stateDigest, groupRow: group.id)
+                                   stateDigest: stored.stateDigest, groupRow: group.id, deviceKey: stored.deviceKey)
         let content = try Content(decoding: plaintext)
         switch content.body {
         case .text, .attachment, .reply, .reaction, .edit, .deletion, .disappearingTimer, .expiring: break

@@ -98,12 +98,13 @@ extension Sealer {
 
     /// Seals our group message `message` again, the same content (id and
     /// time), as a new group message under our chain for the group's current
-    /// state, and queues it for `member` alone: a member who could not open
-    /// the first because the key was gone (a restored account, given our
-    /// chain at a later point, docs/PROTOCOL.md §10.1, §19.4). The others
-    /// read the original, and skip this iteration of the chain. False when
-    /// the message cannot be sealed again (`contentAgain`).
-    func reseal(_ message: StoredMessage, in group: StoredGroup, for member: IdentityKey) throws -> Bool {
+    /// state, and queues it for `member` alone, to `mailbox` (its account
+    /// key, or the device of it that asked, §20.12): a member who could not
+    /// open the first because the key was gone (a restored account, given
+    /// our chain at a later point, docs/PROTOCOL.md §10.1, §19.4). The
+    /// others read the original, and skip this iteration of the chain.
+    /// False when the message cannot be sealed again (`contentAgain`).
+    func reseal(_ message: StoredMessage, in group: StoredGroup, for member: IdentityKey, mailbox: IdentityKey) throws -> Bool {
         guard let content = try contentAgain(of: message) else { return false }
         let now = dependencies.clock.now()
         try store.withinWrite { store in
@@ -111,7 +112,7 @@ extension Sealer {
             let requestID = Hex.encode(dependencies.random.bytes(16))
             try store.outbox.enqueue(requestId: requestID, messageId: message.id, conversationId: group.conversationId,
                                      sealedPayload: envelope, at: now)
-            try store.groups.addRecipients([member.rawRepresentation], requestId: requestID)
+            try store.groups.addRecipients([mailbox.rawRepresentation], requestId: requestID)
             try store.resends.recordEnvelope(digest: SHA256.hash(envelope), messageId: message.id, at: now)
         }
         return true
@@ -119,9 +120,10 @@ extension Sealer {
 
     /// Seals a group content that history does not show (a reaction, an
     /// edit, a deletion: `encoded`, the same id and time) again under our
-    /// chain for the group's current state, for `member` alone: a member
-    /// who could not open the first (docs/PROTOCOL.md §10.1, §19.4).
-    func resealControl(_ encoded: [UInt8], in group: StoredGroup, for member: IdentityKey) throws {
+    /// chain for the group's current state, for `member` alone, to
+    /// `mailbox` (as `reseal`): a member who could not open the first
+    /// (docs/PROTOCOL.md §10.1, §19.4).
+    func resealControl(_ encoded: [UInt8], in group: StoredGroup, for member: IdentityKey, mailbox: IdentityKey) throws {
         let content = try Content(decoding: encoded)
         let now = dependencies.clock.now()
         try store.withinWrite { store in
@@ -129,7 +131,7 @@ extension Sealer {
             let requestID = Hex.encode(dependencies.random.bytes(16))
             try store.outbox.enqueue(requestId: requestID, messageId: nil, conversationId: group.conversationId,
                                      sealedPayload: envelope, at: now)
-            try store.groups.addRecipients([member.rawRepresentation], requestId: requestID)
+            try store.groups.addRecipients([mailbox.rawRepresentation], requestId: requestID)
             try store.resends.recordGroupContent(digest: SHA256.hash(envelope), conversationId: group.conversationId,
                                                  contentId: content.id.bytes, content: encoded, editOf: content.body.editedMessage?.bytes, at: now)
         }

@@ -34,6 +34,9 @@ public struct StoredSenderChain: Sendable {
     public let memberKey: [UInt8]
     public let stateDigest: [UInt8]?
     public let chain: [UInt8]
+    /// The contact's device that distributed it (its key at the relay), or
+    /// nil for its account key (schema version 35).
+    public var deviceKey: [UInt8]? = nil
 }
 
 /// Groups, their kept states, sender chains, pending pairwise deliveries,
@@ -149,16 +152,19 @@ public struct GroupRepository {
 
     // MARK: Sender chains
 
+    /// `deviceKey`: the contact's device that distributed the chain, nil
+    /// for its account key or our own chains.
     public func saveChain(_ chain: [UInt8], epoch: UInt32, signingKey: [UInt8], memberKey: [UInt8], stateDigest: [UInt8]?,
-                          groupRow: Int64) throws {
+                          groupRow: Int64, deviceKey: [UInt8]? = nil) throws {
         try database.execute("""
-            INSERT OR REPLACE INTO sender_chains(group_row, epoch, signing_key, member_key, state_digest, chain) VALUES (?, ?, ?, ?, ?, ?)
-            """, [groupRow, Int64(epoch), signingKey, memberKey, stateDigest, chain])
+            INSERT OR REPLACE INTO sender_chains(group_row, epoch, signing_key, member_key, state_digest, chain, device_key)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """, [groupRow, Int64(epoch), signingKey, memberKey, stateDigest, chain, deviceKey])
     }
 
     public func chain(epoch: UInt32, signingKey: [UInt8], groupRow: Int64) throws -> StoredSenderChain? {
         try database.queryFirst("""
-            SELECT epoch, signing_key, member_key, state_digest, chain FROM sender_chains
+            SELECT epoch, signing_key, member_key, state_digest, chain, device_key FROM sender_chains
             WHERE group_row = ? AND epoch = ? AND signing_key = ?
             """, [groupRow, Int64(epoch), signingKey], Self.decodeChain)
     }
@@ -166,7 +172,7 @@ public struct GroupRepository {
     /// Our own chain made for the state with `stateDigest`.
     public func ownChain(stateDigest: [UInt8], memberKey: [UInt8], groupRow: Int64) throws -> StoredSenderChain? {
         try database.queryFirst("""
-            SELECT epoch, signing_key, member_key, state_digest, chain FROM sender_chains
+            SELECT epoch, signing_key, member_key, state_digest, chain, device_key FROM sender_chains
             WHERE group_row = ? AND state_digest = ? AND member_key = ?
             """, [groupRow, stateDigest, memberKey], Self.decodeChain)
     }
@@ -186,7 +192,7 @@ public struct GroupRepository {
 
     static func decodeChain(_ row: Row) throws -> StoredSenderChain {
         StoredSenderChain(epoch: UInt32(clamping: try row.get(0, as: Int64.self)), signingKey: try row.get(1), memberKey: try row.get(2),
-                          stateDigest: try row.get(3), chain: try row.get(4))
+                          stateDigest: try row.get(3), chain: try row.get(4), deviceKey: try row.get(5))
     }
 
     // MARK: Pairwise deliveries

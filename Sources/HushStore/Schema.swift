@@ -41,6 +41,7 @@ public enum Schema {
         migrator.register(version: 32, name: "sessions between the account's own devices, with their skipped keys", addOwnDeviceSessions)
         migrator.register(version: 33, name: "when each contact was last changed, for the account's other devices", addContactChangeTimes)
         migrator.register(version: 34, name: "small groups' rekeys asked for after a member revoked a device", addGroupRekeyRequests)
+        migrator.register(version: 35, name: "the device each contact's sender chain came from", addChainDevices)
         return migrator
     }()
 

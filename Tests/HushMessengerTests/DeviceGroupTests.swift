@@ -156,6 +156,76 @@ import Testing
         #expect(try await setup.alice.messenger.createGroup(name: "big", members: ["bob"], large: true).isLarge)
     }
 
+    /// A group message the tablet wrote, which bob cannot open (the same
+    /// envelope again, its key used, as a restored member finds): bob asks
+    /// the device whose chain signed it (§20.12: the device that sealed it
+    /// alone can send it again), and the tablet seals it again for him
+    /// alone. Before, the question went to alice's account key, where the
+    /// desk has no record of that envelope, and the message was lost.
+    @Test(arguments: ["tablet starts", "desk starts"])
+    func aGroupMessageFromALinkedDeviceIsResentByThatDevice(_ label: String) async throws {
+        let setup = try await InMemoryRelay().linkedAlice(label)
+        let (alice, bob, tablet) = (setup.alice.messenger, setup.bob.messenger, setup.tablet)
+        let relay = setup.relay, bobKey = setup.bob.identity.publicKey
+        func groupEnvelopes() -> [[UInt8]] { relay.stored(for: bobKey).map(\.bytes).filter(GroupEnvelope.isGroupEnvelope) }
+        try await alice.createGroup(name: "team", members: ["bob"])
+        try await Self.syncAll(bob, alice, tablet)
+
+        try await tablet.send(text: "from the tablet", to: "team")
+        let original = try #require(groupEnvelopes().first)
+        _ = try await bob.sync()
+        #expect(try await bob.history(with: "team").contains { $0.body == "from the tablet" })
+        // Bob's receipts are lost, so neither of alice's devices knows he has it.
+        relay.state.withLock { state in
+            for mailbox in [setup.alice.identity.publicKey, setup.tabletKey] { state.mailboxes[mailbox.rawRepresentation] = [] }
+        }
+
+        relay.inject(original, into: bobKey)
+        #expect(try await bob.sync().resendRequested == 1)
+        #expect(relay.stored(for: setup.tabletKey).count == 1, "the question went to the tablet, whose chain signed it")
+        #expect(relay.stored(for: setup.alice.identity.publicKey).count == 0, "not to the account key")
+        _ = try await alice.sync()
+        _ = try await tablet.sync()
+        let resent = groupEnvelopes()
+        #expect(resent.count == 1 && resent.first != original, "the tablet sealed it again for bob")
+        _ = try await bob.sync()
+        #expect(try await bob.history(with: "team").filter { $0.body == "from the tablet" }.count == 1, "stored once, whatever the copies")
+        for messenger in [alice, bob, tablet] {
+            let setAside = try await messenger.quarantined().map(\.reason)
+            #expect(setAside.count == (messenger === bob ? 1 : 0), "\(setAside)")
+        }
+    }
+
+    /// The other way: bob's group message does not open on alice's tablet,
+    /// which asks bob from its device; bob seals it again for that device
+    /// alone, though alice's desk confirmed it. Before, a question from a
+    /// contact's device about a group envelope went unanswered.
+    @Test func aLinkedDeviceThatCannotOpenAGroupMessageGetsItAgain() async throws {
+        let setup = try await InMemoryRelay().linkedAlice("tablet starts")
+        let (alice, bob, tablet) = (setup.alice.messenger, setup.bob.messenger, setup.tablet)
+        let relay = setup.relay
+        func groupEnvelopes() -> [[UInt8]] { relay.stored(for: setup.tabletKey).map(\.bytes).filter(GroupEnvelope.isGroupEnvelope) }
+        try await bob.createGroup(name: "bobs", members: ["alice"])
+        try await Self.syncAll(bob, alice, tablet)
+
+        let sent = try await bob.send(text: "from bob", to: "bobs")
+        let original = try #require(groupEnvelopes().first)
+        _ = try await tablet.sync()
+        _ = try await alice.sync()
+        _ = try await bob.sync()
+        #expect(try await bob.groupReceipts(messageId: sent.id).delivered == 1, "alice's devices confirmed it")
+
+        relay.inject(original, into: setup.tabletKey)
+        #expect(try await tablet.sync().resendRequested == 1)
+        _ = try await bob.sync()
+        let resent = groupEnvelopes()
+        #expect(resent.count == 1 && resent.first != original, "bob sealed it again for the tablet")
+        #expect(relay.stored(for: setup.alice.identity.publicKey).map(\.bytes).filter(GroupEnvelope.isGroupEnvelope).count == 0,
+                "for the device that asked alone")
+        _ = try await tablet.sync()
+        #expect(try await tablet.history(with: "bobs").filter { $0.body == "from bob" }.count == 1)
+    }
+
     /// A group bob administers, made after alice linked her tablet: its
     /// state reaches both of her devices from bob, both read and write in
     /// it; when one of her devices leaves, the other leaves too.
