@@ -19,9 +19,8 @@ final class DeviceFanOut {
     /// Our own other devices, which get a transcript of what we send (§20.12).
     let own: OwnDevices
     private var store: MessageStore { dependencies.store }
-    /// Devices the relay had no bundle for in this run: asked again in the
-    /// next run, not at every pass.
-    private var withoutBundle: Set<[UInt8]> = []
+    /// Devices the relay had no bundle for: asked again after a while, not at every pass.
+    private var withoutBundle = BundleMisses()
 
     init(_ dependencies: MessengerDependencies) {
         self.dependencies = dependencies
@@ -87,13 +86,13 @@ final class DeviceFanOut {
         guard let contacts = try? store.contacts.all() else { return }
         for contact in contacts where contact.standing == .accepted && contact.verification != .changed {
             guard let devices = try? activeDevices(of: contact) else { continue }
-            for device in devices where !withoutBundle.contains(device) {
+            for device in devices where withoutBundle.shouldAsk(device, now: dependencies.clock.now()) {
                 guard (try? store.deviceSessions.load(contactId: contact.id, deviceKey: device)) == .some(nil),
                       let key = try? IdentityKey(rawRepresentation: device) else { continue }
                 let session: Session
                 switch await dependencies.startSession(withDevice: key) {
                 case let .started(started): session = started
-                case .noBundle: withoutBundle.insert(device); continue
+                case .noBundle: withoutBundle.missed(device, at: dependencies.clock.now()); continue
                 case .notNow: continue
                 }
                 try? store.withinWrite { store in

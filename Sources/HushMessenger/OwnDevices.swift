@@ -23,9 +23,8 @@ import HushStore
 final class OwnDevices {
     private let dependencies: MessengerDependencies
     private var store: MessageStore { dependencies.store }
-    /// Devices the relay had no bundle for in this run: asked again in the
-    /// next run, not at every pass.
-    private var withoutBundle: Set<[UInt8]> = []
+    /// Devices the relay had no bundle for: asked again after a while, not at every pass.
+    private var withoutBundle = BundleMisses()
     /// Devices of ours that wrote on a session this device no longer holds
     /// (restored from a backup, which keeps no session; a state that no
     /// longer reads): this device starts a new one after the pass, whatever
@@ -138,14 +137,14 @@ final class OwnDevices {
         let me = dependencies.transportIdentity.publicKey.rawRepresentation
         guard let peers = try? peers() else { return }
         await reachContacts()
-        for peer in peers where !withoutBundle.contains(peer) {
+        for peer in peers where withoutBundle.shouldAsk(peer, now: dependencies.clock.now()) {
             let lost = lostSessions.contains(peer)
             guard lost || me.lexicographicallyPrecedes(peer), (try? needsSession(peer)) == true,
                   let key = try? IdentityKey(rawRepresentation: peer) else { continue }
             let session: Session
             switch await dependencies.startSession(withDevice: key) {
             case let .started(started): session = started
-            case .noBundle: withoutBundle.insert(peer); continue
+            case .noBundle: withoutBundle.missed(peer, at: dependencies.clock.now()); continue
             case .notNow: continue
             }
             try? store.withinWrite { store in
