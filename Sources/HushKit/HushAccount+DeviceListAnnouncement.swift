@@ -16,14 +16,17 @@ extension HushAccount {
     /// could not be sealed for gets the list before the next thing sealed
     /// to it. Returns how many contacts it was queued for (nil: it failed).
     /// After a revocation (`rekeyingGroups`), the small groups this account
-    /// is an admin of also get a new state, after the list (§20.14).
+    /// is an admin of also get a new state, after the list, and the admins
+    /// of the others are asked for one (§20.14): `rekey` says how that went
+    /// (nil when not asked for, or when it failed as a whole).
     static func announceDeviceList(of identity: IdentityKeyPair, device: LocalDevice?, store: sending MessageStore, relay: String,
-                                   rekeyingGroups: Bool = false) async -> Int? {
+                                   rekeyingGroups: Bool = false)
+        async -> (contacts: Int?, rekey: (rekeyed: Int, asked: Int, failed: [String])?) {
         let messenger = Messenger(identity: identity, device: device, store: store,
                                   transport: RelayClientTransport(client: RelayClient(baseURL: relay)))
         let announced = try? await messenger.announceDeviceList()
-        if rekeyingGroups { _ = try? await messenger.rekeyGroupsAfterRevocation() }
-        return announced
+        let rekey = rekeyingGroups ? try? await messenger.rekeyGroupsAfterRevocation() : nil
+        return (announced, rekey)
     }
 
     /// This home as a linked device (its key and certificate), or nil for

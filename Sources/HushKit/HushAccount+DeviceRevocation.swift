@@ -18,15 +18,16 @@ extension HushAccount {
     /// the old one in the keystore, for the backups that follow. Archives
     /// made before still open with the old key only.
     ///
-    /// - Returns: the revoked device, and the new recovery key (show it
-    ///   once: the user must write it down).
+    /// - Returns: the revoked device, the new recovery key (show it once:
+    ///   the user must write it down), and how the contacts and groups were
+    ///   told (`DeviceRevocation`).
     /// - Throws: `HushError` of kind `notFound` (no list, or no such device),
     ///   `invalidInput` (ambiguous, this device, already revoked, or this
     ///   device revoked), `notRegistered` (no relay), `relayUnavailable`,
     ///   `other` (the relay holds a newer list), `storage`, or as
     ///   `open(in:keys:)`. Nothing changes unless the list was published.
     public static func revokeDevice(_ nameOrID: String, in directory: String, keys: KeyProvider, relayURL: String? = nil)
-        async throws(HushError) -> (revoked: LinkedDevice, recoveryKey: RecoveryKey) {
+        async throws(HushError) -> DeviceRevocation {
         try await translatingErrors {
             let (home, keystore, lock, contents) = try unlockHome(directory, keys: keys, .exclusive)
             defer { lock.release() }
@@ -80,9 +81,11 @@ extension HushAccount {
             guard let revoked = next.entry(target.id) else { throw HushError(.other, reason: "the signed list lost the revoked device") }
             // Contacts stop counting the device as the account's once the list reaches them; the
             // groups this account administers get a new secret the revoked device does not hold.
-            _ = await announceDeviceList(of: identity, device: try linkedDevice(contents, store: store, account: identity), store: store, relay: relay,
-                                         rekeyingGroups: true)
-            return (LinkedDevice(revoked, thisDevice: own), recoveryKey)
+            let told = await announceDeviceList(of: identity, device: try linkedDevice(contents, store: store, account: identity), store: store,
+                                                relay: relay, rekeyingGroups: true)
+            return DeviceRevocation(device: LinkedDevice(revoked, thisDevice: own), recoveryKey: recoveryKey, contactsTold: told.contacts,
+                                    groupsRekeyed: told.rekey?.rekeyed, adminsAsked: told.rekey?.asked ?? 0,
+                                    groupsNotRekeyed: told.rekey?.failed ?? [])
         }
     }
 

@@ -98,6 +98,10 @@ import Testing
         let epochBefore = try bed.succeed(bob, ["group", "info", "team", "--json"]).json()["epoch"] as? Int
         let revoked = try bed.hush(alice, ["device", "revoke", "laptop", "--json"])
         #expect(revoked.status == 0, "\(revoked)")
+        // It says what was told: bob and carol got the list; "team", which alice administers, a new key.
+        let told = try revoked.json()
+        #expect(told["contactsTold"] as? Int == 2 && told["groupsRekeyed"] as? Int == 1 && told["adminsAsked"] as? Int == 0
+                && (told["groupsNotRekeyed"] as? [String])?.isEmpty == true, "\(told)")
         let after = try Self.devices(try bed.succeed(alice, ["device", "list", "--json"]).json())
         #expect(after.active == ["desk"] && after.revoked == ["laptop"] && after.fingerprint != own.fingerprint)
         try bed.sync(bob)

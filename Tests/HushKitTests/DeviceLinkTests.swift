@@ -182,7 +182,9 @@ import Testing
         }
         #expect(try await HushAccount.recoveryKey(in: home, keys: App.keys).key.displayText == keyBefore)
 
-        let (revoked, newKey) = try await HushAccount.revokeDevice(String(laptop.id.prefix(6)), in: home, keys: App.keys)
+        let revocation = try await HushAccount.revokeDevice(String(laptop.id.prefix(6)), in: home, keys: App.keys)
+        let revoked = revocation.device, newKey = revocation.recoveryKey
+        #expect(revocation.groupsRekeyed == 0 && revocation.adminsAsked == 0 && revocation.groupsNotRekeyed.isEmpty, "no group to rekey")
         #expect(revoked.id == laptop.id && !revoked.isActive)
         #expect(newKey.displayText != keyBefore)
         #expect(try await HushAccount.recoveryKey(in: home, keys: App.keys).key.displayText == newKey.displayText)

@@ -182,19 +182,45 @@ struct DeviceRevokeCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let ((revoked, recoveryKey), _) = try await global.unlocking { directory, keys in
+            let (revocation, _) = try await global.unlocking { directory, keys in
                 try await HushAccount.revokeDevice(device, in: directory, keys: keys, relayURL: relay)
             }
+            let revoked = revocation.device, recoveryKey = revocation.recoveryKey
             let name = UntrustedText.sanitized(revoked.name, keepingLineBreaks: false)
+            let notRekeyed = revocation.groupsNotRekeyed.map { UntrustedText.sanitized($0, keepingLineBreaks: false) }
             if global.json {
-                try printJSON(["revoked": name, "id": revoked.id, "recoveryKey": recoveryKey.displayText])
+                var fields: [String: Any] = ["revoked": name, "id": revoked.id, "recoveryKey": recoveryKey.displayText,
+                                             "adminsAsked": revocation.adminsAsked, "groupsNotRekeyed": notRekeyed]
+                // Absent when it could not be done now (the report below says what follows).
+                if let told = revocation.contactsTold { fields["contactsTold"] = told }
+                if let rekeyed = revocation.groupsRekeyed { fields["groupsRekeyed"] = rekeyed }
+                try printJSON(fields)
                 return
             }
             print("Revoked “\(name)” (\(revoked.id.prefix(8))): the account's device list now says so, at the relay too.")
+            for line in Self.report(revocation, notRekeyed: notRekeyed) { print(line) }
             print("")
             print("New recovery key: \(recoveryKey.displayText)")
             print("Write it down: it alone opens the backups made from now on. Backups made before still need the old key,")
             print("which the revoked device also holds. `hush backup key` shows the new one again.")
         }
+    }
+
+    /// What the contacts and groups were told, a line each; a group left
+    /// with its old key is named, since the revoked device can read it.
+    static func report(_ revocation: DeviceRevocation, notRekeyed: [String]) -> [String] {
+        var lines: [String] = []
+        switch revocation.contactsTold {
+        case let told?: lines.append("Contacts told: \(told) (each client stops sealing to the device once the list reaches it).")
+        case nil: lines.append("Contacts could not be told now: the list goes before the next thing sent to each of them.")
+        }
+        switch revocation.groupsRekeyed {
+        case let rekeyed?: lines.append("Groups given a new key: \(rekeyed); admins asked for one: \(revocation.adminsAsked).")
+        case nil: lines.append("The groups you administer could not be given a new key now: change each (rename it, add or remove a member) to do so.")
+        }
+        if !notRekeyed.isEmpty {
+            lines.append("Not given a new key (the revoked device can read them until their next change): \(notRekeyed.joined(separator: ", ")).")
+        }
+        return lines
     }
 }
