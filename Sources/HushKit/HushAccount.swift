@@ -40,6 +40,10 @@ public final class HushAccount: Sendable {
     /// A linked device's home without its device key (restored from a
     /// backup): it uses no relay (`deviceKeyMissing`).
     let lacksDeviceKey: Bool
+    /// Whether this home is a device linked to the account (`joinByLink`),
+    /// whose history up to `restoredFromBackupAt` was copied from the
+    /// device that linked it, rather than restored from a backup.
+    public var isLinkedDevice: Bool { device != nil }
 
     let messenger: Messenger
     let identity: IdentityKeyPair

@@ -90,6 +90,9 @@ extension HushError {
             self.init(.notUploaded, reason: reason, subject: .attachment(AttachmentID(rawValue: id)))
         case let .awaitingAcceptance(reason):
             self.init(.notAccepted, reason: reason)
+        case .deviceRevoked:
+            self.init(.other, reason: reason,
+                      suggestion: "write from another device of the account; to use this machine again, link a new home to the account (`hush init --link`)")
         case let .protocolFailure(reason), let .missingLocalState(reason), let .awaitingGroupKey(reason):
             self.init(.other, reason: reason)
         }

@@ -1,3 +1,4 @@
+import Foundation
 import HushProtocol
 
 /// Errors of the pipeline, each with what the user can do about it.
@@ -74,6 +75,10 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
     case storedAttachmentDamaged(id: Int64, reason: String)
     /// A file being sent is not uploaded yet (the next flush of the outbox uploads it).
     case attachmentNotUploaded(id: Int64)
+    /// This device is revoked in the account's device list it holds
+    /// (docs/PROTOCOL.md §20.14; `revokedAt`, milliseconds since 1970):
+    /// contacts set aside what it sends, so it sends nothing more.
+    case deviceRevoked(revokedAt: UInt64)
 
     /// What went wrong, in words for any front end: no command names (the
     /// command line adds its own, see `HushError.terminalReport` in Sources/hush).
@@ -147,6 +152,9 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
             return "the stored copy of attachment \(id) is damaged (\(reason)); fetching it again downloads it"
         case let .attachmentNotUploaded(id):
             return "attachment \(id) is not uploaded yet: the next sync or retry sends it"
+        case let .deviceRevoked(revokedAt):
+            let date = Date(timeIntervalSince1970: Double(revokedAt) / 1000).formatted(.iso8601)
+            return "this device was revoked from its account (the account's device list says so since \(date)): contacts set aside what it sends"
         }
     }
 }

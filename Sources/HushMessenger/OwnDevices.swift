@@ -51,6 +51,16 @@ final class OwnDevices {
         }
     }
 
+    /// Throws `deviceRevoked` when the account's list we hold revokes this
+    /// device (§20.14): what it would write is set aside by every contact
+    /// holding that list, so nothing is written. The first device, which
+    /// keeps the account key, cannot be revoked in this version.
+    func requireThisDeviceActive() throws {
+        guard let device = dependencies.device, let list = try list(),
+              let entry = list.entry(DeviceID(deviceKey: device.keyPair.publicKey.signingKey)), !entry.isActive else { return }
+        throw MessengerError.deviceRevoked(revokedAt: entry.revokedAt)
+    }
+
     /// Whether `key` is an active device of the account's list (ours, or another of ours).
     func isActiveDevice(_ key: [UInt8]) throws -> Bool {
         try list()?.activeDevices.contains { $0.key.rawRepresentation == key } ?? false
@@ -97,6 +107,13 @@ final class OwnDevices {
     func handOverLists() throws {
         guard let conversation = try store.conversations.newestId() else { return }
         for peer in try peers() { try seal(nil, to: peer, conversation: conversation, markingListSent: false) }
+        // A device the list revokes learns it from us (it could read our directory anyway), so it
+        // stops writing what every contact would set aside; then its session ends (§20.14).
+        for revoked in try list()?.entries.filter({ !$0.isActive }).map(\.key.rawRepresentation) ?? []
+        where try store.ownDeviceSessions.load(deviceKey: revoked).map({ $0.count > 0 }) == true {
+            try seal(nil, to: revoked, conversation: conversation)
+            try store.ownDeviceSessions.end(deviceKey: revoked)
+        }
     }
 
     /// Seals `encoded` (nil: nothing but the lists) on the session with our
@@ -300,6 +317,14 @@ final class OwnDevices {
 }
 
 extension ContentBody {
+    /// Whether the user wrote it: what a conversation shows and its
+    /// changes (not a read receipt), which a device the account revoked
+    /// does not send (`OwnDevices.requireThisDeviceActive`).
+    var isWrittenByTheUser: Bool {
+        if case .readReceipt = self { return false }
+        return isCopiedToOwnDevices
+    }
+
     /// Whether a content sealed for a contact is copied to our other
     /// devices as a sent transcript (§20.12): what the conversation shows
     /// (texts, files, replies, reactions, edits, deletions, timers, each

@@ -144,7 +144,7 @@ struct InitCommand: AsyncParsableCommand {
             let registered = (try? await account.isRegistered()) == true
             let note = "The history was copied, and this device " + (registered ? "has its own key at the relay" : "could not register its key at the relay yet (run `hush register`)")
                 + ": it writes to contacts on sessions of its own, and what they send reaches it once their clients hold the account's new device list."
-                + " What it sends does not show on the other devices yet."
+                + " What each device sends shows on the others from their next sync (`hush sync` here starts the sessions between them)."
             if json {
                 var object = BackupSummaryOutput.json(summary)
                 object["home"] = directory

@@ -52,6 +52,9 @@ import Testing
         #expect(try bed.history(alice, with: "bob").contains { $0.body == "to both of you" })
         try bed.sync(laptop)
         #expect(try bed.history(laptop, with: "bob").contains { $0.body == "to both of you" })
+        // Its history came with the link, and says so (not "restored from a backup").
+        let shown = try bed.succeed(laptop, ["history", "bob"]).stdout
+        #expect(shown.contains("copied from the device that linked this one") && !shown.contains("restored from a backup"), "\(shown)")
         try bed.send(laptop, to: "bob", "from the laptop")
         try bed.sync(bob)
         #expect(try bed.history(bob, with: "alice").contains { $0.body == "from the laptop" && $0.direction == "in" })
@@ -112,10 +115,9 @@ import Testing
         try bed.send(bob, to: "alice", "still here")
         try bed.sync(alice)
         #expect(try bed.history(alice, with: "bob").contains { $0.body == "still here" })
-        try bed.sync(laptop)
-        #expect(try !bed.history(laptop, with: "bob").contains { $0.body == "still here" })
+        // Before its next sync the laptop does not know it was revoked: what it sends then is set aside
+        // by bob with its reason (exit 24); nobody is asked to send it again.
         try bed.send(laptop, to: "bob", "from a revoked device")
-        // Set aside with its reason (exit 24); nobody is asked to send it again.
         let refused = try bed.hush(bob, ["sync", "--json"])
         #expect(refused.status == 24, "\(refused)")
         #expect(try bed.succeed(bob, ["audit", "local"]).stdout.contains("from a device alice revoked"))
@@ -128,8 +130,14 @@ import Testing
         #expect(audit.contains("from a device this account revoked"), "\(audit)")
         #expect(try !bed.history(alice, with: "bob").contains { $0.body == "from a revoked device" })
         try bed.send(alice, to: "bob", "after the revocation")
+        // Its sync brings the revoking list from the desk (§20.14): it gets nothing more, knows it was
+        // revoked, and refuses to write, saying why.
         try bed.sync(laptop)
-        #expect(try !bed.history(laptop, with: "bob").contains { $0.body == "after the revocation" })
+        #expect(try !bed.history(laptop, with: "bob").contains { $0.body == "still here" || $0.body == "after the revocation" })
+        let refusedHere = try bed.hush(laptop, ["send", "bob", "once it knows"])
+        #expect(refusedHere.status != 0 && refusedHere.stderr.contains("this device was revoked from its account"), "\(refusedHere.status) \(refusedHere.stderr)")
+        let listed = try Self.devices(try bed.succeed(laptop, ["device", "list", "--json"]).json())
+        #expect(listed.revoked == ["laptop"], "\(listed)")
         // The group alice administers got a new secret with the revocation (§20.14): bob's next group
         // message reaches the desk and not the revoked laptop.
         for user in [bob, alice] { try bed.sync(user) }

@@ -129,7 +129,13 @@ struct HistoryCommand: AsyncParsableCommand {
             } else {
                 // Said in every conversation: sessions (and anything in flight) started over at the restore.
                 if let restored = account.restoredFromBackupAt {
-                    print(Presentation.style.dim("(restored from a backup of \(ISO8601DateFormatter().string(from: restored)))"))
+                    let date = ISO8601DateFormatter().string(from: restored)
+                    if !account.isLinkedDevice {
+                        print(Presentation.style.dim("(restored from a backup of \(date))"))
+                    } else if let oldest = page.first, oldest.createdAt <= Int64(restored.timeIntervalSince1970 * 1000) {
+                        // A linked device's history came in the link's archive: said as what it is, where there is some.
+                        print(Presentation.style.dim("(history up to \(date) copied from the device that linked this one)"))
+                    }
                 }
                 if page.isEmpty { print("No messages.") }
                 let byID = Dictionary(page.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })

@@ -12,8 +12,9 @@ struct DeviceCommand: ParsableCommand {
             A linked device has its own key at the relay and a copy of the account and its whole \
             history: it writes to contacts on sessions of its own, which their clients file under the \
             account, and contacts are told of every device linked or revoked (`hush verify` shows an \
-            account's devices), so what they send reaches every device. What one device sends does \
-            not show on the others yet, and groups stay on the original device.
+            account's devices), so what they send reaches every device. What one device sends shows \
+            on the others, groups and contacts are the same on every device, and large groups \
+            (--large) stay on the original device, which cannot be revoked yet.
 
             Examples:
               hush device link                  (then, on the new machine: hush init --link CODE)

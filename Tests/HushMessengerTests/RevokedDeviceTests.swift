@@ -1,0 +1,45 @@
+import HushCrypto
+import HushMessenger
+import HushProtocol
+import HushStore
+import HushTesting
+import Testing
+
+/// A revoked device learns it (docs/PROTOCOL.md §20.14): the revoking
+/// device seals the list to it too, on the session between them, which
+/// then ends. Holding a list that revokes it, the device writes nothing
+/// more (every contact holding that list sets it aside) and says why.
+/// Before, it learnt nothing and went on "sending" what bob set aside.
+@Suite struct RevokedDeviceTests {
+    static func isRevoked(_ error: any Error) -> Bool {
+        if case .deviceRevoked? = error as? MessengerError { return true }
+        return false
+    }
+
+    @Test(arguments: ["tablet starts", "desk starts"])
+    func aRevokedDeviceLearnsItAndWritesNothingMore(_ label: String) async throws {
+        let setup = try await InMemoryRelay().linkedAlice(label)
+        let (alice, bob, tablet) = (setup.alice.messenger, setup.bob.messenger, setup.tablet)
+        try await alice.createGroup(name: "team", members: ["bob"])
+        try await DeviceGroupTests.syncAll(bob, alice, tablet)
+        let written = try await tablet.send(text: "before", to: "bob")
+
+        let deskStore = try MessageStore(path: setup.alice.databasePath, key: setup.alice.databaseKey)
+        try deskStore.deviceLists.keep(setup.devices.third.encoded, counter: 3, at: 3)
+        try await alice.announceDeviceList()
+        #expect(try deskStore.ownDeviceSessions.load(deviceKey: setup.tabletKey.rawRepresentation)?.count == 0,
+                "the desk's session with the tablet ended once the list went")
+        _ = try await tablet.sync()
+
+        await #expect { try await tablet.send(text: "to bob", to: "bob") } throws: { Self.isRevoked($0) }
+        await #expect { try await tablet.send(text: "to the team", to: "team") } throws: { Self.isRevoked($0) }
+        await #expect { try await tablet.react(toMessage: written.id, emoji: "👍") } throws: { Self.isRevoked($0) }
+        #expect(try await tablet.outbox().isEmpty, "nothing was queued")
+        // What it holds stays readable.
+        #expect(try await tablet.history(with: "bob").contains { $0.body == "before" })
+        // The desk goes on.
+        try await alice.send(text: "from the desk", to: "bob")
+        _ = try await bob.sync()
+        #expect(try await bob.history(with: "alice").contains { $0.body == "from the desk" })
+    }
+}
