@@ -10,31 +10,35 @@ import HushStore
 /// is ours. Nothing is sealed in answer. `label` names the conversation to
 /// live views (the contact's or the group's name).
 extension ContentApplier {
-    func applySentElsewhere(_ content: Content, conversation: Int64, label: String, inGroup: Bool = false,
+    /// `envelope` carried it to us: its relay id and time place the
+    /// message among the others (a sent message is placed by the relay's
+    /// id, §20.11), so it does not sort after everything as one never
+    /// acknowledged would.
+    func applySentElsewhere(_ content: Content, conversation: Int64, label: String, inGroup: Bool = false, envelope: MailboxEnvelope,
                             expiresAfter: UInt32? = nil) throws {
         let own = dependencies.identity.address.description
         let timer = expiresAfter.map(Int64.init)
         switch content.body {
         case let .expiring(seconds, inner):
             try applySentElsewhere(Content(id: content.id, sentAt: content.sentAt, body: inner), conversation: conversation, label: label,
-                                   inGroup: inGroup, expiresAfter: seconds)
+                                   inGroup: inGroup, envelope: envelope, expiresAfter: seconds)
         case let .text(text):
-            try storeSentElsewhere(text, contentType: "text/plain", content: content, label: label, inGroup: inGroup, conversation: conversation,
+            try storeSentElsewhere(text, contentType: "text/plain", content: content, envelope: envelope, label: label, inGroup: inGroup, conversation: conversation,
                                    expiresAfter: timer)
         case let .reply(quoted, text):
-            try storeSentElsewhere(text, contentType: "text/plain", content: content, label: label, inGroup: inGroup, conversation: conversation,
+            try storeSentElsewhere(text, contentType: "text/plain", content: content, envelope: envelope, label: label, inGroup: inGroup, conversation: conversation,
                                    replyTo: quoted, expiresAfter: timer)
         case let .attachment(pointer):
             // The pointer is kept, so `hush fetch` downloads the file here as well.
             try storeSentElsewhere(StoredAttachment.summary(fileName: pointer.fileName, size: Int64(pointer.size)), contentType: "attachment",
-                                   content: content, label: label, inGroup: inGroup, conversation: conversation, expiresAfter: timer) { messageId in
+                                   content: content, envelope: envelope, label: label, inGroup: inGroup, conversation: conversation, expiresAfter: timer) { messageId in
                 try downloads.recordIncoming(pointer, messageId: messageId)
             }
         case let .disappearingTimer(seconds):
             try store.conversations.setDisappearingTimer(Int64(seconds), conversationId: conversation)
             try dependencies.emit(.disappearingTimerChanged(conversationID: conversation, seconds: seconds == 0 ? nil : Int64(seconds)))
             try storeSentElsewhere(DisappearingTimer.change(to: seconds), contentType: DisappearingTimer.contentType, content: content,
-                                   label: label, inGroup: inGroup, conversation: conversation)
+                                   envelope: envelope, label: label, inGroup: inGroup, conversation: conversation)
         case let .reaction(target, emoji):
             guard let message = try store.messages.message(clientMessageId: target.description), message.conversationId == conversation,
                   !message.isErased,
@@ -72,12 +76,13 @@ extension ContentApplier {
     /// Stores what another device of ours sent as an outgoing message of
     /// `conversation`, sent (the relay took it from that device), and tells
     /// live views that it arrived. A copy already here changes nothing.
-    private func storeSentElsewhere(_ body: String, contentType: String, content: Content, label: String, inGroup: Bool, conversation: Int64,
-                                    replyTo: MessageID? = nil, expiresAfter: Int64? = nil,
+    private func storeSentElsewhere(_ body: String, contentType: String, content: Content, envelope: MailboxEnvelope, label: String,
+                                    inGroup: Bool, conversation: Int64, replyTo: MessageID? = nil, expiresAfter: Int64? = nil,
                                     alsoStore extra: (Int64) throws -> Void = { _ in }) throws {
-        let message = NewMessage(conversationId: conversation, clientMessageId: content.id.description, direction: .outgoing,
-                                 sender: dependencies.identity.address.description, body: body, contentType: contentType, status: .sent,
-                                 createdAt: Int64(clamping: content.sentAt), replyTo: replyTo?.description, expiresAfter: expiresAfter)
+        let message = NewMessage(conversationId: conversation, serverId: envelope.serverID, clientMessageId: content.id.description,
+                                 direction: .outgoing, sender: dependencies.identity.address.description, body: body,
+                                 contentType: contentType, status: .sent, createdAt: Int64(clamping: content.sentAt),
+                                 relayTimestamp: envelope.relayTimestamp, replyTo: replyTo?.description, expiresAfter: expiresAfter)
         guard case let .inserted(id) = try store.messages.insert(message) else { return }
         try extra(id)
         guard let stored = try store.messages.message(id: id) else { return }

@@ -37,7 +37,7 @@ final class EnvelopeOpener {
             try senderKeys.open(envelope) { content, contact, group in
                 try applier.applyGroup(content, from: contact, group: group, envelope: envelope)
             } applyingOwn: { content, group in
-                try applier.applySentElsewhere(content, conversation: group.conversationId, label: group.name, inGroup: true)
+                try applier.applySentElsewhere(content, conversation: group.conversationId, label: group.name, inGroup: true, envelope: envelope)
             } applyingLarge: { content, author, group in
                 try applier.applyLargeGroup(content, from: author, group: group, envelope: envelope)
             }
@@ -154,7 +154,7 @@ final class EnvelopeOpener {
             guard let contact = try store.contacts.contact(identityKey: recipient.rawRepresentation) else {
                 throw MessengerError.protocolFailure("a sent transcript of a message to \(recipient.address), who is not a contact on this device: add them here too")
             }
-            try applier.applySentElsewhere(inner, conversation: dependencies.conversation(with: contact), label: contact.name)
+            try applier.applySentElsewhere(inner, conversation: dependencies.conversation(with: contact), label: contact.name, envelope: envelope)
         case let .senderKeyDistribution(distribution):
             try senderKeys.applyOwnDeviceDistribution(distribution, device: device)
         case let .groupUpdate(state):

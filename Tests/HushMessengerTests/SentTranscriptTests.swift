@@ -82,4 +82,24 @@ import Testing
         let onDesk = try await alice.messenger.history(with: "bob").map(\.body)
         #expect(onDesk.contains("three"), "\(onDesk)")
     }
+
+    /// What another device sent takes its place among the conversation's
+    /// messages, by the relay's id of the transcript, as a sent message
+    /// does by its own. Before, a copy had no relay id and sorted after
+    /// everything, for good: the desk showed bob's answer above the
+    /// tablet's message it answered.
+    @Test(arguments: ["tablet starts", "desk starts"])
+    func aCopyTakesItsPlaceInTheConversation(_ label: String) async throws {
+        let setup = try await InMemoryRelay().linkedAlice(label)
+        let (desk, bob, tablet) = (setup.alice.messenger, setup.bob.messenger, setup.tablet)
+        try await tablet.send(text: "one, from the tablet", to: "bob")
+        _ = try await bob.sync()
+        try await bob.send(text: "two, from bob", to: "alice")
+        try await desk.send(text: "three, from the desk", to: "bob")
+        for messenger in [desk, tablet] { _ = try await messenger.sync() }
+        for (device, messenger) in [("desk", desk), ("tablet", tablet)] {
+            let shown = try await messenger.history(with: "bob").map(\.body).filter { $0.contains(", from") }
+            #expect(shown == ["one, from the tablet", "two, from bob", "three, from the desk"], "\(device): \(shown)")
+        }
+    }
 }
