@@ -24,3 +24,18 @@ import Testing
         #expect(EventNotification(.connection(online: true), includeText: true) == nil)
     }
 }
+
+/// `hush listen`'s lines: a message this account sent from another device
+/// (a sent transcript) is said to be ours, not the contact's. Before, the
+/// desk's listener printed the laptop's message to bob as "bob: …".
+@Suite struct ListenLineTests {
+    @Test func aMessageFromAnotherDeviceOfOursIsSaidToBeOurs() {
+        let incoming: [String: Any] = ["event": "message", "direction": "in", "contact": "bob", "body": "hi"]
+        #expect(ListenCommand.text(incoming) == "bob: hi")
+        let ours: [String: Any] = ["event": "message", "direction": "out", "contact": "bob", "body": "from the laptop"]
+        #expect(ListenCommand.text(ours) == "you to bob, from another device: from the laptop")
+        #expect(ListenCommand.text(ours, bodies: false) == "message you sent to bob from another device")
+        let group: [String: Any] = ["event": "message", "direction": "out", "contact": "alice", "group": "team", "body": "all"]
+        #expect(ListenCommand.text(group) == "you in team, from another device: all")
+    }
+}

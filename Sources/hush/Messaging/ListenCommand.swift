@@ -186,6 +186,10 @@ struct ListenCommand: AsyncParsableCommand {
     /// One event as a line of text; `bodies: false` leaves message text out (names only).
     static func text(_ object: [String: Any], bodies: Bool = true) -> String {
         switch object["event"] as? String {
+        case "message" where (object["direction"] as? String) == "out":
+            // Ours, sent from another device of the account (a sent transcript, PROTOCOL §20.11).
+            let to = object["group"].map { "in \(untrusted($0))" } ?? "to \(untrusted(object["contact"]))"
+            return bodies ? "you \(to), from another device: \(untrusted(object["body"]))" : "message you sent \(to) from another device"
         case "message":
             let from = object["group"].map { "\(untrusted(object["contact"])) in \(untrusted($0))" } ?? untrusted(object["contact"])
             return bodies ? "\(from): \(untrusted(object["body"]))" : "message from \(from)"
