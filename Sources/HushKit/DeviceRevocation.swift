@@ -11,11 +11,14 @@ public struct DeviceRevocation: Sendable {
     /// not be done now (it goes before the next thing sealed to each).
     public let contactsTold: Int?
     /// Groups this account administers that got a new key (the same
-    /// members, a new epoch and secret); nil when none could be written.
+    /// members, a new epoch and secret); nil when the groups could not be
+    /// read at all (none was rekeyed).
     public let groupsRekeyed: Int?
     /// Groups this account is in but does not administer whose admin was
-    /// asked for a new key.
-    public let adminsAsked: Int
-    /// Groups that could not be given a new key, by name.
+    /// asked for a new key; nil when the requests could not be sealed (or
+    /// the groups could not be read).
+    public let adminsAsked: Int?
+    /// Groups this account administers that could not be given a new key,
+    /// by name (each in its own transaction: the others were rekeyed).
     public let groupsNotRekeyed: [String]
 }

@@ -21,7 +21,7 @@ extension HushAccount {
     /// (nil when not asked for, or when it failed as a whole).
     static func announceDeviceList(of identity: IdentityKeyPair, device: LocalDevice?, store: sending MessageStore, relay: String,
                                    rekeyingGroups: Bool = false)
-        async -> (contacts: Int?, rekey: (rekeyed: Int, asked: Int, failed: [String])?) {
+        async -> (contacts: Int?, rekey: (rekeyed: Int, asked: Int?, failed: [String])?) {
         let messenger = Messenger(identity: identity, device: device, store: store,
                                   transport: RelayClientTransport(client: RelayClient(baseURL: relay)))
         let announced = try? await messenger.announceDeviceList()

@@ -84,7 +84,7 @@ extension HushAccount {
             let told = await announceDeviceList(of: identity, device: try linkedDevice(contents, store: store, account: identity), store: store,
                                                 relay: relay, rekeyingGroups: true)
             return DeviceRevocation(device: LinkedDevice(revoked, thisDevice: own), recoveryKey: recoveryKey, contactsTold: told.contacts,
-                                    groupsRekeyed: told.rekey?.rekeyed, adminsAsked: told.rekey?.asked ?? 0,
+                                    groupsRekeyed: told.rekey?.rekeyed, adminsAsked: told.rekey?.asked,
                                     groupsNotRekeyed: told.rekey?.failed ?? [])
         }
     }

@@ -259,7 +259,11 @@ final class ContentApplier {
         if try answeredAsGroupEnvelope(digest, from: contact, device: nil) { return }
         guard let messageId = try store.resends.messageId(forEnvelope: digest),
               let message = try store.messages.message(id: messageId), message.direction == .outgoing else { return }
-        guard message.status != .delivered, message.status != .read,
+        // A receipt from any device of the contact confirms the message; with several devices it says
+        // nothing about the first device, which is asking here (§20.12).
+        let confirmed = message.status == .delivered || message.status == .read
+        let severalDevices = try !sealer.deviceFanOut.activeDevices(of: contact).isEmpty
+        guard !confirmed || severalDevices,
               try store.contacts.contact(conversationId: message.conversationId)?.id == contact.id,
               try store.resends.markResent(messageId: messageId, at: dependencies.clock.now())
         else { return }
@@ -363,17 +367,20 @@ final class ContentApplier {
     /// still a member, have not confirmed it (their receipt), and it was not
     /// resent to them before (once per member: two members restored at once
     /// each need it). Asked by one of the member's devices (`device`), it
-    /// goes to that device, once per device, whatever the member's receipt
-    /// says (another of its devices may have confirmed it, §20.12).
+    /// goes to that device, once per device; for a member of several
+    /// devices, whatever the member's receipt says (another of its devices
+    /// may have confirmed it, §20.12). Only to a member the message went to
+    /// (its receipt row, written when it was sent).
     private func answerDecryptionError(for message: StoredMessage, in group: StoredGroup, from contact: Contact,
                                        device: IdentityKey?) throws {
         guard contact.standing == .accepted, contact.verification != .changed, group.standing == .member else { return }
         let member = try IdentityKey(rawRepresentation: contact.identityKey)
-        guard try group.currentState().member(member) != nil else { return }
-        if device == nil {
-            guard let receipt = try store.groups.receipts(messageId: message.id).first(where: { $0.memberKey == contact.identityKey }),
-                  receipt.status != "delivered", receipt.status != "read" else { return }
-        }
+        guard try group.currentState().member(member) != nil,
+              let receipt = try store.groups.receipts(messageId: message.id).first(where: { $0.memberKey == contact.identityKey })
+        else { return }
+        let confirmed = receipt.status == "delivered" || receipt.status == "read"
+        let severalDevices = try !sealer.deviceFanOut.activeDevices(of: contact).isEmpty
+        guard !confirmed || device != nil || severalDevices else { return }
         let mailbox = device ?? member
         guard try store.resends.markResent(messageId: message.id, toMember: mailbox.rawRepresentation, at: dependencies.clock.now())
         else { return }

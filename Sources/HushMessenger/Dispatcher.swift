@@ -48,6 +48,16 @@ final class Dispatcher {
     /// carrying the relay's id; failures follow `BackoffPolicy`.
     func dispatchDue(isolation: isolated (any Actor)? = #isolation, into report: inout OutboxReport) async {
         let now = dependencies.clock.now()
+        // A device the account revoked (§20.14) posts nothing: what the user writes is refused
+        // before it is sealed, and every contact would set the rest (receipts, decryption errors,
+        // transcripts, a file prepared before the list came) aside, each making their sync report it.
+        if let revokedAt = try? dependencies.thisDeviceRevokedAt() {
+            while let page = try? store.outbox.due(at: now), !page.isEmpty {
+                for item in page { giveUp(item, reason: MessengerError.deviceRevoked(revokedAt: revokedAt).description, into: &report) }
+                if report.retrying > 0 { return }
+            }
+            return
+        }
         // A database that cannot be read now (locked, damaged, a full disk)
         // says nothing about the requests: they stay pending for the next pass.
         // Page after page, each request once a pass: a large group's state

@@ -324,7 +324,9 @@ final class LiveSync {
     /// a session with (§20.12), each sealed on its own session.
     func sendTyping(isolation: isolated (any Actor)? = #isolation, _ active: Bool, to name: String) async throws {
         guard let contact = try store.contacts.contact(named: name), contact.verification != .changed, contact.standing == .accepted,
-              let credential = try store.contacts.deliveryCredential(contactId: contact.id) else { return }
+              let credential = try store.contacts.deliveryCredential(contactId: contact.id),
+              // Not from a device the account revoked (§20.14): nobody would take it.
+              try dependencies.thisDeviceRevokedAt() == nil else { return }
         let transport = dependencies.transport
         for (recipient, envelope) in try sealTyping(active, to: contact) {
             try? await relay.withReauthentication { () async throws(DeliveryFailure) in

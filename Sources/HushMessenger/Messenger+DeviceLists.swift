@@ -39,7 +39,9 @@ extension Messenger {
     /// in its own transaction: one that fails, such as a group that has
     /// used every epoch, leaves the others rekeyed).
     @discardableResult
-    public func rekeyGroupsAfterRevocation() async throws -> (rekeyed: Int, asked: Int, failed: [String]) {
+    /// `asked` is nil when the requests could not be sealed (the new
+    /// states are posted all the same).
+    public func rekeyGroupsAfterRevocation() async throws -> (rekeyed: Int, asked: Int?, failed: [String]) {
         var rekeyed = 0, failed: [String] = []
         for name in try groups.administered() {
             do {
@@ -49,9 +51,9 @@ extension Messenger {
                 failed.append(name)
             }
         }
-        let asked = try store.write { _ in try groups.askAdminsToRekey() }
+        let asked = try? store.write { _ in try groups.askAdminsToRekey() }.count
         await outgoing.flush()
-        return (rekeyed, asked.count, failed)
+        return (rekeyed, asked, failed)
     }
 
     /// The device list held of the contact `name` (the last one that

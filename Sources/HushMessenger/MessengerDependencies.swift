@@ -104,6 +104,21 @@ extension MessengerDependencies {
         }
     }
 
+    /// When the account's device list this device holds revoked it
+    /// (§20.14); nil while it is active, and always on the first device
+    /// (which keeps the account key and cannot be revoked in this version).
+    func thisDeviceRevokedAt() throws -> UInt64? {
+        guard let device, let bytes = try store.deviceLists.latest() else { return nil }
+        let list: DeviceList
+        do throws(ProtocolError) {
+            list = try decodedLists.decode(bytes, account: identity.publicKey)
+        } catch {
+            throw MessengerError.missingLocalState("this account's device list no longer reads: \(error.description)")
+        }
+        guard let entry = list.entry(DeviceID(deviceKey: device.keyPair.publicKey.signingKey)), !entry.isActive else { return nil }
+        return entry.revokedAt
+    }
+
     /// Refuses a large group's message or change on a linked device: large
     /// groups stay with the account key (PROTOCOL §20.17, "Devices in Hush
     /// today"), since a member's chain there is derived from the state, one

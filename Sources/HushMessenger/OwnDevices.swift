@@ -56,9 +56,7 @@ final class OwnDevices {
     /// holding that list, so nothing is written. The first device, which
     /// keeps the account key, cannot be revoked in this version.
     func requireThisDeviceActive() throws {
-        guard let device = dependencies.device, let list = try list(),
-              let entry = list.entry(DeviceID(deviceKey: device.keyPair.publicKey.signingKey)), !entry.isActive else { return }
-        throw MessengerError.deviceRevoked(revokedAt: entry.revokedAt)
+        if let revokedAt = try dependencies.thisDeviceRevokedAt() { throw MessengerError.deviceRevoked(revokedAt: revokedAt) }
     }
 
     /// Whether `key` is an active device of the account's list (ours, or another of ours).

@@ -39,3 +39,16 @@ import Testing
         #expect(ListenCommand.text(group) == "you in team, from another device: all")
     }
 }
+
+@Suite struct TypingLineTests {
+    /// A chat's heartbeat ("typing stopped" every 20 s) prints nothing; a
+    /// start prints once, and the stop after it once.
+    @Test func onlyAStopAfterAStartIsPrinted() {
+        var lines = TypingLines()
+        func typing(_ active: Bool) -> [String: Any] { ["event": "typing", "contact": "bob", "active": active] }
+        let shown = [typing(false), typing(true), typing(true), typing(false), typing(false),
+                     ["event": "message", "contact": "bob", "body": "hi"]].map { lines.shows($0) }
+        // A heartbeat; a start; still typing (said already); the stop after it; a heartbeat; a message.
+        #expect(shown == [false, true, false, true, false, true])
+    }
+}

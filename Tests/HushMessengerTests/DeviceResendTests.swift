@@ -52,3 +52,54 @@ import Testing
         #expect(try await bob.deliveryCredentialKnown(for: "alice"), "the account's credential was forgotten for one device's refusal")
     }
 }
+
+/// A receipt from any device confirms a message for the account (§20.12),
+/// but says nothing about the first device: when the tablet confirmed it
+/// and the desk cannot open it, the desk's question (on the account-key
+/// session) is answered all the same. Before, bob saw "delivered" and
+/// answered nothing, and the desk never had it.
+@Suite struct ConfirmedElsewhereResendTests {
+    static func ownEnvelopes(_ relay: InMemoryRelay, _ key: IdentityKey, group: Bool) -> [[UInt8]] {
+        relay.stored(for: key).map(\.bytes).filter { GroupEnvelope.isGroupEnvelope($0) == group }
+    }
+
+    @Test func aMessageTheTabletConfirmedIsResentToTheDesk() async throws {
+        let setup = try await InMemoryRelay().linkedAlice("tablet starts")
+        let (desk, bob, tablet, relay) = (setup.alice.messenger, setup.bob.messenger, setup.tablet, setup.relay)
+        let deskKey = setup.alice.identity.publicKey
+        let sent = try await bob.send(text: "confirmed by the tablet", to: "alice")
+        let original = try #require(relay.stored(for: deskKey).last?.bytes)
+        _ = try await tablet.sync()
+        _ = try await bob.sync()
+        #expect(try await bob.history(with: "alice").first { $0.id == sent.id }?.status == .delivered)
+
+        _ = try await desk.sync()
+        relay.state.withLock { $0.mailboxes[setup.bob.identity.publicKey.rawRepresentation] = [] }
+        relay.inject(original, into: deskKey)
+        #expect(try await desk.sync().resendRequested == 1)
+        let before = relay.stored(for: deskKey).count
+        _ = try await bob.sync()
+        #expect(relay.stored(for: deskKey).count > before, "bob sealed it again for the desk")
+    }
+
+    @Test func aGroupMessageTheTabletConfirmedIsResentToTheDesk() async throws {
+        let setup = try await InMemoryRelay().linkedAlice("tablet starts")
+        let (desk, bob, tablet, relay) = (setup.alice.messenger, setup.bob.messenger, setup.tablet, setup.relay)
+        let deskKey = setup.alice.identity.publicKey
+        try await bob.createGroup(name: "bobs", members: ["alice"])
+        try await DeviceGroupTests.syncAll(bob, desk, tablet)
+        let sent = try await bob.send(text: "to the group", to: "bobs")
+        let original = try #require(Self.ownEnvelopes(relay, deskKey, group: true).last)
+        _ = try await tablet.sync()
+        _ = try await bob.sync()
+        #expect(try await bob.groupReceipts(messageId: sent.id).delivered == 1, "the tablet confirmed it for alice")
+
+        _ = try await desk.sync()
+        relay.state.withLock { $0.mailboxes[setup.bob.identity.publicKey.rawRepresentation] = [] }
+        relay.inject(original, into: deskKey)
+        #expect(try await desk.sync().resendRequested == 1)
+        _ = try await bob.sync()
+        let resent = Self.ownEnvelopes(relay, deskKey, group: true)
+        #expect(resent.count == 1 && resent.first != original, "bob sealed it again for the desk")
+    }
+}

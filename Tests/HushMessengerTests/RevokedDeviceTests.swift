@@ -23,6 +23,8 @@ import Testing
         try await alice.createGroup(name: "team", members: ["bob"])
         try await DeviceGroupTests.syncAll(bob, alice, tablet)
         let written = try await tablet.send(text: "before", to: "bob")
+        try await bob.send(text: "unread on the tablet", to: "alice")
+        _ = try await tablet.sync()
 
         let deskStore = try MessageStore(path: setup.alice.databasePath, key: setup.alice.databaseKey)
         try deskStore.deviceLists.keep(setup.devices.third.encoded, counter: 3, at: 3)
@@ -34,9 +36,18 @@ import Testing
         await #expect { try await tablet.send(text: "to bob", to: "bob") } throws: { Self.isRevoked($0) }
         await #expect { try await tablet.send(text: "to the team", to: "team") } throws: { Self.isRevoked($0) }
         await #expect { try await tablet.react(toMessage: written.id, emoji: "👍") } throws: { Self.isRevoked($0) }
-        #expect(try await tablet.outbox().isEmpty, "nothing was queued")
-        // What it holds stays readable.
+        #expect(try await tablet.outbox().filter { $0.status == .pending }.isEmpty, "nothing waits to be sent")
+        // What it holds stays readable; reading it sends bob nothing (a read receipt from a revoked
+        // device would be set aside there, and make bob's sync report it), nor does typing.
+        let bobMailbox = setup.relay.stored(for: setup.bob.identity.publicKey).count
         #expect(try await tablet.history(with: "bob").contains { $0.body == "before" })
+        let typedBefore = setup.relay.state.withLock { $0.ephemeralRecipients.count }
+        #expect(try await tablet.markRead(contact: "bob") == 1)
+        await tablet.flushOutbox()
+        try await tablet.sendTyping(true, to: "bob")
+        #expect(setup.relay.stored(for: setup.bob.identity.publicKey).count == bobMailbox, "nothing reached bob")
+        #expect(setup.relay.state.withLock { $0.ephemeralRecipients.count } == typedBefore, "no typing either")
+        #expect(try await tablet.outbox().filter { $0.status == .pending }.isEmpty)
         // The desk goes on.
         try await alice.send(text: "from the desk", to: "bob")
         _ = try await bob.sync()

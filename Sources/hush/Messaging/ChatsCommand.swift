@@ -120,7 +120,11 @@ struct HistoryCommand: AsyncParsableCommand {
             }
             if global.json {
                 var output: [String: Any] = [:]
-                if let restored = account.restoredFromBackupAt { output["restoredFromBackup"] = ISO8601DateFormatter().string(from: restored) }
+                if let restored = account.restoredFromBackupAt {
+                    output["restoredFromBackup"] = ISO8601DateFormatter().string(from: restored)
+                    // On a linked device that moment is the link's: its history came from the device that linked it.
+                    if account.isLinkedDevice { output["historyCopiedAtLink"] = true }
+                }
                 output["messages"] = page.map { message in
                     Self.json(message, contact: members[message.senderAddress] ?? name, resent: resent.contains(message.clientMessageID),
                               group: group, receipts: receipts[message.id])

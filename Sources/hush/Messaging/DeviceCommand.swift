@@ -191,10 +191,11 @@ struct DeviceRevokeCommand: AsyncParsableCommand {
             let notRekeyed = revocation.groupsNotRekeyed.map { UntrustedText.sanitized($0, keepingLineBreaks: false) }
             if global.json {
                 var fields: [String: Any] = ["revoked": name, "id": revoked.id, "recoveryKey": recoveryKey.displayText,
-                                             "adminsAsked": revocation.adminsAsked, "groupsNotRekeyed": notRekeyed]
+                                             "groupsNotRekeyed": notRekeyed]
                 // Absent when it could not be done now (the report below says what follows).
                 if let told = revocation.contactsTold { fields["contactsTold"] = told }
                 if let rekeyed = revocation.groupsRekeyed { fields["groupsRekeyed"] = rekeyed }
+                if let asked = revocation.adminsAsked { fields["adminsAsked"] = asked }
                 try printJSON(fields)
                 return
             }
@@ -216,8 +217,12 @@ struct DeviceRevokeCommand: AsyncParsableCommand {
         case nil: lines.append("Contacts could not be told now: the list goes before the next thing sent to each of them.")
         }
         switch revocation.groupsRekeyed {
-        case let rekeyed?: lines.append("Groups given a new key: \(rekeyed); admins asked for one: \(revocation.adminsAsked).")
+        case let rekeyed?: lines.append("Groups you administer given a new key: \(rekeyed).")
         case nil: lines.append("The groups you administer could not be given a new key now: change each (rename it, add or remove a member) to do so.")
+        }
+        switch revocation.adminsAsked {
+        case let asked?: lines.append("Admins of your other groups asked for one: \(asked) (their clients give it once they hold the new list).")
+        case nil: lines.append("The admins of your other groups could not be asked for a new key now: ask them to change each group.")
         }
         if !notRekeyed.isEmpty {
             lines.append("Not given a new key (the revoked device can read them until their next change): \(notRekeyed.joined(separator: ", ")).")

@@ -72,11 +72,12 @@ struct ListenCommand: AsyncParsableCommand {
             let events = account.events()
             account.startLive()
             let printer = Task {
+                var typing = TypingLines()
                 for await event in events {
                     guard let details = await EventDetails.read(event, from: account) else { continue }
                     let object = ListenCommand.describe(details)
                     let line = Presentation.jsonLine(object)
-                    print(json ? line : ListenCommand.text(object, bodies: bodies))
+                    if json || typing.shows(object) { print(json ? line : ListenCommand.text(object, bodies: bodies)) }
                     fflush(nil)
                     hooks.handle(details, json: line)
                 }
@@ -98,12 +99,13 @@ struct ListenCommand: AsyncParsableCommand {
         let json = global.json, bodies = !notify || printText
         let connection = DaemonStream(daemon)
         let printer = Task.detached {
+            var typing = TypingLines()
             // Blocking reads, on a thread of their own; they end when the connection closes.
             while let message = try? connection.receive() {
                 guard message["method"]?.stringValue == "event", let params = message["params"],
                       let object = try? JSONSerialization.jsonObject(with: Data(params.description.utf8)) as? [String: Any] else { continue }
                 let line = Presentation.jsonLine(object)
-                print(json ? line : ListenCommand.text(object, bodies: bodies))
+                if json || typing.shows(object) { print(json ? line : ListenCommand.text(object, bodies: bodies)) }
                 fflush(nil)
                 hooks.handle(object, json: line)
             }
@@ -221,6 +223,20 @@ struct ListenCommand: AsyncParsableCommand {
         case "resent": return "message \(String(describing: object["clientMessageId"] ?? "").prefix(8)) to \(untrusted(object["contact"])): could not be decrypted there, sent again"
         default: return (object["online"] as? Bool) == true ? "connected to the relay" : "disconnected from the relay; reconnecting"
         }
+    }
+}
+
+/// Which typing events `hush listen` prints as lines: a contact's "stopped
+/// typing" only after its "is typing…". An open chat's presence heartbeat
+/// is a "typing stopped" every 20 s (PROTOCOL Appendix B), which printed a
+/// line that said nothing. `--json` prints every event.
+struct TypingLines {
+    private var typing: Set<String> = []
+
+    mutating func shows(_ object: [String: Any]) -> Bool {
+        guard object["event"] as? String == "typing", let contact = object["contact"] as? String else { return true }
+        if (object["active"] as? Bool) == true { return typing.insert(contact).inserted }
+        return typing.remove(contact) != nil
     }
 }
 
