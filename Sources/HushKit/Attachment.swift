@@ -59,7 +59,8 @@ public struct Attachment: Sendable, Equatable, Identifiable {
         id = AttachmentID(rawValue: stored.id)
         message = MessageID(rawValue: stored.messageId)
         conversation = ConversationID(rawValue: stored.conversationId)
-        direction = stored.direction == .incoming ? .incoming : .outgoing
+        // The message's: a file another device of the account sent is ours, though this one downloads it.
+        direction = stored.sentByUs ? .outgoing : .incoming
         state = State(rawValue: stored.state.rawValue) ?? .failed
         fileName = stored.fileName
         mediaType = stored.mediaType

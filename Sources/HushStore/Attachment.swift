@@ -29,6 +29,10 @@ public struct StoredAttachment: Sendable, CustomStringConvertible {
     public let createdAt: Milliseconds
     /// The relay's id of the upload in progress (outgoing, not yet complete).
     public let uploadId: String?
+    /// Whether the message carrying it is ours: sent from this device, or
+    /// from another device of the account (a transcript, whose file this
+    /// device downloads like a received one). `direction` is the transfer's.
+    public let sentByUs: Bool
 
     public var description: String { "StoredAttachment(\(id), \(state), \(size) bytes, key redacted)" }
 
@@ -37,7 +41,7 @@ public struct StoredAttachment: Sendable, CustomStringConvertible {
     public func with(transferred bytes: Int64) -> StoredAttachment {
         StoredAttachment(id: id, messageId: messageId, conversationId: conversationId, direction: direction, state: state,
                          fileName: fileName, mediaType: mediaType, size: size, key: key, digest: digest, blobId: blobId,
-                         transferred: bytes, lastError: lastError, createdAt: createdAt, uploadId: uploadId)
+                         transferred: bytes, lastError: lastError, createdAt: createdAt, uploadId: uploadId, sentByUs: sentByUs)
     }
 }
 

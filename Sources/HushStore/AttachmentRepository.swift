@@ -7,7 +7,7 @@ public struct AttachmentRepository {
 
     private static let columns = """
         a.id, a.message_id, m.conversation_id, a.direction, a.state, a.file_name, a.media_type, a.size,
-        a.file_key, a.digest, a.blob_id, a.transferred, a.last_error, a.created_at, a.upload_id
+        a.file_key, a.digest, a.blob_id, a.transferred, a.last_error, a.created_at, a.upload_id, m.direction
         """
 
     @discardableResult
@@ -179,6 +179,7 @@ public struct AttachmentRepository {
             state: AttachmentState(rawValue: try row.get(4)) ?? .failed,
             fileName: try row.get(5), mediaType: try row.get(6), size: try row.get(7),
             key: SecureBytes(copying: try row.get(8, as: [UInt8].self)), digest: try row.get(9), blobId: try row.get(10),
-            transferred: try row.get(11), lastError: try row.get(12), createdAt: try row.get(13), uploadId: try row.get(14))
+            transferred: try row.get(11), lastError: try row.get(12), createdAt: try row.get(13), uploadId: try row.get(14),
+            sentByUs: MessageDirection(rawValue: try row.get(15)) == .outgoing)
     }
 }

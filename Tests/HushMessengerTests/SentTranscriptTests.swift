@@ -1,3 +1,4 @@
+import Foundation
 import HushCrypto
 import HushMessenger
 import HushProtocol
@@ -101,5 +102,25 @@ import Testing
             let shown = try await messenger.history(with: "bob").map(\.body).filter { $0.contains(", from") }
             #expect(shown == ["one, from the tablet", "two, from bob", "three, from the desk"], "\(device): \(shown)")
         }
+    }
+
+    /// A file the tablet sent is the account's on the desk too: listed as
+    /// sent (to bob), though the desk downloads it like a received one.
+    /// Before, `hush attachments` on the desk said it came from bob.
+    @Test func aFileSentFromTheTabletIsTheAccountsOnTheDesk() async throws {
+        let setup = try await InMemoryRelay().linkedAlice("tablet starts")
+        let path = setup.tabletDirectory.path("notes.bin")
+        let bytes = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        try bytes.write(to: URL(fileURLWithPath: path))
+        _ = try await setup.tablet.sendFile(at: path, to: "bob")
+        _ = try await setup.alice.messenger.sync()
+        let onDesk = try await setup.alice.messenger.attachmentList()
+        #expect(onDesk.count == 1 && onDesk.first?.contact == "bob")
+        #expect(onDesk.first?.attachment.sentByUs == true, "sent by the account")
+        #expect(onDesk.first?.attachment.direction == .incoming && onDesk.first?.attachment.state == .available, "downloaded here like a received one")
+        let fetched = try await setup.alice.messenger.fetchAttachment(id: try #require(onDesk.first).attachment.id,
+                                                                       to: setup.alice.directory.path("notes.out"))
+        #expect(fetched.state == .ready)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: setup.alice.directory.path("notes.out"))) == bytes)
     }
 }

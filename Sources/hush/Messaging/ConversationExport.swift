@@ -41,7 +41,10 @@ struct ExportedMessage {
     /// Why there is no file in the export, for a file message without one.
     var missingFile: String? {
         guard let attachment, !fileIsHere else { return nil }
-        return attachment.direction == .incoming ? "not downloaded" : "not kept on this device"
+        switch attachment.state {
+        case .available, .downloading: return "not downloaded"
+        default: return attachment.direction == .incoming ? "not downloaded" : "not kept on this device"
+        }
     }
 }
 
