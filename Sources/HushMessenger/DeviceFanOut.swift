@@ -85,24 +85,31 @@ final class DeviceFanOut {
         await own.startMissingSessions()
         guard let contacts = try? store.contacts.all() else { return }
         for contact in contacts where contact.standing == .accepted && contact.verification != .changed {
-            guard let devices = try? activeDevices(of: contact) else { continue }
-            for device in devices where withoutBundle.shouldAsk(device, now: dependencies.clock.now()) {
-                guard (try? store.deviceSessions.load(contactId: contact.id, deviceKey: device)) == .some(nil),
-                      let key = try? IdentityKey(rawRepresentation: device) else { continue }
-                let session: Session
-                switch await dependencies.startSession(withDevice: key) {
-                case let .started(started): session = started
-                case .noBundle: withoutBundle.missed(device, at: dependencies.clock.now()); continue
-                case .notNow: continue
-                }
-                try? store.withinWrite { store in
-                    // Another process, or the device itself writing first, may have made one meanwhile: keep that.
-                    guard try store.deviceSessions.load(contactId: contact.id, deviceKey: device) == nil else { return }
-                    try store.deviceSessions.save(state: session.serialized(), contactId: contact.id, deviceKey: device,
-                                                  at: dependencies.clock.now())
-                    // Our chains of the groups we share go to the new device too (§20.17): it may not hold them.
-                    try OwnSenderChains(dependencies).handOver(to: contact)
-                }
+            await startMissingSessions(with: contact)
+        }
+    }
+
+    /// The same for one contact's devices: also right after the contact is
+    /// added (its directory read), so the first message reaches every device
+    /// of the account, not only the one the account key stands for.
+    func startMissingSessions(isolation: isolated (any Actor)? = #isolation, with contact: Contact) async {
+        guard let devices = try? activeDevices(of: contact) else { return }
+        for device in devices where withoutBundle.shouldAsk(device, now: dependencies.clock.now()) {
+            guard (try? store.deviceSessions.load(contactId: contact.id, deviceKey: device)) == .some(nil),
+                  let key = try? IdentityKey(rawRepresentation: device) else { continue }
+            let session: Session
+            switch await dependencies.startSession(withDevice: key) {
+            case let .started(started): session = started
+            case .noBundle: withoutBundle.missed(device, at: dependencies.clock.now()); continue
+            case .notNow: continue
+            }
+            try? store.withinWrite { store in
+                // Another process, or the device itself writing first, may have made one meanwhile: keep that.
+                guard try store.deviceSessions.load(contactId: contact.id, deviceKey: device) == nil else { return }
+                try store.deviceSessions.save(state: session.serialized(), contactId: contact.id, deviceKey: device,
+                                              at: dependencies.clock.now())
+                // Our chains of the groups we share go to the new device too (§20.17): it may not hold them.
+                try OwnSenderChains(dependencies).handOver(to: contact)
             }
         }
     }

@@ -9,6 +9,9 @@ extension Messenger {
     @discardableResult
     public func addContact(name: String, address text: String) async throws -> Contact {
         let contact = try await contactBook.add(name: name, address: text)
+        // Sessions with the devices its directory names, now: the first message then reaches every
+        // device of the account (§20.12), not only the one its account key stands for.
+        if contact.standing == .accepted { await sealer.deviceFanOut.startMissingSessions(with: contact) }
         await outgoing.flush()
         return contact
     }

@@ -98,6 +98,18 @@ import Testing
         try bed.sync(alice)
         #expect(try bed.history(alice, with: "carol").contains { $0.body == "and from the laptop" && $0.direction == "out" })
 
+        // A stranger who adds alice by address reads her directory and starts sessions with her devices
+        // there and then, so the first message, sent by the next process, reaches the laptop too (a
+        // message request there as on the desk). Before, only the desk had it.
+        let dave = try bed.newUser("dave")
+        try bed.succeed(dave, ["contact", "add", "alice", alice.address])
+        try bed.send(dave, to: "alice", "dave's first words")
+        for device in [alice, laptop] {
+            try bed.sync(device)
+            let requests = try bed.succeed(device, ["requests", "--json"]).stdout
+            #expect(requests.contains(dave.address) && requests.contains("dave's first words"), "\(device.name): \(requests)")
+        }
+
         let epochBefore = try bed.succeed(bob, ["group", "info", "team", "--json"]).json()["epoch"] as? Int
         let revoked = try bed.hush(alice, ["device", "revoke", "laptop", "--json"])
         #expect(revoked.status == 0, "\(revoked)")
