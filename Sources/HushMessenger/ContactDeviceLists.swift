@@ -69,6 +69,8 @@ final class ContactDeviceLists {
         var notice = NewMessage(conversationId: conversation, clientMessageId: MessageID.random(using: dependencies.random).description,
                                 direction: .incoming, sender: contact.address, body: text, contentType: DeviceListNotice.contentType,
                                 status: .delivered, createdAt: now)
+        // From the directory: no envelope numbered it, so it is placed by its time.
+        notice.isLocalNotice = true
         if case let .content(content, envelope) = source {
             // The content's id: a second copy of the envelope announces nothing twice.
             (notice.clientMessageId, notice.serverId, notice.relayTimestamp) = (content.id.description, envelope.serverID, envelope.relayTimestamp)

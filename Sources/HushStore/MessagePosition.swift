@@ -1,7 +1,8 @@
 /// The on-screen order of a conversation as one sortable integer:
-/// acknowledged messages by the relay's server id, then pending (and failed,
-/// never acknowledged) messages by their client `createdAt`, always after
-/// every acknowledged one. Ties break on the local id.
+/// acknowledged messages by the relay's server id (a local notice no
+/// envelope carried by the id its millisecond would have, `local(at:)`),
+/// then pending (and failed, never acknowledged) messages by their client
+/// `createdAt`, always after every acknowledged one. Ties break on the local id.
 ///
 /// Server ids must lie in `0..<pendingBase` (the relay assigns increasing
 /// non-negative 64-bit ids); pending positions are `pendingBase + createdAt`.
@@ -13,6 +14,13 @@ public enum MessagePosition {
             throw .invalidArgument("server message id \(serverId) outside 0..<2^62")
         }
         return serverId
+    }
+
+    /// A local notice at `time`: where the relay's id of that millisecond
+    /// would sort (docs/RELAY-API.md: ids are `max(now_ms << 10, previous + 1)`),
+    /// so it stands among the messages of that moment.
+    public static func local(at time: Milliseconds) -> Int64 {
+        max(0, min(time, (pendingBase - 1) >> 10)) << 10
     }
 
     public static func pending(createdAt: Milliseconds) -> Int64 {

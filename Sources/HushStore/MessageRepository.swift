@@ -17,7 +17,8 @@ public struct MessageRepository {
     /// one, so a batch reaches the index as one segment at commit.
     @discardableResult
     public func insert(_ message: NewMessage) throws -> InsertResult {
-        let position = try MessagePosition.of(serverId: message.serverId, createdAt: message.createdAt)
+        let position = message.isLocalNotice && message.serverId == nil ? MessagePosition.local(at: message.createdAt)
+                                                                        : try MessagePosition.of(serverId: message.serverId, createdAt: message.createdAt)
         let read: Milliseconds? = message.status == .read ? message.createdAt : nil
         return try database.withinTransaction { db in
             // OR IGNORE skips only the duplicate: every other constraint is

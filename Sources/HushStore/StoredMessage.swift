@@ -31,6 +31,11 @@ public struct NewMessage: Sendable {
     /// Seconds the message lives once read (docs/PROTOCOL.md §10.7), when
     /// it was sent under a disappearing-message timer.
     public var expiresAfter: Int64?
+    /// A notice of this client's that no envelope carried (a device list
+    /// read from a directory): placed by `createdAt` among the messages the
+    /// relay numbered (`MessagePosition.local`), not after all of them as a
+    /// pending message is.
+    public var isLocalNotice = false
 
     public init(conversationId: Int64, serverId: Int64? = nil, clientMessageId: String, direction: MessageDirection,
                 sender: String, body: String, contentType: String = "text/plain", status: MessageStatus,

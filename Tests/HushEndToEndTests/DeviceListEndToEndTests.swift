@@ -104,6 +104,10 @@ import Testing
         let dave = try bed.newUser("dave")
         try bed.succeed(dave, ["contact", "add", "alice", alice.address])
         try bed.send(dave, to: "alice", "dave's first words")
+        // The list read at the add is announced where it happened: before the message that followed.
+        // (No envelope numbered it; placed as a pending message is, it sorted after everything, for good.)
+        let daveSees = try bed.history(dave, with: "alice").map(\.body)
+        #expect(daveSees == ["uses 2 devices: \"desk\", \"laptop\"", "dave's first words"], "\(daveSees)")
         for device in [alice, laptop] {
             try bed.sync(device)
             let requests = try bed.succeed(device, ["requests", "--json"]).stdout

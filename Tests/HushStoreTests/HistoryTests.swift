@@ -76,4 +76,24 @@ import HushStore
         #expect(throws: StoreError.self) { try fixture.incoming(chat, serverId: -1, body: "x", at: 1) }
         #expect(throws: StoreError.self) { try fixture.incoming(chat, serverId: MessagePosition.pendingBase, body: "x", at: 1) }
     }
+
+    /// A local notice (no envelope numbered it) stands where the relay's id
+    /// of its millisecond would (`max(now_ms << 10, previous + 1)`): after
+    /// what the relay numbered before it, before what it numbered after, and
+    /// before any pending message.
+    @Test func aLocalNoticeStandsAtItsTime() throws {
+        let fixture = try StoreFixture()
+        let chat = try fixture.conversation("notice")
+        _ = try fixture.incoming(chat, serverId: 1_000 << 10, body: "before", at: 1_000)
+        _ = try fixture.incoming(chat, serverId: 3_000 << 10, body: "after", at: 3_000)
+        var notice = NewMessage(conversationId: chat, clientMessageId: "notice", direction: .incoming, sender: "x", body: "notice",
+                                status: .delivered, createdAt: 2_000)
+        notice.isLocalNotice = true
+        try fixture.store.messages.insert(notice)
+        try fixture.store.messages.insert(NewMessage(conversationId: chat, clientMessageId: "pending", direction: .outgoing, sender: "me",
+                                                     body: "pending", status: .pending, createdAt: 500))
+        let shown = try fixture.store.messages.history(conversationId: chat, limit: 10).map(\.body)
+        #expect(shown == ["before", "notice", "after", "pending"], "oldest first: \(shown)")
+        #expect(MessagePosition.local(at: .max) < MessagePosition.pending(createdAt: 0))
+    }
 }
