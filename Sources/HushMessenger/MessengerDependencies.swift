@@ -125,7 +125,7 @@ extension MessengerDependencies {
     /// per account, and two devices sending under it would reuse its keys.
     func requireLargeGroupDevice(_ group: String) throws {
         guard device == nil else {
-            throw MessengerError.groupRefused("'\(group)' is a large group, which stays on the account's first device in this version: send to it and change it there")
+            throw MessengerError.groupRefused("'\(group)' is a large group, and large groups stay on the account's first device in this version (a member's key there is one per account): create, send to and change them there")
         }
     }
 
