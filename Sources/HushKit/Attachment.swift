@@ -4,20 +4,22 @@ import HushStore
 /// A file sent or received with a message. Its bytes stay encrypted on disk
 /// until `HushAccount.fetch(_:to:progress:)` exports them.
 public struct Attachment: Sendable, Equatable, Identifiable {
-    /// Where the transfer stands. Outgoing: uploading → uploaded (the
-    /// sender's own copy stays: `isStoredHere`). Incoming:
-    /// available (only the pointer is here) → downloading → ready (verified,
-    /// stored encrypted). `failed` says why in `lastError`.
+    /// Where the transfer stands. Sent from this device: uploading →
+    /// uploaded (the sender's own copy stays: `isStoredHere`). Received, or
+    /// sent from another device of the account (`direction` is then
+    /// `outgoing`, and this device downloads its copy): available (only the
+    /// pointer is here) → downloading → ready (verified, stored encrypted).
+    /// `failed` says why in `lastError`.
     public enum State: String, Sendable {
         /// Outgoing: the encrypted file waits on disk to be uploaded.
         case uploading
         /// Outgoing: uploaded, and the message carrying its key sealed and queued.
         case uploaded
-        /// Incoming: only the pointer is here; `fetch` downloads the file.
+        /// To download: only the pointer is here; `fetch` downloads the file.
         case available
-        /// Incoming: a download started (and resumes where it stopped).
+        /// To download: a download started (and resumes where it stopped).
         case downloading
-        /// Incoming: downloaded and verified, kept encrypted until exported.
+        /// Downloaded and verified, kept encrypted until exported.
         case ready
         /// The transfer failed for good; `lastError` says why.
         case failed

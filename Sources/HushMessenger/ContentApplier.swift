@@ -262,8 +262,7 @@ final class ContentApplier {
         // A receipt from any device of the contact confirms the message; with several devices it says
         // nothing about the first device, which is asking here (§20.12).
         let confirmed = message.status == .delivered || message.status == .read
-        let severalDevices = try !sealer.deviceFanOut.activeDevices(of: contact).isEmpty
-        guard !confirmed || severalDevices,
+        guard try !confirmed || !sealer.deviceFanOut.activeDevices(of: contact).isEmpty,
               try store.contacts.contact(conversationId: message.conversationId)?.id == contact.id,
               try store.resends.markResent(messageId: messageId, at: dependencies.clock.now())
         else { return }
@@ -379,8 +378,7 @@ final class ContentApplier {
               let receipt = try store.groups.receipts(messageId: message.id).first(where: { $0.memberKey == contact.identityKey })
         else { return }
         let confirmed = receipt.status == "delivered" || receipt.status == "read"
-        let severalDevices = try !sealer.deviceFanOut.activeDevices(of: contact).isEmpty
-        guard !confirmed || device != nil || severalDevices else { return }
+        guard try !confirmed || device != nil || !sealer.deviceFanOut.activeDevices(of: contact).isEmpty else { return }
         let mailbox = device ?? member
         guard try store.resends.markResent(messageId: message.id, toMember: mailbox.rawRepresentation, at: dependencies.clock.now())
         else { return }

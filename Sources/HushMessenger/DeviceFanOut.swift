@@ -93,7 +93,8 @@ final class DeviceFanOut {
     /// added (its directory read), so the first message reaches every device
     /// of the account, not only the one the account key stands for.
     func startMissingSessions(isolation: isolated (any Actor)? = #isolation, with contact: Contact) async {
-        guard let devices = try? activeDevices(of: contact) else { return }
+        // Nothing is sealed to a contact before the user accepts it, nor while its key change waits.
+        guard contact.standing == .accepted, contact.verification != .changed, let devices = try? activeDevices(of: contact) else { return }
         for device in devices where withoutBundle.shouldAsk(device, now: dependencies.clock.now()) {
             guard (try? store.deviceSessions.load(contactId: contact.id, deviceKey: device)) == .some(nil),
                   let key = try? IdentityKey(rawRepresentation: device) else { continue }

@@ -52,9 +52,24 @@ final class Dispatcher {
         // before it is sealed, and every contact would set the rest (receipts, decryption errors,
         // transcripts, a file prepared before the list came) aside, each making their sync report it.
         if let revokedAt = try? dependencies.thisDeviceRevokedAt() {
+            let reason = MessengerError.deviceRevoked(revokedAt: revokedAt).description
             while let page = try? store.outbox.due(at: now), !page.isEmpty {
-                for item in page { giveUp(item, reason: MessengerError.deviceRevoked(revokedAt: revokedAt).description, into: &report) }
-                if report.retrying > 0 { return }
+                for item in page {
+                    do {
+                        try store.write { store in
+                            try store.sendQueue.markFailed(requestId: item.requestId, error: reason, nextAttemptAt: nil)
+                            // Open views show it failed, as for any request given up on (same commit).
+                            if let messageID = item.messageId, let message = try store.messages.message(id: messageID) {
+                                try dependencies.emit(.statusChanged(clientMessageID: message.clientMessageId, status: .failed, contact: "",
+                                                                     messageID: message.id, conversationID: message.conversationId))
+                            }
+                        }
+                        report.failed += 1
+                    } catch {
+                        report.retrying += 1
+                        return
+                    }
+                }
             }
             return
         }

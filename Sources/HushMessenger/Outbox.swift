@@ -34,7 +34,8 @@ final class Outbox {
         // file's upload (which may be long, or failing); then the uploads that
         // are due, each of which queues its pointer message; then those.
         await dispatcher.dispatchDue(into: &report)
-        await uploads.uploadPending()
+        // A device the account revoked uploads nothing either (its pointers would be given up).
+        if (try? dependencies.thisDeviceRevokedAt()) == .some(nil) { await uploads.uploadPending() }
         await dispatcher.dispatchDue(into: &report)
         let pendingAt = (try? store.outbox.items(status: .pending).map(\.nextAttemptAt).min()) ?? nil
         let uploadAt = (try? store.attachments.nextUploadAttempt()) ?? nil

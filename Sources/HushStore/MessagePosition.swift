@@ -1,6 +1,6 @@
 /// The on-screen order of a conversation as one sortable integer:
 /// acknowledged messages by the relay's server id (a local notice no
-/// envelope carried by the id its millisecond would have, `local(at:)`),
+/// envelope carried right after what was there when it was written, `local(after:)`),
 /// then pending (and failed, never acknowledged) messages by their client
 /// `createdAt`, always after every acknowledged one. Ties break on the local id.
 ///
@@ -16,11 +16,12 @@ public enum MessagePosition {
         return serverId
     }
 
-    /// A local notice at `time`: where the relay's id of that millisecond
-    /// would sort (docs/RELAY-API.md: ids are `max(now_ms << 10, previous + 1)`),
-    /// so it stands among the messages of that moment.
-    public static func local(at time: Milliseconds) -> Int64 {
-        max(0, min(time, (pendingBase - 1) >> 10)) << 10
+    /// A local notice written now, when the highest acknowledged position
+    /// of its conversation is `shown`: right after everything the
+    /// conversation holds, and before what the relay numbers later (its ids
+    /// only grow, docs/RELAY-API.md), whatever our clock says.
+    public static func local(after shown: Int64?) -> Int64 {
+        shown.map { min($0 + 1, pendingBase - 1) } ?? 0
     }
 
     public static func pending(createdAt: Milliseconds) -> Int64 {

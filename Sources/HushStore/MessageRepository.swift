@@ -17,8 +17,12 @@ public struct MessageRepository {
     /// one, so a batch reaches the index as one segment at commit.
     @discardableResult
     public func insert(_ message: NewMessage) throws -> InsertResult {
-        let position = message.isLocalNotice && message.serverId == nil ? MessagePosition.local(at: message.createdAt)
-                                                                        : try MessagePosition.of(serverId: message.serverId, createdAt: message.createdAt)
+        var position = try MessagePosition.of(serverId: message.serverId, createdAt: message.createdAt)
+        if message.isLocalNotice, message.serverId == nil {
+            let shown = try database.queryFirst("SELECT max(position) FROM messages WHERE conversation_id = ? AND position < ?",
+                                                [message.conversationId, MessagePosition.pendingBase]) { try $0.get(0, as: Int64?.self) } ?? nil
+            position = MessagePosition.local(after: shown)
+        }
         let read: Milliseconds? = message.status == .read ? message.createdAt : nil
         return try database.withinTransaction { db in
             // OR IGNORE skips only the duplicate: every other constraint is

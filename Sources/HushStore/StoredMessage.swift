@@ -32,9 +32,9 @@ public struct NewMessage: Sendable {
     /// it was sent under a disappearing-message timer.
     public var expiresAfter: Int64?
     /// A notice of this client's that no envelope carried (a device list
-    /// read from a directory): placed by `createdAt` among the messages the
-    /// relay numbered (`MessagePosition.local`), not after all of them as a
-    /// pending message is.
+    /// read from a directory): placed right after what its conversation
+    /// holds (`MessagePosition.local(after:)`), so what arrives later comes
+    /// after it, not after everything as a pending message is.
     public var isLocalNotice = false
 
     public init(conversationId: Int64, serverId: Int64? = nil, clientMessageId: String, direction: MessageDirection,

@@ -37,6 +37,9 @@ import Testing
         #expect(ListenCommand.text(ours, bodies: false) == "message you sent to bob from another device")
         let group: [String: Any] = ["event": "message", "direction": "out", "contact": "alice", "group": "team", "body": "all"]
         #expect(ListenCommand.text(group) == "you in team, from another device: all")
+        let file: [String: Any] = ["event": "file", "attachment": 3, "direction": "out", "contact": "bob", "fileName": "a.txt",
+                                   "state": "failed", "error": "gone"]
+        #expect(ListenCommand.text(file) == "file 3 “a.txt” you sent to bob from another device could not be downloaded: gone")
     }
 }
 

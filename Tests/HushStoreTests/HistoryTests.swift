@@ -77,23 +77,23 @@ import HushStore
         #expect(throws: StoreError.self) { try fixture.incoming(chat, serverId: MessagePosition.pendingBase, body: "x", at: 1) }
     }
 
-    /// A local notice (no envelope numbered it) stands where the relay's id
-    /// of its millisecond would (`max(now_ms << 10, previous + 1)`): after
-    /// what the relay numbered before it, before what it numbered after, and
-    /// before any pending message.
-    @Test func aLocalNoticeStandsAtItsTime() throws {
+    /// A local notice (no envelope numbered it) stands right after what the
+    /// conversation held when it was written, and before what the relay
+    /// numbers later and any pending message, whatever the clocks say (its
+    /// time here is before both messages).
+    @Test func aLocalNoticeStandsWhereItWasWritten() throws {
         let fixture = try StoreFixture()
         let chat = try fixture.conversation("notice")
         _ = try fixture.incoming(chat, serverId: 1_000 << 10, body: "before", at: 1_000)
-        _ = try fixture.incoming(chat, serverId: 3_000 << 10, body: "after", at: 3_000)
         var notice = NewMessage(conversationId: chat, clientMessageId: "notice", direction: .incoming, sender: "x", body: "notice",
-                                status: .delivered, createdAt: 2_000)
+                                status: .delivered, createdAt: 10)
         notice.isLocalNotice = true
         try fixture.store.messages.insert(notice)
+        _ = try fixture.incoming(chat, serverId: (1_000 << 10) + 1, body: "after", at: 1_000)
         try fixture.store.messages.insert(NewMessage(conversationId: chat, clientMessageId: "pending", direction: .outgoing, sender: "me",
-                                                     body: "pending", status: .pending, createdAt: 500))
+                                                     body: "pending", status: .pending, createdAt: 5))
         let shown = try fixture.store.messages.history(conversationId: chat, limit: 10).map(\.body)
         #expect(shown == ["before", "notice", "after", "pending"], "oldest first: \(shown)")
-        #expect(MessagePosition.local(at: .max) < MessagePosition.pending(createdAt: 0))
+        #expect(MessagePosition.local(after: nil) == 0 && MessagePosition.local(after: MessagePosition.pendingBase - 1) < MessagePosition.pendingBase)
     }
 }

@@ -170,7 +170,7 @@ struct ListenCommand: AsyncParsableCommand {
         case let .file(attachment, contact):
             var object: [String: Any] = ["event": "file", "attachment": attachment.id.rawValue, "id": attachment.message.rawValue,
                                          "contact": contact, "state": attachment.state.rawValue, "fileName": attachment.fileName,
-                                         "size": attachment.size]
+                                         "size": attachment.size, "direction": attachment.direction == .outgoing ? "out" : "in"]
             if let error = attachment.lastError, attachment.state == .failed { object["error"] = error }
             return object
         case let .missed(count):
@@ -204,9 +204,12 @@ struct ListenCommand: AsyncParsableCommand {
         case "deleted":
             return "message \(object["id"] ?? "?") with \(untrusted(object["contact"])) was deleted"
         case "file":
-            let file = "file \(object["attachment"] ?? "?") “\(untrusted(object["fileName"]))” from \(untrusted(object["contact"]))"
+            // A file another device of ours sent (its copy, downloaded here) is ours, not the contact's.
+            let ours = (object["direction"] as? String) == "out"
+            let file = "file \(object["attachment"] ?? "?") “\(untrusted(object["fileName"]))” "
+                + (ours ? "you sent to \(untrusted(object["contact"])) from another device" : "from \(untrusted(object["contact"]))")
             if (object["state"] as? String) == "ready" { return "\(file) is downloaded and checked: `hush fetch \(object["attachment"] ?? "?") --out PATH` saves it" }
-            return "\(file) could not be downloaded: \(untrusted(object["error"])) (ask them to send it again)"
+            return "\(file) could not be downloaded: \(untrusted(object["error"]))" + (ours ? "" : " (ask them to send it again)")
         case "disappearingTimer":
             let seconds = (object["disappearingSeconds"] as? Int64).map { DisappearingTimer.duration(UInt32(clamping: $0)) }
             return "disappearing messages with \(untrusted(object["contact"])): \(seconds ?? "off")"

@@ -115,7 +115,9 @@ struct LocalChatAccount: ChatAccount {
         guard let message = try await account.message(id), message.conversation == room.id else {
             throw HushError(.notFound, reason: "no message with id \(id) in this conversation", subject: .message(id))
         }
-        guard message.direction == .incoming, let attachment = try await account.attachment(of: id) else {
+        // A received file, or one another device of the account sent (this device downloads its copy).
+        guard let attachment = try await account.attachment(of: id),
+              message.direction == .incoming || [.available, .downloading, .ready].contains(attachment.state) else {
             throw CommandError(.usage, "message \(id) carries no file received here: /fetch takes a received file's id")
         }
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
