@@ -34,8 +34,9 @@ final class Outbox {
         // file's upload (which may be long, or failing); then the uploads that
         // are due, each of which queues its pointer message; then those.
         await dispatcher.dispatchDue(into: &report)
-        // A device the account revoked uploads nothing either (its pointers would be given up).
-        if (try? dependencies.thisDeviceRevokedAt()) == .some(nil) { await uploads.uploadPending() }
+        // A device the account revoked uploads nothing either (its pointers would be given up); a
+        // list that cannot be read says nothing about that (nil too), and the uploads go on.
+        if (try? dependencies.thisDeviceRevokedAt()) == nil { await uploads.uploadPending() }
         await dispatcher.dispatchDue(into: &report)
         let pendingAt = (try? store.outbox.items(status: .pending).map(\.nextAttemptAt).min()) ?? nil
         let uploadAt = (try? store.attachments.nextUploadAttempt()) ?? nil
