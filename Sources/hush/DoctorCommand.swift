@@ -42,6 +42,7 @@ struct DoctorCommand: AsyncParsableCommand {
         if global.json {
             try printJSON([
                 "home": home, "permissions": "ok", "identityKey": fingerprint.replacingOccurrences(of: " ", with: ""),
+                "linkedDevice": account.isLinkedDevice,
                 "keystore": ["version": keystore.formatVersion, "kdf": keystore.keyDerivation],
                 "database": ["cipherVersion": doctor.cipherVersion, "schemaVersion": doctor.schemaVersion,
                              "latestSchemaVersion": doctor.latestSchemaVersion, "pageCount": doctor.pageCount,
@@ -52,7 +53,9 @@ struct DoctorCommand: AsyncParsableCommand {
         } else {
             print("data directory          \(home) (\(TerminalStyle.standard.good("permissions ok")))")
             print("keystore                version \(keystore.formatVersion), \(keystore.keyDerivation)")
-            print("identity key            \(fingerprint)")
+            print("identity key            \(fingerprint) (the account's)")
+            print("this device             " + (account.isLinkedDevice ? "linked to the account: its own key at the relay (`hush device list`)"
+                                                                        : "the account's first or only one: the account key at the relay"))
             print("SQLCipher               \(doctor.cipherVersion)")
             print("schema                  version \(doctor.schemaVersion) of \(doctor.latestSchemaVersion)")
             print("database size           \(doctor.pageCount) pages of \(doctor.pageSize) bytes")

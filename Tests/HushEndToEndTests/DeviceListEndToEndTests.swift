@@ -52,6 +52,9 @@ import Testing
         #expect(try bed.history(alice, with: "bob").contains { $0.body == "to both of you" })
         try bed.sync(laptop)
         #expect(try bed.history(laptop, with: "bob").contains { $0.body == "to both of you" })
+        // `hush doctor` says which is which.
+        #expect(try bed.succeed(laptop, ["doctor", "--json"]).json()["linkedDevice"] as? Bool == true)
+        #expect(try bed.succeed(alice, ["doctor", "--json"]).json()["linkedDevice"] as? Bool == false)
         // Its history came with the link, and says so (not "restored from a backup").
         let shown = try bed.succeed(laptop, ["history", "bob", "--no-receipts"]).stdout
         #expect(shown.contains("copied from the device that linked this one") && !shown.contains("restored from a backup"), "\(shown)")
