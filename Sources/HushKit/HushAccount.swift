@@ -37,9 +37,11 @@ public final class HushAccount: Sendable {
     /// key at the relay, and the account's certificate of it. Nil for the
     /// account's first device.
     let device: LocalDevice?
-    /// A linked device's home without its device key (restored from a
-    /// backup): it uses no relay (`deviceKeyMissing`).
-    let lacksDeviceKey: Bool
+    /// Whether this home was a linked device of its account and lacks its
+    /// device key (restored from a backup, which never holds one): it reads
+    /// its history and uses no relay; what needs one fails with the reason
+    /// and what to do (link a new home to use the machine as a device).
+    public let lacksDeviceKey: Bool
     /// Whether this home is a device linked to the account (`joinByLink`),
     /// whose history up to `restoredFromBackupAt` was copied from the
     /// device that linked it, rather than restored from a backup.
@@ -317,6 +319,14 @@ public final class HushAccount: Sendable {
         let stopping = live.withLock { live in defer { live.tasks.removeAll() }; return live.tasks }
         for task in stopping { task.cancel() }
         for task in stopping { await task.value }
+    }
+
+    /// `guarded`, for what writes to contacts: a linked device's home
+    /// without its device key says why it cannot (`deviceKeyMissing`)
+    /// before anything is sealed, rather than as a session it lacks.
+    func guardedWrite<T>(_ body: () async throws -> T) async throws(HushError) -> T {
+        guard !lacksDeviceKey else { throw Self.deviceKeyMissing }
+        return try await guarded(body)
     }
 
     /// Runs `body` as `translatingErrors` does, and tells an account that has

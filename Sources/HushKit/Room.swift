@@ -93,7 +93,7 @@ public struct Room: Sendable {
     /// the message is not there yet: refused (for now, as when it limits the
     /// rate, or for good) or not reached, and the reason the queue recorded.
     public func sendReportingDelivery(_ text: String, idempotencyKey: String?) async throws(HushError) -> SendReport {
-        try await account.guarded {
+        try await account.guardedWrite {
             try await report(try await messenger.sendReportingDelivery(text: text, to: try await target(), idempotencyKey: idempotencyKey))
         }
     }
@@ -104,7 +104,7 @@ public struct Room: Sendable {
     /// that message too. A message of another room, or none, is `.notFound`
     /// and nothing is sent. `idempotencyKey` is as for `send(_:idempotencyKey:)`.
     public func reply(to message: MessageID, text: String, idempotencyKey: String?) async throws(HushError) -> SendReport {
-        try await account.guarded {
+        try await account.guardedWrite {
             try await requireHere(message)
             return try await report(try await messenger.reply(toMessage: message.rawValue, text: text, idempotencyKey: idempotencyKey))
         }
@@ -118,7 +118,7 @@ public struct Room: Sendable {
     /// message of another room, or none, is `.notFound`. Either way nothing
     /// is sent. It is queued like a message and handed to the relay once.
     public func react(to message: MessageID, with emoji: String?) async throws(HushError) {
-        try await account.guarded {
+        try await account.guardedWrite {
             try await requireHere(message)
             try await messenger.react(toMessage: message.rawValue, emoji: emoji)
         }
@@ -134,7 +134,7 @@ public struct Room: Sendable {
     /// an empty or too long text; a message of another room, or none, is
     /// `.notFound`. The edit is queued like a message and handed to the relay once.
     public func edit(_ message: MessageID, text: String) async throws(HushError) -> Message {
-        try await account.guarded {
+        try await account.guardedWrite {
             try await requireHere(message)
             return try await account.decorated([try await messenger.edit(message: message.rawValue, text: text)])[0]
         }
@@ -172,7 +172,7 @@ public struct Room: Sendable {
     /// values; at most 4 weeks (`.invalidInput`).
     @discardableResult
     public func setDisappearingTimer(_ seconds: UInt32) async throws(HushError) -> Message {
-        try await account.guarded {
+        try await account.guardedWrite {
             Message(try await messenger.setDisappearingTimer(seconds, for: try await target()))
         }
     }
@@ -214,7 +214,7 @@ public struct Room: Sendable {
     /// as `.transferProgress`) learn how far it came.
     public func sendFile(at path: String, progress: (@Sendable (TransferProgress) -> Void)? = nil)
         async throws(HushError) -> (message: Message, attachment: Attachment) {
-        try await account.guarded {
+        try await account.guardedWrite {
             let (message, attachment) = try await messenger.sendFile(at: path, to: try await target(),
                                                                      progress: account.progressReporter(progress))
             return (Message(message), Attachment(attachment, on: messenger))

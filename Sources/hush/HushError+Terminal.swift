@@ -15,6 +15,9 @@ struct CommandError: Error, CustomStringConvertible {
 }
 
 extension HushError {
+    /// HushKit's reasons for an account that simply has no relay registration.
+    static let plainlyUnregistered: Set<String> = ["this account is not registered with a relay", "this account has no relay"]
+
     /// The exit code a script branches on and the line a person reads: HushKit's
     /// reason, with the `hush` command that helps where there is one. The
     /// account's own kinds (keystore, database, permissions) are worded by
@@ -52,8 +55,12 @@ extension HushError {
             return (.contactProblem, "\(name) is blocked: their messages are dropped and nothing is sent to them; `hush requests accept \(name)` unblocks")
         case (.blocked, _):
             return (.contactProblem, description)
-        case (.notRegistered, _):
+        case (.notRegistered, _) where Self.plainlyUnregistered.contains(reason):
             return (.relayUnavailable, "this identity is not registered with a relay: run `hush init --relay URL` (or `hush register --relay URL`)")
+        case (.notRegistered, _):
+            // A reason of its own (a linked device's home without its device key, a link or a
+            // revocation with no relay) says what to do better than the hint above.
+            return (.relayUnavailable, description)
         case (.relayUnavailable, _):
             return (.relayUnavailable, description)
         case let (.notAdmin, .group(group)?):

@@ -26,6 +26,10 @@ import Testing
         let relay = HushError(.relayUnavailable, reason: "the relay could not be used", suggestion: "connection refused")
         #expect(relay.terminalReport.status == .relayUnavailable && relay.terminalReport.message == "the relay could not be used: connection refused")
         #expect(HushError(.notRegistered, reason: "r").terminalReport.status == .relayUnavailable)
+        // The plain case gets the hint; a reason of its own (a linked device's home restored without its key) is kept.
+        #expect(HushError(.notRegistered, reason: "this account has no relay").terminalReport.message.contains("hush register --relay URL"))
+        let keyless = HushError(.notRegistered, reason: "this home was a linked device", suggestion: "link it again")
+        #expect(keyless.terminalReport.message.contains("this home was a linked device") && keyless.terminalReport.message.contains("link it again"))
         #expect(HushError(.invalidContact, reason: "that is your own address").terminalReport == (.contactProblem, "that is your own address"))
         #expect(HushError(.notAccepted, reason: "a group message waits").terminalReport.message == "a group message waits (`hush requests`)")
         #expect(HushError(.other, reason: "something").terminalReport == (.failure, "something"))

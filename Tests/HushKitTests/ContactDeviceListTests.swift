@@ -157,5 +157,11 @@ extension ContactDeviceListTests {
         #expect(refused?.kind == .notRegistered && refused?.reason.contains("device key is not here") == true, "\(String(describing: refused))")
         let registering = await App.error { try await restored.register() }
         #expect(registering?.reason.contains("device key is not here") == true, "no registration with the account key: \(String(describing: registering))")
+        // Writing to a contact says the same, before anything is sealed (it said "no session with
+        // this contact: remove and add the contact again"), and the account says what it is.
+        #expect(restored.lacksDeviceKey && !restored.isLinkedDevice)
+        let room = try await restored.room(with: try #require(try await restored.conversations().first?.contact))
+        let writing = await App.error { _ = try await room.send("from a restored device") }
+        #expect(writing?.kind == .notRegistered && writing?.reason.contains("device key is not here") == true, "\(String(describing: writing))")
     }
 }

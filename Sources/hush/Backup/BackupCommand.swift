@@ -189,9 +189,12 @@ struct BackupRestoreCommand: AsyncParsableCommand {
             // New sessions at once, so the first message to each contact can be sealed.
             var sessionError: HushError?
             var started = 0
-            do {
-                started = try await account.startMissingSessions()
-            } catch let error as HushError { sessionError = error }
+            // A linked device's backup restores its history only: no device key, no relay, no sessions.
+            if !account.lacksDeviceKey {
+                do {
+                    started = try await account.startMissingSessions()
+                } catch let error as HushError { sessionError = error }
+            }
             if environment["HUSH_TIMINGS"] == "1" {
                 let elapsed = ContinuousClock.now - start
                 let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
@@ -202,6 +205,7 @@ struct BackupRestoreCommand: AsyncParsableCommand {
                 var object = BackupSummaryOutput.json(summary)
                 object["home"] = directory
                 object["sessionsStarted"] = started
+                object["deviceKeyMissing"] = account.lacksDeviceKey
                 object["scheduleNotRestored"] = summary.scheduleNotRestored.map {
                     ["everySeconds": Int($0.every), "to": $0.directory, "keep": $0.keep] as [String: Any]
                 } ?? NSNull()
@@ -209,7 +213,13 @@ struct BackupRestoreCommand: AsyncParsableCommand {
             } else {
                 print("Restored into \(directory)")
                 BackupSummaryOutput.lines(summary).forEach { print($0) }
-                print("New sessions with \(started) contacts; what they sent you meanwhile is sent again once they hear from you.")
+                if account.lacksDeviceKey {
+                    print("This was a linked device's backup: its history is here, but not its device key (no backup holds one),")
+                    print("so this home uses no relay. To use this machine as a device, run `hush device link` on an active device")
+                    print("of the account and `hush init --link CODE` in a new home.")
+                } else {
+                    print("New sessions with \(started) contacts; what they sent you meanwhile is sent again once they hear from you.")
+                }
                 if let schedule = summary.scheduleNotRestored { print(BackupScheduleCommand.notRestored(schedule)) }
             }
             if let sessionError {
