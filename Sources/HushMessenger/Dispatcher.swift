@@ -53,7 +53,8 @@ final class Dispatcher {
         // transcripts, a file prepared before the list came) aside, each making their sync report it.
         if let revokedAt = try? dependencies.thisDeviceRevokedAt() {
             let reason = MessengerError.deviceRevoked(revokedAt: revokedAt).description
-            while let page = try? store.outbox.due(at: now), !page.isEmpty {
+            // Every pending request, not only those due now: one waiting out a backoff would go later.
+            while let page = try? store.outbox.items(status: .pending), !page.isEmpty {
                 for item in page {
                     do {
                         try store.write { store in

@@ -108,15 +108,20 @@ extension MessengerDependencies {
     /// (§20.14); nil while it is active, and always on the first device
     /// (which keeps the account key and cannot be revoked in this version).
     func thisDeviceRevokedAt() throws -> UInt64? {
-        guard let device, let bytes = try store.deviceLists.latest() else { return nil }
-        let list: DeviceList
+        guard let device, let list = try ownDeviceList(),
+              let entry = list.entry(DeviceID(deviceKey: device.keyPair.publicKey.signingKey)), !entry.isActive else { return nil }
+        return entry.revokedAt
+    }
+
+    /// The account's latest device list this device keeps, as last decoded
+    /// (`decodedLists`); nil for an account without one.
+    func ownDeviceList() throws -> DeviceList? {
+        guard let bytes = try store.deviceLists.latest() else { return nil }
         do throws(ProtocolError) {
-            list = try decodedLists.decode(bytes, account: identity.publicKey)
+            return try decodedLists.decode(bytes, account: identity.publicKey)
         } catch {
             throw MessengerError.missingLocalState("this account's device list no longer reads: \(error.description)")
         }
-        guard let entry = list.entry(DeviceID(deviceKey: device.keyPair.publicKey.signingKey)), !entry.isActive else { return nil }
-        return entry.revokedAt
     }
 
     /// Refuses a large group's message or change on a linked device: large

@@ -43,12 +43,7 @@ final class OwnDevices {
     /// device. Decoded once per list (`DecodedDeviceLists`): it is read for
     /// every envelope that arrives (is its sender a device of ours?).
     func list() throws -> DeviceList? {
-        guard let bytes = try store.deviceLists.latest() else { return nil }
-        do throws(ProtocolError) {
-            return try dependencies.decodedLists.decode(bytes, account: dependencies.identity.publicKey)
-        } catch {
-            throw MessengerError.missingLocalState("this account's device list no longer reads: \(error.description)")
-        }
+        try dependencies.ownDeviceList()
     }
 
     /// Throws `deviceRevoked` when the account's list we hold revokes this

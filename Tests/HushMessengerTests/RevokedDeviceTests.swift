@@ -26,6 +26,12 @@ import Testing
         try await bob.send(text: "unread on the tablet", to: "alice")
         _ = try await tablet.sync()
 
+        // Written while the relay could not be reached: it waits in the outbox when the list comes.
+        setup.relay.state.withLock { $0.depositFailures = Array(repeating: .unavailable(reason: "offline"), count: 8) }
+        let waiting = try await tablet.send(text: "queued while offline", to: "bob")
+        setup.relay.state.withLock { $0.depositFailures = [] }
+        #expect(waiting.status == .pending)
+
         let deskStore = try MessageStore(path: setup.alice.databasePath, key: setup.alice.databaseKey)
         try deskStore.deviceLists.keep(setup.devices.third.encoded, counter: 3, at: 3)
         try await alice.announceDeviceList()
@@ -37,6 +43,10 @@ import Testing
         await #expect { try await tablet.send(text: "to the team", to: "team") } throws: { Self.isRevoked($0) }
         await #expect { try await tablet.react(toMessage: written.id, emoji: "👍") } throws: { Self.isRevoked($0) }
         #expect(try await tablet.outbox().filter { $0.status == .pending }.isEmpty, "nothing waits to be sent")
+        // What waited is given up with the reason, and open views are told (the logged status event).
+        #expect(try await tablet.history(with: "bob").first { $0.id == waiting.id }?.status == .failed)
+        let failed = try await tablet.loggedEvents(after: 0, limit: 500).filter { $0.entry.kind == .statusChanged }.compactMap(\.entry.detail)
+        #expect(failed.contains("failed"), "\(failed)")
         // What it holds stays readable; reading it sends bob nothing (a read receipt from a revoked
         // device would be set aside there, and make bob's sync report it), nor does typing.
         let bobMailbox = setup.relay.stored(for: setup.bob.identity.publicKey).count
