@@ -37,6 +37,13 @@ public enum HushEvent: Sendable, Equatable {
     case resent(MessageID)
     /// Something arrived that could not be decrypted and was set aside.
     case undecryptable(reason: String)
+    /// Something arrived that could not be decrypted yet and was set aside,
+    /// and its sender was asked to send it again (docs/PROTOCOL.md §10.1):
+    /// what it held should follow as a message of its own. Expected once
+    /// after two sides started a session at the same moment (crossed first
+    /// messages, as when a device was just linked); show it as a notice,
+    /// not as an error.
+    case awaitingResend(reason: String)
     /// A received file's download ended: checked and kept, or refused because
     /// it did not verify. Read `HushAccount.attachment(_:)` for its `state`
     /// (and `lastError`). Durable, unlike `transferProgress`: a client that
@@ -83,8 +90,8 @@ public enum HushEvent: Sendable, Equatable {
                                 in: ConversationID(rawValue: conversationID))
         case let .resent(_, _, messageID):
             self = .resent(MessageID(rawValue: messageID))
-        case let .quarantined(reason):
-            self = .undecryptable(reason: reason)
+        case let .quarantined(reason, senderAsked):
+            self = senderAsked ? .awaitingResend(reason: reason) : .undecryptable(reason: reason)
         case let .connection(online):
             self = .connectionChanged(online: online)
         case let .syncFailed(failure):

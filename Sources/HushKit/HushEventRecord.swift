@@ -83,6 +83,8 @@ extension HushEvent {
             self = .resent(message)
         case .quarantined:
             self = .undecryptable(reason: entry.detail ?? "")
+        case .awaitingResend:
+            self = .awaitingResend(reason: entry.detail ?? "")
         case .edited:
             self = .messageEdited(message, in: conversation)
         case .erased:

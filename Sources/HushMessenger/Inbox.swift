@@ -136,7 +136,7 @@ final class Inbox {
             let reported = reportUndecryptable(envelope)
             try store.quarantine.add(serverId: envelope.serverID, envelope: envelope.bytes, reason: reason, at: dependencies.clock.now())
             try store.settings.advanceSyncCursor(to: envelope.serverID)
-            try dependencies.emit(.quarantined(reason: reason))
+            try dependencies.emit(.quarantined(reason: reason, senderAsked: reported))
             return reported
         }
         guard let reported else { return .alreadyProcessed }

@@ -15,7 +15,10 @@ public enum MessengerEvent: Sendable, Equatable {
     /// The contact started or stopped typing.
     case typing(contact: String, active: Bool, contactID: Int64)
     /// Something arrived that could not be decrypted; it was set aside.
-    case quarantined(reason: String)
+    /// `senderAsked`: its sender was asked to send it again (a decryption
+    /// error, docs/PROTOCOL.md §10.1), so what it held should still arrive,
+    /// as after crossed first messages with a newly linked device.
+    case quarantined(reason: String, senderAsked: Bool)
     /// The contact could not decrypt an outgoing message; it was sealed and queued again.
     case resent(clientMessageID: String, contact: String, messageID: Int64)
     /// A member's message in a group was stored (or, outgoing, a copy of

@@ -36,8 +36,8 @@ extension MessengerEvent {
             EventEntry(.groupChanged, conversationId: conversationID)
         case let .resent(_, _, messageID):
             EventEntry(.resent, messageId: messageID)
-        case let .quarantined(reason):
-            EventEntry(.quarantined, detail: reason)
+        case let .quarantined(reason, senderAsked):
+            EventEntry(senderAsked ? .awaitingResend : .quarantined, detail: reason)
         case let .messageEdited(messageID, conversationID):
             EventEntry(.edited, messageId: messageID, conversationId: conversationID)
         case let .messageErased(messageID, conversationID):

@@ -20,6 +20,9 @@ public struct EventEntry: Sendable, Equatable {
         case resent
         /// An envelope could not be decrypted and was set aside (`detail` is why).
         case quarantined
+        /// An envelope could not be decrypted and was set aside, and its sender
+        /// was asked to send it again (`detail` is why): what it held should follow.
+        case awaitingResend = "awaiting-resend"
         /// A message's author edited it (docs/PROTOCOL.md §10.6).
         case edited
         /// A message was deleted or expired (§10.7).

@@ -20,7 +20,7 @@ import Testing
 
     @Test func statusChangesAndTypingDoNotNotify() {
         #expect(EventNotification(.typing(contact: ContactID(rawValue: 1), name: "a", active: true), includeText: true) == nil)
-        #expect(EventNotification(.undecryptable(reason: "r"), includeText: true) == nil)
+        #expect(EventNotification(.undecryptable(reason: "r", senderAsked: false), includeText: true) == nil)
         #expect(EventNotification(.connection(online: true), includeText: true) == nil)
     }
 }
@@ -40,6 +40,16 @@ import Testing
         let file: [String: Any] = ["event": "file", "attachment": 3, "direction": "out", "contact": "bob", "fileName": "a.txt",
                                    "state": "failed", "error": "gone"]
         #expect(ListenCommand.text(file) == "file 3 “a.txt” you sent to bob from another device could not be downloaded: gone")
+    }
+
+    /// Something set aside whose sender was asked to send it again (crossed
+    /// first messages with a linked device) is not reported as a loss.
+    @Test func aSetAsideEnvelopeWhoseSenderWasAskedSaysTheMessageFollows() {
+        let asked: [String: Any] = ["event": "quarantined", "reason": "crossed first messages", "senderAsked": true]
+        #expect(ListenCommand.text(asked)
+            == "a message could not be opened yet (crossed first messages); its sender was asked to send it again, so it should follow")
+        let lost: [String: Any] = ["event": "quarantined", "reason": "forged", "senderAsked": false]
+        #expect(ListenCommand.text(lost) == "set aside an envelope: forged")
     }
 }
 

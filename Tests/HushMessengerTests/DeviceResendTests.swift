@@ -29,6 +29,11 @@ import Testing
         }
         #expect(try await bob.messenger.history(with: "alice").contains { $0.body == "from the tablet" }, "bob lost the tablet's message")
         #expect(try await tablet.history(with: "bob").contains { $0.body == "from bob" }, "the tablet lost bob's message")
+        // What the losing session carried was set aside and its sender asked again: events that say the
+        // message should follow (a notice in `hush chat`), not that something was lost.
+        let setAside = try await (bob.messenger.loggedEvents(after: 0, limit: 1_000) + tablet.loggedEvents(after: 0, limit: 1_000))
+            .map(\.entry.kind).filter { $0 == .quarantined || $0 == .awaitingResend }
+        #expect(setAside.contains(.awaitingResend) && !setAside.contains(.quarantined), "\(setAside)")
 
         // Typing goes to every device too, each on its own session (§20.12).
         try await bob.messenger.sendTyping(true, to: "alice")

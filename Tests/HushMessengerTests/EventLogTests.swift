@@ -43,7 +43,8 @@ import Testing
         #expect(MessengerEvent.typing(contact: "c", active: false, contactID: 4).logEntry
             == EventEntry(.typing, contactId: 4, detail: EventEntry.typingIdle))
         #expect(MessengerEvent.groupChanged(group: "g", conversationID: 9).logEntry == EventEntry(.groupChanged, conversationId: 9))
-        #expect(MessengerEvent.quarantined(reason: "why").logEntry == EventEntry(.quarantined, detail: "why"))
+        #expect(MessengerEvent.quarantined(reason: "why", senderAsked: false).logEntry == EventEntry(.quarantined, detail: "why"))
+        #expect(MessengerEvent.quarantined(reason: "why", senderAsked: true).logEntry == EventEntry(.awaitingResend, detail: "why"))
     }
 
     @Test func aReceiveThatRollsBackLogsNothing() async throws {

@@ -91,7 +91,8 @@ enum ChatWire {
         case "typing":
             guard let id = value["contactId"]?.integerValue else { throw unreadable("contactId") }
             return .typing(contact: ContactID(rawValue: id), name: contact, active: value["active"]?.boolValue == true)
-        case "quarantined": return .undecryptable(reason: value["reason"]?.stringValue ?? "?")
+        case "quarantined":
+            return .undecryptable(reason: value["reason"]?.stringValue ?? "?", senderAsked: value["senderAsked"]?.boolValue == true)
         case "resent": return .resent(try message(), contact: contact)
         case "connection": return .connection(online: value["online"]?.boolValue == true)
         case "group":

@@ -279,8 +279,10 @@ struct ChatCommand: AsyncParsableCommand {
             view.edited(message)
         case let .deleted(message, _) where message.conversation == conversation:
             view.notice("message [\(message.id)] was deleted")
-        case let .undecryptable(reason):
+        case let .undecryptable(reason, senderAsked: false):
             view.error("set aside an undecryptable envelope: \(reason)")
+        case let .undecryptable(reason, senderAsked: true):
+            view.notice("a message could not be opened yet (\(reason)); its sender was asked to send it again, so it should follow")
         case let .syncFailed(error):
             view.error("could not take in what arrived: \(error.terminalReport.message) (it stays at the relay; tried again at the next message)")
         case let .missed(count):

@@ -11,7 +11,9 @@ enum EventDetails {
     /// An outgoing message moved on; `contact` is the contact's or the group's name.
     case status(Message, status: Message.Status, contact: String)
     case typing(contact: ContactID, name: String, active: Bool)
-    case undecryptable(reason: String)
+    /// Something was set aside undecrypted; `senderAsked`: its sender was
+    /// asked to send it again, so what it held should follow (a notice, not an error).
+    case undecryptable(reason: String, senderAsked: Bool)
     /// A contact could not decrypt a message, which was sent again.
     case resent(Message, contact: String)
     case connection(online: Bool)
@@ -53,7 +55,9 @@ enum EventDetails {
         case let .typing(contact, active):
             return .typing(contact: contact, name: (try? await account.contact(contact).name) ?? "?", active: active)
         case let .undecryptable(reason):
-            return .undecryptable(reason: reason)
+            return .undecryptable(reason: reason, senderAsked: false)
+        case let .awaitingResend(reason):
+            return .undecryptable(reason: reason, senderAsked: true)
         case let .resent(id):
             guard let message = try? await account.message(id) else { return nil }
             return .resent(message, contact: await title(of: message.conversation, in: account))

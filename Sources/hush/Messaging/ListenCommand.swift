@@ -145,8 +145,8 @@ struct ListenCommand: AsyncParsableCommand {
             return ["event": "status", "clientMessageId": message.clientMessageID, "status": status.rawValue, "contact": contact]
         case let .typing(_, contact, active):
             return ["event": "typing", "contact": contact, "active": active]
-        case let .undecryptable(reason):
-            return ["event": "quarantined", "reason": reason]
+        case let .undecryptable(reason, senderAsked):
+            return ["event": "quarantined", "reason": reason, "senderAsked": senderAsked]
         case let .resent(message, contact):
             return ["event": "resent", "clientMessageId": message.clientMessageID, "contact": contact]
         case let .connection(online):
@@ -222,6 +222,8 @@ struct ListenCommand: AsyncParsableCommand {
         case "typing": return "\(untrusted(object["contact"])) \((object["active"] as? Bool) == true ? "is typing…" : "stopped typing")"
         case "missed": return "\(object["count"] ?? "?") events were missed (this listener fell behind); all of them are stored: `hush chats` and `hush history` show them"
         case "syncFailed": return "could not take in what arrived: \(untrusted(object["message"])) (it stays at the relay and is tried again at the next message or reconnect)"
+        case "quarantined" where (object["senderAsked"] as? Bool) == true:
+            return "a message could not be opened yet (\(untrusted(object["reason"]))); its sender was asked to send it again, so it should follow"
         case "quarantined": return "set aside an envelope: \(untrusted(object["reason"]))"
         case "resent": return "message \(String(describing: object["clientMessageId"] ?? "").prefix(8)) to \(untrusted(object["contact"])): could not be decrypted there, sent again"
         default: return (object["online"] as? Bool) == true ? "connected to the relay" : "disconnected from the relay; reconnecting"
