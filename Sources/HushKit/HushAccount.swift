@@ -57,9 +57,11 @@ public final class HushAccount: Sendable {
     let backups = BackupWorker()
     /// This process's hold on the directory, let go by `close()`.
     private let lock: HomeLock
-    let hub = EventHub<HushEvent>(bufferLimit: defaultEventBufferLimit) { .missed(count: $0) }
+    /// Publishes this process's events and, while live, those other processes on this home stored.
+    private let fanIn = EventFanIn()
+    var hub: EventHub<HushEvent> { fanIn.hub }
     /// The same events with their seqs, for `eventRecords(after:)`.
-    let recordHub = EventHub<HushStreamedEvent>(bufferLimit: defaultEventBufferLimit) { .live(.missed(count: $0)) }
+    var recordHub: EventHub<HushStreamedEvent> { fanIn.recordHub }
     private let running = Mutex<[Task<Void, Never>]>([])
     /// What the last `.connectionChanged` said, set before the event is
     /// published (see `isConnected`).
@@ -232,13 +234,12 @@ public final class HushAccount: Sendable {
         self.relayURL = relayURL
         recoveryKey = Self.recoveryKey(of: contents)
         // Subscribed here, before any operation can publish, so the first event is not lost.
-        let events = messenger.eventRecords, hub = hub, recordHub = recordHub, connected = connected
+        let events = messenger.eventRecords, fanIn = fanIn, connected = connected
         running.withLock {
             $0.append(Task {
                 for await record in events {
                     if case let .connection(online) = record.event { connected.set(online) }
-                    hub.publish(HushEvent(record.event))
-                    recordHub.publish(HushStreamedEvent(record))
+                    fanIn.publishOwn(record)
                 }
             })
         }
@@ -303,8 +304,10 @@ public final class HushAccount: Sendable {
         let messenger = messenger
         live.withLock { live in
             guard live.tasks.isEmpty, !live.closed else { return }
+            let fanIn = fanIn
             live.tasks = [Task { await messenger.runLive() }, Task { await messenger.runOutboxRetries() },
-                          Task { await messenger.runAutoDownloads() }]
+                          Task { await messenger.runAutoDownloads() },
+                          Task { await fanIn.follow(messenger, clock: { Milliseconds(Date().timeIntervalSince1970 * 1_000) }) }]
         }
     }
 
@@ -348,7 +351,10 @@ public final class HushAccount: Sendable {
     /// A new stream of every event from now on, for this subscriber alone.
     /// One that falls behind gets `.missed(count:)` before the next event it
     /// can take, never a silent gap. The stream ends at `close()`, or when
-    /// the subscriber stops iterating.
+    /// the subscriber stops iterating. While the account is live
+    /// (`startLive()`), it also carries, once each and within a fraction of
+    /// a second, the durable events other processes using the same home
+    /// stored (another `hush listen` or `hush chat`, a `hush sync`).
     public func events() -> AsyncStream<HushEvent> { hub.subscribe() }
 
     /// Whether the live connection to the relay is up, as the last

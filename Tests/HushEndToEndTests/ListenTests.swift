@@ -38,6 +38,40 @@ import Testing
         #expect(try bed.history(alice, with: "bob").last?.status == "delivered")
     }
 
+    /// Two live views on one home (a `hush listen` beside another, as beside
+    /// a `hush chat`) each have a connection, and each pushed message is
+    /// stored by whichever process takes it first. Each view shows every
+    /// message once, whichever stored it, and so does a one-shot `hush sync`'s
+    /// store. Before, the two split the messages between them.
+    @Test func twoListenersOnOneHomeEachShowEveryMessageOnce() throws {
+        let bed = try Testbed("listen-twice")
+        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
+        try bed.addContact(alice, bob)
+        try bed.addContact(bob, alice)
+        try bed.send(alice, to: "bob", "before listening")
+        try bed.sync(bob)
+        let listeners = try (0..<2).map { _ in try bed.spawn(bob, ["listen", "--json", "--timeout", "25"]) }
+        for listener in listeners {
+            #expect(listener.wait(timeout: 20) { $0.stdout.contains("\"online\":true") }, "listen never connected: \(listener.stderr)")
+        }
+        let bodies = (1...6).map { "shared home \($0)" }
+        for body in bodies { try bed.send(alice, to: "bob", body) }
+        // One more while bob's one-shot sync may take it before either listener does.
+        try bed.send(alice, to: "bob", "shared home 7")
+        try bed.sync(bob)
+        for (index, listener) in listeners.enumerated() {
+            #expect(listener.wait(timeout: 15) { output in (bodies + ["shared home 7"]).allSatisfy { output.stdout.contains($0) } },
+                    "listener \(index) missed messages: \(listener.stdout)")
+            let result = listener.finish(timeout: 40)
+            #expect(result.status == 0 && !result.crashed, "\(result)")
+            let shown = result.stdout.split(separator: "\n").compactMap { line in
+                (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+            }.filter { $0["event"] as? String == "message" }.compactMap { $0["body"] as? String }
+            #expect(shown.sorted() == (bodies + ["shared home 7"]).sorted(), "listener \(index): each message once: \(shown)")
+        }
+        #expect(try bed.history(bob, with: "alice").incoming.bodies.count == 8)
+    }
+
     /// --notify names the contact only (through whatever `notify-send` is on
     /// PATH: here a script that records its arguments), and --exec hands each
     /// event's JSON to a command, without the passphrase in its environment.
