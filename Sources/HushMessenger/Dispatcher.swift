@@ -137,9 +137,25 @@ final class Dispatcher {
                 giveUp(item, reason: "the contact no longer exists", into: &report)
             }
         }
-        let answers = await postInLanes(deliveries)
-        for (delivery, answer) in zip(deliveries, answers) {
+        let (answers, heldBehind) = await postInLanes(deliveries)
+        for (index, (delivery, answer)) in zip(deliveries, answers).enumerated() {
+            if let blocker = heldBehind[index] {
+                postpone(delivery.item, behind: deliveries[blocker].item, at: now, into: &report)
+                continue
+            }
             await conclude(delivery, answer: answer, at: now, into: &report)
+        }
+    }
+
+    /// A request not posted because one before it in its lane could not be
+    /// (see `failureHoldingTheLane`): it goes when that one goes next, and
+    /// counts no attempt. Once that one is sent or given up, nothing holds it.
+    private func postpone(_ item: OutboxItem, behind blocker: OutboxItem, at now: Int64, into report: inout OutboxReport) {
+        report.retrying += 1
+        guard let ahead = try? store.outbox.item(requestId: blocker.requestId), ahead.status == .pending,
+              ahead.nextAttemptAt > now else { return }
+        try? store.write { store in
+            try store.outbox.reschedule(requestId: item.requestId, at: max(ahead.nextAttemptAt, item.nextAttemptAt))
         }
     }
 
@@ -147,8 +163,10 @@ final class Dispatcher {
     /// side (at most `concurrentLanes` at once), each lane's requests one
     /// after another. Only the relay calls run concurrently; every store
     /// read and write stays on the caller's isolation.
-    private func postInLanes(isolation: isolated (any Actor)? = #isolation,
-                             _ deliveries: [Delivery]) async -> [Result<[Result<DepositReceipt, DeliveryFailure>], DeliveryFailure>] {
+    /// Also which deliveries were not posted, each with the one before it in
+    /// its lane whose failure held it.
+    private func postInLanes(isolation: isolated (any Actor)? = #isolation, _ deliveries: [Delivery])
+        async -> (answers: [Result<[Result<DepositReceipt, DeliveryFailure>], DeliveryFailure>], heldBehind: [Int: Int]) {
         var lanes: [[UInt8]: [Int]] = [:], order: [[UInt8]] = []
         for (index, delivery) in deliveries.enumerated() {
             if lanes[delivery.lane] == nil { order.append(delivery.lane) }
@@ -156,24 +174,34 @@ final class Dispatcher {
         }
         var answers = [Result<[Result<DepositReceipt, DeliveryFailure>], DeliveryFailure>](
             repeating: .failure(.unavailable(reason: "not posted")), count: deliveries.count)
+        var heldBehind: [Int: Int] = [:]
         let transport = dependencies.transport
         let requests = deliveries.map { (payload: $0.item.payload, requestID: $0.item.requestId,
                                          isContact: $0.route.isContact, recipients: $0.addressees.map(\.recipient)) }
-        await withTaskGroup(of: [(Int, Result<[Result<DepositReceipt, DeliveryFailure>], DeliveryFailure>)].self) { group in
+        await withTaskGroup(of: [(Int, Result<[Result<DepositReceipt, DeliveryFailure>], DeliveryFailure>, held: Int?)].self) { group in
             var next = order.makeIterator()
             func startLane() -> Bool {
                 guard let lane = next.next(), let indices = lanes[lane] else { return false }
                 let work = indices.map { ($0, requests[$0]) }
                 group.addTask {
-                    var done: [(Int, Result<[Result<DepositReceipt, DeliveryFailure>], DeliveryFailure>)] = []
+                    var done: [(Int, Result<[Result<DepositReceipt, DeliveryFailure>], DeliveryFailure>, held: Int?)] = []
+                    // After a request that will be tried again, the lane's later ones wait with it: posted
+                    // now, they would reach the mailbox first and show above it in the conversation.
+                    var blocker: (index: Int, failure: DeliveryFailure)?
                     for (index, request) in work {
-                        do throws(DeliveryFailure) {
-                            done.append((index, .success(try await Self.send(request.payload, requestID: request.requestID,
-                                                                             toContact: request.isContact,
-                                                                             recipients: request.recipients, through: transport))))
-                        } catch {
-                            done.append((index, .failure(error)))
+                        if let blocker {
+                            done.append((index, .failure(blocker.failure), held: blocker.index))
+                            continue
                         }
+                        let answer: Result<[Result<DepositReceipt, DeliveryFailure>], DeliveryFailure>
+                        do throws(DeliveryFailure) {
+                            answer = .success(try await Self.send(request.payload, requestID: request.requestID, toContact: request.isContact,
+                                                                  recipients: request.recipients, through: transport))
+                        } catch {
+                            answer = .failure(error)
+                        }
+                        done.append((index, answer, held: nil))
+                        blocker = Self.failureHoldingTheLane(answer).map { (index, $0) }
                     }
                     return done
                 }
@@ -181,11 +209,33 @@ final class Dispatcher {
             }
             for _ in 0..<Self.concurrentLanes where !startLane() { break }
             for await finished in group {
-                for (index, answer) in finished { answers[index] = answer }
+                for (index, answer, held) in finished {
+                    answers[index] = answer
+                    if let held { heldBehind[index] = held }
+                }
                 _ = startLane()
             }
         }
-        return answers
+        return (answers, heldBehind)
+    }
+
+    /// A failure after which a lane's later requests are not posted in this
+    /// pass but given the same answer: the relay could not take this one now
+    /// (it is tried again later, or, for a refused credential, again at once
+    /// without one, each in the lane's order). Not when one member of a
+    /// fan-out failed alone: the others took it.
+    private static func failureHoldingTheLane(_ answer: Result<[Result<DepositReceipt, DeliveryFailure>], DeliveryFailure>) -> DeliveryFailure? {
+        let failure: DeliveryFailure
+        switch answer {
+        case let .failure(whole): failure = whole
+        case let .success(results):
+            guard results.count == 1, case let .failure(only) = results[0] else { return nil }
+            failure = only
+        }
+        switch failure {
+        case .unavailable, .rateLimited: return failure
+        default: return failure.refusesCredential ? failure : nil
+        }
     }
 
     /// Records what the relay answered for `delivery`. Deferred durability
@@ -295,6 +345,13 @@ final class Dispatcher {
 
     /// Records a failed post as `BackoffPolicy` decides: retry later, or give up.
     private func record(_ failure: DeliveryFailure, of item: OutboxItem, route: Route, at now: Int64, in report: inout OutboxReport) {
+        // Posted ahead of its schedule (with a later request of its conversation, `OutboxRepository.due`)
+        // and the relay still unreachable: not one of its tries, or every message written during an
+        // outage would spend those of the ones before it. It keeps its schedule.
+        if case .unavailable = failure, item.nextAttemptAt > now {
+            report.retrying += 1
+            return
+        }
         let decision = backoff.decision(for: failure, failures: item.failCount + 1, using: dependencies.random)
         if failure.isRefusal, let messageID = item.messageId { report.refusedMessageIDs.insert(messageID) }
         // The attempt's time is written with its outcome: written before the

@@ -25,11 +25,17 @@ public struct OutboxRepository {
             """, [requestId, messageId, conversationId, sealedPayload, status.rawValue, time, time])
     }
 
-    /// Pending requests whose next attempt is due at `time`, oldest first.
+    /// Pending requests whose next attempt is due at `time`, and with them
+    /// the pending requests of the same conversations queued before a due
+    /// one (still waiting out a backoff), in the order they were queued.
+    /// Without them a message written after an outage went out before the
+    /// one still backing off and showed above it on both sides.
     public func due(at time: Milliseconds, limit: Int = 100) throws -> [OutboxItem] {
         try database.query("""
-            SELECT \(Self.columns) FROM outbox WHERE status = 'pending' AND next_attempt_at <= ?
-            ORDER BY next_attempt_at, created_at LIMIT ?
+            SELECT \(Self.columns) FROM outbox AS waiting WHERE status = 'pending' AND (next_attempt_at <= ?1 OR EXISTS (
+                SELECT 1 FROM outbox AS due WHERE due.status = 'pending' AND due.next_attempt_at <= ?1
+                AND due.conversation_id = waiting.conversation_id AND due.created_at >= waiting.created_at))
+            ORDER BY created_at, rowid LIMIT ?2
             """, [time, limit], decode)
     }
 

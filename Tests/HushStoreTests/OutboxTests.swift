@@ -16,7 +16,14 @@ import HushStore
         try fixture.store.sendQueue.markFailed(requestId: "a", error: "HTTP 503", nextAttemptAt: 5_000)
         let retried = try #require(try fixture.store.outbox.item(requestId: "a"))
         #expect(retried.failCount == 1 && retried.nextAttemptAt == 5_000 && retried.lastSentAt == 1_000 && retried.lastError == "HTTP 503")
-        #expect(try fixture.store.outbox.due(at: 4_999).map(\.requestId) == ["b"])
+        // "a" waits out its backoff, but "b" after it in the same conversation is due: "a" goes
+        // first with it, or "b" would reach the contact before it.
+        #expect(try fixture.store.outbox.due(at: 4_999).map(\.requestId) == ["a", "b"])
+        // Another conversation's due request does not bring "a" forward.
+        try fixture.store.sendQueue.markFailed(requestId: "b", error: "HTTP 503", nextAttemptAt: 6_000)
+        let other = try fixture.conversation("other")
+        try fixture.outgoingPending(other, body: "c", at: 300, requestId: "c")
+        #expect(try fixture.store.outbox.due(at: 4_999).map(\.requestId) == ["c"])
     }
 
     @Test func permanentFailureFailsTheMessageAndRetryRevivesIt() throws {
