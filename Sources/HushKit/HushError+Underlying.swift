@@ -31,13 +31,16 @@ extension HushError {
         case let .unknownGroup(name):
             self.init(.notFound, reason: reason, subject: .group(name))
         case let .contactExists(name):
-            self.init(.invalidContact, reason: "a contact with that name already exists with another address",
-                      suggestion: "if their identity changed, compare safety numbers, then accept the new identity key", subject: .contact(name))
+            self.init(.invalidContact, reason: "a contact named '\(name)' already exists with another address",
+                      suggestion: "choose another name", subject: .contact(name))
+        case let .addressIsContact(holder):
+            self.init(.invalidContact, reason: "that address is already your contact '\(holder)'",
+                      suggestion: "one person is one contact: write to '\(holder)', or check the address", subject: .contact(holder))
         case let .identityChanged(name):
             self.init(.identityChanged, reason: "the contact's identity key has changed, so sending is blocked",
                       suggestion: "compare the new safety number with them, then accept the new identity key", subject: .contact(name))
         case let .nothingToAccept(name):
-            self.init(.invalidContact, reason: "the contact has no changed identity key to accept", subject: .contact(name))
+            self.init(.invalidContact, reason: "'\(name)' has no changed identity key to accept", subject: .contact(name))
         case .notRegistered:
             self.init(.notRegistered, reason: "this account is not registered with a relay",
                       suggestion: "open it with a relay URL and register")

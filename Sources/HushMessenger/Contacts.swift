@@ -42,8 +42,17 @@ final class Contacts {
             let known = try IdentityKey(rawRepresentation: existing.identityKey)
             switch IdentityKeyChange.check(known: known, presented: address.identityKey) {
             case .unchanged, .firstUse:
-                return existing
+                guard existing.pendingIdentityKey != nil else { return existing }
+                // The address the contact had, while a change waits: the user keeps it. A change
+                // recorded from a mistyped address could otherwise only be accepted (the wrong
+                // person) or undone by removing the contact with its conversation.
+                try store.withinWrite { store in try store.contacts.discardPendingIdentityKey(contactId: existing.id) }
+                return try store.contacts.contact(id: existing.id) ?? existing
             case .changed:
+                // Never two contacts with one identity key: the other's messages would be filed under this name.
+                if let holder = try contact(forIdentity: address.identityKey), holder.id != existing.id {
+                    throw MessengerError.addressIsContact(holder: holder.name)
+                }
                 try store.withinWrite { store in
                     try store.contacts.recordChangedIdentityKey(address.identityKey.rawRepresentation, contactId: existing.id)
                 }
@@ -56,7 +65,7 @@ final class Contacts {
             // the session their first message started.
             if other.standing == .blocked { throw MessengerError.contactBlocked(name: other.name) }
             if other.standing == .requested { return try await requests.accept(name: other.name, renameTo: name) }
-            guard other.name.hasPrefix(Self.unknownContactPrefix) else { throw MessengerError.contactExists(name: other.name) }
+            guard other.name.hasPrefix(Self.unknownContactPrefix) else { throw MessengerError.addressIsContact(holder: other.name) }
             try store.withinWrite { store in
                 try store.contacts.rename(contactId: other.id, to: name)
                 try records.announce(other, changed: .name)

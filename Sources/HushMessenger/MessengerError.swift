@@ -5,6 +5,9 @@ import HushProtocol
 public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible {
     case unknownContact(String)
     case contactExists(name: String)
+    /// The address given for a new name (or as a contact's new identity
+    /// key) is already the identity of another contact, `holder`.
+    case addressIsContact(holder: String)
     /// The contact's identity key changed; sending stays blocked until accepted.
     case identityChanged(name: String)
     case nothingToAccept(name: String)
@@ -87,7 +90,9 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
         case let .unknownContact(name):
             return "no contact named '\(name)'"
         case let .contactExists(name):
-            return "a contact named '\(name)' already exists with another address; if their identity changed, the new key is now pending until the safety number is compared and the change accepted"
+            return "a contact named '\(name)' already exists with another address: choose another name"
+        case let .addressIsContact(holder):
+            return "that address is already your contact '\(holder)': one person is one contact"
         case let .identityChanged(name):
             return "\(name)'s identity key has changed, so sending is blocked until the new safety number is compared and the change accepted"
         case let .nothingToAccept(name):

@@ -90,6 +90,15 @@ public struct ContactRepository {
         try database.execute("UPDATE contacts SET pending_identity_key = ?, verification = 'changed' WHERE id = ?", [key, contactId])
     }
 
+    /// Forgets the pending identity key: the contact keeps its key, unverified
+    /// (whether it was verified before the change is not kept).
+    public func discardPendingIdentityKey(contactId: Int64) throws {
+        try database.execute("""
+            UPDATE contacts SET pending_identity_key = NULL, verification = 'unverified'
+            WHERE id = ? AND pending_identity_key IS NOT NULL
+            """, [contactId])
+    }
+
     /// Accepts the pending identity key: it becomes the contact's key,
     /// unverified. The name and the device list the old key claimed go
     /// with it, and ours are sent again to the new one.

@@ -37,8 +37,6 @@ extension HushError {
             return (.failure, "no message with id \(id) in that conversation; nothing was sent: `hush history NAME` shows the ids in brackets")
         case (.notFound, _):
             return (.contactProblem, description)
-        case let (.invalidContact, .contact(name)?):
-            return (.contactProblem, "a contact named '\(name)' already exists with another address; if their identity changed, the new key is now pending: compare safety numbers with `hush verify \(name)`, then `hush contact accept \(name)`")
         case (.invalidContact, _):
             return (.contactProblem, description)
         case let (.identityChanged, .contact(name)?):

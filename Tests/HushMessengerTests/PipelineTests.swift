@@ -166,6 +166,37 @@ import HushStore
         #expect(try await bob.messenger.sync().received == 0)
     }
 
+    /// A mistyped address (another contact's) for an existing name is refused
+    /// and recorded nowhere: before, it became bob's pending key, and
+    /// accepting it left two contacts with one key, frank's messages filed
+    /// under bob. The address bob had, given again while a change waits,
+    /// keeps it and discards the change (before: "Added bob" and still blocked).
+    @Test func anotherContactsAddressNeverBecomesAPendingKeyAndBobsOwnAddressUndoesAChange() async throws {
+        let relay = InMemoryRelay()
+        let alice = try Participant("alice", relay: relay), bob = try Participant("bob", relay: relay)
+        let frank = try Participant("frank", relay: relay), stranger = try Participant("stranger", relay: relay)
+        for user in [alice, bob, frank, stranger] { try await user.messenger.register() }
+        try await alice.messenger.addContact(name: "bob", address: bob.address)
+        try await alice.messenger.addContact(name: "frank", address: frank.address)
+
+        await #expect(throws: MessengerError.addressIsContact(holder: "frank")) {
+            try await alice.messenger.addContact(name: "bob", address: frank.address)
+        }
+        await #expect(throws: MessengerError.addressIsContact(holder: "frank")) {
+            try await alice.messenger.addContact(name: "frankie", address: frank.address)
+        }
+        try await alice.messenger.send(text: "not blocked", to: "bob")
+
+        // A stranger's address for bob (a typo) waits as a change; bob's own address undoes it.
+        await #expect(throws: MessengerError.identityChanged(name: "bob")) {
+            try await alice.messenger.addContact(name: "bob", address: stranger.address)
+        }
+        let kept = try await alice.messenger.addContact(name: "bob", address: bob.address)
+        #expect(kept.pendingIdentityKey == nil && kept.verification == .unverified)
+        try await alice.messenger.send(text: "to bob again", to: "bob")
+        #expect(try await bob.messenger.sync().received >= 2, "both reached bob")
+    }
+
     @Test func safetyNumbersMatchOnBothSidesAndVerify() async throws {
         let (_, alice, bob) = try await pair()
         try await alice.messenger.send(text: "hi", to: "bob")

@@ -17,7 +17,8 @@ struct ContactCommand: AsyncParsableCommand {
                 The address (hush1…) contains the contact's identity key, so the relay cannot hand out \
                 keys of someone else without the bundle failing verification. Adding a name that already \
                 exists with a different address records the new identity key as pending and blocks \
-                sending until `hush contact accept NAME`.
+                sending until `hush contact accept NAME`; adding it again with the address it had \
+                discards that change. An address that is already another contact's is refused.
 
                 Examples:
                   hush contact add bob hush1q…
@@ -32,9 +33,13 @@ struct ContactCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let contact = try await global.openAccount().addContact(name: name, address: address)
+                let account = try await global.openAccount()
+                let waitingChange = try await account.contacts().contains { $0.name == name && $0.verification == .changed }
+                let contact = try await account.addContact(name: name, address: address)
                 if global.json {
                     try printJSON(["name": contact.name, "address": contact.address, "verification": contact.verification.rawValue])
+                } else if waitingChange && contact.verification != .changed {
+                    print("Kept \(contact.name)'s address (\(contact.address)); the identity key change that waited was discarded.")
                 } else {
                     print("Added \(contact.name) (\(contact.address)); session started.")
                     print("Compare safety numbers with `hush verify \(contact.name)` to rule out a relay in the middle.")
