@@ -55,6 +55,13 @@ public final class HushAccount: Sendable {
     let databaseKey: SecureBytes
     /// Runs this account's backups one at a time, off the tasks serving it.
     let backups = BackupWorker()
+    /// The relay and registration this account had before it was opened with
+    /// another relay: `register()` puts them back when it fails there.
+    private let replacedRelay: RelaySettings?
+    struct RelaySettings: Sendable {
+        let url: String?
+        let registration: String?
+    }
     /// This process's hold on the directory, let go by `close()`.
     private let lock: HomeLock
     /// Publishes this process's events and, while live, those other processes on this home stored.
@@ -145,8 +152,18 @@ public final class HushAccount: Sendable {
     /// account was closed deleted first.
     static func opened(_ home: DataDirectory, contents: KeystoreContents, lock: HomeLock, relayURL: String? = nil) async throws -> HushAccount {
         let store = try MessageStore.openExisting(path: home.databasePath, key: contents.databaseKey)
-        if let relayURL { try store.settings.set(SettingsRepository.Name.relayURL, to: relayURL) }
-        let account = try HushAccount(home: home, contents: contents, store: store, lock: lock)
+        var replaced: RelaySettings?
+        let before = RelaySettings(url: try store.settings.value(SettingsRepository.Name.relayURL),
+                                   registration: try store.settings.value(SettingsRepository.Name.registration))
+        if let relayURL, relayURL != before.url {
+            // Registered with the old relay is not registered with this one (`whoami` said so before).
+            try store.write { store in
+                try store.settings.set(SettingsRepository.Name.relayURL, to: relayURL)
+                try store.settings.set(SettingsRepository.Name.registration, to: nil)
+            }
+            replaced = before
+        }
+        let account = try HushAccount(home: home, contents: contents, store: store, lock: lock, replacedRelay: replaced)
         await account.messenger.sweepExpired()
         return account
     }
@@ -207,8 +224,10 @@ public final class HushAccount: Sendable {
     /// (with SQLite's `-wal` and `-shm` files beside it).
     public static let databaseFileName = DataDirectory.databaseName
 
-    private init(home: DataDirectory, contents: KeystoreContents, store: sending MessageStore, lock: HomeLock) throws {
+    private init(home: DataDirectory, contents: KeystoreContents, store: sending MessageStore, lock: HomeLock,
+                 replacedRelay: RelaySettings? = nil) throws {
         self.lock = lock
+        self.replacedRelay = replacedRelay
         let account = try IdentityKeyPair(seed: contents.identitySeed)
         identity = account
         identityCreatedAt = contents.createdAt
@@ -274,10 +293,21 @@ public final class HushAccount: Sendable {
 
     /// Publishes the identity and prekeys to the account's relay (again, if
     /// it was registered before: the relay keeps one registration per identity).
+    /// When the account was opened with a relay other than its own and the
+    /// registration there fails, the account goes back to its own relay (and
+    /// its registration there): a relay that cannot be reached is not
+    /// where its messages should go.
     public func register() async throws(HushError) {
         guard !lacksDeviceKey else { throw Self.deviceKeyMissing }
         guard relayURL != nil else { throw Self.noRelay }
-        try await guarded { try await messenger.register() }
+        do {
+            try await guarded { try await messenger.register() }
+        } catch {
+            if let replacedRelay {
+                try? await messenger.setRelaySettings(url: replacedRelay.url, registration: replacedRelay.registration)
+            }
+            throw error
+        }
     }
 
     /// Whether the account registered with its relay.
