@@ -91,8 +91,15 @@ extension HushAccount {
     public func compareSafetyNumber(with id: ContactID, code: String) async throws(HushError) -> Bool {
         try await guarded {
             let name = try await messenger.contact(id: id.rawValue).name
-            let compact = code.filter { !$0.isWhitespace }
-            if !compact.isEmpty, compact.allSatisfy(\.isASCII), compact.allSatisfy(\.isNumber) {
+            // Groups may be separated by spaces or dashes, as people write them down.
+            let compact = code.filter { !$0.isWhitespace && $0 != "-" }
+            guard !compact.isEmpty, compact.allSatisfy(\.isASCII), compact.allSatisfy(\.isHexDigit) else {
+                // Not a number that differs: no number at all. Saying "they do not match" would
+                // raise the alarm of someone in the middle over a typo.
+                throw HushError(.invalidInput, reason: "that is not a safety number: 60 digits, or the hex content of a scanned code",
+                                suggestion: "type the twelve groups of five digits as shown")
+            }
+            if compact.allSatisfy(\.isNumber) {
                 guard compact.count == 60 else {
                     throw HushError(.invalidInput, reason: "a safety number has 60 digits, not \(compact.count)",
                                     suggestion: "compare all twelve groups of five")

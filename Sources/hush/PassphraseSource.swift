@@ -88,9 +88,13 @@ enum PassphraseSource: Sendable, Equatable {
     private static func readFile(_ path: String, secret: SecretNaming) throws(HushError) -> [UInt8] {
         let descriptor: Int32
         do { descriptor = try RegularFile.openForReading(path, acceptingPipes: true) } catch {
+            // A file that is missing, unreadable or a directory gives no secret: exit 16 says so, as
+            // the exit-code table promises (it said 1, a failure of the program's own).
             switch error.reason {
-            case let .system(operation, code): throw couldNot(operation, path, code)
-            case .notRegularFile: throw HushError(.invalidInput, reason: error.problem, suggestion: error.suggestion)
+            case let .system(operation, code):
+                throw unavailable("could not \(operation) \(path): \(String(cString: strerror(code)))", secret: secret)
+            case .notRegularFile:
+                throw HushError(.keyUnavailable, reason: "no \(secret.noun): \(error.problem)", suggestion: error.suggestion)
             }
         }
         defer { close(descriptor) }

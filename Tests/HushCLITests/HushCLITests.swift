@@ -99,6 +99,11 @@ import Testing
         #expect(!wrong.stderr.contains("not it"))
         let none = try hush(["doctor", "--home", home.path], passphrase: nil)
         #expect(none.status == 16)
+        // A passphrase file that is missing, or a directory, gives no passphrase either (it exited 1).
+        for file in [home.path + "/no-such-file", home.path] {
+            let unreadable = try hush(["doctor", "--home", home.path, "--passphrase-file", file], passphrase: nil)
+            #expect(unreadable.status == 16 && unreadable.stderr.contains("no passphrase"), "\(file): \(unreadable)")
+        }
 
         chmod(home.path + "/keystore", 0o644)
         let loose = try hush(["doctor", "--home", home.path])

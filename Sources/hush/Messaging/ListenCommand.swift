@@ -49,7 +49,14 @@ struct ListenCommand: AsyncParsableCommand {
         if notifyText && !notify { throw ValidationError("--notify-text goes with --notify") }
         if printText && !notify { throw ValidationError("--print-text goes with --notify (without --notify the text is printed anyway)") }
         if let exec, exec.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--exec needs a command") }
+        // Converted to nanoseconds below: a number past about 584 years of them stopped the process.
+        if let timeout, !(timeout > 0 && timeout <= Self.longestTimeout) {
+            throw ValidationError("--timeout is a number of seconds above 0 and at most \(Int(Self.longestTimeout)) (a year); leave it out to listen until interrupted")
+        }
     }
+
+    /// The longest --timeout: a year of seconds.
+    static let longestTimeout: Double = 365 * 86_400
 
     func run() async throws {
         try await reportingErrors {
