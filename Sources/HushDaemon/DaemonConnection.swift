@@ -121,6 +121,13 @@ public final class DaemonConnection {
             }
             return message["result"] ?? .null
         }
-        throw Failure(description: "the daemon closed the connection before it answered (it may have stopped): try again")
+        throw Unanswered()
+    }
+
+    /// The request went to the daemon, which closed the connection before it
+    /// answered (it stopped, or was killed): the command may have run, in
+    /// part or whole. Not a failure to retry blindly.
+    public struct Unanswered: Error, CustomStringConvertible {
+        public var description: String { "the daemon closed the connection before it answered (it may have stopped)" }
     }
 }

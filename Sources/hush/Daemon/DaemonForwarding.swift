@@ -33,6 +33,14 @@ enum DaemonForwarding {
             }
             fflush(nil)
             return Int32(result["exitCode"]?.integerValue ?? Int64(ExitStatus.failure.rawValue))
+        } catch is DaemonConnection.Unanswered {
+            // Found in a walkthrough: "did not run … try again" after a daemon killed mid-send, and two
+            // in three of those messages had gone; following the advice sent them twice.
+            fflush(nil)
+            printError("the daemon of \(home) stopped before it answered, so whether the command ran is not known: "
+                + "look before running it again (`hush history NAME`, `hush outbox`: a message sent again arrives twice); "
+                + "`hush daemon status` says whether the daemon runs")
+            return ExitStatus.failure.rawValue
         } catch {
             fflush(nil)
             printError("the daemon of \(home) did not run the command: \(error): see `hush daemon status`")
