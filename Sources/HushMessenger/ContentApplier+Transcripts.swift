@@ -14,14 +14,17 @@ extension ContentApplier {
     /// message among the others (a sent message is placed by the relay's
     /// id, §20.11), so it does not sort after everything as one never
     /// acknowledged would.
+    /// `contact` is the contact a transcript was sent to (nil for a group
+    /// message): its read receipt may name that contact's messages in a
+    /// group as well as in their conversation.
     func applySentElsewhere(_ content: Content, conversation: Int64, label: String, inGroup: Bool = false, envelope: MailboxEnvelope,
-                            expiresAfter: UInt32? = nil) throws {
+                            expiresAfter: UInt32? = nil, contact: Contact? = nil) throws {
         let own = dependencies.identity.address.description
         let timer = expiresAfter.map(Int64.init)
         switch content.body {
         case let .expiring(seconds, inner):
             try applySentElsewhere(Content(id: content.id, sentAt: content.sentAt, body: inner), conversation: conversation, label: label,
-                                   inGroup: inGroup, envelope: envelope, expiresAfter: seconds)
+                                   inGroup: inGroup, envelope: envelope, expiresAfter: seconds, contact: contact)
         case let .text(text):
             try storeSentElsewhere(text, contentType: "text/plain", content: content, envelope: envelope, label: label, inGroup: inGroup, conversation: conversation,
                                    expiresAfter: timer)
@@ -63,11 +66,15 @@ extension ContentApplier {
                   try store.messages.erase(messageId: message.id, as: .deleted, at: dependencies.clock.now()) != nil else { return }
             try dependencies.emit(.messageErased(messageID: message.id, conversationID: conversation))
         case let .readReceipt(ids):
-            // Read there, read here: every unread message up to the latest it names (as the reading device marked them).
+            // Read there, read here: every unread message up to the latest it names (as the reading device
+            // marked them), in the contact's conversation and in groups, whose messages a device reads
+            // with a receipt to each author (before, a group read on one device stayed unread on the others).
             let named = try ids.compactMap { try store.messages.message(clientMessageId: $0.description) }
-                .filter { $0.conversationId == conversation && $0.direction == .incoming }
-            guard let last = named.max(by: { $0.id < $1.id }) else { return }
-            _ = try store.messages.markRead(upTo: last.id, in: conversation, at: dependencies.clock.now())
+                .filter { $0.direction == .incoming && ($0.conversationId == conversation || $0.sender == contact?.address) }
+            for (readIn, messages) in Dictionary(grouping: named, by: \.conversationId) {
+                guard let last = messages.max(by: { $0.id < $1.id }) else { continue }
+                _ = try store.messages.markRead(upTo: last.id, in: readIn, at: dependencies.clock.now())
+            }
         default:
             throw MessengerError.protocolFailure("another device of this account sent a content that is not copied between devices")
         }
@@ -85,6 +92,14 @@ extension ContentApplier {
                                  relayTimestamp: envelope.relayTimestamp, replyTo: replyTo?.description, expiresAfter: expiresAfter)
         guard case let .inserted(id) = try store.messages.insert(message) else { return }
         try extra(id)
+        // The members it went to, each with a receipt as the sending device keeps them: their receipts
+        // reach every device of the account, and without these rows it showed "sent" here for good.
+        if inGroup, let group = try store.groups.group(conversationId: conversation), !group.isLarge,
+           let state = try? group.currentState() {
+            for member in state.members.map(\.identityKey) where member != dependencies.identity.publicKey {
+                try store.groups.recordReceipt(messageId: id, memberKey: member.rawRepresentation, status: "sent")
+            }
+        }
         guard let stored = try store.messages.message(id: id) else { return }
         // Told as a message that arrived (its direction says whose): an open chat draws it, as it
         // draws a contact's. A status event would not do: a chat cannot tell it from its own send's.

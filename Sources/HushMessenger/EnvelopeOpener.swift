@@ -154,7 +154,8 @@ final class EnvelopeOpener {
             guard let contact = try store.contacts.contact(identityKey: recipient.rawRepresentation) else {
                 throw MessengerError.protocolFailure("a sent transcript of a message to \(recipient.address), who is not a contact on this device: add them here too")
             }
-            try applier.applySentElsewhere(inner, conversation: dependencies.conversation(with: contact), label: contact.name, envelope: envelope)
+            try applier.applySentElsewhere(inner, conversation: dependencies.conversation(with: contact), label: contact.name, envelope: envelope,
+                                           contact: contact)
         case let .senderKeyDistribution(distribution):
             try senderKeys.applyOwnDeviceDistribution(distribution, device: device)
         case let .groupUpdate(state):

@@ -56,6 +56,35 @@ import Testing
         }
     }
 
+    /// Read on one device, read on the others, in a group as in a contact's
+    /// conversation (each read receipt goes to its author, a copy to our other
+    /// devices); and a group message one device sent moves on to "read" on
+    /// the other as the members read it. Before, both stayed as they were on
+    /// the device that did not act (a user walkthrough: "trio (1 unread)",
+    /// "✓ sent" for good).
+    @Test func aGroupReadOnOneDeviceIsReadOnTheOtherAndItsMessagesMoveOnThere() async throws {
+        let setup = try await InMemoryRelay().linkedAlice("group read")
+        let (alice, bob, tablet) = (setup.alice.messenger, setup.bob.messenger, setup.tablet)
+        try await alice.createGroup(name: "team", members: ["bob"])
+        func syncAll() async throws { try await Self.syncAll(bob, alice, tablet) }
+        try await syncAll()
+
+        try await bob.send(text: "read me once", to: "team")
+        try await syncAll()
+        #expect(try await alice.history(with: "team").first { $0.body == "read me once" }?.readAt == nil)
+        _ = try await tablet.markGroupRead("team")
+        try await syncAll()
+        let onDesk = try await alice.history(with: "team").first { $0.body == "read me once" }
+        #expect(onDesk?.readAt != nil, "read on the tablet, still unread on the desk")
+
+        try await tablet.send(text: "from the tablet", to: "team")
+        try await syncAll()
+        _ = try await bob.markGroupRead("team")
+        try await syncAll()
+        let copy = try await alice.history(with: "team").first { $0.body == "from the tablet" }
+        #expect(copy?.status == .read, "\(String(describing: copy?.status))")
+    }
+
     /// §20.14: the desk revokes the tablet; the group it administers gets a
     /// new state after the revoking list, so bob's next group message is not
     /// sent to the tablet, and the copy sent to alice's account key does not
