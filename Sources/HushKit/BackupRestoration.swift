@@ -40,13 +40,18 @@ enum BackupRestoration {
     /// The page cache of the store a restore writes, in KiB.
     static let restoreCacheKiB = 4 * 1024
 
-    /// Refuses a home that exists and holds anything.
-    static func checkEmpty(_ directory: String) throws(HushError) {
+    /// Refuses a home that exists and holds anything. `what` says what
+    /// goes only into a new or empty folder.
+    static func checkEmpty(_ directory: String, what: String = "a backup is only restored") throws(HushError) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else { return }
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? ["?"]
-        guard isDirectory.boolValue, entries.isEmpty else {
-            throw HushError(.accountExists, reason: "\(directory) is not empty: a backup is only restored into a new or empty folder",
+        guard isDirectory.boolValue else {
+            throw HushError(.accountExists, reason: "\(directory) is a file, not a folder: \(what) into a new or empty folder",
+                            suggestion: "give another --home")
+        }
+        guard entries.isEmpty else {
+            throw HushError(.accountExists, reason: "\(directory) is not empty: \(what) into a new or empty folder",
                             suggestion: "give another --home, or move that folder away first")
         }
     }

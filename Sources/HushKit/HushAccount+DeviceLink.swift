@@ -78,6 +78,9 @@ extension HushAccount {
     }
 
     /// `partBytes`: the history's part size (smaller in tests, to cut a small history in several).
+    static let notActiveToLink = HushError(.invalidInput, reason: "this device is not active in the account's device list, so it cannot link another",
+                                           suggestion: "link the new device from an active device of the account")
+
     static func linkDevice(from directory: String, keys: KeyProvider, thisDeviceName: String, relayURL: String?, timeout: Duration,
                            partBytes: Int64 = LinkArchiveTransfer.partBytes,
                            showCode: @Sendable (String) async -> Void,
@@ -92,6 +95,13 @@ extension HushAccount {
             guard let relay = try relayURL ?? store.settings.value(SettingsRepository.Name.relayURL), !relay.isEmpty else {
                 throw HushError(.notRegistered, reason: "this account has no relay, and a link goes through one",
                                 suggestion: "give the relay with --relay")
+            }
+            // Before a code is shown: a revoked device showed one, and refused only once the new
+            // device's side had confirmed (found in a user walkthrough).
+            if let seed = contents.additional[KeystoreContents.EntryType.deviceSeed], let latest = try store.deviceLists.latest(),
+               try DeviceList.decode(latest, account: identity.publicKey).entry(DeviceID(deviceKey: try Ed25519.PrivateKey(seed: seed).publicKey))?
+                   .isActive != true {
+                throw notActiveToLink
             }
             let deadline = ContinuousClock.now + timeout
             let code = try LinkCode.generate(relay: relay)
@@ -280,10 +290,7 @@ extension HushAccount {
         let ownKey = try Ed25519.PrivateKey(seed: seed!)
         if let latest = try store.deviceLists.latest() {
             let list = try DeviceList.decode(latest, account: identity.publicKey)
-            guard list.entry(DeviceID(deviceKey: ownKey.publicKey))?.isActive == true else {
-                throw HushError(.invalidInput, reason: "this device is not active in the account's device list, so it cannot link another",
-                                suggestion: "link the new device from an active device of the account")
-            }
+            guard list.entry(DeviceID(deviceKey: ownKey.publicKey))?.isActive == true else { throw notActiveToLink }
             return (ownKey, list)
         }
         let own: DeviceListEntry
@@ -326,7 +333,7 @@ extension HushAccount {
             throw HushError(.invalidInput, reason: "this is not a link code: \(error)",
                             suggestion: "copy the code `hush device link` shows again, group by group")
         }
-        try BackupRestoration.checkEmpty(directory)
+        try BackupRestoration.checkEmpty(directory, what: "a device is only linked")
         return try await translatingErrors {
             guard let relay = relayURL ?? (code.relay.isEmpty ? nil : code.relay) else {
                 throw HushError(.invalidInput, reason: "the link code names no relay", suggestion: "give the relay the other device uses with --relay")

@@ -18,6 +18,10 @@ extension HushError {
             return (.keystoreTooNew, description)
         case .unsafePermissions:
             return (.badPermissions, description)
+        case .accountExists where !reason.hasPrefix("the directory already holds an account"):
+            // A restore or a link, which only go into a new or empty folder: `hush init --force` would
+            // not help them (found in a walkthrough: it destroyed an identity, and the restore still refused).
+            return (.identityExists, description)
         case .accountExists:
             return (.identityExists, "\(reason) (use `hush init --force` to replace it, which destroys the old identity and its messages)")
         case .keyUnavailable:

@@ -157,6 +157,9 @@ import Testing
         #expect(refusedHere.status != 0 && refusedHere.stderr.contains("this device was revoked from its account"), "\(refusedHere.status) \(refusedHere.stderr)")
         let listed = try Self.devices(try bed.succeed(laptop, ["device", "list", "--json"]).json())
         #expect(listed.revoked == ["laptop"], "\(listed)")
+        // Nor does it show a link code that could never work (it did, and refused after the confirmation).
+        let link = try bed.hush(laptop, ["device", "link", "--json"], timeout: 30)
+        #expect(link.status != 0 && !link.stdout.contains("\"code\"") && link.stderr.contains("not active"), "\(link)")
         // The group alice administers got a new secret with the revocation (§20.14): bob's next group
         // message reaches the desk and not the revoked laptop.
         for user in [bob, alice] { try bed.sync(user) }
