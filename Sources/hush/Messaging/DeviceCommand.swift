@@ -202,9 +202,10 @@ struct DeviceRevokeCommand: AsyncParsableCommand {
             print("Revoked “\(name)” (\(revoked.id.prefix(8))): the account's device list now says so, at the relay too.")
             for line in Self.report(revocation, notRekeyed: notRekeyed) { print(line) }
             print("")
-            print("New recovery key: \(recoveryKey.displayText)")
-            print("Write it down: it alone opens the backups made from now on. Backups made before still need the old key,")
-            print("which the revoked device also holds. `hush backup key` shows the new one again.")
+            print("New recovery key of this device: \(recoveryKey.displayText)")
+            print("Write it down: it alone opens the backups this device makes from now on. Backups made before, and those")
+            print("the account's other devices make (they keep the old key: it is not handed to them yet), open with the old key,")
+            print("which the revoked device also holds: make backups from this device. `hush backup key` shows the new one again.")
         }
     }
 
