@@ -33,8 +33,9 @@ struct ChatCommand: AsyncParsableCommand {
             When standard input is not a terminal, each input line is sent as a message (commands \
             work too), status changes are printed as lines, and the chat ends with the input. It then \
             exits as `hush send` does: 0 when the relay took every message, 25 when one is queued in \
-            the outbox because the relay could not be reached, 22 when the relay refused one; and 1 \
-            at a line longer than a message may be (32,768 bytes), which is not sent.
+            the outbox because the relay could not be reached, 22 when the relay refused one, the \
+            code `hush send` gives when a line that sends could not be sent at all (the lines after \
+            it still go); and 1 at a line longer than a message may be (32,768 bytes), which is not sent.
 
             While `hush daemon` owns the account, the chat is one of its clients (no passphrase asked), \
             beside `hush listen` and other commands; its heartbeats go over the daemon's connection.
@@ -85,6 +86,8 @@ struct ChatCommand: AsyncParsableCommand {
                                     status: { view.setPresence($0) },
                                     lost: { view.error("the daemon holding the account stopped: this chat can send and receive nothing more; leave it and open it again (`hush daemon status` says whether one runs)") })
             var tooLong: Int?
+            // The first line refused (not sent, say), for a script's exit code as `hush send` gives it.
+            var refused: Int32?
             reading: for await bytes in ChatScreen.inputBytes() {
                 for event in screen.feed(bytes) {
                     switch event {
@@ -93,7 +96,9 @@ struct ChatCommand: AsyncParsableCommand {
                     case .pageUp, .pageDown:
                         break // the screen scrolled itself
                     case let .submitted(line):
-                        if !(await ChatCommand.perform(ChatInput(parsing: line), session: session, view: view)) { break reading }
+                        if !(await ChatCommand.perform(ChatInput(parsing: line), session: session, view: view, failure: &refused)) {
+                            break reading
+                        }
                     case let .tooLong(bytes):
                         if interactive {
                             view.error(ChatCommand.tooLongMessage(bytes))
@@ -117,6 +122,9 @@ struct ChatCommand: AsyncParsableCommand {
                 printError(ChatCommand.describe(outcome))
                 throw ExitCode(status)
             }
+            // A line refused without a terminal (an admin removed us, an unknown command's target) was
+            // printed where it happened; the script learns it from the code too (it exited 0).
+            if !interactive, let refused { throw ExitCode(refused) }
         }
     }
 
@@ -159,7 +167,8 @@ struct ChatCommand: AsyncParsableCommand {
     static let historyOnOpen = 50
 
     /// Carries out a typed line; false when the chat should end.
-    static func perform(_ input: ChatInput, session: ChatSession, view: ChatView) async -> Bool {
+    /// `failure` keeps the exit code of the first line that would have sent something and failed.
+    static func perform(_ input: ChatInput, session: ChatSession, view: ChatView, failure: inout Int32?) async -> Bool {
         do {
             switch input {
             case .nothing:
@@ -222,6 +231,11 @@ struct ChatCommand: AsyncParsableCommand {
             }
         } catch {
             view.error(ChatCommand.describe(error, for: input))
+            // What would have sent something counts, as for `hush send`; a /fetch or /search that finds nothing does not.
+            switch input {
+            case .message, .file, .reply, .react, .edit, .disappear, .delete: failure = failure ?? ExitStatus.code(for: error)
+            default: break
+            }
         }
         return true
     }
