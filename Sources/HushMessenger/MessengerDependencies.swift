@@ -70,7 +70,10 @@ struct MessengerDependencies {
 
     func loadSession(contactId: Int64) throws -> Session {
         guard let state = try store.sessions.load(contactId: contactId) else {
-            throw MessengerError.missingLocalState("no session with this contact: remove and add the contact again")
+            // Not "remove and add the contact": removing deletes the conversation (a walkthrough after a
+            // restore made while the relay was down was told to).
+            throw MessengerError.missingLocalState("no session with this contact yet: one is started from the contact's keys at the relay "
+                + "once it is reachable (`hush backup sessions` after a restore); removing the contact would delete its conversation")
         }
         return try Session(serialized: state)
     }
