@@ -18,7 +18,7 @@ extension HushError {
             return (.keystoreTooNew, description)
         case .unsafePermissions:
             return (.badPermissions, description)
-        case .accountExists where !reason.hasPrefix("the directory already holds an account"):
+        case .accountExists where reason.hasSuffix("into a new or empty folder"):
             // A restore or a link, which only go into a new or empty folder: `hush init --force` would
             // not help them (found in a walkthrough: it destroyed an identity, and the restore still refused).
             return (.identityExists, description)
