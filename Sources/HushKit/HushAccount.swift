@@ -61,6 +61,7 @@ public final class HushAccount: Sendable {
     struct RelaySettings: Sendable {
         let url: String?
         let registration: String?
+        let sessionToken: String?
     }
     /// This process's hold on the directory, let go by `close()`.
     private let lock: HomeLock
@@ -154,12 +155,15 @@ public final class HushAccount: Sendable {
         let store = try MessageStore.openExisting(path: home.databasePath, key: contents.databaseKey)
         var replaced: RelaySettings?
         let before = RelaySettings(url: try store.settings.value(SettingsRepository.Name.relayURL),
-                                   registration: try store.settings.value(SettingsRepository.Name.registration))
+                                   registration: try store.settings.value(SettingsRepository.Name.registration),
+                                   sessionToken: try store.settings.value(SettingsRepository.Name.sessionToken))
         if let relayURL, relayURL != before.url {
-            // Registered with the old relay is not registered with this one (`whoami` said so before).
+            // Registered with the old relay is not registered with this one (`whoami` said so before),
+            // and the old relay's login token is never shown to another.
             try store.write { store in
                 try store.settings.set(SettingsRepository.Name.relayURL, to: relayURL)
                 try store.settings.set(SettingsRepository.Name.registration, to: nil)
+                try store.settings.set(SettingsRepository.Name.sessionToken, to: nil)
             }
             replaced = before
         }
@@ -304,7 +308,8 @@ public final class HushAccount: Sendable {
             try await guarded { try await messenger.register() }
         } catch {
             if let replacedRelay {
-                try? await messenger.setRelaySettings(url: replacedRelay.url, registration: replacedRelay.registration)
+                try? await messenger.setRelaySettings(url: replacedRelay.url, registration: replacedRelay.registration,
+                                                      sessionToken: replacedRelay.sessionToken)
             }
             throw error
         }

@@ -283,12 +283,14 @@ public actor Messenger {
         try store.write { store in try store.settings.set(SettingsRepository.Name.registration, to: "registered") }
     }
 
-    /// Puts back the relay URL and registration state (nil removes each):
-    /// a failed registration with another relay leaves the account as it was.
-    public func setRelaySettings(url: String?, registration: String?) throws {
+    /// Puts back the relay URL, registration state and login token (nil
+    /// removes each): a failed registration with another relay leaves the
+    /// account as it was.
+    public func setRelaySettings(url: String?, registration: String?, sessionToken: String?) throws {
         try store.write { store in
             try store.settings.set(SettingsRepository.Name.relayURL, to: url)
             try store.settings.set(SettingsRepository.Name.registration, to: registration)
+            try store.settings.set(SettingsRepository.Name.sessionToken, to: sessionToken)
         }
     }
 
