@@ -54,18 +54,21 @@ import Testing
     /// later (the test relay's clock stands still, so its token has its whole
     /// lifetime left from that moment) stays open and gets its pushes.
     @Test func anExpiringSocketLeavesALaterOneOpen() async throws {
-        try await LiveRelayTests.withLiveRelay(configure: { $0.tokenLifetimeSeconds = 3 }) { _, aliceClient, bobClient, alice, _ in
+        // Tokens of 6 s, the later socket 3 s after the first: its token outlives the first's by 3 s,
+        // room for the close, the deposit and the push on two loaded cores (with 3 s and 1.5 s, a
+        // full `make test` run missed the push twice: the later socket had expired too).
+        try await LiveRelayTests.withLiveRelay(configure: { $0.tokenLifetimeSeconds = 6 }) { _, aliceClient, bobClient, alice, _ in
             let first = Task { try await Self.closeOfRawSocket(aliceClient) }
-            try await Task.sleep(for: .milliseconds(1_500))
+            try await Task.sleep(for: .milliseconds(3_000))
             let later = try await aliceClient.connectSocket()
             let close = try await first.value
             // Closed by its own token's end, while the later socket (whose token ends
-            // 1.5 s after) stays open: the push below reaches it. No wall-clock bound
+            // 3 s after) stays open: the push below reaches it. No wall-clock bound
             // here, which a loaded machine would break without a defect.
             #expect(close?.closeCode == .policyViolation, "\(String(describing: close))")
             #expect(close?.reason?.contains("token expired") == true, "\(String(describing: close))")
             let receipt = try await bobClient.deposit(recipient: alice.identity, envelope: sealedSized([6]), requestID: "after-expiry", credential: nil)
-            guard case let .message(message) = await LiveRelayTests.nextEvent(later, within: 1) else {
+            guard case let .message(message) = await LiveRelayTests.nextEvent(later, within: 2) else {
                 Issue.record("the later socket got no push after the first one expired")
                 return
             }
