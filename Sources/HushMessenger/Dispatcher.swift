@@ -78,10 +78,10 @@ final class Dispatcher {
         // says nothing about the requests: they stay pending for the next pass.
         // Page after page, each request once a pass: a large group's state
         // queues a request per member (§18.4), far more than one page.
-        var attempted: Set<String> = []
-        while let page = try? store.outbox.due(at: now), case let fresh = page.filter({ !attempted.contains($0.requestId) }), !fresh.isEmpty {
-            attempted.formUnion(fresh.map(\.requestId))
-            await dispatch(fresh, at: now, into: &report)
+        var afterRow: Int64 = 0
+        while let page = try? store.outbox.duePage(at: now, afterRow: afterRow), let last = page.lastRow {
+            afterRow = last
+            await dispatch(page.items, at: now, into: &report)
         }
     }
 
@@ -155,7 +155,9 @@ final class Dispatcher {
         guard let ahead = try? store.outbox.item(requestId: blocker.requestId), ahead.status == .pending,
               ahead.nextAttemptAt > now else { return }
         try? store.write { store in
-            try store.outbox.reschedule(requestId: item.requestId, at: max(ahead.nextAttemptAt, item.nextAttemptAt))
+            // The reason the one ahead could not go is this one's too (`hush send` shows it).
+            try store.outbox.postpone(requestId: item.requestId, until: ahead.nextAttemptAt,
+                                      reason: ahead.lastError ?? "waiting for an earlier message to the same recipient")
         }
     }
 
@@ -348,9 +350,20 @@ final class Dispatcher {
         // Posted ahead of its schedule (with a later request of its conversation, `OutboxRepository.due`)
         // and the relay still unreachable: not one of its tries, or every message written during an
         // outage would spend those of the ones before it. It keeps its schedule.
-        if case .unavailable = failure, item.nextAttemptAt > now {
-            report.retrying += 1
-            return
+        if item.nextAttemptAt > now {
+            switch failure {
+            case .unavailable:
+                report.retrying += 1
+                return
+            case let .rateLimited(retryAfter):
+                // Not a try either; the relay's Retry-After still holds.
+                let later = max(item.nextAttemptAt, now + max(0, retryAfter ?? 0))
+                try? store.write { store in try store.outbox.reschedule(requestId: item.requestId, at: later) }
+                report.retrying += 1
+                return
+            default:
+                break
+            }
         }
         let decision = backoff.decision(for: failure, failures: item.failCount + 1, using: dependencies.random)
         if failure.isRefusal, let messageID = item.messageId { report.refusedMessageIDs.insert(messageID) }

@@ -11,9 +11,15 @@ public struct OutboxRepository {
     static let columns = "request_id, message_id, conversation_id, payload, status, fail_count, next_attempt_at, last_sent_at, last_error, created_at"
 
     private func decode(_ row: Row) throws -> OutboxItem {
-        OutboxItem(requestId: try row.get(0), messageId: try row.get(1), conversationId: try row.get(2), payload: try row.get(3),
-                   status: OutboxStatus(rawValue: try row.get(4)) ?? .failed, failCount: try row.get(5),
-                   nextAttemptAt: try row.get(6), lastSentAt: try row.get(7), lastError: try row.get(8), createdAt: try row.get(9))
+        try decodeItem(row, from: 0)
+    }
+
+    /// The item whose columns (`columns`) start at `first`.
+    private func decodeItem(_ row: Row, from first: Int) throws -> OutboxItem {
+        OutboxItem(requestId: try row.get(first), messageId: try row.get(first + 1), conversationId: try row.get(first + 2),
+                   payload: try row.get(first + 3), status: OutboxStatus(rawValue: try row.get(first + 4)) ?? .failed,
+                   failCount: try row.get(first + 5), nextAttemptAt: try row.get(first + 6), lastSentAt: try row.get(first + 7),
+                   lastError: try row.get(first + 8), createdAt: try row.get(first + 9))
     }
 
     /// Queues a sealed envelope for the message `messageId`.
@@ -31,12 +37,24 @@ public struct OutboxRepository {
     /// Without them a message written after an outage went out before the
     /// one still backing off and showed above it on both sides.
     public func due(at time: Milliseconds, limit: Int = 100) throws -> [OutboxItem] {
-        try database.query("""
-            SELECT \(Self.columns) FROM outbox AS waiting WHERE status = 'pending' AND (next_attempt_at <= ?1 OR EXISTS (
+        try duePage(at: time, afterRow: 0, limit: limit).items
+    }
+
+    /// A page of `due(at:)` in the order requests were queued, after the
+    /// row `afterRow` (0: from the start), and the last row it holds: the
+    /// next page starts after it, so a pass takes each request once (a
+    /// request brought along stays in the answer while a later one is due,
+    /// and pages by offset or by "not tried yet" would stall on it).
+    public func duePage(at time: Milliseconds, afterRow: Int64, limit: Int = 100) throws -> (items: [OutboxItem], lastRow: Int64?) {
+        let rows: [(Int64, OutboxItem)] = try database.query("""
+            SELECT rowid, \(Self.columns) FROM outbox AS waiting WHERE rowid > ?3 AND status = 'pending' AND (next_attempt_at <= ?1 OR EXISTS (
                 SELECT 1 FROM outbox AS due WHERE due.status = 'pending' AND due.next_attempt_at <= ?1
-                AND due.conversation_id = waiting.conversation_id AND due.created_at >= waiting.created_at))
-            ORDER BY created_at, rowid LIMIT ?2
-            """, [time, limit], decode)
+                AND due.conversation_id = waiting.conversation_id AND due.rowid > waiting.rowid))
+            ORDER BY rowid LIMIT ?2
+            """, [time, limit, afterRow]) { row in
+            (try row.get(0, as: Int64.self), try decodeItem(row, from: 1))
+        }
+        return (rows.map(\.1), rows.last?.0)
     }
 
     public func item(requestId: String) throws -> OutboxItem? {
@@ -70,6 +88,13 @@ public struct OutboxRepository {
                 next_attempt_at = coalesce(?, next_attempt_at)
             WHERE request_id = ?
             """, [error, status.rawValue, nextAttemptAt, requestId])
+    }
+
+    /// Puts a request off until `time` without counting an attempt, saying
+    /// why in its last error (a request before it could not be posted).
+    public func postpone(requestId: String, until time: Milliseconds, reason: String) throws {
+        try database.execute("UPDATE outbox SET next_attempt_at = max(next_attempt_at, ?), last_error = ? WHERE request_id = ? AND status = 'pending'",
+                             [time, reason, requestId])
     }
 
     /// Makes a request pending and due at `time` (the user retries it now).
