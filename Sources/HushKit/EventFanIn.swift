@@ -55,19 +55,45 @@ final class EventFanIn: Sendable {
     /// Starts from the log's latest seq: what was stored before is state
     /// the subscriber reads, not news.
     func follow(_ messenger: Messenger, clock: @Sendable () -> Milliseconds) async {
-        guard let start = try? await messenger.latestEventSeq() else { return }
-        state.withLock { $0.cursor = start }
+        // Own events published while the start is read are remembered (a cursor below every seq),
+        // so the follower does not publish them again once it reads past the start.
+        state.withLock { $0.cursor = $0.cursor ?? Int64.min }
+        defer { state.withLock { $0 = State() } }
+        var started = false
         while !Task.isCancelled {
+            if !started, let start = try? await messenger.latestEventSeq() {
+                state.withLock { state in
+                    state.cursor = max(state.cursor ?? start, start)
+                    state.publishedOwn = state.publishedOwn.filter { $0 > start }
+                }
+                started = true
+            }
             try? await Task.sleep(for: Self.pollInterval)
             // A failed read (the database busy, say) is tried again at the next tick.
-            try? await catchUp(messenger, now: clock())
+            if started { try? await catchUp(messenger, now: clock()) }
         }
     }
 
     private func catchUp(_ messenger: Messenger, now: Milliseconds) async throws {
         while let cursor = state.withLock({ $0.cursor }), try await messenger.latestEventSeq() > cursor {
-            let logged = try await messenger.loggedEvents(after: cursor, limit: 256)
-            guard let last = logged.last else { return }
+            let logged: [LoggedEvent]
+            do {
+                logged = try await messenger.loggedEvents(after: cursor, limit: 256)
+            } catch StoreError.eventsPruned {
+                // Pruned past the cursor (seqs reserved and never used, or a long quiet spell): go on
+                // from where the log starts now, or every later tick would fail the same way.
+                let pruned = try await messenger.prunedEventSeq()
+                state.withLock { state in
+                    state.cursor = max(cursor, pruned)
+                    state.publishedOwn = state.publishedOwn.filter { $0 > pruned }
+                }
+                continue
+            }
+            guard let last = logged.last else {
+                // Seqs given out (reserved) without an event yet: nothing to publish.
+                state.withLock { state in state.publishedOwn = state.publishedOwn.filter { $0 > cursor } }
+                return
+            }
             state.withLock { state in
                 for entry in logged where state.publishedOwn.remove(entry.seq) == nil {
                     state.publishedFromLog[entry.seq] = now

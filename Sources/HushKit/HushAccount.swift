@@ -57,7 +57,7 @@ public final class HushAccount: Sendable {
     let backups = BackupWorker()
     /// The relay and registration this account had before it was opened with
     /// another relay: `register()` puts them back when it fails there.
-    private let replacedRelay: RelaySettings?
+    private let replacedRelay: Mutex<RelaySettings?>
     struct RelaySettings: Sendable {
         let url: String?
         let registration: String?
@@ -231,7 +231,7 @@ public final class HushAccount: Sendable {
     private init(home: DataDirectory, contents: KeystoreContents, store: sending MessageStore, lock: HomeLock,
                  replacedRelay: RelaySettings? = nil) throws {
         self.lock = lock
-        self.replacedRelay = replacedRelay
+        self.replacedRelay = Mutex(replacedRelay)
         let account = try IdentityKeyPair(seed: contents.identitySeed)
         identity = account
         identityCreatedAt = contents.createdAt
@@ -306,8 +306,10 @@ public final class HushAccount: Sendable {
         guard relayURL != nil else { throw Self.noRelay }
         do {
             try await guarded { try await messenger.register() }
+            // Registered there: a later failure is not a reason to go back.
+            replacedRelay.withLock { $0 = nil }
         } catch {
-            if let replacedRelay {
+            if let replacedRelay = replacedRelay.withLock({ $0 }) {
                 try? await messenger.setRelaySettings(url: replacedRelay.url, registration: replacedRelay.registration,
                                                       sessionToken: replacedRelay.sessionToken)
             }

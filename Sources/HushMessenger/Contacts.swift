@@ -50,7 +50,9 @@ final class Contacts {
                 return try store.contacts.contact(id: existing.id) ?? existing
             case .changed:
                 // Never two contacts with one identity key: the other's messages would be filed under this name.
-                if let holder = try contact(forIdentity: address.identityKey), holder.id != existing.id {
+                // (A stranger's request under that key, bob reinstalled and writing first, is not a contact yet.)
+                if let holder = try contact(forIdentity: address.identityKey), holder.id != existing.id, holder.standing != .requested,
+                   !holder.name.hasPrefix(Self.unknownContactPrefix) {
                     throw MessengerError.addressIsContact(holder: holder.name)
                 }
                 try store.withinWrite { store in
