@@ -46,7 +46,7 @@ import Testing
         try expectFailure(alice, ["contact", "add", "carol", String(typo)], status: 21, saying: "invalid address")
         try expectFailure(alice, ["contact", "add", "me", alice.address], status: 21, saying: "your own address")
         // The same person under a second name.
-        try expectFailure(alice, ["contact", "add", "bobby", bob.address], status: 21, saying: "already exists")
+        try expectFailure(alice, ["contact", "add", "bobby", bob.address], status: 21, saying: "already your contact 'bob'")
 
         // An empty message, as an argument or on standard input: a usage error (64).
         try expectFailure(alice, ["send", "bob", ""], status: 64, saying: "empty")

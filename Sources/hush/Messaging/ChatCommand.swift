@@ -167,7 +167,7 @@ struct ChatCommand: AsyncParsableCommand {
     static let historyOnOpen = 50
 
     /// Carries out a typed line; false when the chat should end.
-    /// `failure` keeps the exit code of the first line that would have sent something and failed.
+    /// `failure` keeps the exit code of the first message or file that could not be sent.
     static func perform(_ input: ChatInput, session: ChatSession, view: ChatView, failure: inout Int32?) async -> Bool {
         do {
             switch input {
@@ -231,9 +231,10 @@ struct ChatCommand: AsyncParsableCommand {
             }
         } catch {
             view.error(ChatCommand.describe(error, for: input))
-            // What would have sent something counts, as for `hush send`; a /fetch or /search that finds nothing does not.
+            // A message or file that could not be sent counts, as for `hush send`; a /fetch, /delete or
+            // /react naming a message that is not there does not end a script's chat in failure.
             switch input {
-            case .message, .file, .reply, .react, .edit, .disappear, .delete: failure = failure ?? ExitStatus.code(for: error)
+            case .message, .file, .reply: failure = failure ?? ExitStatus.code(for: error)
             default: break
             }
         }
