@@ -138,26 +138,34 @@ final class Dispatcher {
             }
         }
         let (answers, heldBehind) = await postInLanes(deliveries)
+        var held: [(item: OutboxItem, blocker: OutboxItem)] = []
         for (index, (delivery, answer)) in zip(deliveries, answers).enumerated() {
             if let blocker = heldBehind[index] {
-                postpone(delivery.item, behind: deliveries[blocker].item, at: now, into: &report)
+                held.append((delivery.item, deliveries[blocker].item))
                 continue
             }
             await conclude(delivery, answer: answer, at: now, into: &report)
         }
+        postpone(held, at: now, into: &report)
     }
 
-    /// A request not posted because one before it in its lane could not be
-    /// (see `failureHoldingTheLane`): it goes when that one goes next, and
-    /// counts no attempt. Once that one is sent or given up, nothing holds it.
-    private func postpone(_ item: OutboxItem, behind blocker: OutboxItem, at now: Int64, into report: inout OutboxReport) {
-        report.retrying += 1
-        guard let ahead = try? store.outbox.item(requestId: blocker.requestId), ahead.status == .pending,
-              ahead.nextAttemptAt > now else { return }
+    /// Requests not posted because one before them in their lane could not
+    /// be (see `failureHoldingTheLane`): each goes when that one goes next,
+    /// and counts no attempt; once that one is sent or given up, nothing
+    /// holds it. One commit for them all: a burst queued during an outage
+    /// holds hundreds, and a commit each made every send wait for them.
+    private func postpone(_ held: [(item: OutboxItem, blocker: OutboxItem)], at now: Int64, into report: inout OutboxReport) {
+        guard !held.isEmpty else { return }
+        report.retrying += held.count
         try? store.write { store in
-            // The reason the one ahead could not go is this one's too (`hush send` shows it).
-            try store.outbox.postpone(requestId: item.requestId, until: ahead.nextAttemptAt,
-                                      reason: ahead.lastError ?? "waiting for an earlier message to the same recipient")
+            var ahead: [String: OutboxItem?] = [:]
+            for (item, blocker) in held {
+                if ahead[blocker.requestId] == nil { ahead[blocker.requestId] = try store.outbox.item(requestId: blocker.requestId) }
+                guard let first = ahead[blocker.requestId] ?? nil, first.status == .pending, first.nextAttemptAt > now else { continue }
+                // The reason the one ahead could not go is this one's too (`hush send` shows it).
+                try store.outbox.postpone(requestId: item.requestId, until: first.nextAttemptAt,
+                                          reason: first.lastError ?? "waiting for an earlier message to the same recipient")
+            }
         }
     }
 
