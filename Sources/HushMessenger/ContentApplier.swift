@@ -219,15 +219,7 @@ final class ContentApplier {
                 }
             } else if let (message, group) = try recordGroupReceipt(id, status: status, from: contact) {
                 // A group message moves on once every member it went to reached the status.
-                let receipts = try store.groups.receipts(messageId: message.id)
-                let rank: [String: Int] = ["sent": 0, "delivered": 1, "read": 2]
-                let lowest = receipts.map { rank[$0.status] ?? 0 }.min() ?? 0
-                let overall: MessageStatus? = lowest >= 2 ? .read : lowest >= 1 ? .delivered : nil
-                if let overall, try store.messages.advanceOutgoingStatus(clientMessageId: id.description, to: overall, at: time,
-                                                                          conversationId: group.conversationId) {
-                    try dependencies.emit(.statusChanged(clientMessageID: id.description, status: overall, contact: group.name,
-                                                     messageID: message.id, conversationID: group.conversationId))
-                }
+                try GroupMessageStatus(dependencies: dependencies).settle(message, in: group)
             }
         }
     }

@@ -211,16 +211,26 @@ final class GroupSenderKeys {
         return contact
     }
 
-    /// The group message inside and its group, trying every state we hold.
+    /// The group message inside and its group, trying every state we hold:
+    /// every group's current state first (where nearly every envelope
+    /// opens), then the earlier epochs kept for members who have not caught up.
     private func openEnvelope(_ envelope: [UInt8]) throws -> ([UInt8], StoredGroup)? {
+        var earlier: [(GroupState, StoredGroup)] = []
         for group in try store.groups.active() {
             if group.isLarge {
                 if let message = try largeGroupMessages.openEnvelope(envelope, in: group) { return (message, group) }
                 continue
             }
             for state in try adoption.keptStates(group) {
+                guard state.epoch == group.epoch else {
+                    earlier.append((state, group))
+                    continue
+                }
                 if let message = try GroupEnvelope.open(envelope, key: state.envelopeKey()) { return (message, group) }
             }
+        }
+        for (state, group) in earlier {
+            if let message = try GroupEnvelope.open(envelope, key: state.envelopeKey()) { return (message, group) }
         }
         return nil
     }

@@ -29,13 +29,16 @@ final class GroupStateAdoption {
         let now = dependencies.clock.now()
         try store.groups.setState(state.encoded, epoch: state.epoch, groupRow: group.id)
         try store.groups.keepState(state.encoded, digest: state.digest, epoch: state.epoch, groupRow: group.id)
-        // What was in flight under the epoch before this one may still arrive; nothing older.
-        if state.epoch > 1 { try store.groups.forgetEpochs(below: state.epoch - 1, groupRow: group.id) }
+        // What was sealed under the last few epochs may still arrive: from the
+        // relay, or from a member who has not caught up yet. Nothing older.
+        try store.groups.forgetEpochs(below: GroupLimits.oldestKeptEpoch(current: state.epoch), groupRow: group.id)
         // A member no longer in the group writes nothing more to it, not even
-        // under the earlier state's chain that is kept for messages in flight.
+        // under an earlier state's chain that is kept for messages in flight;
+        // and what we sent it that it had not confirmed it will never read.
         if let previous {
             for gone in previous.members where state.member(gone.identityKey) == nil {
                 try store.groups.forgetChains(of: gone.identityKey.rawRepresentation, groupRow: group.id)
+                try GroupMessageStatus(dependencies: dependencies).stopWaiting(for: gone.identityKey, in: group)
             }
         }
         let others = state.members.filter { $0.identityKey != me }
@@ -58,8 +61,9 @@ final class GroupStateAdoption {
         try ownChains.distribute(for: state, in: group, to: others.map(\.identityKey))
     }
 
-    /// The states kept for `group`: the current one and the one before it,
-    /// under which messages still in flight were sealed.
+    /// The states kept for `group`, newest first: the current one and those
+    /// of the epochs before it (`GroupLimits.keptEpochs`), under which
+    /// messages still in flight were sealed.
     func keptStates(_ group: StoredGroup) throws -> [GroupState] {
         try store.groups.keptStates(groupRow: group.id).map { try GroupState.decode($0) }
     }

@@ -248,7 +248,7 @@ final class LargeGroups {
     // MARK: Making a state current
 
     /// Makes `state` current: keeps it without its secret (and the states of
-    /// the epoch before, for envelopes in flight), forgets the chains of
+    /// the epochs before, `GroupLimits.keptEpochs`, for envelopes in flight), forgets the chains of
     /// members it drops, derives every member's chain (ours with a fresh
     /// signing key and its binding) and then forgets the secret; `announce`
     /// (our own change) queues the state for every other member and, without
@@ -258,7 +258,7 @@ final class LargeGroups {
         let kept = try KeptLargeGroupState(forgetting: state)
         try store.groups.setState(kept.encoded, epoch: state.epoch, groupRow: group.id)
         try store.groups.keepState(kept.encoded, digest: kept.digest, epoch: state.epoch, groupRow: group.id)
-        if state.epoch > 1 { try store.groups.forgetEpochs(below: state.epoch - 1, groupRow: group.id) }
+        try store.groups.forgetEpochs(below: GroupLimits.oldestKeptEpoch(current: state.epoch), groupRow: group.id)
         // A state of the same epoch that supersedes ours replaces its chains.
         try store.groups.forgetMemberChains(epoch: state.epoch, groupRow: group.id)
         if let previous {

@@ -250,6 +250,20 @@ public struct GroupRepository {
         return true
     }
 
+    /// Forgets what `memberKey` had not confirmed of our messages in
+    /// `conversationId` that are not read by everyone yet (the member left
+    /// the group: it reads nothing more). Returns those messages' ids.
+    public func forgetUnreadReceipts(of memberKey: [UInt8], conversationId: Int64) throws -> [Int64] {
+        let ids: [Int64] = try database.query("""
+            SELECT message_id FROM group_receipts WHERE member_key = ? AND status <> 'read' AND message_id IN
+                (SELECT id FROM messages WHERE conversation_id = ? AND direction = 'out' AND status IN ('pending', 'sent', 'delivered'))
+            """, [memberKey, conversationId]) { try $0.get(0) }
+        for id in ids {
+            try database.execute("DELETE FROM group_receipts WHERE message_id = ? AND member_key = ?", [id, memberKey])
+        }
+        return ids
+    }
+
     /// Per-member status of a group message.
     public func receipts(messageId: Int64) throws -> [(memberKey: [UInt8], status: String)] {
         try database.query("SELECT member_key, status FROM group_receipts WHERE message_id = ?", [messageId]) { row in

@@ -277,4 +277,40 @@ import Testing
         #expect(try await alice.groupSummary("bobs").standing == .left, "the desk left with the tablet")
         #expect(try await bob.groupSummary("bobs").members.count == 1, "bob wrote the state without alice")
     }
+
+    /// Two devices of one admin change the group at once, neither having
+    /// seen the other's change (both write the same epoch): every device
+    /// and member ends on the same state, the one with the lower digest
+    /// (docs/PROTOCOL.md §18.2), and the group still works both ways: the
+    /// state from the other device is checked as an admin's (our account is
+    /// the admin of the state both followed).
+    @Test func concurrentChangesFromTwoDevicesOfOneAdminConverge() async throws {
+        let setup = try await InMemoryRelay().linkedAlice("concurrent changes")
+        let (alice, bob, tablet) = (setup.alice.messenger, setup.bob.messenger, setup.tablet)
+        try await alice.createGroup(name: "team", members: ["bob"])
+        func syncAll() async throws { try await Self.syncAll(bob, alice, tablet) }
+        try await syncAll()
+        #expect(try await tablet.groupList().map(\.name) == ["team"])
+
+        try await alice.renameGroup("team", to: "desk-name")
+        try await tablet.renameGroup("team", to: "tablet-name")
+        try await syncAll()
+        try await syncAll()
+        let views = try await [alice.groupList(), tablet.groupList(), bob.groupList()].map { try #require($0.first) }
+        #expect(Set(views.map(\.epoch)) == [2], "\(views)")
+        #expect(Set(views.map(\.name)).count == 1, "\(views.map(\.name))")
+
+        let name = views[2].name
+        try await bob.send(text: "after the race", to: name)
+        try await tablet.send(text: "from the tablet", to: views[1].name)
+        try await syncAll()
+        #expect(try await alice.history(with: views[0].name).contains { $0.body == "after the race" })
+        #expect(try await tablet.history(with: views[1].name).contains { $0.body == "after the race" })
+        #expect(try await bob.history(with: name).contains { $0.body == "from the tablet" })
+        #expect(try await alice.history(with: views[0].name).contains { $0.body == "from the tablet" && $0.direction == .outgoing })
+        for messenger in [alice, bob, tablet] {
+            let setAside = try await messenger.quarantined().map(\.reason)
+            #expect(setAside.isEmpty, "\(setAside)")
+        }
+    }
 }

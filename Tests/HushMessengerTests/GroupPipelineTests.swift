@@ -475,6 +475,70 @@ import HushStore
         #expect(try await bob.groupSummary("team").members.count == 2)
     }
 
+    /// Bob was away while Alice changed the group twice (removed Dave, then
+    /// renamed it). What Bob writes before he has caught up, under the state
+    /// two changes old, is read by Carol and Alice, who keep the states of
+    /// the group's last epochs, not only the one before the current (a user
+    /// walkthrough: it waited at their relay for good, and Bob's side showed
+    /// it "sent" for ever). Dave, no longer in the group, is not waited for
+    /// once Bob learns he is out.
+    @Test func aMemberWhoMissedTwoChangesIsStillReadAndRemovedMembersAreNotWaitedFor() async throws {
+        let (_, people) = try await four()
+        let alice = people["alice"]!.messenger, bob = people["bob"]!.messenger, carol = people["carol"]!.messenger
+        try await alice.createGroup(name: "team", members: ["bob", "carol", "dave"])
+        try await syncAll(people)
+        try await alice.removeFromGroup("team", member: "dave")
+        try await alice.renameGroup("team", to: "crew")
+        for name in ["alice", "carol", "dave"] { _ = try await people[name]!.messenger.sync() }
+        #expect(try await carol.groupSummary("crew").epoch == 3)
+
+        // Bob has not synced: his client still has the group at epoch 1, with Dave in it.
+        let sent = try await bob.send(text: "from two changes back", to: "team")
+        let atCarol = try await carol.sync()
+        #expect(atCarol.waitingForGroupKeys == 0, "\(atCarol)")
+        #expect(try await carol.history(with: "crew").map(\.body) == ["from two changes back"])
+        try await syncAll(people)
+        #expect(try await alice.history(with: "crew").map(\.body) == ["from two changes back"])
+        for name in ["alice", "carol"] {
+            let setAside = try await people[name]!.messenger.quarantined().map(\.reason)
+            #expect(setAside.isEmpty, "\(name): \(setAside)")
+        }
+        #expect(try await bob.groupSummary("crew").epoch == 3)
+        #expect(try await bob.groupReceipts(messageId: sent.id) == (2, 2, 0), "Dave, removed before he could read it, is not counted")
+        #expect(try await bob.history(with: "crew").first?.status == .delivered)
+    }
+
+    /// Dave was removed; later Alice made Bob an admin and Bob added Dave
+    /// again. Dave, whose last state named no admin Bob, takes the new
+    /// state as an invitation from Bob (an accepted contact and an admin in
+    /// it), as he would a group he never was in (a user walkthrough: he
+    /// stayed "removed" for good while the others wrote to him).
+    @Test func aRemovedMemberAddedAgainByANewAdminRejoins() async throws {
+        let (_, people) = try await four()
+        let alice = people["alice"]!.messenger, bob = people["bob"]!.messenger, dave = people["dave"]!.messenger
+        try await bob.addContact(name: "dave", address: people["dave"]!.address)
+        try await dave.addContact(name: "bob", address: people["bob"]!.address)
+        try await alice.createGroup(name: "team", members: ["bob", "carol", "dave"])
+        try await syncAll(people)
+        try await alice.removeFromGroup("team", member: "dave")
+        try await syncAll(people)
+        #expect(try await dave.groupSummary("team").standing == .removed)
+        try await alice.promoteInGroup("team", member: "bob")
+        try await syncAll(people)
+        let daveAtBob = try #require(try await bob.contacts().first { $0.address == people["dave"]!.address }?.name)
+        try await bob.addToGroup("team", members: [daveAtBob])
+        try await syncAll(people)
+        let atDave = try await dave.groupSummary("team")
+        #expect(atDave.standing == .member, "\(atDave)")
+        #expect(atDave.epoch == 4)
+        try await people["carol"]!.messenger.send(text: "welcome back", to: "team")
+        try await syncAll(people)
+        #expect(try await dave.history(with: "team").map(\.body).last == "welcome back")
+        try await dave.send(text: "glad to be back", to: "team")
+        try await syncAll(people)
+        #expect(try await alice.history(with: "team").map(\.body).last == "glad to be back")
+    }
+
     /// A disappearing timer or a deletion from someone no longer in the
     /// group changes nothing there (docs/PROTOCOL.md §10.7): a removed
     /// member's timer would change how long everyone's messages live.

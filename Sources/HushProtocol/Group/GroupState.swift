@@ -158,4 +158,15 @@ public enum GroupLimits {
     public static let maxNameLength = 64
     public static let maxLabelLength = 64
     public static let secretLength = 32
+    /// How many epochs a member keeps the states and chains of (§18.2): the
+    /// current one and the seven before it. A member who missed changes
+    /// while away seals under the state it last had until it catches up;
+    /// what it sends meanwhile still opens for everyone who moved on, as
+    /// long as it is fewer than this many changes behind.
+    public static let keptEpochs: UInt32 = 8
+
+    /// The oldest epoch kept beside `current` (`keptEpochs`).
+    public static func oldestKeptEpoch(current: UInt32) -> UInt32 {
+        current >= keptEpochs ? current - (keptEpochs - 1) : 0
+    }
 }
