@@ -39,6 +39,9 @@ public struct RelayConfiguration: Sendable {
     public var rateLimits = RateLimits()
     /// Seconds between WebSocket pings; a peer that misses a pong is closed.
     public var pingIntervalSeconds: Int64 = 30
+    /// How long a socket the relay closes may take to answer its close frame
+    /// before the connection is dropped.
+    public var socketCloseTimeoutSeconds: Int64 = 10
     /// Where `GET /metrics` (Prometheus) listens, when the relay has Prometheus
     /// metrics (`RelayMetrics.prometheus()`); nil: no endpoint.
     public var metricsAddress: (host: String, port: Int)?

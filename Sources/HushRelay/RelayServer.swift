@@ -68,7 +68,7 @@ public struct RelayServer: Sendable {
         var libraryLogger = core.logger
         libraryLogger.logLevel = max(core.logger.logLevel, .notice)
         let http1 = HTTP1Channel.Configuration(idleTimeout: .seconds(configuration.connectionLimits.idleTimeoutSeconds))
-        let timing = RelaySocketHandler.Timing(pingInterval: .seconds(configuration.pingIntervalSeconds), closeTimeout: .seconds(10))
+        let timing = RelaySocketHandler.Timing(pingInterval: .seconds(configuration.pingIntervalSeconds), closeTimeout: .seconds(configuration.socketCloseTimeoutSeconds))
         let counter = connections
         var app = Application(
             router: makeRouter(),

@@ -95,10 +95,13 @@ import Testing
     }
 
     /// When the relay shuts down gracefully it closes an open socket with
-    /// 1000 (normal closure) at once, rather than leaving it to the close timeout.
+    /// 1000 (normal closure) at once, rather than leaving it to the close
+    /// timeout: 120 s here, so that a shutdown slowed down by a loaded
+    /// machine (12.7 s once, with a build and the other suites on two
+    /// cores) is still told apart from one that waited for it.
     @Test func aGracefulShutdownClosesOpenSocketsNormally() async throws {
         let closing = CloseBox()
-        try await LiveRelayTests.withLiveRelay { _, aliceClient, _, _, _ in
+        try await LiveRelayTests.withLiveRelay(configure: { $0.socketCloseTimeoutSeconds = 120 }) { _, aliceClient, _, _, _ in
             closing.set(Task { try await Self.closeOfRawSocket(aliceClient) })
             try await Task.sleep(for: .milliseconds(500))
             closing.shutdownBegan = ContinuousClock.now
@@ -106,7 +109,7 @@ import Testing
         let close = try await closing.task?.value
         #expect(close?.closeCode == .normalClosure, "\(String(describing: close))")
         let shutdown = ContinuousClock.now - (closing.shutdownBegan ?? .now)
-        #expect(shutdown < .seconds(8), "the socket waited for the close timeout: \(shutdown)")
+        #expect(shutdown < .seconds(60), "the socket waited for the close timeout: \(shutdown)")
     }
 
     /// A reader too slow for its frames keeps the newest: the oldest are dropped.
