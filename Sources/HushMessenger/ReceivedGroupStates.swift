@@ -44,15 +44,17 @@ final class ReceivedGroupStates {
     /// an admin who may not have been one when we were removed (promoted
     /// since): the states in between never reached us, so it is taken as an
     /// invitation is (§18.2, step 1), from an accepted contact whose key
-    /// has not changed and who is an admin in it, when it supersedes the
-    /// state that removed us and that state still listed the contact (a
-    /// member we were removed before, or never shared the group with,
-    /// cannot bring us into what it calls the group). False when it is not
-    /// such a state, for the rules of a held group to decide.
+    /// has not changed and who is an admin in it, when its epoch is later
+    /// than that of the state that removed us and that state still listed
+    /// the contact (a member we were removed before, or never shared the
+    /// group with, cannot bring us into what it calls the group). Not a state
+    /// of the removal's own epoch: we hold that state without its secret,
+    /// so its digest is not the one the members compare (§18.2, Order).
+    /// False when it is not such a state, for the rules of a held group to decide.
     private func rejoin(_ group: StoredGroup, with incoming: GroupState, from contact: Contact) throws -> Bool {
         let sender = try IdentityKey(rawRepresentation: contact.identityKey)
         let removal = try group.currentState()
-        guard incoming.member(me) != nil, incoming.supersedes(removal), incoming.isAdmin(sender), removal.member(sender) != nil,
+        guard incoming.member(me) != nil, incoming.epoch > removal.epoch, incoming.isAdmin(sender), removal.member(sender) != nil,
               contact.standing == .accepted, contact.verification != .changed else { return false }
         try store.groups.setStanding(.member, groupRow: group.id)
         try adoption.adopt(incoming, in: group, announce: false, previous: nil)

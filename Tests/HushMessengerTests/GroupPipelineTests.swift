@@ -458,6 +458,57 @@ import HushStore
         #expect(try await alice.history(with: views[0].name).map(\.body).last == "after the race")
     }
 
+    /// Bob removes Carol while Alice, not having seen it, renames the group
+    /// (both write epoch 3), and Carol reads the removal first. Alice and Bob
+    /// converge. When Alice's state wins (the lower digest), Carol, who holds
+    /// Bob's without its secret, cannot tell (PROTOCOL §18.2, limit): she
+    /// stays out until the next change, which brings her back; she then reads
+    /// what follows. Before, she stayed "removed" for good while the others
+    /// wrote to her. Eight groups, so that both states win in some of them.
+    @Test func aMemberRemovedByTheLosingOfTwoConcurrentChangesIsInTheGroupItConvergesOn() async throws {
+        let (_, people) = try await four()
+        let alice = people["alice"]!.messenger, bob = people["bob"]!.messenger, carol = people["carol"]!.messenger
+        var carolStayed = 0
+        for round in 0..<8 {
+            let name = "race\(round)"
+            try await alice.createGroup(name: name, members: ["bob", "carol"])
+            try await syncAll(people)
+            try await alice.promoteInGroup(name, member: "bob")
+            try await syncAll(people)
+            let carolAtBob = try #require(try await bob.groupSummary(name).members.first { $0.address == people["carol"]!.address }?.name)
+            try await bob.removeFromGroup(name, member: carolAtBob)
+            // Carol reads the removal before Alice has written anything.
+            _ = try await bob.sync()
+            _ = try await carol.sync()
+            #expect(try await carol.groupSummary(name).standing == .removed)
+            try await alice.renameGroup(name, to: name + "-renamed")
+            try await syncAll(people)
+
+            var views: [GroupSummary] = []
+            for messenger in [alice, bob] {
+                views.append(try #require(try await messenger.groupList().first { $0.name.hasPrefix(name) }))
+            }
+            #expect(views[0].epoch == 3 && views[1].epoch == 3, "\(views)")
+            #expect(views[0].members.map(\.address).sorted() == views[1].members.map(\.address).sorted(), "\(views)")
+            let carolIn = views[0].members.contains { $0.address == people["carol"]!.address }
+            guard carolIn else {
+                let atCarol = try #require(try await carol.groupList().first { $0.name.hasPrefix(name) })
+                #expect(atCarol.standing == .removed, "round \(round): \(atCarol)")
+                continue
+            }
+            carolStayed += 1
+            // The next change reaches Carol as a state of a later epoch from a member the removal listed.
+            try await alice.renameGroup(views[0].name, to: name + "-again")
+            try await syncAll(people)
+            let atCarol = try #require(try await carol.groupList().first { $0.name.hasPrefix(name) })
+            #expect(atCarol.standing == .member && atCarol.epoch == 4, "round \(round): \(atCarol)")
+            try await bob.send(text: "still with us, \(round)", to: name + "-again")
+            try await syncAll(people)
+            #expect(try await carol.history(with: atCarol.name).map(\.body).last == "still with us, \(round)")
+        }
+        #expect((1...7).contains(carolStayed), "each state won in some group: Carol stayed in \(carolStayed) of 8")
+    }
+
     /// Members keep the previous state's keys for messages in flight, but
     /// not a removed member's chain: what Dave writes under the old state
     /// after Alice removed him is refused, not stored.
