@@ -85,16 +85,23 @@ public struct LocalSocketServer: Sendable {
             }
             let background = ConnectionTasks()
             defer { background.cancelAll() }
-            let call = RPCMethods.Call(peer: peer, notify: { method, params in
+            let notify: @Sendable (String, JSONValue) async throws -> Void = { method, params in
                 try await writer.send(.object(["jsonrpc": .string("2.0"), "method": .string(method), "params": params]))
-            }, spawn: background.start)
+            }
             await withDiscardingTaskGroup { group in
                 do {
                     for try await line in inbound {
                         group.addTask {
+                            // What a method spawns starts once its answer is written: a subscription's
+                            // first notifications came before the answer under load, and a caller that
+                            // reads up to the answer (DaemonConnection.call) dropped them (`hush listen`
+                            // through a daemon then never printed the connection's state).
+                            let afterAnswer = WorkAfterAnswer()
+                            let call = RPCMethods.Call(peer: peer, notify: notify, spawn: afterAnswer.add)
                             if let response = await respond(to: Data(line.readableBytesView), call: call) {
                                 try? await writer.send(response)
                             }
+                            afterAnswer.start(on: background)
                         }
                     }
                 } catch {
@@ -215,6 +222,20 @@ private final class ConnectionTasks: Sendable {
             defer { tasks.running.removeAll() }
             return tasks.running
         }) { task.cancel() }
+    }
+}
+
+/// Work a method spawned while it answered, held until the answer is
+/// written (RPCMethods.Call.spawn).
+private final class WorkAfterAnswer: Sendable {
+    private let held = Mutex<[@Sendable () async -> Void]>([])
+
+    func add(_ work: @escaping @Sendable () async -> Void) {
+        held.withLock { $0.append(work) }
+    }
+
+    func start(on tasks: ConnectionTasks) {
+        for work in held.withLock({ held in defer { held.removeAll() }; return held }) { tasks.start(work) }
     }
 }
 

@@ -8,7 +8,8 @@ public struct RPCMethods: Sendable {
         /// methods that stream (subscriptions, a command's output). Throws
         /// when the caller is gone.
         public let notify: @Sendable (_ method: String, _ params: JSONValue) async throws -> Void
-        /// Starts work that outlives the answer (a subscription's stream):
+        /// Starts work that outlives the answer (a subscription's stream),
+        /// once the answer is written, so that its notifications follow it:
         /// it is cancelled when the caller's connection closes.
         public let spawn: @Sendable (_ work: @escaping @Sendable () async -> Void) -> Void
     }
