@@ -19,11 +19,35 @@ struct BackupCreation {
     /// the blobs, and would match them (PROTOCOL §20.6).
     var blobsInTheClear = true
 
+    /// Makes sure `destination` is a folder archives can go in, created
+    /// (owner only) when it does not exist; what stands in the way is said
+    /// in words, not as a Foundation error.
+    static func prepareFolder(_ destination: String) throws {
+        guard !destination.isEmpty else {
+            throw HushError(.invalidInput, reason: "no folder for the backup was given", suggestion: "name one with --to DIR")
+        }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: destination, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                throw HushError(.invalidInput, reason: "\(destination) is a file, not a folder: archives go into a folder",
+                                suggestion: "give a folder with --to (it is created when it does not exist)")
+            }
+            return
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: destination, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            let cause = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError)?.localizedDescription ?? "it could not be created"
+            throw HushError(.storage, reason: "could not create the folder \(destination) for the backup: \(cause)",
+                            suggestion: "check the path and that its parent folder is writable, or give another with --to")
+        }
+    }
+
     /// Writes `hush-backup-DATE.hushbackup` into `destination`: first as a
     /// hidden temporary file, renamed once complete and synced.
     func write(into destination: String, now: Date = Date()) throws -> BackupSummary {
-        try FileManager.default.createDirectory(atPath: destination, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        try Self.prepareFolder(destination)
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")

@@ -17,6 +17,12 @@ import HushStore
 extension HushAccount {
     /// How long either side waits for the other, in all.
     public static let linkTimeout: Duration = .seconds(15 * 60)
+    /// How long a new device waits for the answer to its hello. A device
+    /// showing its code reads the mailbox several times a second, so no
+    /// answer within this means none is coming: the code was used already,
+    /// or `hush device link` stopped there (a walkthrough waited the whole
+    /// `linkTimeout`, 15 minutes, without a word).
+    static let welcomeTimeout: Duration = .seconds(60)
 
     /// Set in a home made by `joinByLink`: it is a device of the account
     /// with a key of its own at the relay (§20.8), its registration,
@@ -180,11 +186,19 @@ extension HushAccount {
         // 7: the history, under the link's archive key, through the blob store.
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hush-link-" + Hex.encode(SystemRandom().bytes(8))).path
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        // Every file sealed: the relay carries this archive and stores the blobs, which it would otherwise match.
-        let archive = try writeBackup(of: home, databaseKey: contents.databaseKey, identity: identity, identityCreatedAt: contents.createdAt,
-                                      recoveryKey: RecoveryKey(bytes: channel.archiveKey), to: folder, blobsInTheClear: false)
-        try await sendHistory(archive.path, length: Int64(archive.archiveBytes), partBytes: partBytes, mailbox, channel, number: &number,
-                              deadline: deadline)
+        do {
+            // Every file sealed: the relay carries this archive and stores the blobs, which it would otherwise match.
+            let archive = try writeBackup(of: home, databaseKey: contents.databaseKey, identity: identity, identityCreatedAt: contents.createdAt,
+                                          recoveryKey: RecoveryKey(bytes: channel.archiveKey), to: folder, blobsInTheClear: false)
+            try await sendHistory(archive.path, length: Int64(archive.archiveBytes), partBytes: partBytes, mailbox, channel, number: &number,
+                                  deadline: deadline)
+        } catch {
+            // The list naming the new device is published: said, with what removes it (a
+            // walkthrough found an interrupted link left an active device nobody had).
+            let cause = (error as? HushError).map { $0.reason } ?? "\(error)"
+            throw HushError(.other, reason: "the link did not complete (\(cause)), but the account's device list already names '\(name)' as a device",
+                            suggestion: "link it again with a new code, then remove the entry that has no device with `hush device revoke` (`hush device list` shows both)")
+        }
         return LinkedDevice(entry, thisDevice: DeviceID(deviceKey: ownKey.publicKey))
     }
 
@@ -317,7 +331,9 @@ extension HushAccount {
     ///   name, or an answer that does not verify), `accountExists` (the
     ///   directory is not empty), `notFound` (no device waits with this code),
     ///   `relayUnavailable`, `damagedFile` (the archive), `other` (declined,
-    ///   or no answer within `linkTimeout`).
+    ///   no answer to this device's hello within a minute, which means the
+    ///   code was used or the other device stopped showing it, or no answer
+    ///   within `linkTimeout`).
     public static func joinByLink(code text: String, into directory: String, keys: KeyProvider, deviceName: String,
                                   relayURL: String? = nil, showDigits: @Sendable (String) async -> Void)
         async throws(HushError) -> (summary: BackupSummary, account: HushAccount) {
@@ -326,7 +342,7 @@ extension HushAccount {
     }
 
     static func joinByLink(code text: String, into directory: String, keys: KeyProvider, deviceName: String, relayURL: String?,
-                           timeout: Duration, showDigits: @Sendable (String) async -> Void)
+                           timeout: Duration, welcomeTimeout: Duration = welcomeTimeout, showDigits: @Sendable (String) async -> Void)
         async throws(HushError) -> (summary: BackupSummary, account: HushAccount) {
         let code: LinkCode
         do { code = try LinkCode(parsing: text) } catch {
@@ -347,7 +363,10 @@ extension HushAccount {
 
             // 4: the welcome answering this hello. Only holders of the code can
             // deposit here, so a welcome that does not verify was altered: stop.
-            let existingEphemeral = try await mailbox.next(until: deadline, waitingFor: "the other device's welcome") { message in
+            let unanswered = HushError(.other, reason: "no device answered this link code: it was used already, or `hush device link` is no longer running on the other device",
+                                       suggestion: "run `hush device link` there again and give the new code")
+            let existingEphemeral = try await mailbox.next(until: min(deadline, .now + welcomeTimeout), waitingFor: "the other device's welcome",
+                                                           onTimeout: unanswered) { message in
                 do { return try linkKeys.openWelcome(message, answering: hello) } catch {
                     throw HushError(.invalidInput, reason: "the other device's answer does not verify: it was altered on the way, or answers another device's hello",
                                     suggestion: "start again with a new code")

@@ -76,7 +76,9 @@ final class LinkMailbox {
     /// side's envelopes it looked at are acknowledged once it has taken one
     /// or passed them over; when `accept` throws, none (a device that failed
     /// deletes nothing another device may still need).
-    func next<T>(until deadline: ContinuousClock.Instant, waitingFor what: String,
+    /// `onTimeout`: the error when the deadline passes, when the wait has a
+    /// meaning of its own to tell (else: no answer from the other device).
+    func next<T>(until deadline: ContinuousClock.Instant, waitingFor what: String, onTimeout: HushError? = nil,
                  _ accept: ([UInt8]) throws -> T?) async throws -> T {
         while true {
             let page = try await Self.relayCall { try await client.sync(after: 0) }
@@ -103,8 +105,8 @@ final class LinkMailbox {
                 }
             }
             guard ContinuousClock.now < deadline else {
-                throw HushError(.other, reason: "the link ended: no answer from the other device (waiting for \(what))",
-                                suggestion: "start again with a new code on both devices")
+                throw onTimeout ?? HushError(.other, reason: "the link ended: no answer from the other device (waiting for \(what))",
+                                             suggestion: "start again with a new code on both devices")
             }
             try await Task.sleep(for: Self.pollInterval)
         }

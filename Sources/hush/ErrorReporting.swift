@@ -52,6 +52,12 @@ func printError(_ message: String) {
     CommandOutput.current.write(.stderr, "hush: error: \(UntrustedText.sanitized(message))\n")
 }
 
+/// Something the user should know that is not a failure (the command
+/// succeeds): on stderr, so that scripts reading stdout are not disturbed.
+func printNotice(_ message: String) {
+    CommandOutput.current.write(.stderr, "hush: note: \(UntrustedText.sanitized(message))\n")
+}
+
 extension ExitCode {
     init(_ status: ExitStatus) { self.init(status.rawValue) }
 }

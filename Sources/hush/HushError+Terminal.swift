@@ -34,9 +34,11 @@ extension HushError {
         case let (.notFound, .queuedMessage(id)?):
             return (.failure, "no outbox message with id \(id): see `hush outbox`")
         case let (.notFound, .message(id)?):
-            return (.failure, "no message with id \(id) in that conversation; nothing was sent: `hush history NAME` shows the ids in brackets")
+            return (.failure, "no message with id \(id) in that conversation: `hush history NAME` shows the ids in brackets")
         case (.notFound, _):
-            return (.contactProblem, description)
+            // Exit code 21 is for contacts (the subjects above); a missing
+            // archive, device or message id is any other failure.
+            return (.failure, description)
         case (.invalidContact, _):
             return (.contactProblem, description)
         case let (.identityChanged, .contact(name)?):

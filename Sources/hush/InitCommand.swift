@@ -129,6 +129,10 @@ struct InitCommand: AsyncParsableCommand {
             }
             let keys = try kdf.newKeystoreKeys(passphraseFile: global.passphraseFile, environment: environment)
             let json = global.json
+            if !json {
+                print("Asking the other device through the relay (it must still be showing the code)…")
+                fflush(nil)
+            }
             let (summary, account) = try await HushAccount.joinByLink(code: code, into: directory, keys: keys,
                                                                       deviceName: deviceName ?? DeviceLinkCommand.hostName(),
                                                                       relayURL: relay) { digits in

@@ -33,6 +33,8 @@ import Testing
         #expect(HushError(.invalidContact, reason: "that is your own address").terminalReport == (.contactProblem, "that is your own address"))
         #expect(HushError(.notAccepted, reason: "a group message waits").terminalReport.message == "a group message waits (`hush requests`)")
         #expect(HushError(.other, reason: "something").terminalReport == (.failure, "something"))
+        // 21 is for contacts: a missing archive or device is any other failure (it was 21).
+        #expect(HushError(.notFound, reason: "there is no readable backup archive at x").terminalReport.status == .failure)
     }
 
     @Test func theCommandLinesOwnErrorsAndHushKitsShareOneReport() {

@@ -177,12 +177,38 @@ import Testing
     /// controlling terminal even when the tests run in one.
     @Test func aRecoveryKeyThatCannotBeAskedForIsNamedAsSuch() throws {
         let bed = try Testbed("backup-no-terminal")
+        // A file is there (the path is checked before the key is asked for); its contents are never read.
+        FileManager.default.createFile(atPath: bed.root + "/none.hushbackup", contents: Data("not read".utf8))
         let result = try ChildProcess([HushBinary.path, "backup", "verify", bed.root + "/none.hushbackup"],
                                       environment: bed.environment(for: nil), executable: "/usr/bin/setsid").finish(timeout: 30)
         #expect(result.status == 16, "\(result)")
         #expect(result.stderr.contains("no recovery key: no terminal to ask on: use --recovery-key-file FILE or HUSH_RECOVERY_KEY"), "\(result)")
         let empty = try bed.hush(nil, ["backup", "verify", bed.root + "/none.hushbackup"], environment: ["HUSH_RECOVERY_KEY": ""])
         #expect(empty.status == 16 && empty.stderr.contains("no recovery key: HUSH_RECOVERY_KEY is empty"), "\(empty)")
+    }
+
+    /// A path that names no archive is said before the recovery key is asked
+    /// for, and a backup folder that cannot be one is said in words, not as
+    /// a Foundation error (a walkthrough: "Error Domain=NSCocoaErrorDomain
+    /// Code=4", and exit 21 for a missing archive, the code for contacts).
+    @Test func pathsThatNameNoArchiveOrNoFolderAreSaidPlainly() throws {
+        let bed = try Testbed("backup-paths")
+        let alice = try bed.newUser("alice")
+        let missing = try ChildProcess([HushBinary.path, "backup", "verify", bed.root + "/nowhere.hushbackup"],
+                                       environment: bed.environment(for: nil), executable: "/usr/bin/setsid").finish(timeout: 30)
+        #expect(missing.status == 1 && missing.stderr.contains("there is no file at \(bed.root)/nowhere.hushbackup"), "\(missing)")
+        #expect(!missing.stderr.contains("recovery key"), "\(missing)")
+        let folder = try bed.hush(nil, ["backup", "restore", bed.root, "--home", bed.root + "/new-home"], environment: ["HUSH_RECOVERY_KEY": "x"])
+        #expect(folder.status == 1 && folder.stderr.contains("is a folder"), "\(folder)")
+        #expect(!FileManager.default.fileExists(atPath: bed.root + "/new-home"))
+
+        let empty = try bed.hush(alice, ["backup", "create", "--to", ""])
+        #expect(empty.status != 0 && empty.stderr.contains("no folder for the backup was given"), "\(empty)")
+        FileManager.default.createFile(atPath: bed.root + "/a-file", contents: Data("x".utf8))
+        let file = try bed.hush(alice, ["backup", "create", "--to", bed.root + "/a-file"])
+        #expect(file.status != 0 && file.stderr.contains("is a file, not a folder"), "\(file)")
+        for result in [empty, file] { #expect(!result.stderr.contains("NSCocoaErrorDomain"), "\(result)") }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: bed.root + "/a-file")) == Data("x".utf8))
     }
 
     /// Every bad input is refused with a clear error and a non-zero exit,

@@ -281,6 +281,19 @@ import Testing
         _ = try await existing
         try await joined.account.closeAndWait()
         #expect(try await HushAccount.devices(in: home, keys: App.keys).count == 2)
+
+        // The code once more, after the link: nobody answers, and the new device says so
+        // as soon as a device showing a code would have answered (before: silence until
+        // the 15-minute link timeout). 3 s here for the minute it waits.
+        let third = try Self.newHome()
+        let start = ContinuousClock.now
+        let spent = await App.error {
+            _ = try await HushAccount.joinByLink(code: code, into: third, keys: App.keys, deviceName: "late", relayURL: nil,
+                                                 timeout: .seconds(120), welcomeTimeout: .seconds(3)) { _ in }
+        }
+        #expect(spent?.reason.contains("no device answered this link code: it was used already") == true, "\(String(describing: spent))")
+        #expect(ContinuousClock.now - start < .seconds(60))
+        #expect(!FileManager.default.fileExists(atPath: third))
     }
 
     @Test func badCodesAndAVanishedRelayLeaveNoHome() async throws {

@@ -38,6 +38,22 @@ struct RecoveryKeyOptions: ParsableArguments {
         defer { bytes.wipe() }
         return try RecoveryKey(parsing: String(decoding: bytes, as: UTF8.self))
     }
+
+    /// Refuses an archive path that names no readable file before the
+    /// recovery key is asked for: a typo in the path is said first, not
+    /// after the user typed 64 characters (or as a missing key).
+    static func requireArchive(_ path: String) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw CommandError(.failure, "there is no file at \(path): give the path of a .hushbackup archive (`hush backup create --to DIR` writes them)")
+        }
+        guard !isDirectory.boolValue else {
+            throw CommandError(.failure, "\(path) is a folder: give the archive in it (a hush-backup-DATE.hushbackup file)")
+        }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw CommandError(.failure, "\(path) cannot be read by this user: check its permissions")
+        }
+    }
 }
 
 /// What an archive holds, for people and for `--json`.
@@ -137,6 +153,7 @@ struct BackupVerifyCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
+            try RecoveryKeyOptions.requireArchive(archive)
             let key = try recovery.read(environment: ProcessInfo.processInfo.environment)
             let summary = try HushAccount.verifyBackup(at: archive, recoveryKey: key)
             if global.json {
@@ -173,6 +190,7 @@ struct BackupRestoreCommand: AsyncParsableCommand {
         try await reportingErrors {
             let environment = ProcessInfo.processInfo.environment
             let directory = try global.emptyHomeDirectory(environment: environment, filling: "a backup is only restored")
+            try RecoveryKeyOptions.requireArchive(archive)
             let key = try recovery.read(environment: environment)
             // The key is checked against the archive's header before a new passphrase is
             // asked for. The records are checked once, by the restore as it reads them (into

@@ -130,14 +130,14 @@ struct SyncCommand: AsyncParsableCommand {
                 }
             }
             if report.askedToResend > 0 {
-                printError("\(report.askedToResend) envelope(s) could not be decrypted; their senders were asked to send them again (they arrive with a later sync)")
+                printNotice("\(report.askedToResend) envelope(s) could not be decrypted; their senders were asked to send them again (they arrive with a later sync)")
             }
             if report.waitingForGroupKeys > 0 {
-                printError("\(report.waitingForGroupKeys) group message(s) came before their sender's key, which is on its way; " +
+                printNotice("\(report.waitingForGroupKeys) group message(s) came before their sender's key, which is on its way; " +
                            "they stay at the relay and a later sync opens them")
             }
             if report.waitingForAcceptance > 0 {
-                printError("\(report.waitingForAcceptance) group message(s) belong to a group you were invited to by someone whose " +
+                printNotice("\(report.waitingForAcceptance) group message(s) belong to a group you were invited to by someone whose " +
                            "message request you have not accepted: they stay at the relay until you accept it (`hush requests`)")
             }
             if report.deferred > 0 {
