@@ -65,6 +65,10 @@ final class GroupSenderKeys {
             }
             return
         }
+        // A member the current state no longer lists had its chains forgotten: one it gives
+        // again for an earlier state that still lists it (a new session hands chains over)
+        // would let it write to the group after its removal. Not kept.
+        guard try group.currentState().member(member) != nil else { return }
         guard try store.groups.chain(epoch: distribution.epoch, signingKey: distribution.signingKey.rawRepresentation,
                                      groupRow: group.id) == nil else { return }
         try store.groups.saveChain(chain.serialized(), epoch: chain.epoch, signingKey: chain.signingKey.rawRepresentation,

@@ -36,35 +36,7 @@ final class ReceivedGroupStates {
         }
         // A group is small or large for its whole life (§18.4).
         guard group.standing != .left, !group.isLarge else { return }
-        if group.standing == .removed, try rejoin(group, with: incoming, from: contact) { return }
         try supersede(group, with: incoming, from: sender, withoutUs: .removed)
-    }
-
-    /// A state that adds us back to a group we were removed from, written by
-    /// an admin who may not have been one when we were removed (promoted
-    /// since): the states in between never reached us, so it is taken as an
-    /// invitation is (§18.2, step 1), from an accepted contact whose key
-    /// has not changed and who is an admin in it, when its epoch is later
-    /// than that of the state that removed us and that state still listed
-    /// the contact (a member we were removed before, or never shared the
-    /// group with, cannot bring us into what it calls the group). Not a state
-    /// of the removal's own epoch: we hold that state without its secret,
-    /// so its digest is not the one the members compare (§18.2, Order).
-    /// False when it is not such a state, for the rules of a held group to decide.
-    private func rejoin(_ group: StoredGroup, with incoming: GroupState, from contact: Contact) throws -> Bool {
-        let sender = try IdentityKey(rawRepresentation: contact.identityKey)
-        let removal = try group.currentState()
-        guard incoming.member(me) != nil, incoming.epoch > removal.epoch, incoming.isAdmin(sender), removal.member(sender) != nil,
-              contact.standing == .accepted, contact.verification != .changed else { return false }
-        try store.groups.setStanding(.member, groupRow: group.id)
-        try adoption.adopt(incoming, in: group, announce: false, previous: nil)
-        var name = group.name
-        if incoming.name != removal.name {
-            name = try store.groups.freeName(incoming.name)
-            try store.groups.rename(groupRow: group.id, to: name)
-        }
-        try dependencies.emit(.groupChanged(group: name, conversationID: group.conversationId))
-        return true
     }
 
     /// A state another device of ours sent (§20.17): one this account wrote
