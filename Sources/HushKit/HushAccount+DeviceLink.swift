@@ -73,7 +73,10 @@ extension HushAccount {
     ///   `recoveryKey(in:keys:)`), `notRegistered` (no relay), `relayUnavailable`,
     ///   `invalidInput` (the new device's key, proof or name is refused),
     ///   `other` (declined, or no answer within `linkTimeout`), or as
-    ///   `open(in:keys:)`. A declined or failed link signs nothing.
+    ///   `open(in:keys:)`. A declined link, or one that fails before the
+    ///   user confirms, signs nothing; one that fails while the history is
+    ///   sent has published the list naming the new device, and its error
+    ///   (of the kind the failure had) says so and how to remove the entry.
     @discardableResult
     public static func linkDevice(from directory: String, keys: KeyProvider, thisDeviceName: String, relayURL: String? = nil,
                                   showCode: @Sendable (String) async -> Void,
@@ -195,9 +198,11 @@ extension HushAccount {
         } catch {
             // The list naming the new device is published: said, with what removes it (a
             // walkthrough found an interrupted link left an active device nobody had).
-            let cause = (error as? HushError).map { $0.reason } ?? "\(error)"
-            throw HushError(.other, reason: "the link did not complete (\(cause)), but the account's device list already names '\(name)' as a device",
-                            suggestion: "link it again with a new code, then remove the entry that has no device with `hush device revoke` (`hush device list` shows both)")
+            // The failure keeps its kind (a relay outage stays one) and its own advice.
+            let failure = (error as? HushError) ?? HushError(.other, reason: "\(error)")
+            let removal = "if the new device says it was not linked, remove '\(name)' with `hush device revoke` (`hush device list` shows it)"
+            throw HushError(failure.kind, reason: "the link did not complete here (\(failure.reason)), and the account's device list already names '\(name)'",
+                            suggestion: [failure.suggestion, removal].compactMap { $0 }.joined(separator: "; "), subject: failure.subject)
         }
         return LinkedDevice(entry, thisDevice: DeviceID(deviceKey: ownKey.publicKey))
     }

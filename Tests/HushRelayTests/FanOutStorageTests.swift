@@ -123,6 +123,10 @@ import Testing
             // Until the writer is done, or at the first torn fan-out (one is enough to fail).
             while (!done.withLock({ $0 }) || looks == 0) && torn.withLock({ $0.isEmpty }) {
                 looks += 1
+                // The SQLCipher driver's reads never suspend: without a yield this loop holds
+                // one of the shared pool's threads for good, and on two cores the writer below
+                // (and other suites) waited for ever (make test spun 22 minutes here, s54).
+                await Task.yield()
                 for round in 0..<rounds {
                     // Seen in the first mailbox ⇒ present in all the later ones.
                     var seenFirst = false

@@ -119,6 +119,11 @@ struct BackupCreateCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The folder to write the archive into.", valueName: "DIR"))
     var to: String
 
+    func validate() throws {
+        // Before the daemon's path resolution, which would read "" as the client's working folder.
+        guard !to.isEmpty else { throw ValidationError("--to names no folder: give the folder to write the archive into") }
+    }
+
     func run() async throws {
         try await reportingErrors {
             let summary: BackupSummary
