@@ -76,13 +76,15 @@ final class ReceivedGroupStates {
             return
         }
         if group.standing == .removed { try store.groups.setStanding(.member, groupRow: group.id) }
-        try adoption.adopt(incoming, in: group, announce: false, previous: current)
-        var name = group.name
+        // Renamed first: what adopting tells live views (our messages that stop
+        // waiting for a removed member) names the group as it is now called.
+        var renamed = group
         if incoming.name != current.name {
-            name = try store.groups.freeName(incoming.name)
-            try store.groups.rename(groupRow: group.id, to: name)
+            renamed.name = try store.groups.freeName(incoming.name)
+            try store.groups.rename(groupRow: group.id, to: renamed.name)
         }
-        try dependencies.emit(.groupChanged(group: name, conversationID: group.conversationId))
+        try adoption.adopt(incoming, in: renamed, announce: false, previous: current)
+        try dependencies.emit(.groupChanged(group: renamed.name, conversationID: group.conversationId))
     }
 
     /// Creates the group `incoming` describes (one we are in and do not

@@ -559,6 +559,43 @@ import HushStore
         #expect(try await bob.history(with: "crew").first?.status == .delivered)
     }
 
+    /// Bob missed the state that removed Dave and takes the next one, which
+    /// also renamed the group: his message no longer waits for Dave, and the
+    /// status he is told names the group as it is now called (a live view
+    /// was told the old name, which no longer resolves).
+    @Test func aStatusMovedByARemovalThatCameWithARenameNamesTheNewName() async throws {
+        let (relay, people) = try await four()
+        let alice = people["alice"]!.messenger, bob = people["bob"]!.messenger, carol = people["carol"]!.messenger
+        try await alice.createGroup(name: "team", members: ["bob", "carol", "dave"])
+        try await syncAll(people)
+        try await bob.send(text: "waiting for dave", to: "team")
+        _ = try await alice.sync()
+        _ = try await carol.sync()
+        _ = try await bob.sync()
+        #expect(try await bob.history(with: "team").first?.status == .sent, "Dave has not read it yet")
+
+        try await alice.removeFromGroup("team", member: "dave")
+        await alice.flushOutbox()
+        // Bob's client never sees that state: what Alice sent him for it is lost.
+        let bobKey = people["bob"]!.identity.publicKey.rawRepresentation
+        relay.state.withLock { $0.mailboxes[bobKey] = [] }
+        try await alice.renameGroup("team", to: "crew")
+        await alice.flushOutbox()
+
+        let events = bob.eventRecords
+        _ = try await bob.sync()
+        #expect(try await bob.groupSummary("crew").epoch == 3)
+        try await bob.send(text: "marker", to: "alice")
+        var statuses: [(String, MessageStatus)] = []
+        for await record in events {
+            guard case let .statusChanged(_, status, contact, _, _) = record.event else { continue }
+            if contact == "alice" { break }
+            statuses.append((contact, status))
+        }
+        #expect(statuses.map(\.0) == ["crew"] && statuses.map(\.1) == [.delivered], "\(statuses)")
+        #expect(try await bob.history(with: "crew").first?.status == .delivered)
+    }
+
     /// Dave, removed, gives his chain of the earlier state again (as a new
     /// session hands chains over): Alice keeps the states of earlier epochs
     /// for members who are behind, and Dave is in one, but he is not in the
