@@ -18,7 +18,8 @@ public struct SyncSummary: Sendable, Equatable {
     /// Group messages of an invitation that waits with its sender's message
     /// request: opened once the request is accepted.
     public let waitingForAcceptance: Int
-    /// Dropped unread because their sender is blocked.
+    /// Dropped unread: their sender is blocked, or they were written to a
+    /// group this account is no longer in by a member who had not learned it yet.
     public let dropped: Int
     /// Outgoing messages the relay took in this sync.
     public let sent: Int

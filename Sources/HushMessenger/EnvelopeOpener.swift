@@ -34,14 +34,14 @@ final class EnvelopeOpener {
     func open(_ envelope: MailboxEnvelope, ephemeral: Bool = false) throws -> OpenResult {
         if GroupEnvelope.isGroupEnvelope(envelope.bytes) {
             guard !ephemeral else { throw MessengerError.protocolFailure("a group message cannot travel as an ephemeral envelope") }
-            try senderKeys.open(envelope) { content, contact, group in
+            let opened = try senderKeys.open(envelope) { content, contact, group in
                 try applier.applyGroup(content, from: contact, group: group, envelope: envelope)
             } applyingOwn: { content, group in
                 try applier.applySentElsewhere(content, conversation: group.conversationId, label: group.name, inGroup: true, envelope: envelope)
             } applyingLarge: { content, author, group in
                 try applier.applyLargeGroup(content, from: author, group: group, envelope: envelope)
             }
-            return .applied
+            return opened ? .applied : .droppedForFormerGroup
         }
         let opened = try SealedSender.open(envelope.bytes, recipient: dependencies.transportIdentity, acceptingDevicePrekeyMessages: true)
         if let own = try ownDevices.sender(of: opened) {

@@ -226,7 +226,7 @@ final class GroupMembership {
             for member in others.map(\.identityKey) + [me] { try adoption.queue(notice, to: member, group: group) }
         }
         try store.groups.setStanding(.left, groupRow: group.id)
-        try forgetKeysKeepingDeliveries(group)
+        try GroupDeparture(dependencies: dependencies).forgetKeys(of: group, keepingDeliveries: true)
     }
 
     /// Another device of ours left the group (a member's leave, §20.17):
@@ -234,7 +234,7 @@ final class GroupMembership {
     func applyOwnLeave(groupID: [UInt8]) throws {
         guard let group = try store.groups.group(groupID: groupID), group.standing == .member, !group.isLarge else { return }
         try store.groups.setStanding(.left, groupRow: group.id)
-        try forgetKeysKeepingDeliveries(group)
+        try GroupDeparture(dependencies: dependencies).forgetKeys(of: group, keepingDeliveries: true)
         try dependencies.emit(.groupChanged(group: group.name, conversationID: group.conversationId))
     }
 
@@ -250,14 +250,6 @@ final class GroupMembership {
         _ = try change(group.name) { members, _ in
             members.removeAll { $0.identityKey == leaver }
             Self.keepAnAdmin(&members)
-        }
-    }
-
-    private func forgetKeysKeepingDeliveries(_ group: StoredGroup) throws {
-        let deliveries = try store.groups.pendingDeliveries().filter { $0.groupRow == group.id }
-        try store.groups.forgetKeys(groupRow: group.id)
-        for delivery in deliveries {
-            try store.groups.queueDelivery(delivery.content, to: delivery.memberKey, groupRow: group.id, at: dependencies.clock.now())
         }
     }
 

@@ -151,20 +151,24 @@ final class GroupSenderKeys {
     /// decrypts the group message with its sender's chain; stores a text or
     /// an attachment in the group's conversation and queues a delivery
     /// receipt to its sender over their pairwise session.
+    /// Returns false, having applied nothing, for an envelope of a group we
+    /// are no longer in (`GroupDeparture`): it is dropped unread.
     func open(_ envelope: MailboxEnvelope, applying apply: (Content, Contact, StoredGroup) throws -> Void,
               applyingOwn applyOwn: (Content, StoredGroup) throws -> Void,
-              applyingLarge applyLarge: (Content, IdentityKey, StoredGroup) throws -> Void) throws {
+              applyingLarge applyLarge: (Content, IdentityKey, StoredGroup) throws -> Void) throws -> Bool {
         guard let (message, group) = try openEnvelope(envelope.bytes) else {
             for invitation in try store.invitations.all()
             where try GroupEnvelope.open(envelope.bytes, key: GroupState.decode(invitation.state).envelopeKey()) != nil {
                 throw MessengerError.awaitingAcceptance("a group message for an invitation that waits with its sender's message request")
             }
+            // Sealed by a member who had not yet learned that we left or were removed: nothing will ever open it.
+            if try GroupDeparture(dependencies: dependencies).isFormerGroupEnvelope(envelope.bytes) { return false }
             throw MessengerError.awaitingGroupKey("a group message for a group whose key has not arrived yet")
         }
         if group.isLarge {
             let (content, author) = try largeGroupMessages.open(message, in: group)
             try applyLarge(content, author, group)
-            return
+            return true
         }
         let head = try SenderKeyMessageHead(of: message)
         guard let stored = try store.groups.chain(epoch: head.epoch, signingKey: head.signingKey.rawRepresentation, groupRow: group.id) else {
@@ -193,9 +197,10 @@ final class GroupSenderKeys {
         }
         if fromOwnDevice {
             try applyOwn(content, group)
-            return
+            return true
         }
         try apply(content, try senderContact(sender, in: group), group)
+        return true
     }
 
     /// The contact of a member whose chain we hold. Its chain came over a

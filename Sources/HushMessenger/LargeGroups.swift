@@ -140,7 +140,8 @@ final class LargeGroups {
             for admin in others where admin.isAdmin { try adoption.queue(notice, to: admin.identityKey, group: group) }
         }
         try store.groups.setStanding(.left, groupRow: group.id)
-        try store.groups.forgetKeys(groupRow: group.id)
+        // What was just queued (the state without us, or the notice to the admins) still goes out.
+        try GroupDeparture(dependencies: dependencies).forgetKeys(of: group, keepingDeliveries: true)
     }
 
     /// A member's leave notice: the admin with the lowest identity key among
@@ -231,7 +232,7 @@ final class LargeGroups {
         guard incoming.member(me) != nil else {
             try store.groups.setState(KeptLargeGroupState(forgetting: incoming).encoded, epoch: incoming.epoch, groupRow: group.id)
             try store.groups.setStanding(.removed, groupRow: group.id)
-            try store.groups.forgetKeys(groupRow: group.id)
+            try GroupDeparture(dependencies: dependencies).forgetKeys(of: group, keepingDeliveries: false)
             try dependencies.emit(.groupChanged(group: group.name, conversationID: group.conversationId))
             return
         }

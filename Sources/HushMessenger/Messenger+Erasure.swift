@@ -23,7 +23,7 @@ extension Messenger {
         }
         let body = ContentBody.deletion(of: try MessageID(hex: message.clientMessageId))
         let target = try target(conversationID: message.conversationId)
-        try store.write { _ in
+        _ = try store.write { _ in
             switch target {
             case let .group(name): try sealer.sealControl(body, toGroup: name)
             case let .contact(name): try sealer.seal(body, to: name)

@@ -19,7 +19,8 @@ public enum ReceiveOutcome: Sendable, Equatable {
     /// A group message or key for an invitation that waits with its
     /// sender's message request: kept at the relay until the user accepts.
     case waitingForAcceptance(reason: String)
-    /// From a blocked contact: dropped unread, safe to acknowledge.
+    /// From a blocked contact, or for a group we are no longer in: dropped
+    /// unread, safe to acknowledge.
     case dropped
     /// Already processed earlier (at or below the sync cursor).
     case alreadyProcessed
@@ -30,4 +31,7 @@ enum OpenResult {
     case applied
     /// The sender is blocked: nothing was decrypted past the sealed layer.
     case droppedFromBlocked
+    /// A group message sealed under a state of a group we are no longer in
+    /// (`GroupDeparture`): nothing was decrypted past the group envelope.
+    case droppedForFormerGroup
 }

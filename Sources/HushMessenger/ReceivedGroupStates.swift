@@ -71,7 +71,7 @@ final class ReceivedGroupStates {
         guard incoming.member(me) != nil else {
             try store.groups.setState(incoming.encoded, epoch: incoming.epoch, groupRow: group.id)
             try store.groups.setStanding(withoutUs, groupRow: group.id)
-            try store.groups.forgetKeys(groupRow: group.id)
+            try GroupDeparture(dependencies: dependencies).forgetKeys(of: group, keepingDeliveries: false)
             try dependencies.emit(.groupChanged(group: group.name, conversationID: group.conversationId))
             return
         }

@@ -14,7 +14,7 @@ public struct SyncReport: Sendable, Equatable {
     /// Group messages (and keys) of an invitation that waits with its sender's message request:
     /// left at the relay until the user accepts it (`hush requests accept`).
     public var waitingForAcceptance = 0
-    /// From blocked contacts: dropped unread (and acknowledged).
+    /// From blocked contacts, or to groups we are no longer in: dropped unread (and acknowledged).
     public var dropped = 0
     public var outbox = OutboxReport()
 }

@@ -147,6 +147,10 @@ public struct GroupRepository {
         try database.execute("DELETE FROM group_states WHERE group_row = ?", [groupRow])
         try database.execute("DELETE FROM sender_chains WHERE group_row = ?", [groupRow])
         try database.execute("DELETE FROM member_chains WHERE group_row = ?", [groupRow])
+    }
+
+    /// Drops what waits to be sealed for the group's members.
+    public func forgetDeliveries(groupRow: Int64) throws {
         try database.execute("DELETE FROM group_deliveries WHERE group_row = ?", [groupRow])
     }
 

@@ -534,7 +534,7 @@ import HushStore
     /// it "sent" for ever). Dave, no longer in the group, is not waited for
     /// once Bob learns he is out.
     @Test func aMemberWhoMissedTwoChangesIsStillReadAndRemovedMembersAreNotWaitedFor() async throws {
-        let (_, people) = try await four()
+        let (relay, people) = try await four()
         let alice = people["alice"]!.messenger, bob = people["bob"]!.messenger, carol = people["carol"]!.messenger
         try await alice.createGroup(name: "team", members: ["bob", "carol", "dave"])
         try await syncAll(people)
@@ -557,6 +557,13 @@ import HushStore
         #expect(try await bob.groupSummary("crew").epoch == 3)
         #expect(try await bob.groupReceipts(messageId: sent.id) == (2, 2, 0), "Dave, removed before he could read it, is not counted")
         #expect(try await bob.history(with: "crew").first?.status == .delivered)
+        // Dave, removed, got Bob's message too: sealed under a state he held, it is dropped
+        // unread, not kept at the relay waiting for a key (with a note at every sync).
+        let dave = people["dave"]!
+        let atDave = try await dave.messenger.sync()
+        #expect(atDave.waitingForGroupKeys == 0, "\(atDave)")
+        #expect(relay.stored(for: dave.identity.publicKey).count == 0, "left at the relay")
+        #expect(try await dave.messenger.history(with: "team").allSatisfy { $0.body != "from two changes back" })
     }
 
     /// Bob missed the state that removed Dave and takes the next one, which

@@ -104,6 +104,30 @@ import HushTesting
         #expect(try await dave.history(with: "town").isEmpty)
     }
 
+    /// A member who leaves asks the admins; the admin who leaves writes the
+    /// state without itself (promoting a member when no admin would remain).
+    /// Either way the others learn it and the one who left reads nothing after.
+    @Test func aMemberAndThenTheAdminLeaveAndTheOthersLearnIt() async throws {
+        let (_, people) = try await people(["bob", "carol", "dave"])
+        let alice = people["alice"]!.messenger, bob = people["bob"]!.messenger, carol = people["carol"]!.messenger
+        try await alice.createGroup(name: "town", members: ["bob", "carol", "dave"], large: true)
+        try await syncAll(people)
+
+        try await people["dave"]!.messenger.leaveGroup("town")
+        try await syncAll(people)
+        #expect(try await carol.groupSummary("town").members.count == 3, "the admin wrote the state without dave")
+
+        try await alice.leaveGroup("town")
+        try await syncAll(people)
+        let atCarol = try await carol.groupSummary("town")
+        #expect(atCarol.epoch == 3 && atCarol.members.count == 2, "\(atCarol)")
+        #expect(atCarol.members.contains { $0.isAdmin }, "a member was promoted")
+        try await bob.send(text: "after alice left", to: "town")
+        try await syncAll(people)
+        #expect(try await carol.history(with: "town").map(\.body) == ["after alice left"])
+        #expect(try await alice.history(with: "town").isEmpty)
+    }
+
     /// Every member derives every chain, so carol can encrypt as bob; her
     /// binding of the signing key is not bob's, and the message is refused.
     /// Bob's own message still opens afterwards: the chain took nothing.

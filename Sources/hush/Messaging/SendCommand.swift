@@ -124,7 +124,7 @@ struct SyncCommand: AsyncParsableCommand {
                 print("Received \(report.received), sent \(report.sent)" +
                       (report.retrying > 0 ? ", \(report.retrying) waiting to retry" : "") +
                       (report.failed > 0 ? ", \(report.failed) failed (see `hush outbox`)" : "") +
-                      (report.dropped > 0 ? ", dropped \(report.dropped) from blocked contacts" : ""))
+                      (report.dropped > 0 ? ", dropped \(report.dropped) unread (from blocked contacts, or to groups you are no longer in)" : ""))
                 if requests > 0 {
                     print("\(requests) message request(s) from people who are not your contacts: `hush requests`")
                 }

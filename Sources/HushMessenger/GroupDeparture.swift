@@ -1,0 +1,42 @@
+import HushCrypto
+import HushProtocol
+import HushStore
+
+/// What this device forgets when the account is no longer in a group
+/// (removed by an admin, or left here or on another device), and the two
+/// things it keeps (docs/PROTOCOL.md §18.2):
+/// - when we left, what is queued for members (a leave notice, the state
+///   we wrote without us as an admin) still goes out at the next flush:
+///   without it the others would never learn that we left;
+/// - the envelope keys of the states it held, until the relay's retention
+///   ends: a member who had not learned of the change yet seals to us under
+///   them, and such an envelope is dropped unread instead of waiting at the
+///   relay, with a note at every sync, for a sender's key that never comes.
+///   An envelope key opens only the outer layer; the chains are forgotten.
+struct GroupDeparture {
+    let dependencies: MessengerDependencies
+    private var store: MessageStore { dependencies.store }
+
+    /// Forgets `group`'s states, chains and derived chains, keeping its
+    /// states' envelope keys, and its queued deliveries when we left (a
+    /// removed member's would tell the others nothing they need).
+    func forgetKeys(of group: StoredGroup, keepingDeliveries: Bool) throws {
+        let keys = try store.groups.keptStates(groupRow: group.id).compactMap { encoded -> [UInt8]? in
+            let key = group.isLarge ? try? KeptLargeGroupState.decode(encoded).envelopeKey : try? GroupState.decode(encoded).envelopeKey()
+            return key?.copyBytes()
+        }
+        try store.groups.keepFormerEnvelopeKeys(keys, groupRow: group.id,
+                                                until: dependencies.clock.now() + LiveSync.relayRetentionMilliseconds)
+        try store.groups.forgetKeys(groupRow: group.id)
+        if !keepingDeliveries { try store.groups.forgetDeliveries(groupRow: group.id) }
+    }
+
+    /// Whether `envelope` was sealed under a state of a group we are no
+    /// longer in (and is to be dropped unread).
+    func isFormerGroupEnvelope(_ envelope: [UInt8]) throws -> Bool {
+        for former in try store.groups.formerEnvelopeKeys() {
+            if try GroupEnvelope.open(envelope, key: SecureBytes(copying: former.key)) != nil { return true }
+        }
+        return false
+    }
+}
