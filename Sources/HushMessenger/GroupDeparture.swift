@@ -17,18 +17,40 @@ struct GroupDeparture {
     let dependencies: MessengerDependencies
     private var store: MessageStore { dependencies.store }
 
-    /// Forgets `group`'s states, chains and derived chains, keeping its
-    /// states' envelope keys, and its queued deliveries when we left (a
-    /// removed member's would tell the others nothing they need).
+    /// Forgets `group`'s states, chains and derived chains, keeping the
+    /// envelope keys of the states that listed us, and its queued deliveries
+    /// when we left (a removed member's would tell the others nothing they
+    /// need). The state kept to show the group loses what opens anything: an
+    /// admin that left wrote the next state itself, and no one seals to us
+    /// under that one.
     func forgetKeys(of group: StoredGroup, keepingDeliveries: Bool) throws {
+        let me = dependencies.identity.publicKey
         let keys = try store.groups.keptStates(groupRow: group.id).compactMap { encoded -> [UInt8]? in
-            let key = group.isLarge ? try? KeptLargeGroupState.decode(encoded).envelopeKey : try? GroupState.decode(encoded).envelopeKey()
-            return key?.copyBytes()
+            if group.isLarge {
+                guard let kept = try? KeptLargeGroupState.decode(encoded), kept.state.member(me) != nil else { return nil }
+                return kept.envelopeKey.copyBytes()
+            }
+            guard let state = try? GroupState.decode(encoded), state.member(me) != nil else { return nil }
+            return try? state.envelopeKey().copyBytes()
         }
         try store.groups.keepFormerEnvelopeKeys(keys, groupRow: group.id,
                                                 until: dependencies.clock.now() + LiveSync.relayRetentionMilliseconds)
         try store.groups.forgetKeys(groupRow: group.id)
         if !keepingDeliveries { try store.groups.forgetDeliveries(groupRow: group.id) }
+        try forgetSecretOfShownState(groupRow: group.id)
+    }
+
+    private func forgetSecretOfShownState(groupRow: Int64) throws {
+        guard let shown = try store.groups.group(row: groupRow) else { return }
+        let redacted: [UInt8]
+        if shown.isLarge {
+            redacted = try KeptLargeGroupState.decode(shown.state).forgettingEnvelopeKey().encoded
+        } else {
+            let state = try GroupState.decode(shown.state)
+            redacted = try GroupState(groupID: state.groupID, epoch: state.epoch, secret: SecureBytes(count: GroupLimits.secretLength),
+                                      name: state.name, members: state.members).encoded
+        }
+        try store.groups.setState(redacted, epoch: shown.epoch, groupRow: groupRow)
     }
 
     /// Whether `envelope` was sealed under a state of a group we are no

@@ -30,6 +30,12 @@ struct KeptLargeGroupState {
 
     var epoch: UInt32 { state.epoch }
 
+    /// The same state with an all-zero envelope key: what a device keeps of a
+    /// group it is no longer in, to show it (`GroupDeparture`).
+    func forgettingEnvelopeKey() -> KeptLargeGroupState {
+        KeptLargeGroupState(state: state, envelopeKey: SecureBytes(count: 32), digest: digest)
+    }
+
     /// The local form (it holds the envelope key: the store encrypts it).
     var encoded: [UInt8] {
         var out: [UInt8] = []

@@ -65,7 +65,8 @@ final class LiveSync {
         var report = SyncReport()
         // A decryption error can only name an envelope the relay still held.
         try store.resends.forgetEnvelopes(sealedBefore: dependencies.clock.now() - Self.relayRetentionMilliseconds)
-        // Nothing sealed under a left group's keys is left at the relay once its retention ended.
+        // A left group's envelope keys serve for the relay's retention (a member far behind
+        // may seal under them later still: that envelope then waits like any unopened one).
         try store.groups.forgetFormerEnvelopeKeys(keptUntilBefore: dependencies.clock.now())
         // Events every subscriber acknowledged (or past the log's hard bounds), a batch per sync.
         try store.events.prune(now: dependencies.clock.now(), retention: .standard)

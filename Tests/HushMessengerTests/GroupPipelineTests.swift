@@ -153,6 +153,32 @@ import HushStore
         #expect(try await carol.history(with: "team").isEmpty)
     }
 
+    /// The admin leaves by writing the state without itself: the others take
+    /// it (a member is promoted), what Bob wrote before he knew is dropped
+    /// unread at Alice's, not left waiting at her relay, and Alice keeps no
+    /// secret of the group: the state she shows it with has an all-zero one.
+    @Test func theAdminWhoLeavesTellsTheOthersDropsWhatCameLateAndKeepsNoSecret() async throws {
+        let (relay, people) = try await four()
+        let alice = people["alice"]!, bob = people["bob"]!.messenger, carol = people["carol"]!.messenger
+        try await alice.messenger.createGroup(name: "team", members: ["bob", "carol"])
+        try await syncAll(people)
+        try await alice.messenger.leaveGroup("team")
+        try await bob.send(text: "before bob knew", to: "team")
+        let atAlice = try await alice.messenger.sync()
+        #expect(atAlice.dropped >= 1 && atAlice.waitingForGroupKeys == 0, "\(atAlice)")
+        #expect(relay.stored(for: alice.identity.publicKey).count == 0, "left at the relay")
+        #expect(try await alice.messenger.quarantined().isEmpty)
+        let kept = try #require(try MessageStore(path: alice.databasePath, key: alice.databaseKey).groups.group(named: "team"))
+        #expect(try GroupState.decode(kept.state).secret == SecureBytes(count: 32), "the left group's state keeps its secret")
+
+        try await syncAll(people)
+        let atCarol = try await carol.groupSummary("team")
+        #expect(atCarol.epoch == 2 && atCarol.members.count == 2 && atCarol.members.contains { $0.isAdmin }, "\(atCarol)")
+        try await carol.send(text: "after alice left", to: "team")
+        try await syncAll(people)
+        #expect(try await bob.history(with: "team").map(\.body) == ["before bob knew", "after alice left"])
+    }
+
     /// Bob holds Carol's chain (every member holds every other's) and so can
     /// derive her message keys; what he cannot make is her signature. A
     /// message he writes under her chain, signed with any other key, is set
@@ -563,6 +589,7 @@ import HushStore
         let atDave = try await dave.messenger.sync()
         #expect(atDave.waitingForGroupKeys == 0, "\(atDave)")
         #expect(relay.stored(for: dave.identity.publicKey).count == 0, "left at the relay")
+        #expect(try await dave.messenger.quarantined().isEmpty, "set aside instead of dropped")
         #expect(try await dave.messenger.history(with: "team").allSatisfy { $0.body != "from two changes back" })
     }
 

@@ -97,5 +97,13 @@ final class RelayServer: @unchecked Sendable {
     /// What the running relay logged so far (standard error).
     var log: String { child?.stderr ?? "" }
 
+    /// For a test's failure message: whether the relay still runs, how it
+    /// ended if not, and the end of what it logged.
+    var diagnosis: String {
+        guard let child else { return "the relay was stopped by the test" }
+        guard !child.isRunning else { return "the relay runs; its log ends: \(child.stderr.suffix(1_500))" }
+        return "the relay ended: \(child.finish(timeout: 0))"
+    }
+
     deinit { kill() }
 }
