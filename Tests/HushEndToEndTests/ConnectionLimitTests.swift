@@ -86,6 +86,35 @@ import Testing
         #expect(try health(relay) == 200)
     }
 
+    /// A relay serving TLS itself finds the end of the first request head in
+    /// the decrypted bytes: a keep-alive connection is served after the head
+    /// deadline. Before, the gate searched the ciphertext, never found it, and
+    /// closed every TLS connection (`hush listen`'s WebSocket too) at the
+    /// deadline. A TLS connection whose head never ends is still closed at it.
+    @Test func aTLSConnectionOutlivesTheHeadDeadlineOnceItsFirstHeadCame() throws {
+        let root = try TemporaryDirectory(label: "tls-head")
+        defer { withExtendedLifetime(root) {} }
+        try FileManager.default.createDirectory(atPath: root.path, withIntermediateDirectories: true)
+        let relay = try RelayServer(dataDirectory: root.path + "/relay",
+                                    options: ["--tls-self-signed", "--request-head-timeout", "5", "--idle-timeout", "120"])
+        defer { relay.kill() }
+        func throughOpenSSL(_ input: String) throws -> (output: String, seconds: Double) {
+            let started = Date()
+            let client = try ChildProcess(["-c", "(\(input)) | openssl s_client -connect 127.0.0.1:\(relay.port) -quiet"],
+                                          environment: HushEnvironment.base, executable: "/bin/sh")
+            let result = client.finish(timeout: 60)
+            return (result.stdout, Date().timeIntervalSince(started))
+        }
+        let request = "printf 'GET /v1/health HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n'"
+        let lastRequest = "printf 'GET /v1/health HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n'"
+        let kept = try throughOpenSSL("\(request); sleep 8; \(lastRequest); sleep 5")
+        #expect(kept.output.components(separatedBy: "HTTP/1.1 200").count - 1 == 2,
+                "the second request, after the head deadline, was not answered: \(kept.output) (\(relay.diagnosis))")
+        // A head that never ends, a byte a second (the loop ends when openssl does, at the close).
+        let dribbling = try throughOpenSSL("printf 'GET /v1/health HTTP/1.1\\r\\nX-Slow: '; while sleep 1; do printf a || exit; done")
+        #expect(dribbling.seconds < 20, "a TLS connection without a complete request head lived \(dribbling.seconds) s")
+    }
+
     @Test func connectionsBeyondTheCapsAreRefusedWhileOtherAddressesAreServed() throws {
         let root = try TemporaryDirectory(label: "caps")
         defer { withExtendedLifetime(root) {} }

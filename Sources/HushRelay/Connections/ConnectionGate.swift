@@ -1,7 +1,8 @@
 import NIOCore
 import NIOHTTP1
 
-/// The first handler of every connection, on raw bytes. It closes a
+/// The first handler of every connection on the bytes of HTTP (the raw
+/// bytes, or behind the relay's own TLS the decrypted ones). It closes a
 /// connection that has not completed its first request head (the empty line
 /// after the headers) within the deadline, and it is where the relay writes
 /// raw answers when the HTTP handlers behind it cannot: a 503 for a

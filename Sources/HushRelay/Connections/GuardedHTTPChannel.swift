@@ -13,8 +13,9 @@ struct GuardedHTTPChannel: ServerChildChannel {
 
     let inner: RelayHTTPChannel
     let counter: ConnectionCounter
-    /// The relay's own TLS, added behind the gate (a refused connection gets
-    /// its 503 in plain text and is closed without a handshake).
+    /// The relay's own TLS, in front of the gate of an admitted connection
+    /// (a refused connection gets its 503 in plain text and is closed
+    /// without a handshake).
     let tls: NIOSSLContext?
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
@@ -28,9 +29,17 @@ struct GuardedHTTPChannel: ServerChildChannel {
             admission = .refused
         }
         return channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandler(ConnectionGate(admission), position: .first)
+            let handlers = channel.pipeline.syncOperations
             if let tls, case .admitted = admission {
-                try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
+                // The gate behind TLS: it must see the decrypted bytes to find the end of the
+                // first request head. In front, it searched ciphertext, never found it, and
+                // closed every connection (WebSockets too) at the head deadline. Its deadline
+                // still starts now, so a silent client or a stalled handshake is closed as before.
+                let decryption = NIOSSLServerHandler(context: tls)
+                try handlers.addHandler(decryption, position: .first)
+                try handlers.addHandler(ConnectionGate(admission), position: .after(decryption))
+            } else {
+                try handlers.addHandler(ConnectionGate(admission), position: .first)
             }
         }.flatMap {
             inner.setup(channel: channel, logger: logger)
