@@ -4,12 +4,13 @@ import HushStore
 
 /// What this device forgets when the account is no longer in a group
 /// (removed by an admin, or left here or on another device), and the two
-/// things it keeps (docs/PROTOCOL.md §18.2):
+/// things it keeps (docs/PROTOCOL.md §18.2); the state it keeps to show the
+/// group has its secret (a large group's: its envelope key) zeroed:
 /// - when we left, what is queued for members (a leave notice, the state
 ///   we wrote without us as an admin) still goes out at the next flush:
 ///   without it the others would never learn that we left;
-/// - the envelope keys of the states it held, until the relay's retention
-///   ends: a member who had not learned of the change yet seals to us under
+/// - the envelope keys of the states it held that listed us, until the
+///   relay's retention ends: a member who had not learned of the change yet seals to us under
 ///   them, and such an envelope is dropped unread instead of waiting at the
 ///   relay, with a note at every sync, for a sender's key that never comes.
 ///   An envelope key opens only the outer layer; the chains are forgotten.
