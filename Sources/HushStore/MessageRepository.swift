@@ -116,25 +116,58 @@ public struct MessageRepository {
 
     /// Full-text search over bodies (FTS4), newest first. Each word of
     /// `text` must occur; FTS query syntax in `text` is treated as words.
+    /// The index holds letters and digits only (unicode61), so a word with
+    /// neither (an emoji, "?!") is looked for in the bodies as typed.
     public func search(_ text: String, conversationId: Int64? = nil, limit: Int = 20) throws -> [SearchHit] {
-        let words = text.split(whereSeparator: { $0.isWhitespace }).map { word in
-            "\"" + String(word.filter { $0 != "\"" }) + "\""
-        }.filter { $0 != "\"\"" }
+        let words = text.split(whereSeparator: { $0.isWhitespace }).map { String($0.filter { $0 != "\"" }) }.filter { !$0.isEmpty }
         guard !words.isEmpty, limit > 0 else { return [] }
-        let match = words.joined(separator: " ")
-        let filter = conversationId == nil ? "" : "AND m.conversation_id = ?"
-        var arguments: [any DatabaseValueConvertible] = [match]
-        if let conversationId { arguments.append(conversationId) }
+        let indexed = words.filter(Self.hasIndexedCharacter)
+        let literal = words.filter { !Self.hasIndexedCharacter($0) }
+        var conditions = literal.map { _ in "instr(m.body, ?) > 0" }
+        var arguments: [any DatabaseValueConvertible] = literal
+        if let conversationId {
+            conditions.append("m.conversation_id = ?")
+            arguments.append(conversationId)
+        }
+        guard !indexed.isEmpty else {
+            // No word the index holds: a scan of the bodies, newest first, until `limit` hits.
+            arguments.append(limit)
+            return try database.query("""
+                SELECT \(StoredMessage.columns(prefix: "m.")) FROM messages m
+                WHERE \(conditions.joined(separator: " AND ")) ORDER BY m.id DESC LIMIT ?
+                """, arguments) { row in
+                let message = try StoredMessage(row: row)
+                return SearchHit(message: message, snippet: Self.snippet(of: message.body, around: literal[0]))
+            }
+        }
+        let match = indexed.map { "\"" + $0 + "\"" }.joined(separator: " ")
+        arguments.insert(match, at: 0)
         arguments.append(limit)
         return try database.query("""
             SELECT \(StoredMessage.columns(prefix: "m.")),
                    snippet(messages_fts, '[', ']', '…', -1, 12)
             FROM messages_fts JOIN messages m ON m.id = messages_fts.docid
-            WHERE messages_fts MATCH ? \(filter)
+            WHERE messages_fts MATCH ? \(conditions.map { "AND " + $0 }.joined(separator: " "))
             ORDER BY m.id DESC LIMIT ?
             """, arguments) { row in
             SearchHit(message: try StoredMessage(row: row), snippet: try row.get(StoredMessage.columnNames.count))
         }
+    }
+
+    /// Whether the index's tokenizer (unicode61) keeps a character of `word`:
+    /// it keeps letters and digits and treats everything else as a separator.
+    static func hasIndexedCharacter(_ word: String) -> Bool {
+        word.unicodeScalars.contains { $0.properties.isAlphabetic || $0.properties.numericType != nil }
+    }
+
+    /// A snippet like FTS's: `word` in brackets, with up to `context`
+    /// characters on either side, cut ends marked with "…".
+    static func snippet(of body: String, around word: String, context: Int = 40) -> String {
+        guard let found = body.range(of: word) else { return body }
+        let start = body.index(found.lowerBound, offsetBy: -context, limitedBy: body.startIndex) ?? body.startIndex
+        let end = body.index(found.upperBound, offsetBy: context, limitedBy: body.endIndex) ?? body.endIndex
+        return (start == body.startIndex ? "" : "…") + body[start..<found.lowerBound] + "[" + body[found] + "]"
+            + body[found.upperBound..<end] + (end == body.endIndex ? "" : "…")
     }
 
     // MARK: Deletion

@@ -210,9 +210,12 @@ struct SearchCommand: AsyncParsableCommand {
         abstract: "Full-text search over your local history.",
         discussion: """
             Every word must occur. The search runs on the encrypted local database only.
+            Words are matched whole, without regard to case or accents; a word of symbols
+            alone (an emoji) is matched exactly as typed.
 
             Examples:
               hush search dinner friday
+              hush search 🎉
             """)
 
     @OptionGroup var global: GlobalOptions
