@@ -10,8 +10,6 @@ final class ConnectionCounter: Sendable {
     }
 
     private let counts = Mutex(Counts())
-    /// Connections refused at setup, until their handling starts.
-    private let refused = Mutex(Set<ObjectIdentifier>())
     let limits: ConnectionLimits
 
     init(limits: ConnectionLimits) { self.limits = limits }
@@ -38,13 +36,4 @@ final class ConnectionCounter: Sendable {
     }
 
     var open: Int { counts.withLock { $0.total } }
-
-    func markRefused(_ channel: any Channel) {
-        _ = refused.withLock { $0.insert(ObjectIdentifier(channel)) }
-    }
-
-    /// Whether `channel` was refused (and forgets it).
-    func takeRefused(_ channel: any Channel) -> Bool {
-        refused.withLock { $0.remove(ObjectIdentifier(channel)) != nil }
-    }
 }

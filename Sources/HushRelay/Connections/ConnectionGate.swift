@@ -20,6 +20,8 @@ final class ConnectionGate: ChannelInboundHandler, RemovableChannelHandler {
     private var context: ChannelHandlerContext?
     private var deadline: Scheduled<Void>?
     private var headComplete = false
+    /// A raw answer was written: the connection is closing, so nothing more is.
+    private var answered = false
     /// The last bytes seen, to find "\r\n\r\n" across reads.
     private var tail: [UInt8] = []
 
@@ -68,7 +70,8 @@ final class ConnectionGate: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func answer(_ status: String, extra: String) {
-        guard let context else { return }
+        guard let context, !answered else { return }
+        answered = true
         let response = "HTTP/1.1 \(status)\r\n\(extra)Connection: close\r\nContent-Length: 0\r\n\r\n"
         let channel = context.channel
         context.writeAndFlush(wrapInboundOut(ByteBuffer(string: response))).whenComplete { _ in channel.close(promise: nil) }

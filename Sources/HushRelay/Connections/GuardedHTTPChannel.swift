@@ -9,7 +9,12 @@ import NIOSSL
 /// (the excess gets a raw 503 and is closed), a deadline for the first request
 /// head, and a 400 and close for bytes the HTTP parser refuses.
 struct GuardedHTTPChannel: ServerChildChannel {
-    typealias Value = RelayHTTPChannel.Value
+    struct Value: ServerChildChannelValue {
+        let channel: any Channel
+        /// The HTTP exchange of an admitted connection; nil for one refused
+        /// at setup, which its gate answers and closes (no HTTP follows).
+        let admitted: RelayHTTPChannel.Value?
+    }
 
     let inner: RelayHTTPChannel
     let counter: ConnectionCounter
@@ -20,38 +25,40 @@ struct GuardedHTTPChannel: ServerChildChannel {
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let address = channel.remoteAddress?.ipAddress ?? "unknown"
-        let admission: ConnectionGate.Admission
-        if counter.admit(address) {
-            channel.closeFuture.whenComplete { _ in counter.release(address) }
-            admission = .admitted(headTimeout: .seconds(counter.limits.requestHeadTimeoutSeconds))
-        } else {
-            counter.markRefused(channel)
-            admission = .refused
+        guard counter.admit(address) else {
+            // The refusal travels in the value, not in a table keyed by the channel's
+            // identity: a channel whose setup failed never reaches `handle`, and its
+            // entry would have named the next channel allocated at the same address.
+            return channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(ConnectionGate(.refused), position: .first)
+                return Value(channel: channel, admitted: nil)
+            }
         }
+        channel.closeFuture.whenComplete { _ in counter.release(address) }
+        let gate = ConnectionGate(.admitted(headTimeout: .seconds(counter.limits.requestHeadTimeoutSeconds)))
         return channel.eventLoop.makeCompletedFuture {
             let handlers = channel.pipeline.syncOperations
-            if let tls, case .admitted = admission {
+            if let tls {
                 // The gate behind TLS: it must see the decrypted bytes to find the end of the
                 // first request head. In front, it searched ciphertext, never found it, and
                 // closed every connection (WebSockets too) at the head deadline. Its deadline
                 // still starts now, so a silent client or a stalled handshake is closed as before.
                 let decryption = NIOSSLServerHandler(context: tls)
                 try handlers.addHandler(decryption, position: .first)
-                try handlers.addHandler(ConnectionGate(admission), position: .after(decryption))
+                try handlers.addHandler(gate, position: .after(decryption))
             } else {
-                try handlers.addHandler(ConnectionGate(admission), position: .first)
+                try handlers.addHandler(gate, position: .first)
             }
         }.flatMap {
             inner.setup(channel: channel, logger: logger)
         }.flatMapThrowing { value in
             try channel.pipeline.syncOperations.addHandler(ParserErrorCloser())
-            return value
+            return Value(channel: channel, admitted: value)
         }
     }
 
     func handle(value: Value, logger: Logger) async {
-        // A refused connection is answered and closed by its gate: no HTTP exchange follows.
-        if counter.takeRefused(value.channel) { return }
-        await inner.handle(value: value, logger: logger)
+        guard let admitted = value.admitted else { return }
+        await inner.handle(value: admitted, logger: logger)
     }
 }
