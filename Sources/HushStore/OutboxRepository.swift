@@ -40,18 +40,23 @@ public struct OutboxRepository {
         try duePage(at: time, afterRow: 0, limit: limit).items
     }
 
+    /// `duePage`'s query: ?1 the time, ?2 the limit, ?3 the row after which
+    /// the page starts. The later request of the same conversation is found
+    /// through `outbox_by_conversation` (schema version 37).
+    static let duePageQuery = """
+        SELECT rowid, \(columns) FROM outbox AS waiting WHERE rowid > ?3 AND status = 'pending' AND (next_attempt_at <= ?1 OR EXISTS (
+            SELECT 1 FROM outbox AS due WHERE due.status = 'pending' AND due.next_attempt_at <= ?1
+            AND due.conversation_id = waiting.conversation_id AND due.rowid > waiting.rowid))
+        ORDER BY rowid LIMIT ?2
+        """
+
     /// A page of `due(at:)` in the order requests were queued, after the
     /// row `afterRow` (0: from the start), and the last row it holds: the
     /// next page starts after it, so a pass takes each request once (a
     /// request brought along stays in the answer while a later one is due,
     /// and pages by offset or by "not tried yet" would stall on it).
     public func duePage(at time: Milliseconds, afterRow: Int64, limit: Int = 100) throws -> (items: [OutboxItem], lastRow: Int64?) {
-        let rows: [(Int64, OutboxItem)] = try database.query("""
-            SELECT rowid, \(Self.columns) FROM outbox AS waiting WHERE rowid > ?3 AND status = 'pending' AND (next_attempt_at <= ?1 OR EXISTS (
-                SELECT 1 FROM outbox AS due WHERE due.status = 'pending' AND due.next_attempt_at <= ?1
-                AND due.conversation_id = waiting.conversation_id AND due.rowid > waiting.rowid))
-            ORDER BY rowid LIMIT ?2
-            """, [time, limit, afterRow]) { row in
+        let rows: [(Int64, OutboxItem)] = try database.query(Self.duePageQuery, [time, limit, afterRow]) { row in
             (try row.get(0, as: Int64.self), try decodeItem(row, from: 1))
         }
         return (rows.map(\.1), rows.last?.0)

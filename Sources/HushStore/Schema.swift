@@ -43,6 +43,7 @@ public enum Schema {
         migrator.register(version: 34, name: "small groups' rekeys asked for after a member revoked a device", addGroupRekeyRequests)
         migrator.register(version: 35, name: "the device each contact's sender chain came from", addChainDevices)
         migrator.register(version: 36, name: "envelope keys of groups this account left, to drop what was sealed before", addFormerGroupEnvelopeKeys)
+        migrator.register(version: 37, name: "the outbox indexed by conversation, for the order of each pass", addOutboxByConversation)
         return migrator
     }()
 
