@@ -14,7 +14,7 @@ struct GroupMessageStatus {
     /// has reached, and tells live views when it moved.
     func settle(_ message: StoredMessage, in group: StoredGroup) throws {
         let reached = try store.groups.receipts(messageId: message.id).map { MessageStatus(rawValue: $0.status) ?? .sent }
-        let lowest = reached.min { Self.rank($0) < Self.rank($1) }
+        let lowest = reached.min { $0.receiptRank < $1.receiptRank }
         let overall: MessageStatus? = switch lowest {
         case .read?: .read
         case .delivered?: .delivered
@@ -33,14 +33,6 @@ struct GroupMessageStatus {
         for id in try store.groups.forgetUnreadReceipts(of: member.rawRepresentation, conversationId: group.conversationId) {
             guard let message = try store.messages.message(id: id) else { continue }
             try settle(message, in: group)
-        }
-    }
-
-    private static func rank(_ status: MessageStatus) -> Int {
-        switch status {
-        case .read: 2
-        case .delivered: 1
-        default: 0
         }
     }
 }

@@ -244,10 +244,10 @@ public struct GroupRepository {
     /// Returns whether it changed.
     @discardableResult
     public func recordReceipt(messageId: Int64, memberKey: [UInt8], status: String) throws -> Bool {
-        let rank = ["sent": 0, "delivered": 1, "read": 2]
+        func rank(_ text: String) -> Int { MessageStatus(rawValue: text)?.receiptRank ?? 0 }
         let current: String? = try database.queryFirst("SELECT status FROM group_receipts WHERE message_id = ? AND member_key = ?",
                                                        [messageId, memberKey]) { try $0.get(0) }
-        if let current, (rank[current] ?? 0) >= (rank[status] ?? 0) { return false }
+        if let current, rank(current) >= rank(status) { return false }
         try database.execute("""
             INSERT OR REPLACE INTO group_receipts(message_id, member_key, status) VALUES (?, ?, ?)
             """, [messageId, memberKey, status])

@@ -9,6 +9,16 @@ public enum MessageDirection: String, Sendable {
 /// moves an outgoing message may make are `OutgoingStatusMachine`.
 public enum MessageStatus: String, Sendable, CaseIterable {
     case pending, sent, delivered, read, failed
+
+    /// How far a recipient's receipts took a message: read above delivered
+    /// above everything else. A recipient's status never moves down it.
+    public var receiptRank: Int {
+        switch self {
+        case .read: 2
+        case .delivered: 1
+        case .pending, .sent, .failed: 0
+        }
+    }
 }
 
 /// A message as the pipeline hands it to the store.
