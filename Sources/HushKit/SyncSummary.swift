@@ -2,8 +2,12 @@ import HushMessenger
 
 /// What one `HushAccount.sync()` did.
 public struct SyncSummary: Sendable, Equatable {
-    /// Messages (and receipts, group changes, files' pointers) taken in.
+    /// Envelopes taken in: messages, and receipts, keys, group changes and
+    /// other updates (`newMessages` counts the messages alone).
     public let received: Int
+    /// New messages a person wrote (texts, files, group messages, message
+    /// requests) stored by this sync, in every conversation.
+    public let newMessages: Int
     /// Envelopes set aside because they could not be decrypted; where the
     /// sender can help, they were asked to send again.
     public let setAside: Int
@@ -32,6 +36,7 @@ public struct SyncSummary: Sendable, Equatable {
 
     init(_ report: SyncReport, pendingRequests: Int) {
         received = report.received
+        newMessages = report.newMessages
         setAside = report.quarantined + report.resendRequested
         askedToResend = report.resendRequested
         deferred = report.deferred

@@ -227,7 +227,9 @@ public actor Messenger {
     /// Flushes the outbox, fetches and stores everything waiting, acknowledges it, flushes again.
     @discardableResult
     public func sync() async throws -> SyncReport {
-        let report = try await live.sync()
+        let newest = try store.messages.newestId()
+        var report = try await live.sync()
+        report.newMessages = try store.messages.incomingCount(after: newest)
         // Only when the user opted in (`hush attachments --auto-download MIB`).
         await downloads.autoDownload()
         return report

@@ -1,7 +1,10 @@
 
 /// What `sync` did.
 public struct SyncReport: Sendable, Equatable {
+    /// Envelopes stored: messages, and receipts, keys, group changes and other updates.
     public var received = 0
+    /// Of what was stored, the messages a person wrote (texts, files, group messages, requests).
+    public var newMessages = 0
     /// Set aside with no way to recover them (unknown sender, no session, a replay).
     public var quarantined = 0
     /// Set aside, and their senders asked to send them again (docs/PROTOCOL.md §10.1).

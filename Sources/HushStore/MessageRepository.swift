@@ -63,6 +63,19 @@ public struct MessageRepository {
         try database.withinTransaction { _ in try messages.map { try insert($0) } }
     }
 
+    /// The id of the newest message (0 when there is none), from which
+    /// `incomingCount(after:)` counts what a sync stored.
+    public func newestId() throws -> Int64 {
+        try database.queryFirst("SELECT coalesce(max(id), 0) FROM messages") { try $0.get(0, as: Int64.self) } ?? 0
+    }
+
+    /// How many incoming messages (texts, files, group messages, requests)
+    /// were stored after message `id`: receipts, keys and other updates are
+    /// not messages.
+    public func incomingCount(after id: Int64) throws -> Int {
+        try database.queryFirst("SELECT count(*) FROM messages WHERE id > ? AND direction = 'in'", [id]) { try $0.get(0, as: Int.self) } ?? 0
+    }
+
     public func message(id: Int64) throws -> StoredMessage? {
         try database.queryFirst("SELECT \(StoredMessage.columns) FROM messages WHERE id = ?", [id]) { try StoredMessage(row: $0) }
     }

@@ -39,6 +39,7 @@ import Testing
         // Bob fetches it; it is delivered (not yet read) on Alice's side once she syncs.
         let received = try bed.sync(bob)
         #expect(received["received"] as? Int == 3, "the credential, the display name and the message")
+        #expect(received["messages"] as? Int == 1, "one of them a message")
         #expect(received["quarantined"] as? Int == 0)
         let bobView = try bed.history(bob, with: "alice")
         #expect(bobView.incoming.bodies == ["Hi Bob, the secret word is \(canary)."])

@@ -117,14 +117,17 @@ struct SyncCommand: AsyncParsableCommand {
             let requests = report.pendingRequests
             let quarantined = report.setAside - report.askedToResend
             if global.json {
-                try printJSON(["received": report.received, "quarantined": quarantined, "resendRequested": report.askedToResend,
+                try printJSON(["received": report.received, "messages": report.newMessages, "quarantined": quarantined, "resendRequested": report.askedToResend,
                                "deferred": report.deferred, "waitingForGroupKeys": report.waitingForGroupKeys, "waitingForAcceptance": report.waitingForAcceptance, "dropped": report.dropped, "requests": requests,
                                "sent": report.sent, "retrying": report.retrying, "failed": report.failed])
             } else {
-                print("Received \(report.received), sent \(report.sent)" +
+                // Messages apart from the envelopes: receipts, keys and group changes are envelopes too,
+                // and "Received 4" for two messages read as two lost.
+                let messages = report.newMessages == 0 ? "No new messages" : "\(report.newMessages) new message\(report.newMessages == 1 ? "" : "s")"
+                print("\(messages) (\(report.received) envelope\(report.received == 1 ? "" : "s") received, \(report.sent) sent" +
                       (report.retrying > 0 ? ", \(report.retrying) waiting to retry" : "") +
-                      (report.failed > 0 ? ", \(report.failed) failed (see `hush outbox`)" : "") +
-                      (report.dropped > 0 ? ", dropped \(report.dropped) unread (from blocked contacts, or to groups you are no longer in)" : ""))
+                      (report.failed > 0 ? ", \(report.failed) failed, see `hush outbox`" : "") +
+                      (report.dropped > 0 ? ", dropped \(report.dropped) unread: from blocked contacts, or to groups you are no longer in" : "") + ")")
                 if requests > 0 {
                     print("\(requests) message request(s) from people who are not your contacts: `hush requests`")
                 }
