@@ -37,6 +37,16 @@ import Testing
         #expect(offline.status == 22, "\(offline)")
         #expect(offline.stderr.contains("relay"))
 
+        // Retrying one while the relay is still down seals it again under a new request id
+        // (a new envelope needs a new id): the answer names it, and `hush outbox` lists it.
+        let first = try #require(pending.first?["requestId"] as? String)
+        let resealed = try bed.hush(alice, ["retry", String(first.prefix(8)), "--json"])
+        let moved = try #require((try resealed.json()["resealed"] as? [[String: Any]])?.first, "\(resealed)")
+        #expect(moved["from"] as? String == first && moved["to"] as? String != first, "\(resealed)")
+        #expect(try bed.outbox(alice).contains { $0["requestId"] as? String == moved["to"] as? String }, "\(resealed)")
+        let said = try bed.hush(alice, ["retry", String((moved["to"] as? String ?? "").prefix(8))])
+        #expect(said.stdout.contains("was sealed again and waits as"), "\(said)")
+
         // Same port, same data directory.
         try bed.relay.start()
         #expect(bed.relay.port == port)

@@ -294,6 +294,9 @@ struct RetryCommand: AsyncParsableCommand {
         commandName: "retry",
         abstract: "Post failed and pending messages now (all, or the one whose request id starts with ID).",
         discussion: """
+            A text or a file whose upload finished is sealed again on the current session,
+            under a new request id, which is printed (`--json`: "resealed").
+
             Examples:
               hush retry
               hush retry 3fa9c1
@@ -304,13 +307,27 @@ struct RetryCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let report = try await global.openAccount().retryQueued(requestID: id)
+            let account = try await global.openAccount()
+            // A retried message may be sealed again under a new request id: the id the user
+            // gave then names nothing in `hush outbox`, so the new one is told.
+            let chosen = try await account.queuedMessages().filter { id == nil || $0.requestID.hasPrefix(id!) }
+            let report = try await account.retryQueued(requestID: id)
+            let waiting = try await account.queuedMessages()
+            let renamed: [(from: String, to: String)] = chosen.compactMap { old in
+                guard let message = old.message, let now = waiting.first(where: { $0.message == message }), now.requestID != old.requestID
+                else { return nil }
+                return (old.requestID, now.requestID)
+            }
             if global.json {
-                var object: [String: Any] = ["sent": report.sent, "retrying": report.retrying, "failed": report.failed]
+                var object: [String: Any] = ["sent": report.sent, "retrying": report.retrying, "failed": report.failed,
+                                             "resealed": renamed.map { ["from": $0.from, "to": $0.to] }]
                 if let next = report.nextAttemptAt { object["nextAttemptAt"] = next }
                 try printJSON(object)
             } else {
                 print("Sent \(report.sent), still waiting \(report.retrying), failed \(report.failed)")
+                for change in renamed {
+                    print("Request \(change.from.prefix(12)) was sealed again and waits as \(change.to.prefix(12)) (`hush outbox`)")
+                }
             }
             if report.failed > 0 { throw ExitCode(.relayUnavailable) }
         }
