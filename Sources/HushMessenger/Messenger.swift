@@ -229,7 +229,8 @@ public actor Messenger {
     public func sync() async throws -> SyncReport {
         let newest = try store.messages.newestId()
         var report = try await live.sync()
-        report.newMessages = try store.messages.incomingCount(after: newest)
+        // Notices this client wrote into a conversation are not messages someone sent.
+        report.newMessages = try store.messages.incomingCount(after: newest, excluding: [DisappearingTimer.contentType, DeviceListNotice.contentType])
         // Only when the user opted in (`hush attachments --auto-download MIB`).
         await downloads.autoDownload()
         return report

@@ -69,11 +69,15 @@ public struct MessageRepository {
         try database.queryFirst("SELECT coalesce(max(id), 0) FROM messages") { try $0.get(0, as: Int64.self) } ?? 0
     }
 
-    /// How many incoming messages (texts, files, group messages, requests)
-    /// were stored after message `id`: receipts, keys and other updates are
-    /// not messages.
-    public func incomingCount(after id: Int64) throws -> Int {
-        try database.queryFirst("SELECT count(*) FROM messages WHERE id > ? AND direction = 'in'", [id]) { try $0.get(0, as: Int.self) } ?? 0
+    /// How many incoming messages were stored after message `id`, leaving
+    /// out rows whose content type is in `notices` (what the client wrote
+    /// into a conversation itself: a changed timer, a changed device list).
+    public func incomingCount(after id: Int64, excluding notices: [String] = []) throws -> Int {
+        let excluded = notices.isEmpty ? "" : " AND content_type NOT IN (\(notices.map { _ in "?" }.joined(separator: ", ")))"
+        let arguments: [any DatabaseValueConvertible] = [id] + notices
+        return try database.queryFirst("SELECT count(*) FROM messages WHERE id > ? AND direction = 'in'" + excluded, arguments) {
+            try $0.get(0, as: Int.self)
+        } ?? 0
     }
 
     public func message(id: Int64) throws -> StoredMessage? {

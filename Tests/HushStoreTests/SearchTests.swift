@@ -40,3 +40,23 @@ import Testing
         #expect(!MessageRepository.hasIndexedCharacter("?!"))
     }
 }
+
+/// `MessageRepository.incomingCount(after:excluding:)`, which `hush sync`
+/// reports as new messages: incoming rows after a point, without the
+/// notices the client writes itself.
+@Suite struct IncomingCountTests {
+    @Test func onlyIncomingRowsAfterThePointAndNoNoticesCount() throws {
+        let fixture = try StoreFixture()
+        let chat = try fixture.conversation("ada")
+        _ = try fixture.incoming(chat, serverId: 1, body: "before", at: 1)
+        let newest = try fixture.store.messages.newestId()
+        _ = try fixture.incoming(chat, serverId: 2, body: "one", at: 2)
+        _ = try fixture.outgoingPending(chat, body: "mine", at: 3, requestId: "r")
+        _ = try fixture.store.messages.insert(NewMessage(conversationId: chat, clientMessageId: "notice", direction: .incoming, sender: "ada",
+                                                         body: "ada linked a device", contentType: "device-list", status: .delivered, createdAt: 4))
+        _ = try fixture.incoming(chat, serverId: 3, body: "two", at: 5)
+        #expect(try fixture.store.messages.incomingCount(after: newest) == 3)
+        #expect(try fixture.store.messages.incomingCount(after: newest, excluding: ["device-list", "disappearing-timer"]) == 2)
+        #expect(try fixture.store.messages.incomingCount(after: try fixture.store.messages.newestId()) == 0)
+    }
+}
