@@ -12,9 +12,12 @@ extension HushAccount {
     /// starts fresh sessions, because an old copy of a ratchet would reuse
     /// message keys its peers have already seen or moved past (§19.4); a
     /// large group's derived chains (`member_chains`, §18.4) likewise, and
-    /// the restored member asks for a new state instead.
+    /// the restored member asks for a new state instead. And the recovery key
+    /// a revocation made (§20.14): the archive is sealed under it, and the
+    /// restored keystore holds the key that opened it.
     static let tablesLeftOutOfBackups: Set<String> = ["ratchet_sessions", "device_sessions", "skipped_message_keys", "sender_chains",
-                                                              "member_chains", "own_device_sessions", "own_device_skipped_keys"]
+                                                              "member_chains", "own_device_sessions", "own_device_skipped_keys",
+                                                              "account_recovery_key"]
 
     /// The settings name under which a restored store remembers the archive's
     /// date (milliseconds since 1970).
@@ -28,9 +31,11 @@ extension HushAccount {
     /// - Throws: `HushError` as `open(in:keys:)` does for the keystore.
     public static func recoveryKey(in directory: String, keys: KeyProvider) async throws(HushError) -> (key: RecoveryKey, isNew: Bool) {
         try await translatingErrors {
-            let (_, keystore, lock, contents) = try unlockHome(directory, keys: keys, .exclusive)
+            let (home, keystore, lock, contents) = try unlockHome(directory, keys: keys, .exclusive)
             defer { lock.release() }
-            if let existing = recoveryKey(of: contents) { return (existing, false) }
+            if let existing = try newestRecoveryKey(of: contents, store: MessageStore.openExisting(path: home.databasePath, key: contents.databaseKey)) {
+                return (existing, false)
+            }
             let key = RecoveryKey.generate()
             var additional = contents.additional
             additional[KeystoreContents.EntryType.recoveryKey] = key.bytes
@@ -59,6 +64,16 @@ extension HushAccount {
         return RecoveryKey(bytes: bytes)
     }
 
+    /// The account's current recovery key: the one a revocation made (here,
+    /// or on another device that handed it over, §20.14), which the store
+    /// keeps, else the keystore's. A running client holds the store but not
+    /// the passphrase, so a key handed over stays in the store (encrypted
+    /// under the database key, itself sealed in the keystore).
+    static func newestRecoveryKey(of contents: KeystoreContents, store: MessageStore) throws -> RecoveryKey? {
+        if let kept = try store.recoveryKeys.current() { return RecoveryKey(bytes: kept.key) }
+        return recoveryKey(of: contents)
+    }
+
     /// Writes a backup archive of the account in `directory` into the folder
     /// `destination` (made when missing), encrypted under the account's
     /// recovery key: the identity, the store (contacts, conversations,
@@ -75,7 +90,8 @@ extension HushAccount {
         try await translatingErrors {
             let (home, _, lock, contents) = try unlockHome(directory, keys: keys, .shared)
             defer { lock.release() }
-            guard let recoveryKey = recoveryKey(of: contents) else { throw noRecoveryKey }
+            let store = try MessageStore.openExisting(path: home.databasePath, key: contents.databaseKey)
+            guard let recoveryKey = try newestRecoveryKey(of: contents, store: store) else { throw noRecoveryKey }
             return try writeBackup(of: home, databaseKey: contents.databaseKey, identity: try IdentityKeyPair(seed: contents.identitySeed),
                                    identityCreatedAt: contents.createdAt, recoveryKey: recoveryKey, to: destination)
         }
@@ -94,7 +110,9 @@ extension HushAccount {
     }
 
     func createBackup(to destination: String, creatingFolder: Bool) async throws(HushError) -> BackupSummary {
-        guard let recoveryKey else {
+        // A key another device handed over while this account was open is the newest (§20.14).
+        let handedOver = try? await messenger.keptRecoveryKey().map { RecoveryKey(bytes: $0.key) }
+        guard let recoveryKey = handedOver ?? recoveryKey else {
             // The key is made by `hush backup key`, which needs the account to itself; an open one learns it when reopened.
             throw HushError(.keyUnavailable, reason: "this account has no recovery key yet, so a backup could not be opened",
                             suggestion: "stop the daemon, run `hush backup key`, write the key down, and start the daemon again")

@@ -98,9 +98,10 @@ extension HushAccount {
         try await translatingErrors {
             let (home, keystore, lock, contents) = try unlockHome(directory, keys: keys, .exclusive)
             defer { lock.release() }
-            guard let recoveryKey = recoveryKey(of: contents) else { throw noRecoveryKey }
             let identity = try IdentityKeyPair(seed: contents.identitySeed)
             let store = try MessageStore.openExisting(path: home.databasePath, key: contents.databaseKey)
+            // The newest: one a revocation made replaces the one a revoked device holds (§20.14).
+            guard let recoveryKey = try newestRecoveryKey(of: contents, store: store) else { throw noRecoveryKey }
             guard let relay = try relayURL ?? store.settings.value(SettingsRepository.Name.relayURL), !relay.isEmpty else {
                 throw HushError(.notRegistered, reason: "this account has no relay, and a link goes through one",
                                 suggestion: "give the relay with --relay")
@@ -441,6 +442,9 @@ extension HushAccount {
                 }
                 let store = try MessageStore.openExisting(path: home.databasePath, key: contents.databaseKey)
                 try store.deviceLists.keep(list.encoded, counter: list.counter, at: Int64(Date().timeIntervalSince1970 * 1000))
+                // The key the admitting device sent is the newest it held, as of this list: a key an
+                // older revocation made, handed on later by a device that lagged, must not replace it.
+                try store.recoveryKeys.keepIfNewer(recoveryKey, listCounter: list.counter)
                 // The relay the link went through is the account's.
                 try store.settings.set(SettingsRepository.Name.relayURL, to: mailbox.client.baseURL)
                 try makeLinkedDevice(store)

@@ -8,15 +8,17 @@ import HushStore
 /// Revoking a device of the account (docs/PROTOCOL.md §20.14): any active
 /// device signs the account's next list with that entry revoked, publishes
 /// it in the account's directory, and replaces the recovery key, which the
-/// revoked device holds.
+/// revoked device holds, on every remaining device.
 extension HushAccount {
     /// Revokes the device of the account in `directory` (closed: it is held
     /// exclusively meanwhile) that `nameOrID` names: its exact name, or the
     /// start (4 hex digits or more) of its id, as `devices(in:keys:)` lists
     /// them. The next list is published at the account's relay (or
     /// `relayURL`) before it is kept here; then a new recovery key replaces
-    /// the old one in the keystore, for the backups that follow. Archives
-    /// made before still open with the old key only.
+    /// the old one (in the store, under the list's counter, and in the
+    /// keystore) for the backups that follow, and goes to the account's
+    /// other active devices after the list. Archives made before still
+    /// open with the old key only.
     ///
     /// - Returns: the revoked device, the new recovery key (show it once:
     ///   the user must write it down), and how the contacts and groups were
@@ -70,13 +72,17 @@ extension HushAccount {
             try await publish(next, replacing: current, of: identity, store: store, with: RelayClient(baseURL: relay))
             try store.deviceLists.keep(next.encoded, counter: next.counter, at: Int64(now))
             let recoveryKey = RecoveryKey.generate()
+            // In the store first, under the revoking list's counter: it wins over the keystore's key
+            // and over any key an earlier revocation made, here and on every device it is handed to
+            // (after the list, by the announcement below).
+            try store.recoveryKeys.keepIfNewer(recoveryKey.bytes, listCounter: next.counter)
             var additional = contents.additional
             additional[KeystoreContents.EntryType.recoveryKey] = recoveryKey.bytes
             do {
                 try rewrite(keystore, keys: keys, adding: additional, to: contents)
             } catch {
-                throw HushError(.storage, reason: "the device was revoked, but a new recovery key could not be stored (\(error)); the old one, which the revoked device holds, still opens new backups",
-                                suggestion: "free some disk space, then run the revocation again to replace the key")
+                throw HushError(.storage, reason: "the device was revoked and a new recovery key is kept in the message store, but the keystore could not be rewritten with it (\(error))",
+                                suggestion: "free some disk space; `hush backup key` shows the new key, which backups use")
             }
             guard let revoked = next.entry(target.id) else { throw HushError(.other, reason: "the signed list lost the revoked device") }
             // Contacts stop counting the device as the account's once the list reaches them; the

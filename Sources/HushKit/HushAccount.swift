@@ -27,8 +27,11 @@ public final class HushAccount: Sendable {
     /// The relay this account uses, if it has one.
     public let relayURL: String?
     /// The key that opens this account's backups (show it to the user to
-    /// write down); nil for a home made before recovery keys, until
-    /// `recoveryKey(in:keys:)` makes one.
+    /// write down), as it was when the account was opened: a key another
+    /// device of the account hands over afterwards (after it revoked a
+    /// device) seals the backups made from then on, and is this property
+    /// when the account is opened again. Nil for a home made before
+    /// recovery keys, until `recoveryKey(in:keys:)` makes one.
     public let recoveryKey: RecoveryKey?
     /// When the backup this account was restored from was made; nil when
     /// it was not restored from one.
@@ -243,6 +246,7 @@ public final class HushAccount: Sendable {
         if try store.settings.value(Self.earlierLinkedDeviceSetting) != nil { try Self.makeLinkedDevice(store) }
         let isLinkedDevice = try store.settings.value(Self.linkedDeviceSetting) != nil
         device = try Self.linkedDevice(contents, store: store, account: account)
+        recoveryKey = try Self.newestRecoveryKey(of: contents, store: store)
         // A linked device's home without its device key (restored from a backup, which never holds
         // it): with the account key at the relay it would take the first device's messages.
         lacksDeviceKey = isLinkedDevice && device == nil
@@ -255,7 +259,6 @@ public final class HushAccount: Sendable {
         address = identity.address.description
         fingerprint = IdentityFingerprint.of(publicKey: identity.publicKey.rawRepresentation)
         self.relayURL = relayURL
-        recoveryKey = Self.recoveryKey(of: contents)
         // Subscribed here, before any operation can publish, so the first event is not lost.
         let events = messenger.eventRecords, fanIn = fanIn, connected = connected
         running.withLock {

@@ -117,6 +117,8 @@ final class ContentApplier {
         case .contacts:
             // The same: our contacts are our devices' business alone (§20.16).
             throw MessengerError.protocolFailure("contact records from \(contact.name), who is not a device of this account")
+        case .recoveryKey:
+            throw MessengerError.protocolFailure("a recovery key from \(contact.name), who is not a device of this account")
         }
     }
 

@@ -117,7 +117,7 @@ final class EnvelopeOpener {
     /// session with that device (accepting its handshake as a contact's),
     /// carrying our device list, a sent transcript, a group's state, chain
     /// or leave (§20.17), contact records or our delivery credential
-    /// (§20.16), and nothing else.
+    /// (§20.16), our recovery key (§20.14), and nothing else.
     private func openFromOwnDevice(_ opened: OpenedEnvelope, device: IdentityKey, envelope: MailboxEnvelope) throws {
         let now = dependencies.clock.now(), key = device.rawRepresentation
         let current = try store.ownDeviceSessions.load(deviceKey: key).flatMap { try? Session(serialized: $0) }
@@ -167,6 +167,9 @@ final class EnvelopeOpener {
         case let .deliveryCredential(token):
             // The account's credential, replaced on that device (§20.16); its `sent at` says when.
             try credentials.adoptFromOwnDevice(token, changedAt: content.sentAt)
+        case let .recoveryKey(listCounter, key):
+            // The account's key that replaced the one a device revoked meanwhile holds (§20.14).
+            try OwnRecoveryKey.adopt(key, listCounter: listCounter, dependencies)
         default:
             throw MessengerError.protocolFailure("another device of this account sent a content that only goes to contacts")
         }

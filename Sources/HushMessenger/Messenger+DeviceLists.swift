@@ -1,3 +1,4 @@
+import HushCrypto
 import HushProtocol
 import HushStore
 
@@ -25,6 +26,14 @@ extension Messenger {
         }
         await outgoing.flush()
         return queued
+    }
+
+    /// The recovery key a revocation made, here or on another device of the
+    /// account that handed it over (docs/PROTOCOL.md §20.14), with the
+    /// counter of the list that revoked; nil when none did (the keystore's
+    /// key is the account's).
+    public func keptRecoveryKey() throws -> (listCounter: UInt64, key: SecureBytes)? {
+        try store.recoveryKeys.current()
     }
 
     /// After a revocation (docs/PROTOCOL.md §20.14): every small group this

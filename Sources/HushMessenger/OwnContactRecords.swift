@@ -90,7 +90,7 @@ final class OwnContactRecords {
     /// Every accepted or blocked contact and every removal remembered, with
     /// when each field changed, to our device `peer`, in contents of at most
     /// `ContactRecord.maxPerContent`; then our delivery credential if it was
-    /// ever replaced. Marks `peer` handed over. Our device list is not
+    /// ever replaced, and our recovery key if a revocation replaced it. Marks `peer` handed over. Our device list is not
     /// marked as sent by it (see `OwnDevices.seal`). Joins the caller's
     /// transaction.
     func handOver(to peer: [UInt8]) throws {
@@ -111,6 +111,11 @@ final class OwnContactRecords {
         // (after a block): each device registers the latest at its mailbox.
         if let credential = try DeliveryCredentials.handOverContent(dependencies) {
             try own.seal(credential, to: peer, conversation: conversation, markingListSent: false)
+        }
+        // The recovery key a revocation made, when one did (§20.14): that device may have been
+        // unreachable when it was replaced.
+        if let recoveryKey = try OwnRecoveryKey.content(dependencies) {
+            try own.seal(recoveryKey, to: peer, conversation: conversation, markingListSent: false)
         }
         try store.ownDeviceSessions.setContactsHandedOver(true, deviceKey: peer)
     }

@@ -100,6 +100,11 @@ final class OwnDevices {
     func handOverLists() throws {
         guard let conversation = try store.conversations.newestId() else { return }
         for peer in try peers() { try seal(nil, to: peer, conversation: conversation, markingListSent: false) }
+        // After a revocation, the recovery key that replaced the one the revoked device holds,
+        // after the list that revokes it (§20.14); never to the revoked device (not a peer).
+        if let recoveryKey = try OwnRecoveryKey.content(dependencies) {
+            for peer in try peers() { try seal(recoveryKey, to: peer, conversation: conversation, markingListSent: false) }
+        }
         // A device the list revokes learns it from us (it could read our directory anyway), so it
         // stops writing what every contact would set aside; then its session ends (§20.14).
         for revoked in try list()?.entries.filter({ !$0.isActive }).map(\.key.rawRepresentation) ?? []

@@ -79,6 +79,7 @@ public final class MessageStore {
     public var events: EventLogRepository { EventLogRepository(database: database) }
     public var idempotencyKeys: IdempotencyKeyRepository { IdempotencyKeyRepository(database: database) }
     public var deviceLists: DeviceListRepository { DeviceListRepository(database: database) }
+    public var recoveryKeys: RecoveryKeyRepository { RecoveryKeyRepository(database: database) }
     public var contactDeviceLists: ContactDeviceListRepository { ContactDeviceListRepository(database: database) }
     public var deviceSessions: DeviceSessionRepository { DeviceSessionRepository(database: database) }
     public var ownDeviceSessions: OwnDeviceSessionRepository { OwnDeviceSessionRepository(database: database) }

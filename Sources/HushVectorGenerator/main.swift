@@ -260,6 +260,11 @@ func contentCases() throws -> [[String: Any]] {
                                       verified: false, nameChangedAt: sentAt - 7_000, name: "Carol (work) ✉"),
                     try ContactRecord(identityKey: dave, stateChangedAt: sentAt - 3_000, state: .removed)])),
     ]
+    // The recovery key a revocation made, handed to the account's other devices (§20.14).
+    bodies += [
+        ("recovery key (0x18) made when device list 2 revoked a device",
+         .recoveryKey(listCounter: 2, key: SecureBytes(copying: VectorSeeds.bytes("content/recovery-key", 32)))),
+    ]
     var cases: [[String: Any]] = []
     for (comment, body) in bodies {
         let encoded = try Content(id: id, sentAt: sentAt, body: body).encoded()
@@ -274,7 +279,8 @@ func contentCases() throws -> [[String: Any]] {
                              ("receipt with zero ids", zeroReceipt)] + (try reactionAndReplyRejections(id: id, sentAt: sentAt, quoted: refs[0]))
                             + (try erasureRejections(id: id, sentAt: sentAt, target: refs[0]))
                             + (try deviceContentRejections(id: id, sentAt: sentAt, list: list.encoded, recipient: bob, text: text))
-                            + (try contactRecordRejections(id: id, sentAt: sentAt, contact: bob)) {
+                            + (try contactRecordRejections(id: id, sentAt: sentAt, contact: bob))
+                            + (try recoveryKeyRejections(id: id, sentAt: sentAt)) {
         cases.append(["comment": comment, "valid": false, "encoded": Hex.encode(bytes)])
     }
     return cases
@@ -390,6 +396,20 @@ func contactRecordRejections(id: MessageID, sentAt: UInt64, contact: IdentityKey
         ("contact record whose identity key is of small order", content(1, record(key: [0x01] + [UInt8](repeating: 0, count: 31)))),
         ("contacts naming one contact twice", content(2, record() + record(state: 0x02))),
         ("contacts with a trailing byte", content(1, record() + [0x00])),
+    ]
+}
+
+/// Recovery key contents (0x18) a receiver MUST reject (docs/PROTOCOL.md §20.14), written byte by byte.
+func recoveryKeyRejections(id: MessageID, sentAt: UInt64) throws -> [(String, [UInt8])] {
+    var prefix = Array(try Content(id: id, sentAt: sentAt, body: .typingStarted).encoded())
+    prefix[1] = 0x18
+    func u64(_ value: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * $0)) } }
+    let key = VectorSeeds.bytes("content/recovery-key", 32)
+    return [
+        ("recovery key for device list counter 0", prefix + u64(0) + key),
+        ("recovery key for device list counter 2^63", prefix + u64(1 << 63) + key),
+        ("recovery key of 31 bytes", prefix + u64(2) + key.dropLast()),
+        ("recovery key with a trailing byte", prefix + u64(2) + key + [0x00]),
     ]
 }
 

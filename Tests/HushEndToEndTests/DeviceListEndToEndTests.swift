@@ -19,23 +19,31 @@ import Testing
         return (try #require(object["fingerprint"] as? String), names(active: true), names(active: false))
     }
 
+    /// Links a new device named `name` to `existing`'s account (`hush device link` there, `hush init
+    /// --link CODE` in a new home), naming the existing device `existingName` when it has no name yet.
+    static func link(_ bed: Testbed, from existing: User, as name: String, existingName: String? = nil) throws -> User {
+        // The existing device confirms with "yes" on standard input once the new one answers.
+        let arguments = ["device", "link", "--json"] + (existingName.map { ["--name", $0] } ?? [])
+        let linking = try ChildProcess(arguments, environment: bed.environment(for: existing), stdin: "yes\n")
+        // Its first JSON object is {"code": …}: the line after it is the next object's.
+        try #require(linking.wait(timeout: 60) { $0.stdout.contains("}") }, "no code: \(linking.stderr)")
+        let first = linking.stdout[...linking.stdout.firstIndex(of: "}")!]
+        let code = try #require(try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any])["code"] as? String
+        let device = User(name: existing.name + "-" + name, home: bed.root + "/" + existing.name + "-" + name)
+        let joined = try bed.hush(device, ["init", "--link", try #require(code), "--device-name", name, "--json"], timeout: 120)
+        #expect(joined.status == 0, "\(joined)")
+        let linked = linking.finish(timeout: 60)
+        #expect(linked.status == 0 && linked.stdout.contains("\"linked\""), "\(linked)")
+        return device
+    }
+
     @Test func bobSeesAlicesDevicesAfterALinkAndARevocation() throws {
         let bed = try Testbed("device-list")
         let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
         try bed.acquaint(alice, bob)
         #expect(try bed.succeed(bob, ["verify", "alice", "--json"]).json()["devices"] == nil, "one device: no list")
 
-        // The existing device confirms with "yes" on standard input once the new one answers.
-        let existing = try ChildProcess(["device", "link", "--name", "desk", "--json"], environment: bed.environment(for: alice), stdin: "yes\n")
-        // Its first JSON object is {"code": …}: the line after it is the next object's.
-        try #require(existing.wait(timeout: 60) { $0.stdout.contains("}") }, "no code: \(existing.stderr)")
-        let first = existing.stdout[...existing.stdout.firstIndex(of: "}")!]
-        let code = try #require(try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any])["code"] as? String
-        let laptop = User(name: "alice-laptop", home: bed.root + "/alice-laptop")
-        let joined = try bed.hush(laptop, ["init", "--link", try #require(code), "--device-name", "laptop", "--json"], timeout: 120)
-        #expect(joined.status == 0, "\(joined)")
-        let linked = existing.finish(timeout: 60)
-        #expect(linked.status == 0 && linked.stdout.contains("\"linked\""), "\(linked)")
+        let laptop = try Self.link(bed, from: alice, as: "laptop", existingName: "desk")
 
         let own = try Self.devices(try bed.succeed(alice, ["device", "list", "--json"]).json())
         #expect(own.active == ["desk", "laptop"] && own.revoked.isEmpty)
@@ -170,5 +178,43 @@ import Testing
         #expect(try bed.history(alice, with: "team").contains { $0.body == "the team after the revocation" })
         _ = try bed.hush(laptop, ["sync", "--json"])
         #expect(try !bed.history(laptop, with: "team").contains { $0.body == "the team after the revocation" })
+    }
+
+    /// The recovery key a revocation makes reaches the account's other active devices (§20.14): a
+    /// backup the first device makes afterwards opens with the new key and not with the old one,
+    /// which the revoked device holds and keeps.
+    @Test func theNewRecoveryKeyReachesTheOtherDevicesAndNotTheRevokedOne() throws {
+        let bed = try Testbed("device-recovery-key")
+        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
+        try bed.acquaint(alice, bob)
+        let laptop = try Self.link(bed, from: alice, as: "laptop", existingName: "desk")
+        let phone = try Self.link(bed, from: alice, as: "phone")
+        // Passes until every pair of devices holds a session (the lower key starts it). The laptop may
+        // hear from the phone before the list naming the phone reaches it: that envelope waits (exit 24)
+        // while the laptop reads the account's directory, and opens at its next pass.
+        for _ in 0..<2 { for device in [alice, laptop, phone] { _ = try bed.hush(device, ["sync", "--json"]) } }
+        for device in [alice, laptop, phone] { try bed.sync(device) }
+        let old = try BackupTests.recoveryKey(bed, alice)
+        let laptopKey = try BackupTests.recoveryKey(bed, laptop), phoneKey = try BackupTests.recoveryKey(bed, phone)
+        #expect(laptopKey == old && phoneKey == old)
+
+        // The laptop (a linked device) revokes the phone: its output names the new key.
+        let revoked = try bed.succeed(laptop, ["device", "revoke", "phone", "--json"]).json()
+        let new = try #require(revoked["recoveryKey"] as? String)
+        let laptopNow = try BackupTests.recoveryKey(bed, laptop)
+        #expect(new != old && laptopNow == new)
+        // The desk takes it at its next sync, and seals its backups under it.
+        try bed.sync(alice)
+        #expect(try BackupTests.recoveryKey(bed, alice) == new)
+        let archive = try BackupTests.backup(bed, alice)
+        let opened = try bed.hush(nil, ["backup", "verify", archive, "--json"], environment: ["HUSH_RECOVERY_KEY": new])
+        #expect(opened.status == 0, "\(opened)")
+        #expect(try opened.json()["address"] as? String == alice.address)
+        let refused = try bed.hush(nil, ["backup", "verify", archive], environment: ["HUSH_RECOVERY_KEY": old])
+        #expect(refused.status != 0 && refused.stdout.isEmpty, "\(refused)")
+        // The revoked phone learns it was revoked, and never receives the new key.
+        _ = try bed.hush(phone, ["sync", "--json"])
+        #expect(try Self.devices(try bed.succeed(phone, ["device", "list", "--json"]).json()).revoked == ["phone"])
+        #expect(try BackupTests.recoveryKey(bed, phone) == old)
     }
 }

@@ -27,6 +27,7 @@ import HushCrypto
 ///     large group update (0x15): a large group state (§18.4), to the end of the content
 ///     large group rekey (0x16):  group id (16) || epoch (4)
 ///     contacts (0x17):           count (2: 1…200) || contact records (`ContactRecord`), one per contact
+///     recovery key (0x18):       device list counter (8: 1…2^63 − 1) || recovery key (32)
 extension Content {
     public func encoded() throws(ProtocolError) -> [UInt8] {
         var out: [UInt8] = [Content.version, body.typeByte]
@@ -118,6 +119,11 @@ extension Content {
             out += try inner.encoded()
         case let .contacts(records):
             try ContactRecord.encode(records, into: &out)
+        case let .recoveryKey(counter, key):
+            guard (1...ContentLimits.maxListCounter).contains(counter) else { throw .limitExceeded(what: "device list counter") }
+            guard key.count == ContentLimits.recoveryKeyLength else { throw .malformed(what: "recovery key") }
+            out.appendBigEndian(counter)
+            out += key.copyBytes()
         }
     }
 
@@ -251,6 +257,12 @@ extension Content {
             body = .largeGroupRekey(groupID: groupID, epoch: try reader.u32())
         case 0x17:
             body = .contacts(try ContactRecord.decodeAll(from: &reader))
+        case 0x18:
+            let counter = try reader.u64()
+            guard (1...ContentLimits.maxListCounter).contains(counter) else { throw .malformed(what: "device list counter") }
+            var key = try reader.read(ContentLimits.recoveryKeyLength)
+            body = .recoveryKey(listCounter: counter, key: SecureBytes(copying: key))
+            ConstantTime.wipe(&key)
         default:
             throw .malformed(what: "content type")
         }

@@ -81,6 +81,12 @@ public indirect enum ContentBody: Sendable, Equatable {
     /// (§20.16): names, accepted or blocked or removed, verified. Only
     /// accepted from a device of the receiver's own account.
     case contacts([ContactRecord])
+    /// The account's recovery key (§19.1) that replaced the one a revoked
+    /// device holds (§20.14), with the counter of the device list that
+    /// revoked it, so that of two keys the later one wins. Secret: kept in
+    /// wiped memory. Only accepted from a device of the receiver's own
+    /// account.
+    case recoveryKey(listCounter: UInt64, key: SecureBytes)
 
     public var typeByte: UInt8 {
         switch self {
@@ -107,6 +113,7 @@ public indirect enum ContentBody: Sendable, Equatable {
         case .largeGroupUpdate: return 0x15
         case .largeGroupRekey: return 0x16
         case .contacts: return 0x17
+        case .recoveryKey: return 0x18
         }
     }
 }
@@ -175,4 +182,9 @@ public enum ContentLimits {
     /// The most edits a message takes (§10.6): later ones are refused by the
     /// sender and ignored by the receiver.
     public static let maxEditsPerMessage = 20
+    /// A recovery key (0x18, §19.1): 32 random bytes.
+    public static let recoveryKeyLength = 32
+    /// The largest device list counter a recovery key content names: a
+    /// store keeps counters as signed 64-bit integers (§20.2).
+    public static let maxListCounter = UInt64(Int64.max)
 }

@@ -156,8 +156,9 @@ struct DeviceRevokeCommand: AsyncParsableCommand {
             Signs the account's next device list with that device revoked, publishes it at the \
             relay and sends it to every contact (their conversation says so, and `hush verify` \
             shows the new fingerprint), then replaces the account's recovery key (the revoked device holds the old one): \
-            the new key is printed once, write it down; backups made before still open with the old \
-            key only. A revoked device stays in every later list and can never be made active again. \
+            the new key is printed once, write it down; the account's other active devices receive \
+            it on their next sync and seal their backups under it too; backups made before still \
+            open with the old key only. A revoked device stays in every later list and can never be made active again. \
             Contacts refuse what the revoked device sends once the list reaches them; what it \
             already holds (the history up to its link, the account seed) cannot be taken back \
             (SECURITY.md). Every group the account administers gets a new key, and the admins of \
@@ -202,10 +203,10 @@ struct DeviceRevokeCommand: AsyncParsableCommand {
             print("Revoked “\(name)” (\(revoked.id.prefix(8))): the account's device list now says so, at the relay too.")
             for line in Self.report(revocation, notRekeyed: notRekeyed) { print(line) }
             print("")
-            print("New recovery key of this device: \(recoveryKey.displayText)")
-            print("Write it down: it alone opens the backups this device makes from now on. Backups made before, and those")
-            print("the account's other devices make (they keep the old key: it is not handed to them yet), open with the old key,")
-            print("which the revoked device also holds: make backups from this device. `hush backup key` shows the new one again.")
+            print("New recovery key of the account: \(recoveryKey.displayText)")
+            print("Write it down: it alone opens the backups made from now on, here and on the account's other active devices,")
+            print("which receive it on their next sync (`hush backup key` there shows it once they have). Backups made before open")
+            print("with the old key only, which the revoked device also holds. `hush backup key` shows the new one again.")
         }
     }
 
