@@ -74,6 +74,7 @@ final class LiveSync {
         // registered before contacts are handed the new one.
         try? await credentials.withdrawRevoked()
         let first = await outbox.flush()
+        let listsBefore = try? heldListsMark()
         try await drainMailbox(into: &report)
         // A group message can come before its sender's key in one page (the
         // key was deposited later, after a retry): one more pass opens it.
@@ -86,8 +87,18 @@ final class LiveSync {
         }
         // A list signed by a device this client did not know: the directory has the latest (§20.11).
         await deviceLists.refreshStale()
-        // Sessions with contacts' devices a list named, before the receipts go to them too (§20.12).
+        // Sessions with contacts' devices a list named, before the receipts go to them too (§20.12);
+        // our own directory is read first when a device of ours that our list does not name wrote.
         await deviceFanOut.startMissingSessions()
+        // What a device the lists held here did not name yet sent waited for its list (§20.3), which
+        // came in since: later in the mailbox than the envelope (from another device), or from the
+        // directory read just now. One more pass opens it in this sync, not the next.
+        if report.deferred > 0, let listsBefore, (try? heldListsMark()) != listsBefore {
+            report.waitingForGroupKeys = 0
+            report.waitingForAcceptance = 0
+            report.deferred = 0
+            try await drainMailbox(into: &report)
+        }
         // A credential another device of ours replaced (§20.16) is registered before contacts use it here.
         try? await credentials.withdrawRevoked()
         receipts.sealOwed()
@@ -103,6 +114,12 @@ final class LiveSync {
         // away), and the files of messages a deletion erased.
         erasure.sweepExpired(afterSync: true)
         return report
+    }
+
+    /// What changes when a device list is kept: ours (its counter) or a
+    /// contact's (the sum of their counters).
+    private func heldListsMark() throws -> [Int64] {
+        [Int64(clamping: try store.deviceLists.latestCounter() ?? 0), try store.contactDeviceLists.sumOfCounters()]
     }
 
     /// Fetches the mailbox from its start, page by page, receiving each

@@ -15,6 +15,13 @@ public struct ContactDeviceListRepository {
     }
 
     /// The list held of `contactId`, if any.
+    /// The sum of the counters of every list held: it changes whenever a
+    /// list is kept for a contact that had none or replaces one (counters only
+    /// grow), so a sync can tell whether a list came in meanwhile.
+    public func sumOfCounters() throws -> Int64 {
+        try database.queryFirst("SELECT coalesce(sum(counter), 0) FROM contact_device_lists") { try $0.get(0, as: Int64.self) } ?? 0
+    }
+
     public func list(contactId: Int64) throws -> [UInt8]? {
         try database.queryFirst("SELECT list FROM contact_device_lists WHERE contact_id = ?", [contactId]) { try $0.get(0, as: [UInt8].self) }
     }
