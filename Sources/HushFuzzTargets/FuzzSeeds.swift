@@ -59,7 +59,10 @@ public enum FuzzSeeds {
                 + vectors.hex("inner").map { [3] + $0 } + vectors.hex("forged_inner").map { [3] + $0 }
                 + [LinkMessage.archivePart(index: 3, blobID: String(repeating: "ab", count: 32), length: 64 << 20,
                                            sha256: [UInt8](repeating: 9, count: 32)),
-                   .archiveEnd(parts: 4, length: 200 << 20), .partReceived(index: 3), .declined].map { [4] + $0.encoded },
+                   .archiveEnd(parts: 4, length: 200 << 20), .partReceived(index: 3), .declined,
+                   .admit(accountSeed: SecureBytes(copying: [UInt8](repeating: 7, count: 32)),
+                          recoveryKey: SecureBytes(copying: [UInt8](repeating: 8, count: 32)), recoveryKeyCounter: 3, list: list.encoded),
+                  ].map { [4] + $0.encoded },
             .sealedSender: [envelope] + vectors.hex("envelope"),
             .ratchet: [opened.ratchetMessage] + vectors.hex("ratchet_message"),
             .sessionState: [live.bobStateBytes, aliceSession.serialized().copyBytes()],

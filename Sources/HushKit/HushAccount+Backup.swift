@@ -111,7 +111,7 @@ extension HushAccount {
 
     func createBackup(to destination: String, creatingFolder: Bool) async throws(HushError) -> BackupSummary {
         // A key another device handed over while this account was open is the newest (§20.14).
-        let handedOver = try? await messenger.keptRecoveryKey().map { RecoveryKey(bytes: $0.key) }
+        let handedOver = try await guarded { try await messenger.keptRecoveryKey().map { RecoveryKey(bytes: $0.key) } }
         guard let recoveryKey = handedOver ?? recoveryKey else {
             // The key is made by `hush backup key`, which needs the account to itself; an open one learns it when reopened.
             throw HushError(.keyUnavailable, reason: "this account has no recovery key yet, so a backup could not be opened",

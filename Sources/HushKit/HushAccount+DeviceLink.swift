@@ -182,7 +182,11 @@ extension HushAccount {
         // would be the base of the next one and go to contacts, who would then refuse every later list.
         try await publish(next, replacing: current, of: identity, store: store, with: mailbox.client)
         try store.deviceLists.keep(next.encoded, counter: next.counter, at: Int64(now))
-        var admit = LinkMessage.admit(accountSeed: contents.identitySeed, recoveryKey: recoveryKey.bytes, list: next.encoded).encoded
+        // The key goes with the counter it is held under (0: the keystore's, §20.14), so the new device
+        // keeps it exactly as newer or older than a key another device hands it later.
+        let keyCounter = try store.recoveryKeys.current()?.listCounter ?? 0
+        var admit = LinkMessage.admit(accountSeed: contents.identitySeed, recoveryKey: recoveryKey.bytes, recoveryKeyCounter: keyCounter,
+                                      list: next.encoded).encoded
         defer { ConstantTime.wipe(&admit) }
         try await mailbox.send(channel.seal(admit, from: .existingToNew, number: 1))
         number = 2
@@ -398,12 +402,12 @@ extension HushAccount {
             let answer = try await mailbox.next(until: deadline, waitingFor: "the confirmation on the other device") { message in
                 try Self.openChannelMessage(message, channel, from: .existingToNew, number: 1)
             }
-            let accountSeed: SecureBytes, recoveryKey: SecureBytes, list: DeviceList
+            let accountSeed: SecureBytes, recoveryKey: SecureBytes, recoveryKeyCounter: UInt64, list: DeviceList
             switch answer {
             case .declined:
                 await mailbox.finish()
                 throw linkEnded
-            case let .admit(seed, key, bytes):
+            case let .admit(seed, key, keyCounter, bytes):
                 guard try IdentityKeyPair(seed: seed).publicKey == account else {
                     throw HushError(.invalidInput, reason: "the account key sent does not match the account: nothing was written here")
                 }
@@ -414,7 +418,7 @@ extension HushAccount {
                 guard let admitted = verifier.current, admitted.entry(DeviceID(deviceKey: deviceKey.publicKey))?.isActive == true else {
                     throw HushError(.invalidInput, reason: "the account's device list does not name this device: nothing was written here")
                 }
-                (accountSeed, recoveryKey, list) = (seed, key, admitted)
+                (accountSeed, recoveryKey, recoveryKeyCounter, list) = (seed, key, keyCounter, admitted)
             default:
                 throw unexpectedLinkMessage
             }
@@ -442,9 +446,10 @@ extension HushAccount {
                 }
                 let store = try MessageStore.openExisting(path: home.databasePath, key: contents.databaseKey)
                 try store.deviceLists.keep(list.encoded, counter: list.counter, at: Int64(Date().timeIntervalSince1970 * 1000))
-                // The key the admitting device sent is the newest it held, as of this list: a key an
-                // older revocation made, handed on later by a device that lagged, must not replace it.
-                try store.recoveryKeys.keepIfNewer(recoveryKey, listCounter: list.counter)
+                // The key the admitting device sent, under the counter it held it under: a key an older
+                // revocation made, handed on later by a device that lagged, does not replace it, and a
+                // newer one does (the admitting device may have lagged itself).
+                if recoveryKeyCounter > 0 { try store.recoveryKeys.keepIfNewer(recoveryKey, listCounter: recoveryKeyCounter) }
                 // The relay the link went through is the account's.
                 try store.settings.set(SettingsRepository.Name.relayURL, to: mailbox.client.baseURL)
                 try makeLinkedDevice(store)

@@ -70,20 +70,20 @@ extension HushAccount {
             // Published first: a list kept here but not at the relay would
             // leave contacts who look the account up with the device active.
             try await publish(next, replacing: current, of: identity, store: store, with: RelayClient(baseURL: relay))
-            try store.deviceLists.keep(next.encoded, counter: next.counter, at: Int64(now))
             let recoveryKey = RecoveryKey.generate()
-            // In the store first, under the revoking list's counter: it wins over the keystore's key
-            // and over any key an earlier revocation made, here and on every device it is handed to
-            // (after the list, by the announcement below).
-            try store.recoveryKeys.keepIfNewer(recoveryKey.bytes, listCounter: next.counter)
+            // The list and the new key in one transaction, the key under the revoking list's counter:
+            // it wins over the keystore's key and over any key an earlier revocation made, here and on
+            // every device it is handed to (after the list, by the announcement below, else at a later
+            // pass: `OwnDevices.sendRecoveryKeyIfOwed`).
+            try store.write { store in
+                try store.deviceLists.keep(next.encoded, counter: next.counter, at: Int64(now))
+                try store.recoveryKeys.keepIfNewer(recoveryKey.bytes, listCounter: next.counter)
+            }
             var additional = contents.additional
             additional[KeystoreContents.EntryType.recoveryKey] = recoveryKey.bytes
-            do {
-                try rewrite(keystore, keys: keys, adding: additional, to: contents)
-            } catch {
-                throw HushError(.storage, reason: "the device was revoked and a new recovery key is kept in the message store, but the keystore could not be rewritten with it (\(error))",
-                                suggestion: "free some disk space; `hush backup key` shows the new key, which backups use")
-            }
+            // Best effort: every reader takes the store's key first, so a keystore that cannot be
+            // rewritten now (a full disk) must not keep the list from reaching contacts below.
+            try? rewrite(keystore, keys: keys, adding: additional, to: contents)
             guard let revoked = next.entry(target.id) else { throw HushError(.other, reason: "the signed list lost the revoked device") }
             // Contacts stop counting the device as the account's once the list reaches them; the
             // groups this account administers get a new secret the revoked device does not hold.

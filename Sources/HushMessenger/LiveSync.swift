@@ -117,9 +117,9 @@ final class LiveSync {
     }
 
     /// What changes when a device list is kept: ours (its counter) or a
-    /// contact's (the sum of their counters).
+    /// contact's (`ContactDeviceListRepository.changeMark`).
     private func heldListsMark() throws -> [Int64] {
-        [Int64(clamping: try store.deviceLists.latestCounter() ?? 0), try store.contactDeviceLists.sumOfCounters()]
+        [Int64(clamping: try store.deviceLists.latestCounter() ?? 0), try store.contactDeviceLists.changeMark()]
     }
 
     /// Fetches the mailbox from its start, page by page, receiving each

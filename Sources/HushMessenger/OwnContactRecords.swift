@@ -112,11 +112,10 @@ final class OwnContactRecords {
         if let credential = try DeliveryCredentials.handOverContent(dependencies) {
             try own.seal(credential, to: peer, conversation: conversation, markingListSent: false)
         }
-        // The recovery key a revocation made, when one did (§20.14): that device may have been
-        // unreachable when it was replaced.
-        if let recoveryKey = try OwnRecoveryKey.content(dependencies) {
-            try own.seal(recoveryKey, to: peer, conversation: conversation, markingListSent: false)
-        }
+        // The recovery key a revocation made, when one did (§20.14), again on this new session: the
+        // device may have lost it (a home restored from a backup holds none).
+        try store.ownDeviceSessions.setRecoveryKeySent(0, deviceKey: peer)
+        try own.sendRecoveryKeyIfOwed(to: peer)
         try store.ownDeviceSessions.setContactsHandedOver(true, deviceKey: peer)
     }
 

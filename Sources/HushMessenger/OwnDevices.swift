@@ -98,12 +98,16 @@ final class OwnDevices {
     /// next transcript carries the lists again if this request goes with a
     /// removed conversation. Joins the caller's transaction.
     func handOverLists() throws {
-        guard let conversation = try store.conversations.newestId() else { return }
-        for peer in try peers() { try seal(nil, to: peer, conversation: conversation, markingListSent: false) }
-        // After a revocation, the recovery key that replaced the one the revoked device holds,
-        // after the list that revokes it (§20.14); never to the revoked device (not a peer).
-        if let recoveryKey = try OwnRecoveryKey.content(dependencies) {
-            for peer in try peers() { try seal(recoveryKey, to: peer, conversation: conversation, markingListSent: false) }
+        let lasting = try store.conversations.newestLastingId()
+        guard let conversation = try lasting ?? store.conversations.newestId() else { return }
+        for peer in try peers() {
+            // After a revocation, the recovery key that replaced the one the revoked device holds, after
+            // the list that revokes it (§20.14); never to the revoked device (not a peer). Marked as sent
+            // only under a conversation that declining a request cannot remove.
+            let key = try OwnRecoveryKey.owed(to: peer, dependencies)
+            if try seal(key?.content, to: peer, conversation: conversation, markingListSent: false), let key, lasting != nil {
+                try store.ownDeviceSessions.setRecoveryKeySent(key.counter, deviceKey: peer)
+            }
         }
         // A device the list revokes learns it from us (it could read our directory anyway), so it
         // stops writing what every contact would set aside; then its session ends (§20.14).
@@ -117,9 +121,11 @@ final class OwnDevices {
     /// Seals `encoded` (nil: nothing but the lists) on the session with our
     /// device `peer`, after every list of ours it was not sent yet (in
     /// order, as a contact gets them), and queues each envelope for its
-    /// mailbox. A device without a session yet gets nothing.
-    func seal(_ encoded: [UInt8]?, to peer: [UInt8], conversation: Int64, markingListSent: Bool = true) throws {
-        guard let state = try store.ownDeviceSessions.load(deviceKey: peer), let session = try? Session(serialized: state) else { return }
+    /// mailbox. A device without a session yet gets nothing: returns whether
+    /// it was sealed.
+    @discardableResult
+    func seal(_ encoded: [UInt8]?, to peer: [UInt8], conversation: Int64, markingListSent: Bool = true) throws -> Bool {
+        guard let state = try store.ownDeviceSessions.load(deviceKey: peer), let session = try? Session(serialized: state) else { return false }
         let random = dependencies.random, now = dependencies.clock.now()
         var contents: [[UInt8]] = []
         let sent = try store.ownDeviceSessions.listSent(deviceKey: peer)
@@ -139,6 +145,16 @@ final class OwnDevices {
             try store.groups.addRecipients([peer], requestId: requestID)
         }
         try store.ownDeviceSessions.save(state: session.serialized(), deviceKey: peer, at: now)
+        return true
+    }
+
+    /// Seals the recovery key a revocation made to our device `peer` when it
+    /// was not sent it yet (§20.14), filed under a lasting conversation (with
+    /// none, it waits), and marks it sent. Joins the caller's transaction.
+    func sendRecoveryKeyIfOwed(to peer: [UInt8]) throws {
+        guard let key = try OwnRecoveryKey.owed(to: peer, dependencies), let conversation = try store.conversations.newestLastingId(),
+              try seal(key.content, to: peer, conversation: conversation) else { return }
+        try store.ownDeviceSessions.setRecoveryKeySent(key.counter, deviceKey: peer)
     }
 
     /// Starts a session, from the relay's bundle, with each of our other
@@ -190,6 +206,11 @@ final class OwnDevices {
                 guard try !store.ownDeviceSessions.contactsHandedOver(deviceKey: peer) else { return }
                 try OwnContactRecords(dependencies, own: self).handOver(to: peer)
             }
+        }
+        // The recovery key a revocation made, to each device of ours not sent it yet (§20.14): the
+        // revocation's announcement may have failed, or found no conversation to file it under.
+        for peer in peers where (try? needsSession(peer)) == false {
+            try? store.withinWrite { _ in try sendRecoveryKeyIfOwed(to: peer) }
         }
     }
 

@@ -6,18 +6,23 @@ import HushStore
 /// (docs/PROTOCOL.md §20.14): a revocation replaces it on the revoking
 /// device, since the revoked one holds the old key, and the new key goes to
 /// each of the account's other active devices (content `0x18`), on the
-/// sessions with them, after the list that revokes the device; a device
-/// that starts a session later gets it with our contacts. Each device keeps
+/// sessions with them, after the list that revokes the device. Each session
+/// remembers the key last sealed on it, so a key not sent yet (no session
+/// then, no conversation to file it under, an announcement that failed)
+/// goes at a later pass, and a new session gets it again. Each device keeps
 /// the key with the higher list counter, so keys handed on in any order
 /// settle on the newest; the backups a device makes afterwards are sealed
 /// under it.
 enum OwnRecoveryKey {
-    /// The key kept here as a content for our other devices; nil when no
-    /// revocation replaced the keystore's key.
-    static func content(_ dependencies: MessengerDependencies) throws -> [UInt8]? {
-        guard let kept = try dependencies.store.recoveryKeys.current() else { return nil }
-        return try Content(id: MessageID.random(using: dependencies.random), sentAt: UInt64(dependencies.clock.now()),
-                           body: .recoveryKey(listCounter: kept.listCounter, key: kept.key)).encoded()
+    /// The key kept here as a content for our device `peer`, with its list
+    /// counter, when it was not sealed to that device yet; nil when no
+    /// revocation replaced the keystore's key, or the device has it.
+    static func owed(to peer: [UInt8], _ dependencies: MessengerDependencies) throws -> (content: [UInt8], counter: UInt64)? {
+        guard let kept = try dependencies.store.recoveryKeys.current(),
+              kept.listCounter > (try dependencies.store.ownDeviceSessions.recoveryKeySent(deviceKey: peer)) else { return nil }
+        let content = try Content(id: MessageID.random(using: dependencies.random), sentAt: UInt64(dependencies.clock.now()),
+                                  body: .recoveryKey(listCounter: kept.listCounter, key: kept.key)).encoded()
+        return (content, kept.listCounter)
     }
 
     /// Keeps `key`, sent by another active device of ours, when its list

@@ -14,14 +14,19 @@ public struct ContactDeviceListRepository {
             """, [contactId, Int64(counter), list, time])
     }
 
-    /// The list held of `contactId`, if any.
-    /// The sum of the counters of every list held: it changes whenever a
-    /// list is kept for a contact that had none or replaces one (counters only
-    /// grow), so a sync can tell whether a list came in meanwhile.
-    public func sumOfCounters() throws -> Int64 {
-        try database.queryFirst("SELECT coalesce(sum(counter), 0) FROM contact_device_lists") { try $0.get(0, as: Int64.self) } ?? 0
+    /// A number that changes whenever a list is kept for a contact that had
+    /// none or replaces one (counters only grow), so a sync can tell whether a
+    /// list came in meanwhile: the count of lists and the sum of their
+    /// counters' low 32 bits (whole counters, up to 2^63 − 1 each, would
+    /// overflow the sum). A counter that grows by a multiple of 2^32 goes
+    /// unseen, which costs only that extra pass.
+    public func changeMark() throws -> Int64 {
+        try database.queryFirst("SELECT count(*) + coalesce(sum(counter & 4294967295), 0) FROM contact_device_lists") {
+            try $0.get(0, as: Int64.self)
+        } ?? 0
     }
 
+    /// The list held of `contactId`, if any.
     public func list(contactId: Int64) throws -> [UInt8]? {
         try database.queryFirst("SELECT list FROM contact_device_lists WHERE contact_id = ?", [contactId]) { try $0.get(0, as: [UInt8].self) }
     }

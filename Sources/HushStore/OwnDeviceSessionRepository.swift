@@ -48,6 +48,19 @@ public struct OwnDeviceSessionRepository {
         try database.execute("UPDATE own_device_sessions SET list_sent = ? WHERE device_key = ?", [counter, deviceKey])
     }
 
+    /// The list counter of the recovery key last sealed to `deviceKey`
+    /// (docs/PROTOCOL.md §20.14); 0 when none was.
+    public func recoveryKeySent(deviceKey: [UInt8]) throws -> UInt64 {
+        try database.queryFirst("SELECT recovery_key_sent FROM own_device_sessions WHERE device_key = ?", [deviceKey]) {
+            UInt64(clamping: try $0.get(0, as: Int64.self))
+        } ?? 0
+    }
+
+    public func setRecoveryKeySent(_ counter: UInt64, deviceKey: [UInt8]) throws {
+        try database.execute("UPDATE own_device_sessions SET recovery_key_sent = ? WHERE device_key = ?",
+                             [Int64(clamping: counter), deviceKey])
+    }
+
     /// Whether our contacts went to `deviceKey` on the session held with it
     /// (docs/PROTOCOL.md §20.16).
     public func contactsHandedOver(deviceKey: [UInt8]) throws -> Bool {

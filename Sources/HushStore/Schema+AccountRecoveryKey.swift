@@ -8,7 +8,10 @@ extension Schema {
     /// store but cannot rewrite the passphrase-sealed keystore. `list_counter`
     /// is the counter of the device list that revoked the device: of two
     /// keys, the one with the higher counter wins. One row at most. Never in
-    /// a backup (the archive is opened by the key itself).
+    /// a backup (the archive is opened by the key itself). Each session with
+    /// another device of ours remembers the counter of the key last sealed
+    /// to it (`own_device_sessions.recovery_key_sent`), so the key follows
+    /// until it was.
     static func addAccountRecoveryKey(_ db: Database) throws {
         try db.execute("""
             CREATE TABLE account_recovery_key(
@@ -16,6 +19,7 @@ extension Schema {
                 list_counter INTEGER NOT NULL CHECK (list_counter > 0),
                 key BLOB NOT NULL CHECK (length(key) = 32)
             );
+            ALTER TABLE own_device_sessions ADD COLUMN recovery_key_sent INTEGER NOT NULL DEFAULT 0;
             """)
     }
 }

@@ -7,8 +7,10 @@ public enum LinkMessage: Sendable {
     case account(IdentityKey)
     /// new → existing, n = 0: the new device's key, its proof for the account, its name.
     case device(key: Ed25519.PublicKey, proof: [UInt8], name: String)
-    /// existing → new, n = 1: the account seed, the recovery key, the new list.
-    case admit(accountSeed: SecureBytes, recoveryKey: SecureBytes, list: [UInt8])
+    /// existing → new, n = 1: the account seed, the recovery key and the
+    /// counter of the list whose revocation made it (0: the key the account
+    /// was made with, §20.14), the new list.
+    case admit(accountSeed: SecureBytes, recoveryKey: SecureBytes, recoveryKeyCounter: UInt64, list: [UInt8])
     /// existing → new, n = 2, 3, …: where part `index` (from 0) of the
     /// history archive is, its length and SHA-256.
     case archivePart(index: UInt32, blobID: String, length: UInt64, sha256: [UInt8])
@@ -35,8 +37,9 @@ public enum LinkMessage: Sendable {
         case let .device(key, proof, name):
             let nameBytes = Array(name.utf8)
             return [Self.deviceType] + key.rawRepresentation + proof + [UInt8(truncatingIfNeeded: nameBytes.count)] + nameBytes
-        case let .admit(seed, recoveryKey, list):
+        case let .admit(seed, recoveryKey, counter, list):
             var out = [Self.admitType] + seed.copyBytes() + recoveryKey.copyBytes()
+            out.appendBigEndian(counter)
             out += [UInt8(truncatingIfNeeded: list.count >> 8), UInt8(truncatingIfNeeded: list.count)]
             return out + list
         case let .archivePart(index, blobID, length, sha256):
@@ -77,11 +80,14 @@ public enum LinkMessage: Sendable {
             guard let name = String(validating: body[97...], as: UTF8.self) else { throw .deviceListRefused(.badName) }
             self = .device(key: key, proof: Array(body[32..<96]), name: name)
         case Self.admitType:
-            guard body.count >= 66 else { throw .malformed(what: "link admit message") }
-            let length = Int(body[64]) << 8 | Int(body[65])
-            guard body.count == 66 + length else { throw .malformed(what: "link admit message") }
+            guard body.count >= 74 else { throw .malformed(what: "link admit message") }
+            let counter: UInt64 = Self.bigEndian(body[64..<72])
+            guard counter <= UInt64(Int64.max) else { throw .malformed(what: "link admit message's recovery key counter") }
+            let length = Int(body[72]) << 8 | Int(body[73])
+            guard body.count == 74 + length else { throw .malformed(what: "link admit message") }
             self = .admit(accountSeed: SecureBytes(copying: body[0..<32], storage: .guarded),
-                          recoveryKey: SecureBytes(copying: body[32..<64], storage: .guarded), list: Array(body[66...]))
+                          recoveryKey: SecureBytes(copying: body[32..<64], storage: .guarded), recoveryKeyCounter: counter,
+                          list: Array(body[74...]))
         case Self.archivePartType:
             guard body.count > 4, case let idLength = Int(body[4]), (1...64).contains(idLength), body.count == 5 + idLength + 8 + 32,
                   let id = String(validating: body[5..<(5 + idLength)], as: UTF8.self) else {
