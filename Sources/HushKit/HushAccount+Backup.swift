@@ -33,7 +33,11 @@ extension HushAccount {
         try await translatingErrors {
             let (home, keystore, lock, contents) = try unlockHome(directory, keys: keys, .exclusive)
             defer { lock.release() }
-            if let existing = try newestRecoveryKey(of: contents, store: MessageStore.openExisting(path: home.databasePath, key: contents.databaseKey)) {
+            // A home whose message database is gone still shows the keystore's key: it may be what
+            // restores the account.
+            let store = FileManager.default.fileExists(atPath: home.databasePath)
+                ? try MessageStore.openExisting(path: home.databasePath, key: contents.databaseKey) : nil
+            if let existing = try store.map({ try newestRecoveryKey(of: contents, store: $0) }) ?? recoveryKey(of: contents) {
                 return (existing, false)
             }
             let key = RecoveryKey.generate()

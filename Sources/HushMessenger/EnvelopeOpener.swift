@@ -167,9 +167,9 @@ final class EnvelopeOpener {
         case let .deliveryCredential(token):
             // The account's credential, replaced on that device (§20.16); its `sent at` says when.
             try credentials.adoptFromOwnDevice(token, changedAt: content.sentAt)
-        case let .recoveryKey(listCounter, key):
+        case let .recoveryKey(listCounter, recoveryKey):
             // The account's key that replaced the one a device revoked meanwhile holds (§20.14).
-            try OwnRecoveryKey.adopt(key, listCounter: listCounter, dependencies)
+            try OwnRecoveryKey.adopt(recoveryKey, listCounter: listCounter, from: key, dependencies)
         default:
             throw MessengerError.protocolFailure("another device of this account sent a content that only goes to contacts")
         }

@@ -208,9 +208,13 @@ final class OwnDevices {
             }
         }
         // The recovery key a revocation made, to each device of ours not sent it yet (§20.14): the
-        // revocation's announcement may have failed, or found no conversation to file it under.
-        for peer in peers where (try? needsSession(peer)) == false {
-            try? store.withinWrite { _ in try sendRecoveryKeyIfOwed(to: peer) }
+        // revocation's announcement may have failed, or found no conversation to file it under. Read
+        // first, so a pass opens no write for it when nothing is owed (the usual case: no key at all).
+        if let kept = (try? store.recoveryKeys.current())?.listCounter {
+            for peer in peers where (try? needsSession(peer)) == false
+                && (try? store.ownDeviceSessions.recoveryKeySent(deviceKey: peer)).map({ $0 < kept }) == true {
+                try? store.withinWrite { _ in try sendRecoveryKeyIfOwed(to: peer) }
+            }
         }
     }
 

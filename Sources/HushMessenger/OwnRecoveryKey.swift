@@ -25,14 +25,19 @@ enum OwnRecoveryKey {
         return (content, kept.listCounter)
     }
 
-    /// Keeps `key`, sent by another active device of ours, when its list
-    /// counter is above the one kept. A counter above our newest list is
-    /// refused: the list that revoked a device goes before the key on the
-    /// session, so no honest device sends one. Joins the caller's transaction.
-    static func adopt(_ key: SecureBytes, listCounter: UInt64, _ dependencies: MessengerDependencies) throws {
-        guard let latest = try dependencies.store.deviceLists.latestCounter(), listCounter <= latest else {
+    /// Keeps `key`, sent by our active device `sender`, when its list
+    /// counter is above the one kept; `sender` holds it, so it is not sent
+    /// back. A counter above our newest list is refused: the list that
+    /// revoked a device goes before the key on the session, so no honest
+    /// device sends one. Joins the caller's transaction.
+    static func adopt(_ key: SecureBytes, listCounter: UInt64, from sender: [UInt8], _ dependencies: MessengerDependencies) throws {
+        let store = dependencies.store
+        guard let latest = try store.deviceLists.latestCounter(), listCounter <= latest else {
             throw MessengerError.protocolFailure("another device of this account sent a recovery key for device list \(listCounter), which this device does not hold")
         }
-        try dependencies.store.recoveryKeys.keepIfNewer(key, listCounter: listCounter)
+        try store.recoveryKeys.keepIfNewer(key, listCounter: listCounter)
+        if try store.ownDeviceSessions.recoveryKeySent(deviceKey: sender) < listCounter {
+            try store.ownDeviceSessions.setRecoveryKeySent(listCounter, deviceKey: sender)
+        }
     }
 }
