@@ -50,16 +50,28 @@ extension RelayClient {
     /// but a bundle's): a kept-alive connection that the relay closed for
     /// idleness just as the request went out is the usual cause, and the HTTP
     /// client does not retry it (docs/RELAY-API.md, "Repeating a request").
+    ///
+    /// A 429 whose `Retry-After` is short (`longestWaitInPlace`) is waited
+    /// out and the request sent again, up to `waitsInPlace` times: the relay
+    /// refuses such a request whole, before it acts, so the repeat is
+    /// harmless whatever the method, and a burst of logins from one address
+    /// (a script, a link, several devices on one machine) goes through a
+    /// second later instead of failing. A longer wait comes back as the 429,
+    /// for the caller's own schedule (the outbox's backoff, say).
     public func send(_ method: HTTPMethod, _ path: String, body: ByteBuffer? = nil, contentType: String? = nil,
                      authenticated: Bool = false, headers extra: [(String, String)] = [], repeatable: Bool? = nil,
                      maxResponseBytes: Int = 4 * 1024 * 1024) async throws(RelayClientError) -> RelayRawResponse {
         let mayRepeat = repeatable ?? (method == .GET)
         var attempt = 0
+        var waited = 0
         while true {
             attempt += 1
             do {
-                return try await sendOnce(method, path, body: body, contentType: contentType, authenticated: authenticated,
-                                          headers: extra, maxResponseBytes: maxResponseBytes)
+                let response = try await sendOnce(method, path, body: body, contentType: contentType, authenticated: authenticated,
+                                                  headers: extra, maxResponseBytes: maxResponseBytes)
+                guard waited < Self.waitsInPlace, let seconds = Self.shortRateLimitWait(response) else { return response }
+                waited += 1
+                do { try await Task.sleep(for: .seconds(seconds)) } catch { return response }   // cancelled: the 429 as it came
             } catch {
                 switch error {
                 case let .closedBeforeAnswer(failure): guard mayRepeat && attempt == 1 else { throw failure }
@@ -67,6 +79,18 @@ extension RelayClient {
                 }
             }
         }
+    }
+
+    /// The longest `Retry-After` of a 429 that `send` waits out in place, in seconds.
+    static let longestWaitInPlace = 2
+    /// How many 429s one `send` waits out before it returns one.
+    static let waitsInPlace = 3
+
+    /// The wait a 429 asks for when it is short enough to wait out in place (at least 1 s).
+    static func shortRateLimitWait(_ response: RelayRawResponse) -> Int? {
+        guard response.status == 429, let seconds = response.retryAfter.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }),
+              seconds <= longestWaitInPlace else { return nil }
+        return max(1, seconds)
     }
 
     /// Why one attempt failed: the connection closed before any answer came

@@ -111,6 +111,6 @@ extension KDFOptions {
         var passphrase = try PassphraseSource.resolve(file: passphraseFile, environment: environment)
             .read(prompt: "New passphrase: ", confirm: true)
         defer { passphrase.wipe() }
-        return KeyProvider.passphrase(bytes: passphrase, cost: cost)
+        return cost.keys(passphrase: passphrase)
     }
 }

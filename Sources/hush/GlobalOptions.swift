@@ -17,7 +17,7 @@ struct GlobalOptions: ParsableArguments {
 /// The key-derivation cost for a new keystore.
 struct KDFOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
-        "Argon2id cost for the new keystore: interactive, moderate (default) or sensitive. HUSH_KDF_COST sets it too; tests and the demo use interactive.",
+        "Argon2id cost for the new keystore: interactive, moderate (default) or sensitive. HUSH_KDF_COST sets it too; the demo uses interactive.",
         valueName: "LEVEL"))
     var kdfCost: String?
 }

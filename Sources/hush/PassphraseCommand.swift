@@ -36,7 +36,8 @@ struct ChangePassphraseCommand: AsyncParsableCommand {
         try await reportingErrors {
             let environment = ProcessInfo.processInfo.environment
             // A cost named but unknown is refused before any passphrase is asked.
-            let chosenCost = kdf.kdfCost != nil || environment[KeyDerivationCost.environmentVariable] != nil
+            // (An empty option or variable names none, as `resolve` reads it.)
+            let chosenCost = !(kdf.kdfCost ?? "").isEmpty || !(environment[KeyDerivationCost.environmentVariable] ?? "").isEmpty
                 ? try KeyDerivationCost.resolve(option: kdf.kdfCost, environment: environment) : nil
             // Checks the old passphrase (asked again after a typo on a terminal) before asking for a new
             // one; only the keystore is read and rewritten, never the database.
@@ -47,7 +48,7 @@ struct ChangePassphraseCommand: AsyncParsableCommand {
             let newSource = PassphraseSource.resolve(file: newPassphraseFile, environment: environment,
                                                      variable: PassphraseSource.newPassphraseEnvironmentVariable)
             var passphrase = try newSource.read(prompt: "New passphrase: ", confirm: true, secret: .newPassphrase)
-            let new = try chosenCost.map { KeyProvider.passphrase(bytes: passphrase, cost: $0) }
+            let new = try chosenCost.map { $0.keys(passphrase: passphrase) }
                 ?? KeyProvider.passphrase(bytes: passphrase, costOf: HushAccount.keystoreDetails(in: directory))
             passphrase.wipe()
             try await HushAccount.changeKeys(in: directory, from: current, to: new)

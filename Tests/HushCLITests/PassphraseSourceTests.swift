@@ -44,11 +44,21 @@ import Testing
     }
 
     @Test func namedCosts() throws {
-        #expect(try KeyDerivationCost.resolve(option: nil, environment: [:]) == .moderate)
-        #expect(try KeyDerivationCost.resolve(option: nil, environment: ["HUSH_KDF_COST": "interactive"]) == .interactive)
-        #expect(try KeyDerivationCost.resolve(option: "sensitive", environment: ["HUSH_KDF_COST": "interactive"]) == .sensitive)
+        #expect(try KeyDerivationCost.resolve(option: nil, environment: [:]) == .level(.moderate))
+        #expect(try KeyDerivationCost.resolve(option: nil, environment: ["HUSH_KDF_COST": "interactive"]) == .level(.interactive))
+        #expect(try KeyDerivationCost.resolve(option: "sensitive", environment: ["HUSH_KDF_COST": "interactive"]) == .level(.sensitive))
         let unknown = #expect(throws: HushError.self) { _ = try KeyDerivationCost.named("cheap") }
         #expect(unknown?.description == "unknown key-derivation cost 'cheap': use interactive, moderate or sensitive")
+    }
+
+    /// The process tests' floor is a name a debug build knows and a release build refuses.
+    @Test func theTestFloorIsKnownOnlyToDebugBuilds() throws {
+        #if DEBUG
+        #expect(try KeyDerivationCost.named("insecure-test-floor") == .insecureTestFloor)
+        #else
+        #expect(throws: HushError.self) { _ = try KeyDerivationCost.named("insecure-test-floor") }
+        #endif
+        #expect(!KeyDerivationCost.names.contains(KeyDerivationCost.testFloorName), "never offered")
     }
 
     @Test func theHomeComesFromTheOptionThenHushHomeThenHome() throws {

@@ -195,6 +195,30 @@ import Testing
         }
     }
 
+    /// A login refused with a short `Retry-After` (the relay's allowance per
+    /// address, used up by a burst of processes on one machine) is waited out
+    /// and sent again; before, the command failed with "retry after 1 s".
+    @Test func aShortRateLimitIsWaitedOutInPlace() async throws {
+        let relay = try TestRelay(configure: { $0.rateLimits.authPerAddress = .init(burst: 3, perSecond: 1) })
+        let alice = try TestUser(seed: "alice")
+        try await relay.application().test(.live) { client in
+            let relayClient = RelayClient(baseURL: "http://127.0.0.1:\(client.port!)")
+            try await relayClient.register(identity: alice.key, signedPrekey: alice.signedPrekey, lastResortKEMPrekey: alice.lastResortKEM,
+                                           oneTimePrekeys: [], timestamp: relay.now)
+            try await relayClient.authenticate(identity: alice.key)   // challenge and login: the allowance is spent
+            let refused = try await RelayClient(baseURL: "http://127.0.0.1:\(client.port!)")
+                .send(.POST, RelayPaths.challenge, body: ByteBuffer(bytes: Array(#"{"identityKey":"x"}"#.utf8)),
+                      contentType: "application/json")
+            // Waited out three times (three seconds), then returned: nothing refills while the relay's clock stands still.
+            #expect(refused.status == 429 && refused.retryAfter == "1", "\(refused.status)")
+            // The relay's clock moves on while the client waits its second.
+            let clock = relay.clock
+            let tick = Task { try await Task.sleep(for: .milliseconds(300)); clock.advance(seconds: 5) }
+            try await relayClient.authenticate(identity: alice.key)
+            _ = try await tick.value
+        }
+    }
+
     @Test func bundleAndBlobThroughTheClient() async throws {
         try await Self.withLiveRelay { _, aliceClient, bobClient, alice, _ in
             let bundle = try await bobClient.fetchBundle(for: alice.identity)
