@@ -5,7 +5,8 @@ import Testing
 /// against a real relay process on loopback.
 @Suite struct WholeFlowTests {
     @Test func twoUsersExchangeMessagesVerifyEachOtherSearchAndAudit() throws {
-        let bed = try Testbed("flow")
+        // The relay's default first-contact work (16 bits), which the other tests' relays lower.
+        let bed = try Testbed("flow", relayOptions: ["--first-contact-work-bits", "16"])
         let alice = try bed.newUser("alice")
         let bob = try bed.newUser("bob")
         let canary = "kumquat-canary-\(UInt32.random(in: 100_000...999_999))"

@@ -20,10 +20,20 @@ final class Testbed: @unchecked Sendable {
     let relay: RelayServer
 
     /// - Parameter relayOptions: further `hush relay serve` options (`--database URL`, say).
+    ///
+    /// The relay asks first contacts for `testWorkBits` of proof of work unless the options (or a
+    /// `--config` file) say otherwise: the clients still compute and send it, but the relay's default
+    /// of 16 bits (about 65,000 SHA-256 hashes per first contact) was a tenth of the CPU
+    /// the process suites spent. WholeFlowTests keeps the default.
     init(_ label: String = "test", relayLogLevel: String = "error", relayOptions: [String] = []) throws {
         directory = try TemporaryDirectory(label: "e2e-\(label)")
-        relay = try RelayServer(dataDirectory: directory.path("relay"), logLevel: relayLogLevel, options: relayOptions)
+        let chosen = relayOptions.contains("--config") || relayOptions.contains("--first-contact-work-bits")
+        relay = try RelayServer(dataDirectory: directory.path("relay"), logLevel: relayLogLevel,
+                                options: relayOptions + (chosen ? [] : ["--first-contact-work-bits", String(Self.testWorkBits)]))
     }
+
+    /// The first-contact work the test relays ask for when a test does not choose.
+    static let testWorkBits = 8
 
     var root: String { directory.path }
 
