@@ -14,12 +14,17 @@ public struct RelayClientTransport: RelayTransport, BlobTransfer {
     }
 
     /// A refused login keeps the relay's reason (another relay's origin, an
-    /// old client): logging in again would be refused the same way.
+    /// old client): logging in again would be refused the same way. A key
+    /// the relay does not know (404 to the challenge: never registered there,
+    /// a registration that failed at `hush init` or at a link, or a relay that
+    /// lost its data) says so, not "HTTP 404".
     public func authenticate(identity: IdentityKeyPair) async throws(DeliveryFailure) {
         do {
             _ = try await client.authenticate(identity: identity.signingKey)
         } catch let .http(401, code, message, _) where code == RelayErrorCode.authenticationFailed.rawValue {
             throw .loginRefused(reason: message)
+        } catch let .http(404, code, _, _) where code == RelayErrorCode.notFound.rawValue {
+            throw .loginRefused(reason: "this device's key is not registered at this relay; register it (`hush register`), then try again")
         } catch let .invalidRelayURL(what) {
             throw .loginRefused(reason: RelayClientError.invalidRelayURL(what).description)
         } catch let .pinMismatch(expected, presented) {

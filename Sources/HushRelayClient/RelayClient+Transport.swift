@@ -61,11 +61,9 @@ extension RelayClient {
     public func send(_ method: HTTPMethod, _ path: String, body: ByteBuffer? = nil, contentType: String? = nil,
                      authenticated: Bool = false, headers extra: [(String, String)] = [], repeatable: Bool? = nil,
                      maxResponseBytes: Int = 4 * 1024 * 1024) async throws(RelayClientError) -> RelayRawResponse {
-        let mayRepeat = repeatable ?? (method == .GET)
-        var attempt = 0
+        var mayRepeat = repeatable ?? (method == .GET)   // once, after a connection closed unanswered
         var waited = 0
         while true {
-            attempt += 1
             do {
                 let response = try await sendOnce(method, path, body: body, contentType: contentType, authenticated: authenticated,
                                                   headers: extra, maxResponseBytes: maxResponseBytes)
@@ -74,7 +72,9 @@ extension RelayClient {
                 do { try await Task.sleep(for: .seconds(seconds)) } catch { return response }   // cancelled: the 429 as it came
             } catch {
                 switch error {
-                case let .closedBeforeAnswer(failure): guard mayRepeat && attempt == 1 else { throw failure }
+                case let .closedBeforeAnswer(failure):
+                    guard mayRepeat else { throw failure }
+                    mayRepeat = false
                 case let .failed(failure): throw failure
                 }
             }

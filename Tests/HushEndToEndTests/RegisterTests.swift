@@ -19,4 +19,20 @@ import Testing
         try bed.sync(bob)
         #expect(try bed.history(bob, with: "alice").incoming.bodies.last == "still on the account's own relay")
     }
+
+    /// A home whose registration failed at `hush init` (the relay was down) cannot log in once the relay
+    /// is back: `hush sync` says the key is not registered and what to run, not "HTTP 404, not_found".
+    @Test func aSyncOfAHomeTheRelayDoesNotKnowSaysToRegister() throws {
+        let bed = try Testbed("register-later")
+        bed.relay.kill()
+        let carol = User(name: "carol", home: bed.root + "/carol")
+        let initialised = try bed.hush(carol, ["init", "--name", "carol", "--relay", bed.relay.url])
+        #expect(initialised.stderr.contains("hush register"), "\(initialised)")
+        try bed.relay.start()
+        let refused = try bed.hush(carol, ["sync"])
+        #expect(refused.status == 22, "\(refused)")
+        #expect(refused.stderr.contains("not registered at this relay") && refused.stderr.contains("`hush register`"), "\(refused)")
+        try bed.succeed(carol, ["register", "--json"])
+        try bed.sync(carol)
+    }
 }
