@@ -26,23 +26,13 @@ import Testing
     }
 
     func hush(_ arguments: [String], passphrase: String? = "test passphrase", extra: [String: String] = [:]) throws -> Result {
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = arguments
         // Argon2id at the floor a debug build allows: each process unlocks a keystore.
         var environment = ["PATH": "/usr/bin:/bin", "HUSH_KDF_COST": "insecure-test-floor", "NO_COLOR": "1"]
         if let passphrase { environment["HUSH_PASSPHRASE"] = passphrase }
         environment.merge(extra) { $1 }
-        process.environment = environment
-        process.standardInput = FileHandle.nullDevice
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: stdout, stderr: stderr)
+        // posix_spawn, not Foundation's Process (see CommandLineTool): its run() crashed a full test run here.
+        let result = try CommandLineTool.spawn(Self.binary.path, arguments, environment: environment)
+        return Result(status: result.status, stdout: result.stdout, stderr: result.stderr)
     }
 
     @Test func versionNamesTheReleaseTheProtocolAndTheLibrariesLoaded() throws {
