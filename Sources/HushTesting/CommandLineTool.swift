@@ -34,7 +34,7 @@ public enum CommandLineTool {
         posix_spawn_file_actions_adddup2(&actions, standardInput.read, 0)
         posix_spawn_file_actions_adddup2(&actions, output.write, 1)
         posix_spawn_file_actions_adddup2(&actions, mergingErrors ? output.write : errors.write, 2)
-        _ = spawnFileActionsAddClosefrom(&actions, 3)
+        closeFrom(3, in: &actions)
         let argv = [executable] + arguments
         let cArguments = argv.map { strdup($0) } + [nil]
         let cEnvironment = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -67,12 +67,18 @@ public enum CommandLineTool {
         return (signal != 0 ? 128 + signal : (status >> 8) & 0xff, String(decoding: out, as: UTF8.self), String(decoding: errorText.value, as: UTF8.self))
     }
 
+    /// Makes the child close every descriptor from `first` up (after the dup2s before it).
+    public static func closeFrom(_ first: Int32, in actions: inout posix_spawn_file_actions_t) {
+        _ = spawnFileActionsAddClosefrom(&actions, first)
+    }
+
     /// Whether `path` is an executable file (the Debian package that has it may be missing).
     public static func isInstalled(_ path: String) -> Bool {
         FileManager.default.isExecutableFile(atPath: path)
     }
 
-    private static func pipe() throws -> (read: Int32, write: Int32) {
+    /// A pipe whose ends close on exec (the child gets them only as dup2'd 0, 1, 2).
+    public static func pipe() throws -> (read: Int32, write: Int32) {
         var fds: [Int32] = [0, 0]
         guard Glibc.pipe(&fds) == 0 else { throw CommandLineToolError(description: "pipe: \(String(cString: strerror(errno)))") }
         for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
@@ -90,7 +96,8 @@ public enum CommandLineTool {
         }
     }
 
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+    /// Writes `bytes` to `fd` (a pipe: write(2), not send(2)) until done or the reader went away.
+    public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }

@@ -1,4 +1,5 @@
 import Foundation
+import HushTesting
 import Glibc
 
 /// A process of the real `hush` binary. Its stdout and stderr are drained
@@ -51,7 +52,7 @@ final class ChildProcess: @unchecked Sendable {
         } else {
             argv = [executable] + arguments
         }
-        let output = try Self.pipe(), errors = try Self.pipe(), input = try Self.pipe()
+        let output = try CommandLineTool.pipe(), errors = try CommandLineTool.pipe(), input = try CommandLineTool.pipe()
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -70,7 +71,7 @@ final class ChildProcess: @unchecked Sendable {
             posix_spawn_file_actions_adddup2(&actions, output.write, 1)
             posix_spawn_file_actions_adddup2(&actions, errors.write, 2)
         }
-        _ = spawnFileActionsAddClosefrom(&actions, 3)
+        CommandLineTool.closeFrom(3, in: &actions)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -95,7 +96,7 @@ final class ChildProcess: @unchecked Sendable {
         pid = child
         if let stdin {
             // write(2), not LoopbackSocket.writeAll: that one uses send(2), which fails on a pipe (ENOTSOCK).
-            Self.writeAll(input.write, Array(stdin.utf8))
+            CommandLineTool.writeAll(input.write, Array(stdin.utf8))
         }
         close(input.write)
         if let terminal {
@@ -117,23 +118,6 @@ final class ChildProcess: @unchecked Sendable {
             exited.signal()
             changes.bump()
         }
-    }
-
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return }
-            offset += written
-        }
-    }
-
-    private static func pipe() throws -> (read: Int32, write: Int32) {
-        var fds: [Int32] = [0, 0]
-        guard Glibc.pipe(&fds) == 0 else { throw HarnessError("pipe: \(String(cString: strerror(errno)))") }
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        return (fds[0], fds[1])
     }
 
     /// A counter that waiters can sleep on until it moves.
@@ -257,12 +241,6 @@ final class ChildProcess: @unchecked Sendable {
         }
     }
 }
-
-/// glibc's posix_spawn_file_actions_addclosefrom_np (2.34+), which the Glibc
-/// module does not export (it needs _GNU_SOURCE): the child closes every
-/// descriptor from `from` up.
-@_silgen_name("posix_spawn_file_actions_addclosefrom_np")
-private func spawnFileActionsAddClosefrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ from: Int32) -> Int32
 
 /// glibc's POSIX_SPAWN_SETSID (spawn.h, 2.26+; not exported without _GNU_SOURCE):
 /// the child starts a new session, so the terminal it opens becomes its controlling one.

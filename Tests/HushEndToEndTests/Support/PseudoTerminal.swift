@@ -1,4 +1,5 @@
 import Foundation
+import HushTesting
 import Glibc
 
 /// A pseudo-terminal pair for a child process: the test holds the master;
@@ -47,7 +48,7 @@ final class PseudoTerminal: @unchecked Sendable {
     }
 
     func write(_ bytes: [UInt8]) {
-        ChildProcess.writeAll(master.fd, bytes)
+        CommandLineTool.writeAll(master.fd, bytes)
     }
 
     /// Records the slave's settings and lets go of it.
