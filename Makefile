@@ -81,7 +81,7 @@ docs: deps
 # the test process that stops answering, timeouts that fire while their task
 # cannot run). On 2 busy cores that failed runs of `make test`.
 PROCESS_SUITES := HushEndToEndTests 'HushCLITests\.HushCLITests' MisleadingMessageTests HushBinaryTests ServeProcessTests \
-	TLSPolicyTests CrashConsistencyTests 'HushDatabaseTests\.EncryptionAtRestTests' StoreEncryptionAtRestTests ConnectionLockTests
+	TLSPolicyTests CrashConsistencyTests SubprocessTests 'HushDatabaseTests\.EncryptionAtRestTests' StoreEncryptionAtRestTests ConnectionLockTests
 # Async suites on real relay processes: they need the cooperative pool, so they
 # run apart from PROCESS_SUITES too (the two end-to-end ones are skipped there).
 # With two cores the synchronous tests hold both of the pool's threads nearly

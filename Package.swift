@@ -210,12 +210,20 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Other programs started with posix_spawn, never Foundation's Process
+        // (whose Process.run can crash on Linux: see Subprocess.swift): hooks,
+        // the demo's children, and every child a test or benchmark starts.
+        .target(
+            name: "HushSubprocess",
+            swiftSettings: swiftSettings
+        ),
+
         // Test doubles and helpers shared by the test targets and the benchmark
         // (deterministic randomness, temporary directories, dump inspection).
         // No production target depends on it.
         .target(
             name: "HushTesting",
-            dependencies: ["HushCrypto"],
+            dependencies: ["HushCrypto", "HushSubprocess"],
             swiftSettings: swiftSettings
         ),
 
@@ -248,7 +256,7 @@ let package = Package(
             name: "hush",
             dependencies: [
                 "HushKit", "HushCrypto", "HushDaemon", "HushTerminal", "HushAudit", "HushRelay", "HushRelayAPI", "HushRelayPostgres",
-                "HushVectors",
+                "HushVectors", "HushSubprocess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -278,7 +286,7 @@ let package = Package(
         .executableTarget(
             name: "HushBench",
             dependencies: [
-                "CSodium", "HushTesting", "HushCrypto", "HushProtocol", "HushDatabase", "HushStore", "HushKeystore", "HushMessenger",
+                "CSodium", "HushTesting", "HushSubprocess", "HushCrypto", "HushProtocol", "HushDatabase", "HushStore", "HushKeystore", "HushMessenger",
                 "HushRelay", "HushRelayAPI", "HushRelayClient", "HushRelayPostgres", "PostgresTestCluster", "HushDaemon", "HushKit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -291,6 +299,11 @@ let package = Package(
 
         // MARK: Tests
 
+        .testTarget(
+            name: "HushSubprocessTests",
+            dependencies: ["HushSubprocess"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "HushCryptoTests",
             dependencies: ["HushCrypto", "HushTesting"],
@@ -313,7 +326,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HushStoreTests",
-            dependencies: ["HushStore", "HushDatabase", "HushKeystore", "HushCrypto", "HushCrashWriter", "HushTesting"],
+            dependencies: ["HushStore", "HushDatabase", "HushKeystore", "HushCrypto", "HushCrashWriter", "HushTesting", "HushSubprocess"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -334,7 +347,7 @@ let package = Package(
         .testTarget(
             name: "HushRelayTests",
             dependencies: [
-                "HushRelay", "HushRelayPostgres", "PostgresTestCluster", "HushTesting", "HushRelayAPI", "HushRelayClient", "HushMessenger", "HushAudit", "HushProtocol", "HushCrypto",
+                "HushRelay", "HushRelayPostgres", "PostgresTestCluster", "HushTesting", "HushSubprocess", "HushRelayAPI", "HushRelayClient", "HushMessenger", "HushAudit", "HushProtocol", "HushCrypto",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -353,7 +366,8 @@ let package = Package(
         // dependency so that it is built first).
         .testTarget(
             name: "HushKitTests",
-            dependencies: ["HushKit", "hush"],
+            // HushSubprocess starts the relay child, as HushKit's own API has nothing to do with that.
+            dependencies: ["HushKit", "hush", "HushSubprocess"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -368,7 +382,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HushVectorsTests",
-            dependencies: ["HushVectors", "HushCrypto", "HushTesting"],
+            dependencies: ["HushVectors", "HushCrypto", "HushTesting", "HushSubprocess"],
             swiftSettings: swiftSettings
         ),
         // Runs the real `hush` binary as separate processes; the help golden
@@ -390,7 +404,7 @@ let package = Package(
             // and to script strangers;
             // PostgresTestCluster for several relays on one database.
             // EchoBot: the example app, run against a relay like the CLI.
-            dependencies: ["hush", "EchoBot", "HushDaemon", "HushRelayAPI", "HushCrypto", "HushRelayClient", "HushMessenger", "HushProtocol", "HushStore", "HushTesting", "PostgresTestCluster"],
+            dependencies: ["hush", "EchoBot", "HushDaemon", "HushRelayAPI", "HushCrypto", "HushRelayClient", "HushMessenger", "HushProtocol", "HushStore", "HushTesting", "HushSubprocess", "PostgresTestCluster"],
             swiftSettings: swiftSettings
         ),
     ]

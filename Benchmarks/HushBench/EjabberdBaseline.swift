@@ -1,4 +1,5 @@
 import Foundation
+import HushSubprocess
 
 /// ejabberd 23.01 (Debian's package) under the relay's wrk shape, run by
 /// Benchmarks/ejabberd/ejabberd-bench.sh: a throwaway instance on loopback,
@@ -26,22 +27,16 @@ enum EjabberdBaseline {
     /// Runs the script (installing ejabberd first when it is absent and this
     /// runs as root); nil, after printing why, when it is skipped.
     static func run(seconds: Int, connections: Int, runs: Int) throws -> Figures? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [script, "\(seconds)", "\(connections)", "\(runs)"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
+        let baseline = try Subprocess("/bin/bash", [script, "\(seconds)", "\(connections)", "\(runs)"])
+        let lines = String(decoding: baseline.readOutputToEnd(), as: UTF8.self).split(separator: "\n")
+        let ended = baseline.waitForExit()
         if let skipped = lines.first(where: { $0.hasPrefix("ejabberd-skipped ") }) {
             print("ejabberd baseline: skipped, \(skipped.dropFirst("ejabberd-skipped ".count))")
             return nil
         }
-        guard process.terminationStatus == 0,
+        guard ended == .exited(0),
               let stored = lines.first(where: { $0.hasPrefix("ejabberd-stored ") }) else {
-            print("ejabberd baseline: skipped, the script failed (status \(process.terminationStatus)): \(lines.suffix(3).joined(separator: " / "))")
+            print("ejabberd baseline: skipped, the script failed (\(ended)): \(lines.suffix(3).joined(separator: " / "))")
             return nil
         }
         let results = try lines.filter { $0.hasPrefix("wrk-result ") }.map { try WrkLoad.Result.parse($0) }

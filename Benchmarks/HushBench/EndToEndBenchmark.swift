@@ -6,6 +6,7 @@ import HushMessenger
 import HushProtocol
 import HushRelayClient
 import HushStore
+import HushSubprocess
 
 /// `HushBench e2e [--messages N] [--history N]`:
 /// 1. Latency send → relay → push → decrypt → stored, over N messages on
@@ -153,17 +154,10 @@ enum EndToEndBenchmark {
         /// Runs hush; returns the unlock time it reported on stderr (ms), if any.
         @discardableResult
         func runHush(_ arguments: [String]) throws -> Double? {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: hush)
-            process.arguments = arguments
-            process.environment = environment
-            process.standardOutput = FileHandle.nullDevice
-            let errors = Pipe()
-            process.standardError = errors
-            try process.run()
-            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else { throw BenchError("hush \(arguments.joined(separator: " ")) exited \(process.terminationStatus)") }
+            let child = try Subprocess(hush, arguments, environment: environment, output: .nullDevice, errors: .pipe)
+            let text = String(decoding: child.readErrorsToEnd(), as: UTF8.self)
+            let ended = child.waitForExit()
+            guard ended == .exited(0) else { throw BenchError("hush \(arguments.joined(separator: " ")) ended with \(ended)") }
             return text.range(of: "timing: unlock ").flatMap { Double(text[$0.upperBound...].prefix { $0.isNumber || $0 == "." }) }
         }
         let rounds = 5

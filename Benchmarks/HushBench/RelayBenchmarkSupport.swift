@@ -4,6 +4,7 @@ import Glibc
 import HushCrypto
 import HushProtocol
 import HushRelayClient
+import HushSubprocess
 import HushTesting
 import NIOCore
 import NIOSSL
@@ -15,7 +16,7 @@ import Synchronization
 enum RelayBench {
     /// A relay running as a child process of this benchmark binary (`HushBench relay serve …`).
     final class ChildRelay {
-        let process = Process()
+        private let process: Subprocess
         let port: Int
         let dataDirectory: String
         /// Serving https:// with a self-signed key made in `dataDirectory`.
@@ -27,23 +28,15 @@ enum RelayBench {
         init(driver: String, database: String? = nil, tls: Bool = false, pushTimes: String? = nil) throws {
             self.tls = tls
             dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("hush-relay-bench-\(UUID().uuidString)").path
-            process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-            process.arguments = ["relay", "serve", "--driver", driver, "--data", dataDirectory] + (database.map { ["--database", $0] } ?? [])
-                + (tls ? ["--tls-self-signed"] : []) + (pushTimes.map { ["--push-times", $0] } ?? [])
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            var buffer = Data()
-            var found: Int?
-            for _ in 0..<200 where found == nil {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                buffer.append(chunk)
-                found = String(decoding: buffer, as: UTF8.self).split(separator: "\n")
-                    .first { $0.hasPrefix("relay-bench listening on ") }
-                    .flatMap { Int($0.split(separator: " ").last ?? "") }
+            process = try Subprocess(URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path,
+                                     ["relay", "serve", "--driver", driver, "--data", dataDirectory] + (database.map { ["--database", $0] } ?? [])
+                                        + (tls ? ["--tls-self-signed"] : []) + (pushTimes.map { ["--push-times", $0] } ?? []))
+            var seen = ""
+            guard let line = process.readOutputLine(startingWith: "relay-bench listening on ", seen: &seen),
+                  let found = Int(line.split(separator: " ").last ?? "") else {
+                process.stop()
+                throw BenchError("the relay child did not start")
             }
-            guard let found else { process.terminate(); throw BenchError("the relay child did not start") }
             port = found
         }
 
@@ -53,17 +46,14 @@ enum RelayBench {
         var certificateFile: String { dataDirectory + "/tls-certificate.pem" }
 
         /// Resident set size of the child, from /proc.
-        func residentBytes() -> Int { RelayBench.residentBytes(pid: process.processIdentifier) }
+        func residentBytes() -> Int { RelayBench.residentBytes(pid: process.pid) }
 
         /// CPU time (user + system) the child has used so far, from /proc.
-        func cpuSeconds() -> Double { RelayBench.cpuSeconds(pid: process.processIdentifier) }
+        func cpuSeconds() -> Double { RelayBench.cpuSeconds(pid: process.pid) }
 
         /// SIGTERM, then SIGKILL if it has not exited within `seconds`.
         func stop(seconds: Int = 10) {
-            kill(process.processIdentifier, SIGTERM)
-            for _ in 0..<(seconds * 10) where process.isRunning { usleep(100_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
+            process.stop(grace: Double(seconds))
             try? FileManager.default.removeItem(atPath: dataDirectory)
         }
     }

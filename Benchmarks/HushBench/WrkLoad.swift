@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HushSubprocess
 
 /// wrk, a C load generator (Debian's `wrk`), driving a relay child with
 /// Benchmarks/wrk/relay.lua: figures comparable with other servers measured
@@ -64,22 +65,15 @@ enum WrkLoad {
     /// Runs wrk against `baseURL` for `seconds` and parses the script's `wrk-result` line.
     static func run(baseURL: String, environment: [String: String], seconds: Int, threads: Int, connections: Int) throws -> Result {
         guard let executable else { throw BenchError("wrk is not installed (apt-get install wrk; `make bench` does it)") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["-t\(threads)", "-c\(connections)", "-d\(seconds)s", "--timeout", "\(timeoutSeconds)s", "-s", script, baseURL]
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
         // The relay children are still running, so the waited-for children's
         // CPU time grows by wrk's alone.
         let childrenBefore = childrenCPUSeconds()
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0,
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("wrk-result ") }) else {
-            throw BenchError("wrk failed (status \(process.terminationStatus)): \(text.suffix(500))")
+        let wrk = try Subprocess(executable, ["-t\(threads)", "-c\(connections)", "-d\(seconds)s", "--timeout", "\(timeoutSeconds)s", "-s", script, baseURL],
+                                 environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
+        let text = String(decoding: wrk.readOutputToEnd(), as: UTF8.self)
+        let ended = wrk.waitForExit()
+        guard ended == .exited(0), let line = text.split(separator: "\n").first(where: { $0.hasPrefix("wrk-result ") }) else {
+            throw BenchError("wrk failed (\(ended)): \(text.suffix(500))")
         }
         return try Result.parse(line, cpuSeconds: childrenCPUSeconds() - childrenBefore)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 @testable import hush
 
@@ -30,5 +31,26 @@ import Testing
         let ran = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)
         #expect(ran.count <= 4, "\(ran)")
         #expect(ran.last == "event 10", "\(ran)")
+    }
+
+    /// A hook is someone else's code: it gets its event on standard input and no
+    /// other open descriptor of this process (here one opened without
+    /// close-on-exec, as a database or a socket could be). ListenTests checks
+    /// that it gets no passphrase.
+    @Test func aHookHoldsNoDescriptorOfHush() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hooks-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let report = directory.appendingPathComponent("report").path
+        let open = Glibc.open("/dev/null", O_RDONLY)   // deliberately without O_CLOEXEC
+        defer { close(open) }
+        // `ls` lists its own descriptors: 0, 1 (the report), 2 and the one it reads the directory with.
+        let hooks = EventHooks(notifySend: nil, notifyText: false,
+                               command: "read event; { echo \"$event\"; ls /proc/self/fd; } > '\(report)'")
+        hooks.handle(.connection(online: true), json: "the event")
+        hooks.drain()
+        let lines = try String(contentsOfFile: report, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(lines.first == "the event", "\(lines)")
+        #expect(lines.dropFirst().compactMap { Int32($0) }.sorted() == [0, 1, 2, 3], "the hook held \(lines.dropFirst())")
     }
 }

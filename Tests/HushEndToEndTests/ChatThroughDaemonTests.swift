@@ -1,4 +1,5 @@
 import Foundation
+import HushSubprocess
 import HushTesting
 import Glibc
 import Testing
@@ -23,7 +24,7 @@ import Testing
             try #require(writer >= 0, "open \(fifo): \(String(cString: strerror(errno)))")
         }
 
-        func type(_ line: String) { CommandLineTool.writeAll(writer, Array((line + "\n").utf8)) }
+        func type(_ line: String) { Subprocess.writeAll(writer, Array((line + "\n").utf8)) }
 
         /// Ends the chat's input: it finishes as at the end of a script.
         func finish(timeout: Double = 30) -> CommandResult {

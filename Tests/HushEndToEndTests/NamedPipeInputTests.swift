@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HushSubprocess
 import Testing
 
 /// A named pipe (FIFO) given where a file is read: opening one for reading
@@ -59,12 +60,9 @@ import Testing
 
         var started = Date()
         Self.expectRefusedAtOnce(try bed.hush(alice, ["send", "bob", "--file", pipe], timeout: 30), started)
-        let writer = Process()
-        writer.executableURL = URL(fileURLWithPath: "/bin/sh")
-        writer.arguments = ["-c", "printf '%s\\n' \"$0\" > \"$1\"", HushEnvironment.passphrase, pipe]
-        try writer.run()
+        let writer = try Subprocess("/bin/sh", ["-c", "printf '%s\\n' \"$0\" > \"$1\"", HushEnvironment.passphrase, pipe], output: .nullDevice)
         let unlocked = try bed.hush(alice, ["whoami", "--json", "--passphrase-file", pipe], environment: ["HUSH_PASSPHRASE": nil], timeout: 30)
-        writer.waitUntilExit()
+        writer.waitForExit()
         #expect(unlocked.status == 0 && (try? unlocked.json()["address"] as? String) == alice.address, "\(unlocked)")
         started = Date()
         Self.expectRefusedAtOnce(try bed.hush(nil, ["backup", "verify", pipe], environment: ["HUSH_RECOVERY_KEY": key], timeout: 30), started)

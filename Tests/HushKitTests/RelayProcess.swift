@@ -1,4 +1,5 @@
 import Foundation
+import HushSubprocess
 
 /// A real relay for the app's tests: `hush relay serve` on a free loopback
 /// port, as an app's developer would run one beside their tests. It stops
@@ -6,47 +7,35 @@ import Foundation
 final class RelayProcess: @unchecked Sendable {
     let url: String
     let directory: URL
-    private let process: Process
+    private let child: Subprocess
 
     /// `environment`: relay settings (`HUSH_RELAY_…`, docs/OPERATIONS.md) beside the defaults.
     init(environment extra: [String: String] = [:]) throws {
         directory = try Self.temporaryDirectory("relay")
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: try Self.hushBinary())
-        process.arguments = ["relay", "serve", "--host", "127.0.0.1", "--port", "0", "--data", directory.path, "--log-level", "error"]
-        process.environment = ["PATH": "/usr/bin:/bin", "HOME": directory.path, "LANG": "C.UTF-8"].merging(extra) { _, new in new }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
+        child = try Subprocess(try Self.hushBinary(),
+                               ["relay", "serve", "--host", "127.0.0.1", "--port", "0", "--data", directory.path, "--log-level", "error"],
+                               environment: ["PATH": "/usr/bin:/bin", "HOME": directory.path, "LANG": "C.UTF-8"].merging(extra) { _, new in new },
+                               output: .pipe, errors: .sameAsOutput)
         // The relay prints "hush relay listening on http://HOST:PORT" once it listens.
         var seen = ""
-        let reader = output.fileHandleForReading
-        let deadline = Date().addingTimeInterval(60)
-        while !seen.contains("listening on http"), process.isRunning, Date() < deadline {
-            let chunk = reader.availableData
-            if chunk.isEmpty { break }
-            seen += String(decoding: chunk, as: UTF8.self)
-        }
-        guard let line = seen.split(separator: "\n").first(where: { $0.contains("listening on http") }),
+        guard let line = child.readOutputLine(startingWith: "hush relay listening on http", seen: &seen),
               let start = line.range(of: "http") else {
-            process.terminate()
+            child.stop()
             throw TestFailure("the relay did not start: \(seen)")
         }
         url = String(line[start.lowerBound...]).trimmingCharacters(in: .whitespaces)
         // Keep draining its output so that it never blocks on a full pipe.
-        reader.readabilityHandler = { handle in _ = handle.availableData }
+        child.discardOutput()
     }
 
     /// Stops the relay now (SIGKILL): a relay that goes away mid-way.
     func stop() {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        child.send(SIGKILL)
+        child.waitForExit()
     }
 
     deinit {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        stop()
         try? FileManager.default.removeItem(at: directory)
     }
 

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HushRelayAPI
 import HushRelayClient
+import HushSubprocess
 import HushTesting
 import SwiftASN1
 import Testing
@@ -48,10 +49,10 @@ import X509
     @Test func aPinForACAIssuedCertificateSaysToLeaveThePinOut() async throws {
         let directory = try TemporaryDirectory()
         let (chain, key, leafPin) = try Self.issue(into: directory)
-        let (process, output) = try ServeProcessTests.startHush(["relay", "serve", "--port", "0", "--tls-certificate", chain, "--tls-key", key,
+        let relay = try ServeProcessTests.startHush(["relay", "serve", "--port", "0", "--tls-certificate", chain, "--tls-key", key,
                                                                  "--data", directory.path + "/relay", "--log-level", "warning"])
-        defer { if process.isRunning { process.terminate() } }
-        let line = try #require(ServeProcessTests.waitForLine(output, prefix: "hush relay key pin: "))
+        defer { relay.stop() }
+        let line = try #require(ServeProcessTests.waitForLine(relay, prefix: "hush relay key pin: "))
         // The relay prints the leaf's pin, the one computed here.
         #expect(line.contains(RelayKeyPin.encode(leafPin)), "\(line)")
         // "… (clients use https://127.0.0.1:PORT#pin=…)": the URL before "#".

@@ -1,23 +1,20 @@
 import Foundation
 import HushCrypto
 import HushRelayClient
+import HushSubprocess
 import HushTesting
 import Testing
 
 /// `hush relay serve --config FILE` as a real process: a limit the file
 /// raises is raised, and a file with an unknown key keeps the relay from starting.
 @Suite struct ConfigFileServeTests {
-    /// Starts the relay with `arguments`; returns it and its base URL, or its stderr when it did not start.
-    private func serve(_ arguments: [String]) throws -> (Process, String?, Pipe) {
-        let process = Process()
-        process.executableURL = try ServeProcessTests.hushBinary()
-        process.arguments = ["relay", "serve", "--port", "0", "--log-level", "warning"] + arguments
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let line = ServeProcessTests.waitForLine(output, prefix: "hush relay listening on ")
-        return (process, line.map { String($0.dropFirst("hush relay listening on ".count)) }, errors)
+    /// Starts the relay with `arguments`; returns it and its base URL (nil when it did not start:
+    /// its standard error tells why).
+    private func serve(_ arguments: [String]) throws -> (Subprocess, String?) {
+        let relay = try Subprocess(try ServeProcessTests.hushBinary().path, ["relay", "serve", "--port", "0", "--log-level", "warning"] + arguments,
+                                   output: .pipe, errors: .pipe)
+        let line = ServeProcessTests.waitForLine(relay, prefix: "hush relay listening on ")
+        return (relay, line.map { String($0.dropFirst("hush relay listening on ".count)) })
     }
 
     /// Logins for an unregistered identity from one address: each takes a
@@ -42,12 +39,12 @@ import Testing
         try "# more logins per address\nrate-limits:\n  auth-per-address-burst: 1000\n  auth-per-address-per-second: 0.001\n"
             .write(toFile: raised, atomically: true, encoding: .utf8)
 
-        let (plain, plainBase, _) = try serve(["--config", slow, "--data", directory.path + "/plain"])
-        defer { if plain.isRunning { plain.terminate() } }
+        let (plain, plainBase) = try serve(["--config", slow, "--data", directory.path + "/plain"])
+        defer { plain.stop() }
         #expect(await refusedFor429(try #require(plainBase), attempts: 45) == 15, "the default burst is 30")
 
-        let (more, moreBase, _) = try serve(["--config", raised, "--data", directory.path + "/raised"])
-        defer { if more.isRunning { more.terminate() } }
+        let (more, moreBase) = try serve(["--config", raised, "--data", directory.path + "/raised"])
+        defer { more.stop() }
         #expect(await refusedFor429(try #require(moreBase), attempts: 45) == 0)
     }
 
@@ -55,12 +52,11 @@ import Testing
         let directory = try TemporaryDirectory()
         let file = directory.path + "/relay.yaml"
         try "port: 0\nrate-limits:\n  auth-per-adress-burst: 1000\n".write(toFile: file, atomically: true, encoding: .utf8)
-        let (process, base, errors) = try serve(["--config", file, "--data", directory.path + "/relay"])
-        defer { if process.isRunning { process.terminate() } }
+        let (process, base) = try serve(["--config", file, "--data", directory.path + "/relay"])
+        defer { process.stop() }
         #expect(base == nil)
-        process.waitUntilExit()
-        #expect(process.terminationStatus != 0)
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.waitForExit() != .exited(0))
+        let text = String(decoding: process.readErrorsToEnd(), as: UTF8.self)
         #expect(text.contains("unknown setting 'rate-limits.auth-per-adress-burst' (relay.yaml line 3)"), "\(text)")
     }
 }

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import HushCrypto
 import HushRelayClient
+import HushSubprocess
 import HushTesting
 import Testing
 
@@ -10,10 +11,10 @@ import Testing
 /// or address of the users.
 @Suite struct MetricsEndpointTests {
     /// Reads standard output until both lines are there.
-    private func baseURLs(_ pipe: Pipe) -> (relay: String, metrics: String)? {
+    private func baseURLs(_ relay: Subprocess) -> (relay: String, metrics: String)? {
         var text = ""
         for _ in 0..<200 {
-            let chunk = pipe.fileHandleForReading.availableData
+            let chunk = relay.readOutput()
             if chunk.isEmpty { return nil }
             text += String(decoding: chunk, as: UTF8.self)
             let lines = text.split(separator: "\n")
@@ -33,10 +34,10 @@ import Testing
 
     @Test func countersDuringAnExchangeAndNoIdentities() async throws {
         let directory = try TemporaryDirectory()
-        let (process, output) = try ServeProcessTests.startHush(["relay", "serve", "--port", "0", "--metrics", "127.0.0.1:0", "--first-contact-work-bits", "0",
+        let relay = try ServeProcessTests.startHush(["relay", "serve", "--port", "0", "--metrics", "127.0.0.1:0", "--first-contact-work-bits", "0",
                                                                  "--data", directory.path + "/relay", "--log-level", "warning"])
-        defer { if process.isRunning { process.terminate() } }
-        let urls = try #require(baseURLs(output))
+        defer { relay.stop() }
+        let urls = try #require(baseURLs(relay))
 
         let alice = try TestUser(seed: "metrics-alice"), bob = try TestUser(seed: "metrics-bob")
         let aliceClient = RelayClient(baseURL: urls.relay), bobClient = RelayClient(baseURL: urls.relay)

@@ -2,6 +2,7 @@ import Foundation
 import HushCrypto
 import HushRelayAPI
 import HushRelayClient
+import HushSubprocess
 import HushTesting
 import Testing
 
@@ -12,10 +13,10 @@ import Testing
 @Suite struct PinnedTLSServeTests {
     @Test func pinnedClientsExchangeAndAWrongPinIsRefused() async throws {
         let directory = try TemporaryDirectory()
-        let (process, output) = try ServeProcessTests.startHush(["relay", "serve", "--port", "0", "--tls-self-signed", "--first-contact-work-bits", "0",
+        let relay = try ServeProcessTests.startHush(["relay", "serve", "--port", "0", "--tls-self-signed", "--first-contact-work-bits", "0",
                                                                  "--data", directory.path + "/relay", "--log-level", "warning"])
-        defer { if process.isRunning { process.terminate() } }
-        let line = try #require(ServeProcessTests.waitForLine(output, prefix: "hush relay key pin: "))
+        defer { relay.stop() }
+        let line = try #require(ServeProcessTests.waitForLine(relay, prefix: "hush relay key pin: "))
         let pinned = try #require(line.split(separator: " ").last.map { String($0.dropLast()) })  // "https://…#pin=…)" less ")"
         #expect(pinned.hasPrefix("https://127.0.0.1:") && pinned.contains("#pin="), "\(line)")
         let keyMode = try FileManager.default.attributesOfItem(atPath: directory.path + "/relay/tls-key.pem")[.posixPermissions] as? Int

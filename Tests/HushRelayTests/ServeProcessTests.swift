@@ -1,6 +1,7 @@
 import Foundation
 import HushCrypto
 import HushRelayClient
+import HushSubprocess
 import HushTesting
 import Testing
 
@@ -19,41 +20,22 @@ import Testing
     }
 
     /// Starts `hush ARGUMENTS` (a `relay serve`) with its standard output on
-    /// the returned pipe; the caller terminates it.
-    static func startHush(_ arguments: [String]) throws -> (process: Process, output: Pipe) {
-        let process = Process()
-        process.executableURL = try hushBinary()
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        return (process, output)
+    /// a pipe `waitForLine` reads; the caller stops it.
+    static func startHush(_ arguments: [String], environment: [String: String]? = nil) throws -> Subprocess {
+        try Subprocess(try hushBinary().path, arguments, environment: environment, output: .pipe, errors: .standardError)
     }
 
-    /// Reads lines from `pipe` until one starts with `prefix` (at most 200 lines).
-    static func waitForLine(_ pipe: Pipe, prefix: String) -> String? {
-        var buffer = Data()
-        for _ in 0..<200 {
-            let chunk = pipe.fileHandleForReading.availableData
-            if chunk.isEmpty { return nil }
-            buffer.append(chunk)
-            if let line = String(decoding: buffer, as: UTF8.self).split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) {
-                return String(line)
-            }
-        }
-        return nil
+    /// Reads `child`'s standard output until a line starts with `prefix`; nil when the output ended first.
+    static func waitForLine(_ child: Subprocess, prefix: String) -> String? {
+        var seen = ""
+        return child.readOutputLine(startingWith: prefix, seen: &seen)
     }
 
     @Test func serveOnAFreePortThenStopGracefully() async throws {
         let directory = try TemporaryDirectory()
-        let process = Process()
-        process.executableURL = try Self.hushBinary()
-        process.arguments = ["relay", "serve", "--port", "0", "--data", directory.path + "/relay", "--log-level", "warning"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        let line = try #require(Self.waitForLine(output, prefix: "hush relay listening on "))
+        let relay = try Self.startHush(["relay", "serve", "--port", "0", "--data", directory.path + "/relay", "--log-level", "warning"])
+        defer { relay.stop() }
+        let line = try #require(Self.waitForLine(relay, prefix: "hush relay listening on "))
         let base = String(line.dropFirst("hush relay listening on ".count))
         #expect(base.hasPrefix("http://127.0.0.1:"))
 
@@ -65,20 +47,12 @@ import Testing
         _ = try await client.deposit(recipient: user.identity, envelope: sealedSized([1, 2, 3]), requestID: "p1", credential: nil)
         #expect(try await client.sync().messages.count == 1)
 
-        kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .exit)
-        #expect(process.terminationStatus == 0)
+        relay.send(SIGTERM)
+        #expect(relay.waitForExit() == .exited(0))
 
-        let audit = Process()
-        audit.executableURL = try Self.hushBinary()
-        audit.arguments = ["audit", "relay", "--data", directory.path + "/relay", "--canary", "no-such-canary-text"]
-        let auditOutput = Pipe()
-        audit.standardOutput = auditOutput
-        try audit.run()
-        let text = String(decoding: auditOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        audit.waitUntilExit()
-        #expect(audit.terminationStatus == 0)
+        let audit = try Subprocess.run(try Self.hushBinary().path, ["audit", "relay", "--data", directory.path + "/relay", "--canary", "no-such-canary-text"])
+        let text = audit.stdout
+        #expect(audit.status == 0, "\(audit.stderr)")
         #expect(text.contains("Stored envelopes (1)"))
         #expect(text.contains("What the relay sees in transit by design"))
         #expect(text.contains("RESULT: the canary was not found in any encoding"))

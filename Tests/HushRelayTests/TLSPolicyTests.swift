@@ -1,4 +1,5 @@
 import Foundation
+import HushSubprocess
 import HushTesting
 import Testing
 
@@ -12,7 +13,7 @@ import Testing
     @Test func oldVersionsAndCBCSuitesAreRefused() throws {
         let directory = try TemporaryDirectory()
         let relay = try Self.startRelay(data: directory.path + "/relay")
-        defer { if relay.process.isRunning { relay.process.terminate(); relay.process.waitUntilExit() } }
+        defer { relay.process.stop() }
 
         #expect(try Self.handshake(relay.address, ["-tls1_2"]).accepted, "TLS 1.2 with the default suites must work")
         #expect(try Self.handshake(relay.address, ["-tls1_3"]).accepted, "TLS 1.3 must work")
@@ -32,7 +33,7 @@ import Testing
     @Test func minimumVersionOneThreeRefusesOneTwo() throws {
         let directory = try TemporaryDirectory()
         let relay = try Self.startRelay(data: directory.path + "/relay", extra: ["HUSH_RELAY_TLS_MIN_VERSION": "1.3"])
-        defer { if relay.process.isRunning { relay.process.terminate(); relay.process.waitUntilExit() } }
+        defer { relay.process.stop() }
         #expect(try Self.handshake(relay.address, ["-tls1_3"]).accepted)
         #expect(try !Self.handshake(relay.address, ["-tls1_2"]).accepted, "tls.min-version 1.3 still served TLS 1.2")
     }
@@ -41,8 +42,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let relay = try Self.startRelay(data: directory.path + "/relay")
         let certificate = directory.path + "/relay/tls-certificate.pem"
-        relay.process.terminate()
-        relay.process.waitUntilExit()
+        relay.process.stop()
         // Itself as the only trust anchor, strict X.509 checks, purpose TLS server, for the name it carries.
         let verified = try Self.run("/usr/bin/openssl", ["verify", "-x509_strict", "-purpose", "sslserver", "-verify_hostname", "localhost",
                                                           "-CAfile", certificate, certificate])
@@ -67,15 +67,13 @@ import Testing
         let directory = try TemporaryDirectory()
         let data = directory.path + "/relay", certificate = data + "/tls-certificate.pem"
         let first = try Self.startRelay(data: data)
-        first.process.terminate()
-        first.process.waitUntilExit()
+        first.process.stop()
         let pin = try Self.run("/usr/bin/openssl", ["x509", "-in", certificate, "-noout", "-pubkey"]).output
         let old = try Self.run("/usr/bin/openssl", ["req", "-x509", "-new", "-days", "7300", "-key", data + "/tls-key.pem", "-subj", "/CN=old",
                                                      "-out", certificate])
         try #require(old.status == 0, "\(old.output)")
         let second = try Self.startRelay(data: data)
-        second.process.terminate()
-        second.process.waitUntilExit()
+        second.process.stop()
         let subject = try Self.run("/usr/bin/openssl", ["x509", "-in", certificate, "-noout", "-subject", "-checkend", String(398 * 86_400)])
         #expect(subject.output.contains("hush relay (self-signed)"), "not renewed: \(subject.output)")
         #expect(subject.status != 0, "the renewed certificate still lives longer than 398 days")
@@ -83,16 +81,11 @@ import Testing
     }
 
     /// Starts a relay serving TLS with a self-signed certificate on a free loopback port; returns it and `127.0.0.1:PORT`.
-    static func startRelay(data: String, extra: [String: String] = [:]) throws -> (process: Process, address: String) {
-        let process = Process()
-        process.executableURL = try ServeProcessTests.hushBinary()
-        process.arguments = ["relay", "serve", "--port", "0", "--tls-self-signed", "--data", data, "--log-level", "warning"]
-        process.environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        guard let line = ServeProcessTests.waitForLine(output, prefix: "hush relay listening on https://") else {
-            process.terminate()
+    static func startRelay(data: String, extra: [String: String] = [:]) throws -> (process: Subprocess, address: String) {
+        let process = try ServeProcessTests.startHush(["relay", "serve", "--port", "0", "--tls-self-signed", "--data", data, "--log-level", "warning"],
+                                                      environment: ProcessInfo.processInfo.environment.merging(extra) { $1 })
+        guard let line = ServeProcessTests.waitForLine(process, prefix: "hush relay listening on https://") else {
+            process.stop()
             throw TestFailure("the relay did not start")
         }
         return (process, String(line.dropFirst("hush relay listening on https://".count)))

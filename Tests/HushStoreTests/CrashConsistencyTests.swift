@@ -1,4 +1,5 @@
 import Foundation
+import HushSubprocess
 import Testing
 import HushCrypto
 import HushDatabase
@@ -22,13 +23,8 @@ import HushStore
     @Test(arguments: [1, 2, 3])
     func killedWriterLeavesAConsistentDatabase(round: Int) throws {
         let fixture = try StoreFixture(seed: "crash-\(round)")
-        let process = Process()
-        process.executableURL = Self.writer
-        process.arguments = [fixture.path]
-        process.environment = ["HUSH_CRASH_WRITER_KEY": Hex.encode(fixture.key.copyBytes())]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
+        let process = try Subprocess(Self.writer.path, [fixture.path], environment: ["HUSH_CRASH_WRITER_KEY": Hex.encode(fixture.key.copyBytes())],
+                                     output: .pipe, errors: .standardError)
 
         // Read progress lines until the writer has committed a few hundred
         // rows (more each round), then kill it mid-transaction.
@@ -36,17 +32,16 @@ import HushStore
         var buffer = Data()
         let target = 200 * round
         while reported < target {
-            let chunk = output.fileHandleForReading.availableData
+            let chunk = process.readOutput()
             if chunk.isEmpty { break }
-            buffer.append(chunk)
+            buffer.append(contentsOf: chunk)
             // Only complete lines count: the last one may still be arriving.
             let text = String(decoding: buffer, as: UTF8.self)
             let complete = text.hasSuffix("\n") ? text : String(text[..<(text.lastIndex(of: "\n") ?? text.startIndex)])
             if let last = complete.split(separator: "\n").last, let value = Int(last) { reported = value }
         }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal)
+        process.send(SIGKILL)
+        #expect(process.waitForExit() == .signalled(SIGKILL))
         #expect(reported >= target)
 
         let store = try MessageStore(path: fixture.path, key: fixture.key)

@@ -1,4 +1,5 @@
 import Foundation
+import HushSubprocess
 import HushTesting
 import Testing
 
@@ -14,17 +15,8 @@ import Testing
     }
 
     static func run(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
-        let process = Process()
-        process.executableURL = try hushExecutable()
-        process.arguments = arguments
-        let output = Pipe(), error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+        let result = try Subprocess.run(try hushExecutable().path, arguments)
+        return (result.status, result.stdout, result.stderr)
     }
 
     @Test func unknownFormatExitsWithTwoAndNamesTheFile() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import HushSubprocess
 
 /// Runs this same `hush` executable as a child process, the way a user
 /// would from a shell, and captures what it prints.
@@ -18,66 +19,34 @@ struct HushInvocation {
     }
 
     func run(input: String? = nil) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: HushInvocation.executable)
-        process.arguments = arguments
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        if let input {
-            let pipe = Pipe()
-            process.standardInput = pipe
-            try process.run()
-            pipe.fileHandleForWriting.write(Data(input.utf8))
-            try pipe.fileHandleForWriting.close()
-        } else {
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-        }
-        // Read both pipes fully before waiting, so a chatty child never blocks on a full pipe.
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus,
-                      output: String(decoding: outData, as: UTF8.self),
-                      error: String(decoding: errData, as: UTF8.self))
+        let result = try Subprocess.run(HushInvocation.executable, arguments, environment: environment, input: input)
+        return Result(status: result.status, output: result.stdout, error: result.stderr)
     }
 }
 
 /// A relay started as a child process on a free loopback port.
 final class RelayProcess {
-    let process = Process()
+    private let child: Subprocess
     let url: String
 
     init(dataDirectory: String) throws {
-        process.executableURL = URL(fileURLWithPath: HushInvocation.executable)
-        process.arguments = ["relay", "serve", "--port", "0", "--data", dataDirectory, "--log-level", "error"]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        child = try Subprocess(HushInvocation.executable, ["relay", "serve", "--port", "0", "--data", dataDirectory, "--log-level", "error"],
+                               output: .pipe, errors: .nullDevice)
         // The relay prints one line when it listens: "hush relay listening on http://HOST:PORT".
-        var buffer = Data()
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, !buffer.contains(UInt8(ascii: "\n")) {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            buffer.append(chunk)
-        }
-        let line = String(decoding: buffer, as: UTF8.self)
-        guard let range = line.range(of: "http://") else {
-            process.terminate()
-            throw DemoError("the relay did not start (it printed: \(line.isEmpty ? "nothing" : line))")
+        var seen = ""
+        guard let line = child.readOutputLine(startingWith: "hush relay listening on ", seen: &seen),
+              let range = line.range(of: "http://") else {
+            child.stop()
+            throw DemoError("the relay did not start (it printed: \(seen.isEmpty ? "nothing" : seen))")
         }
         url = String(line[range.lowerBound...]).trimmingCharacters(in: .whitespacesAndNewlines)
+        child.discardOutput()
     }
 
     func stop() {
-        guard process.isRunning else { return }
-        process.interrupt()
-        process.waitUntilExit()
+        guard child.isRunning else { return }
+        child.send(SIGINT)
+        child.waitForExit()
     }
 
     deinit { stop() }

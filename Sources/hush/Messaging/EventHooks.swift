@@ -1,4 +1,5 @@
 import Foundation
+import HushSubprocess
 import Synchronization
 
 /// What `hush listen` runs per event besides printing it: a desktop
@@ -80,50 +81,37 @@ final class EventHooks: Sendable {
     }
 
     private func run(_ executable: String, _ arguments: [String], input: String?, label: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         // A hook is someone else's code: it gets no passphrase.
         environment["HUSH_PASSPHRASE"] = nil
-        process.environment = environment
-        process.standardOutput = FileHandle.standardError
-        let stdin = Pipe()
-        process.standardInput = input == nil ? FileHandle.nullDevice : stdin
-        let ended = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in ended.signal() }
+        // Its output goes where ours does for the user: standard error (standard output is the events').
+        let child: Subprocess
         do {
-            try process.run()
+            child = try Subprocess(executable, arguments, environment: environment, input: input == nil ? .nullDevice : .pipe,
+                                   output: .standardError, errors: .standardError)
         } catch {
-            printError("\(label) could not start: \(error.localizedDescription)")
+            printError("\(label) could not start: \(error)")
             return
         }
         if let input {
+            // Written from another thread, so the timeout also covers a command that neither
+            // reads a long event nor exits (the write would block forever). A thread of its
+            // own, not a dispatch worker: a write blocked for good must not take a worker.
             // A command that does not read its input closes the pipe early: that is its business.
-            signal(SIGPIPE, SIG_IGN)
-            // Written from another thread, so the timeout also covers a command that
-            // neither reads a long event nor exits (the write would block forever).
-            let writer = stdin.fileHandleForWriting
-            // A thread of its own, not a dispatch worker: a write blocked for good must not
-            // take a thread the process's termination handler needs.
-            Thread {
-                try? writer.write(contentsOf: Data(input.utf8))
-                try? writer.close()
-            }.start()
-        }
-        if ended.wait(timeout: .now() + timeoutSeconds) == .timedOut {
-            process.terminate()
-            // SIGTERM may be ignored: `hush listen` ignores it itself (to end in order) and an
-            // ignored signal stays ignored across exec. Then SIGKILL, which cannot be.
-            if ended.wait(timeout: .now() + 2) == .timedOut {
-                kill(process.processIdentifier, SIGKILL)
-                ended.wait()
+            Thread.detachNewThread {
+                child.writeInput(Array(input.utf8))
+                child.closeInput()
             }
-            // Its end of the pipe is closed now: a write still blocked fails (EPIPE) and returns,
-            // unless a child of the command holds it; either way the next hook does not wait for it.
-            printError("\(label) ran longer than \(Int(timeoutSeconds)) s and was stopped")
-        } else if process.terminationStatus != 0 {
-            printError("\(label) exited with status \(process.terminationStatus)")
         }
+        if let ended = child.waitForExit(seconds: timeoutSeconds) {
+            if ended != .exited(0) { printError("\(label) ended with \(ended)") }
+            return
+        }
+        // The command starts with every signal at its default (not `hush listen`'s ignored
+        // SIGTERM), but may ignore SIGTERM itself: `stop` then sends SIGKILL, which cannot be.
+        child.stop()
+        // Its end of the pipe is closed now: a write still blocked fails (EPIPE) and returns,
+        // unless a child of the command holds it; either way the next hook does not wait for it.
+        printError("\(label) ran longer than \(Int(timeoutSeconds)) s and was stopped")
     }
 }

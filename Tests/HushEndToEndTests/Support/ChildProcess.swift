@@ -1,4 +1,5 @@
 import Foundation
+import HushSubprocess
 import HushTesting
 import Glibc
 
@@ -7,10 +8,9 @@ import Glibc
 /// line (the relay's "listening on", a `listen --json` event) while the
 /// process runs, and a chatty child never blocks on a full pipe.
 ///
-/// Started with posix_spawn, not Foundation's `Process`: `Process.run` reads
-/// /proc/self/fd with a memcpy past its buffer (see Tests/asan-suppressions.txt),
-/// which once crashed a full test run when the test process held many sockets.
-/// The child gets the pipes as 0, 1 and 2 and no other descriptor (closefrom).
+/// Started through `Subprocess` (posix_spawn, not Foundation's `Process`,
+/// whose `run` crashed full test runs): the child gets the pipes as 0, 1 and 2
+/// and no other descriptor.
 ///
 /// With `terminal`, the child runs in a pseudo-terminal instead, as in a
 /// terminal emulator or tmux: a new session whose controlling terminal is the
@@ -19,6 +19,7 @@ import Glibc
 final class ChildProcess: @unchecked Sendable {
     let arguments: [String]
     let pid: pid_t
+    private let child: Subprocess
     /// The pty's master side, when the child runs in a terminal.
     private let terminal: PseudoTerminal?
     private let buffers = Buffers()
@@ -28,12 +29,12 @@ final class ChildProcess: @unchecked Sendable {
     private let drained = DispatchGroup()
     private let state = ExitStatus()
 
-    /// The wait(2) status once the child ended.
+    /// How the child ended, once its end was seen (and the terminal's settings kept).
     private final class ExitStatus: @unchecked Sendable {
         private let lock = NSLock()
-        private var value: Int32?
-        var status: Int32? { lock.withLock { value } }
-        func set(_ status: Int32) { lock.withLock { value = status } }
+        private var value: Subprocess.Termination?
+        var status: Subprocess.Termination? { lock.withLock { value } }
+        func set(_ status: Subprocess.Termination) { lock.withLock { value = status } }
     }
 
     /// `fileSizeLimit` (bytes) runs the process with RLIMIT_FSIZE and SIGXFSZ
@@ -52,69 +53,33 @@ final class ChildProcess: @unchecked Sendable {
         } else {
             argv = [executable] + arguments
         }
-        let output = try CommandLineTool.pipe(), errors = try CommandLineTool.pipe(), input = try CommandLineTool.pipe()
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        if let terminal {
-            // After setsid (POSIX_SPAWN_SETSID runs before the file actions), opening
-            // the slave makes it the controlling terminal: resizes send SIGWINCH.
-            posix_spawn_file_actions_addopen(&actions, 0, terminal.slavePath, O_RDWR, 0)
-            posix_spawn_file_actions_adddup2(&actions, 0, 1)
-            posix_spawn_file_actions_adddup2(&actions, 0, 2)
-        } else {
-            if stdin == nil {
-                posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-            } else {
-                posix_spawn_file_actions_adddup2(&actions, input.read, 0)
-            }
-            posix_spawn_file_actions_adddup2(&actions, output.write, 1)
-            posix_spawn_file_actions_adddup2(&actions, errors.write, 2)
-        }
-        CommandLineTool.closeFrom(3, in: &actions)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // Default dispositions and no blocked signals in the child, whatever the test runner set.
-        var all = sigset_t(), none = sigset_t()
-        sigfillset(&all)
-        sigemptyset(&none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | (terminal == nil ? 0 : spawnSetSessionID)))
-        let cArguments = argv.map { strdup($0) } + [nil]
-        let cEnvironment = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (cArguments + cEnvironment).forEach { free($0) } }
-        var child: pid_t = 0
-        let result = posix_spawn(&child, argv[0], &actions, &attributes, cArguments, cEnvironment)
-        for fd in [output.write, errors.write, input.read] { close(fd) }
-        guard result == 0 else {
-            for fd in [output.read, errors.read, input.write] { close(fd) }
+        let child: Subprocess
+        do {
+            child = try Subprocess(argv[0], Array(argv.dropFirst()), environment: environment, input: stdin == nil ? .nullDevice : .pipe,
+                                   output: .pipe, errors: .pipe, terminal: terminal?.slavePath)
+        } catch {
             terminal?.master.release()   // the share no draining thread will take
-            throw HarnessError("cannot start \(argv[0]): \(String(cString: strerror(result)))")
+            throw HarnessError("\(error)")
         }
-        pid = child
-        if let stdin {
-            // write(2), not LoopbackSocket.writeAll: that one uses send(2), which fails on a pipe (ENOTSOCK).
-            CommandLineTool.writeAll(input.write, Array(stdin.utf8))
-        }
-        close(input.write)
+        self.child = child
+        pid = child.pid
+        if let stdin { child.writeInput(Array(stdin.utf8)) }
+        child.closeInput()
         if let terminal {
-            close(output.read)
-            close(errors.read)
             let master = terminal.master
             drain(master.fd, toStandardError: false) { master.release() }
         } else {
-            drain(output.read, toStandardError: false) { close(output.read) }
-            drain(errors.read, toStandardError: true) { close(errors.read) }
+            for (fd, toStandardError) in [(child.takeOutput(), false), (child.takeErrors(), true)] {
+                guard let fd else { continue }
+                drain(fd, toStandardError: toStandardError) { close(fd) }
+            }
         }
-        let (state, exited, spawned, changes) = (self.state, self.exited, child, self.changes)
+        let (state, exited, changes) = (self.state, self.exited, self.changes)
         Thread.detachNewThread {
-            var status: Int32 = 0
-            while waitpid(spawned, &status, 0) < 0 && errno == EINTR {}
+            let ended = child.waitForExit()
             // The settings the child left on its terminal; then the master reads EIO and draining ends.
             terminal?.childExited()
-            state.set(status)
+            state.set(ended)
             exited.signal()
             changes.bump()
         }
@@ -215,7 +180,7 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     func signal(_ number: Int32) {
-        if isRunning { kill(pid, number) }
+        child.send(number)
     }
 
     /// Waits for the end (killing it after `timeout` seconds) and returns what it printed.
@@ -226,22 +191,15 @@ final class ChildProcess: @unchecked Sendable {
             buffers.lock.withLock { buffers.err.append(Data("\n[harness: killed after \(timeout) s]".utf8)) }
         }
         _ = drained.wait(timeout: .now() + 5)
-        // wait(2) status: the low 7 bits are the signal that ended it (0: it exited), bits 8-15 the exit code.
-        let status = state.status ?? 0
-        let signal = status & 0x7f
-        let signalled = signal != 0 && signal != 0x7f
-        return CommandResult(arguments: arguments, status: signalled ? 128 + signal : (status >> 8) & 0xff,
-                             signalled: signalled, stdout: stdout, stderr: stderr)
+        let ended = state.status ?? .exited(0)
+        let signalled = if case .signalled = ended { true } else { false }
+        return CommandResult(arguments: arguments, status: ended.status, signalled: signalled, stdout: stdout, stderr: stderr)
     }
 
     deinit {
         if isRunning {
-            kill(pid, SIGKILL)
+            child.send(SIGKILL)
             _ = exited.wait(timeout: .now() + 5)
         }
     }
 }
-
-/// glibc's POSIX_SPAWN_SETSID (spawn.h, 2.26+; not exported without _GNU_SOURCE):
-/// the child starts a new session, so the terminal it opens becomes its controlling one.
-private let spawnSetSessionID: Int32 = 0x80

@@ -1,4 +1,5 @@
 import Foundation
+import HushSubprocess
 import HushTesting
 import Glibc
 
@@ -48,7 +49,7 @@ final class PseudoTerminal: @unchecked Sendable {
     }
 
     func write(_ bytes: [UInt8]) {
-        CommandLineTool.writeAll(master.fd, bytes)
+        Subprocess.writeAll(master.fd, bytes)
     }
 
     /// Records the slave's settings and lets go of it.
