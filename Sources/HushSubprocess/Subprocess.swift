@@ -11,8 +11,8 @@ import Glibc
 /// /proc/self/fd entry as a whole `dirent`, reading past the end of readdir's
 /// buffer; when that buffer ends at a page boundary it crashes with SIGSEGV.
 /// The more descriptors a process holds, the likelier: a full `make test`
-/// crashed in it twice (s55, s58), and a `hush daemon` with many clients
-/// running hooks is exposed the same way.
+/// crashed in it twice (s55, s58), and `hush listen` running a hook for
+/// every event (`--exec`, `--notify`) is exposed the same way.
 ///
 /// The child gets standard input, output and error as asked and no other
 /// descriptor of this process (every one from 3 up is closed in it), default
@@ -235,12 +235,7 @@ public final class Subprocess: @unchecked Sendable {
         for descriptor in [output, errors].compactMap({ $0 }) {
             guard let fd = descriptor.take() else { continue }
             Thread.detachNewThread {
-                var chunk = [UInt8](repeating: 0, count: 65_536)
-                while true {
-                    let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                    if count < 0 && errno == EINTR { continue }
-                    if count <= 0 { break }
-                }
+                Self.forEachChunk(of: fd) { _ in }
                 close(fd)
             }
         }
@@ -367,10 +362,18 @@ public final class Subprocess: @unchecked Sendable {
 
     private static func readToEnd(_ fd: Int32) -> [UInt8] {
         var all: [UInt8] = []
+        forEachChunk(of: fd) { all += $0 }
+        return all
+    }
+
+    /// Reads `fd` to its end (or an error), handing `body` each chunk as it arrives.
+    public static func forEachChunk(of fd: Int32, _ body: (ArraySlice<UInt8>) -> Void) {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
-            let chunk = readChunk(fd)
-            if chunk.isEmpty { return all }
-            all += chunk
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { return }
+            body(chunk[..<count])
         }
     }
 

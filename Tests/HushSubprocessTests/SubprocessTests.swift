@@ -31,8 +31,8 @@ import Testing
     }
 
     /// The child holds 0, 1 and 2 and nothing else of this process, not even a
-    /// descriptor opened without close-on-exec (a hook must not inherit the
-    /// daemon's sockets or database).
+    /// descriptor opened without close-on-exec (a hook must not inherit
+    /// `hush listen`'s relay connection or database).
     @Test func theChildInheritsNoOtherDescriptor() throws {
         let leaky = open("/dev/null", O_RDONLY)   // deliberately without O_CLOEXEC
         #expect(leaky > 2)
@@ -84,8 +84,8 @@ import Testing
     }
 
     /// Foundation's `Process.run` crashed full test runs (SIGSEGV reading past
-    /// its /proc/self/fd buffer, fixed upstream after Swift 6.3), and a daemon
-    /// running hooks is exposed the same way: nothing in the package uses it.
+    /// its /proc/self/fd buffer, fixed upstream after Swift 6.3), and `hush
+    /// listen` running hooks is exposed the same way: nothing in the package uses it.
     @Test func nothingStartsAProgramThroughFoundationsProcess() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let use = try Regex(#"(^|[^\w.])Process\(\)|:\s*Process\b|\bPipe\(\)"#)

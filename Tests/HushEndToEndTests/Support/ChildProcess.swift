@@ -122,13 +122,9 @@ final class ChildProcess: @unchecked Sendable {
         let group = drained
         let (buffers, changes) = (self.buffers, self.changes)
         Thread.detachNewThread {
-            var chunk = [UInt8](repeating: 0, count: 65_536)
-            while true {
-                let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                if count < 0 && errno == EINTR { continue }
-                if count <= 0 { break }
+            Subprocess.forEachChunk(of: fd) { chunk in
                 buffers.lock.withLock {
-                    if toStandardError { buffers.err.append(contentsOf: chunk[..<count]) } else { buffers.out.append(contentsOf: chunk[..<count]) }
+                    if toStandardError { buffers.err.append(contentsOf: chunk) } else { buffers.out.append(contentsOf: chunk) }
                 }
                 changes.bump()
             }
