@@ -42,9 +42,6 @@ test: deps
 	# Four runs (see PROCESS_SUITES, POOL_SUITES): the in-process suites, those that wait on processes, the async ones on relay
 	# processes, and those that need Swift's shared thread pool to themselves.
 	$(SWIFT) test --skip-build $(BUILD_FLAGS) $(addprefix --skip ,$(PROCESS_SUITES) $(RELAY_PROCESS_SUITES) $(POOL_SUITES))
-	# The fuzz driver builds at nice 19 beside the process suites, on the CPU they leave idle
-	# while they wait on their children (scripts/fuzz-build-beside says why); the fuzz pass waits for it.
-	MAKE="$(MAKE)" scripts/fuzz-build-beside start
 	$(SWIFT) test --skip-build $(BUILD_FLAGS) $(addprefix --filter ,$(PROCESS_SUITES)) $(addprefix --skip ,$(RELAY_PROCESS_SUITES))
 	$(SWIFT) test --skip-build $(BUILD_FLAGS) $(addprefix --filter ,$(RELAY_PROCESS_SUITES))
 	$(SWIFT) test --skip-build $(BUILD_FLAGS) $(addprefix --filter ,$(POOL_SUITES))
@@ -54,8 +51,7 @@ test: deps
 	# docs/relay-openapi.yaml against a real relay: schemathesis, bounded (about 2 minutes at most).
 	scripts/openapi-contract-test "$$($(SWIFT) build --show-bin-path $(BUILD_FLAGS))/hush"
 	# A short fuzz pass over every target (the test suite above replayed the corpora).
-	scripts/fuzz-build-beside wait
-	Fuzz/run-fuzz $(FUZZ_SECONDS_IN_TEST) $(FUZZ_TARGETS)
+	$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SECONDS_IN_TEST)
 	# HushKit's documentation builds, and every public symbol has a doc comment.
 	$(MAKE) docs
 
