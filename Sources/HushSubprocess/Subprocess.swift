@@ -149,11 +149,7 @@ public final class Subprocess: @unchecked Sendable {
         self.output = outputPipe.map { Descriptor($0.read) }
         self.errors = errorPipe.map { Descriptor($0.read) }
         let reaped = self.reaped
-        Thread.detachNewThread {
-            var status: Int32 = 0
-            while waitpid(spawned, &status, 0) < 0 && errno == EINTR {}
-            reaped.set(Termination(waitStatus: status))
-        }
+        Thread.detachNewThread { reaped.reap(spawned) }
     }
 
     deinit {
@@ -407,8 +403,19 @@ public final class Subprocess: @unchecked Sendable {
 
         var value: Termination? { condition.withLock { ended } }
 
-        func set(_ termination: Termination) {
-            condition.withLock { ended = termination }
+        /// Waits for `pid` to end, then reaps it and records how it ended in one
+        /// step under the lock `whileRunning` takes: a signal is sent either
+        /// before the reap (to the child, or its zombie) or not at all, never to
+        /// a process that got the pid afterwards.
+        func reap(_ pid: pid_t) {
+            var info = siginfo_t()
+            // WNOWAIT: the child stays a zombie (its pid its own) until the reap below.
+            while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+            condition.withLock {
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                ended = Termination(waitStatus: status)
+            }
             condition.broadcast()
         }
 
