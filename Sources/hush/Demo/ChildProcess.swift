@@ -43,10 +43,9 @@ final class RelayProcess {
         child.discardOutput()
     }
 
+    /// SIGTERM (the relay ends in order), SIGKILL after 10 s: the demo never waits for ever.
     func stop() {
-        guard child.isRunning else { return }
-        child.send(SIGINT)
-        child.waitForExit()
+        child.stop(grace: 10)
     }
 
     deinit { stop() }

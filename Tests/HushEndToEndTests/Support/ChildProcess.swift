@@ -18,8 +18,8 @@ import Glibc
 /// is read from the master into `stdout`; `type` writes keystrokes to it.
 final class ChildProcess: @unchecked Sendable {
     let arguments: [String]
-    let pid: pid_t
     private let child: Subprocess
+    var pid: pid_t { child.pid }
     /// The pty's master side, when the child runs in a terminal.
     private let terminal: PseudoTerminal?
     private let buffers = Buffers()
@@ -62,7 +62,6 @@ final class ChildProcess: @unchecked Sendable {
             throw HarnessError("\(error)")
         }
         self.child = child
-        pid = child.pid
         if let stdin { child.writeInput(Array(stdin.utf8)) }
         child.closeInput()
         if let terminal {
