@@ -34,7 +34,17 @@ public final class EventHub<Event: Sendable>: Sendable {
         var finished = false
     }
 
+    /// The subscribers. Never held while a stream is yielded to or
+    /// finished: a yield resumes the subscriber's task, which takes that
+    /// task's status lock, and a task being cancelled holds its status lock
+    /// while its stream's `onTermination` runs, which takes this lock to
+    /// remove the subscription. Yielding under this lock deadlocked the
+    /// two (a `hush listen` stopping while the relay connection published).
     private let state = Mutex(State())
+    /// Held by `publish` from start to end, yields included, so every
+    /// subscriber receives events in the order they were published. Nothing
+    /// a yield or a termination runs takes it.
+    private let publishing = Mutex(())
     private let bufferLimit: Int
     private let missed: @Sendable (Int) -> Event
 
@@ -70,19 +80,26 @@ public final class EventHub<Event: Sendable>: Sendable {
     public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 
     public func publish(_ event: Event) {
-        state.withLock { state in
-            for id in state.subscribers.keys {
-                guard var subscriber = state.subscribers[id] else { continue }
-                if subscriber.missed > 0 {
-                    guard case .enqueued = subscriber.continuation.yield(missed(subscriber.missed)) else {
-                        subscriber.missed += 1
-                        state.subscribers[id] = subscriber
+        publishing.withLock { _ in
+            let subscribers = state.withLock { $0.subscribers }
+            var missedNow: [UInt64: Int] = [:]
+            for (id, subscriber) in subscribers {
+                var dropped = subscriber.missed
+                if dropped > 0 {
+                    guard case .enqueued = subscriber.continuation.yield(self.missed(dropped)) else {
+                        missedNow[id] = dropped + 1
                         continue
                     }
-                    subscriber.missed = 0
+                    dropped = 0
                 }
-                if case .dropped = subscriber.continuation.yield(event) { subscriber.missed += 1 }
-                state.subscribers[id] = subscriber
+                if case .dropped = subscriber.continuation.yield(event) { dropped += 1 }
+                if dropped != subscriber.missed { missedNow[id] = dropped }
+            }
+            guard !missedNow.isEmpty else { return }
+            // Only `publish` changes the counts, and only under `publishing`:
+            // what was read above is still current (a subscriber removed meanwhile stays removed).
+            state.withLock { state in
+                for (id, missed) in missedNow where state.subscribers[id] != nil { state.subscribers[id]?.missed = missed }
             }
         }
     }

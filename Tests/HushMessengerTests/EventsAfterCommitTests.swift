@@ -1,3 +1,5 @@
+import Foundation
+import Synchronization
 import Testing
 @testable import HushMessenger
 import HushStore
@@ -73,4 +75,41 @@ extension Messenger {
         #expect(received == first + [.missed(count: 6), .connection(online: true)])
         #expect(otherReceived == first)
     }
+
+    /// A subscriber's task cancelled while another thread publishes: the
+    /// cancellation runs the stream's termination (which removes the
+    /// subscription) under the task's status lock, and a yield to that task
+    /// takes the same lock. Publishing used to yield under the hub's lock,
+    /// which the termination takes too: the two threads deadlocked (`hush
+    /// listen --timeout` never ended, about one stop in 70 under load). The
+    /// cancel and the publishing run on threads of their own, so a deadlock
+    /// here is a failure after 10 s, not a hung test run.
+    @Test func cancellingASubscriberWhileEventsArePublishedNeverDeadlocks() async throws {
+        let hub = EventHub<MessengerEvent> { .missed(count: $0) }
+        let publishing = PublishingFlag()
+        let publisher = Thread { while publishing.on.load(ordering: .relaxed) { hub.publish(.connection(online: true)) } }
+        publisher.start()
+        defer { publishing.on.store(false, ordering: .relaxed) }
+        for round in 0..<2_000 {
+            let events = hub.subscribe()
+            let reader = Task { for await _ in events {} }
+            try await Task.sleep(for: .microseconds(Int.random(in: 0...200)))
+            let cancelled = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                reader.cancel()
+                cancelled.signal()
+            }
+            guard cancelled.wait(timeout: .now() + 10) == .success else {
+                Issue.record("cancelling a subscriber deadlocked with the publisher in round \(round)")
+                return
+            }
+            await reader.value
+        }
+        #expect(hub.subscriberCount == 0, "every cancelled subscription was removed")
+    }
+}
+
+/// Keeps the publisher thread of the deadlock test going until the test ends.
+private final class PublishingFlag: Sendable {
+    let on = Atomic<Bool>(true)
 }
