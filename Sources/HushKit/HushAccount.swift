@@ -77,8 +77,10 @@ public final class HushAccount: Sendable {
     /// What the last `.connectionChanged` said, set before the event is
     /// published (see `isConnected`).
     private let connected = ConnectionFlag()
-    /// The live connection's tasks, and whether `close()` ran (nothing starts again after it).
-    private let live = Mutex<(tasks: [Task<Void, Never>], closed: Bool)>(([], false))
+    /// The live connection's tasks, each with the name a stop that takes too
+    /// long reports (`stopLiveAndWait(atMost:)`), and whether `close()` ran
+    /// (nothing starts again after it).
+    private let live = Mutex<(tasks: [NamedTask], closed: Bool)>(([], false))
 
     /// The name of the folder beside the database that holds encrypted files.
     static let attachmentDirectoryName = "attachments"
@@ -274,11 +276,11 @@ public final class HushAccount: Sendable {
     /// Stops the live connection and the outbox retries, and ends every
     /// event stream. The account cannot be used afterwards.
     public func close() {
-        for task in live.withLock({ live in
+        for part in live.withLock({ live in
             live.closed = true
             defer { live.tasks.removeAll() }
             return live.tasks
-        }) { task.cancel() }
+        }) { part.task.cancel() }
         for task in running.withLock({ tasks in defer { tasks.removeAll() }; return tasks }) { task.cancel() }
         hub.finish()
         recordHub.finish()
@@ -291,7 +293,7 @@ public final class HushAccount: Sendable {
     /// process exits: a database write cut by the exit's clean-up of the
     /// crypto library could crash the process).
     public func closeAndWait() async {
-        let stopping = live.withLock { $0.tasks } + running.withLock { $0 }
+        let stopping = live.withLock { $0.tasks.map(\.task) } + running.withLock { $0 }
         close()
         for task in stopping { await task.value }
     }
@@ -345,23 +347,40 @@ public final class HushAccount: Sendable {
         live.withLock { live in
             guard live.tasks.isEmpty, !live.closed else { return }
             let fanIn = fanIn
-            live.tasks = [Task { await messenger.runLive() }, Task { await messenger.runOutboxRetries() },
-                          Task { await messenger.runAutoDownloads() },
-                          Task { await fanIn.follow(messenger, clock: { Milliseconds(Date().timeIntervalSince1970 * 1_000) }) }]
+            live.tasks = [NamedTask("the relay connection") { await messenger.runLive() },
+                          NamedTask("the outbox retries") { await messenger.runOutboxRetries() },
+                          NamedTask("the automatic downloads") { await messenger.runAutoDownloads() },
+                          NamedTask("the event follower") {
+                              await fanIn.follow(messenger, clock: { Milliseconds(Date().timeIntervalSince1970 * 1_000) })
+                          }]
         }
     }
 
     /// Ends the live connection and the outbox retries.
     public func stopLive() {
-        for task in live.withLock({ live in defer { live.tasks.removeAll() }; return live.tasks }) { task.cancel() }
+        for part in live.withLock({ live in defer { live.tasks.removeAll() }; return live.tasks }) { part.task.cancel() }
     }
 
     /// Ends the live connection and the outbox retries, and returns once
     /// they stopped: a write they were in the middle of is finished.
     public func stopLiveAndWait() async {
         let stopping = live.withLock { live in defer { live.tasks.removeAll() }; return live.tasks }
-        for task in stopping { task.cancel() }
-        for task in stopping { await task.value }
+        for part in stopping { part.task.cancel() }
+        for part in stopping { await part.task.value }
+    }
+
+    /// `stopLiveAndWait()`, waiting at most `limit`: returns the names of
+    /// the live connection's parts that had not stopped by then ("the relay
+    /// connection", "the outbox retries", …), none when every part did. A
+    /// process that must end anyway (a command's timeout, a service being
+    /// stopped) can then say what did not stop, and end without its exit
+    /// clean-up (`_exit`), which could race a write still running: what that
+    /// write had not committed is rolled back by the database, and nothing
+    /// was acknowledged to the relay before it was stored.
+    public func stopLiveAndWait(atMost limit: Duration) async -> [String] {
+        let stopping = live.withLock { live in defer { live.tasks.removeAll() }; return live.tasks }
+        for part in stopping { part.task.cancel() }
+        return await NamedTask.namesStillRunning(stopping, after: limit)
     }
 
     /// `guarded`, for what writes to contacts: a linked device's home

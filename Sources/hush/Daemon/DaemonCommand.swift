@@ -96,7 +96,7 @@ struct DaemonCommand: AsyncParsableCommand {
                 try await group.next()
                 group.cancelAll()
             }
-            await account.stopLiveAndWait()
+            await LiveStop.stop(account) { unlink(socketPath) }
         }
 
         /// SIGINT and SIGTERM as they arrive, until the task that reads them is cancelled.

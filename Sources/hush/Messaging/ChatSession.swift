@@ -307,18 +307,21 @@ final class ChatSession: @unchecked Sendable {
         let running = lock.withLock { tasks }
         for task in running { task.cancel() }
         let chat = chat
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                // The live connection too: the process must not exit in the middle of its write.
-                await chat.close()
-                for task in running { await task.value }
-            }
-            group.addTask {
-                try? await Task.sleep(nanoseconds: UInt64(ChatSession.finishSeconds * 1_000_000_000))
-            }
-            await group.next()
-            group.cancelAll()
+        // Whichever ends the stream first: everything stopped, or the time is up. Not a task
+        // group, which would wait for its children to end however long they took.
+        let (stopped, stop) = AsyncStream<Void>.makeStream()
+        Task {
+            // The live connection too: the process must not exit in the middle of its write.
+            await chat.close()
+            for task in running { await task.value }
+            stop.finish()
         }
+        let timer = Task {
+            try? await Task.sleep(nanoseconds: UInt64(ChatSession.finishSeconds * 1_000_000_000))
+            stop.finish()
+        }
+        for await _ in stopped {}
+        timer.cancel()
         return outcome
     }
 

@@ -94,7 +94,7 @@ struct ListenCommand: AsyncParsableCommand {
             } else {
                 await waitForInterrupt()
             }
-            await account.stopLiveAndWait()
+            await LiveStop.stop(account)
             printer.cancel()
             hooks.drain()
         }
