@@ -366,8 +366,9 @@ let package = Package(
         // dependency so that it is built first).
         .testTarget(
             name: "HushKitTests",
-            // HushSubprocess starts the relay child, as HushKit's own API has nothing to do with that.
-            dependencies: ["HushKit", "hush", "HushSubprocess"],
+            // HushSubprocess starts the relay child, as HushKit's own API has nothing to do with that;
+            // HushTesting finds the built `hush` it runs.
+            dependencies: ["HushKit", "hush", "HushSubprocess", "HushTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -11,12 +11,7 @@ import Testing
     }
 
     static var binary: URL {
-        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        var directory = bundle.deletingLastPathComponent()
-        while !FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent("hush").path), directory.path != "/" {
-            directory = directory.deletingLastPathComponent()
-        }
-        return directory.appendingPathComponent("hush")
+        URL(fileURLWithPath: (try? BuiltBinary.hush) ?? "hush-binary-not-found")
     }
 
     final class Home {

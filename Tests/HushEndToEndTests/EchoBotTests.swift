@@ -9,7 +9,7 @@ import Testing
     private static func startBot(_ bed: Testbed, home: String, keyFile: String) throws -> (ChildProcess, String) {
         var environment = HushEnvironment.base
         environment["ECHO_BOT_KEY_FILE"] = keyFile
-        let bot = try ChildProcess([home, bed.relay.url], environment: environment, executable: BuiltBinary.path("EchoBot"))
+        let bot = try ChildProcess([home, bed.relay.url], environment: environment, executable: try BuiltBinary.path("EchoBot"))
         let ready = bot.wait(timeout: 60) { $0.lines.contains("ready") || !$0.isRunning }
         try #require(ready && bot.isRunning, "the bot did not start: \(bot.lines)")
         let line = try #require(bot.lines.first { $0.hasPrefix("address: ") })

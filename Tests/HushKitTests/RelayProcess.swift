@@ -1,5 +1,6 @@
 import Foundation
 import HushSubprocess
+import HushTesting
 
 /// A real relay for the app's tests: `hush relay serve` on a free loopback
 /// port, as an app's developer would run one beside their tests. It stops
@@ -47,22 +48,7 @@ final class RelayProcess: @unchecked Sendable {
     }
 
     /// The `hush` executable built beside these tests (the test target depends on it).
-    static func hushBinary() throws -> String {
-        var directory = Bundle.main.bundleURL.resolvingSymlinksInPath()
-        if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
-        }
-        while directory.path != "/" {
-            let candidate = directory.appendingPathComponent("hush").path
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), !isDirectory.boolValue,
-               FileManager.default.isExecutableFile(atPath: candidate) {
-                return candidate
-            }
-            directory = directory.deletingLastPathComponent()
-        }
-        throw TestFailure("no hush executable beside the tests: build with `swift build --build-tests`")
-    }
+    static func hushBinary() throws -> String { try BuiltBinary.hush }
 }
 
 struct TestFailure: Error, CustomStringConvertible {

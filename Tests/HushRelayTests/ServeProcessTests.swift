@@ -9,15 +9,7 @@ import Testing
 /// talk to it, stop it with SIGTERM, and audit what it left behind.
 @Suite struct ServeProcessTests {
     /// The `hush` binary next to the test bundle (`swift build --build-tests` builds both).
-    static func hushBinary() throws -> URL {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("hush")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        throw TestFailure("the hush binary is not built next to the tests: run swift build --build-tests")
-    }
+    static func hushBinary() throws -> URL { URL(fileURLWithPath: try BuiltBinary.hush) }
 
     /// Starts `hush ARGUMENTS` (a `relay serve`) with its standard output on
     /// a pipe `waitForLine` reads; the caller stops it.

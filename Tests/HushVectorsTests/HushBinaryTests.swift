@@ -6,13 +6,7 @@ import Testing
 /// Runs the built `hush` executable as a real process.
 @Suite struct HushBinaryTests {
     /// `hush` is built next to the test bundle, in the build products directory.
-    static func hushExecutable() throws -> URL {
-        let testBinary = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
-        var candidates = [testBinary.deletingLastPathComponent().appendingPathComponent("hush")]
-        candidates.append(Bundle.main.bundleURL.appendingPathComponent("hush"))
-        let found = candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
-        return try #require(found, "no hush executable beside the tests in \(candidates.map(\.path)); run `swift build --build-tests` first")
-    }
+    static func hushExecutable() throws -> URL { URL(fileURLWithPath: try BuiltBinary.hush) }
 
     static func run(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
         let result = try Subprocess.run(try hushExecutable().path, arguments)
