@@ -72,24 +72,44 @@ public struct PostgresDepositFeed: DepositFeed {
         }
     }
 
-    /// `SELECT 1` every `probeInterval`; throws when one takes longer than `probeTimeout`.
+    /// `SELECT 1` every `probeInterval`; when one takes longer than
+    /// `probeTimeout`, closes the connection and throws. Closed, not only
+    /// given up on: PostgresNIO's query does not follow task cancellation (it
+    /// waits for the server's answer or the channel's end), so on a connection
+    /// that went silent (a server that stopped answering, a network path that
+    /// drops everything) the probe's task group, which waits for its children,
+    /// and the notices it ends, would wait as long as TCP takes to give up.
     private func probe(_ connection: PostgresConnection, alive: Heartbeat, logger: Logger) async throws {
         while true {
             try await Task.sleep(for: Self.probeInterval)
-            try await withThrowingTaskGroup(of: Bool.self) { group in
-                group.addTask {
-                    try await connection.query("SELECT 1", logger: logger)
-                    return true
-                }
-                group.addTask {
-                    try await Task.sleep(for: Self.probeTimeout)
-                    return false
-                }
-                let answered = try await group.next() ?? false
-                group.cancelAll()
-                guard answered else { throw FeedEnded() }
+            let answered = try await Self.answers(within: Self.probeTimeout) {
+                _ = try await connection.query("SELECT 1", logger: logger)
+            } otherwise: {
+                try? await connection.close()
             }
+            guard answered else { throw FeedEnded() }
             alive.beat()
+        }
+    }
+
+    /// Whether `ask` returns within `limit`. When it does not, `giveUp` runs
+    /// before this returns false, and must make `ask` end (a task group waits
+    /// for its children however long they take, cancelled or not).
+    static func answers(within limit: Duration, _ ask: @escaping @Sendable () async throws -> Void,
+                        otherwise giveUp: @escaping @Sendable () async -> Void) async throws -> Bool {
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await ask()
+                return true
+            }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                return false
+            }
+            let answered = try await group.next() ?? false
+            if !answered { await giveUp() }
+            group.cancelAll()
+            return answered
         }
     }
 

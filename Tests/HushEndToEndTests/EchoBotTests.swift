@@ -1,4 +1,5 @@
 import Foundation
+import HushTesting
 import Glibc
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 @testable import HushKit
-import Synchronization
+import HushTesting
 import Testing
 
 /// `NamedTask.namesStillRunning`, behind `HushAccount.stopLiveAndWait(atMost:)`:
@@ -32,27 +32,5 @@ import Testing
         #expect(await NamedTask.namesStillRunning(parts, after: .seconds(120)).isEmpty)
         for part in parts { #expect(part.task.isCancelled) }
         #expect(await NamedTask.namesStillRunning([], after: .seconds(120)).isEmpty)
-    }
-}
-
-/// A wait that ignores cancellation until the test opens it.
-private final class Gate: Sendable {
-    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-
-    func wait() async {
-        await withCheckedContinuation { continuation in
-            let resumeNow = state.withLock { state -> Bool in
-                if state.open { return true }
-                state.waiters.append(continuation)
-                return false
-            }
-            if resumeNow { continuation.resume() }
-        }
-    }
-
-    func open() {
-        for waiter in state.withLock({ state in defer { state.waiters.removeAll() }; state.open = true; return state.waiters }) {
-            waiter.resume()
-        }
     }
 }
