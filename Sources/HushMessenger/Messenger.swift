@@ -280,8 +280,14 @@ public actor Messenger {
 
     /// Registers this identity with the relay: its prekeys (the private halves
     /// kept in the store) and our delivery credential.
-    public func register() async throws {
-        try await prekeys.publish()
+    ///
+    /// `oneTimePrekeys` (0 … `PrekeyPolicy.batchSize`, of each kind) is for a
+    /// client that only writes first and is rarely written to first, as the
+    /// tests' scripted strangers are: first contacts then fall back on the
+    /// last-resort prekeys, and the first sync tops the batch up anyway. An
+    /// ML-KEM key pair each is most of what registering costs.
+    public func register(oneTimePrekeys: Int = PrekeyPolicy.batchSize) async throws {
+        try await prekeys.publish(oneTimeCount: oneTimePrekeys)
         try await credentials.register()
         try store.write { store in try store.settings.set(SettingsRepository.Name.registration, to: "registered") }
     }

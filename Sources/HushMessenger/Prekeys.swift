@@ -25,8 +25,9 @@ final class Prekeys {
 
     /// Publishes the identity with the signed X25519 prekey, the ML-KEM
     /// last-resort prekey (both kept when they exist already) and a fresh
-    /// batch of one-time prekeys of both kinds, keeping the private halves.
-    func publish(isolation: isolated (any Actor)? = #isolation) async throws {
+    /// batch of `oneTimeCount` one-time prekeys of each kind, keeping the
+    /// private halves.
+    func publish(oneTimeCount: Int = PrekeyPolicy.batchSize, isolation: isolated (any Actor)? = #isolation) async throws {
         let identity = dependencies.transportIdentity, random = dependencies.random
         var created: [PrivatePrekey] = []
         let existingSigned = try store.prekeys.highestId(kind: PrekeyKind.signedX25519.storeName)
@@ -35,7 +36,7 @@ final class Prekeys {
         let lastResort = try store.prekeys.highestId(kind: PrekeyKind.lastResortKEM.storeName).flatMap { try load(.lastResortKEM, $0) }
             ?? PrivatePrekey.generate(kind: .lastResortKEM, id: 1, identity: identity, using: random)
         if existingSigned == nil { created += [signed, lastResort] }
-        let oneTime = try generateOneTime()
+        let oneTime = try generateOneTime(count: oneTimeCount)
         created += oneTime
         try keep(created)
         // Registration carries its own proof of possession: no session token yet.
@@ -89,11 +90,12 @@ final class Prekeys {
         }
     }
 
-    private func generateOneTime() throws -> [PrivatePrekey] {
+    private func generateOneTime(count: Int = PrekeyPolicy.batchSize) throws -> [PrivatePrekey] {
+        precondition((0...PrekeyPolicy.batchSize).contains(count), "one-time prekeys are published in batches of at most \(PrekeyPolicy.batchSize)")
         var result: [PrivatePrekey] = []
         for kind in [PrekeyKind.oneTimeX25519, .oneTimeKEM] {
             let start = UInt32(clamping: (try store.prekeys.highestId(kind: kind.storeName) ?? 0) + 1)
-            for offset in 0..<UInt32(PrekeyPolicy.batchSize) {
+            for offset in 0..<UInt32(count) {
                 result.append(try PrivatePrekey.generate(kind: kind, id: start + offset, identity: dependencies.transportIdentity,
                                                          using: dependencies.random))
             }
