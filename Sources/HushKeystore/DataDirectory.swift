@@ -33,9 +33,18 @@ public struct DataDirectory: Sendable, Equatable {
 
     public var hasKeystore: Bool { access(keystorePath, F_OK) == 0 }
 
+    /// Something other than a directory is at `path` (a file given as the
+    /// home): saying "no account yet, run hush init" there would send the
+    /// user round in a circle.
+    private var isOccupiedByAFile: Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFDIR
+    }
+
     /// Creates the directory 0700 when missing (parents as needed, with the
     /// user's umask), then checks every permission.
     public func create() throws(KeystoreError) {
+        if isOccupiedByAFile { throw .io(operation: "make a data directory at", path: path, errno: ENOTDIR) }
         if !exists {
             try createParents()
             if mkdir(path, 0o700) != 0 && errno != EEXIST {
@@ -64,6 +73,7 @@ public struct DataDirectory: Sendable, Equatable {
     /// Refuses a directory, or any file in it, that others can reach or that
     /// another user owns.
     public func checkPermissions() throws(KeystoreError) {
+        if isOccupiedByAFile { throw .io(operation: "open the data directory", path: path, errno: ENOTDIR) }
         guard exists else { throw .noIdentity(home: path) }
         try check(path, isDirectory: true)
         guard let directory = opendir(path) else {

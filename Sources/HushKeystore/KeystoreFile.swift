@@ -72,6 +72,9 @@ public struct KeystoreFile: Sendable {
     }
 
     private func unlock(_ secret: KeystoreSecret) throws(KeystoreError) -> KeystoreContents {
+        // No directory: `checkPermissions` says whether a file is in its
+        // place (ENOTDIR) or nothing is (no identity).
+        if !directory.exists { try directory.checkPermissions() }
         guard directory.exists, exists else { throw .noIdentity(home: directory.path) }
         try directory.checkPermissions()
         guard let file = try AtomicFile.read(path, limit: KeystoreFile.maximumSize) else {
@@ -83,6 +86,7 @@ public struct KeystoreFile: Sendable {
     /// The header of the keystore on disk (version, and passphrase or
     /// application key with its costs), without unlocking.
     public func header() throws(KeystoreError) -> KeystoreHeader {
+        if !directory.exists { try directory.checkPermissions() }
         guard exists else { throw .noIdentity(home: directory.path) }
         guard let file = try AtomicFile.read(path, limit: KeystoreFile.maximumSize) else { throw .damaged(path: path) }
         return try KeystoreHeader(parsing: file, path: path)

@@ -65,6 +65,11 @@ extension GlobalOptions {
                       _ open: (_ directory: String, _ keys: KeyProvider) async throws -> T) async throws -> (opened: T, keys: KeyProvider) {
         let directory = try homeDirectory(environment: environment)
         guard HushAccount.exists(in: directory) else {
+            // A file in the home's place: the check says so ("Not a directory"); "run hush init" would fail the same way.
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), !isDirectory.boolValue {
+                try HushAccount.checkPermissions(in: directory)
+            }
             throw HushError(.noAccount, reason: "no identity in \(directory) yet")
         }
         try HushAccount.checkPermissions(in: directory)

@@ -108,6 +108,41 @@ import Testing
         #expect(try hush(["doctor", "--home", home.path]).status == 12)
     }
 
+    /// A file given as the home is called a file by `init` and by a command
+    /// that opens the account, never "no account yet: run hush init" (which
+    /// would fail the same way); the file is left as it was.
+    @Test func aFileGivenAsTheHomeIsSaidToBeAFile() throws {
+        let home = try Home()
+        let file = home.root.path("afile")
+        try Data("x".utf8).write(to: URL(fileURLWithPath: file))
+        for arguments in [["init", "--home", file, "--name", "z"], ["whoami", "--home", file]] {
+            let result = try hush(arguments)
+            #expect(result.status != 0 && result.status != 10, "\(arguments): \(result)")
+            #expect(result.stderr.contains("\(file): Not a directory") && !result.stderr.contains("hush init"), "\(arguments): \(result.stderr)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == Data("x".utf8))
+    }
+
+    /// Contact names are printed in every line that mentions the contact: a
+    /// control character in one is refused, and a blank or long name says which.
+    @Test func contactNamesWithControlCharactersAreRefusedAndBlankOrLongOnesSaySo() throws {
+        let home = try Home()
+        #expect(try hush(["init", "--home", home.path]).status == 0)
+        let address = try #require(try hush(["whoami", "--home", home.path, "--json"]).stdout
+            .split(separator: "\"").first { $0.hasPrefix("hush") }.map(String.init))
+        let cases: [(String, String)] = [
+            ("x\u{1B}[1my", "control character (U+001B)"), ("ev\nil", "control character (U+000A)"),
+            ("  ", "blank"), (String(repeating: "n", count: 65), "not 65"),
+        ]
+        for (name, saying) in cases {
+            let result = try hush(["contact", "add", name, address, "--home", home.path])
+            #expect(result.status == 64 && result.stderr.contains(saying), "\(name.debugDescription): \(result)")
+            #expect(!result.stderr.contains("\u{1B}"))
+        }
+        let listed = try hush(["contact", "list", "--home", home.path])
+        #expect(listed.status == 0 && !listed.stdout.contains("ev"), "\(listed)")
+    }
+
     /// A relay URL that cannot be used is a usage error before anything is
     /// created: the identity is not made, and the message says what is wrong.
     @Test(arguments: [

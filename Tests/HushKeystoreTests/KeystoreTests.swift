@@ -93,6 +93,23 @@ import HushCrypto
         #expect(String(describing: KeystoreError.noIdentity(home: "/x")).contains("no identity in /x"))
     }
 
+    /// A file given as the home is named as such, never "no identity yet,
+    /// run hush init" (which would fail the same way), and is left as it was.
+    @Test func aFileWhereTheHomeShouldBeIsSaidToBeAFile() throws {
+        let path = temporary.path("home")
+        try Data("x".utf8).write(to: URL(fileURLWithPath: path))
+        let keystore = newStore()
+        #expect(throws: KeystoreError.io(operation: "make a data directory at", path: path, errno: ENOTDIR)) {
+            try keystore.create(makeContents(), passphrase: passphrase, cost: cost)
+        }
+        #expect(throws: KeystoreError.io(operation: "open the data directory", path: path, errno: ENOTDIR)) {
+            _ = try keystore.unlock(passphrase: passphrase)
+        }
+        #expect(String(describing: KeystoreError.io(operation: "open the data directory", path: "/x", errno: ENOTDIR))
+            == "could not open the data directory /x: Not a directory")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data("x".utf8))
+    }
+
     @Test func leftoverTemporaryFileIsIgnoredAndTheOldKeystoreStillOpens() throws {
         let keystore = newStore()
         let contents = makeContents()
