@@ -103,6 +103,10 @@ extension HushAccount {
         let byID = lowered.count >= 4 && lowered.allSatisfy(\.isHexDigit) ? list.entries.filter { $0.id.description.hasPrefix(lowered) } : []
         let matches = byName.isEmpty ? byID : byName
         guard !matches.isEmpty else {
+            if !lowered.isEmpty, lowered.count < 4, lowered.allSatisfy(\.isHexDigit) {
+                throw HushError(.invalidInput, reason: "no device is named \(text), and an id is given by at least 4 of its hex digits",
+                                suggestion: "give more of the id (or the name) `hush device list` shows")
+            }
             throw HushError(.notFound, reason: "the account has no device named \(text) or whose id starts with it",
                             suggestion: "`hush device list` shows the account's devices with their ids")
         }

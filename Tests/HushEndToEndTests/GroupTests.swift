@@ -156,6 +156,17 @@ import Testing
         try bed.sync(bob)
         try bed.sync(bob)
         #expect(try bodies(bed, bob, "bob") == ["to the group"], "bob's group was named after its creator's name for it")
+
+        // The prefix only chooses: output names the contact as it is named, and verify takes the prefix too.
+        try bed.send(bob, to: "alice", "back to alice")
+        try bed.sync(alice)
+        let history = try bed.succeed(alice, ["history", "contact:bob", "--json"]).json()
+        let contacts = try #require(history["messages"] as? [[String: Any]]).compactMap { $0["contact"] as? String }
+        #expect(!contacts.isEmpty && contacts.allSatisfy { $0 == "bob" }, "\(contacts)")
+        #expect(!(try bed.succeed(alice, ["history", "contact:bob"]).stdout.contains("contact:bob")))
+        let verify = try bed.hush(alice, ["verify", "contact:bob", "--json"])
+        #expect(verify.status == 0, "\(verify)")
+        #expect(try verify.json()["contact"] as? String == "bob", "\(verify)")
     }
 
     /// `hush listen --json` prints a group message as it is pushed, naming the group and the member.

@@ -97,6 +97,8 @@ struct HistoryCommand: AsyncParsableCommand {
         try await reportingErrors {
             let account = try await global.openAccount()
             let (room, target) = try await Names(account: account).room(name)
+            // The name as given to the contact or group, without a `contact:` or `group:` typed to choose.
+            let shown = target.name
             if let edits { return try await showVersions(of: MessageID(rawValue: edits), in: room) }
             let page: [Message]
             if let after {
@@ -126,7 +128,7 @@ struct HistoryCommand: AsyncParsableCommand {
                     if account.isLinkedDevice { output["historyCopiedAtLink"] = true }
                 }
                 output["messages"] = page.map { message in
-                    Self.json(message, contact: members[message.senderAddress] ?? name, resent: resent.contains(message.clientMessageID),
+                    Self.json(message, contact: members[message.senderAddress] ?? shown, resent: resent.contains(message.clientMessageID),
                               group: group, receipts: receipts[message.id])
                 }
                 try printJSON(output)
@@ -152,14 +154,14 @@ struct HistoryCommand: AsyncParsableCommand {
                     if let quoted = message.replyTo {
                         var original = quoted.message.flatMap { byID[$0] }
                         if original == nil, let id = quoted.message { original = try await account.message(id) }
-                        let author = original.map { $0.direction == .outgoing ? "you" : names[$0.senderAddress] ?? name }
+                        let author = original.map { $0.direction == .outgoing ? "you" : names[$0.senderAddress] ?? shown }
                         print(Presentation.quote(original, name: author))
                     }
-                    var note = resent.contains(message.clientMessageID) ? Presentation.style.dim("  (resent: \(name) could not decrypt it)") : ""
+                    var note = resent.contains(message.clientMessageID) ? Presentation.style.dim("  (resent: \(shown) could not decrypt it)") : ""
                     if let counts = receipts[message.id], counts.members > 0 {
                         note += Presentation.style.dim("  (delivered to \(counts.delivered) of \(counts.members), read by \(counts.read) of \(counts.members))")
                     }
-                    print(Presentation.line(message, contact: members[message.senderAddress] ?? name) + note)
+                    print(Presentation.line(message, contact: members[message.senderAddress] ?? shown) + note)
                     if !message.reactions.isEmpty { print("      " + Presentation.reactions(message.reactions, names: names)) }
                 }
             }

@@ -45,9 +45,13 @@ struct Names {
     }
 
     /// A contact of any standing (accepted, a request, blocked) by name.
+    /// `contact:NAME` is accepted too, as `target` accepts it (the error for a
+    /// name both a contact and a group have tells the user to write it).
     func contact(_ name: String) async throws -> Contact {
-        guard let contact = try await account.contacts().first(where: { $0.name == name }) else { throw Self.unknownContact(name) }
-        return contact
+        let contacts = try await account.contacts()
+        if let contact = contacts.first(where: { $0.name == name }) { return contact }
+        if name.hasPrefix("contact:"), let contact = contacts.first(where: { $0.name == name.dropFirst(8) }) { return contact }
+        throw Self.unknownContact(name)
     }
 
     func group(_ name: String) async throws -> Group {

@@ -32,6 +32,8 @@ struct VerifyCommand: AsyncParsableCommand {
         try await reportingErrors {
             let account = try await global.openAccount()
             let contact = try await Names(account: account).contact(name)
+            // As the user named the contact, also when `contact:NAME` was typed.
+            let name = contact.name
             if let compare {
                 try SafetyNumberRule.check(compare)
                 let matched = try await account.compareSafetyNumber(with: contact.id, code: compare)
