@@ -26,6 +26,14 @@ public struct KeystoreFile: Sendable {
 
     public var exists: Bool { access(path, F_OK) == 0 }
 
+    /// Returns when the keystore is there; otherwise says why not: a file in
+    /// the home's place is named as one (ENOTDIR, from `checkPermissions`),
+    /// not "no identity", which would send the user to `hush init` in vain.
+    public func requireExists() throws(KeystoreError) {
+        if !directory.exists { try directory.checkPermissions() }
+        guard exists else { throw .noIdentity(home: directory.path) }
+    }
+
     /// Writes a new keystore holding `contents`, sealed under
     /// Argon2id(`passphrase`) at `cost`. Refuses to replace an existing one
     /// unless `force` is set.
@@ -72,10 +80,7 @@ public struct KeystoreFile: Sendable {
     }
 
     private func unlock(_ secret: KeystoreSecret) throws(KeystoreError) -> KeystoreContents {
-        // No directory: `checkPermissions` says whether a file is in its
-        // place (ENOTDIR) or nothing is (no identity).
-        if !directory.exists { try directory.checkPermissions() }
-        guard directory.exists, exists else { throw .noIdentity(home: directory.path) }
+        try requireExists()
         try directory.checkPermissions()
         guard let file = try AtomicFile.read(path, limit: KeystoreFile.maximumSize) else {
             throw .damaged(path: path)
@@ -86,8 +91,7 @@ public struct KeystoreFile: Sendable {
     /// The header of the keystore on disk (version, and passphrase or
     /// application key with its costs), without unlocking.
     public func header() throws(KeystoreError) -> KeystoreHeader {
-        if !directory.exists { try directory.checkPermissions() }
-        guard exists else { throw .noIdentity(home: directory.path) }
+        try requireExists()
         guard let file = try AtomicFile.read(path, limit: KeystoreFile.maximumSize) else { throw .damaged(path: path) }
         return try KeystoreHeader(parsing: file, path: path)
     }

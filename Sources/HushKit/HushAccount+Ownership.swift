@@ -39,9 +39,7 @@ extension HushAccount {
                            _ mode: HomeLock.Mode) throws -> (home: DataDirectory, keystore: KeystoreFile, lock: HomeLock, contents: KeystoreContents) {
         let home = DataDirectory(path: directory)
         let keystore = KeystoreFile(directory: home)
-        // A file in the home's place is said to be one (checkPermissions), not "no account yet".
-        if !home.exists { try home.checkPermissions() }
-        guard keystore.exists else { throw KeystoreError.noIdentity(home: home.path) }
+        try keystore.requireExists()
         let lock = try Self.lock(home, mode)
         do {
             return (home, keystore, lock, try keys.unlock(keystore))
