@@ -21,14 +21,14 @@ extension ForwardingTransport {
     var sessionToken: SessionToken? { inner.sessionToken }
     func resume(_ token: SessionToken, identity: IdentityKeyPair) { inner.resume(token, identity: identity) }
     func register(identity: IdentityKeyPair, signedPrekey: SignedPrekey, lastResortKEMPrekey: SignedPrekey,
-                  oneTimePrekeys: [SignedPrekey]) async throws(DeliveryFailure) {
+                  oneTimePrekeys: [SignedPrekey]) async throws(DeliveryFailure) -> Int64 {
         try await inner.register(identity: identity, signedPrekey: signedPrekey, lastResortKEMPrekey: lastResortKEMPrekey,
                                  oneTimePrekeys: oneTimePrekeys)
     }
     func uploadPrekeys(_ prekeys: [SignedPrekey]) async throws(DeliveryFailure) -> (x25519: Int, kem: Int) {
         try await inner.uploadPrekeys(prekeys)
     }
-    func prekeyCounts() async throws(DeliveryFailure) -> (x25519: Int, kem: Int) { try await inner.prekeyCounts() }
+    func prekeyCounts() async throws(DeliveryFailure) -> (x25519: Int, kem: Int, registration: HeldRegistration?) { try await inner.prekeyCounts() }
     func fetchBundle(for identity: IdentityKey) async throws(DeliveryFailure) -> PrekeyBundle { try await inner.fetchBundle(for: identity) }
     func updateDeliveryCredentials(add tokens: [[UInt8]], remove revoked: [[UInt8]]) async throws(DeliveryFailure) {
         try await inner.updateDeliveryCredentials(add: tokens, remove: revoked)

@@ -1,6 +1,7 @@
 import Foundation
 import HushCrypto
 import HushDatabase
+import HushStore
 import Synchronization
 
 /// Inserts a restore's rows into the new store on a thread of its own, while
@@ -207,13 +208,24 @@ final class BackupRowLoader: @unchecked Sendable {
 
     /// What a restore does once every row is in: the search index rebuilt
     /// (it is not archived), the archived backup schedule dropped (returned:
-    /// it names the old machine's folders), and the archive's date recorded.
+    /// it names the old machine's folders), the archive's date recorded, and
+    /// the archived home's relay registration and login forgotten: the
+    /// restored home registers on its own before it uses the relay
+    /// (docs/PROTOCOL.md §19.4, "One home per key").
     private static func finishStore(_ db: Database, createdAt: UInt64) throws -> BackupSchedule? {
         for index in try BackupCreation.virtualTables(db) {
             let quoted = BackupCreation.quoted(index)
             try db.execute("INSERT INTO \(quoted)(\(quoted)) VALUES ('rebuild')")
         }
         let schedule = try HushAccount.removeBackupSchedule(from: db)
+        for name in [SettingsRepository.Name.registeredAt, SettingsRepository.Name.replacedAt, SettingsRepository.Name.sessionToken] {
+            try db.execute("DELETE FROM settings WHERE name = ?", [name])
+        }
+        // (A linked device's home restored from a backup has no device key to register: it uses no relay at all.)
+        try db.execute("""
+            UPDATE settings SET value = ? WHERE name = ? AND value = 'registered'
+                AND NOT EXISTS (SELECT 1 FROM settings WHERE name = ?)
+            """, [SettingsRepository.Name.restoredRegistration, SettingsRepository.Name.registration, HushAccount.linkedDeviceSetting])
         try db.execute("INSERT OR REPLACE INTO settings(name, value) VALUES (?, ?)",
                        [HushAccount.restoredFromBackupSetting, String(createdAt)])
         return schedule

@@ -49,7 +49,7 @@ extension HushAccount {
             try store.prekeys.deleteAll()
             try store.quarantine.deleteAllDeferred()
             for name in [SettingsRepository.Name.syncCursor, SettingsRepository.Name.sessionToken, SettingsRepository.Name.registration,
-                         HushAccount.earlierLinkedDeviceSetting] {
+                         SettingsRepository.Name.registeredAt, SettingsRepository.Name.replacedAt, HushAccount.earlierLinkedDeviceSetting] {
                 try store.settings.set(name, to: nil)
             }
             try store.settings.set(HushAccount.linkedDeviceSetting, to: "1")

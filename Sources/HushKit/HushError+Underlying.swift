@@ -96,6 +96,10 @@ extension HushError {
         case .deviceRevoked:
             self.init(.other, reason: reason,
                       suggestion: "write from another device of the account; to use this machine again, link a new home to the account (`hush init --link`)")
+        case .homeReplaced:
+            self.init(.homeReplaced, reason: reason)
+        case .restoredNotRegistered:
+            self.init(.notRegistered, reason: reason, suggestion: "register the restored home with its relay (its new sessions start then)")
         case let .protocolFailure(reason), let .missingLocalState(reason), let .awaitingGroupKey(reason):
             self.init(.other, reason: reason)
         }

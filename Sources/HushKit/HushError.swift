@@ -64,6 +64,10 @@ public struct HushError: Error, Sendable, Equatable, CustomStringConvertible {
         /// log was pruned past it): read the state again, then resume from
         /// the seq the reason names (`HushAccount.eventRecords(after:)`).
         case eventsPruned
+        /// Another home registered this account's key with the relay after
+        /// this one (a backup restored elsewhere, or a copy of the directory):
+        /// this home fetches and sends nothing more. Its history stays readable.
+        case homeReplaced
         /// Anything else.
         case other
     }

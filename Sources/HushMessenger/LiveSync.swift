@@ -8,6 +8,7 @@ import HushStore
 final class LiveSync {
     private let dependencies: MessengerDependencies
     private let relay: RelaySession
+    private let registration: HomeRegistration
     private let inbox: Inbox
     private let receipts: DeliveryReceipts
     private let outbox: Outbox
@@ -41,11 +42,12 @@ final class LiveSync {
     /// How long the relay keeps an envelope at most (its default retention).
     static let relayRetentionMilliseconds: Int64 = 30 * 24 * 3600 * 1000
 
-    init(_ dependencies: MessengerDependencies, relay: RelaySession, inbox: Inbox, receipts: DeliveryReceipts, outbox: Outbox,
+    init(_ dependencies: MessengerDependencies, relay: RelaySession, registration: HomeRegistration, inbox: Inbox, receipts: DeliveryReceipts, outbox: Outbox,
          credentials: DeliveryCredentials, prekeys: Prekeys, erasure: MessageErasure, deviceLists: ContactDeviceLists,
          deviceFanOut: DeviceFanOut) {
         self.dependencies = dependencies
         self.relay = relay
+        self.registration = registration
         self.inbox = inbox
         self.receipts = receipts
         self.outbox = outbox
@@ -63,6 +65,9 @@ final class LiveSync {
     /// receipts owed to the next.
     func sync(isolation: isolated (any Actor)? = #isolation) async throws -> SyncReport {
         var report = SyncReport()
+        // Before anything is fetched: what a replaced home took from the mailbox, the home
+        // that replaced it would never see (docs/PROTOCOL.md §19.4).
+        try await registration.requireCurrent()
         // A decryption error can only name an envelope the relay still held.
         try store.resends.forgetEnvelopes(sealedBefore: dependencies.clock.now() - Self.relayRetentionMilliseconds)
         // A left group's envelope keys serve for the relay's retention (a member far behind
@@ -206,10 +211,14 @@ final class LiveSync {
                     try await transport.connect()
                 }
                 failures = 0
+                // The relay closes a key's sockets when another home registers it: ask again.
+                registration.askAgain()
                 // Announced once caught up: what arrived while we were away
                 // (a contact's new delivery credential, say) is stored by then,
                 // so a chat's first heartbeat can use it.
                 await liveSync(reported: &reported)
+                // Replaced by another home: said once (by `liveSync`), and nothing more to do here.
+                if case .homeReplaced? = reported?.error as? MessengerError { return }
                 dependencies.announce(.connection(online: true))
                 for await event in stream {
                     switch event {

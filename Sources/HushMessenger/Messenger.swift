@@ -28,6 +28,7 @@ public actor Messenger {
     let clock: any TimeSource
     let events = MessengerEventHub()
     let relay: RelaySession
+    let registration: HomeRegistration
     let sealer: Sealer
     let outgoing: Outbox
     let credentials: DeliveryCredentials
@@ -65,6 +66,7 @@ public actor Messenger {
         // cycle: what must wait for the relay (a group member's first session,
         // an upload) is queued in the store and taken by `Outbox` at each flush.
         relay = RelaySession(dependencies)
+        registration = HomeRegistration(dependencies, relay: relay)
         sealer = Sealer(dependencies)
         let sessions = SessionStarter(dependencies)
         let adoption = GroupStateAdoption(dependencies)
@@ -80,7 +82,8 @@ public actor Messenger {
         sendingFiles = AttachmentSending(dependencies, sealer: sealer, files: attachmentFiles, sweeper: attachmentSweep, uploads: uploads)
         downloads = AttachmentDownloads(dependencies, files: attachmentFiles, progress: attachmentProgress)
         outgoing = Outbox(dependencies, sealer: sealer, dispatcher: Dispatcher(dependencies, backoff: backoff),
-                          groupDeliveries: GroupDeliveries(dependencies, sessions: sessions, sealer: sealer), uploads: uploads)
+                          groupDeliveries: GroupDeliveries(dependencies, sessions: sessions, sealer: sealer), uploads: uploads,
+                          registration: registration)
         credentials = DeliveryCredentials(dependencies, sealer: sealer, relay: relay)
         prekeys = Prekeys(dependencies, relay: relay)
         let contactRecords = OwnContactRecords(dependencies, own: sealer.deviceFanOut.own)
@@ -95,7 +98,7 @@ public actor Messenger {
         let opener = EnvelopeOpener(dependencies, contacts: contactBook, prekeys: prekeys, credentials: credentials, senderKeys: senderKeys,
                                     applier: applier, deviceLists: deviceLists, ownDevices: sealer.deviceFanOut.own)
         inbox = Inbox(dependencies, opener: opener, sealer: sealer, contacts: contactBook)
-        live = LiveSync(dependencies, relay: relay, inbox: inbox, receipts: receipts, outbox: outgoing, credentials: credentials,
+        live = LiveSync(dependencies, relay: relay, registration: registration, inbox: inbox, receipts: receipts, outbox: outgoing, credentials: credentials,
                         prekeys: prekeys, erasure: erasure, deviceLists: deviceLists, deviceFanOut: sealer.deviceFanOut)
         conversationLog = Conversations(dependencies, sealer: sealer)
     }
@@ -151,6 +154,8 @@ public actor Messenger {
         if let idempotencyKey, !IdempotencyKeyRepository.lengthRange.contains(idempotencyKey.utf8.count) {
             throw MessengerError.invalidIdempotencyKey(limit: IdempotencyKeyRepository.lengthRange.upperBound)
         }
+        // Nothing is sealed in a home known to be replaced by another: it could never be posted.
+        try registration.requireNotKnownReplaced()
         let (clientMessageId, repeated) = try store.write { store -> (String, Bool) in
             if let idempotencyKey, let first = try store.idempotencyKeys.clientMessageId(forKey: idempotencyKey) {
                 return (first, true)
@@ -162,6 +167,8 @@ public actor Messenger {
             return (sealed, false)
         }
         let report = repeated ? OutboxReport() : await outgoing.flush()
+        // The flush asks the relay first: a home found replaced there posted nothing (the message is failed).
+        try registration.requireNotKnownReplaced()
         guard let stored = try store.messages.message(clientMessageId: clientMessageId) else {
             throw MessengerError.unknownMessage(clientMessageId)
         }
@@ -286,8 +293,12 @@ public actor Messenger {
     /// tests' scripted strangers are: first contacts then fall back on the
     /// last-resort prekeys, and the first sync tops the batch up anyway. An
     /// ML-KEM key pair each is most of what registering costs.
-    public func register(oneTimePrekeys: Int = PrekeyPolicy.batchSize) async throws {
-        try await prekeys.publish(oneTimeCount: oneTimePrekeys)
+    ///
+    /// `renewingPrekeys` is for a home restored from a backup: new signed and
+    /// last-resort prekeys, and one-time ids no other home of the key uses
+    /// (`Prekeys.publish(renewing:)`).
+    public func register(oneTimePrekeys: Int = PrekeyPolicy.batchSize, renewingPrekeys: Bool = false) async throws {
+        try await prekeys.publish(oneTimeCount: oneTimePrekeys, renewing: renewingPrekeys)
         try await credentials.register()
         try store.write { store in try store.settings.set(SettingsRepository.Name.registration, to: "registered") }
     }

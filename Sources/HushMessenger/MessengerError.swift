@@ -82,6 +82,15 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
     /// (docs/PROTOCOL.md §20.14; `revokedAt`, milliseconds since 1970):
     /// contacts set aside what it sends, so it sends nothing more.
     case deviceRevoked(revokedAt: UInt64)
+    /// Another home registered this key with the relay after this one did
+    /// (`at`, the relay's registration time, ms): a backup restored elsewhere,
+    /// or a copy of this home. This home uses the relay no more
+    /// (docs/PROTOCOL.md §19.4); `unconfirmedSent` messages it sent since
+    /// then have no receipt and may not have reached their recipients.
+    case homeReplaced(at: Int64, unconfirmedSent: Int)
+    /// A home restored from a backup that has not registered with the relay
+    /// yet: it must, before it fetches or sends (docs/PROTOCOL.md §19.4).
+    case restoredNotRegistered
 
     /// What went wrong, in words for any front end: no command names (the
     /// command line adds its own, see `HushError.terminalReport` in Sources/hush).
@@ -160,6 +169,14 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
         case let .deviceRevoked(revokedAt):
             let date = Date(timeIntervalSince1970: Double(revokedAt) / 1000).formatted(.iso8601)
             return "this device was revoked from its account (the account's device list says so since \(date)): contacts set aside what it sends"
+        case let .homeReplaced(at, unconfirmedSent):
+            let date = Date(timeIntervalSince1970: Double(at) / 1000).formatted(.iso8601)
+            let sent = unconfirmedSent == 0 ? "" : "; \(unconfirmedSent) message(s) sent from here since then have no receipt and may not have arrived: send them again from the other home"
+            return "another home registered this account with the relay at \(date) (a backup restored elsewhere, or a copy of this home): "
+                + "the relay now delivers the account's messages there, so this home fetches and sends nothing more" + sent
+                + ". Use the other home; if you did not restore or copy it, someone holds your recovery key or this home's keystore and passphrase"
+        case .restoredNotRegistered:
+            return "this home was restored from a backup and has not registered with the relay yet; it fetches and sends nothing until it has"
         }
     }
 }

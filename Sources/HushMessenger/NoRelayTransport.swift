@@ -12,9 +12,9 @@ public struct NoRelayTransport: RelayTransport, BlobTransfer {
 
     public func authenticate(identity: IdentityKeyPair) async throws(DeliveryFailure) { throw failure }
     public func register(identity: IdentityKeyPair, signedPrekey: SignedPrekey, lastResortKEMPrekey: SignedPrekey,
-                         oneTimePrekeys: [SignedPrekey]) async throws(DeliveryFailure) { throw failure }
+                         oneTimePrekeys: [SignedPrekey]) async throws(DeliveryFailure) -> Int64 { throw failure }
     public func uploadPrekeys(_ prekeys: [SignedPrekey]) async throws(DeliveryFailure) -> (x25519: Int, kem: Int) { throw failure }
-    public func prekeyCounts() async throws(DeliveryFailure) -> (x25519: Int, kem: Int) { throw failure }
+    public func prekeyCounts() async throws(DeliveryFailure) -> (x25519: Int, kem: Int, registration: HeldRegistration?) { throw failure }
     public func fetchBundle(for identity: IdentityKey) async throws(DeliveryFailure) -> PrekeyBundle { throw failure }
     public func updateDeliveryCredentials(add tokens: [[UInt8]], remove revoked: [[UInt8]]) async throws(DeliveryFailure) { throw failure }
     public func deposit(_ envelope: [UInt8], to recipient: IdentityKey, requestID: String,

@@ -12,11 +12,13 @@ final class Outbox {
     private let dispatcher: Dispatcher
     private let groupDeliveries: GroupDeliveries
     private let uploads: AttachmentUploads
+    private let registration: HomeRegistration
     private var store: MessageStore { dependencies.store }
 
     init(_ dependencies: MessengerDependencies, sealer: Sealer, dispatcher: Dispatcher, groupDeliveries: GroupDeliveries,
-         uploads: AttachmentUploads) {
+         uploads: AttachmentUploads, registration: HomeRegistration) {
         self.dependencies = dependencies
+        self.registration = registration
         self.sealer = sealer
         self.dispatcher = dispatcher
         self.groupDeliveries = groupDeliveries
@@ -29,6 +31,8 @@ final class Outbox {
     @discardableResult
     func flush(isolation: isolated (any Actor)? = #isolation) async -> OutboxReport {
         var report = OutboxReport()
+        // A home another one replaced posts nothing: its sessions are not its contacts' any more.
+        guard await registration.allowsRelayUse() else { return report }
         await groupDeliveries.sealPending()
         // What is queued goes first, so that a text never waits behind a
         // file's upload (which may be long, or failing); then the uploads that

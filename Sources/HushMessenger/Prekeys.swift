@@ -6,6 +6,10 @@ import HushStore
 public enum PrekeyPolicy {
     public static let batchSize = 50
     public static let refillBelow = 20
+    /// How far a restored home's one-time prekey ids jump past the archive's
+    /// highest (`Prekeys.publish(renewing:)`): the home the backup came from
+    /// would need 20,000 refills after the backup to reach them.
+    public static let restoredIdGap: Int64 = 1_000_000
 }
 
 /// Our prekeys: generated here, private halves kept in the store, public
@@ -24,28 +28,48 @@ final class Prekeys {
     }
 
     /// Publishes the identity with the signed X25519 prekey, the ML-KEM
-    /// last-resort prekey (both kept when they exist already) and a fresh
-    /// batch of `oneTimeCount` one-time prekeys of each kind, keeping the
-    /// private halves.
-    func publish(oneTimeCount: Int = PrekeyPolicy.batchSize, isolation: isolated (any Actor)? = #isolation) async throws {
+    /// last-resort prekey (both kept when they exist already, unless
+    /// `renewing`) and a fresh batch of `oneTimeCount` one-time prekeys of
+    /// each kind, keeping the private halves, and records the registration's
+    /// timestamp (`HomeRegistration`).
+    ///
+    /// `renewing` is for a home restored from a backup (docs/PROTOCOL.md
+    /// §19.4): the home the backup came from holds the same private prekeys
+    /// and may still be running, so the restored one publishes a new signed
+    /// and last-resort prekey, and one-time prekeys numbered far above any
+    /// that home could have published since the backup (ids are what a first
+    /// message names, so two homes' one-time prekeys must never share one).
+    func publish(oneTimeCount: Int = PrekeyPolicy.batchSize, renewing: Bool = false,
+                 isolation: isolated (any Actor)? = #isolation) async throws {
+        if let replacedAt = try store.settings.value(SettingsRepository.Name.replacedAt).flatMap({ Int64($0) }) {
+            // Taking the key back would replace the other home in turn, whose sessions the contacts now hold.
+            throw MessengerError.homeReplaced(at: replacedAt, unconfirmedSent: 0)
+        }
         let identity = dependencies.transportIdentity, random = dependencies.random
         var created: [PrivatePrekey] = []
         let existingSigned = try store.prekeys.highestId(kind: PrekeyKind.signedX25519.storeName)
-        let signed = try existingSigned.flatMap { try load(.signedX25519, $0) }
-            ?? PrivatePrekey.generate(kind: .signedX25519, id: 1, identity: identity, using: random)
-        let lastResort = try store.prekeys.highestId(kind: PrekeyKind.lastResortKEM.storeName).flatMap { try load(.lastResortKEM, $0) }
-            ?? PrivatePrekey.generate(kind: .lastResortKEM, id: 1, identity: identity, using: random)
-        if existingSigned == nil { created += [signed, lastResort] }
-        let oneTime = try generateOneTime(count: oneTimeCount)
+        let existingLastResort = try store.prekeys.highestId(kind: PrekeyKind.lastResortKEM.storeName)
+        let signed = try (renewing ? nil : existingSigned.flatMap { try load(.signedX25519, $0) })
+            ?? PrivatePrekey.generate(kind: .signedX25519, id: Self.nextId(after: existingSigned), identity: identity, using: random)
+        let lastResort = try (renewing ? nil : existingLastResort.flatMap { try load(.lastResortKEM, $0) })
+            ?? PrivatePrekey.generate(kind: .lastResortKEM, id: Self.nextId(after: existingLastResort), identity: identity, using: random)
+        if existingSigned == nil || renewing { created += [signed, lastResort] }
+        let oneTime = try generateOneTime(count: oneTimeCount, skipping: renewing ? PrekeyPolicy.restoredIdGap : 0)
         created += oneTime
         try keep(created)
         // Registration carries its own proof of possession: no session token yet.
+        let registeredAt: Int64
         do {
-            try await dependencies.transport.register(identity: identity, signedPrekey: signed.signed, lastResortKEMPrekey: lastResort.signed,
-                                                      oneTimePrekeys: oneTime.map(\.signed))
+            registeredAt = try await dependencies.transport.register(identity: identity, signedPrekey: signed.signed,
+                                                                     lastResortKEMPrekey: lastResort.signed, oneTimePrekeys: oneTime.map(\.signed))
         } catch {
             throw MessengerError.relay(error)
         }
+        try store.write { store in try store.settings.set(SettingsRepository.Name.registeredAt, to: String(registeredAt)) }
+    }
+
+    private static func nextId(after highest: Int64?) -> UInt32 {
+        UInt32(clamping: (highest ?? 0) + 1)
     }
 
     /// Uploads more one-time prekeys when the relay holds fewer than
@@ -90,11 +114,11 @@ final class Prekeys {
         }
     }
 
-    private func generateOneTime(count: Int = PrekeyPolicy.batchSize) throws -> [PrivatePrekey] {
+    private func generateOneTime(count: Int = PrekeyPolicy.batchSize, skipping gap: Int64 = 0) throws -> [PrivatePrekey] {
         precondition((0...PrekeyPolicy.batchSize).contains(count), "one-time prekeys are published in batches of at most \(PrekeyPolicy.batchSize)")
         var result: [PrivatePrekey] = []
         for kind in [PrekeyKind.oneTimeX25519, .oneTimeKEM] {
-            let start = UInt32(clamping: (try store.prekeys.highestId(kind: kind.storeName) ?? 0) + 1)
+            let start = UInt32(clamping: (try store.prekeys.highestId(kind: kind.storeName) ?? 0) + 1 + gap)
             for offset in 0..<UInt32(count) {
                 result.append(try PrivatePrekey.generate(kind: kind, id: start + offset, identity: dependencies.transportIdentity,
                                                          using: dependencies.random))

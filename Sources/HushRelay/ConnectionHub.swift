@@ -94,6 +94,15 @@ public final class ConnectionHub: Sendable {
         return targets.count
     }
 
+    /// Closes every socket of `identity` (each unregisters as it closes): a
+    /// new registration of the key, made by another home of it perhaps, which
+    /// the clients holding those sockets learn of as they reconnect
+    /// (`registeredAt`, docs/RELAY-API.md).
+    func closeAll(identity: [UInt8]) {
+        let targets = state.withLock { $0.sockets[identity] ?? [] }
+        for socket in targets { socket.sink.replaced() }
+    }
+
     /// Identities with at least one open socket.
     var connectedIdentities: [[UInt8]] { state.withLock { Array($0.sockets.keys) } }
 

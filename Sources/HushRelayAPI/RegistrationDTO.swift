@@ -82,9 +82,17 @@ struct SHA256Accumulator {
 public struct RegisterResponse: Codable, Sendable, Equatable {
     public var oneTimeX25519: Int
     public var oneTimeKEM: Int
-    public init(oneTimeX25519: Int, oneTimeKEM: Int) {
+    /// `GET /v1/prekeys/count` only: the `timestamp` and the signed prekey of
+    /// the registration the relay holds for the caller's key (absent from
+    /// relays before them). A home that did not make that registration has
+    /// been replaced by another home of the same key (a restore, PROTOCOL §19.4).
+    public var registeredAt: Int64?
+    public var signedPrekey: SignedPrekeyDTO?
+    public init(oneTimeX25519: Int, oneTimeKEM: Int, registeredAt: Int64? = nil, signedPrekey: SignedPrekeyDTO? = nil) {
         self.oneTimeX25519 = oneTimeX25519
         self.oneTimeKEM = oneTimeKEM
+        self.registeredAt = registeredAt
+        self.signedPrekey = signedPrekey
     }
 }
 

@@ -43,11 +43,13 @@ public struct RelayClientTransport: RelayTransport, BlobTransfer {
     }
 
     public func register(identity: IdentityKeyPair, signedPrekey: SignedPrekey, lastResortKEMPrekey: SignedPrekey,
-                         oneTimePrekeys: [SignedPrekey]) async throws(DeliveryFailure) {
+                         oneTimePrekeys: [SignedPrekey]) async throws(DeliveryFailure) -> Int64 {
+        let timestamp = client.clock.now()
         _ = try await map { () async throws(RelayClientError) in
             try await client.register(identity: identity.signingKey, signedPrekey: signedPrekey,
-                                      lastResortKEMPrekey: lastResortKEMPrekey, oneTimePrekeys: oneTimePrekeys)
+                                      lastResortKEMPrekey: lastResortKEMPrekey, oneTimePrekeys: oneTimePrekeys, timestamp: timestamp)
         }
+        return timestamp
     }
 
     public func uploadPrekeys(_ prekeys: [SignedPrekey]) async throws(DeliveryFailure) -> (x25519: Int, kem: Int) {
@@ -55,9 +57,13 @@ public struct RelayClientTransport: RelayTransport, BlobTransfer {
         return (counts.oneTimeX25519, counts.oneTimeKEM)
     }
 
-    public func prekeyCounts() async throws(DeliveryFailure) -> (x25519: Int, kem: Int) {
+    public func prekeyCounts() async throws(DeliveryFailure) -> (x25519: Int, kem: Int, registration: HeldRegistration?) {
         let counts = try await map { () async throws(RelayClientError) in try await client.prekeyCount() }
-        return (counts.oneTimeX25519, counts.oneTimeKEM)
+        // A relay that does not say (an older one), or says it in a shape we cannot read, tells nothing.
+        let registration = counts.registeredAt.flatMap { at in
+            (try? counts.signedPrekey?.prekey()).flatMap { HeldRegistration(registeredAt: at, signedPrekey: $0) }
+        }
+        return (counts.oneTimeX25519, counts.oneTimeKEM, registration)
     }
 
     public func fetchBundle(for identity: IdentityKey) async throws(DeliveryFailure) -> PrekeyBundle {

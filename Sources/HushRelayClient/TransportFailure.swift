@@ -46,7 +46,11 @@ enum TransportFailure {
         case let error as NIOConnectionError:
             // Every address the name resolved to failed: the last reason says why.
             if let last = error.connectionErrors.last { return "\(last.target): \(reason(last.error))" }
-            if let dns = error.dnsAAAAError ?? error.dnsAError { return "the name \(error.host) does not resolve (\(dns))" }
+            if let dns = error.dnsAAAAError ?? error.dnsAError {
+                // The resolver's own words ("Name or service not known"), not NIO's type name.
+                let why = (dns as? SocketAddressError.UnknownHost).map { ": \($0.errorDescription.lowercased())" } ?? ""
+                return "the name \(error.host) does not resolve\(why) (check the host name in the relay URL, and this machine's DNS)"
+            }
             return "cannot connect to \(error.host):\(error.port)"
         case let error as ChannelError:
             switch error {

@@ -43,9 +43,14 @@ extension PostgresRelayStorage: IdentityStore {
 
     public func prekeyCounts(identity: [UInt8]) async throws -> PrekeyCounts {
         try await transaction { connection in
-            guard try await connection.query("SELECT 1 FROM identities WHERE identity = \(identity.bytea)", logger: logger)
-                .collect().count > 0 else { throw RelayError.notFound("identity") }
-            return try await counts(identity: identity, on: connection)
+            var held: (Int64, ByteBuffer)?
+            for try await row in try await connection.query("SELECT registered_at, signed_prekey FROM identities WHERE identity = \(identity.bytea)",
+                                                            logger: logger).decode((Int64, ByteBuffer).self) { held = row }
+            guard let (registeredAt, signed) = held else { throw RelayError.notFound("identity") }
+            var counts = try await counts(identity: identity, on: connection)
+            counts.registeredAt = registeredAt
+            counts.signedPrekey = try PrekeyCodec.decode(signed.bytes)
+            return counts
         }
     }
 

@@ -66,6 +66,14 @@ extension MessageRepository {
         return database.changes > 0
     }
 
+    /// How many outgoing messages written at or after `time` the relay
+    /// accepted and no receipt confirmed yet: what a home replaced by another
+    /// home of its key (docs/PROTOCOL.md §19.4) may have sent in vain.
+    public func unconfirmedOutgoingCount(since time: Milliseconds) throws -> Int {
+        try database.queryFirst("SELECT count(*) FROM messages WHERE direction = 'out' AND status = 'sent' AND created_at >= ?",
+                                [time]) { try $0.get(0, as: Int.self) } ?? 0
+    }
+
     /// Marks every incoming message up to and including `messageId` (in
     /// display order) as read at `time`. Returns how many changed.
     @discardableResult

@@ -9,7 +9,18 @@ public struct SettingsRepository {
         public static let relayURL = "relay.url"
         /// The last server message id fetched from the relay.
         public static let syncCursor = "relay.sync_cursor"
+        /// "registered" once the relay took this home's registration;
+        /// `restoredRegistration` in a home restored from a backup until it
+        /// registers (docs/PROTOCOL.md §19.4); absent before either.
         public static let registration = "relay.registration"
+        public static let restoredRegistration = "restored"
+        /// The `timestamp` of this home's last registration with the relay
+        /// (ms): a relay holding a later one was registered by another home of
+        /// the same key (docs/PROTOCOL.md §19.4, "One home per key").
+        public static let registeredAt = "relay.registered_at"
+        /// Set once this home learned that another home registered its key
+        /// (the relay's registration time, ms): it then uses the relay no more.
+        public static let replacedAt = "relay.replaced_at"
         /// The name given at `init` before profile names were sent: kept on this device only.
         public static let displayName = "profile.name"
         /// The display name sealed to contacts (docs/PROTOCOL.md §10.4). Only

@@ -26,6 +26,8 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
     case queued = 25
     /// Another process owns the data directory (see `hush daemon`).
     case homeInUse = 26
+    /// Another home registered this identity with the relay since (a restore elsewhere, a copied home).
+    case homeReplaced = 27
     /// Bad command-line usage (ArgumentParser's own code for validation errors).
     case usage = 64
 
@@ -52,6 +54,7 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
         case .quarantined: return "`hush sync`: some envelopes could not be decrypted and were set aside, or could not be opened for a cause on this device and stay at the relay"
         case .queued: return "`hush send` (and `hush chat` without a terminal): the message is queued in the outbox because the relay could not be reached; `hush sync` or `hush retry` delivers it"
         case .homeInUse: return "another process owns the data directory: a daemon that does not answer on its socket, or (for `hush daemon`) commands still using it"
+        case .homeReplaced: return "another home registered this identity with the relay since this one did (a backup restored elsewhere, or a copy of this home): this home fetches and sends nothing more"
         case .usage: return "bad command-line usage"
         }
     }

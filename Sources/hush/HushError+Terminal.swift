@@ -55,6 +55,10 @@ extension HushError {
             return (.contactProblem, "\(name) is blocked: their messages are dropped and nothing is sent to them; `hush requests accept \(name)` unblocks")
         case (.blocked, _):
             return (.contactProblem, description)
+        case (.homeReplaced, _):
+            return (.homeReplaced, description + " (this home's history and `hush export` still work)")
+        case (.notRegistered, _) where reason.hasPrefix("this home was restored from a backup"):
+            return (.relayUnavailable, reason + ": run `hush backup sessions` when the relay is reachable")
         case (.notRegistered, _) where Self.plainlyUnregistered.contains(reason):
             return (.relayUnavailable, "this identity is not registered with a relay: run `hush init --relay URL` (or `hush register --relay URL`)")
         case (.notRegistered, _):

@@ -23,9 +23,9 @@ import Testing
 
         func authenticate(identity: IdentityKeyPair) async throws(DeliveryFailure) {}
         func register(identity: IdentityKeyPair, signedPrekey: SignedPrekey, lastResortKEMPrekey: SignedPrekey,
-                      oneTimePrekeys: [SignedPrekey]) async throws(DeliveryFailure) {}
+                      oneTimePrekeys: [SignedPrekey]) async throws(DeliveryFailure) -> Int64 { 0 }
         func uploadPrekeys(_ prekeys: [SignedPrekey]) async throws(DeliveryFailure) -> (x25519: Int, kem: Int) { (0, 0) }
-        func prekeyCounts() async throws(DeliveryFailure) -> (x25519: Int, kem: Int) { (0, 0) }
+        func prekeyCounts() async throws(DeliveryFailure) -> (x25519: Int, kem: Int, registration: HeldRegistration?) { (0, 0, nil) }
         func fetchBundle(for identity: IdentityKey) async throws(DeliveryFailure) -> PrekeyBundle { throw .unavailable(reason: "none") }
         func updateDeliveryCredentials(add tokens: [[UInt8]], remove revoked: [[UInt8]]) async throws(DeliveryFailure) {}
         func fetch(after serverID: Int64, limit: Int) async throws(DeliveryFailure) -> MailboxPage { MailboxPage(envelopes: [], hasMore: false) }

@@ -1,7 +1,7 @@
 import HummingbirdTesting
 import HushCrypto
 import HushProtocol
-import HushRelay
+@testable import HushRelay
 import HushRelayAPI
 import NIOCore
 import Testing
@@ -133,7 +133,8 @@ import Testing
             // Seven of each kind are still there for fetches within a later budget.
             let token = try await client.authenticate(alice, origin: relay.origin)
             let counts = try JSON.decode(PrekeyCountResponse.self, try await client.get(RelayPaths.prekeyCount, token: token).body)
-            #expect(counts == PrekeyCountResponse(oneTimeX25519: 7, oneTimeKEM: 7))
+            #expect(counts == PrekeyCountResponse(oneTimeX25519: 7, oneTimeKEM: 7, registeredAt: relay.now,
+                                                  signedPrekey: SignedPrekeyDTO(alice.signedPrekey)))
             // Another identity's budget is its own.
             #expect(try JSON.decode(PrekeyBundleDTO.self, try await client.get(RelayPaths.bundle(bob.identity)).body).oneTimePrekey != nil)
         }
@@ -151,6 +152,36 @@ import Testing
         }
     }
 
+    /// The count answer names the registration held (docs/PROTOCOL.md §19.4,
+    /// "One home per key"): its timestamp and signed prekey. A later one (a
+    /// restored home's, with a signed prekey of its own) takes both places
+    /// and closes the key's sockets, so a home listening there asks again.
+    @Test(arguments: StorageDriver.allCases)
+    func theCountNamesTheRegistrationHeldAndANewOneClosesTheKeysSockets(driver: StorageDriver) async throws {
+        let relay = try await TestRelay(driver: driver)
+        let alice = try TestUser(seed: "alice"), bob = try TestUser(seed: "bob")
+        try await relay.application().test(.router) { client in
+            let token = try await client.registerAndAuthenticate(alice, relay: relay)
+            _ = try await client.registerAndAuthenticate(bob, relay: relay)
+            let first = try JSON.decode(PrekeyCountResponse.self, try await client.get(RelayPaths.prekeyCount, token: token).body)
+            #expect(first.registeredAt == relay.now)
+            #expect(first.signedPrekey == SignedPrekeyDTO(alice.signedPrekey))
+            let hub = relay.server.core.hub
+            let aliceSocket = hub.register(identity: alice.identity), bobSocket = hub.register(identity: bob.identity)
+            let renewed = try SignedPrekey.sign(kind: .signedX25519, id: 2, publicKey: Array(repeating: 9, count: 32), with: alice.key)
+            let restored = RegisterRequest.signed(identity: alice.key, signedPrekey: renewed, lastResortKEMPrekey: alice.lastResortKEM,
+                                                  oneTimePrekeys: [], timestamp: relay.now + 1)
+            #expect(try await client.json(.post, RelayPaths.identities, restored).status == .created)
+            var aliceFrames = aliceSocket.frames.makeAsyncIterator()
+            #expect(await aliceFrames.next() == nil, "alice's socket was closed")
+            #expect(hub.isConnected(bob.identity), "another key's socket stays")
+            _ = bobSocket
+            let second = try JSON.decode(PrekeyCountResponse.self, try await client.get(RelayPaths.prekeyCount, token: token).body)
+            #expect(second.registeredAt == relay.now + 1)
+            #expect(second.signedPrekey == SignedPrekeyDTO(renewed))
+        }
+    }
+
     @Test(arguments: StorageDriver.allCases)
     func prekeyUploadNeedsTokenAndCountsRemaining(driver: StorageDriver) async throws {
         let relay = try await TestRelay(driver: driver)
@@ -163,7 +194,8 @@ import Testing
             let uploaded = try await client.json(.post, RelayPaths.prekeys, upload, token: token)
             #expect(uploaded.status == .ok)
             let counts = try JSON.decode(PrekeyCountResponse.self, await client.get(RelayPaths.prekeyCount, token: token).body)
-            #expect(counts == PrekeyCountResponse(oneTimeX25519: 4, oneTimeKEM: 2))
+            #expect(counts == PrekeyCountResponse(oneTimeX25519: 4, oneTimeKEM: 2, registeredAt: relay.now,
+                                                  signedPrekey: SignedPrekeyDTO(alice.signedPrekey)))
             // A signed (not one-time) prekey is not accepted as a one-time one.
             let wrongKind = UploadPrekeysRequest(oneTimePrekeys: [SignedPrekeyDTO(alice.signedPrekey)])
             #expect(try await client.json(.post, RelayPaths.prekeys, wrongKind, token: token).status == .unprocessableContent)

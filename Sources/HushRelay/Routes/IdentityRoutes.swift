@@ -30,6 +30,8 @@ enum IdentityRoutes {
             let counts = try await core.storage.identities.register(identity: identity.rawRepresentation, signedPrekey: signed,
                                                          lastResortKEMPrekey: lastResort, oneTimePrekeys: oneTime,
                                                          registeredAt: body.timestamp)
+            // A home holding a socket learns, as it reconnects, whether this registration was its own.
+            core.hub.closeAll(identity: identity.rawRepresentation)
             core.logger.info("identity registered", metadata: ["oneTimeX25519": "\(counts.oneTimeX25519)", "oneTimeKEM": "\(counts.oneTimeKEM)"])
             return try JSONBody.response(RegisterResponse(oneTimeX25519: counts.oneTimeX25519, oneTimeKEM: counts.oneTimeKEM), status: .created)
         }

@@ -21,7 +21,9 @@ enum PrekeyRoutes {
             try core.limit(core.limits.perAddress, context.remoteAddress)
             let grant = try await core.authenticate(request)
             let counts = try await core.storage.identities.prekeyCounts(identity: grant.identity)
-            return try JSONBody.response(PrekeyCountResponse(oneTimeX25519: counts.oneTimeX25519, oneTimeKEM: counts.oneTimeKEM))
+            return try JSONBody.response(PrekeyCountResponse(oneTimeX25519: counts.oneTimeX25519, oneTimeKEM: counts.oneTimeKEM,
+                                                             registeredAt: counts.registeredAt,
+                                                             signedPrekey: counts.signedPrekey.map(SignedPrekeyDTO.init)))
         }
     }
 }

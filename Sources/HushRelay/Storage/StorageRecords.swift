@@ -6,9 +6,16 @@ import HushProtocol
 public struct PrekeyCounts: Sendable, Equatable {
     public var oneTimeX25519: Int
     public var oneTimeKEM: Int
-    public init(oneTimeX25519: Int, oneTimeKEM: Int) {
+    /// The timestamp and signed prekey of the registration held
+    /// (`prekeyCounts` only): a home that did not make it learns that
+    /// another home registered its key.
+    public var registeredAt: Int64?
+    public var signedPrekey: SignedPrekey?
+    public init(oneTimeX25519: Int, oneTimeKEM: Int, registeredAt: Int64? = nil, signedPrekey: SignedPrekey? = nil) {
         self.oneTimeX25519 = oneTimeX25519
         self.oneTimeKEM = oneTimeKEM
+        self.registeredAt = registeredAt
+        self.signedPrekey = signedPrekey
     }
 }
 

@@ -181,7 +181,9 @@ struct BackupRestoreCommand: AsyncParsableCommand {
             The home (--home, HUSH_HOME or ~/.hush) must not exist or be empty. Asks for the recovery key \
             (or --recovery-key-file, HUSH_RECOVERY_KEY), then for a new passphrase as `hush init` does. \
             Nothing is written unless the whole archive restores. The restored account has the same \
-            address; its first message to each contact starts a new session.
+            address; it registers with the relay and its first message to each contact starts a new \
+            session. The home the archive came from then stops using the relay (its commands end \
+            with exit code 27): one home per identity.
             """)
 
     @OptionGroup var global: GlobalOptions

@@ -298,6 +298,9 @@ struct ChatCommand: AsyncParsableCommand {
             view.error("set aside an undecryptable envelope: \(reason)")
         case let .undecryptable(reason, senderAsked: true):
             view.notice("a message could not be opened yet (\(reason)); its sender was asked to send it again, so it should follow")
+        case let .syncFailed(error) where error.kind == .homeReplaced:
+            // Not tried again: this home is done with the relay.
+            view.error(error.terminalReport.message)
         case let .syncFailed(error):
             view.error("could not take in what arrived: \(error.terminalReport.message) (it stays at the relay; tried again at the next message)")
         case let .missed(count):

@@ -77,6 +77,9 @@ struct ListenCommand: AsyncParsableCommand {
             let bodies = !notify || printText
             // Subscribed before the live connection starts: nothing it stores is missed.
             let events = account.events()
+            // Another home of the key registered (a restore elsewhere): the live connection
+            // stopped for good, so listening stops too, with the error and its exit code.
+            let (replacements, replaced) = AsyncStream<HushError>.makeStream(bufferingPolicy: .bufferingNewest(1))
             account.startLive()
             let printer = Task {
                 var typing = TypingLines()
@@ -87,16 +90,27 @@ struct ListenCommand: AsyncParsableCommand {
                     if json || typing.shows(object) { print(json ? line : ListenCommand.text(object, bodies: bodies)) }
                     fflush(nil)
                     hooks.handle(details, json: line)
+                    if case let .syncFailed(error) = details, error.kind == .homeReplaced { replaced.yield(error) }
                 }
             }
-            if let timeout {
-                try? await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))
-            } else {
-                await waitForInterrupt()
+            let waiter = Task { [timeout] in
+                if let timeout {
+                    try? await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))
+                } else {
+                    await waitForInterrupt()
+                }
+                replaced.finish()
             }
+            var stoppedBy: HushError?
+            for await error in replacements {
+                stoppedBy = error
+                break
+            }
+            waiter.cancel()
             await LiveStop.stop(account)
             printer.cancel()
             hooks.drain()
+            if let stoppedBy { throw stoppedBy }
         }
     }
 

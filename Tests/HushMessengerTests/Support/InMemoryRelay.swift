@@ -13,6 +13,8 @@ final class InMemoryRelay: Sendable {
         var signed: SignedPrekey
         var lastResort: SignedPrekey
         var oneTime: [SignedPrekey]
+        /// The registration's timestamp: each registration's is later than the last.
+        var registeredAt: Int64 = 0
     }
 
     struct State {
@@ -118,24 +120,30 @@ final class InMemoryRelay: Sendable {
         }
 
         func register(identity: IdentityKeyPair, signedPrekey: SignedPrekey, lastResortKEMPrekey: SignedPrekey,
-                      oneTimePrekeys: [SignedPrekey]) async throws(DeliveryFailure) {
-            relay.state.withLock { $0.bundles[me] = Bundle(signed: signedPrekey, lastResort: lastResortKEMPrekey, oneTime: oneTimePrekeys) }
+                      oneTimePrekeys: [SignedPrekey]) async throws(DeliveryFailure) -> Int64 {
+            relay.state.withLock { state in
+                let at = (state.bundles[me]?.registeredAt ?? 1_800_000_000_000) + 1
+                state.bundles[me] = Bundle(signed: signedPrekey, lastResort: lastResortKEMPrekey, oneTime: oneTimePrekeys, registeredAt: at)
+                return at
+            }
         }
 
         func uploadPrekeys(_ prekeys: [SignedPrekey]) async throws(DeliveryFailure) -> (x25519: Int, kem: Int) {
-            try counts { $0.oneTime += prekeys }
+            let counts = try counts { $0.oneTime += prekeys }
+            return (counts.x25519, counts.kem)
         }
 
-        func prekeyCounts() async throws(DeliveryFailure) -> (x25519: Int, kem: Int) {
+        func prekeyCounts() async throws(DeliveryFailure) -> (x25519: Int, kem: Int, registration: HeldRegistration?) {
             try counts { _ in }
         }
 
-        private func counts(_ change: (inout Bundle) -> Void) throws(DeliveryFailure) -> (x25519: Int, kem: Int) {
-            let result: (Int, Int)? = relay.state.withLock { state in
+        private func counts(_ change: (inout Bundle) -> Void) throws(DeliveryFailure) -> (x25519: Int, kem: Int, registration: HeldRegistration?) {
+            let result: (Int, Int, HeldRegistration?)? = relay.state.withLock { state in
                 guard var bundle = state.bundles[me] else { return nil }
                 change(&bundle)
                 state.bundles[me] = bundle
-                return (bundle.oneTime.filter { $0.kind == .oneTimeX25519 }.count, bundle.oneTime.filter { $0.kind == .oneTimeKEM }.count)
+                return (bundle.oneTime.filter { $0.kind == .oneTimeX25519 }.count, bundle.oneTime.filter { $0.kind == .oneTimeKEM }.count,
+                        HeldRegistration(registeredAt: bundle.registeredAt, signedPrekey: bundle.signed))
             }
             guard let result else { throw .rejected(status: 404, code: "not_found") }
             return result

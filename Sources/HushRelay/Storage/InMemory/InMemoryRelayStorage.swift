@@ -68,7 +68,10 @@ public final class InMemoryRelayStorage: RelayStorageDriver {
     public func prekeyCounts(identity: [UInt8]) async throws -> PrekeyCounts {
         try state.withLock { state in
             guard let entry = state.identities[identity] else { throw RelayError.notFound("identity") }
-            return Self.counts(entry)
+            var counts = Self.counts(entry)
+            counts.registeredAt = entry.registeredAt
+            counts.signedPrekey = entry.signedPrekey
+            return counts
         }
     }
 

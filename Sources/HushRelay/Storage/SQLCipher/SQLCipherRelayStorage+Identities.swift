@@ -37,10 +37,13 @@ extension SQLCipherRelayStorage: IdentityStore {
 
     public func prekeyCounts(identity: [UInt8]) async throws -> PrekeyCounts {
         try read { db in
-            guard try db.queryFirst("SELECT 1 FROM identities WHERE identity = ?", [identity], { _ in true }) != nil else {
-                throw RelayError.notFound("identity")
-            }
-            return try Self.counts(identity: identity, db: db)
+            guard let (registeredAt, signed) = try db.queryFirst("SELECT registered_at, signed_prekey FROM identities WHERE identity = ?",
+                                                                 [identity], { row in (try row.get(0, as: Int64.self), try row.get(1, as: [UInt8].self)) })
+            else { throw RelayError.notFound("identity") }
+            var counts = try Self.counts(identity: identity, db: db)
+            counts.registeredAt = registeredAt
+            counts.signedPrekey = try PrekeyCodec.decode(signed)
+            return counts
         }
     }
 

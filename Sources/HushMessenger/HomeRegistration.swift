@@ -1,0 +1,109 @@
+import HushProtocol
+import HushStore
+
+/// Whether this home is still the one the relay holds for its key
+/// (docs/PROTOCOL.md §19.4, "One home per key").
+///
+/// Two homes can hold one key: a backup restored on a new machine while the
+/// old one still runs, or a copied home directory. They share one mailbox
+/// and their sessions differ, so whatever one of them fetches, the other
+/// never sees, and what the older one seals its contacts can no longer open
+/// (they follow the newer home's sessions): before this check, the old
+/// home's messages showed as sent, its contacts asked for them again, and
+/// the two exchanged decryption errors at every sync for ever.
+///
+/// The relay tells a key's owner which registration it holds
+/// (`GET /v1/prekeys/count`: its timestamp and signed prekey). A home records
+/// the timestamp of its own last registration; a restored home registers a
+/// signed prekey of its own. A relay holding a signed prekey this home did
+/// not make, or a later registration than its own, was registered by
+/// another home of the key since. This home then stops using the relay: it
+/// fetches and posts nothing more (not even what waits in its outbox), and
+/// says why.
+final class HomeRegistration {
+    private let dependencies: MessengerDependencies
+    private let relay: RelaySession
+    /// Whether this run has seen the relay hold our registration (asked
+    /// again after a reconnect of the live connection).
+    private var confirmed = false
+    private var store: MessageStore { dependencies.store }
+
+    init(_ dependencies: MessengerDependencies, relay: RelaySession) {
+        self.dependencies = dependencies
+        self.relay = relay
+    }
+
+    /// Throws `.homeReplaced` when another home registered this key since this
+    /// one last did (checked with the relay once per run), and
+    /// `.restoredNotRegistered` for a home restored from a backup that has not
+    /// registered yet. A relay that cannot be asked (down, or one that does not
+    /// say) proves nothing either way: the caller goes on, and the next run asks.
+    func requireCurrent(isolation: isolated (any Actor)? = #isolation) async throws(MessengerError) {
+        try requireNotKnownReplaced()
+        guard !confirmed else { return }
+        let registration = try? store.settings.value(SettingsRepository.Name.registration)
+        if registration == SettingsRepository.Name.restoredRegistration { throw .restoredNotRegistered }
+        // Never registered (no relay, or not yet): nothing at the relay is ours to compare.
+        guard registration == "registered" else { return }
+        let transport = dependencies.transport
+        guard let counts = try? await relay.call({ () async throws(DeliveryFailure) in try await transport.prekeyCounts() }) else { return }
+        confirmed = true
+        guard let held = counts.registration else { return }
+        let ours = recordedTime(SettingsRepository.Name.registeredAt)
+        if holdsSignedPrekey(held.signedPrekey), held.registeredAt <= ours ?? held.registeredAt {
+            // A home registered before homes recorded their registrations: the one held, with
+            // our signed prekey, is taken as ours.
+            if ours == nil {
+                try? store.write { store in try store.settings.set(SettingsRepository.Name.registeredAt, to: String(held.registeredAt)) }
+            }
+            return
+        }
+        // Another home's: a restore's (its own signed prekey), or a later one of our prekey (a copy of this home).
+        confirmed = false
+        try? store.write { store in try store.settings.set(SettingsRepository.Name.replacedAt, to: String(held.registeredAt)) }
+        throw replaced(at: held.registeredAt)
+    }
+
+    /// Whether the signed prekey the relay holds is one this home made.
+    private func holdsSignedPrekey(_ prekey: SignedPrekey) -> Bool {
+        guard let stored = try? store.prekeys.prekey(kind: PrekeyKind.signedX25519.storeName, id: Int64(prekey.id)) else { return false }
+        return stored.publicKey == prekey.publicKey
+    }
+
+    /// Throws `.homeReplaced` when this home already knows another one replaced
+    /// it; asks nothing of the relay (a send seals and commits before it talks
+    /// to the relay, so that a relay that hangs loses nothing).
+    func requireNotKnownReplaced() throws(MessengerError) {
+        if let replacedAt = recordedTime(SettingsRepository.Name.replacedAt) { throw replaced(at: replacedAt) }
+    }
+
+    /// `requireCurrent` as a yes or no, for the outbox (which reports, never throws).
+    func allowsRelayUse(isolation: isolated (any Actor)? = #isolation) async -> Bool {
+        do { try await requireCurrent() } catch { return false }
+        return true
+    }
+
+    /// The live connection came back: the relay may have a newer registration (it
+    /// closes a key's sockets when another home registers it).
+    func askAgain() { confirmed = false }
+
+    /// The outbox's last error for what a replaced home holds back.
+    static let reason = "not sent: another home registered this account's key since (a restore or a copied home)"
+
+    /// The error, once what waits in the outbox (which will never be posted
+    /// from here) is marked failed, so the user sees it as not sent. What was
+    /// sent after the other home registered went out on sessions the contacts
+    /// may have left for that home's: counted, for the error to say.
+    private func replaced(at time: Int64) -> MessengerError {
+        try? store.write { store in
+            for item in try store.outbox.items(status: .pending) {
+                try store.sendQueue.markFailed(requestId: item.requestId, error: Self.reason, nextAttemptAt: nil)
+            }
+        }
+        return .homeReplaced(at: time, unconfirmedSent: (try? store.messages.unconfirmedOutgoingCount(since: time)) ?? 0)
+    }
+
+    private func recordedTime(_ name: String) -> Int64? {
+        (try? store.settings.value(name)).flatMap { $0 }.flatMap { Int64($0) }
+    }
+}
