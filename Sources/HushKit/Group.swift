@@ -1,7 +1,11 @@
 import HushMessenger
+import HushProtocol
 
 /// A group conversation and its members, as this device knows them.
 public struct Group: Sendable, Equatable, Identifiable {
+    /// The longest group name, in bytes of UTF-8 (it travels in the group's state).
+    public static let maxNameBytes = GroupLimits.maxNameLength
+
     /// One member of a group.
     public struct Member: Sendable, Equatable {
         /// The account's contact for the member, nil for the account itself.

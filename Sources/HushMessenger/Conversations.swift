@@ -39,7 +39,7 @@ final class Conversations {
             let unread = try store.messages.unreadIncoming(conversationId: conversation, upTo: messageId)
             guard let last = unread.last else { return 0 }
             _ = try store.messages.markRead(upTo: last.id, in: conversation, at: now)
-            if contact.verification != .changed, contact.standing == .accepted {
+            if contact.verification != .changed, contact.standing == .accepted, dependencies.homeReplacedAt() == nil {
                 for chunk in stride(from: 0, to: unread.count, by: ContentLimits.maxReceiptIDs) {
                     let ids = try unread[chunk..<min(chunk + ContentLimits.maxReceiptIDs, unread.count)]
                         .map { try MessageID(hex: $0.clientMessageId) }

@@ -74,8 +74,11 @@ final class HomeRegistration {
     /// it; asks nothing of the relay (a send seals and commits before it talks
     /// to the relay, so that a relay that hangs loses nothing).
     func requireNotKnownReplaced() throws(MessengerError) {
-        if let replacedAt = recordedTime(SettingsRepository.Name.replacedAt) { throw replaced(at: replacedAt) }
+        if let replacedAt = dependencies.homeReplacedAt() { throw replaced(at: replacedAt) }
     }
+
+    /// Whether this home already knows another one replaced it (asks nothing).
+    var isKnownReplaced: Bool { dependencies.homeReplacedAt() != nil }
 
     /// `requireCurrent` as a yes or no, for the outbox (which reports, never throws).
     func allowsRelayUse(isolation: isolated (any Actor)? = #isolation) async -> Bool {

@@ -28,6 +28,7 @@ extension Messenger {
     /// for a large group, whose chain cannot be made again, a new state
     /// asked of an admin (docs/PROTOCOL.md §18.4).
     public func startMissingSessions() async throws -> Int {
+        try registration.requireNotKnownReplaced()
         // A restored home registers first, with prekeys of its own (§19.4): until then it uses no mailbox.
         if try store.settings.value(SettingsRepository.Name.registration) == SettingsRepository.Name.restoredRegistration {
             try await register(renewingPrekeys: true)

@@ -220,8 +220,8 @@ extension Messenger {
             let unread = try store.messages.unreadIncoming(conversationId: group.conversationId, upTo: messageId)
             guard let last = unread.last else { return 0 }
             _ = try store.messages.markRead(upTo: last.id, in: group.conversationId, at: clock.now())
-            // A large group sends no receipts (§18.4).
-            guard !group.isLarge else { return unread.count }
+            // A large group sends no receipts (§18.4); a replaced home seals nothing (§19.4).
+            guard !group.isLarge, !registration.isKnownReplaced else { return unread.count }
             for (sender, messages) in Dictionary(grouping: unread, by: \.sender) {
                 guard let key = try? HushAddress(parsing: sender).identityKey, let contact = try groups.contact(of: key),
                       contact.standing == .accepted, contact.verification != .changed,

@@ -189,6 +189,8 @@ public actor Messenger {
 
     /// Posts failed and pending requests now (`hush retry`), sealing texts again first.
     public func retry(requestID: String?) async throws -> OutboxReport {
+        // Retrying would seal texts again for a relay that serves another home now.
+        try registration.requireNotKnownReplaced()
         try store.write { _ in
             try outgoing.makeDueNow(requestID: requestID)
             if requestID == nil { try uploads.makeDueNow() }

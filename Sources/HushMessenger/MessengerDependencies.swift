@@ -107,6 +107,13 @@ extension MessengerDependencies {
         }
     }
 
+    /// When another home of this key registered with the relay (ms), as this
+    /// home learned it (`HomeRegistration`); nil while the relay's is ours.
+    /// A replaced home seals nothing more, receipts included.
+    func homeReplacedAt() -> Int64? {
+        (try? store.settings.value(SettingsRepository.Name.replacedAt)).flatMap { $0 }.flatMap { Int64($0) }
+    }
+
     /// When the account's device list this device holds revoked it
     /// (§20.14); nil while it is active, and always on the first device
     /// (which keeps the account key and cannot be revoked in this version).

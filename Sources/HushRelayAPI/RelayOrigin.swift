@@ -29,6 +29,14 @@ public struct RelayOrigin: Sendable, Hashable, CustomStringConvertible {
             throw .invalid("a relay URL starts with http:// or https://")
         }
         guard let host = components.host, !host.isEmpty else { throw .invalid("the relay URL has no host") }
+        // Digits and dots only is an IPv4 address or a typo ("256.1.1.1", "10.0.0"), never a name:
+        // refused here rather than sent to the resolver, which answers with something unhelpful.
+        if host.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }) {
+            let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+            guard parts.count == 4, parts.allSatisfy({ !$0.isEmpty && $0.count <= 3 && Int($0).map { $0 <= 255 } == true }) else {
+                throw .invalid("the relay URL's host \(host) is not an IPv4 address (four numbers 0…255 with dots between them)")
+            }
+        }
         let port = components.port ?? (scheme == "https" ? 443 : 80)
         guard (1...65_535).contains(port) else { throw .invalid("the relay URL's port must be 1…65535") }
         self.init(scheme: scheme, host: host, port: port)

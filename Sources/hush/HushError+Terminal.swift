@@ -56,7 +56,9 @@ extension HushError {
         case (.blocked, _):
             return (.contactProblem, description)
         case (.homeReplaced, _):
-            return (.homeReplaced, description + " (this home's history and `hush export` still work)")
+            // (A daemon hands the words on already said: not said twice.)
+            let still = " (this home's history and `hush export` still work)"
+            return (.homeReplaced, description.hasSuffix(still) ? description : description + still)
         case (.notRegistered, _) where reason.hasPrefix("this home was restored from a backup"):
             return (.relayUnavailable, reason + ": run `hush backup sessions` when the relay is reachable")
         case (.notRegistered, _) where Self.plainlyUnregistered.contains(reason):

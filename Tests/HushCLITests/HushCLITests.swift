@@ -143,6 +143,21 @@ import Testing
         #expect(listed.status == 0 && !listed.stdout.contains("ev"), "\(listed)")
     }
 
+    /// A blank or long group name is a usage error before the account is
+    /// opened, as a contact's is (`group create ""` exited 1, `contact add ""`
+    /// 64); its length is in bytes (it travels in the group's state).
+    @Test func blankOrLongGroupNamesAreUsageErrors() throws {
+        let cases: [(String, String)] = [
+            ("", "blank"), ("  ", "blank"), (String(repeating: "é", count: 33), "1 to 64 bytes, not 66"),
+        ]
+        for (name, saying) in cases {
+            for arguments in [["group", "create", name, "bob"], ["group", "rename", "friends", name]] {
+                let result = try hush(arguments + ["--home", "/nonexistent-hush-home"])
+                #expect(result.status == 64 && result.stderr.contains(saying), "\(arguments): \(result)")
+            }
+        }
+    }
+
     /// A relay URL that cannot be used is a usage error before anything is
     /// created: the identity is not made, and the message says what is wrong.
     @Test(arguments: [
@@ -151,6 +166,8 @@ import Testing
         ("https://127.0.0.1:9#fingerprint=x", "the part after # must be pin="),
         ("http://127.0.0.1:9#pin=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "needs an https:// relay URL"),
         ("https://127.0.0.1:70000", "port must be 1…65535"),
+        ("http://256.1.1.1:8080", "is not an IPv4 address"),
+        ("http://10.0.0:8080", "is not an IPv4 address"),
         ("ftp://relay.example.org", "http://"),
     ])
     func aMalformedRelayURLIsRefusedBeforeTheIdentityIsCreated(url: String, reason: String) throws {

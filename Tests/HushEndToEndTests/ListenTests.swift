@@ -121,6 +121,8 @@ import Testing
         let result = listener.finish(timeout: 20)
         #expect(result.status == 0 && !result.crashed, "\(result)")
         #expect(result.stdout.contains("alice: printed on request"), "\(result.stdout)")
+        // --timeout closes the connection on purpose: no "disconnected …; reconnecting" at the end.
+        #expect(!result.stdout.contains("reconnecting"), "\(result.stdout)")
     }
 
     @Test func printTextWithoutNotifyIsAUsageError() throws {

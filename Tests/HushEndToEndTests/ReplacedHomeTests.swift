@@ -40,6 +40,10 @@ import Testing
         #expect(try bed.history(alice, with: "bob").count("from the old home") == 0, "the home knew: refused before sealing")
         let oldRegister = try bed.hush(alice, ["register"])
         #expect(oldRegister.status == 27, "the old home cannot take the key back: \(oldRegister)")
+        for arguments in [["retry"], ["backup", "sessions"]] {
+            let refused = try bed.hush(alice, arguments)
+            #expect(refused.status == 27, "\(arguments): \(refused)")
+        }
         // Its history still reads.
         #expect(try bed.history(alice, with: "bob").count("hi") == 1)
 

@@ -27,6 +27,7 @@ import Testing
         // As an older client left it: registered, with no record of when.
         try forgetRecordedRegistration(of: alice)
         let upgraded = try alice.reopened(relay: relay)
+        _ = try await bob.messenger.send(text: "read only after the restore", to: "alice")
         _ = try await upgraded.sync()
         #expect(try recordedRegistration(of: alice) == registered, "the relay's registration, with our signed prekey, is taken as ours")
 
@@ -53,6 +54,11 @@ import Testing
         await expectReplaced { try await old.register() }
         await expectReplaced { _ = try await old.send(text: "once it knows", to: "bob") }
         #expect(try await old.history(with: "bob").allSatisfy { $0.body != "once it knows" }, "refused before it was sealed")
+        await expectReplaced { _ = try await old.retry(requestID: nil) }
+        await expectReplaced { _ = try await old.startMissingSessions() }
+        // Reading still works, and seals no read receipt for a relay that serves another home.
+        #expect(try await old.markRead(contact: "bob") == 1)
+        #expect(try await old.outbox().count == 1, "only the failed send")
         // A new run of the old home knows it without asking the relay.
         await expectReplaced { _ = try await alice.reopened(relay: relay).sync() }
 

@@ -105,7 +105,9 @@ enum ChatWire {
             guard let id = value["conversationId"]?.integerValue else { throw unreadable("conversationId") }
             return .timer(ConversationID(rawValue: id), contact: contact, seconds: value["disappearingSeconds"]?.integerValue)
         case "missed": return .missed(count: Int(value["count"]?.integerValue ?? 0))
-        case "syncFailed": return .syncFailed(HushError(.other, reason: value["message"]?.stringValue ?? "?"))
+        case "syncFailed":
+            let kind: HushError.Kind = value["homeReplaced"]?.boolValue == true ? .homeReplaced : .other
+            return .syncFailed(HushError(kind, reason: value["message"]?.stringValue ?? "?"))
         default: return nil // "gone", and kinds a newer daemon may add
         }
     }

@@ -28,7 +28,7 @@ struct ContactCommand: AsyncParsableCommand {
         @Argument(help: "Their address (hush1…), from `hush whoami` on their side.") var address: String
 
         func validate() throws {
-            try ContactNameRule.check(name)
+            try NameRule.checkContact(name)
         }
 
         func run() async throws {

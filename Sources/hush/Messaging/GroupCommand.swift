@@ -39,6 +39,7 @@ struct GroupCommand: AsyncParsableCommand {
         @Flag(help: "A large group, up to 1000 members: one envelope per member to create, add or remove, but messages are attributable to their author beyond the group and carry no receipts.") var large = false
 
         func validate() throws {
+            try NameRule.checkGroup(name)
             guard !members.isEmpty else { throw ValidationError("name at least one contact to create a group with") }
         }
 
@@ -100,6 +101,10 @@ struct GroupCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The group.") var name: String
         @Argument(help: "Its new name.") var newName: String
+
+        func validate() throws {
+            try NameRule.checkGroup(newName)
+        }
 
         func run() async throws {
             try await GroupCommand.change(global, headline: { "Renamed \(name) to \($0.name)." }) {

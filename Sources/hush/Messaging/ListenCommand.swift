@@ -3,6 +3,7 @@ import Foundation
 import HushDaemon
 import HushKit
 import HushTerminal
+import Synchronization
 
 struct ListenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -80,11 +81,15 @@ struct ListenCommand: AsyncParsableCommand {
             // Another home of the key registered (a restore elsewhere): the live connection
             // stopped for good, so listening stops too, with the error and its exit code.
             let (replacements, replaced) = AsyncStream<HushError>.makeStream(bufferingPolicy: .bufferingNewest(1))
+            // Set when listening ends: the connection then closes because we asked, which is
+            // no "disconnected from the relay; reconnecting" (a walkthrough found that line last).
+            let stopping = Atomic(false)
             account.startLive()
             let printer = Task {
                 var typing = TypingLines()
                 for await event in events {
                     guard let details = await EventDetails.read(event, from: account) else { continue }
+                    if case .connection(online: false) = details, stopping.load(ordering: .acquiring) { continue }
                     let object = ListenCommand.describe(details)
                     let line = Presentation.jsonLine(object)
                     if json || typing.shows(object) { print(json ? line : ListenCommand.text(object, bodies: bodies)) }
@@ -107,6 +112,7 @@ struct ListenCommand: AsyncParsableCommand {
                 break
             }
             waiter.cancel()
+            stopping.store(true, ordering: .releasing)
             await LiveStop.stop(account)
             printer.cancel()
             hooks.drain()
@@ -119,7 +125,7 @@ struct ListenCommand: AsyncParsableCommand {
         _ = try daemon.call("events.subscribe")
         let json = global.json, bodies = !notify || printText
         let connection = DaemonStream(daemon)
-        let printer = Task.detached {
+        let printer = Task.detached { () -> (closedByUs: Bool, replaced: String?) in
             var typing = TypingLines()
             // Blocking reads, on a thread of their own; they end when the connection closes.
             while let message = try? connection.receive() {
@@ -129,8 +135,10 @@ struct ListenCommand: AsyncParsableCommand {
                 if json || typing.shows(object) { print(json ? line : ListenCommand.text(object, bodies: bodies)) }
                 fflush(nil)
                 hooks.handle(object, json: line)
+                // The daemon's home was replaced by another (§19.4): its live connection is over.
+                if object["homeReplaced"] as? Bool == true { return (false, object["message"] as? String ?? "") }
             }
-            return connection.isClosed
+            return (connection.isClosed, nil)
         }
         // Ctrl-C, SIGTERM or the timeout close the connection, which ends the printer's read.
         let stopper = Task { [timeout] in
@@ -141,9 +149,14 @@ struct ListenCommand: AsyncParsableCommand {
             }
             connection.close()
         }
-        let closedByUs = await printer.value
+        let (closedByUs, replaced) = await printer.value
         stopper.cancel()
         connection.close()
+        if let replaced {
+            hooks.drain()
+            printError(replaced)
+            throw ExitCode(ExitStatus.homeReplaced.rawValue)
+        }
         if !closedByUs {
             printError("the daemon closed the connection (it stopped?): `hush daemon status` says whether it runs")
             throw ExitCode(ExitStatus.failure.rawValue)
@@ -197,7 +210,10 @@ struct ListenCommand: AsyncParsableCommand {
         case let .missed(count):
             return ["event": "missed", "count": count]
         case let .syncFailed(error):
-            return ["event": "syncFailed", "message": error.terminalReport.message]
+            // `homeReplaced`: not tried again; listening stops (a listener beside a daemon reads it here).
+            var object: [String: Any] = ["event": "syncFailed", "message": error.terminalReport.message]
+            if error.kind == .homeReplaced { object["homeReplaced"] = true }
+            return object
         }
     }
 
@@ -242,6 +258,7 @@ struct ListenCommand: AsyncParsableCommand {
         case "status": return "message \(String(describing: object["clientMessageId"] ?? "").prefix(8)) to \(untrusted(object["contact"])): \(untrusted(object["status"]))"
         case "typing": return "\(untrusted(object["contact"])) \((object["active"] as? Bool) == true ? "is typing…" : "stopped typing")"
         case "missed": return "\(object["count"] ?? "?") events were missed (this listener fell behind); all of them are stored: `hush chats` and `hush history` show them"
+        case "syncFailed" where object["homeReplaced"] as? Bool == true: return untrusted(object["message"])
         case "syncFailed": return "could not take in what arrived: \(untrusted(object["message"])) (it stays at the relay and is tried again at the next message or reconnect)"
         case "quarantined" where (object["senderAsked"] as? Bool) == true:
             return "a message could not be opened yet (\(untrusted(object["reason"]))); its sender was asked to send it again, so it should follow"

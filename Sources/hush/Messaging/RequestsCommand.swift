@@ -77,7 +77,7 @@ struct RequestsCommand: AsyncParsableCommand {
         @Option(name: .customLong("name"), help: "Name the contact (1 to 64 characters) instead of keeping the unknown-… name.") var rename: String?
 
         func validate() throws {
-            if let rename { try ContactNameRule.check(rename) }
+            if let rename { try NameRule.checkContact(rename) }
         }
 
         func run() async throws {
