@@ -327,6 +327,15 @@ public final class HushAccount: Sendable {
         try await guarded { try await messenger.isRegistered() }
     }
 
+    /// When another home of this account's key (a backup restored
+    /// elsewhere, or a copy of the directory) registered with the relay, as
+    /// this home learned it at its last relay call; nil while this home is
+    /// the one the relay serves. A replaced home fetches and sends nothing
+    /// more (`HushError.Kind.homeReplaced`); its history stays readable.
+    public func replacedAt() async -> Date? {
+        await messenger.homeReplacedAt().map { Date(timeIntervalSince1970: Double($0) / 1000) }
+    }
+
     /// Sends what the outbox holds, then fetches, decrypts and stores
     /// everything waiting at the relay. The relay is acknowledged only for
     /// what was stored.

@@ -78,7 +78,9 @@ final class HomeRegistration {
     }
 
     /// Whether this home already knows another one replaced it (asks nothing).
-    var isKnownReplaced: Bool { dependencies.homeReplacedAt() != nil }
+    var isKnownReplaced: Bool { replacedAt != nil }
+    /// When the other home registered, once this home knows it (asks nothing).
+    var replacedAt: Int64? { dependencies.homeReplacedAt() }
 
     /// `requireCurrent` as a yes or no, for the outbox (which reports, never throws).
     func allowsRelayUse(isolation: isolated (any Actor)? = #isolation) async -> Bool {

@@ -319,4 +319,10 @@ public actor Messenger {
     public func isRegistered() throws -> Bool {
         try store.settings.value(SettingsRepository.Name.registration) == "registered"
     }
+
+    /// When another home of this key registered with the relay (ms since
+    /// 1970), as this home learned it; nil while it is the relay's (§19.4).
+    public func homeReplacedAt() -> Int64? {
+        registration.replacedAt
+    }
 }

@@ -40,6 +40,9 @@ import Testing
         #expect(try bed.history(alice, with: "bob").count("from the old home") == 0, "the home knew: refused before sealing")
         let oldRegister = try bed.hush(alice, ["register"])
         #expect(oldRegister.status == 27, "the old home cannot take the key back: \(oldRegister)")
+        let whoami = try bed.succeed(alice, ["whoami", "--json"]).json()
+        #expect(whoami["registered"] as? Bool == false && whoami["replacedAt"] is String, "\(whoami)")
+        #expect(try bed.succeed(restoredAlice, ["whoami", "--json"]).json()["replacedAt"] is NSNull)
         for arguments in [["retry"], ["backup", "sessions"]] {
             let refused = try bed.hush(alice, arguments)
             #expect(refused.status == 27, "\(arguments): \(refused)")

@@ -99,11 +99,7 @@ struct ListenCommand: AsyncParsableCommand {
                 }
             }
             let waiter = Task { [timeout] in
-                if let timeout {
-                    try? await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))
-                } else {
-                    await waitForInterrupt()
-                }
+                await Self.waitForTimeoutOrInterrupt(timeout)
                 replaced.finish()
             }
             var stoppedBy: HushError?
@@ -142,11 +138,7 @@ struct ListenCommand: AsyncParsableCommand {
         }
         // Ctrl-C, SIGTERM or the timeout close the connection, which ends the printer's read.
         let stopper = Task { [timeout] in
-            if let timeout {
-                try? await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))
-            } else {
-                await waitForInterrupt()
-            }
+            await Self.waitForTimeoutOrInterrupt(timeout)
             connection.close()
         }
         let (closedByUs, replaced) = await printer.value
@@ -162,6 +154,15 @@ struct ListenCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.failure.rawValue)
         }
         hooks.drain()
+    }
+
+    /// Returns after `timeout` seconds, or at Ctrl-C or SIGTERM when there is none.
+    private static func waitForTimeoutOrInterrupt(_ timeout: Double?) async {
+        if let timeout {
+            try? await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))
+        } else {
+            await waitForInterrupt()
+        }
     }
 
     static func describe(_ event: EventDetails) -> [String: Any] {

@@ -22,13 +22,18 @@ struct WhoamiCommand: AsyncParsableCommand {
             let account: HushAccount = try await global.openAccount()
             defer { global.finished(with: account) }
             let registered = try await account.isRegistered()
+            // Another home registered this identity since (§19.4): it, not this one, is the relay's now.
+            let replaced = await account.replacedAt()
             if global.json {
                 try printJSON(["address": account.address, "identityKey": account.fingerprint.replacingOccurrences(of: " ", with: ""),
-                               "relay": account.relayURL ?? NSNull(), "registered": registered])
+                               "relay": account.relayURL ?? NSNull(), "registered": registered && replaced == nil,
+                               "replacedAt": replaced.map { $0.formatted(.iso8601) } ?? NSNull()])
             } else {
                 print("Address:      \(account.address)")
                 print("Identity key: \(account.fingerprint)")
-                print("Relay:        \(account.relayURL ?? "none") \(registered ? "(registered)" : "(not registered)")")
+                let state = replaced.map { "(replaced: another home registered this identity at \($0.formatted(.iso8601)); this home no longer uses the relay)" }
+                    ?? (registered ? "(registered)" : "(not registered)")
+                print("Relay:        \(account.relayURL ?? "none") \(state)")
             }
         }
     }
