@@ -92,6 +92,12 @@ final class HomeRegistration {
     /// closes a key's sockets when another home registers it).
     func askAgain() { confirmed = false }
 
+    /// How far past its clock a home records a registration it is about to
+    /// send (`Prekeys.publish`): the relay takes a registration's timestamp
+    /// only within 300 s of its own clock (RELAY-API), so the record is at
+    /// least the timestamp the relay will hold.
+    static let inFlightMarginMilliseconds: Int64 = 300_000
+
     /// The outbox's last error for what a replaced home holds back.
     static let reason = "not sent: another home registered this account's key since (a restore or a copied home)"
 

@@ -41,7 +41,7 @@ final class Prekeys {
     /// message names, so two homes' one-time prekeys must never share one).
     func publish(oneTimeCount: Int = PrekeyPolicy.batchSize, renewing: Bool = false,
                  isolation: isolated (any Actor)? = #isolation) async throws {
-        if let replacedAt = try store.settings.value(SettingsRepository.Name.replacedAt).flatMap({ Int64($0) }) {
+        if let replacedAt = dependencies.homeReplacedAt() {
             // Taking the key back would replace the other home in turn, whose sessions the contacts now hold.
             throw MessengerError.homeReplaced(at: replacedAt, unconfirmedSent: 0)
         }
@@ -57,6 +57,13 @@ final class Prekeys {
         let oneTime = try generateOneTime(count: oneTimeCount, skipping: renewing ? PrekeyPolicy.restoredIdGap : 0)
         created += oneTime
         try keep(created)
+        // Before the relay can hold this registration, this home's record is put past it: another
+        // process of this home that compares while the answer is on its way (its socket closed by this
+        // registration) must not take it for another home's. The exact time replaces it below.
+        try store.write { store in
+            try store.settings.set(SettingsRepository.Name.registeredAt,
+                                   to: String(dependencies.clock.now() + HomeRegistration.inFlightMarginMilliseconds))
+        }
         // Registration carries its own proof of possession: no session token yet.
         let registeredAt: Int64
         do {

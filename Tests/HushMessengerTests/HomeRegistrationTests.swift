@@ -66,4 +66,21 @@ import Testing
         _ = try await restored.messenger.sync()
         _ = bob
     }
+
+    /// Two processes of one home: one registers again (`hush register`) while
+    /// the other compares (its socket closed by that registration) before the
+    /// first has heard back and recorded the new time. The registration is
+    /// its own home's: nothing is replaced (it was, for good, before the record
+    /// was put past the registration ahead of sending it).
+    @Test func aRegistrationByAnotherProcessOfTheSameHomeReplacesNothing() async throws {
+        let relay = InMemoryRelay()
+        let (alice, _) = try await relay.acquaintedPair()
+        let registering = try alice.reopened(relay: relay), comparing = try alice.reopened(relay: relay)
+        relay.afterRegistration.withLock { $0 = { _ = try? await comparing.sync() } }
+        try await registering.register()
+        relay.afterRegistration.withLock { $0 = nil }
+        #expect(await comparing.homeReplacedAt() == nil)
+        _ = try await comparing.sync()
+        _ = try await alice.reopened(relay: relay).sync()
+    }
 }

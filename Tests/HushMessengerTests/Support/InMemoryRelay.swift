@@ -72,6 +72,9 @@ final class InMemoryRelay: Sendable {
     }
 
     let state = Mutex(State())
+    /// Runs after the relay took a registration and before the registering
+    /// client hears back: what another process of the same home sees then.
+    let afterRegistration = Mutex<(@Sendable () async -> Void)?>(nil)
 
     func transport(for identity: IdentityKeyPair) -> Transport {
         Transport(relay: self, me: identity.publicKey.rawRepresentation)
@@ -121,11 +124,13 @@ final class InMemoryRelay: Sendable {
 
         func register(identity: IdentityKeyPair, signedPrekey: SignedPrekey, lastResortKEMPrekey: SignedPrekey,
                       oneTimePrekeys: [SignedPrekey]) async throws(DeliveryFailure) -> Int64 {
-            relay.state.withLock { state in
-                let at = (state.bundles[me]?.registeredAt ?? 1_800_000_000_000) + 1
+            let at = relay.state.withLock { state in
+                let at = (state.bundles[me]?.registeredAt ?? 1_700_000_000_000) + 1
                 state.bundles[me] = Bundle(signed: signedPrekey, lastResort: lastResortKEMPrekey, oneTime: oneTimePrekeys, registeredAt: at)
                 return at
             }
+            if let hook = relay.afterRegistration.withLock({ $0 }) { await hook() }
+            return at
         }
 
         func uploadPrekeys(_ prekeys: [SignedPrekey]) async throws(DeliveryFailure) -> (x25519: Int, kem: Int) {
