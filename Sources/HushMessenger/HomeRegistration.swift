@@ -48,7 +48,10 @@ final class HomeRegistration {
         let transport = dependencies.transport
         guard let counts = try? await relay.call({ () async throws(DeliveryFailure) in try await transport.prekeyCounts() }) else { return }
         confirmed = true
-        guard let held = counts.registration else { return }
+        // The relay is not trusted: a signed prekey our key did not sign is no registration of it (a
+        // relay that lies this way could only cut the home off, for good, without this).
+        guard let held = counts.registration, (try? held.signedPrekey.verify(by: dependencies.transportIdentity.publicKey)) != nil
+        else { return }
         let ours = recordedTime(SettingsRepository.Name.registeredAt)
         if holdsSignedPrekey(held.signedPrekey), held.registeredAt <= ours ?? held.registeredAt {
             // A home registered before homes recorded their registrations: the one held, with

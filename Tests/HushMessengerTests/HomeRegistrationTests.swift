@@ -83,4 +83,18 @@ import Testing
         _ = try await comparing.sync()
         _ = try await alice.reopened(relay: relay).sync()
     }
+
+    /// The relay is not trusted: a signed prekey it names that the key did not
+    /// sign (a lying or broken relay) is no other home's registration, and
+    /// cuts nothing off.
+    @Test func aSignedPrekeyTheKeyDidNotSignReplacesNothing() async throws {
+        let relay = InMemoryRelay()
+        let (alice, _) = try await relay.acquaintedPair()
+        let forged = try SignedPrekey(kind: .signedX25519, id: 9, publicKey: Array(repeating: 7, count: 32),
+                                      signature: Array(repeating: 1, count: 64))
+        relay.state.withLock { $0.bundles[alice.identity.publicKey.rawRepresentation]?.signed = forged }
+        let home = try alice.reopened(relay: relay)
+        _ = try await home.sync()
+        #expect(await home.homeReplacedAt() == nil)
+    }
 }
