@@ -240,10 +240,14 @@ final class ContentApplier {
     /// Sender side of decryption errors (docs/PROTOCOL.md §10.1): `contact`
     /// could not decrypt the envelope with `digest`. Reseals the message it
     /// carried unless the contact already confirmed it (a receipt) or it was
-    /// resent once already; any other content it carried (a receipt, a
-    /// credential, a group's state or key) is sealed again as it was, once.
+    /// resent on the session the error came on already; any other content
+    /// it carried (a receipt, a credential, a group's state or key) is
+    /// sealed again as it was, once per session too (§10.1: a contact
+    /// restored twice in a row asks again from a newer session).
     private func answerDecryptionError(_ digest: [UInt8], from contact: Contact) throws {
-        if let content = try store.resends.takeContentToResend(forEnvelope: digest, contactId: contact.id) {
+        let session = try sessionAsked(by: contact, device: nil)
+        if let content = try store.resends.takeContentToResend(forEnvelope: digest, contactId: contact.id, onSession: session,
+                                                               at: dependencies.clock.now()) {
             guard contact.standing == .accepted, contact.verification != .changed else { return }
             if try !handOverAgain(try Content(decoding: content).body, to: contact) {
                 try sealer.seal(encodedContent: content, to: contact, resend: true)
@@ -258,7 +262,7 @@ final class ContentApplier {
         let confirmed = message.status == .delivered || message.status == .read
         guard try !confirmed || !sealer.deviceFanOut.activeDevices(of: contact).isEmpty,
               try store.contacts.contact(conversationId: message.conversationId)?.id == contact.id,
-              try store.resends.markResent(messageId: messageId, at: dependencies.clock.now())
+              try store.resends.markResent(messageId: messageId, onSession: session, at: dependencies.clock.now())
         else { return }
         try sealer.reseal(message, for: contact)
         try dependencies.emit(.resent(clientMessageID: message.clientMessageId, contact: contact.name, messageID: message.id))
@@ -288,16 +292,18 @@ final class ContentApplier {
     /// `contact`'s device `device` could not open what we sealed to it
     /// (§20.12: a crossed first message with the device, a lost key): sent
     /// again to that device alone, on the session we hold with it now. A
-    /// message goes once to each device that asks, whatever its status
+    /// message goes once to each device (and session of it) that asks, whatever its status
     /// (another device may have confirmed it); our credential, name and
     /// list go again as they are now (`handOverAgain`).
     private func answerDecryptionError(_ digest: [UInt8], from contact: Contact, device: IdentityKey) throws {
         guard contact.standing == .accepted, contact.verification != .changed else { return }
         let fanOut = sealer.deviceFanOut, key = device.rawRepresentation
-        if let content = try store.resends.takeContentToResend(forEnvelope: digest, contactId: contact.id) {
+        let session = try sessionAsked(by: contact, device: device)
+        if let content = try store.resends.takeContentToResend(forEnvelope: digest, contactId: contact.id, onSession: session,
+                                                               at: dependencies.clock.now()) {
             if try !handOverAgain(try Content(decoding: content).body, to: contact) {
                 try fanOut.seal(content, to: key, of: contact, conversation: try dependencies.conversation(with: contact), messageId: nil,
-                                resendable: true, resend: true)
+                                resendable: true)
             }
             return
         }
@@ -307,8 +313,8 @@ final class ContentApplier {
               try store.contacts.contact(conversationId: message.conversationId)?.id == contact.id,
               let content = try sealer.contentAgain(of: message),
               // Marked only when it can go: with no session to seal on, the next error from the device may find one.
-              try store.deviceSessions.load(contactId: contact.id, deviceKey: key).flatMap({ try? Session(serialized: $0) }) != nil,
-              try store.resends.markResent(messageId: messageId, toMember: key, at: dependencies.clock.now()),
+              !session.isEmpty,
+              try store.resends.markResent(messageId: messageId, toMember: key, onSession: session, at: dependencies.clock.now()),
               try fanOut.seal(content.encoded(), to: key, of: contact, conversation: message.conversationId, messageId: message.id,
                               resendable: false)
         else { return }
@@ -335,7 +341,7 @@ final class ContentApplier {
     /// A member could not open our group reaction, edit or deletion (a
     /// content history does not show, docs/PROTOCOL.md §10.1): sealed again
     /// under our current chain for that member alone, when they are still a
-    /// member and it was not resent to them before. It carries no receipt,
+    /// member and it was not resent to them on this session before. It carries no receipt,
     /// so unlike a message it is resent whether or not they had it: a
     /// receiver applies each of these once, whatever the copies. Asked by
     /// one of the member's devices (`device`), it goes to that device, once
@@ -349,7 +355,7 @@ final class ContentApplier {
         // (which stops what goes to the whole group, §18.2) does not hold it.
         guard try group.currentState().member(member) != nil,
               try store.resends.markGroupContentResent(contentId: id, toMember: (device ?? member).rawRepresentation,
-                                                       at: dependencies.clock.now())
+                                                       onSession: sessionAsked(by: contact, device: device), at: dependencies.clock.now())
         else { return }
         try sealer.resealControl(content, in: group, for: member, mailbox: device ?? member)
     }
@@ -358,8 +364,9 @@ final class ContentApplier {
     /// a restored account, given our chain at a later point, §19.4): sealed
     /// again under our current chain for that member alone, when they are
     /// still a member, have not confirmed it (their receipt), and it was not
-    /// resent to them before (once per member: two members restored at once
-    /// each need it). Asked by one of the member's devices (`device`), it
+    /// resent to them on this session before (once per member: two members
+    /// restored at once each need it; and per session: one restored twice
+    /// in a row). Asked by one of the member's devices (`device`), it
     /// goes to that device, once per device; for a member of several
     /// devices, whatever the member's receipt says (another of its devices
     /// may have confirmed it, §20.12). Only to a member the message went to
@@ -374,10 +381,19 @@ final class ContentApplier {
         let confirmed = receipt.status == "delivered" || receipt.status == "read"
         guard try !confirmed || device != nil || !sealer.deviceFanOut.activeDevices(of: contact).isEmpty else { return }
         let mailbox = device ?? member
-        guard try store.resends.markResent(messageId: message.id, toMember: mailbox.rawRepresentation, at: dependencies.clock.now())
+        guard try store.resends.markResent(messageId: message.id, toMember: mailbox.rawRepresentation,
+                                           onSession: sessionAsked(by: contact, device: device), at: dependencies.clock.now())
         else { return }
         // For this member alone: another member's changed key does not hold it (§18.2).
         guard try sealer.reseal(message, in: group, for: member, mailbox: mailbox) else { return }
         try dependencies.emit(.resent(clientMessageID: message.clientMessageId, contact: contact.name, messageID: message.id))
+    }
+
+    /// The session a decryption error from `contact` (its `device`, or its
+    /// account) came on and its answer goes out on: resends are counted per
+    /// session of the peer (docs/PROTOCOL.md §10.1), so a member restored
+    /// twice in a row has the group message again on its newest session.
+    private func sessionAsked(by contact: Contact, device: IdentityKey?) throws -> [UInt8] {
+        try SessionSlot(store: store, contactId: contact.id, deviceKey: device?.rawRepresentation).currentHandshakeID()
     }
 }

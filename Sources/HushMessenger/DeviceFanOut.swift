@@ -53,12 +53,12 @@ final class DeviceFanOut {
     /// when we hold one, queues it for the device's mailbox, and keeps what
     /// a decryption error from that device needs to send it again
     /// (§20.12): the message it carries (`messageId`), or the content when
-    /// it is `resendable` (`Sealer.isResentOnRequest`). `resend`: this is
-    /// itself sent again, and is not sent a third time. Returns whether it
-    /// sealed. Joins the caller's transaction.
+    /// it is `resendable` (`Sealer.isResentOnRequest`; a resend is resendable
+    /// too: a newer session of the device may ask for it again, §10.1).
+    /// Returns whether it sealed. Joins the caller's transaction.
     @discardableResult
-    func seal(_ encoded: [UInt8], to device: [UInt8], of contact: Contact, conversation: Int64, messageId: Int64?, resendable: Bool,
-              resend: Bool = false) throws -> Bool {
+    func seal(_ encoded: [UInt8], to device: [UInt8], of contact: Contact, conversation: Int64, messageId: Int64?,
+              resendable: Bool) throws -> Bool {
         // A state that no longer decodes (or an ended one) is no session: one starts after the next pass.
         guard let state = try store.deviceSessions.load(contactId: contact.id, deviceKey: device),
               let session = try? Session(serialized: state) else { return false }
@@ -70,7 +70,7 @@ final class DeviceFanOut {
         if let messageId {
             try store.resends.recordEnvelope(digest: SHA256.hash(envelope), messageId: messageId, at: now)
         } else if resendable {
-            try store.resends.recordContent(digest: SHA256.hash(envelope), contactId: contact.id, content: encoded, resent: resend,
+            try store.resends.recordContent(digest: SHA256.hash(envelope), contactId: contact.id, content: encoded,
                                             editOf: Content.editedMessageID(inEncoded: encoded), at: now)
         }
         try store.deviceSessions.save(state: session.serialized(), contactId: contact.id, deviceKey: device, at: now)

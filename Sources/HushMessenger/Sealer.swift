@@ -62,7 +62,7 @@ final class Sealer {
                                          sealedPayload: envelope, at: now)
                 if Self.isResentOnRequest(body) {
                     try store.resends.recordContent(digest: SHA256.hash(envelope), contactId: contact.id, content: encoded,
-                                                    resent: false, editOf: body.editedMessage?.bytes, at: now)
+                                                    editOf: body.editedMessage?.bytes, at: now)
                 }
             }
             try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
@@ -216,7 +216,7 @@ final class Sealer {
             try store.outbox.enqueue(requestId: Hex.encode(random.bytes(16)), messageId: nil, conversationId: conversation,
                                      sealedPayload: envelope, at: now)
             try store.resends.recordContent(digest: SHA256.hash(envelope), contactId: contact.id, content: encodedContent,
-                                            resent: resend, editOf: Content.editedMessageID(inEncoded: encodedContent), at: now)
+                                            editOf: Content.editedMessageID(inEncoded: encodedContent), at: now)
             try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
             // A group's state or key goes to each of the contact's devices too (§20.17); a resend went to the one that asked.
             if !resend, let content = try? Content(decoding: encodedContent) {

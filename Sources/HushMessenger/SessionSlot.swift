@@ -16,6 +16,14 @@ struct SessionSlot {
         return try store.deviceSessions.load(contactId: contactId, deviceKey: deviceKey)
     }
 
+    /// The handshake id (`EK_A`) of the session held here, naming it: a
+    /// resend after a decryption error is counted per session of the peer
+    /// (docs/PROTOCOL.md §10.1). Empty with no session (or one that no
+    /// longer decodes): then the one resend allowed with no session.
+    func currentHandshakeID() throws -> [UInt8] {
+        try load().flatMap { try? Session(serialized: $0) }?.handshakeID ?? []
+    }
+
     func save(_ session: Session, at time: Int64) throws {
         guard let deviceKey else {
             try store.sessions.save(state: session.serialized(), contactId: contactId, at: time)

@@ -1,3 +1,4 @@
+import HushCrypto
 import HushDatabase
 
 /// The sender's side of decryption errors: which message each sealed
@@ -16,23 +17,28 @@ public struct ResendRepository {
         try database.queryFirst("SELECT message_id FROM sent_envelopes WHERE digest = ?", [digest]) { try $0.get(0, as: Int64.self) }
     }
 
-    /// Records a resend of a one-to-one message to its contact; false when
-    /// it was already resent once.
-    public func markResent(messageId: Int64, at time: Milliseconds) throws -> Bool {
-        try markResent(messageId: messageId, member: [], at: time)
+    /// Records a resend of a one-to-one message to its contact, sealed on
+    /// the session named by `session` (its handshake's `EK_A`,
+    /// docs/PROTOCOL.md §10.1); false when it was already resent on that
+    /// session. A newer session of the contact (a home restored again)
+    /// earns one more; the same one never does, so a resend that fails
+    /// where it went is not answered with another for ever.
+    public func markResent(messageId: Int64, onSession session: [UInt8], at time: Milliseconds) throws -> Bool {
+        try markResent(messageId: messageId, member: [], session: session, at: time)
     }
 
-    /// Records a resend of a group message to the member with identity key
-    /// `member`; false when it was already resent to that member (each
-    /// member has it at most once, whoever else had it).
-    public func markResent(messageId: Int64, toMember member: [UInt8], at time: Milliseconds) throws -> Bool {
+    /// Records a resend of a group message to the member (or member's
+    /// device) with identity key `member`, the one-to-one session with that
+    /// mailbox being `session`; false when it was already resent there
+    /// (each member has it at most once per session, whoever else had it).
+    public func markResent(messageId: Int64, toMember member: [UInt8], onSession session: [UInt8], at time: Milliseconds) throws -> Bool {
         precondition(!member.isEmpty, "a group member has an identity key")
-        return try markResent(messageId: messageId, member: member, at: time)
+        return try markResent(messageId: messageId, member: member, session: session, at: time)
     }
 
-    private func markResent(messageId: Int64, member: [UInt8], at time: Milliseconds) throws -> Bool {
-        try database.execute("INSERT OR IGNORE INTO message_resends(message_id, member_key, resent_at) VALUES (?, ?, ?)",
-                             [messageId, member, time])
+    private func markResent(messageId: Int64, member: [UInt8], session: [UInt8], at time: Milliseconds) throws -> Bool {
+        try database.execute("INSERT OR IGNORE INTO message_resends(message_id, member_key, session, resent_at) VALUES (?, ?, ?, ?)",
+                             [messageId, member, session, time])
         return database.changes == 1
     }
 
@@ -54,25 +60,30 @@ public struct ResendRepository {
         """
 
     /// Remembers that the envelope with `digest`, sealed to `contactId`,
-    /// carries `content` (encoded), which is not a message in history;
-    /// `resent` when it is itself a resend (not to be resent again).
+    /// carries `content` (encoded), which is not a message in history (a
+    /// resend too: a newer session of the contact may ask for it again).
     /// `editOf`: for an edit, the client message id of the message it edits
     /// (erasing that message forgets the edit's text, `forgetEdits`).
-    public func recordContent(digest: [UInt8], contactId: Int64, content: [UInt8], resent: Bool, editOf: [UInt8]?,
+    public func recordContent(digest: [UInt8], contactId: Int64, content: [UInt8], editOf: [UInt8]?,
                               at time: Milliseconds) throws {
         try database.execute("""
-            INSERT OR REPLACE INTO sent_contents(digest, contact_id, content, sealed_at, resent, edit_of) VALUES (?, ?, ?, ?, ?, ?)
-            """, [digest, contactId, content, time, resent ? 1 : 0, editOf])
+            INSERT OR REPLACE INTO sent_contents(digest, contact_id, content, sealed_at, edit_of) VALUES (?, ?, ?, ?, ?)
+            """, [digest, contactId, content, time, editOf])
     }
 
     /// The encoded content an envelope we sealed to `contactId` carried,
-    /// unless it was resent already: marked resent as it is returned, so a
-    /// content is resent automatically at most once.
-    public func takeContentToResend(forEnvelope digest: [UInt8], contactId: Int64) throws -> [UInt8]? {
-        guard let content = try database.queryFirst("SELECT content FROM sent_contents WHERE digest = ? AND contact_id = ? AND resent = 0",
+    /// unless that content was resent on `session` (the session it is to be
+    /// sealed on now) already: recorded as resent there as it is returned,
+    /// so a content goes again automatically at most once per session of
+    /// the contact (docs/PROTOCOL.md §10.1). The original envelope and its
+    /// resends carry the same content, so asking about either counts alike.
+    public func takeContentToResend(forEnvelope digest: [UInt8], contactId: Int64, onSession session: [UInt8],
+                                    at time: Milliseconds) throws -> [UInt8]? {
+        guard let content = try database.queryFirst("SELECT content FROM sent_contents WHERE digest = ? AND contact_id = ?",
                                                     [digest, contactId], { try $0.get(0, as: [UInt8].self) }) else { return nil }
-        try database.execute("UPDATE sent_contents SET resent = 1 WHERE digest = ?", [digest])
-        return content
+        try database.execute("INSERT OR IGNORE INTO content_resends(contact_id, content_digest, session, resent_at) VALUES (?, ?, ?, ?)",
+                             [contactId, SHA256.hash(content), session, time])
+        return database.changes == 1 ? content : nil
     }
 
     /// Remembers that the group envelope with `digest`, sealed for the group
@@ -94,11 +105,14 @@ public struct ResendRepository {
         }
     }
 
-    /// Records a resend of the group content `contentId` to the member with
-    /// identity key `member`; false when it was already resent to them.
-    public func markGroupContentResent(contentId: [UInt8], toMember member: [UInt8], at time: Milliseconds) throws -> Bool {
-        try database.execute("INSERT OR IGNORE INTO group_content_resends(content_id, member_key, resent_at) VALUES (?, ?, ?)",
-                             [contentId, member, time])
+    /// Records a resend of the group content `contentId` to the member (or
+    /// member's device) with identity key `member`, on the one-to-one
+    /// session `session` with that mailbox; false when it was already
+    /// resent there.
+    public func markGroupContentResent(contentId: [UInt8], toMember member: [UInt8], onSession session: [UInt8],
+                                       at time: Milliseconds) throws -> Bool {
+        try database.execute("INSERT OR IGNORE INTO group_content_resends(content_id, member_key, session, resent_at) VALUES (?, ?, ?, ?)",
+                             [contentId, member, session, time])
         return database.changes == 1
     }
 
@@ -109,5 +123,6 @@ public struct ResendRepository {
         try database.execute("DELETE FROM sent_contents WHERE sealed_at < ?", [time])
         try database.execute("DELETE FROM sent_group_contents WHERE sealed_at < ?", [time])
         try database.execute("DELETE FROM group_content_resends WHERE resent_at < ?", [time])
+        try database.execute("DELETE FROM content_resends WHERE resent_at < ?", [time])
     }
 }

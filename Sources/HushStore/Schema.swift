@@ -45,6 +45,7 @@ public enum Schema {
         migrator.register(version: 36, name: "envelope keys of groups this account left, to drop what was sealed before", addFormerGroupEnvelopeKeys)
         migrator.register(version: 37, name: "the outbox indexed by conversation, for the order of each pass", addOutboxByConversation)
         migrator.register(version: 38, name: "the account's recovery key that replaced the one a revoked device holds", addAccountRecoveryKey)
+        migrator.register(version: 39, name: "a resend after a decryption error once per session of the peer, not once in all", addResendsPerSession)
         return migrator
     }()
 

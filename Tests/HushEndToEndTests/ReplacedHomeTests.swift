@@ -69,4 +69,88 @@ import Testing
         let last = try bed.sync(bob)
         #expect(last["resendRequested"] as? Int == 0, "\(last)")
     }
+
+    /// Two restores in a row (a walkthrough's reproduction): bob's message,
+    /// sealed on the session the archive had, is asked for by the first
+    /// restored home and resent on its new session; before that home reads
+    /// the resend, a second home is restored, which cannot open it and asks
+    /// again. One resend per message in all left it unreadable for good
+    /// ("sent (resent)" on bob's side); one per session of the peer
+    /// (docs/PROTOCOL.md §10.1) gives the second home its own.
+    @Test func aMessageAskedForAgainByASecondRestoredHomeIsResentOnItsSession() throws {
+        let bed = try Testbed("restored-twice")
+        let alice = try bed.newUser("alice")
+        let bob = try bed.newUser("bob")
+        try bed.acquaint(alice, bob)
+        let key = try BackupTests.recoveryKey(bed, alice)
+        let archive = try BackupTests.backup(bed, alice)
+        try bed.send(bob, to: "alice", "sealed on the archived session")
+        try FileManager.default.createDirectory(atPath: bed.root + "/machines", withIntermediateDirectories: true)
+        func restoredHome(_ number: Int) throws -> User {
+            let user = User(name: "alice", home: bed.root + "/machines/alice-\(number)", address: alice.address, identityKey: alice.identityKey)
+            let restored = try BackupTests.restore(bed, archive, home: user.home, key: key)
+            #expect(restored.status == 0, "\(restored)")
+            return user
+        }
+
+        let first = try restoredHome(1)
+        let firstAsked = try bed.sync(first)          // cannot open it: asks bob on its new session
+        #expect(firstAsked["resendRequested"] as? Int == 1, "\(firstAsked)")
+        try bed.sync(bob)                             // resends it on that session
+        let second = try restoredHome(2)
+        // The first home never read the resend; the second cannot open it (it went out on the first's session).
+        let secondAsked = try bed.sync(second)
+        #expect(secondAsked["resendRequested"] as? Int ?? 0 >= 1, "the resend, and whatever else bob sealed on that session: \(secondAsked)")
+        try bed.sync(bob)
+        try bed.sync(second)
+        let aliceSees = try bed.history(second, with: "bob")
+        #expect(aliceSees.count("sealed on the archived session") == 1, "\(aliceSees)")
+        let bobSees = try bed.history(bob, with: "alice")
+        #expect(bobSees.count("sealed on the archived session") == 1, "one message in bob's history, however often resent: \(bobSees)")
+
+        // And the two talk on with nothing set aside.
+        try bed.send(bob, to: "alice", "and after")
+        try bed.send(second, to: "bob", "back again")
+        #expect(try bed.sync(second)["quarantined"] as? Int == 0)
+        #expect(try bed.history(second, with: "bob").count("and after") == 1)
+        let last = try bed.sync(bob)
+        #expect(last["resendRequested"] as? Int == 0 && last["quarantined"] as? Int == 0, "\(last)")
+        #expect(try bed.history(bob, with: "alice").count("back again") == 1)
+    }
+
+    /// The same in a group: bob's group message from before both restores
+    /// reaches the second restored home, resent to it alone on its session.
+    @Test func aGroupMessageAskedForAgainByASecondRestoredHomeIsResentToIt() throws {
+        let bed = try Testbed("restored-twice-group")
+        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
+        try bed.meet(alice, bob)
+        try bed.succeed(alice, ["group", "create", "hikers", "bob"])
+        for user in [bob, alice, bob] { try bed.sync(user) }
+        try bed.send(alice, to: "hikers", "summit at noon?")
+        try bed.sync(bob)
+        let key = try BackupTests.recoveryKey(bed, alice)
+        let archive = try BackupTests.backup(bed, alice)
+        try FileManager.default.removeItem(atPath: alice.home)
+        try bed.send(bob, to: "hikers", "while you were away")
+        try FileManager.default.createDirectory(atPath: bed.root + "/machines", withIntermediateDirectories: true)
+        func restoredHome(_ number: Int) throws -> User {
+            let user = User(name: "alice", home: bed.root + "/machines/alice-\(number)", address: alice.address, identityKey: alice.identityKey)
+            let restored = try BackupTests.restore(bed, archive, home: user.home, key: key)
+            #expect(restored.status == 0, "\(restored)")
+            return user
+        }
+
+        let first = try restoredHome(1)
+        for user in [first, bob] { try bed.sync(user) }     // asks; bob resends it to the first home, which never reads it
+        let second = try restoredHome(2)
+        for user in [second, bob, second, bob, second] { try bed.sync(user) }
+        let aliceSees = try bed.history(second, with: "hikers")
+        #expect(aliceSees.count("while you were away") == 1, "\(aliceSees)")
+        try bed.send(bob, to: "hikers", "welcome back")
+        try bed.send(second, to: "hikers", "I am back")
+        try bed.sync(second)
+        try bed.sync(bob)
+        #expect(try bed.history(second, with: "hikers").count("welcome back") == 1)
+        #expect(try bed.history(bob, with: "hikers").count("I am back") == 1)
+    }
 }

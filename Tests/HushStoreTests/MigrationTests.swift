@@ -77,19 +77,29 @@ import HushTesting
             #expect(try store.sessions.load(contactId: 1) == SecureBytes(copying: [0x0a, 0x0b]))
         }
         if version >= 8 {
-            // A resend marked before marks were per member still counts for
-            // a one-to-one message; each group member may have it once.
+            // A resend marked before marks were per member and per session
+            // still counts for a one-to-one message with no session named;
+            // each session of the contact, and each group member on each of
+            // its sessions, may have it once.
+            let session = [UInt8](repeating: 0x44, count: 32), later = [UInt8](repeating: 0x45, count: 32)
             #expect(try store.resends.resentClientMessageIds(conversationId: 1) == ["c1"])
-            #expect(try !store.resends.markResent(messageId: 1, at: 12))
-            #expect(try store.resends.markResent(messageId: 1, toMember: [0x02], at: 12))
-            #expect(try !store.resends.markResent(messageId: 1, toMember: [0x02], at: 13))
-            #expect(try store.resends.markResent(messageId: 1, toMember: [0x03], at: 13))
+            #expect(try !store.resends.markResent(messageId: 1, onSession: [], at: 12))
+            #expect(try store.resends.markResent(messageId: 1, onSession: session, at: 12))
+            #expect(try !store.resends.markResent(messageId: 1, onSession: session, at: 12))
+            #expect(try store.resends.markResent(messageId: 1, onSession: later, at: 12))
+            #expect(try store.resends.markResent(messageId: 1, toMember: [0x02], onSession: session, at: 12))
+            #expect(try !store.resends.markResent(messageId: 1, toMember: [0x02], onSession: session, at: 13))
+            #expect(try store.resends.markResent(messageId: 1, toMember: [0x03], onSession: session, at: 13))
             #expect(try store.resends.resentClientMessageIds(conversationId: 1) == ["c1"])
         }
         if version >= 17 {
             // Edits kept from before version 28 name the message they edit, so its erasure finds them.
             let editOf = try store.database.query("SELECT edit_of FROM sent_contents ORDER BY digest") { try $0.get(0, as: [UInt8]?.self) }
             #expect(editOf == [[UInt8](repeating: 0x5A, count: 16), nil])
+            // A content kept from before version 39 goes again once per session of its contact.
+            let session = [UInt8](repeating: 0x44, count: 32)
+            #expect(try store.resends.takeContentToResend(forEnvelope: [0xe1], contactId: 1, onSession: session, at: 14) == Self.editContent)
+            #expect(try store.resends.takeContentToResend(forEnvelope: [0xe1], contactId: 1, onSession: session, at: 14) == nil)
         }
         // The latest schema is fully usable.
         let chat = try store.conversations.create(title: "new", at: 2)
