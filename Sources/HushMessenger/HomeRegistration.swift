@@ -41,8 +41,8 @@ final class HomeRegistration {
     func requireCurrent(isolation: isolated (any Actor)? = #isolation) async throws(MessengerError) {
         try requireNotKnownReplaced()
         guard !confirmed else { return }
+        if isRestoredNotRegistered { throw .restoredNotRegistered }
         let registration = try? store.settings.value(SettingsRepository.Name.registration)
-        if registration == SettingsRepository.Name.restoredRegistration { throw .restoredNotRegistered }
         // Never registered (no relay, or not yet): nothing at the relay is ours to compare.
         guard registration == "registered" else { return }
         let transport = dependencies.transport
@@ -78,6 +78,21 @@ final class HomeRegistration {
     /// to the relay, so that a relay that hangs loses nothing).
     func requireNotKnownReplaced() throws(MessengerError) {
         if let replacedAt = dependencies.homeReplacedAt() { throw replaced(at: replacedAt) }
+    }
+
+    /// `requireNotKnownReplaced`, and `.restoredNotRegistered` for a home
+    /// restored from a backup that has not registered yet (a restore made
+    /// while the relay was down): it holds no session to seal on, and until
+    /// it registers the old home may still read the mailbox. Asks nothing
+    /// of the relay: for what seals (a send, a retry) before it flushes.
+    func requireSealable() throws(MessengerError) {
+        try requireNotKnownReplaced()
+        if isRestoredNotRegistered { throw .restoredNotRegistered }
+    }
+
+    /// Whether this home was restored from a backup and has not registered since.
+    var isRestoredNotRegistered: Bool {
+        (try? store.settings.value(SettingsRepository.Name.registration)) == SettingsRepository.Name.restoredRegistration
     }
 
     /// Whether this home already knows another one replaced it (asks nothing).

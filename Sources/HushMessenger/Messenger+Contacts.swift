@@ -30,7 +30,7 @@ extension Messenger {
     public func startMissingSessions() async throws -> Int {
         try registration.requireNotKnownReplaced()
         // A restored home registers first, with prekeys of its own (§19.4): until then it uses no mailbox.
-        if try store.settings.value(SettingsRepository.Name.registration) == SettingsRepository.Name.restoredRegistration {
+        if registration.isRestoredNotRegistered {
             try await register(renewingPrekeys: true)
         }
         _ = try store.write { _ in

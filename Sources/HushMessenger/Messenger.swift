@@ -154,8 +154,9 @@ public actor Messenger {
         if let idempotencyKey, !IdempotencyKeyRepository.lengthRange.contains(idempotencyKey.utf8.count) {
             throw MessengerError.invalidIdempotencyKey(limit: IdempotencyKeyRepository.lengthRange.upperBound)
         }
-        // Nothing is sealed in a home known to be replaced by another: it could never be posted.
-        try registration.requireNotKnownReplaced()
+        // Nothing is sealed in a home known to be replaced by another (it could never be posted), nor
+        // in a restored one before it registers (it has no session yet; "no session" advice misled).
+        try registration.requireSealable()
         let (clientMessageId, repeated) = try store.write { store -> (String, Bool) in
             if let idempotencyKey, let first = try store.idempotencyKeys.clientMessageId(forKey: idempotencyKey) {
                 return (first, true)
@@ -189,8 +190,9 @@ public actor Messenger {
 
     /// Posts failed and pending requests now (`hush retry`), sealing texts again first.
     public func retry(requestID: String?) async throws -> OutboxReport {
-        // Retrying would seal texts again for a relay that serves another home now.
-        try registration.requireNotKnownReplaced()
+        // Retrying would seal texts again for a relay that serves another home now (or, restored and
+        // not registered, on no session).
+        try registration.requireSealable()
         try store.write { _ in
             try outgoing.makeDueNow(requestID: requestID)
             if requestID == nil { try uploads.makeDueNow() }

@@ -153,4 +153,37 @@ import Testing
         #expect(try bed.history(second, with: "hikers").count("welcome back") == 1)
         #expect(try bed.history(bob, with: "hikers").count("I am back") == 1)
     }
+
+    /// A restore made while the relay is down cannot register: it says that
+    /// the old home still has the mailbox until `hush backup sessions`
+    /// succeeds, a send there is refused before anything is sealed (exit 22,
+    /// what to run: it once said "no session", with advice about removing
+    /// the contact), and once it registers the old home is cut off.
+    @Test func aRestoreWhileTheRelayIsDownSaysWhatStillHoldsTheMailbox() throws {
+        let bed = try Testbed("restored-offline")
+        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
+        try bed.acquaint(alice, bob)
+        let key = try BackupTests.recoveryKey(bed, alice)
+        let archive = try BackupTests.backup(bed, alice)
+        _ = bed.relay.stop()
+        let restoredAlice = User(name: "alice", home: bed.root + "/new-machine/alice", address: alice.address, identityKey: alice.identityKey)
+        try FileManager.default.createDirectory(atPath: bed.root + "/new-machine", withIntermediateDirectories: true)
+        let restored = try BackupTests.restore(bed, archive, home: restoredAlice.home, key: key)
+        #expect(restored.status == 22, "\(restored)")
+        #expect(restored.stderr.contains("`hush backup sessions`") && restored.stderr.contains("if that one still runs, stop it first"),
+                "\(restored)")
+        let send = try bed.hush(restoredAlice, ["send", "bob", "too early"])
+        #expect(send.status == 22, "\(send)")
+        #expect(send.stderr.contains("has not registered with the relay yet") && send.stderr.contains("`hush backup sessions`"), "\(send)")
+        #expect(!send.stderr.contains("removing the contact"), "\(send)")
+        #expect(try bed.history(restoredAlice, with: "bob").count("too early") == 0, "refused before sealing")
+
+        try bed.relay.start()
+        let sessions = try bed.hush(restoredAlice, ["backup", "sessions", "--json"])
+        #expect(sessions.status == 0 && (try? sessions.json()["sessionsStarted"] as? Int) == 1, "\(sessions)")
+        #expect(try bed.hush(alice, ["sync"]).status == 27, "the old home is cut off once the restored one registered")
+        try bed.send(restoredAlice, to: "bob", "registered now")
+        try bed.sync(bob)
+        #expect(try bed.history(bob, with: "alice").count("registered now") == 1)
+    }
 }

@@ -242,13 +242,16 @@ struct BackupRestoreCommand: AsyncParsableCommand {
                     print("This was a linked device's backup: its history is here, but not its device key (no backup holds one),")
                     print("so this home uses no relay. To use this machine as a device, run `hush device link` on an active device")
                     print("of the account and `hush init --link CODE` in a new home.")
-                } else {
+                } else if sessionError == nil {
                     print("New sessions with \(started) contacts; what they sent you meanwhile is sent again once they hear from you.")
                 }
                 if let schedule = summary.scheduleNotRestored { print(BackupScheduleCommand.notRestored(schedule)) }
             }
             if let sessionError {
-                printError("the account was restored, but starting new sessions failed: \(sessionError); run `hush backup sessions` when the relay is reachable")
+                // Until it registers, the relay still serves the home the backup came from (§19.4).
+                printError("the account was restored, but registering it with the relay and starting new sessions failed: \(sessionError). "
+                    + "Until `hush backup sessions` succeeds here (run it when the relay is reachable), this home sends and fetches nothing, "
+                    + "and the relay still delivers the account's messages to the home the backup was made from: if that one still runs, stop it first")
                 throw ExitCode(.relayUnavailable)
             }
         }
