@@ -78,10 +78,12 @@ struct BackupCreation {
             throw HushError(.storage, reason: "could not rename the finished archive to \(path) (errno \(errno))")
         }
         complete = true
+        let replacedAt = (try? store.settings.value(SettingsRepository.Name.replacedAt)).flatMap { $0.flatMap(Int64.init) }
         return BackupSummary(path: path, address: identity.address.description,
                              createdAt: Date(timeIntervalSince1970: Double(createdAt) / 1000),
                              rowsByTable: counts.rows, files: counts.files, fileBytes: counts.fileBytes,
-                             archiveBytes: writer.bytesWritten, scheduleNotRestored: nil)
+                             archiveBytes: writer.bytesWritten, scheduleNotRestored: nil,
+                             madeInReplacedHome: replacedAt.map { Date(timeIntervalSince1970: Double($0) / 1000) })
     }
 
     /// The records after the header, in the order §19.3 gives. Shared with

@@ -265,7 +265,7 @@ enum BackupRestoration {
         let summary = BackupSummary(path: path, address: identity.address.description,
                                     createdAt: Date(timeIntervalSince1970: Double(reader.header.createdAt) / 1000),
                                     rowsByTable: rows, files: files, fileBytes: fileBytes, archiveBytes: archiveBytes,
-                                    scheduleNotRestored: scheduleNotRestored)
+                                    scheduleNotRestored: scheduleNotRestored, madeInReplacedHome: nil)
         return (summary, keystore)
     }
 }

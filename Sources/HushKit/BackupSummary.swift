@@ -21,6 +21,12 @@ public struct BackupSummary: Sendable {
     /// restored (its folder was the old machine's). Set it again for this
     /// machine with `HushAccount.setBackupSchedule(_:)`. Nil otherwise.
     public let scheduleNotRestored: BackupSchedule?
+    /// After `createBackup`: when another home of the account had replaced
+    /// the one the archive was made in (docs/PROTOCOL.md §19.4), as that
+    /// home knew it; nil otherwise. Such an archive holds a home the relay
+    /// no longer serves, and restoring it registers the key again, which
+    /// cuts off the home that replaced it.
+    public let madeInReplacedHome: Date?
 
     /// The number of contacts.
     public var contacts: Int { rowsByTable["contacts"] ?? 0 }

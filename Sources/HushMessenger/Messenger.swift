@@ -322,6 +322,12 @@ public actor Messenger {
         try store.settings.value(SettingsRepository.Name.registration) == "registered"
     }
 
+    /// Whether this home was restored from a backup and has not registered
+    /// with the relay since (§19.4).
+    public func isRestoredNotRegistered() -> Bool {
+        registration.isRestoredNotRegistered
+    }
+
     /// When another home of this key registered with the relay (ms since
     /// 1970), as this home learned it; nil while it is the relay's (§19.4).
     public func homeReplacedAt() -> Int64? {

@@ -10,9 +10,11 @@ struct DoctorCommand: AsyncParsableCommand {
         discussion: """
             Checks the permissions of the data directory, unlocks the keystore, opens the database and \
             runs PRAGMA integrity_check, and SQLCipher's cipher_integrity_check where the installed \
-            SQLCipher has it (4.0 and later; reported as not available otherwise). Exits 18 when a \
-            check finds a problem, among them a missing or emptied messages.db: restore it from your \
-            backup. Only when there is no backup, --new-database creates an empty one for the same \
+            SQLCipher has it (4.0 and later; reported as not available otherwise), and says how the home \
+            stands with its relay. Exits 18 when a check finds a problem, among them a missing or \
+            emptied messages.db (restore it from your backup) and a home that cannot use its relay: \
+            another home registered this identity since (a backup restored elsewhere), or a restored \
+            home that has not registered yet (`hush backup sessions`). Only when there is no backup, --new-database creates an empty one for the same \
             identity (sessions and contacts are gone: add your contacts again).
 
             Examples:
@@ -27,10 +29,11 @@ struct DoctorCommand: AsyncParsableCommand {
     var newDatabase = false
 
     func run() async throws {
-        let (account, createdDatabase, keystore, doctor) = try await reportingErrors {
+        let (account, createdDatabase, keystore, doctor, registration) = try await reportingErrors {
             let (account, created) = try await openCheckingDatabase()
             do {
-                return (account, created, try HushAccount.keystoreDetails(in: account.directory), try await account.checkup())
+                return (account, created, try HushAccount.keystoreDetails(in: account.directory), try await account.checkup(),
+                        try await account.relayRegistration())
             } catch {
                 account.close()
                 throw error
@@ -39,7 +42,15 @@ struct DoctorCommand: AsyncParsableCommand {
         defer { account.close() }
         if createdDatabase { print("Created an empty messages.db for this identity: add your contacts again.") }
         let (home, fingerprint) = (account.directory, account.fingerprint)
+        // A replaced home, or a restored one that never registered, is sound on disk but cannot
+        // message: the problem a user running doctor wants named (§19.4).
+        let cutOff = switch registration {
+        case .replaced, .restoredNotRegistered: true
+        case .registered, .notRegistered: false
+        }
         if global.json {
+            var replacedAt: Any = NSNull()
+            if case let .replaced(at) = registration { replacedAt = at.formatted(.iso8601) }
             try printJSON([
                 "home": home, "permissions": "ok", "identityKey": fingerprint.replacingOccurrences(of: " ", with: ""),
                 "linkedDevice": account.isLinkedDevice,
@@ -48,7 +59,9 @@ struct DoctorCommand: AsyncParsableCommand {
                              "latestSchemaVersion": doctor.latestSchemaVersion, "pageCount": doctor.pageCount,
                              "pageSize": doctor.pageSize,
                              "integrityCheck": Self.json(doctor.integrity), "cipherIntegrityCheck": Self.json(doctor.cipherIntegrity)],
-                "healthy": doctor.isHealthy,
+                "relay": ["url": account.relayURL ?? NSNull(), "registered": registration == .registered,
+                          "restoredNotRegistered": registration == .restoredNotRegistered, "replacedAt": replacedAt],
+                "healthy": doctor.isHealthy && !cutOff,
             ])
         } else {
             print("data directory          \(home) (\(TerminalStyle.standard.good("permissions ok")))")
@@ -61,8 +74,10 @@ struct DoctorCommand: AsyncParsableCommand {
             print("database size           \(doctor.pageCount) pages of \(doctor.pageSize) bytes")
             print("integrity_check         \(Self.text(doctor.integrity))")
             print("cipher_integrity_check  \(Self.text(doctor.cipherIntegrity))")
+            let relay = "\(account.relayURL ?? "none") (\(WhoamiCommand.describe(registration)))"
+            print("relay                   " + (cutOff ? TerminalStyle.standard.bad(relay) : relay))
         }
-        if !doctor.isHealthy { throw ExitCode(.doctorFoundProblems) }
+        if !doctor.isHealthy || cutOff { throw ExitCode(.doctorFoundProblems) }
     }
 
     /// Opens the account. A missing or emptied database is a failed check

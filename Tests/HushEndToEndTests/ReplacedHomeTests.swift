@@ -43,6 +43,13 @@ import Testing
         let whoami = try bed.succeed(alice, ["whoami", "--json"]).json()
         #expect(whoami["registered"] as? Bool == false && whoami["replacedAt"] is String, "\(whoami)")
         #expect(try bed.succeed(restoredAlice, ["whoami", "--json"]).json()["replacedAt"] is NSNull)
+        // `hush doctor` names it as a problem; a backup of the old home still works, and says what restoring it would do.
+        let doctor = try bed.hush(alice, ["doctor"])
+        #expect(doctor.status == 18 && doctor.stdout.contains("replaced: another home registered this identity"), "\(doctor)")
+        #expect(try bed.hush(restoredAlice, ["doctor"]).status == 0)
+        let oldBackup = try bed.hush(alice, ["backup", "create", "--to", bed.root + "/old-home-backup", "--json"])
+        #expect(oldBackup.status == 0 && (try? oldBackup.json()["madeInReplacedHome"] as? String) != nil, "\(oldBackup)")
+        #expect(oldBackup.stderr.contains("restoring it would register the identity again and cut off that newer home"), "\(oldBackup)")
         for arguments in [["retry"], ["backup", "sessions"]] {
             let refused = try bed.hush(alice, arguments)
             #expect(refused.status == 27, "\(arguments): \(refused)")
@@ -177,6 +184,9 @@ import Testing
         #expect(send.stderr.contains("has not registered with the relay yet") && send.stderr.contains("`hush backup sessions`"), "\(send)")
         #expect(!send.stderr.contains("removing the contact"), "\(send)")
         #expect(try bed.history(restoredAlice, with: "bob").count("too early") == 0, "refused before sealing")
+        #expect(try bed.succeed(restoredAlice, ["whoami", "--json"]).json()["restoredNotRegistered"] as? Bool == true)
+        let doctor = try bed.hush(restoredAlice, ["doctor", "--json"])
+        #expect(doctor.status == 18 && (try? doctor.json()["healthy"] as? Bool) == false, "\(doctor)")
 
         try bed.relay.start()
         let sessions = try bed.hush(restoredAlice, ["backup", "sessions", "--json"])

@@ -33,6 +33,7 @@ import Testing
         #expect(await App.errorKind { try await opened.register() } == .notRegistered)
         #expect(await App.errorKind { _ = try await opened.sync() } == .notRegistered)
         #expect(try await opened.isRegistered() == false)
+        #expect(try await opened.relayRegistration() == .notRegistered)
 
         // After close, a new subscription ends at once instead of waiting for ever.
         let early = opened.events()

@@ -9,6 +9,7 @@ import Testing
         let alice = try await App.account("alice", relay: relay), bob = try await App.account("bob", relay: relay)
         defer { alice.close(); bob.close() }
         #expect(try await alice.isRegistered())
+        #expect(try await alice.relayRegistration() == .registered)
         let (bobForAlice, aliceForBob) = try await App.introduce(alice, bob, as: ("alice", "bob"))
         #expect(try await alice.contact(bobForAlice).name == "bob")
         #expect(try await alice.contact(bobForAlice).createdAt > 0)

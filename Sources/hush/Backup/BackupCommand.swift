@@ -136,10 +136,17 @@ struct BackupCreateCommand: AsyncParsableCommand {
                 }.opened
             }
             if global.json {
-                try printJSON(BackupSummaryOutput.json(summary))
+                var object = BackupSummaryOutput.json(summary)
+                object["madeInReplacedHome"] = summary.madeInReplacedHome.map { $0.formatted(.iso8601) } ?? NSNull()
+                try printJSON(object)
             } else {
                 print("Backed up to \(summary.path)")
                 BackupSummaryOutput.lines(summary).forEach { print($0) }
+            }
+            if let replaced = summary.madeInReplacedHome {
+                printNotice("another home registered this identity at \(replaced.formatted(.iso8601)) and replaced this one: "
+                    + "the archive holds this home's history, but restoring it would register the identity again and cut off that "
+                    + "newer home (its messages since then are not in this archive). Back up the newer home instead, unless you mean to go back")
             }
         }
     }
