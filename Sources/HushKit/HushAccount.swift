@@ -336,6 +336,15 @@ public final class HushAccount: Sendable {
         await messenger.homeReplacedAt().map { Date(timeIntervalSince1970: Double($0) / 1000) }
     }
 
+    /// Once another home replaced this one (`replacedAt()`): the error every
+    /// use of the relay here ends with (kind `.homeReplaced`: when, and how
+    /// many messages sent from here since have no receipt), for a client that
+    /// starts after the live connection reported it (`HushEvent.syncFailed`).
+    /// Nil while the relay serves this home. Asks the relay nothing.
+    public func replacement() async -> HushError? {
+        await messenger.homeReplacement().map { HushError(wrapping: $0) }
+    }
+
     /// Sends what the outbox holds, then fetches, decrypts and stores
     /// everything waiting at the relay. The relay is acknowledged only for
     /// what was stored.

@@ -123,7 +123,7 @@ final class HomeRegistration {
     /// from here) is marked failed, so the user sees it as not sent. What was
     /// sent after the other home registered went out on sessions the contacts
     /// may have left for that home's: counted, for the error to say.
-    private func replaced(at time: Int64) -> MessengerError {
+    func replaced(at time: Int64) -> MessengerError {
         try? store.write { store in
             for item in try store.outbox.items(status: .pending) {
                 try store.sendQueue.markFailed(requestId: item.requestId, error: Self.reason, nextAttemptAt: nil)

@@ -333,4 +333,11 @@ public actor Messenger {
     public func homeReplacedAt() -> Int64? {
         registration.replacedAt
     }
+
+    /// The error every relay use ends with in a home known to be replaced
+    /// (what its outbox still held is marked failed); nil while it is the
+    /// relay's. Asks the relay nothing.
+    public func homeReplacement() -> MessengerError? {
+        registration.replacedAt.map { registration.replaced(at: $0) }
+    }
 }

@@ -196,4 +196,29 @@ import Testing
         try bed.sync(bob)
         #expect(try bed.history(bob, with: "alice").count("registered now") == 1)
     }
+
+    /// A daemon whose home was replaced stops its live connection; a
+    /// listener started beside it afterwards is told so at once (exit 27),
+    /// where it once waited in silence: the event had gone out before it
+    /// subscribed.
+    @Test func aListenerStartedBesideTheDaemonOfAReplacedHomeIsToldAtOnce() throws {
+        let bed = try Testbed("replaced-daemon")
+        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
+        try bed.acquaint(alice, bob)
+        let key = try BackupTests.recoveryKey(bed, alice)
+        let archive = try BackupTests.backup(bed, alice)
+        let daemon = try DaemonTests.startDaemon(bed, alice)
+        defer { daemon.signal(SIGTERM); _ = daemon.finish(timeout: 20) }
+        let first = try bed.spawn(alice, ["listen", "--timeout", "60"])
+        Thread.sleep(forTimeInterval: 1)
+        let restoredAlice = User(name: "alice", home: bed.root + "/new-machine/alice", address: alice.address, identityKey: alice.identityKey)
+        try FileManager.default.createDirectory(atPath: bed.root + "/new-machine", withIntermediateDirectories: true)
+        #expect(try BackupTests.restore(bed, archive, home: restoredAlice.home, key: key).status == 0)
+        let told = first.finish(timeout: 20)
+        #expect(told.status == 27, "\(told)")
+
+        let late = try bed.hush(alice, ["listen", "--timeout", "15"], environment: DaemonTests.noPassphrase)
+        #expect(late.status == 27, "\(late)")
+        #expect(late.stderr.contains("another home registered this account"), "\(late)")
+    }
 }

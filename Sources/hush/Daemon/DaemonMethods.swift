@@ -54,7 +54,8 @@ enum DaemonMethods {
             connection closes; the result comes first, with the seq the replay starts after. With `after`, every durable event after \
             that seq is replayed from the database first, then live ones follow with no gap and no duplicate; with `subscriber` and \
             no `after`, the replay starts after what that subscriber acknowledged (events.ack). When the events after the start were \
-            pruned, an `events.resume` notification says where to resume (after reading the state again) and the stream ends.
+            pruned, an `events.resume` notification says where to resume (after reading the state again) and the stream ends. \
+            The first event is `connection`; in a home another home replaced, a `syncFailed` event with `homeReplaced` follows it.
             """, params: [
                 .init("after", "Replay durable events after this seq (0: all that are kept).", schema: .integerSchema),
                 .init("subscriber", "A name for this client (1 to 64 bytes): its acknowledged seq is where a replay starts.", schema: .stringSchema),
@@ -75,9 +76,14 @@ enum DaemonMethods {
             // from a task that followed the events instead could lag behind the
             // stream and leave a listener told "offline" for good.
             let online = account.isConnected
+            let replacement = await account.replacement()
             call.spawn {
                 // The connection's state first, as a listener that started with the daemon would have seen it.
                 try? await call.notify("event", .object(["event": .string("connection"), "online": .bool(online)]))
+                // A home another one replaced (§19.4): the live connection said so before this subscriber came; say it again.
+                if let replacement, let object = try? JSONValue(jsonObject: ListenCommand.describe(.syncFailed(replacement))) {
+                    try? await call.notify("event", object)
+                }
                 do {
                     for try await item in stream {
                         let event: HushEvent, seq: UInt64?
