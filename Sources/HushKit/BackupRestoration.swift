@@ -47,7 +47,8 @@ enum BackupRestoration {
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else { return }
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? ["?"]
         guard isDirectory.boolValue else {
-            throw HushError(.accountExists, reason: "\(directory) is a file, not a folder: \(what) into a new or empty folder",
+            // No account is there: not `accountExists` (the command line's "an identity exists", exit 15).
+            throw HushError(.invalidInput, reason: "\(directory) is a file, not a folder: \(what) into a new or empty folder",
                             suggestion: "give another --home")
         }
         guard entries.isEmpty else {

@@ -194,7 +194,8 @@ extension HushAccount {
     /// afterwards derives the keystore's key a second time.
     ///
     /// - Throws: `HushError` of kind `accountExists` when `directory` is not
-    ///   empty; otherwise as `verifyBackup(at:recoveryKey:)`, or `storage`.
+    ///   empty, `invalidInput` when it is a file; otherwise as
+    ///   `verifyBackup(at:recoveryKey:)`, or `storage`.
     public static func restoreBackup(at path: String, into directory: String, recoveryKey: RecoveryKey,
                                      keys: KeyProvider) async throws(HushError) -> BackupSummary {
         let (summary, account) = try await restoreBackupAndOpen(at: path, into: directory, recoveryKey: recoveryKey, keys: keys)

@@ -351,14 +351,26 @@ extension HushAccount {
                              timeout: linkTimeout, showDigits: showDigits)
     }
 
-    static func joinByLink(code text: String, into directory: String, keys: KeyProvider, deviceName: String, relayURL: String?,
-                           timeout: Duration, welcomeTimeout: Duration = welcomeTimeout, showDigits: @Sendable (String) async -> Void)
-        async throws(HushError) -> (summary: BackupSummary, account: HushAccount) {
-        let code: LinkCode
-        do { code = try LinkCode(parsing: text) } catch {
+    /// Checks that `text` reads as a link code (its form and its check
+    /// character: a typo is caught here), before anything is asked of the
+    /// user or the relay; `joinByLink` checks it again.
+    ///
+    /// - Throws: `HushError` of kind `invalidInput`, saying what is wrong.
+    public static func checkLinkCode(_ text: String) throws(HushError) {
+        _ = try parsedLinkCode(text)
+    }
+
+    private static func parsedLinkCode(_ text: String) throws(HushError) -> LinkCode {
+        do { return try LinkCode(parsing: text) } catch {
             throw HushError(.invalidInput, reason: "this is not a link code: \(error)",
                             suggestion: "copy the code `hush device link` shows again, group by group")
         }
+    }
+
+    static func joinByLink(code text: String, into directory: String, keys: KeyProvider, deviceName: String, relayURL: String?,
+                           timeout: Duration, welcomeTimeout: Duration = welcomeTimeout, showDigits: @Sendable (String) async -> Void)
+        async throws(HushError) -> (summary: BackupSummary, account: HushAccount) {
+        let code = try parsedLinkCode(text)
         try BackupRestoration.checkEmpty(directory, what: "a device is only linked")
         return try await translatingErrors {
             guard let relay = relayURL ?? (code.relay.isEmpty ? nil : code.relay) else {

@@ -13,7 +13,9 @@ public struct ChatLayout: Sendable, Equatable {
     /// `scrollback` rows up from the end of the transcript (0: the newest at the bottom).
     public init(columns: Int, lines: Int, header: String, transcript: ChatTranscript, prompt: String, input: String,
                 scrollback: Int = 0) {
-        let width = max(columns, 10)
+        // The terminal's own width, however narrow (a floor of 10 once made every row of a 6-column
+        // terminal wrap onto the next, the input line too); 2 holds one wide character.
+        let width = max(columns, 2)
         let height = max(lines, 3)
         var rows = [TerminalWidth.head(header, width: width)]
 
@@ -33,11 +35,16 @@ public struct ChatLayout: Sendable, Equatable {
         rows += Array(repeating: "", count: room - shown.count) + shown
         self.scrollback = back
 
+        // A prompt that leaves fewer than three columns for what is typed gives way (to half the
+        // width at most, and none at all on two columns): shortened, never the row wrapped, and the
+        // cursor stays on the screen.
+        let promptRoom = TerminalWidth.columns(of: prompt) + 4 <= width ? nil : min(width / 2, width - 2)
+        let shownPrompt = promptRoom.map { $0 == 0 ? "" : TerminalWidth.head(prompt, width: $0) } ?? prompt
         // A pasted line break shows as ↵; the end of a long line stays in view.
         let visibleInput = TerminalWidth.tail(input.replacingOccurrences(of: "\n", with: "↵"),
-                                              width: max(1, width - 1 - TerminalWidth.columns(of: prompt)))
-        rows.append(prompt + visibleInput)
+                                              width: max(1, width - 1 - TerminalWidth.columns(of: shownPrompt)))
+        rows.append(shownPrompt + visibleInput)
         self.rows = rows
-        cursorColumn = TerminalWidth.columns(of: prompt) + TerminalWidth.columns(of: visibleInput)
+        cursorColumn = TerminalWidth.columns(of: shownPrompt) + TerminalWidth.columns(of: visibleInput)
     }
 }

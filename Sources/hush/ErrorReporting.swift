@@ -54,8 +54,9 @@ func printError(_ message: String) {
 
 /// Something the user should know that is not a failure (the command
 /// succeeds): on stderr, so that scripts reading stdout are not disturbed.
-func printNotice(_ message: String) {
-    CommandOutput.current.write(.stderr, "hush: note: \(UntrustedText.sanitized(message))\n")
+/// `kind` names it ("note"; "warning" for a library's warning).
+func printNotice(_ message: String, as kind: String = "note") {
+    CommandOutput.current.write(.stderr, "hush: \(kind): \(UntrustedText.sanitized(message))\n")
 }
 
 extension ExitCode {

@@ -17,6 +17,7 @@ struct Hush: AsyncParsableCommand {
 
     /// Refuses a mistyped command with the closest ones before parsing.
     static func main() async {
+        ClientLogHandler.bootstrap()
         // A command line the daemon parses itself goes there unparsed (most of a start is the parser).
         if let status = DaemonFastPath.run(Array(CommandLine.arguments.dropFirst())) { Foundation.exit(status) }
         if let mistyped = CommandSuggestions.mistyped(Array(CommandLine.arguments.dropFirst()), root: Hush.self) {

@@ -127,6 +127,8 @@ struct InitCommand: AsyncParsableCommand {
                 if !global.json { print("Link code: ", terminator: ""); fflush(nil) }
                 code = readLine() ?? ""
             }
+            // Before the passphrase is asked twice and the relay is called: a typo is said at once.
+            try HushAccount.checkLinkCode(code)
             let keys = try kdf.newKeystoreKeys(passphraseFile: global.passphraseFile, environment: environment)
             let json = global.json
             if !json {

@@ -87,4 +87,37 @@ import Testing
         }
         #expect(thrice.finish(timeout: 30).status == 11)
     }
+
+    /// What a walkthrough found misleading, each mended: a display name
+    /// with an escape was echoed raw; `--limit -1` said "Missing value";
+    /// `init --link` with a mistyped code asked for a passphrase and said
+    /// "Asking the other device…" before it said the code was wrong; a
+    /// restore into a file said an identity exists (exit 15); a plain-http
+    /// relay of another machine got swift-log's server-log line.
+    @Test func walkthroughLeftoversSayWhatIsWrong() throws {
+        let bed = try Testbed("leftovers")
+        let alice = try bed.newUser("alice")
+        let escape = try bed.hush(alice, ["profile", "--name", "evil\u{1B}[31mred"])
+        #expect(escape.status == 64 && escape.stderr.contains("control character (U+001B)"), "\(escape)")
+        #expect(!escape.stdout.contains("\u{1B}") && !escape.stderr.contains("\u{1B}["), "\(escape)")
+        let limit = try bed.hush(alice, ["history", "bob", "--limit", "-1"])
+        #expect(limit.status == 64 && limit.stderr.contains("--limit must be between 1 and 500, not -1"), "\(limit)")
+
+        // No passphrase anywhere: the code is checked first, so the error is about the code.
+        let link = try bed.hush(nil, ["init", "--link", "garbage", "--home", bed.root + "/linked"], environment: ["HUSH_PASSPHRASE": nil])
+        #expect(link.status == 1 && link.stderr.contains("this is not a link code"), "\(link)")
+        #expect(!link.stdout.contains("Asking"), "\(link)")
+
+        let file = bed.root + "/a-file"
+        FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
+        let archive = try BackupTests.backup(bed, alice)
+        let restore = try BackupTests.restore(bed, archive, home: file, key: try BackupTests.recoveryKey(bed, alice))
+        #expect(restore.status == 1 && restore.stderr.contains("is a file, not a folder"), "\(restore)")
+
+        // 192.0.2.1 (TEST-NET-1) is never a loopback address; what the relay answers does not matter here.
+        let remote = try bed.hush(nil, ["init", "--home", bed.root + "/remote", "--name", "r", "--relay", "http://192.0.2.1:9",
+                                        "--kdf-cost", "interactive"], timeout: 90)
+        #expect(remote.stderr.contains("hush: warning: the relay URL is plain http:// to another machine"), "\(remote)")
+        #expect(!remote.stderr.contains("warning hush.relay-client"), "\(remote)")
+    }
 }

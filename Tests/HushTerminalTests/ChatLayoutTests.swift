@@ -32,6 +32,22 @@ import Testing
         #expect(long.cursorColumn < 12)
     }
 
+    /// A terminal narrower than 10 columns: every row fits it, the prompt
+    /// gives way to the cursor, and the cursor stays on the screen (a floor
+    /// of 10 columns once wrapped every row, the input line too).
+    @Test func aVeryNarrowTerminalGetsRowsThatFitIt() {
+        var transcript = ChatTranscript()
+        transcript.append("a message wider than the screen")
+        for columns in 2...9 {
+            let layout = ChatLayout(columns: columns, lines: 6, header: "bob · online", transcript: transcript, prompt: "bob> ",
+                                    input: "typing a long line")
+            #expect(layout.rows.allSatisfy { TerminalWidth.columns(of: $0) <= columns }, "\(columns): \(layout.rows)")
+            #expect(layout.cursorColumn < columns, "\(columns): \(layout.cursorColumn)")
+        }
+        let six = ChatLayout(columns: 6, lines: 3, header: "h", transcript: ChatTranscript(), prompt: "bob> ", input: "hi")
+        #expect(six.rows.last == "bo…hi", "\(six.rows)")
+    }
+
     @Test func aPastedLineBreakShowsAsAReturnSign() {
         let layout = ChatLayout(columns: 20, lines: 3, header: "h", transcript: ChatTranscript(), prompt: "> ", input: "a\nb")
         #expect(layout.rows.last == "> a↵b")

@@ -81,14 +81,19 @@ struct HistoryCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The contact's or group's name (contact:NAME or group:NAME when both exist).") var name: String
-    @Option(help: "Show messages before this message id.") var before: Int64?
-    @Option(help: "Show messages after this message id.") var after: Int64?
-    @Option(help: "How many messages (1 to 500).") var limit = 50
+    // `.unconditional`: a negative number is the option's value, refused by `validate` with the
+    // range, not read as an unknown option ("Missing value for '--limit'").
+    @Option(parsing: .unconditional, help: "Show messages before this message id.") var before: Int64?
+    @Option(parsing: .unconditional, help: "Show messages after this message id.") var after: Int64?
+    @Option(parsing: .unconditional, help: "How many messages (1 to 500).") var limit = 50
     @Flag(help: "Do not mark messages read or send read receipts.") var noReceipts = false
     @Option(help: "Show every version of this edited message instead of a page.") var edits: Int64?
 
     func validate() throws {
-        guard (1...500).contains(limit) else { throw ValidationError("--limit must be between 1 and 500") }
+        guard (1...500).contains(limit) else { throw ValidationError("--limit must be between 1 and 500, not \(limit)") }
+        for (option, id) in [("--before", before), ("--after", after), ("--edits", edits)] {
+            if let id, id < 1 { throw ValidationError("\(option) takes a message id (1 or more, the number in brackets), not \(id)") }
+        }
         if before != nil && after != nil { throw ValidationError("use --before or --after, not both") }
         if edits != nil && (before != nil || after != nil) { throw ValidationError("--edits shows one message: leave out --before and --after") }
     }
@@ -222,11 +227,11 @@ struct SearchCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @Argument(parsing: .remaining, help: "Words to search for.") var words: [String]
-    @Option(help: "How many hits (1 to 200).") var limit = 20
+    @Option(parsing: .unconditional, help: "How many hits (1 to 200).") var limit = 20
 
     func validate() throws {
         guard !words.joined().isEmpty else { throw ValidationError("give at least one word to search for") }
-        guard (1...200).contains(limit) else { throw ValidationError("--limit must be between 1 and 200") }
+        guard (1...200).contains(limit) else { throw ValidationError("--limit must be between 1 and 200, not \(limit)") }
     }
 
     func run() async throws {

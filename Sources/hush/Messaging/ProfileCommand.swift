@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HushKit
+import HushTerminal
 
 struct ProfileCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -19,7 +20,11 @@ struct ProfileCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var global: GlobalOptions
-    @Option(help: "The display name to send (1 to 64 bytes of text).") var name: String?
+    @Option(help: "The display name to send (1 to 64 bytes of text, no control characters).") var name: String?
+
+    func validate() throws {
+        if let name { try NameRule.checkDisplayName(name) }
+    }
 
     func run() async throws {
         try await reportingErrors {
@@ -36,7 +41,8 @@ struct ProfileCommand: AsyncParsableCommand {
                 if global.json {
                     try printJSON(["name": current ?? NSNull(), "queuedFor": queued])
                 } else {
-                    print("Your display name is now \"\(current ?? "")\"; it is on its way to \(queued) contact(s).")
+                    print("Your display name is now \"\(UntrustedText.sanitized(current ?? "", keepingLineBreaks: false))\"; "
+                          + "it is on its way to \(queued) contact(s).")
                 }
                 return
             }
@@ -44,7 +50,9 @@ struct ProfileCommand: AsyncParsableCommand {
             if global.json {
                 try printJSON(["name": current ?? NSNull()])
             } else {
-                print(current.map { "Your display name: \"\($0)\"" } ?? "No display name: set one with `hush profile --name NAME`.")
+                // Set through HushKit, which does not refuse control characters: defused as a contact's would be.
+                print(current.map { "Your display name: \"\(UntrustedText.sanitized($0, keepingLineBreaks: false))\"" }
+                      ?? "No display name: set one with `hush profile --name NAME`.")
             }
         }
     }
