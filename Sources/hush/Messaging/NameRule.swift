@@ -17,21 +17,9 @@ enum NameRule {
 
     static func checkContact(_ name: String) throws {
         try check(name, what: "contact name", length: name.count, limit: "1 to \(contactLength) characters", fits: name.count <= contactLength)
-        try checkNoControlCharacter(name, what: "contact name")
-    }
-
-    /// Our display name (`profile --name`): HushKit checks its length (1 to
-    /// 64 bytes); it holds no control characters either, as a contact's name
-    /// does not: this device prints it back, and a contact's client that
-    /// shows names as they are would be driven by an escape in it.
-    static func checkDisplayName(_ name: String) throws {
-        try checkNoControlCharacter(name, what: "display name")
-    }
-
-    private static func checkNoControlCharacter(_ name: String, what: String) throws {
         if let control = name.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
             let code = "U+" + String(control.value, radix: 16, uppercase: true).leftPadded(to: 4)
-            throw ValidationError("the \(what) holds a control character (\(code)): use letters, digits, spaces and punctuation")
+            throw ValidationError("the contact name holds a control character (\(code)): use letters, digits, spaces and punctuation")
         }
     }
 

@@ -20,11 +20,7 @@ struct ProfileCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var global: GlobalOptions
-    @Option(help: "The display name to send (1 to 64 bytes of text, no control characters).") var name: String?
-
-    func validate() throws {
-        if let name { try NameRule.checkDisplayName(name) }
-    }
+    @Option(help: "The display name to send (1 to 64 bytes of text).") var name: String?
 
     func run() async throws {
         try await reportingErrors {
@@ -50,7 +46,8 @@ struct ProfileCommand: AsyncParsableCommand {
             if global.json {
                 try printJSON(["name": current ?? NSNull()])
             } else {
-                // Set through HushKit, which does not refuse control characters: defused as a contact's would be.
+                // Control characters are not refused (any client can send a name holding them, and
+                // ProfileNameEndToEndTests proves receivers defuse them): defused here too.
                 print(current.map { "Your display name: \"\(UntrustedText.sanitized($0, keepingLineBreaks: false))\"" }
                       ?? "No display name: set one with `hush profile --name NAME`.")
             }
