@@ -74,9 +74,11 @@ extension HushAccount {
     ///   `invalidInput` (the new device's key, proof or name is refused),
     ///   `other` (declined, or no answer within `linkTimeout`), or as
     ///   `open(in:keys:)`. A declined link, or one that fails before the
-    ///   user confirms, signs nothing; one that fails while the history is
-    ///   sent has published the list naming the new device, and its error
-    ///   (of the kind the failure had) says so and how to remove the entry.
+    ///   user confirms, signs nothing; one that fails after the list naming
+    ///   the new device was published and before the history's end was sent
+    ///   revokes that entry again (a new recovery key, groups rekeyed), and
+    ///   one that fails after it leaves the entry: its error (of the kind
+    ///   the failure had) says which, and how to remove the entry.
     @discardableResult
     public static func linkDevice(from directory: String, keys: KeyProvider, thisDeviceName: String, relayURL: String? = nil,
                                   showCode: @Sendable (String) async -> Void,
@@ -129,8 +131,10 @@ extension HushAccount {
             try await mailbox.send(channel.seal(LinkMessage.account(identity.publicKey).encoded, from: .existingToNew, number: 0))
             // From here on the new device waits on this one: whatever ends the link here tells it so at once.
             var number: UInt8 = 1
+            var progress = LinkProgress()
             do {
-                let added = try await admitAndSendHistory(mailbox, channel, number: &number, home: home, keys: keys, keystore: keystore,
+                let added = try await admitAndSendHistory(mailbox, channel, number: &number, progress: &progress, home: home, keys: keys,
+                                                          keystore: keystore,
                                                           contents: contents, identity: identity, recoveryKey: recoveryKey, store: store,
                                                           thisDeviceName: thisDeviceName, partBytes: partBytes, deadline: deadline,
                                                           confirm: confirm)
@@ -142,15 +146,65 @@ extension HushAccount {
             } catch {
                 try? await mailbox.send(channel.seal(LinkMessage.declined.encoded, from: .existingToNew, number: number))
                 await mailbox.finish()
-                throw error
+                guard let named = progress.named else { throw error }
+                throw await withdrawLink(named, endMayHaveBeenSent: progress.endMayHaveBeenSent, after: error, identity: identity,
+                                         store: store, keystore: keystore, keys: keys, contents: progress.keystoreContents ?? contents,
+                                         relay: relay)
             }
+        }
+    }
+
+    /// How far a link got on the existing device: what a failure leaves behind.
+    struct LinkProgress {
+        /// The published list that names the new device, its entry, and this device's key, which signed it.
+        var named: (list: DeviceList, entry: DeviceListEntry, signer: Ed25519.PrivateKey)?
+        /// The history's end was (or may have been) sent: from then on the new device may have finished.
+        var endMayHaveBeenSent = false
+        /// What the keystore holds once this device has its own key (made by an account's first link).
+        var keystoreContents: KeystoreContents?
+    }
+
+    /// The error a link that failed after the list naming its new device was
+    /// published ends with. Before the history's end was sent the new device
+    /// cannot have finished (it writes nothing without it), yet `admit` gave
+    /// it the account seed and the recovery key: its entry is revoked as
+    /// `revokeDevice` would (docs/PROTOCOL.md §20.6), so no active device
+    /// nobody has stays in the list (a walkthrough found one), with a new
+    /// recovery key, and groups rekeyed for whatever part of the history it
+    /// holds. After the end, or when the revocation cannot be published,
+    /// the error says how to remove the entry by hand.
+    private static func withdrawLink(_ named: (list: DeviceList, entry: DeviceListEntry, signer: Ed25519.PrivateKey), endMayHaveBeenSent: Bool,
+                                     after error: any Error, identity: IdentityKeyPair, store: sending MessageStore, keystore: KeystoreFile,
+                                     keys: KeyProvider, contents: KeystoreContents, relay: String) async -> HushError {
+        // The failure keeps its kind (a relay outage stays one) and its own advice.
+        let failure = (error as? HushError) ?? HushError(.other, reason: "\(error)")
+        let name = named.entry.name
+        let byHand = "if the new device says it was not linked, remove '\(name)' with `hush device revoke` (`hush device list` shows it)"
+        guard !endMayHaveBeenSent else {
+            return HushError(failure.kind, reason: "the link did not complete here (\(failure.reason)), and the account's device list names '\(name)'",
+                             suggestion: [failure.suggestion, byHand].compactMap { $0 }.joined(separator: "; "), subject: failure.subject)
+        }
+        do {
+            _ = try await revoke(named.entry, in: named.list, by: named.signer, identity: identity, store: store, keystore: keystore,
+                                 keys: keys, contents: contents, relay: relay)
+            return HushError(failure.kind, reason: "the link did not complete (\(failure.reason)); '\(name)', which the account's device list "
+                                 + "had named, was revoked again, since it had been handed the account key",
+                             suggestion: [failure.suggestion, "the account has a new recovery key for the backups that follow: "
+                                 + "`hush backup key` shows it; write it down"].compactMap { $0 }.joined(separator: "; "),
+                             subject: failure.subject)
+        } catch {
+            let revocation = (error as? HushError)?.reason ?? "\(error)"
+            return HushError(failure.kind, reason: "the link did not complete (\(failure.reason)), and the account's device list names '\(name)', "
+                                 + "which could not be revoked again now (\(revocation))",
+                             suggestion: [failure.suggestion, byHand].compactMap { $0 }.joined(separator: "; "), subject: failure.subject)
         }
     }
 
     /// Steps 5 to 7 of the existing device, once the channel is up: the new
     /// device's key, the user's confirmation, the list, the history. `number`
     /// is the next channel message's, for the `ended` message on a failure.
-    private static func admitAndSendHistory(_ mailbox: LinkMailbox, _ channel: LinkChannelKeys, number: inout UInt8, home: DataDirectory,
+    private static func admitAndSendHistory(_ mailbox: LinkMailbox, _ channel: LinkChannelKeys, number: inout UInt8,
+                                            progress: inout LinkProgress, home: DataDirectory,
                                             keys: KeyProvider, keystore: KeystoreFile, contents: KeystoreContents, identity: IdentityKeyPair,
                                             recoveryKey: RecoveryKey, store: MessageStore, thisDeviceName: String, partBytes: Int64,
                                             deadline: ContinuousClock.Instant,
@@ -174,13 +228,16 @@ extension HushAccount {
         }
 
         // Confirmed: the next list, signed by this device (made now if the account has none).
-        let (ownKey, current) = try Self.ownDeviceAndList(keystore, keys: keys, contents: contents, identity: identity,
+        var keystoreContents = contents
+        let (ownKey, current) = try Self.ownDeviceAndList(keystore, keys: keys, contents: &keystoreContents, identity: identity,
                                                           store: store, name: thisDeviceName, now: now)
+        progress.keystoreContents = keystoreContents
         let next = try DeviceList.sign(account: identity, counter: current.counter + 1, createdAt: now, signer: ownKey,
                                        entries: current.entries + [entry])
         // Published first, kept after (as a revocation does): a list kept here but refused at the relay
         // would be the base of the next one and go to contacts, who would then refuse every later list.
         try await publish(next, replacing: current, of: identity, store: store, with: mailbox.client)
+        progress.named = (next, entry, ownKey)
         try store.deviceLists.keep(next.encoded, counter: next.counter, at: Int64(now))
         // The key goes with the counter it is held under (0: the keystore's, §20.14), so the new device
         // keeps it exactly as newer or older than a key another device hands it later.
@@ -194,21 +251,11 @@ extension HushAccount {
         // 7: the history, under the link's archive key, through the blob store.
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hush-link-" + Hex.encode(SystemRandom().bytes(8))).path
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        do {
-            // Every file sealed: the relay carries this archive and stores the blobs, which it would otherwise match.
-            let archive = try writeBackup(of: home, databaseKey: contents.databaseKey, identity: identity, identityCreatedAt: contents.createdAt,
-                                          recoveryKey: RecoveryKey(bytes: channel.archiveKey), to: folder, blobsInTheClear: false)
-            try await sendHistory(archive.path, length: Int64(archive.archiveBytes), partBytes: partBytes, mailbox, channel, number: &number,
-                                  deadline: deadline)
-        } catch {
-            // The list naming the new device is published: said, with what removes it (a
-            // walkthrough found an interrupted link left an active device nobody had).
-            // The failure keeps its kind (a relay outage stays one) and its own advice.
-            let failure = (error as? HushError) ?? HushError(.other, reason: "\(error)")
-            let removal = "if the new device says it was not linked, remove '\(name)' with `hush device revoke` (`hush device list` shows it)"
-            throw HushError(failure.kind, reason: "the link did not complete here (\(failure.reason)), and the account's device list already names '\(name)'",
-                            suggestion: [failure.suggestion, removal].compactMap { $0 }.joined(separator: "; "), subject: failure.subject)
-        }
+        // Every file sealed: the relay carries this archive and stores the blobs, which it would otherwise match.
+        let archive = try writeBackup(of: home, databaseKey: contents.databaseKey, identity: identity, identityCreatedAt: contents.createdAt,
+                                      recoveryKey: RecoveryKey(bytes: channel.archiveKey), to: folder, blobsInTheClear: false)
+        try await sendHistory(archive.path, length: Int64(archive.archiveBytes), partBytes: partBytes, mailbox, channel, number: &number,
+                              endMayHaveBeenSent: &progress.endMayHaveBeenSent, deadline: deadline)
         return LinkedDevice(entry, thisDevice: DeviceID(deviceKey: ownKey.publicKey))
     }
 
@@ -217,7 +264,7 @@ extension HushAccount {
     /// at the relay unconfirmed, and each deleted there once the new device
     /// says it has it. Returns when the new device has confirmed every part.
     private static func sendHistory(_ path: String, length: Int64, partBytes: Int64, _ mailbox: LinkMailbox, _ channel: LinkChannelKeys,
-                                    number: inout UInt8, deadline: ContinuousClock.Instant) async throws {
+                                    number: inout UInt8, endMayHaveBeenSent: inout Bool, deadline: ContinuousClock.Instant) async throws {
         let plan = try LinkArchiveTransfer.Plan(length: length, partBytes: partBytes)
         var unconfirmed: [(index: Int, blobID: String)] = []
         var confirmations: UInt8 = 1
@@ -247,6 +294,8 @@ extension HushAccount {
                                                                         sha256: digest).encoded, from: .existingToNew, number: number))
             number += 1
         }
+        // Set before the send: one whose answer was lost may have reached the relay.
+        endMayHaveBeenSent = true
         try await mailbox.send(channel.seal(LinkMessage.archiveEnd(parts: UInt32(plan.count), length: UInt64(length)).encoded,
                                             from: .existingToNew, number: number))
         number += 1
@@ -301,7 +350,7 @@ extension HushAccount {
     /// active. An account without a list gets both now (§20.8 "Accounts made
     /// before lists"): a device seed, kept in the keystore before anything
     /// names its key, then list 1 with this device alone.
-    private static func ownDeviceAndList(_ keystore: KeystoreFile, keys: KeyProvider, contents: KeystoreContents, identity: IdentityKeyPair,
+    private static func ownDeviceAndList(_ keystore: KeystoreFile, keys: KeyProvider, contents: inout KeystoreContents, identity: IdentityKeyPair,
                                          store: MessageStore, name: String, now: UInt64) throws -> (Ed25519.PrivateKey, DeviceList) {
         var seed = contents.additional[KeystoreContents.EntryType.deviceSeed]
         if seed == nil {
@@ -309,6 +358,9 @@ extension HushAccount {
             var additional = contents.additional
             additional[KeystoreContents.EntryType.deviceSeed] = made
             try rewrite(keystore, keys: keys, adding: additional, to: contents)
+            // What the keystore holds now: a later rewrite (a link withdrawn) starts from it, not from the seedless one.
+            contents = KeystoreContents(identitySeed: contents.identitySeed, databaseKey: contents.databaseKey, createdAt: contents.createdAt,
+                                        additional: additional)
             seed = made
         }
         let ownKey = try Ed25519.PrivateKey(seed: seed!)

@@ -64,35 +64,48 @@ extension HushAccount {
                 throw HushError(.notRegistered, reason: "this account has no relay, and a revocation is published at one",
                                 suggestion: "give the account's relay with --relay")
             }
-            let now = UInt64(Date().timeIntervalSince1970 * 1000)
-            let next = try DeviceList.sign(account: identity, counter: current.counter + 1, createdAt: now, signer: ownKey,
-                                           entries: current.entries.map { $0.id == target.id ? $0.revoked(at: now) : $0 })
-            // Published first: a list kept here but not at the relay would
-            // leave contacts who look the account up with the device active.
-            try await publish(next, replacing: current, of: identity, store: store, with: RelayClient(baseURL: relay))
-            let recoveryKey = RecoveryKey.generate()
-            // The list and the new key in one transaction, the key under the revoking list's counter:
-            // it wins over the keystore's key and over any key an earlier revocation made, here and on
-            // every device it is handed to (after the list, by the announcement below, else at a later
-            // pass: `OwnDevices.sendRecoveryKeyIfOwed`).
-            try store.write { store in
-                try store.deviceLists.keep(next.encoded, counter: next.counter, at: Int64(now))
-                try store.recoveryKeys.keepIfNewer(recoveryKey.bytes, listCounter: next.counter)
-            }
-            var additional = contents.additional
-            additional[KeystoreContents.EntryType.recoveryKey] = recoveryKey.bytes
-            // Best effort: every reader takes the store's key first, so a keystore that cannot be
-            // rewritten now (a full disk) must not keep the list from reaching contacts below.
-            try? rewrite(keystore, keys: keys, adding: additional, to: contents)
-            guard let revoked = next.entry(target.id) else { throw HushError(.other, reason: "the signed list lost the revoked device") }
-            // Contacts stop counting the device as the account's once the list reaches them; the
-            // groups this account administers get a new secret the revoked device does not hold.
-            let told = await announceDeviceList(of: identity, device: try linkedDevice(contents, store: store, account: identity), store: store,
-                                                relay: relay, rekeyingGroups: true)
-            return DeviceRevocation(device: LinkedDevice(revoked, thisDevice: own), recoveryKey: recoveryKey, contactsTold: told.contacts,
-                                    groupsRekeyed: told.rekey?.rekeyed, adminsAsked: told.rekey?.asked,
-                                    groupsNotRekeyed: told.rekey?.failed ?? [])
+            return try await revoke(target, in: current, by: ownKey, identity: identity, store: store, keystore: keystore, keys: keys,
+                                    contents: contents, relay: relay)
         }
+    }
+
+    /// Revokes `target` of `current` (the list this device holds, in which
+    /// `ownKey`'s device is active): the next list signed, published, then
+    /// kept with a new recovery key, and announced to contacts and the
+    /// account's devices with the groups rekeyed. Shared by `revokeDevice`
+    /// and a link that failed after naming its new device (`withdrawLink`).
+    static func revoke(_ target: DeviceListEntry, in current: DeviceList, by ownKey: Ed25519.PrivateKey, identity: IdentityKeyPair,
+                       store: sending MessageStore, keystore: KeystoreFile, keys: KeyProvider, contents: KeystoreContents,
+                       relay: String) async throws -> DeviceRevocation {
+        let own = DeviceID(deviceKey: ownKey.publicKey)
+        let now = UInt64(Date().timeIntervalSince1970 * 1000)
+        let next = try DeviceList.sign(account: identity, counter: current.counter + 1, createdAt: now, signer: ownKey,
+                                       entries: current.entries.map { $0.id == target.id ? $0.revoked(at: now) : $0 })
+        // Published first: a list kept here but not at the relay would
+        // leave contacts who look the account up with the device active.
+        try await publish(next, replacing: current, of: identity, store: store, with: RelayClient(baseURL: relay))
+        let recoveryKey = RecoveryKey.generate()
+        // The list and the new key in one transaction, the key under the revoking list's counter:
+        // it wins over the keystore's key and over any key an earlier revocation made, here and on
+        // every device it is handed to (after the list, by the announcement below, else at a later
+        // pass: `OwnDevices.sendRecoveryKeyIfOwed`).
+        try store.write { store in
+            try store.deviceLists.keep(next.encoded, counter: next.counter, at: Int64(now))
+            try store.recoveryKeys.keepIfNewer(recoveryKey.bytes, listCounter: next.counter)
+        }
+        var additional = contents.additional
+        additional[KeystoreContents.EntryType.recoveryKey] = recoveryKey.bytes
+        // Best effort: every reader takes the store's key first, so a keystore that cannot be
+        // rewritten now (a full disk) must not keep the list from reaching contacts below.
+        try? rewrite(keystore, keys: keys, adding: additional, to: contents)
+        guard let revoked = next.entry(target.id) else { throw HushError(.other, reason: "the signed list lost the revoked device") }
+        // Contacts stop counting the device as the account's once the list reaches them; the
+        // groups this account administers get a new secret the revoked device does not hold.
+        let told = await announceDeviceList(of: identity, device: try linkedDevice(contents, store: store, account: identity), store: store,
+                                            relay: relay, rekeyingGroups: true)
+        return DeviceRevocation(device: LinkedDevice(revoked, thisDevice: own), recoveryKey: recoveryKey, contactsTold: told.contacts,
+                                groupsRekeyed: told.rekey?.rekeyed, adminsAsked: told.rekey?.asked,
+                                groupsNotRekeyed: told.rekey?.failed ?? [])
     }
 
     /// The one entry of `list` whose name is `text`, or whose id starts

@@ -256,6 +256,61 @@ import Testing
         #expect(try await HushAccount.devices(in: directory, keys: App.keys).isEmpty, "nothing was signed")
     }
 
+    /// A new device that vanishes once admitted (named in the published
+    /// list, handed the account seed and recovery key) and before the
+    /// history's end: the existing device revokes its entry again, with a
+    /// new recovery key, instead of leaving an active device nobody has (a
+    /// walkthrough found one). The account's first link made this device's
+    /// key during the link: the revocation keeps it (a later link works).
+    @Test func aLinkInterruptedBeforeTheHistorysEndRevokesItsNewDevice() async throws {
+        let relay = try RelayProcess()
+        let (home, bob) = try await Self.accountWithHistory(relay)
+        defer { bob.close() }
+        let keyBefore = try await HushAccount.recoveryKey(in: home, keys: App.keys).key.displayText
+        let linked = try Self.newHome()
+        let screens = Screens()
+        async let existing = App.error {
+            _ = try await HushAccount.linkDevice(from: home, keys: App.keys, thisDeviceName: "desk", relayURL: nil, timeout: .seconds(20),
+                                                 partBytes: 64 << 10, showCode: { code in screens.code.withLock { $0 = code } }) { _, digits in
+                digits == (await screens.shownDigits())
+            }
+        }
+        let code = try await screens.waitForCode()
+        // The new device shows its digits and is gone (as if killed): it takes no part of the history.
+        let joining = Task {
+            try await HushAccount.joinByLink(code: code, into: linked, keys: App.keys, deviceName: "laptop") { digits in
+                screens.digits.withLock { $0 = digits }
+            }
+        }
+        _ = await screens.shownDigits()
+        joining.cancel()
+        let failure = await existing
+        #expect(failure?.reason.contains("'laptop', which the account's device list had named, was revoked again") == true,
+                "\(String(describing: failure))")
+        #expect(failure?.suggestion?.contains("`hush backup key` shows it") == true, "\(String(describing: failure))")
+        let devices = try await HushAccount.devices(in: home, keys: App.keys)
+        #expect(devices.first { $0.name == "laptop" }?.isActive == false, "\(devices)")
+        #expect(devices.first { $0.name == "desk" }.map { $0.isActive && $0.isThisDevice } == true, "\(devices)")
+        #expect(try await HushAccount.recoveryKey(in: home, keys: App.keys).key.displayText != keyBefore, "the laptop was handed the old one")
+        #expect(!FileManager.default.fileExists(atPath: linked))
+
+        // This device kept its key: it links the next device.
+        let second = try Self.newHome()
+        let again = Screens()
+        async let relinked = HushAccount.linkDevice(from: home, keys: App.keys, thisDeviceName: "desk",
+                                                    showCode: { code in again.code.withLock { $0 = code } }) { _, digits in
+            digits == (await again.shownDigits())
+        }
+        let secondCode = try await again.waitForCode()
+        let (_, joined) = try await HushAccount.joinByLink(code: secondCode, into: second, keys: App.keys, deviceName: "tablet") { digits in
+            again.digits.withLock { $0 = digits }
+        }
+        #expect(try await relinked.name == "tablet")
+        await joined.closeAndWait()
+        let published = try await RelayClient(baseURL: relay.url).fetchDirectory(of: try HushAddress(parsing: joined.address).identityKey)
+        #expect(published?.counter == 4 && published?.entries.filter(\.isActive).count == 2, "\(String(describing: published))")
+    }
+
     @Test func aCodeLinksOneDevice() async throws {
         let relay = try RelayProcess()
         let (home, bob) = try await Self.accountWithHistory(relay)
