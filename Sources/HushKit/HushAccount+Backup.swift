@@ -21,7 +21,7 @@ extension HushAccount {
 
     /// The settings name under which a restored store remembers the archive's
     /// date (milliseconds since 1970).
-    static let restoredFromBackupSetting = "backup.restored_from"
+    static let restoredFromBackupSetting = SettingsRepository.Name.restoredFrom
 
     /// The recovery key of the account in `directory`, unlocked with `keys`.
     /// A home made before recovery keys gets one now (its keystore is
@@ -239,6 +239,16 @@ extension HushAccount {
     /// - Throws: `HushError` of kind `relayUnavailable` or `notRegistered`
     ///   (sessions started before the failure are kept; call it again).
     public func startMissingSessions() async throws(HushError) -> Int {
-        try await guarded { try await messenger.startMissingSessions() }
+        try await startMissingSessions(replacingNewerHome: false)
+    }
+
+    /// `startMissingSessions()`, for a restored account not registered yet:
+    /// `replacingNewerHome` registers it even when the relay holds a
+    /// registration of the account made after the archive it was restored
+    /// from (another home, restored since or registered again), which that
+    /// cuts off; without it that is refused with `homeReplaced` and nothing
+    /// changes (docs/PROTOCOL.md §19.4).
+    public func startMissingSessions(replacingNewerHome: Bool) async throws(HushError) -> Int {
+        try await guarded { try await messenger.startMissingSessions(replacingNewerHome: replacingNewerHome) }
     }
 }

@@ -100,6 +100,10 @@ extension HushError {
             self.init(.homeReplaced, reason: reason)
         case .restoredNotRegistered:
             self.init(.notRegistered, reason: reason, suggestion: "register the restored home with its relay (its new sessions start then)")
+        case .newerHomeRegistered:
+            self.init(.homeReplaced, reason: reason,
+                      suggestion: "use that home, or back it up and restore that backup; to cut it off and use this one anyway, "
+                          + "run `hush backup sessions --replace-newer-home` (HushKit: `startMissingSessions(replacingNewerHome: true)`)")
         case let .protocolFailure(reason), let .missingLocalState(reason), let .awaitingGroupKey(reason):
             self.init(.other, reason: reason)
         }

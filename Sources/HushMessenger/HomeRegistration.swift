@@ -67,6 +67,22 @@ final class HomeRegistration {
         throw replaced(at: held.registeredAt)
     }
 
+    /// Before a restored home registers (§19.4): throws `.newerHomeRegistered`
+    /// when the relay holds a registration of the key made after the
+    /// archive this home was restored from. That home is newer than this
+    /// one (restored since, or registered again), registering would cut it
+    /// off, and what it received since is in no archive this home holds. A
+    /// relay that cannot be asked, or holds nothing signed by our key,
+    /// proves nothing: the registration that follows goes on.
+    func requireNoNewerHome(isolation: isolated (any Actor)? = #isolation) async throws(MessengerError) {
+        guard let archivedAt = recordedTime(SettingsRepository.Name.restoredFrom) else { return }
+        let transport = dependencies.transport
+        guard let counts = try? await relay.call({ () async throws(DeliveryFailure) in try await transport.prekeyCounts() }),
+              let held = counts.registration, (try? held.signedPrekey.verify(by: dependencies.transportIdentity.publicKey)) != nil,
+              held.registeredAt > archivedAt else { return }
+        throw .newerHomeRegistered(at: held.registeredAt, archiveMadeAt: archivedAt)
+    }
+
     /// Whether the signed prekey the relay holds is one this home made.
     private func holdsSignedPrekey(_ prekey: SignedPrekey) -> Bool {
         guard let stored = try? store.prekeys.prekey(kind: PrekeyKind.signedX25519.storeName, id: Int64(prekey.id)) else { return false }
@@ -86,14 +102,11 @@ final class HomeRegistration {
     /// it registers the old home may still read the mailbox. Asks nothing
     /// of the relay: for what seals (a send, a retry) before it flushes.
     func requireSealable() throws(MessengerError) {
-        try requireNotKnownReplaced()
-        if isRestoredNotRegistered { throw .restoredNotRegistered }
+        try dependencies.requireHomeInUse()
     }
 
     /// Whether this home was restored from a backup and has not registered since.
-    var isRestoredNotRegistered: Bool {
-        (try? store.settings.value(SettingsRepository.Name.registration)) == SettingsRepository.Name.restoredRegistration
-    }
+    var isRestoredNotRegistered: Bool { dependencies.isRestoredNotRegistered }
 
     /// Whether this home already knows another one replaced it (asks nothing).
     var isKnownReplaced: Bool { replacedAt != nil }
@@ -129,7 +142,7 @@ final class HomeRegistration {
                 try store.sendQueue.markFailed(requestId: item.requestId, error: Self.reason, nextAttemptAt: nil)
             }
         }
-        return .homeReplaced(at: time, unconfirmedSent: (try? store.messages.unconfirmedOutgoingCount(since: time)) ?? 0)
+        return dependencies.replacedError(at: time)
     }
 
     private func recordedTime(_ name: String) -> Int64? {

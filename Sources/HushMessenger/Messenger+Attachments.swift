@@ -12,6 +12,7 @@ extension Messenger {
     /// this call returns.
     public func sendFile(at path: String, to name: String,
                          progress: (@Sendable (AttachmentProgress) -> Void)? = nil) async throws -> (message: StoredMessage, attachment: StoredAttachment) {
+        try registration.requireSealable()
         try sealer.deviceFanOut.own.requireThisDeviceActive()
         let (messageId, attachmentId) = try await sendingFiles.prepare(file: path, to: name, progress: progress)
         let listening = progress.map { attachmentProgress.listen(to: attachmentId, $0) }

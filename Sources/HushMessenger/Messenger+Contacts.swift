@@ -27,10 +27,15 @@ extension Messenger {
     /// queued for the members (sealed on those sessions at the next flush);
     /// for a large group, whose chain cannot be made again, a new state
     /// asked of an admin (docs/PROTOCOL.md §18.4).
-    public func startMissingSessions() async throws -> Int {
+    ///
+    /// A restored home registers first, unless the relay holds a
+    /// registration made after its archive (`newerHomeRegistered`), which
+    /// `replacingNewerHome` cuts off anyway.
+    public func startMissingSessions(replacingNewerHome: Bool = false) async throws -> Int {
         try registration.requireNotKnownReplaced()
         // A restored home registers first, with prekeys of its own (§19.4): until then it uses no mailbox.
         if registration.isRestoredNotRegistered {
+            if !replacingNewerHome { try await registration.requireNoNewerHome() }
             try await register(renewingPrekeys: true)
         }
         _ = try store.write { _ in

@@ -68,6 +68,7 @@ extension Messenger {
     @discardableResult
     public func createGroup(name: String, members: [String], large: Bool = false) async throws -> GroupSummary {
         guard !members.isEmpty else { throw MessengerError.groupRefused("name at least one contact to create a group with") }
+        try registration.requireSealable()
         let group = try store.write { _ in
             large ? try largeGroups.create(name: name, memberNames: members) : try groups.create(name: name, memberNames: members)
         }
@@ -77,6 +78,7 @@ extension Messenger {
 
     @discardableResult
     public func addToGroup(_ name: String, members: [String]) async throws -> GroupSummary {
+        try registration.requireSealable()
         let group = try store.write { _ in
             let group = try groups.group(named: name)
             return group.isLarge ? try largeGroups.add(group, memberNames: members) : try groups.add(name, memberNames: members)
@@ -87,6 +89,7 @@ extension Messenger {
 
     @discardableResult
     public func removeFromGroup(_ name: String, member: String) async throws -> GroupSummary {
+        try registration.requireSealable()
         let group = try store.write { _ in
             let group = try groups.group(named: name)
             return group.isLarge ? try largeGroups.remove(group, member: try largeMember(member, of: group)) : try groups.remove(name, memberName: member)
@@ -97,6 +100,7 @@ extension Messenger {
 
     @discardableResult
     public func promoteInGroup(_ name: String, member: String) async throws -> GroupSummary {
+        try registration.requireSealable()
         let group = try store.write { _ in
             let group = try groups.group(named: name)
             return group.isLarge ? try largeGroups.promote(group, member: try largeMember(member, of: group)) : try groups.promote(name, memberName: member)
@@ -107,6 +111,7 @@ extension Messenger {
 
     @discardableResult
     public func renameGroup(_ name: String, to newName: String) async throws -> GroupSummary {
+        try registration.requireSealable()
         let group = try store.write { _ in
             let group = try groups.group(named: name)
             return group.isLarge ? try largeGroups.rename(group, to: newName) : try groups.rename(name, to: newName)
@@ -116,6 +121,7 @@ extension Messenger {
     }
 
     public func leaveGroup(_ name: String) async throws {
+        try registration.requireSealable()
         try store.write { _ in
             let group = try groups.group(named: name)
             if group.isLarge { try largeGroups.leave(group) } else { try groups.leave(name) }

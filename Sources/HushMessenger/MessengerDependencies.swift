@@ -114,6 +114,27 @@ extension MessengerDependencies {
         (try? store.settings.value(SettingsRepository.Name.replacedAt)).flatMap { $0 }.flatMap { Int64($0) }
     }
 
+    /// Whether this home was restored from a backup and has not registered since (§19.4).
+    var isRestoredNotRegistered: Bool {
+        (try? store.settings.value(SettingsRepository.Name.registration)) == SettingsRepository.Name.restoredRegistration
+    }
+
+    /// Refuses, before anything the user wrote or changed is sealed, in a
+    /// home that cannot deliver it (§19.4): `.homeReplaced` once another
+    /// home replaced this one, `.restoredNotRegistered` in a restored home
+    /// not registered yet (no session to seal on). Asks the relay nothing.
+    /// A walkthrough found a reaction there refused with advice about
+    /// removing the contact, and a group created and queued for good.
+    func requireHomeInUse() throws(MessengerError) {
+        if let replacedAt = homeReplacedAt() { throw replacedError(at: replacedAt) }
+        if isRestoredNotRegistered { throw .restoredNotRegistered }
+    }
+
+    /// What a home replaced at `time` says: when, and how many messages it sent since have no receipt.
+    func replacedError(at time: Int64) -> MessengerError {
+        .homeReplaced(at: time, unconfirmedSent: (try? store.messages.unconfirmedOutgoingCount(since: time)) ?? 0)
+    }
+
     /// When the account's device list this device holds revoked it
     /// (§20.14); nil while it is active, and always on the first device
     /// (which keeps the account key and cannot be revoked in this version).

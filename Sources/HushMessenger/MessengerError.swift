@@ -91,6 +91,11 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
     /// A home restored from a backup that has not registered with the relay
     /// yet: it must, before it fetches or sends (docs/PROTOCOL.md §19.4).
     case restoredNotRegistered
+    /// A restored home about to register found the relay holding a
+    /// registration of the key made after its archive (`at`, ms): a newer
+    /// home, which registering would cut off, and whose messages since are
+    /// not in the archive (docs/PROTOCOL.md §19.4). Not registered.
+    case newerHomeRegistered(at: Int64, archiveMadeAt: Int64)
 
     /// What went wrong, in words for any front end: no command names (the
     /// command line adds its own, see `HushError.terminalReport` in Sources/hush).
@@ -177,6 +182,11 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
                 + ". Use the other home; if you did not restore or copy it, someone holds your recovery key or this home's keystore and passphrase"
         case .restoredNotRegistered:
             return "this home was restored from a backup and has not registered with the relay yet; it fetches and sends nothing until it has"
+        case let .newerHomeRegistered(at, archiveMadeAt):
+            let date = { (time: Int64) in Date(timeIntervalSince1970: Double(time) / 1000).formatted(.iso8601) }
+            return "another home registered this account with the relay at \(date(at)), after this backup was made (\(date(archiveMadeAt))): "
+                + "registering this restored home would cut that one off, and what it received since is not in this backup, "
+                + "so this home was not registered"
         }
     }
 }

@@ -54,7 +54,10 @@ extension Sealer {
     /// `text`, as a message in history (with a "sent" receipt per member),
     /// without, as control content that history does not show.
     private func sealNew(_ body: ContentBody, toGroup name: String, recordAs text: String?) throws -> Content {
-        if body.isWrittenByTheUser { try deviceFanOut.own.requireThisDeviceActive() }
+        if body.isWrittenByTheUser {
+            try dependencies.requireHomeInUse()
+            try deviceFanOut.own.requireThisDeviceActive()
+        }
         let group = try self.group(named: name)
         let now = dependencies.clock.now()
         // A message in history goes under the conversation's timer (§10.7).

@@ -32,7 +32,10 @@ final class Sealer {
     /// each), so there is no savepoint per message.
     @discardableResult
     func seal(_ body: ContentBody, to name: String, recordAs text: String? = nil) throws -> MessageID {
-        if body.isWrittenByTheUser { try deviceFanOut.own.requireThisDeviceActive() }
+        if body.isWrittenByTheUser {
+            try dependencies.requireHomeInUse()
+            try deviceFanOut.own.requireThisDeviceActive()
+        }
         let contact = try sendableContact(named: name)
         let random = dependencies.random, now = dependencies.clock.now()
         // A message in history goes under the conversation's timer (§10.7).

@@ -21,6 +21,8 @@ public struct SettingsRepository {
         /// Set once this home learned that another home registered its key
         /// (the relay's registration time, ms): it then uses the relay no more.
         public static let replacedAt = "relay.replaced_at"
+        /// In a home restored from a backup: when the archive was made (ms).
+        public static let restoredFrom = "backup.restored_from"
         /// The name given at `init` before profile names were sent: kept on this device only.
         public static let displayName = "profile.name"
         /// The display name sealed to contacts (docs/PROTOCOL.md §10.4). Only

@@ -53,7 +53,7 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
         case .safetyNumberMismatch: return "`hush verify --compare`: the safety numbers do not match"
         case .quarantined: return "`hush sync`: some envelopes could not be decrypted and were set aside, or could not be opened for a cause on this device and stay at the relay"
         case .queued: return "`hush send` (and `hush chat` without a terminal): the message is queued in the outbox because the relay could not be reached; `hush sync` or `hush retry` delivers it"
-        case .homeInUse: return "another process owns the data directory: a daemon that does not answer on its socket, or (for `hush daemon`) commands still using it"
+        case .homeInUse: return "another process owns the data directory: a daemon that does not answer on its socket, a running daemon for a command that needs the account to itself (`doctor`, `audit local`, `passphrase`, `device link`, `device revoke`: stop the daemon first), or (for `hush daemon`) commands still using it"
         case .homeReplaced: return "another home registered this identity with the relay since this one did (a backup restored elsewhere, or a copy of this home): this home fetches and sends nothing more"
         case .usage: return "bad command-line usage"
         }

@@ -14,9 +14,9 @@ import Testing
         return try #require(object["path"] as? String)
     }
 
-    /// `hush backup restore ARCHIVE --home HOME --json` with the key in HUSH_RECOVERY_KEY.
-    static func restore(_ bed: Testbed, _ archive: String, home: String, key: String) throws -> CommandResult {
-        try bed.hush(nil, ["backup", "restore", archive, "--home", home, "--json"], environment: ["HUSH_RECOVERY_KEY": key])
+    /// `hush backup restore ARCHIVE --home HOME --json` (and `options`) with the key in HUSH_RECOVERY_KEY.
+    static func restore(_ bed: Testbed, _ archive: String, home: String, key: String, _ options: [String] = []) throws -> CommandResult {
+        try bed.hush(nil, ["backup", "restore", archive, "--home", home, "--json"] + options, environment: ["HUSH_RECOVERY_KEY": key])
     }
 
     /// Alice and Bob talk and swap a file; Alice backs up, loses her home,

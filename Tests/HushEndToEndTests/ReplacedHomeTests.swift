@@ -95,12 +95,20 @@ import Testing
         try FileManager.default.createDirectory(atPath: bed.root + "/machines", withIntermediateDirectories: true)
         func restoredHome(_ number: Int) throws -> User {
             let user = User(name: "alice", home: bed.root + "/machines/alice-\(number)", address: alice.address, identityKey: alice.identityKey)
-            let restored = try BackupTests.restore(bed, archive, home: user.home, key: key)
+            let restored = try BackupTests.restore(bed, archive, home: user.home, key: key, number > 1 ? ["--replace-newer-home"] : [])
             #expect(restored.status == 0, "\(restored)")
             return user
         }
 
         let first = try restoredHome(1)
+        // The same archive again, while the first restored home holds the account: refused unless asked
+        // (that home is newer than the archive; what it received since is in no archive), and not registered.
+        let refusedHome = User(name: "alice", home: bed.root + "/machines/alice-refused", address: alice.address, identityKey: alice.identityKey)
+        let refused = try BackupTests.restore(bed, archive, home: refusedHome.home, key: key)
+        #expect(refused.status == 27 && refused.stderr.contains("after this backup was made")
+                && refused.stderr.contains("`hush backup sessions --replace-newer-home`"), "\(refused)")
+        #expect(try bed.succeed(refusedHome, ["whoami", "--json"]).json()["restoredNotRegistered"] as? Bool == true)
+        #expect(try bed.hush(refusedHome, ["backup", "sessions"]).status == 27, "still refused without the flag")
         let firstAsked = try bed.sync(first)          // cannot open it: asks bob on its new session
         #expect(firstAsked["resendRequested"] as? Int == 1, "\(firstAsked)")
         try bed.sync(bob)                             // resends it on that session
@@ -142,7 +150,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: bed.root + "/machines", withIntermediateDirectories: true)
         func restoredHome(_ number: Int) throws -> User {
             let user = User(name: "alice", home: bed.root + "/machines/alice-\(number)", address: alice.address, identityKey: alice.identityKey)
-            let restored = try BackupTests.restore(bed, archive, home: user.home, key: key)
+            let restored = try BackupTests.restore(bed, archive, home: user.home, key: key, number > 1 ? ["--replace-newer-home"] : [])
             #expect(restored.status == 0, "\(restored)")
             return user
         }
@@ -184,6 +192,14 @@ import Testing
         #expect(send.stderr.contains("has not registered with the relay yet") && send.stderr.contains("`hush backup sessions`"), "\(send)")
         #expect(!send.stderr.contains("removing the contact"), "\(send)")
         #expect(try bed.history(restoredAlice, with: "bob").count("too early") == 0, "refused before sealing")
+        let hello = try #require(try bed.history(restoredAlice, with: "bob").first { $0.body == "hello" }?.raw["id"] as? Int)
+        for arguments in [["react", "bob", String(hello), "👍"], ["edit", "bob", String(hello), "changed"], ["group", "create", "hikers", "bob"],
+                          ["delete", "bob", String(hello), "--for-everyone"]] {
+            let refused = try bed.hush(restoredAlice, arguments)
+            #expect(refused.status == 22 && refused.stderr.contains("has not registered with the relay yet"), "\(arguments): \(refused)")
+        }
+        let outbox = try bed.succeed(restoredAlice, ["outbox", "--json"]).json()["outbox"] as? [Any]
+        #expect(outbox?.isEmpty == true, "nothing queued: \(String(describing: outbox))")
         #expect(try bed.succeed(restoredAlice, ["whoami", "--json"]).json()["restoredNotRegistered"] as? Bool == true)
         let doctor = try bed.hush(restoredAlice, ["doctor", "--json"])
         #expect(doctor.status == 18 && (try? doctor.json()["healthy"] as? Bool) == false, "\(doctor)")

@@ -200,6 +200,9 @@ struct BackupRestoreCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The archive.", valueName: "ARCHIVE"))
     var archive: String
 
+    @Flag(help: "Register the restored home even when another home registered the account after the archive was made (that home is cut off).")
+    var replaceNewerHome = false
+
     func run() async throws {
         try await reportingErrors {
             let environment = ProcessInfo.processInfo.environment
@@ -224,7 +227,7 @@ struct BackupRestoreCommand: AsyncParsableCommand {
             // A linked device's backup restores its history only: no device key, no relay, no sessions.
             if !account.lacksDeviceKey {
                 do {
-                    started = try await account.startMissingSessions()
+                    started = try await account.startMissingSessions(replacingNewerHome: replaceNewerHome)
                 } catch let error as HushError { sessionError = error }
             }
             if environment["HUSH_TIMINGS"] == "1" {
@@ -250,9 +253,16 @@ struct BackupRestoreCommand: AsyncParsableCommand {
                     print("so this home uses no relay. To use this machine as a device, run `hush device link` on an active device")
                     print("of the account and `hush init --link CODE` in a new home.")
                 } else if sessionError == nil {
-                    print("New sessions with \(started) contacts; what they sent you meanwhile is sent again once they hear from you.")
+                    print("New sessions with \(started) contacts; what they sent you since the backup is sent again once they hear from you, "
+                          + "unless another home of this account already received it (it stays there: `hush export` it).")
                 }
                 if let schedule = summary.scheduleNotRestored { print(BackupScheduleCommand.notRestored(schedule)) }
+            }
+            if let sessionError, sessionError.kind == .homeReplaced {
+                // A newer home holds the account (§19.4): not cut off unless asked.
+                printError("the account was restored, but not registered: \(sessionError.reason). Use that home, or back it up and "
+                    + "restore that backup; to cut it off and use this one anyway, run `hush backup sessions --replace-newer-home` here")
+                throw ExitCode(.homeReplaced)
             }
             if let sessionError {
                 // Until it registers, the relay still serves the home the backup came from (§19.4).
@@ -272,11 +282,14 @@ struct BackupSessionsCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
+    @Flag(help: "In a restored home: register it even when another home registered the account after the archive was made (that home is cut off).")
+    var replaceNewerHome = false
+
     func run() async throws {
         try await reportingErrors {
             let account = try await global.openAccount()
             defer { global.finished(with: account) }
-            let started = try await account.startMissingSessions()
+            let started = try await account.startMissingSessions(replacingNewerHome: replaceNewerHome)
             if global.json { try printJSON(["sessionsStarted": started]) } else { print("New sessions with \(started) contacts.") }
         }
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HushDaemon
 import HushKit
+import HushTerminal
 
 struct DaemonCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -74,6 +75,7 @@ struct DaemonCommand: AsyncParsableCommand {
             let (stops, stopper) = AsyncStream<Void>.makeStream()
             let methods = DaemonMethods.make(account: account, home: home, startedAt: Date()) { stopper.yield() }
             let server = LocalSocketServer(path: socketPath, methods: methods, translate: DaemonMethods.translate)
+            let replacement = await account.replacement()
             account.startLive()
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
@@ -84,6 +86,10 @@ struct DaemonCommand: AsyncParsableCommand {
                             CommandOutput.standard.write(.stderr, String(format: "timing: ready %.2f ms after the unlock\n", milliseconds))
                         }
                         CommandOutput.standard.write(.stderr, "hush daemon: serving \(home) on \(socketPath) (pid \(getpid()))\n")
+                        // It serves the history still, and nothing more (§19.4): said at once, not at the first send.
+                        if let replacement {
+                            CommandOutput.standard.write(.stderr, "hush daemon: \(UntrustedText.sanitized(replacement.terminalReport.message))\n")
+                        }
                     }
                 }
                 group.addTask {

@@ -92,7 +92,9 @@ struct ListenCommand: AsyncParsableCommand {
                     if case .connection(online: false) = details, stopping.load(ordering: .acquiring) { continue }
                     let object = ListenCommand.describe(details)
                     let line = Presentation.jsonLine(object)
-                    if json || typing.shows(object) { print(json ? line : ListenCommand.text(object, bodies: bodies)) }
+                    if json || (typing.shows(object) && !Self.isSaidAsTheError(object)) {
+                        print(json ? line : ListenCommand.text(object, bodies: bodies))
+                    }
                     fflush(nil)
                     hooks.handle(details, json: line)
                     if case let .syncFailed(error) = details, error.kind == .homeReplaced { replaced.yield(error) }
@@ -128,7 +130,9 @@ struct ListenCommand: AsyncParsableCommand {
                 guard message["method"]?.stringValue == "event", let params = message["params"],
                       let object = try? JSONSerialization.jsonObject(with: Data(params.description.utf8)) as? [String: Any] else { continue }
                 let line = Presentation.jsonLine(object)
-                if json || typing.shows(object) { print(json ? line : ListenCommand.text(object, bodies: bodies)) }
+                if json || (typing.shows(object) && !ListenCommand.isSaidAsTheError(object)) {
+                    print(json ? line : ListenCommand.text(object, bodies: bodies))
+                }
                 fflush(nil)
                 hooks.handle(object, json: line)
                 // The daemon's home was replaced by another (§19.4): its live connection is over.
@@ -163,6 +167,12 @@ struct ListenCommand: AsyncParsableCommand {
         } else {
             await waitForInterrupt()
         }
+    }
+
+    /// The event a replaced home's listening ends with: in text, said once, as
+    /// the error on stderr (a terminal showed it twice, on stdout as well).
+    static func isSaidAsTheError(_ object: [String: Any]) -> Bool {
+        object["event"] as? String == "syncFailed" && object["homeReplaced"] as? Bool == true
     }
 
     static func describe(_ event: EventDetails) -> [String: Any] {

@@ -1,5 +1,6 @@
 import Foundation
 import HushKit
+import HushTerminal
 import Synchronization
 
 /// Shows an attachment transfer's progress: a bar with bytes, rate and time
@@ -26,7 +27,8 @@ final class ProgressDisplay: Sendable {
     /// `terminal`: whether standard error is a terminal (for a daemon client, the client's).
     init(json: Bool, label: String, terminal: Bool = CommandContext.current?.stderrIsTerminal ?? (isatty(STDERR_FILENO) == 1)) {
         style = json ? .json : (terminal ? .bar : .lines)
-        self.label = label
+        // A file's name may hold terminal controls (a name any process can give a file).
+        self.label = UntrustedText.sanitized(label, keepingLineBreaks: false)
     }
 
     private func write(_ text: String) { output.write(.stderr, text) }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HushKit
+import HushTerminal
 
 struct SendCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -76,7 +77,9 @@ extension SendCommand {
                 object["attachment"] = AttachmentsCommand.json(attachment, contact: name)
                 try printJSON(object)
             } else {
-                print("[\(message.id)] to \(name): \(message.text) \(Presentation.mark(message.status)) (attachment \(attachment.id): \(attachment.state.rawValue))")
+                // The text names the file, whose name may hold terminal controls: defused as history shows it.
+                print("[\(message.id)] to \(name): \(UntrustedText.sanitized(message.text, keepingLineBreaks: false)) "
+                      + "\(Presentation.mark(message.status)) (attachment \(attachment.id): \(attachment.state.rawValue))")
             }
             guard let reason else { return }
             if message.status == .failed {
