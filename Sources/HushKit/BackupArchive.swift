@@ -325,6 +325,31 @@ final class BackupReader {
     ///   open this archive: another account's, or a wrong one; or the path names a
     ///   named pipe, device or directory, refused unread).
     init(path: String, recoveryKey: RecoveryKey) throws(HushError) {
+        let (file, source, header, mac) = try Self.openHeader(path)
+        self.file = file
+        self.source = source
+        let keys = BackupArchive.Keys(recoveryKey: recoveryKey, salt: header.salt)
+        guard HMACSHA256.isValid(tag: mac, for: header.authenticated, key: keys.headerMAC) else {
+            let account = (try? IdentityKey(rawRepresentation: header.identityKey)).map { HushAddress(identityKey: $0).description } ?? "an unknown account"
+            throw HushError(.invalidInput, reason: "the recovery key does not open this backup archive, made by \(account) (or its header was changed)",
+                            suggestion: "give the recovery key of that account, as written down at `hush init` or shown by `hush backup key`")
+        }
+        self.header = header
+        do { puller = try SecretStream.Puller(key: keys.stream, header: header.streamHeader) } catch {
+            throw BackupArchive.damaged("its stream header is invalid")
+        }
+    }
+
+    /// Checks that `path` holds a Hush archive of a format this hush reads
+    /// (its header's form and version), with no key: what a command checks
+    /// before it asks for the recovery key.
+    static func checkHeader(at path: String) throws(HushError) {
+        _ = try openHeader(path)
+    }
+
+    /// Opens `path` and reads its header, unchecked by any key.
+    private static func openHeader(_ path: String) throws(HushError)
+        -> (file: FileHandle, source: BlockReader, header: BackupArchive.Header, mac: [UInt8]) {
         // A named pipe or device is refused before it is read (opening a
         // FIFO would block until something wrote to it).
         let descriptor: Int32
@@ -336,22 +361,22 @@ final class BackupReader {
                             suggestion: "check the path")
         }
         let file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        self.file = file
-        source = BlockReader(file: file)
+        // A file shorter than a header that is no archive at all (a text file given by mistake) is
+        // said to be none, not "cut short".
+        let start = Array((try? file.read(upToCount: BackupArchive.magic.count)) ?? Data())
+        guard start == Array(BackupArchive.magic.prefix(start.count)), !start.isEmpty else {
+            throw HushError(.damagedFile, reason: "this is not a Hush backup archive (its first bytes are not a backup header)",
+                            suggestion: "give the path of a file `hush backup create` made")
+        }
+        do { try file.seek(toOffset: 0) } catch {
+            throw HushError(.storage, reason: "could not read the backup archive at \(path) (\(error.localizedDescription))")
+        }
+        var source = BlockReader(file: file)
         guard let range = try source.next(BackupArchive.headerLength) else {
             throw BackupArchive.damaged("it ends in the middle of the header (cut short?)")
         }
         let (header, mac) = try BackupArchive.Header.parse(Array(source.bytes(range)))
-        let keys = BackupArchive.Keys(recoveryKey: recoveryKey, salt: header.salt)
-        guard HMACSHA256.isValid(tag: mac, for: header.authenticated, key: keys.headerMAC) else {
-            let account = (try? IdentityKey(rawRepresentation: header.identityKey)).map { HushAddress(identityKey: $0).description } ?? "an unknown account"
-            throw HushError(.invalidInput, reason: "the recovery key does not open this backup archive, made by \(account) (or its header was changed)",
-                            suggestion: "give the recovery key of that account, as written down at `hush init` or shown by `hush backup key`")
-        }
-        self.header = header
-        do { puller = try SecretStream.Puller(key: keys.stream, header: header.streamHeader) } catch {
-            throw BackupArchive.damaged("its stream header is invalid")
-        }
+        return (file, source, header, mac)
     }
 
     deinit {

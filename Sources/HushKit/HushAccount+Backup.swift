@@ -171,6 +171,17 @@ extension HushAccount {
         try BackupRestoration.read(path: path, recoveryKey: recoveryKey, into: nil).summary
     }
 
+    /// Checks that `path` holds a Hush backup archive this version reads
+    /// (its header's form and format version), without a key: what to check
+    /// before asking the user for the recovery key.
+    ///
+    /// - Throws: `HushError` of kind `notFound`, `invalidInput` (a named
+    ///   pipe, a device) or `damagedFile` (not an archive, cut short in its
+    ///   header, or a format this version does not read).
+    public static func checkBackupArchive(at path: String) throws(HushError) {
+        try BackupReader.checkHeader(at: path)
+    }
+
     /// Checks that `recoveryKey` opens the archive at `path` (its header's MAC)
     /// and reads nothing further: the quick check before a restore asks for a
     /// new passphrase. The restore itself checks every record as it goes.

@@ -7,6 +7,17 @@ extension HushError {
     /// The lower modules' errors in HushKit's terms: the cases an app can act
     /// on get a kind and words of their own (with a suggestion); the rest keep
     /// the lower module's description, which names no `hush` command.
+    /// A relay that could not be used. Unreachable, its own words say it
+    /// whole ("the relay could not be used: the relay could not be used
+    /// right now" read as a stutter); otherwise they follow ours.
+    init(relay failure: DeliveryFailure) {
+        if case let .unavailable(reason) = failure {
+            self.init(.relayUnavailable, reason: "the relay could not be used right now (\(reason))", suggestion: "check the URL and that it runs, then retry")
+        } else {
+            self.init(.relayUnavailable, reason: "the relay could not be used", suggestion: String(describing: failure))
+        }
+    }
+
     init(wrapping error: any Error) {
         switch error {
         case let error as HushError: self = error
@@ -14,7 +25,7 @@ extension HushError {
         case let error as KeystoreError: self.init(error)
         case let error as DatabaseError: self.init(error)
         case let error as StoreError: self.init(error)
-        case let error as DeliveryFailure: self.init(.relayUnavailable, reason: "the relay could not be used", suggestion: String(describing: error))
+        case let error as DeliveryFailure: self.init(relay: error)
         default: self.init(.other, reason: String(describing: error))
         }
     }
@@ -62,7 +73,7 @@ extension HushError {
         case let .messageTooLong(limit):
             self.init(.invalidInput, reason: "the message is longer than \(limit) bytes", suggestion: "split it")
         case let .relay(failure):
-            self.init(.relayUnavailable, reason: "the relay could not be used", suggestion: String(describing: failure))
+            self.init(relay: failure)
         case let .requestNotAccepted(name):
             self.init(.notAccepted, reason: "the contact wrote first and the message request is not accepted",
                       suggestion: "accept the request to write back, or block the contact", subject: .contact(name))

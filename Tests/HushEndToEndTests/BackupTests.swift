@@ -177,14 +177,18 @@ import Testing
     /// controlling terminal even when the tests run in one.
     @Test func aRecoveryKeyThatCannotBeAskedForIsNamedAsSuch() throws {
         let bed = try Testbed("backup-no-terminal")
-        // A file is there (the path is checked before the key is asked for); its contents are never read.
-        FileManager.default.createFile(atPath: bed.root + "/none.hushbackup", contents: Data("not read".utf8))
-        let result = try ChildProcess([HushBinary.path, "backup", "verify", bed.root + "/none.hushbackup"],
+        // An archive is there (its path and header are checked before the key is asked for).
+        let archive = try Self.backup(bed, try bed.newUser("alice"))
+        let result = try ChildProcess([HushBinary.path, "backup", "verify", archive],
                                       environment: bed.environment(for: nil), executable: "/usr/bin/setsid").finish(timeout: 30)
         #expect(result.status == 16, "\(result)")
         #expect(result.stderr.contains("no recovery key: no terminal to ask on: use --recovery-key-file FILE or HUSH_RECOVERY_KEY"), "\(result)")
-        let empty = try bed.hush(nil, ["backup", "verify", bed.root + "/none.hushbackup"], environment: ["HUSH_RECOVERY_KEY": ""])
+        let empty = try bed.hush(nil, ["backup", "verify", archive], environment: ["HUSH_RECOVERY_KEY": ""])
         #expect(empty.status == 16 && empty.stderr.contains("no recovery key: HUSH_RECOVERY_KEY is empty"), "\(empty)")
+        // A file that is no archive is said to be none before any key is asked for (it asked for the key first).
+        FileManager.default.createFile(atPath: bed.root + "/notes.txt", contents: Data("not an archive".utf8))
+        let notes = try bed.hush(nil, ["backup", "verify", bed.root + "/notes.txt"], environment: ["HUSH_RECOVERY_KEY": ""])
+        #expect(notes.status == 1 && notes.stderr.contains("this is not a Hush backup archive"), "\(notes)")
     }
 
     /// A path that names no archive is said before the recovery key is asked

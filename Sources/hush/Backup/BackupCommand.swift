@@ -53,6 +53,8 @@ struct RecoveryKeyOptions: ParsableArguments {
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw CommandError(.failure, "\(path) cannot be read by this user: check its permissions")
         }
+        // Before the recovery key is asked for: a file that is no archive is said at once.
+        try HushAccount.checkBackupArchive(at: path)
     }
 }
 
