@@ -9,6 +9,18 @@ import Testing
         #expect(presence.status(for: "bob") == "relay offline, reconnecting")
     }
 
+    /// A home another one replaced never reconnects: the header says so
+    /// instead of "reconnecting" for good (a walkthrough's chat beside such
+    /// a home's daemon).
+    @Test func aReplacedHomeSaysSoWhateverTheRelayOrTheContact() {
+        let presence = Presence(now: { 0 })
+        presence.homeReplaced = true
+        #expect(presence.status(for: "bob") == "this home was replaced by another: history only")
+        presence.relayOnline = true
+        presence.seen(typing: true)
+        #expect(presence.status(for: "bob") == "this home was replaced by another: history only")
+    }
+
     @Test func onlineWhileHeartbeatsArriveThenGone() {
         let clock = ManualClock(start: 1_000_000)
         let presence = Presence(now: { clock.now() })

@@ -118,6 +118,11 @@ struct ChatCommand: AsyncParsableCommand {
                 printError(ChatCommand.tooLongMessage(tooLong) + "; the chat stopped there")
                 throw ExitCode(.failure)
             }
+            // Said again once the screen is gone, with its code (the chat exited 0).
+            if let replacement = session.replacement {
+                printError(replacement.terminalReport.message)
+                throw ExitCode(.homeReplaced)
+            }
             if let status = ChatCommand.exitStatus(for: outcome) {
                 printError(ChatCommand.describe(outcome))
                 throw ExitCode(status)

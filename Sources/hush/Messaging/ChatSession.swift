@@ -23,6 +23,8 @@ final class ChatSession: @unchecked Sendable {
     /// This chat's messages (client ids), and those the relay refused rather than not being reached.
     private var submitted: [String] = []
     private var refused: Set<String> = []
+    /// Set when the live connection said another home replaced this one (§19.4).
+    private var replacedBy: HushError?
     private var lastEdit: Int64?
 
     init(chat: any ChatAccount, contact: String, now: @escaping @Sendable () -> Int64 = Presence.wallClock) {
@@ -75,6 +77,9 @@ final class ChatSession: @unchecked Sendable {
                     // they see us online without waiting for our next one (a contact
                     // already online is not answered, so two chats never ping-pong).
                     if presence.seen(typing: active), presence.relayOnline { try? await chat.setTyping(self.isTyping) }
+                case let .syncFailed(error) where error.kind == .homeReplaced:
+                    presence.homeReplaced = true
+                    lock.withLock { replacedBy = error }
                 case let .connection(online):
                     presence.relayOnline = online
                     // The first heartbeat as soon as the socket is up: the contact sees us at once.
@@ -287,6 +292,10 @@ final class ChatSession: @unchecked Sendable {
         var refusedByRelay = false
         var allSent: Bool { pending == 0 && failed == 0 }
     }
+
+    /// The error the live connection ended with when another home replaced
+    /// this one; the chat ends with its exit code.
+    var replacement: HushError? { lock.withLock { replacedBy } }
 
     /// Stops everything; `flush` first gives the outbox and receipts a moment to leave.
     /// Waits up to `ChatSession.finishSeconds` for them to end, so the process

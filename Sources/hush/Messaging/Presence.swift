@@ -17,6 +17,7 @@ final class Presence: @unchecked Sendable {
     private var lastSeen: Int64 = 0
     private var typingSince: Int64?
     private var online = false
+    private var replaced = false
 
     /// `now` tells the time in milliseconds since 1970; tests pass a clock they move by hand.
     init(now: @escaping @Sendable () -> Int64 = Presence.wallClock) {
@@ -25,6 +26,12 @@ final class Presence: @unchecked Sendable {
 
     /// The wall clock, in milliseconds since 1970.
     @Sendable static func wallClock() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+
+    /// Another home registered the account (§19.4): the relay is done with this one for good.
+    var homeReplaced: Bool {
+        get { lock.withLock { replaced } }
+        set { lock.withLock { replaced = newValue } }
+    }
 
     var relayOnline: Bool {
         get { lock.withLock { online } }
@@ -47,6 +54,8 @@ final class Presence: @unchecked Sendable {
     func status(for contact: String) -> String {
         let at = now()
         return lock.withLock {
+            // Not "reconnecting" for ever: a replaced home never will (a walkthrough saw that header).
+            if replaced { return "this home was replaced by another: history only" }
             guard online else { return "relay offline, reconnecting" }
             let present = at - lastSeen < Presence.onlineWindowMilliseconds
             if let typingSince, at - typingSince < Presence.typingWindowMilliseconds { return "\(contact) is typing…" }
