@@ -110,10 +110,10 @@ extension HushAccount {
             }
             // Before a code is shown: a revoked device showed one, and refused only once the new
             // device's side had confirmed (found in a user walkthrough).
-            if let seed = contents.additional[KeystoreContents.EntryType.deviceSeed], let latest = try store.deviceLists.latest(),
-               try DeviceList.decode(latest, account: identity.publicKey).entry(DeviceID(deviceKey: try Ed25519.PrivateKey(seed: seed).publicKey))?
-                   .isActive != true {
-                throw notActiveToLink
+            if let latest = try store.deviceLists.latest() {
+                guard let seed = contents.additional[KeystoreContents.EntryType.deviceSeed] else { throw noDeviceKeyToSign }
+                guard try DeviceList.decode(latest, account: identity.publicKey)
+                    .entry(DeviceID(deviceKey: try Ed25519.PrivateKey(seed: seed).publicKey))?.isActive == true else { throw notActiveToLink }
             }
             let deadline = ContinuousClock.now + timeout
             let code = try LinkCode.generate(relay: relay)

@@ -35,10 +35,11 @@ extension HushAccount {
             defer { lock.release() }
             let identity = try IdentityKeyPair(seed: contents.identitySeed)
             let store = try MessageStore.openExisting(path: home.databasePath, key: contents.databaseKey)
-            guard let latest = try store.deviceLists.latest(), let seed = contents.additional[KeystoreContents.EntryType.deviceSeed] else {
+            guard let latest = try store.deviceLists.latest() else {
                 throw HushError(.notFound, reason: "this account has no device list: it is one device, with no other to revoke",
                                 suggestion: "`hush device list` shows the account's devices")
             }
+            guard let seed = contents.additional[KeystoreContents.EntryType.deviceSeed] else { throw noDeviceKeyToSign }
             let ownKey = try Ed25519.PrivateKey(seed: seed)
             let own = DeviceID(deviceKey: ownKey.publicKey)
             let current = try DeviceList.decode(latest, account: identity.publicKey)
@@ -107,6 +108,13 @@ extension HushAccount {
                                 groupsRekeyed: told.rekey?.rekeyed, adminsAsked: told.rekey?.asked,
                                 groupsNotRekeyed: told.rekey?.failed ?? [])
     }
+
+    /// A home with the account's list but no device key of it: restored from
+    /// a backup (archives carry no device key, §19.3), so it cannot sign a
+    /// list. It said "no device list" (revoke) or showed a link code it
+    /// could only refuse after the new device confirmed (link).
+    static let noDeviceKeyToSign = HushError(.invalidInput, reason: "this home holds no device key of the account's device list (it was restored from a backup, and archives carry none), so it cannot sign a list",
+                                             suggestion: "link or revoke from another active device of the account (`hush device list` shows them)")
 
     /// The one entry of `list` whose name is `text`, or whose id starts
     /// with it (at least 4 hex digits).

@@ -309,6 +309,23 @@ import Testing
         await joined.closeAndWait()
         let published = try await RelayClient(baseURL: relay.url).fetchDirectory(of: try HushAddress(parsing: joined.address).identityKey)
         #expect(published?.counter == 4 && published?.entries.filter(\.isActive).count == 2, "\(String(describing: published))")
+
+        // The home restored from a backup holds the list but no device key (archives carry none):
+        // it says so before showing a code or signing anything (it said "no device list" to a revoke).
+        let (recoveryKey, _) = try await HushAccount.recoveryKey(in: home, keys: App.keys)
+        let archives = try RelayProcess.temporaryDirectory("archives").path
+        let archive = try await HushAccount.createBackup(of: home, keys: App.keys, to: archives).path
+        let restored = try Self.newHome()
+        _ = try await HushAccount.restoreBackup(at: archive, into: restored, recoveryKey: recoveryKey, keys: App.keys)
+        let revoke = await App.error { _ = try await HushAccount.revokeDevice("tablet", in: restored, keys: App.keys) }
+        #expect(revoke?.reason.contains("holds no device key of the account's device list") == true, "\(String(describing: revoke))")
+        let shown = Mutex(false)
+        let link = await App.error {
+            _ = try await HushAccount.linkDevice(from: restored, keys: App.keys, thisDeviceName: "desk",
+                                                 showCode: { _ in shown.withLock { $0 = true } }) { _, _ in true }
+        }
+        #expect(link?.reason.contains("holds no device key of the account's device list") == true && !shown.withLock { $0 },
+                "\(String(describing: link))")
     }
 
     @Test func aCodeLinksOneDevice() async throws {
