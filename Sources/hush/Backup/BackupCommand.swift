@@ -71,11 +71,14 @@ enum BackupSummaryOutput {
     static func lines(_ summary: BackupSummary) -> [String] {
         ["Account:  \(summary.address)",
          "Made:     \(ISO8601DateFormatter().string(from: summary.createdAt))",
-         "Holds:    \(summary.contacts) contacts, \(summary.conversations) conversations, \(summary.messages) messages, "
-            + "\(summary.groups) groups, \(summary.pendingOutbox) queued to send, "
-            + "\(summary.files) files (\(summary.fileBytes) bytes)",
+         "Holds:    " + [count(summary.contacts, "contact"), count(summary.conversations, "conversation"), count(summary.messages, "message"),
+                        count(summary.groups, "group"), "\(summary.pendingOutbox) queued to send",
+                        count(summary.files, "file") + " (\(summary.fileBytes) bytes)"].joined(separator: ", "),
          "Size:     \(summary.archiveBytes) bytes"]
     }
+
+    /// "1 group", "2 groups".
+    private static func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
 }
 
 struct BackupKeyCommand: AsyncParsableCommand {
