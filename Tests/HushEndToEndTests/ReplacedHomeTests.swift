@@ -8,6 +8,15 @@ import Testing
 /// messages showed as sent and were never read, and the two sides traded
 /// decryption errors at every sync for ever.
 @Suite struct ReplacedHomeTests {
+    /// `alice`'s archive restored on "another machine": the home
+    /// `machines/alice-NAME` (its folder made), and what the restore said.
+    static func restore(_ bed: Testbed, _ alice: User, _ archive: String, key: String, as name: String,
+                        _ options: [String] = []) throws -> (user: User, result: CommandResult) {
+        try FileManager.default.createDirectory(atPath: bed.root + "/machines", withIntermediateDirectories: true)
+        let user = User(name: "alice", home: bed.root + "/machines/alice-" + name, address: alice.address, identityKey: alice.identityKey)
+        return (user, try BackupTests.restore(bed, archive, home: user.home, key: key, options))
+    }
+
     @Test func aHomeRestoredElsewhereStopsTheOldOneAndNothingIsLost() throws {
         let bed = try Testbed("replaced")
         let alice = try bed.newUser("alice")
@@ -19,9 +28,7 @@ import Testing
         let listener = try bed.spawn(alice, ["listen", "--json", "--timeout", "60"])
         Thread.sleep(forTimeInterval: 1)
 
-        let restoredAlice = User(name: "alice", home: bed.root + "/new-machine/alice", address: alice.address, identityKey: alice.identityKey)
-        try FileManager.default.createDirectory(atPath: bed.root + "/new-machine", withIntermediateDirectories: true)
-        let restored = try BackupTests.restore(bed, archive, home: restoredAlice.home, key: key)
+        let (restoredAlice, restored) = try Self.restore(bed, alice, archive, key: key, as: "new")
         #expect(restored.status == 0, "\(restored)")
 
         // The live old home learns it at once (the relay closed its socket) and stops.
@@ -92,10 +99,8 @@ import Testing
         let key = try BackupTests.recoveryKey(bed, alice)
         let archive = try BackupTests.backup(bed, alice)
         try bed.send(bob, to: "alice", "sealed on the archived session")
-        try FileManager.default.createDirectory(atPath: bed.root + "/machines", withIntermediateDirectories: true)
         func restoredHome(_ number: Int) throws -> User {
-            let user = User(name: "alice", home: bed.root + "/machines/alice-\(number)", address: alice.address, identityKey: alice.identityKey)
-            let restored = try BackupTests.restore(bed, archive, home: user.home, key: key, number > 1 ? ["--replace-newer-home"] : [])
+            let (user, restored) = try Self.restore(bed, alice, archive, key: key, as: String(number), number > 1 ? ["--replace-newer-home"] : [])
             #expect(restored.status == 0, "\(restored)")
             return user
         }
@@ -103,8 +108,7 @@ import Testing
         let first = try restoredHome(1)
         // The same archive again, while the first restored home holds the account: refused unless asked
         // (that home is newer than the archive; what it received since is in no archive), and not registered.
-        let refusedHome = User(name: "alice", home: bed.root + "/machines/alice-refused", address: alice.address, identityKey: alice.identityKey)
-        let refused = try BackupTests.restore(bed, archive, home: refusedHome.home, key: key)
+        let (refusedHome, refused) = try Self.restore(bed, alice, archive, key: key, as: "refused")
         #expect(refused.status == 27 && refused.stderr.contains("after this backup was made")
                 && refused.stderr.contains("`hush backup sessions --replace-newer-home`"), "\(refused)")
         #expect(try bed.succeed(refusedHome, ["whoami", "--json"]).json()["restoredNotRegistered"] as? Bool == true)
@@ -147,10 +151,8 @@ import Testing
         let archive = try BackupTests.backup(bed, alice)
         try FileManager.default.removeItem(atPath: alice.home)
         try bed.send(bob, to: "hikers", "while you were away")
-        try FileManager.default.createDirectory(atPath: bed.root + "/machines", withIntermediateDirectories: true)
         func restoredHome(_ number: Int) throws -> User {
-            let user = User(name: "alice", home: bed.root + "/machines/alice-\(number)", address: alice.address, identityKey: alice.identityKey)
-            let restored = try BackupTests.restore(bed, archive, home: user.home, key: key, number > 1 ? ["--replace-newer-home"] : [])
+            let (user, restored) = try Self.restore(bed, alice, archive, key: key, as: String(number), number > 1 ? ["--replace-newer-home"] : [])
             #expect(restored.status == 0, "\(restored)")
             return user
         }
@@ -181,9 +183,7 @@ import Testing
         let key = try BackupTests.recoveryKey(bed, alice)
         let archive = try BackupTests.backup(bed, alice)
         _ = bed.relay.stop()
-        let restoredAlice = User(name: "alice", home: bed.root + "/new-machine/alice", address: alice.address, identityKey: alice.identityKey)
-        try FileManager.default.createDirectory(atPath: bed.root + "/new-machine", withIntermediateDirectories: true)
-        let restored = try BackupTests.restore(bed, archive, home: restoredAlice.home, key: key)
+        let (restoredAlice, restored) = try Self.restore(bed, alice, archive, key: key, as: "new")
         #expect(restored.status == 22, "\(restored)")
         #expect(restored.stderr.contains("`hush backup sessions`") && restored.stderr.contains("if that one still runs, stop it first"),
                 "\(restored)")
@@ -227,9 +227,7 @@ import Testing
         defer { daemon.signal(SIGTERM); _ = daemon.finish(timeout: 20) }
         let first = try bed.spawn(alice, ["listen", "--timeout", "60"])
         Thread.sleep(forTimeInterval: 1)
-        let restoredAlice = User(name: "alice", home: bed.root + "/new-machine/alice", address: alice.address, identityKey: alice.identityKey)
-        try FileManager.default.createDirectory(atPath: bed.root + "/new-machine", withIntermediateDirectories: true)
-        #expect(try BackupTests.restore(bed, archive, home: restoredAlice.home, key: key).status == 0)
+        #expect(try Self.restore(bed, alice, archive, key: key, as: "new").result.status == 0)
         let told = first.finish(timeout: 20)
         #expect(told.status == 27, "\(told)")
 
