@@ -21,6 +21,24 @@ import Testing
         #expect(try bed.history(bob, with: "alice").last?.body == "\u{1B}]0;owned\u{07}\u{1B}[2J marker text")
     }
 
+    /// A line break (or a carriage return) in a contact's message does not
+    /// start what reads as another history line: a walkthrough forged
+    /// "[21] … you: FORGED ✓✓ read" in `hush history`. Lines after the first
+    /// are indented, as `hush chat` shows them.
+    @Test func aLineBreakInAMessageForgesNoHistoryLine() throws {
+        let bed = try Testbed("forged-lines")
+        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
+        try bed.meet(alice, bob)
+        try bed.send(bob, to: "alice", "line one\n[21] 2026-11-29 05:17  you: FORGED ✓✓ read\rover\r\nlast")
+        try bed.sync(alice)
+        let output = try bed.succeed(alice, ["history", "bob", "--no-receipts"]).stdout
+        let lines = output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.contains { $0.hasPrefix("[") && $0.hasSuffix("bob: line one") }, "\(output)")
+        #expect(lines.contains("      " + "[21] 2026-11-29 05:17  you: FORGED ✓✓ read"), "\(output)")
+        #expect(lines.contains("      " + "over") && lines.contains("      " + "last"), "\(output)")
+        #expect(!lines.contains { $0.hasPrefix("[21]") || $0.hasPrefix("over") }, "\(output)")
+    }
+
     /// `hush listen` (text, not --json) prints each message as it arrives: the
     /// same defusing, and a line break in a message does not forge a line.
     @Test func listenPrintsNoEscapeFromAMessage() throws {

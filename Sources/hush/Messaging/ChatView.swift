@@ -140,7 +140,7 @@ final class ChatView: Sendable {
         // In a group, a sender not (or no longer) among the members is named by address, never by the group's name.
         let who = outgoing ? "you" : state.withLock { $0.members[message.senderAddress] } ?? (isGroup ? message.senderAddress : contact)
         var body = message.isDeleted ? style.dim("(deleted)")
-                                     : UntrustedText.sanitized(message.text).replacingOccurrences(of: "\n", with: "\n      ")
+                                     : UntrustedText.sanitized(message.text).replacingOccurrences(of: "\n", with: "\n" + Presentation.continuationIndent)
         if let quoted = message.replyTo {
             // The quoted message when this chat has shown it; hush history shows any stored one.
             let excerpt = state.withLock { $0.messages[quoted.clientMessageID]?.text }

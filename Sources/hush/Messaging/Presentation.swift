@@ -37,6 +37,9 @@ enum Presentation {
         timeFormatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
     }
 
+    /// What starts each line of a message's text after its first.
+    static let continuationIndent = "      "
+
     /// One history line: `[id] time  who: text (edited)  mark`.
     static func line(_ message: Message, contact: String) -> String {
         let who = message.direction == .outgoing ? "you" : contact
@@ -55,7 +58,9 @@ enum Presentation {
     /// its disappearing timer runs (an edit keeps the message's timer).
     static func text(of message: Message) -> String {
         guard !message.isDeleted else { return style.dim("(deleted)") }
-        let text = UntrustedText.sanitized(message.text) + edited(message)
+        // Lines after the first are indented (as `hush chat` shows them): a line break in someone's
+        // text must not start what reads as another history line ("[21] … you: …" forged by a contact).
+        let text = UntrustedText.sanitized(message.text).replacingOccurrences(of: "\n", with: "\n" + continuationIndent) + edited(message)
         guard let expiresAt = message.expiresAt else { return text }
         return text + style.dim("  (disappears \(time(expiresAt)))")
     }
