@@ -48,6 +48,9 @@ public final class ChatScreen: Sendable {
         }
     }
 
+    /// The line being typed, as it stands.
+    public var inputText: String { state.withLock { $0.editor.text } }
+
     /// Gives the screen back; safe to call more than once.
     public func close() {
         state.withLock { s in

@@ -40,6 +40,13 @@ import HushKit
         }
     }
 
+    /// A command being typed sends no typing indicator; a message, or a line
+    /// that starts with `//` (sent with one slash), does.
+    @Test func typingACommandIsNotTypingAMessage() {
+        #expect(ChatInput.isCommand("/") && ChatInput.isCommand("  /hel") && ChatInput.isCommand("/react 3 👍"))
+        #expect(!ChatInput.isCommand("") && !ChatInput.isCommand("hello /x") && !ChatInput.isCommand("//not a command"))
+    }
+
     @Test func aDoubleSlashSendsTheLineWithOneSlash() {
         #expect(ChatInput(parsing: "//shrug") == .message("/shrug"))
         #expect(ChatInput(parsing: "//") == .message("/"))

@@ -92,7 +92,7 @@ struct ChatCommand: AsyncParsableCommand {
                 for event in screen.feed(bytes) {
                     switch event {
                     case .edited:
-                        await session.edited()
+                        if !ChatInput.isCommand(screen.inputText) { await session.edited() }
                     case .pageUp, .pageDown:
                         break // the screen scrolled itself
                     case let .submitted(line):

@@ -79,6 +79,14 @@ enum ChatInput: Sendable, Equatable {
         return home + path.dropFirst()
     }
 
+    /// Whether `line`, as typed so far, is a command (`/…`, not `//…`): a
+    /// command is never sent, so typing one tells the contact nothing (a
+    /// walkthrough's contact saw "is typing…" while `/help` was typed).
+    static func isCommand(_ line: String) -> Bool {
+        let trimmed = line.drop { $0.isWhitespace }
+        return trimmed.hasPrefix("/") && !trimmed.hasPrefix("//")
+    }
+
     init(parsing line: String) {
         let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
         guard trimmed.hasPrefix("/") else {
