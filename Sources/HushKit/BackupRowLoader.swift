@@ -218,7 +218,12 @@ final class BackupRowLoader: @unchecked Sendable {
             try db.execute("INSERT INTO \(quoted)(\(quoted)) VALUES ('rebuild')")
         }
         let schedule = try HushAccount.removeBackupSchedule(from: db)
-        for name in [SettingsRepository.Name.registeredAt, SettingsRepository.Name.replacedAt, SettingsRepository.Name.sessionToken] {
+        // An archive made in a home another one had replaced: kept apart, so the restored home does not
+        // register over that newer home unless asked (§19.4), though the archive is younger than it.
+        try db.execute("DELETE FROM settings WHERE name = ?", [SettingsRepository.Name.restoredFromReplacedHome])
+        try db.execute("UPDATE settings SET name = ? WHERE name = ?",
+                       [SettingsRepository.Name.restoredFromReplacedHome, SettingsRepository.Name.replacedAt])
+        for name in [SettingsRepository.Name.registeredAt, SettingsRepository.Name.sessionToken] {
             try db.execute("DELETE FROM settings WHERE name = ?", [name])
         }
         // (A linked device's home restored from a backup has no device key to register: it uses no relay at all.)

@@ -69,17 +69,21 @@ final class HomeRegistration {
 
     /// Before a restored home registers (§19.4): throws `.newerHomeRegistered`
     /// when the relay holds a registration of the key made after the
-    /// archive this home was restored from. That home is newer than this
-    /// one (restored since, or registered again), registering would cut it
-    /// off, and what it received since is in no archive this home holds. A
-    /// relay that cannot be asked, or holds nothing signed by our key,
-    /// proves nothing: the registration that follows goes on.
+    /// archive this home was restored from, or one at or after the time the
+    /// archived home learnt it was replaced (an archive made in a replaced
+    /// home is younger than the home that replaced it). That home is newer
+    /// than this one's archive (restored since, or registered again):
+    /// registering would cut it off, and what it received since is in no
+    /// archive this home holds. A relay that cannot be asked, or holds
+    /// nothing signed by our key, proves nothing: the registration that
+    /// follows goes on.
     func requireNoNewerHome(isolation: isolated (any Actor)? = #isolation) async throws(MessengerError) {
         guard let archivedAt = recordedTime(SettingsRepository.Name.restoredFrom) else { return }
+        let replacedBefore = recordedTime(SettingsRepository.Name.restoredFromReplacedHome)
         let transport = dependencies.transport
         guard let counts = try? await relay.call({ () async throws(DeliveryFailure) in try await transport.prekeyCounts() }),
               let held = counts.registration, (try? held.signedPrekey.verify(by: dependencies.transportIdentity.publicKey)) != nil,
-              held.registeredAt > archivedAt else { return }
+              held.registeredAt > archivedAt || replacedBefore.map({ held.registeredAt >= $0 }) == true else { return }
         throw .newerHomeRegistered(at: held.registeredAt, archiveMadeAt: archivedAt)
     }
 

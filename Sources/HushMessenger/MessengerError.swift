@@ -184,9 +184,9 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
             return "this home was restored from a backup and has not registered with the relay yet; it fetches and sends nothing until it has"
         case let .newerHomeRegistered(at, archiveMadeAt):
             let date = { (time: Int64) in Date(timeIntervalSince1970: Double(time) / 1000).formatted(.iso8601) }
-            return "another home registered this account with the relay at \(date(at)), after this backup was made (\(date(archiveMadeAt))): "
-                + "registering this restored home would cut that one off, and what it received since is not in this backup, "
-                + "so this home was not registered"
+            return "another home registered this account with the relay at \(date(at)), and this backup (made \(date(archiveMadeAt))) "
+                + "is older than that home, or was made in a home it had replaced: registering this restored home would cut that one off, "
+                + "and what it received since is not in this backup, so this home was not registered"
         }
     }
 }

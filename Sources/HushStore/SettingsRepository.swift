@@ -23,6 +23,9 @@ public struct SettingsRepository {
         public static let replacedAt = "relay.replaced_at"
         /// In a home restored from a backup: when the archive was made (ms).
         public static let restoredFrom = "backup.restored_from"
+        /// In a home restored from a backup made in a home another one had
+        /// replaced: when that happened (ms), as the archived home knew it.
+        public static let restoredFromReplacedHome = "backup.restored_from_replaced_home"
         /// The name given at `init` before profile names were sent: kept on this device only.
         public static let displayName = "profile.name"
         /// The display name sealed to contacts (docs/PROTOCOL.md §10.4). Only

@@ -57,6 +57,13 @@ import Testing
         let oldBackup = try bed.hush(alice, ["backup", "create", "--to", bed.root + "/old-home-backup", "--json"])
         #expect(oldBackup.status == 0 && (try? oldBackup.json()["madeInReplacedHome"] as? String) != nil, "\(oldBackup)")
         #expect(oldBackup.stderr.contains("restoring it would register the identity again and cut off that newer home"), "\(oldBackup)")
+        // Restored, that archive (younger than the home that replaced it) does not cut the newer home off unless asked.
+        let oldArchive = try #require(try oldBackup.json()["path"] as? String)
+        let (staleHome, stale) = try Self.restore(bed, alice, oldArchive, key: key, as: "stale")
+        #expect(stale.status == 27 && stale.stderr.contains("was made in a home it had replaced"), "\(stale)")
+        #expect(try bed.succeed(staleHome, ["whoami", "--json"]).json()["restoredNotRegistered"] as? Bool == true)
+        let newerSync = try bed.hush(restoredAlice, ["sync"])
+        #expect(newerSync.status == 0, "the newer home is still the relay's: \(newerSync)")
         for arguments in [["retry"], ["backup", "sessions"]] {
             let refused = try bed.hush(alice, arguments)
             #expect(refused.status == 27, "\(arguments): \(refused)")
@@ -109,7 +116,7 @@ import Testing
         // The same archive again, while the first restored home holds the account: refused unless asked
         // (that home is newer than the archive; what it received since is in no archive), and not registered.
         let (refusedHome, refused) = try Self.restore(bed, alice, archive, key: key, as: "refused")
-        #expect(refused.status == 27 && refused.stderr.contains("after this backup was made")
+        #expect(refused.status == 27 && refused.stderr.contains("is older than that home")
                 && refused.stderr.contains("`hush backup sessions --replace-newer-home`"), "\(refused)")
         #expect(try bed.succeed(refusedHome, ["whoami", "--json"]).json()["restoredNotRegistered"] as? Bool == true)
         #expect(try bed.hush(refusedHome, ["backup", "sessions"]).status == 27, "still refused without the flag")
