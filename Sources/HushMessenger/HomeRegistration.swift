@@ -112,6 +112,10 @@ final class HomeRegistration {
     /// Whether this home was restored from a backup and has not registered since.
     var isRestoredNotRegistered: Bool { dependencies.isRestoredNotRegistered }
 
+    /// The error a home known to be replaced ends every relay use with (asks
+    /// and writes nothing); nil while the relay's registration is ours.
+    var replacement: MessengerError? { replacedAt.map(dependencies.replacedError(at:)) }
+
     /// Whether this home already knows another one replaced it (asks nothing).
     var isKnownReplaced: Bool { replacedAt != nil }
     /// When the other home registered, once this home knows it (asks nothing).

@@ -334,10 +334,10 @@ public actor Messenger {
         registration.replacedAt
     }
 
-    /// The error every relay use ends with in a home known to be replaced
-    /// (what its outbox still held is marked failed); nil while it is the
-    /// relay's. Asks the relay nothing.
+    /// The error every relay use ends with in a home known to be replaced;
+    /// nil while it is the relay's. Asks the relay nothing and writes
+    /// nothing (a daemon asks it for every new subscriber).
     public func homeReplacement() -> MessengerError? {
-        registration.replacedAt.map { registration.replaced(at: $0) }
+        registration.replacement
     }
 }

@@ -8,6 +8,14 @@ import Testing
 /// messages showed as sent and were never read, and the two sides traded
 /// decryption errors at every sync for ever.
 @Suite struct ReplacedHomeTests {
+    /// Alice and bob, acquainted, and alice's recovery key and a backup of her home.
+    static func acquaintedWithBackup(_ label: String) throws -> (bed: Testbed, alice: User, bob: User, key: String, archive: String) {
+        let bed = try Testbed(label)
+        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
+        try bed.acquaint(alice, bob)
+        return (bed, alice, bob, try BackupTests.recoveryKey(bed, alice), try BackupTests.backup(bed, alice))
+    }
+
     /// `alice`'s archive restored on "another machine": the home
     /// `machines/alice-NAME` (its folder made), and what the restore said.
     static func restore(_ bed: Testbed, _ alice: User, _ archive: String, key: String, as name: String,
@@ -18,12 +26,7 @@ import Testing
     }
 
     @Test func aHomeRestoredElsewhereStopsTheOldOneAndNothingIsLost() throws {
-        let bed = try Testbed("replaced")
-        let alice = try bed.newUser("alice")
-        let bob = try bed.newUser("bob")
-        try bed.acquaint(alice, bob)
-        let key = try BackupTests.recoveryKey(bed, alice)
-        let archive = try BackupTests.backup(bed, alice)
+        let (bed, alice, bob, key, archive) = try Self.acquaintedWithBackup("replaced")
         // The old home listens live while the restore happens elsewhere.
         let listener = try bed.spawn(alice, ["listen", "--json", "--timeout", "60"])
         Thread.sleep(forTimeInterval: 1)
@@ -99,12 +102,7 @@ import Testing
     /// ("sent (resent)" on bob's side); one per session of the peer
     /// (docs/PROTOCOL.md §10.1) gives the second home its own.
     @Test func aMessageAskedForAgainByASecondRestoredHomeIsResentOnItsSession() throws {
-        let bed = try Testbed("restored-twice")
-        let alice = try bed.newUser("alice")
-        let bob = try bed.newUser("bob")
-        try bed.acquaint(alice, bob)
-        let key = try BackupTests.recoveryKey(bed, alice)
-        let archive = try BackupTests.backup(bed, alice)
+        let (bed, alice, bob, key, archive) = try Self.acquaintedWithBackup("restored-twice")
         try bed.send(bob, to: "alice", "sealed on the archived session")
         func restoredHome(_ number: Int) throws -> User {
             let (user, restored) = try Self.restore(bed, alice, archive, key: key, as: String(number), number > 1 ? ["--replace-newer-home"] : [])
@@ -184,11 +182,7 @@ import Testing
     /// what to run: it once said "no session", with advice about removing
     /// the contact), and once it registers the old home is cut off.
     @Test func aRestoreWhileTheRelayIsDownSaysWhatStillHoldsTheMailbox() throws {
-        let bed = try Testbed("restored-offline")
-        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
-        try bed.acquaint(alice, bob)
-        let key = try BackupTests.recoveryKey(bed, alice)
-        let archive = try BackupTests.backup(bed, alice)
+        let (bed, alice, bob, key, archive) = try Self.acquaintedWithBackup("restored-offline")
         _ = bed.relay.stop()
         let (restoredAlice, restored) = try Self.restore(bed, alice, archive, key: key, as: "new")
         #expect(restored.status == 22, "\(restored)")
@@ -225,11 +219,7 @@ import Testing
     /// where it once waited in silence: the event had gone out before it
     /// subscribed.
     @Test func aListenerStartedBesideTheDaemonOfAReplacedHomeIsToldAtOnce() throws {
-        let bed = try Testbed("replaced-daemon")
-        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
-        try bed.acquaint(alice, bob)
-        let key = try BackupTests.recoveryKey(bed, alice)
-        let archive = try BackupTests.backup(bed, alice)
+        let (bed, alice, _, key, archive) = try Self.acquaintedWithBackup("replaced-daemon")
         let daemon = try DaemonTests.startDaemon(bed, alice)
         defer { daemon.signal(SIGTERM); _ = daemon.finish(timeout: 20) }
         let first = try bed.spawn(alice, ["listen", "--timeout", "60"])
