@@ -223,7 +223,8 @@ final class BackupRowLoader: @unchecked Sendable {
         try db.execute("DELETE FROM settings WHERE name = ?", [SettingsRepository.Name.restoredFromReplacedHome])
         try db.execute("UPDATE settings SET name = ? WHERE name = ?",
                        [SettingsRepository.Name.restoredFromReplacedHome, SettingsRepository.Name.replacedAt])
-        for name in [SettingsRepository.Name.registeredAt, SettingsRepository.Name.sessionToken] {
+        // (A link under way in the archived home is that home's to withdraw: `InterruptedLink`.)
+        for name in [SettingsRepository.Name.registeredAt, SettingsRepository.Name.sessionToken, LinkInProgress.setting] {
             try db.execute("DELETE FROM settings WHERE name = ?", [name])
         }
         // (A linked device's home restored from a backup has no device key to register: it uses no relay at all.)

@@ -13,8 +13,8 @@ public struct DeviceListSummary: Sendable, Equatable {
     /// The list's counter: how many lists the account signed up to this one.
     public let counter: UInt64
 
-    init(_ list: DeviceList, thisDevice: DeviceID?) {
-        devices = list.entries.map { LinkedDevice($0, thisDevice: thisDevice) }
+    init(_ list: DeviceList, thisDevice: DeviceID?, linkInterrupted: DeviceID? = nil) {
+        devices = list.entries.map { LinkedDevice($0, thisDevice: thisDevice, linkInterrupted: $0.id == linkInterrupted && $0.isActive) }
         fingerprint = list.fingerprint.grouped
         counter = list.counter
     }

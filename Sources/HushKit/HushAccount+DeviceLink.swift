@@ -49,7 +49,8 @@ extension HushAccount {
             try store.prekeys.deleteAll()
             try store.quarantine.deleteAllDeferred()
             for name in [SettingsRepository.Name.syncCursor, SettingsRepository.Name.sessionToken, SettingsRepository.Name.registration,
-                         SettingsRepository.Name.registeredAt, SettingsRepository.Name.replacedAt, HushAccount.earlierLinkedDeviceSetting] {
+                         SettingsRepository.Name.registeredAt, SettingsRepository.Name.replacedAt, HushAccount.earlierLinkedDeviceSetting,
+                         LinkInProgress.setting] {
                 try store.settings.set(name, to: nil)
             }
             try store.settings.set(HushAccount.linkedDeviceSetting, to: "1")
@@ -79,13 +80,25 @@ extension HushAccount {
     ///   revokes that entry again (a new recovery key, groups rekeyed), and
     ///   one that fails after it leaves the entry: its error (of the kind
     ///   the failure had) says which, and how to remove the entry.
+    ///
+    /// Cancelling the calling task stops the link as such a failure: the
+    /// new device is told at once and a published entry withdrawn (`hush
+    /// device link` cancels on Ctrl-C). A link whose process was killed
+    /// after publishing leaves a record (`LinkedDevice.linkInterrupted`):
+    /// this call withdraws it before showing a code and tells
+    /// `earlierLinkWithdrawn` (the new recovery key among it: show it).
     @discardableResult
     public static func linkDevice(from directory: String, keys: KeyProvider, thisDeviceName: String, relayURL: String? = nil,
-                                  showCode: @Sendable (String) async -> Void,
-                                  confirm: @Sendable (_ newDeviceName: String, _ digits: String) async -> Bool)
+                                  earlierLinkWithdrawn: @escaping @Sendable (InterruptedLink) async -> Void = { _ in },
+                                  showCode: @escaping @Sendable (String) async -> Void,
+                                  confirm: @escaping @Sendable (_ newDeviceName: String, _ digits: String) async -> Bool)
         async throws(HushError) -> LinkedDevice {
-        try await linkDevice(from: directory, keys: keys, thisDeviceName: thisDeviceName, relayURL: relayURL,
-                             timeout: linkTimeout, showCode: showCode, confirm: confirm)
+        // Cancelling the calling task stops the link as a failure would: the new device is told, and an entry
+        // already published is withdrawn (a Ctrl-C used to leave both behind, a walkthrough found).
+        try await LinkStop.running { stop throws(HushError) in
+            try await linkDevice(from: directory, keys: keys, thisDeviceName: thisDeviceName, relayURL: relayURL, timeout: linkTimeout,
+                                 stop: stop, earlierLinkWithdrawn: earlierLinkWithdrawn, showCode: showCode, confirm: confirm)
+        }
     }
 
     /// `partBytes`: the history's part size (smaller in tests, to cut a small history in several).
@@ -93,21 +106,28 @@ extension HushAccount {
                                            suggestion: "link the new device from an active device of the account")
 
     static func linkDevice(from directory: String, keys: KeyProvider, thisDeviceName: String, relayURL: String?, timeout: Duration,
-                           partBytes: Int64 = LinkArchiveTransfer.partBytes,
+                           partBytes: Int64 = LinkArchiveTransfer.partBytes, stop: LinkStop? = nil, abandonAfterAdmit: Bool = false,
+                           earlierLinkWithdrawn: @Sendable (InterruptedLink) async -> Void = { _ in },
                            showCode: @Sendable (String) async -> Void,
                            confirm: @Sendable (_ newDeviceName: String, _ digits: String) async -> Bool)
         async throws(HushError) -> LinkedDevice {
         try await translatingErrors {
-            let (home, keystore, lock, contents) = try unlockHome(directory, keys: keys, .exclusive)
+            let (home, keystore, lock, unlocked) = try unlockHome(directory, keys: keys, .exclusive)
             defer { lock.release() }
+            var contents = unlocked
             let identity = try IdentityKeyPair(seed: contents.identitySeed)
             let store = try MessageStore.openExisting(path: home.databasePath, key: contents.databaseKey)
-            // The newest: one a revocation made replaces the one a revoked device holds (§20.14).
-            guard let recoveryKey = try newestRecoveryKey(of: contents, store: store) else { throw noRecoveryKey }
             guard let relay = try relayURL ?? store.settings.value(SettingsRepository.Name.relayURL), !relay.isEmpty else {
                 throw HushError(.notRegistered, reason: "this account has no relay, and a link goes through one",
                                 suggestion: "give the relay with --relay")
             }
+            // What a killed link left behind goes first: its entry, or the user's word on it.
+            if let earlier = try await withdrawInterruptedLink(identity: identity, home: home, store: store, keystore: keystore, keys: keys,
+                                                               contents: &contents, relay: relay) {
+                await earlierLinkWithdrawn(earlier)
+            }
+            // The newest: one a revocation made replaces the one a revoked device holds (§20.14).
+            guard let recoveryKey = try newestRecoveryKey(of: contents, store: store) else { throw noRecoveryKey }
             // Before a code is shown: a revoked device showed one, and refused only once the new
             // device's side had confirmed (found in a user walkthrough).
             if let latest = try store.deviceLists.latest() {
@@ -118,7 +138,7 @@ extension HushAccount {
             let deadline = ContinuousClock.now + timeout
             let code = try LinkCode.generate(relay: relay)
             let linkKeys = try code.keys()
-            let mailbox = try await LinkMailbox.open(linkKeys, relayURL: relay, side: .existingDevice)
+            let mailbox = try await LinkMailbox.open(linkKeys, relayURL: relay, side: .existingDevice, stop: stop)
             await showCode(code.displayText)
 
             // 3: the first hello made with this code; later ones are ignored (a code links one device).
@@ -137,12 +157,14 @@ extension HushAccount {
                                                           keystore: keystore,
                                                           contents: contents, identity: identity, recoveryKey: recoveryKey, store: store,
                                                           thisDeviceName: thisDeviceName, partBytes: partBytes, deadline: deadline,
-                                                          confirm: confirm)
+                                                          stop: stop, abandonAfterAdmit: abandonAfterAdmit, confirm: confirm)
                 await mailbox.finish()
                 // Contacts learn of the new device from this one, which holds the sessions (§20.13).
                 _ = await announceDeviceList(of: identity, device: try linkedDevice(contents, store: store, account: identity), store: store,
                                              relay: relay)
                 return added
+            } catch is AbandonedLink {
+                throw HushError(.other, reason: "abandoned (a test's stand-in for a killed process)")
             } catch {
                 try? await mailbox.send(channel.seal(LinkMessage.declined.encoded, from: .existingToNew, number: number))
                 await mailbox.finish()
@@ -164,6 +186,9 @@ extension HushAccount {
         var keystoreContents: KeystoreContents?
     }
 
+    /// Thrown past every clean-up when a test abandons a link (either side), as a killed process would.
+    struct AbandonedLink: Error {}
+
     /// The error a link that failed after the list naming its new device was
     /// published ends with. Before the history's end was sent the new device
     /// cannot have finished (it writes nothing without it), yet `admit` gave
@@ -181,6 +206,8 @@ extension HushAccount {
         let name = named.entry.name
         let byHand = "if the new device says it was not linked, remove '\(name)' with `hush device revoke` (`hush device list` shows it)"
         guard !endMayHaveBeenSent else {
+            // Said now: the next link need not say it again.
+            try? LinkInProgress.record(nil, in: store)
             return HushError(failure.kind, reason: "the link did not complete here (\(failure.reason)), and the account's device list names '\(name)'",
                              suggestion: [failure.suggestion, byHand].compactMap { $0 }.joined(separator: "; "), subject: failure.subject)
         }
@@ -207,7 +234,7 @@ extension HushAccount {
                                             progress: inout LinkProgress, home: DataDirectory,
                                             keys: KeyProvider, keystore: KeystoreFile, contents: KeystoreContents, identity: IdentityKeyPair,
                                             recoveryKey: RecoveryKey, store: MessageStore, thisDeviceName: String, partBytes: Int64,
-                                            deadline: ContinuousClock.Instant,
+                                            deadline: ContinuousClock.Instant, stop: LinkStop?, abandonAfterAdmit: Bool,
                                             confirm: @Sendable (_ newDeviceName: String, _ digits: String) async -> Bool) async throws -> LinkedDevice {
         // 5: the new device's key, proof and name, checked before anything is signed.
         let device = try await mailbox.next(until: deadline, waitingFor: "the new device's key") { message in
@@ -222,9 +249,20 @@ extension HushAccount {
             throw HushError(.invalidInput, reason: "the new device's key was refused (\(error)); nothing was signed",
                             suggestion: "start again with a new code")
         }
-        guard await confirm(name, channel.confirmation) else {
+        guard await confirm(name, channel.confirmation), stop?.isRequested != true else {
+            if stop?.isRequested == true {
+                throw HushError(.other, reason: LinkStop.stopped.reason + ": nothing was signed and the new device was sent nothing of the account",
+                                suggestion: LinkStop.stopped.suggestion)
+            }
             throw HushError(.other, reason: "the link was declined: nothing was signed and the new device was sent nothing of the account",
                             suggestion: "if the digits differed, someone else may have seen the code: make a new one")
+        }
+        // The new device's user may have stopped it while the digits showed (it then sends `ended`, §20.6):
+        // nothing is signed for a device that is gone.
+        if let early = try await mailbox.poll({ try Self.openChannelMessage($0, channel, from: .newToExisting, number: 1) }) {
+            guard case .declined = early else { throw unexpectedLinkMessage }
+            throw HushError(.other, reason: "the new device stopped the link before it was admitted: nothing was signed",
+                            suggestion: "start again with a new code when both devices are ready")
         }
 
         // Confirmed: the next list, signed by this device (made now if the account has none).
@@ -238,7 +276,11 @@ extension HushAccount {
         // would be the base of the next one and go to contacts, who would then refuse every later list.
         try await publish(next, replacing: current, of: identity, store: store, with: mailbox.client)
         progress.named = (next, entry, ownKey)
-        try store.deviceLists.keep(next.encoded, counter: next.counter, at: Int64(now))
+        // With the record of the link under way: a process killed from here on leaves it for the next link (`InterruptedLink`).
+        try store.write { store in
+            try store.deviceLists.keep(next.encoded, counter: next.counter, at: Int64(now))
+            try LinkInProgress.record(LinkInProgress(entry: entry.id, endMayHaveBeenSent: false), in: store)
+        }
         // The key goes with the counter it is held under (0: the keystore's, §20.14), so the new device
         // keeps it exactly as newer or older than a key another device hands it later.
         let keyCounter = try store.recoveryKeys.current()?.listCounter ?? 0
@@ -247,6 +289,7 @@ extension HushAccount {
         defer { ConstantTime.wipe(&admit) }
         try await mailbox.send(channel.seal(admit, from: .existingToNew, number: 1))
         number = 2
+        if abandonAfterAdmit { throw AbandonedLink() }
 
         // 7: the history, under the link's archive key, through the blob store.
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hush-link-" + Hex.encode(SystemRandom().bytes(8))).path
@@ -255,7 +298,10 @@ extension HushAccount {
         let archive = try writeBackup(of: home, databaseKey: contents.databaseKey, identity: identity, identityCreatedAt: contents.createdAt,
                                       recoveryKey: RecoveryKey(bytes: channel.archiveKey), to: folder, blobsInTheClear: false)
         try await sendHistory(archive.path, length: Int64(archive.archiveBytes), partBytes: partBytes, mailbox, channel, number: &number,
-                              endMayHaveBeenSent: &progress.endMayHaveBeenSent, deadline: deadline)
+                              endMayHaveBeenSent: &progress.endMayHaveBeenSent, deadline: deadline) {
+            try LinkInProgress.record(LinkInProgress(entry: entry.id, endMayHaveBeenSent: true), in: store)
+        }
+        try LinkInProgress.record(nil, in: store)
         return LinkedDevice(entry, thisDevice: DeviceID(deviceKey: ownKey.publicKey))
     }
 
@@ -264,7 +310,8 @@ extension HushAccount {
     /// at the relay unconfirmed, and each deleted there once the new device
     /// says it has it. Returns when the new device has confirmed every part.
     private static func sendHistory(_ path: String, length: Int64, partBytes: Int64, _ mailbox: LinkMailbox, _ channel: LinkChannelKeys,
-                                    number: inout UInt8, endMayHaveBeenSent: inout Bool, deadline: ContinuousClock.Instant) async throws {
+                                    number: inout UInt8, endMayHaveBeenSent: inout Bool, deadline: ContinuousClock.Instant,
+                                    beforeEnd: () throws -> Void) async throws {
         let plan = try LinkArchiveTransfer.Plan(length: length, partBytes: partBytes)
         var unconfirmed: [(index: Int, blobID: String)] = []
         var confirmations: UInt8 = 1
@@ -295,6 +342,7 @@ extension HushAccount {
             number += 1
         }
         // Set before the send: one whose answer was lost may have reached the relay.
+        try beforeEnd()
         endMayHaveBeenSent = true
         try await mailbox.send(channel.seal(LinkMessage.archiveEnd(parts: UInt32(plan.count), length: UInt64(length)).encoded,
                                             from: .existingToNew, number: number))
@@ -394,13 +442,17 @@ extension HushAccount {
     ///   directory is not empty), `notFound` (no device waits with this code),
     ///   `relayUnavailable`, `damagedFile` (the archive), `other` (declined,
     ///   no answer to this device's hello within a minute, which means the
-    ///   code was used or the other device stopped showing it, or no answer
-    ///   within `linkTimeout`).
+    ///   code was used or the other device stopped showing it, no answer
+    ///   within `linkTimeout`, or the calling task cancelled: the link
+    ///   stops, and the other device is told at once).
     public static func joinByLink(code text: String, into directory: String, keys: KeyProvider, deviceName: String,
-                                  relayURL: String? = nil, showDigits: @Sendable (String) async -> Void)
+                                  relayURL: String? = nil, showDigits: @escaping @Sendable (String) async -> Void)
         async throws(HushError) -> (summary: BackupSummary, account: HushAccount) {
-        try await joinByLink(code: text, into: directory, keys: keys, deviceName: deviceName, relayURL: relayURL,
-                             timeout: linkTimeout, showDigits: showDigits)
+        // Cancelling the calling task stops the link, and the other device is told at once.
+        try await LinkStop.running { stop throws(HushError) in
+            try await joinByLink(code: text, into: directory, keys: keys, deviceName: deviceName, relayURL: relayURL,
+                                 timeout: linkTimeout, stop: stop, showDigits: showDigits)
+        }
     }
 
     /// Checks that `text` reads as a link code (its form and its check
@@ -420,7 +472,8 @@ extension HushAccount {
     }
 
     static func joinByLink(code text: String, into directory: String, keys: KeyProvider, deviceName: String, relayURL: String?,
-                           timeout: Duration, welcomeTimeout: Duration = welcomeTimeout, showDigits: @Sendable (String) async -> Void)
+                           timeout: Duration, welcomeTimeout: Duration = welcomeTimeout, stop: LinkStop? = nil,
+                           abandonAfterDigits: Bool = false, showDigits: @Sendable (String) async -> Void)
         async throws(HushError) -> (summary: BackupSummary, account: HushAccount) {
         let code = try parsedLinkCode(text)
         try BackupRestoration.checkEmpty(directory, what: "a device is only linked")
@@ -430,7 +483,7 @@ extension HushAccount {
             }
             let deadline = ContinuousClock.now + timeout
             let linkKeys = try code.keys()
-            let mailbox = try await LinkMailbox.open(linkKeys, relayURL: relay, side: .newDevice)
+            let mailbox = try await LinkMailbox.open(linkKeys, relayURL: relay, side: .newDevice, stop: stop)
             let ephemeral = X25519.PrivateKey(storage: .guarded)
             let hello = linkKeys.hello(ephemeral.publicKey)
             try await mailbox.send(hello)
@@ -461,10 +514,19 @@ extension HushAccount {
             try await mailbox.send(channel.seal(LinkMessage.device(key: deviceKey.publicKey, proof: entry.proof, name: deviceName).encoded,
                                                 from: .newToExisting, number: 0))
             await showDigits(channel.confirmation)
+            if abandonAfterDigits { throw AbandonedLink() }
 
-            // 6: admitted (or declined) after the user compared the digits.
-            let answer = try await mailbox.next(until: deadline, waitingFor: "the confirmation on the other device") { message in
-                try Self.openChannelMessage(message, channel, from: .existingToNew, number: 1)
+            // 6: admitted (or declined) after the user compared the digits. Stopped here, this
+            // device says so (`ended`, number 1): the other one then signs nothing (§20.6).
+            let answer: LinkMessage
+            do {
+                answer = try await mailbox.next(until: deadline, waitingFor: "the confirmation on the other device") { message in
+                    try Self.openChannelMessage(message, channel, from: .existingToNew, number: 1)
+                }
+            } catch {
+                try? await mailbox.send(channel.seal(LinkMessage.declined.encoded, from: .newToExisting, number: mailbox.nextNewToExisting))
+                await mailbox.finish()
+                throw error
             }
             let accountSeed: SecureBytes, recoveryKey: SecureBytes, recoveryKeyCounter: UInt64, list: DeviceList
             switch answer {
@@ -601,7 +663,7 @@ extension HushAccount {
             let own = try contents.additional[KeystoreContents.EntryType.deviceSeed].map { seed in
                 DeviceID(deviceKey: try Ed25519.PrivateKey(seed: seed).publicKey)
             }
-            return DeviceListSummary(list, thisDevice: own)
+            return DeviceListSummary(list, thisDevice: own, linkInterrupted: try LinkInProgress.recorded(in: store)?.entry)
         }
     }
 

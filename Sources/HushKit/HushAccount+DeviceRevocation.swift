@@ -93,6 +93,8 @@ extension HushAccount {
         try store.write { store in
             try store.deviceLists.keep(next.encoded, counter: next.counter, at: Int64(now))
             try store.recoveryKeys.keepIfNewer(recoveryKey.bytes, listCounter: next.counter)
+            // An interrupted link's entry, revoked: nothing is left to withdraw.
+            if try LinkInProgress.recorded(in: store)?.entry == target.id { try LinkInProgress.record(nil, in: store) }
         }
         var additional = contents.additional
         additional[KeystoreContents.EntryType.recoveryKey] = recoveryKey.bytes

@@ -12,6 +12,8 @@ import HushRelayClient
 final class LinkMailbox {
     let client: RelayClient
     let side: LinkEnvelope.Sender
+    /// Checked between reads while waiting: a stop ends the wait as a failure.
+    private let stop: LinkStop?
     private let credential: [UInt8]
     /// The mailbox's raw identity key: where both sides deposit.
     private let mailbox: [UInt8]
@@ -27,8 +29,9 @@ final class LinkMailbox {
     /// How often the mailbox is read while waiting.
     static let pollInterval: Duration = .milliseconds(150)
 
-    private init(client: RelayClient, side: LinkEnvelope.Sender, credential: [UInt8], mailbox: [UInt8]) {
+    private init(client: RelayClient, side: LinkEnvelope.Sender, credential: [UInt8], mailbox: [UInt8], stop: LinkStop?) {
         self.client = client
+        self.stop = stop
         self.mailbox = mailbox
         self.side = side
         self.credential = credential
@@ -37,7 +40,7 @@ final class LinkMailbox {
     /// Logs in as the link's mailbox; the existing device first registers it
     /// (with prekeys nobody will use: registration requires them) and its
     /// delivery credential.
-    static func open(_ keys: LinkKeys, relayURL: String, side: LinkEnvelope.Sender) async throws -> LinkMailbox {
+    static func open(_ keys: LinkKeys, relayURL: String, side: LinkEnvelope.Sender, stop: LinkStop? = nil) async throws -> LinkMailbox {
         let identity = try keys.mailboxIdentity()
         let credential = keys.mailboxCredential.copyBytes()
         let client = RelayClient(baseURL: relayURL)
@@ -58,7 +61,7 @@ final class LinkMailbox {
                 }
             }
         }
-        return LinkMailbox(client: client, side: side, credential: credential, mailbox: identity.publicKey.rawRepresentation)
+        return LinkMailbox(client: client, side: side, credential: credential, mailbox: identity.publicKey.rawRepresentation, stop: stop)
     }
 
     /// Deposits `message`; safe to repeat (the request id names this side and its count).
@@ -81,35 +84,43 @@ final class LinkMailbox {
     func next<T>(until deadline: ContinuousClock.Instant, waitingFor what: String, onTimeout: HushError? = nil,
                  _ accept: ([UInt8]) throws -> T?) async throws -> T {
         while true {
-            let page = try await Self.relayCall { try await client.sync(after: 0) }
-            var looked: [UInt64] = []
-            defer { if !looked.isEmpty { Task { [client, looked] in _ = try? await client.ack(ids: looked) } } }
-            var failed = false
-            defer { if failed { looked = [] } }
-            for message in page.messages.sorted(by: { $0.messageID < $1.messageID }) where !seen.contains(message.messageID) {
-                // Damaged on the way: read it again at the next poll.
-                guard EnvelopeDigest.matches(message.envelopeSHA256?.bytes, message.envelope.bytes) else { continue }
-                guard let (sender, body) = LinkEnvelope.unwrap(message.envelope.bytes) else {
-                    seen.insert(message.messageID)
-                    looked.append(message.messageID)
-                    continue
-                }
-                guard sender != side else { continue }
-                seen.insert(message.messageID)
-                looked.append(message.messageID)
-                do {
-                    if let taken = try accept(body) { return taken }
-                } catch {
-                    failed = true
-                    throw error
-                }
-            }
+            if let taken = try await poll(accept) { return taken }
+            if stop?.isRequested == true { throw LinkStop.stopped }
             guard ContinuousClock.now < deadline else {
                 throw onTimeout ?? HushError(.other, reason: "the link ended: no answer from the other device (waiting for \(what))",
                                              suggestion: "start again with a new code on both devices")
             }
             try await Task.sleep(for: Self.pollInterval)
         }
+    }
+
+    /// Reads the mailbox once: the first envelope of the other side that
+    /// `accept` takes, or nil. Envelopes passed over are acknowledged as in `next`.
+    func poll<T>(_ accept: ([UInt8]) throws -> T?) async throws -> T? {
+        let page = try await Self.relayCall { try await client.sync(after: 0) }
+        var looked: [UInt64] = []
+        defer { if !looked.isEmpty { Task { [client, looked] in _ = try? await client.ack(ids: looked) } } }
+        var failed = false
+        defer { if failed { looked = [] } }
+        for message in page.messages.sorted(by: { $0.messageID < $1.messageID }) where !seen.contains(message.messageID) {
+            // Damaged on the way: read it again at the next poll.
+            guard EnvelopeDigest.matches(message.envelopeSHA256?.bytes, message.envelope.bytes) else { continue }
+            guard let (sender, body) = LinkEnvelope.unwrap(message.envelope.bytes) else {
+                seen.insert(message.messageID)
+                looked.append(message.messageID)
+                continue
+            }
+            guard sender != side else { continue }
+            seen.insert(message.messageID)
+            looked.append(message.messageID)
+            do {
+                if let taken = try accept(body) { return taken }
+            } catch {
+                failed = true
+                throw error
+            }
+        }
+        return nil
     }
 
     /// Acknowledges what is left of the other side's envelopes: the relay

@@ -15,12 +15,18 @@ public struct LinkedDevice: Sendable, Equatable {
     public let isActive: Bool
     /// Whether it is the device this home is.
     public let isThisDevice: Bool
+    /// Whether this home added it by a link that was interrupted (its
+    /// process killed) after the list naming it was published: it may have
+    /// no history, or be nobody's. The next link from this home withdraws it
+    /// (`InterruptedLink`); `revokeDevice` removes it now.
+    public let linkInterrupted: Bool
 
-    init(_ entry: DeviceListEntry, thisDevice: DeviceID?) {
+    init(_ entry: DeviceListEntry, thisDevice: DeviceID?, linkInterrupted: Bool = false) {
         id = entry.id.description
         name = entry.name
         addedAt = Date(timeIntervalSince1970: Double(entry.addedAt) / 1000)
         isActive = entry.isActive
         isThisDevice = entry.id == thisDevice
+        self.linkInterrupted = linkInterrupted
     }
 }

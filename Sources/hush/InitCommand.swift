@@ -135,16 +135,17 @@ struct InitCommand: AsyncParsableCommand {
                 print("Asking the other device through the relay (it must still be showing the code)…")
                 fflush(nil)
             }
-            let (summary, account) = try await HushAccount.joinByLink(code: code, into: directory, keys: keys,
-                                                                      deviceName: deviceName ?? DeviceLinkCommand.hostName(),
-                                                                      relayURL: relay) { digits in
-                if json {
-                    try? printJSON(["digits": digits])
-                } else {
-                    print("Confirm on the other device that it shows: \(digits.prefix(3)) \(digits.dropFirst(3))")
-                    print("Waiting for it…")
+            let name = deviceName ?? DeviceLinkCommand.hostName(), relay = relay, linkCode = code
+            let (summary, account) = try await LinkInterruption().run {
+                try await HushAccount.joinByLink(code: linkCode, into: directory, keys: keys, deviceName: name, relayURL: relay) { digits in
+                    if json {
+                        try? printJSON(["digits": digits])
+                    } else {
+                        print("Confirm on the other device that it shows: \(digits.prefix(3)) \(digits.dropFirst(3))")
+                        print("Waiting for it…")
+                    }
+                    fflush(nil)
                 }
-                fflush(nil)
             }
             defer { account.close() }
             let registered = (try? await account.isRegistered()) == true

@@ -262,4 +262,30 @@ import Testing
         }
         _ = phone
     }
+
+    /// Ctrl-C in `hush device link` while the user is asked (a walkthrough's: the new device then
+    /// waited 15 minutes, and after "yes" an entry could be left active): the link stops, the new
+    /// device hears so at once, and no list is signed.
+    @Test func ctrlCWhileAskedEndsTheLinkOnBothSides() throws {
+        let bed = try Testbed("device-link-interrupted")
+        let alice = try bed.newUser("alice")
+        // Standard input stays open and unanswered: the user has not typed yet.
+        let linking = try ChildProcess(["device", "link", "--json"], environment: bed.environment(for: alice), stdin: "")
+        try #require(linking.wait(timeout: 60) { $0.stdout.contains("}") }, "no code: \(linking.stderr)")
+        let first = linking.stdout[...linking.stdout.firstIndex(of: "}")!]
+        let code = try #require(try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any])["code"] as? String
+        let device = User(name: "alice-laptop", home: bed.root + "/alice-laptop")
+        let joining = try ChildProcess(["init", "--link", try #require(code), "--device-name", "laptop", "--json"],
+                                       environment: bed.environment(for: device))
+        try #require(linking.wait(timeout: 60) { $0.stdout.contains("\"digits\"") }, "not asked: \(linking.stderr)")
+        linking.signal(SIGINT)
+        let stopped = linking.finish(timeout: 30), told = joining.finish(timeout: 30)
+        #expect(stopped.status == 1 && stopped.stderr.contains("the link was stopped here") && stopped.stderr.contains("nothing was signed"),
+                "\(stopped)")
+        #expect(told.status == 1 && told.stderr.contains("the other device ended the link"), "\(told)")
+        #expect(!FileManager.default.fileExists(atPath: device.home + "/keystore"), "nothing was written there")
+        let devices = try bed.succeed(alice, ["device", "list", "--json"]).json()["devices"] as? [Any]
+        #expect(devices?.isEmpty == true, "no list was signed")
+    }
+
 }

@@ -276,14 +276,15 @@ import Testing
             }
         }
         let code = try await screens.waitForCode()
-        // The new device shows its digits and is gone (as if killed): it takes no part of the history.
+        // The new device shows its digits and is gone (killed: it says nothing): it takes no part of the history.
         let joining = Task {
-            try await HushAccount.joinByLink(code: code, into: linked, keys: App.keys, deviceName: "laptop") { digits in
+            try await HushAccount.joinByLink(code: code, into: linked, keys: App.keys, deviceName: "laptop", relayURL: nil,
+                                             timeout: .seconds(20), abandonAfterDigits: true) { digits in
                 screens.digits.withLock { $0 = digits }
             }
         }
         _ = await screens.shownDigits()
-        joining.cancel()
+        _ = await joining.result
         let failure = await existing
         #expect(failure?.reason.contains("'laptop', which the account's device list had named, was revoked again") == true,
                 "\(String(describing: failure))")
@@ -326,6 +327,123 @@ import Testing
         }
         #expect(link?.reason.contains("holds no device key of the account's device list") == true && !shown.withLock { $0 },
                 "\(String(describing: link))")
+    }
+
+    /// A link whose process dies after the list naming its new device was
+    /// published (a kill, a power loss: nothing runs on the way out) leaves
+    /// a record; `devices` marks the entry, and the next link revokes it
+    /// first, with a new recovery key, then links as asked.
+    @Test func aKilledLinksEntryIsWithdrawnByTheNextLink() async throws {
+        let relay = try RelayProcess()
+        let (home, bob) = try await Self.accountWithHistory(relay)
+        defer { bob.close() }
+        let keyBefore = try await HushAccount.recoveryKey(in: home, keys: App.keys).key.displayText
+        let screens = Screens()
+        async let existing = App.error {
+            _ = try await HushAccount.linkDevice(from: home, keys: App.keys, thisDeviceName: "desk", relayURL: nil, timeout: .seconds(20),
+                                                 abandonAfterAdmit: true,
+                                                 showCode: { code in screens.code.withLock { $0 = code } }) { _, digits in
+                digits == (await screens.shownDigits())
+            }
+        }
+        let code = try await screens.waitForCode()
+        let joining = Task {
+            try await HushAccount.joinByLink(code: code, into: try Self.newHome(), keys: App.keys, deviceName: "laptop") { digits in
+                screens.digits.withLock { $0 = digits }
+            }
+        }
+        #expect(await existing?.reason.contains("abandoned") == true)
+        joining.cancel()
+        _ = await joining.result
+        let left = try await HushAccount.devices(in: home, keys: App.keys)
+        #expect(left.first { $0.name == "laptop" }.map { $0.isActive && $0.linkInterrupted } == true, "\(left)")
+        #expect(left.first { $0.name == "desk" }?.linkInterrupted == false)
+
+        let withdrawn = Mutex<InterruptedLink?>(nil)
+        let again = Screens()
+        let second = try Self.newHome()
+        async let relinked = HushAccount.linkDevice(from: home, keys: App.keys, thisDeviceName: "desk",
+                                                    earlierLinkWithdrawn: { earlier in withdrawn.withLock { $0 = earlier } },
+                                                    showCode: { code in again.code.withLock { $0 = code } }) { _, digits in
+            digits == (await again.shownDigits())
+        }
+        let secondCode = try await again.waitForCode()
+        let earlier = try #require(withdrawn.withLock { $0 }, "told before the code is shown")
+        #expect(earlier.device.name == "laptop" && earlier.revokedAgain && !earlier.device.isActive)
+        let (_, joined) = try await HushAccount.joinByLink(code: secondCode, into: second, keys: App.keys, deviceName: "tablet") { digits in
+            again.digits.withLock { $0 = digits }
+        }
+        #expect(try await relinked.name == "tablet")
+        await joined.closeAndWait()
+        let keyAfter = try await HushAccount.recoveryKey(in: home, keys: App.keys).key.displayText
+        #expect(keyAfter != keyBefore && keyAfter == earlier.recoveryKey?.displayText, "the laptop was handed the old one")
+        let devices = try await HushAccount.devices(in: home, keys: App.keys)
+        #expect(Set(devices.filter(\.isActive).map(\.name)) == ["desk", "tablet"] && devices.filter { !$0.isActive }.map(\.name) == ["laptop"],
+                "\(devices)")
+        #expect(!devices.contains { $0.linkInterrupted }, "nothing is left to withdraw")
+        let published = try await RelayClient(baseURL: relay.url).fetchDirectory(of: try HushAddress(parsing: joined.address).identityKey)
+        #expect(published?.counter == 4, "list 2 named the laptop, 3 revoked it, 4 named the tablet")
+    }
+
+    /// Stopping either side (Ctrl-C in `hush device link` or `hush init
+    /// --link` cancels the task) tells the other at once: it does not wait
+    /// out the link's 15 minutes, and nothing is signed for a device gone.
+    @Test func aStoppedLinkTellsTheOtherDeviceAtOnce() async throws {
+        let relay = try RelayProcess()
+        let (home, bob) = try await Self.accountWithHistory(relay)
+        defer { bob.close() }
+        let started = ContinuousClock.now
+
+        // The existing device stopped while its user is asked: the new device hears so.
+        let screens = Screens()
+        let asked = Mutex(false), interrupted = Mutex(false)
+        let existing = Task {
+            try await HushAccount.linkDevice(from: home, keys: App.keys, thisDeviceName: "desk",
+                                             showCode: { code in screens.code.withLock { $0 = code } }) { _, _ in
+                asked.withLock { $0 = true }
+                // No answer until the link is stopped; then none (as `hush device link` reads none after Ctrl-C).
+                while !interrupted.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(20)) }
+                return false
+            }
+        }
+        let code = try await screens.waitForCode()
+        async let joining = App.error {
+            _ = try await HushAccount.joinByLink(code: code, into: try Self.newHome(), keys: App.keys, deviceName: "laptop") { digits in
+                screens.digits.withLock { $0 = digits }
+            }
+        }
+        while !asked.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(20)) }
+        existing.cancel()
+        interrupted.withLock { $0 = true }
+        let stopped = await App.error { _ = try await existing.value }
+        #expect(stopped?.reason.contains("the link was stopped here") == true && stopped?.reason.contains("nothing was signed") == true,
+                "\(String(describing: stopped))")
+        #expect(await joining?.reason.contains("the other device ended the link") == true)
+
+        // The new device stopped while the digits show: the existing device signs nothing after its user's yes.
+        let second = Screens()
+        let answer = Mutex(false)
+        async let linking = App.error {
+            _ = try await HushAccount.linkDevice(from: home, keys: App.keys, thisDeviceName: "desk",
+                                                 showCode: { code in second.code.withLock { $0 = code } }) { _, _ in
+                while !answer.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(20)) }
+                return true
+            }
+        }
+        let secondCode = try await second.waitForCode()
+        let newDevice = Task {
+            try await HushAccount.joinByLink(code: secondCode, into: try Self.newHome(), keys: App.keys, deviceName: "tablet") { digits in
+                second.digits.withLock { $0 = digits }
+            }
+        }
+        _ = await second.shownDigits()
+        newDevice.cancel()
+        let gone = await App.error { _ = try await newDevice.value }
+        #expect(gone?.reason.contains("the link was stopped here") == true, "\(String(describing: gone))")
+        answer.withLock { $0 = true }
+        #expect(await linking?.reason.contains("the new device stopped the link before it was admitted") == true)
+        #expect(try await HushAccount.deviceList(in: home, keys: App.keys) == nil, "no list was signed")
+        #expect(ContinuousClock.now - started < .seconds(60), "neither side waited for the other's timeout")
     }
 
     @Test func aCodeLinksOneDevice() async throws {

@@ -34,6 +34,8 @@ struct DeviceLinkCommand: AsyncParsableCommand {
             yes here only if they are the same. Then this device signs the account's new device list \
             and sends the account and its whole history, encrypted for the new device alone, through \
             the relay; then it sends the new list to every contact. The code is a secret: whoever uses it first and is confirmed gets the account. \
+            Ctrl-C stops the link and tells the new device (an entry already published is revoked again); \
+            a link that was killed is withdrawn by the next `hush device link`. \
             With --json the code is printed as {"code": …}, then {"device": …, "digits": …}, and the \
             answer (yes or no) is read from standard input. The account must not be open elsewhere \
             (stop `hush daemon` first).
@@ -57,29 +59,33 @@ struct DeviceLinkCommand: AsyncParsableCommand {
         try await reportingErrors {
             let json = global.json, qr = qr
             let thisDevice = name ?? Self.hostName()
+            let interruption = LinkInterruption()
             let (added, _) = try await global.unlocking { directory, keys in
-                try await HushAccount.linkDevice(from: directory, keys: keys, thisDeviceName: thisDevice, relayURL: relay,
-                                                 showCode: { code in
-                    if json {
-                        try? printJSON(["code": code])
-                    } else {
-                        print("Link code (one use, 15 minutes; a secret: show it only to the new device):")
-                        print("  \(code)")
-                        if qr, let drawn = try? QRCode(data: Array(code.utf8)).renderForTerminal() { print(drawn) }
-                        print("On the new device: hush init --link \(code)")
-                        print("Waiting for it…")
+                try await interruption.run {
+                    try await HushAccount.linkDevice(from: directory, keys: keys, thisDeviceName: thisDevice, relayURL: relay,
+                                                     earlierLinkWithdrawn: { earlier in Self.report(earlier, json: json) },
+                                                     showCode: { code in
+                        if json {
+                            try? printJSON(["code": code])
+                        } else {
+                            print("Link code (one use, 15 minutes; a secret: show it only to the new device):")
+                            print("  \(code)")
+                            if qr, let drawn = try? QRCode(data: Array(code.utf8)).renderForTerminal() { print(drawn) }
+                            print("On the new device: hush init --link \(code)")
+                            print("Waiting for it…")
+                        }
+                        fflush(nil)
+                    }) { name, digits in
+                        let shown = UntrustedText.sanitized(name, keepingLineBreaks: false)
+                        if json {
+                            try? printJSON(["device": shown, "digits": digits])
+                        } else {
+                            print("The device “\(shown)” asks to join. It should show: \(digits.prefix(3)) \(digits.dropFirst(3))")
+                            print("Same digits? Type yes to link it: ", terminator: "")
+                        }
+                        fflush(nil)
+                        return await interruption.readAnswer()?.trimmingCharacters(in: .whitespaces).lowercased() == "yes"
                     }
-                    fflush(nil)
-                }) { name, digits in
-                    let shown = UntrustedText.sanitized(name, keepingLineBreaks: false)
-                    if json {
-                        try? printJSON(["device": shown, "digits": digits])
-                    } else {
-                        print("The device “\(shown)” asks to join. It should show: \(digits.prefix(3)) \(digits.dropFirst(3))")
-                        print("Same digits? Type yes to link it: ", terminator: "")
-                    }
-                    fflush(nil)
-                    return readLine()?.trimmingCharacters(in: .whitespaces).lowercased() == "yes"
                 }
             }
             if json {
@@ -89,6 +95,23 @@ struct DeviceLinkCommand: AsyncParsableCommand {
                 print("Contacts get the new device list from this device; once they hold it, what they send reaches both.")
             }
         }
+    }
+
+    /// What an earlier, interrupted link from this home left, and what was done about it.
+    static func report(_ earlier: InterruptedLink, json: Bool) {
+        let name = UntrustedText.sanitized(earlier.device.name, keepingLineBreaks: false)
+        if json {
+            var object: [String: Any] = ["interruptedLink": name, "id": earlier.device.id, "revokedAgain": earlier.revokedAgain]
+            if let key = earlier.recoveryKey { object["recoveryKey"] = key.displayText }
+            try? printJSON(object)
+        } else if earlier.revokedAgain, let key = earlier.recoveryKey {
+            print("An earlier link from this device was stopped after the account's device list named “\(name)” and before it had the history: “\(name)” was revoked again, since it had been handed the account key.")
+            print("The account's recovery key changed for the backups that follow (the old one opens the archives made before). Write the new one down:")
+            print("  \(key.displayText)")
+        } else {
+            print("An earlier link from this device was stopped after “\(name)” was sent the history's end: if that device says it was not linked, remove it with `hush device revoke \(earlier.device.id.prefix(8))`.")
+        }
+        fflush(nil)
     }
 
     /// This machine's name, cut to what a device name may be (64 bytes).
@@ -134,7 +157,8 @@ struct DeviceListCommand: AsyncParsableCommand {
         for device in devices {
             let name = UntrustedText.sanitized(device.name, keepingLineBreaks: false)
             print("  \(device.id.prefix(8))  \(device.isActive ? "active " : "revoked")  \(formatter.string(from: device.addedAt))  \(name)"
-                  + (device.isThisDevice ? "  (this device)" : ""))
+                  + (device.isThisDevice ? "  (this device)" : "")
+                  + (device.linkInterrupted ? "  (its link was interrupted here: `hush device link` withdraws it, or `hush device revoke` it)" : ""))
         }
     }
 
@@ -142,8 +166,11 @@ struct DeviceListCommand: AsyncParsableCommand {
     static func json(_ list: DeviceListSummary) -> [String: Any] {
         let formatter = ISO8601DateFormatter()
         return ["fingerprint": list.fingerprint, "counter": list.counter, "devices": list.devices.map { device -> [String: Any] in
-            ["id": device.id, "name": UntrustedText.sanitized(device.name, keepingLineBreaks: false),
-             "addedAt": formatter.string(from: device.addedAt), "active": device.isActive, "thisDevice": device.isThisDevice]
+            var object: [String: Any] = ["id": device.id, "name": UntrustedText.sanitized(device.name, keepingLineBreaks: false),
+                                         "addedAt": formatter.string(from: device.addedAt), "active": device.isActive,
+                                         "thisDevice": device.isThisDevice]
+            if device.linkInterrupted { object["linkInterrupted"] = true }
+            return object
         }]
     }
 }

@@ -1,0 +1,73 @@
+import Dispatch
+import Foundation
+
+/// Ctrl-C (or SIGTERM) while `hush device link` or `hush init --link` runs.
+/// The default would end the process where it stands: the other device left
+/// waiting up to 15 minutes, and an entry this device had already published
+/// left active in the account's list (a walkthrough found both). Instead the
+/// first signal stops the link as a failure would (HushKit tells the other
+/// device and withdraws what it published) and a question being asked is
+/// answered "no"; a second signal ends the process at once.
+final class LinkInterruption: @unchecked Sendable {
+    private let lock = NSLock()
+    private var sources: [any DispatchSourceSignal] = []
+    private var stop: (@Sendable () -> Void)?
+    private var pendingAnswer: CheckedContinuation<String?, Never>?
+    private var interrupted = false
+
+    /// Runs `link` until it ends, stopping it at the first SIGINT or SIGTERM.
+    func run<T: Sendable>(_ link: @escaping @Sendable () async throws -> T) async throws -> T {
+        let task = Task { try await link() }
+        lock.withLock { stop = { task.cancel() } }
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [weak self] in self?.received(number) }
+            source.resume()
+            lock.withLock { sources.append(source) }
+        }
+        defer {
+            lock.withLock { sources.forEach { $0.cancel() } }
+            signal(SIGINT, SIG_DFL)
+            signal(SIGTERM, SIG_DFL)
+        }
+        return try await task.value
+    }
+
+    /// A line from standard input, or nil at its end or when the link is
+    /// interrupted meanwhile (the reading thread is left to the process's end).
+    func readAnswer() async -> String? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
+            let interruptedAlready = lock.withLock {
+                if interrupted { return true }
+                pendingAnswer = continuation
+                return false
+            }
+            guard !interruptedAlready else { return continuation.resume(returning: nil) }
+            Thread.detachNewThread { [self] in
+                let line = readLine()
+                lock.withLock { () -> CheckedContinuation<String?, Never>? in
+                    defer { pendingAnswer = nil }
+                    return pendingAnswer
+                }?.resume(returning: line)
+            }
+        }
+    }
+
+    private func received(_ number: Int32) {
+        let (first, stopping, answer) = lock.withLock { () -> (Bool, (@Sendable () -> Void)?, CheckedContinuation<String?, Never>?) in
+            defer { interrupted = true; pendingAnswer = nil }
+            return (!interrupted, stop, pendingAnswer)
+        }
+        guard first else {
+            // The second: the user insists.
+            signal(number, SIG_DFL)
+            raise(number)
+            return
+        }
+        FileHandle.standardError.write(Data("\nhush: stopping the link and telling the other device (press Ctrl-C again to quit at once)\n".utf8))
+        // The stop first: the question's "no" must find the link stopping, not read as the user's decline.
+        stopping?()
+        answer?.resume(returning: nil)
+    }
+}
