@@ -215,6 +215,9 @@ import Testing
         #expect(chat.stdout.contains("message [\(id)] deleted for everyone") && chat.stdout.contains("set disappearing messages to 1 day"),
                 "\(chat)")
         #expect(chat.stdout.contains("not deleted: ") && chat.stdout.contains("/disappear takes 1h, 1d, 1w or off"), "\(chat)")
+        // Said once (its event is not shown again), and an unknown id points at the chat's own /history.
+        #expect(!chat.stdout.contains("message [\(id)] was deleted"), "\(chat)")
+        #expect(chat.stdout.contains("no message with id 99999 in this conversation: /history shows the ids"), "\(chat)")
         try bed.sync(bob)
         let bobView = try history(bed, bob, "alice")
         #expect(bobView.first { $0["clientMessageId"] as? String == sent["clientMessageId"] as? String }?["deleted"] as? Bool == true)

@@ -227,8 +227,9 @@ struct ChatCommand: AsyncParsableCommand {
             case let .fetch(handle):
                 try await fetch(try await session.resolve(handle, for: .receivedFile), session: session, view: view)
             case let .delete(id, forEveryone):
-                try await session.delete(MessageID(rawValue: id), forEveryone: forEveryone)
-                view.notice(forEveryone ? "message [\(id)] deleted for everyone" : "message [\(id)] deleted here")
+                try await view.deleting(id, forEveryone: forEveryone) {
+                    try await session.delete(MessageID(rawValue: id), forEveryone: forEveryone)
+                }
             case let .disappear(seconds):
                 view.show(try await session.setDisappearingTimer(seconds))
             case let .invalid(problem):
@@ -263,7 +264,11 @@ struct ChatCommand: AsyncParsableCommand {
     }
 
     private static func describe(_ error: any Error, for input: ChatInput) -> String {
-        let reason = ExitStatus.message(for: error)
+        var reason = ExitStatus.message(for: error)
+        // In a chat the ids are a command away (the process's message names `hush history NAME`).
+        if let error = error as? HushError, error.kind == .notFound, case let .message(id)? = error.subject {
+            reason = "no message with id \(id) in this conversation: /history shows the ids in brackets"
+        }
         switch input {
         case .message, .file, .reply, .react, .edit, .disappear: return "not sent: \(reason)"
         case .fetch: return "not fetched: \(reason)"
@@ -298,7 +303,7 @@ struct ChatCommand: AsyncParsableCommand {
         case let .edited(message, _) where message.conversation == conversation:
             view.edited(message)
         case let .deleted(message, _) where message.conversation == conversation:
-            view.notice("message [\(message.id)] was deleted")
+            view.deleted(message.id.rawValue)
         case let .undecryptable(reason, senderAsked: false):
             view.error("set aside an undecryptable envelope: \(reason)")
         case let .undecryptable(reason, senderAsked: true):

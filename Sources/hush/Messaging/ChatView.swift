@@ -21,6 +21,26 @@ final class ChatView: Sendable {
         var presence = ""
         /// In a group: each member's (and former member's) address with the name shown for it.
         var members: [String: String] = [:]
+        /// Messages this chat deleted (`/delete`, `/delete!`), already confirmed on screen: their
+        /// deletion event is not shown again (a walkthrough saw every deletion confirmed twice).
+        var deletedHere: Set<Int64> = []
+    }
+
+    /// Makes a deletion of this chat and confirms it; its event, which may
+    /// come before `delete` returns, is then not shown again.
+    func deleting(_ id: Int64, forEveryone: Bool, _ delete: () async throws -> Void) async throws {
+        state.withLock { _ = $0.deletedHere.insert(id) }
+        do { try await delete() } catch {
+            state.withLock { _ = $0.deletedHere.remove(id) }
+            throw error
+        }
+        notice(forEveryone ? "message [\(id)] deleted for everyone" : "message [\(id)] deleted here")
+    }
+
+    /// A deletion event: shown unless this chat made that deletion and said so.
+    func deleted(_ id: Int64) {
+        guard state.withLock({ $0.deletedHere.remove(id) == nil }) else { return }
+        notice("message [\(id)] was deleted")
     }
 
     /// Whether this is a group chat: its lines are never labelled with the
