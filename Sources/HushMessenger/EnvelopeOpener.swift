@@ -170,6 +170,9 @@ final class EnvelopeOpener {
         case let .recoveryKey(listCounter, recoveryKey):
             // The account's key that replaced the one a device revoked meanwhile holds (§20.14).
             try OwnRecoveryKey.adopt(recoveryKey, listCounter: listCounter, from: key, dependencies)
+        case let .decryptionError(digest):
+            // That device could not open what we sealed to it (it lost our session): sent again (§20.11).
+            try ownDevices.answerDecryptionError(digest, from: key)
         default:
             throw MessengerError.protocolFailure("another device of this account sent a content that only goes to contacts")
         }
@@ -181,6 +184,18 @@ final class EnvelopeOpener {
     /// a group envelope, the member whose chain signed a message whose key
     /// is gone (`GroupSenderKeys.memberOfUnreadableMessage`). Nil when the
     /// envelope names nobody.
+    /// When `envelope` came from another device of our own account (not a
+    /// group envelope), asks that device to send it again on the session we
+    /// hold with it (§20.11) and returns whether it was asked; nil when it
+    /// came from no device of ours. Its own savepoint: a failed seal is
+    /// rolled back alone, inside the caller's transaction.
+    func askOwnDevice(about envelope: [UInt8]) -> Bool? {
+        guard !GroupEnvelope.isGroupEnvelope(envelope),
+              let opened = try? SealedSender.open(envelope, recipient: dependencies.transportIdentity, acceptingDevicePrekeyMessages: true),
+              (try? ownDevices.peers().contains(opened.sender.rawRepresentation)) == true else { return nil }
+        return (try? store.write { _ in try ownDevices.reportUndecryptable(envelope, to: opened.sender.rawRepresentation) }) ?? false
+    }
+
     func senderToAsk(about envelope: [UInt8]) -> (account: IdentityKey, device: IdentityKey?)? {
         if GroupEnvelope.isGroupEnvelope(envelope) { return senderKeys.memberOfUnreadableMessage(envelope) }
         guard let opened = try? SealedSender.open(envelope, recipient: dependencies.transportIdentity, acceptingDevicePrekeyMessages: true)

@@ -152,6 +152,10 @@ final class Inbox {
     /// aside before (a replay), is not answered. Returns whether the sender
     /// was told.
     private func reportUndecryptable(_ envelope: MailboxEnvelope) -> Bool {
+        // Another device of ours: asked the same way, on the session between the two (§20.11).
+        if (try? store.quarantine.contains(envelope: envelope.bytes)) == false, let asked = opener.askOwnDevice(about: envelope.bytes) {
+            return asked
+        }
         guard let sender = opener.senderToAsk(about: envelope.bytes),
               let contact = try? contacts.contact(forIdentity: sender.account), contact.verification != .changed,
               contact.standing == .accepted,

@@ -137,15 +137,60 @@ final class OwnDevices {
             }
             if markingListSent { try store.ownDeviceSessions.setListSent(Int64(clamping: current), deviceKey: peer) }
         }
+        let lists = contents.count
         if let encoded { contents.append(encoded) }
-        for content in contents {
+        for (index, content) in contents.enumerated() {
             let envelope = try session.seal(content, using: random)
             let requestID = Hex.encode(random.bytes(16))
             try store.outbox.enqueue(requestId: requestID, messageId: nil, conversationId: conversation, sealedPayload: envelope, at: now)
             try store.groups.addRecipients([peer], requestId: requestID)
+            // Kept to send again should that device not open it (§20.11); lists go again whole at its next session.
+            if index >= lists {
+                try store.resends.recordOwnDeviceContent(digest: SHA256.hash(envelope), deviceKey: peer, content: content, at: now)
+            }
         }
         try store.ownDeviceSessions.save(state: session.serialized(), deviceKey: peer, at: now)
         return true
+    }
+
+    /// Our device `peer` could not open the envelope with `digest` (a
+    /// session it lost: restored from a backup): the content it carried is
+    /// sealed again on the session we hold with it now (the one its error
+    /// came on), once per session (§20.11, as §10.1 for a contact). An
+    /// envelope we did not seal, or sealed over 30 days ago, earns nothing.
+    /// Joins the caller's transaction.
+    func answerDecryptionError(_ digest: [UInt8], from peer: [UInt8]) throws {
+        guard let state = try store.ownDeviceSessions.load(deviceKey: peer), let session = try? Session(serialized: state),
+              let content = try store.resends.takeOwnDeviceContentToResend(forEnvelope: digest, deviceKey: peer, onSession: session.handshakeID,
+                                                                            at: dependencies.clock.now()),
+              let conversation = try store.conversations.newestId() else { return }
+        try seal(content, to: peer, conversation: conversation)
+    }
+
+    /// Asks our device `peer` to send again what it sealed in `envelope`,
+    /// which we set aside (§20.11): a decryption error on the session we
+    /// hold with it. False when we hold none yet (a session this device
+    /// lost starts after the pass: `reportSetAside` asks then). Joins the
+    /// caller's transaction.
+    @discardableResult
+    func reportUndecryptable(_ envelope: [UInt8], to peer: [UInt8]) throws -> Bool {
+        guard let conversation = try store.conversations.newestId() else { return false }
+        let error = Content(id: MessageID.random(using: dependencies.random), sentAt: UInt64(dependencies.clock.now()),
+                            body: .decryptionError(envelopeDigest: SHA256.hash(envelope)))
+        return try seal(error.encoded(), to: peer, conversation: conversation, markingListSent: false)
+    }
+
+    /// Once a session replaced one this device lost with `peer`: asks it
+    /// for every envelope of its that was set aside here (they were sealed
+    /// on the lost session, and nothing could ask when they arrived).
+    private func reportSetAside(from peer: [UInt8]) throws {
+        let transport = dependencies.transportIdentity
+        for envelope in try store.quarantine.setAsideEnvelopes() {
+            guard !GroupEnvelope.isGroupEnvelope(envelope),
+                  let opened = try? SealedSender.open(envelope, recipient: transport, acceptingDevicePrekeyMessages: true),
+                  opened.sender.rawRepresentation == peer else { continue }
+            try reportUndecryptable(envelope, to: peer)
+        }
     }
 
     /// Seals the recovery key a revocation made to our device `peer` when it
@@ -190,6 +235,8 @@ final class OwnDevices {
                 if let conversation = try store.conversations.newestId() {
                     try seal(nil, to: peer, conversation: conversation, markingListSent: false)
                 }
+                // What it sealed on the session this device lost was set aside here: it is asked for again.
+                if lost { try reportSetAside(from: peer) }
                 // The groups we are in, and our chains, go after it (§20.17): the device may not hold them.
                 try OwnSenderChains(dependencies).handOverGroupsToOwnDevices()
                 // Our contacts go below, as to every device that has not had them on its session (§20.16).

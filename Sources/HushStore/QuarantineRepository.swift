@@ -54,6 +54,11 @@ public struct QuarantineRepository {
         }
     }
 
+    /// The envelopes set aside for good (not the deferred ones), oldest first.
+    public func setAsideEnvelopes() throws -> [[UInt8]] {
+        try database.query("SELECT envelope FROM quarantined_envelopes WHERE deferred = 0 ORDER BY id") { try $0.get(0, as: [UInt8].self) }
+    }
+
     public func delete(id: Int64) throws {
         try database.execute("DELETE FROM quarantined_envelopes WHERE id = ?", [id])
     }

@@ -116,6 +116,29 @@ public struct ResendRepository {
         return database.changes == 1
     }
 
+    /// Remembers that the envelope with `digest`, sealed to our own device
+    /// `deviceKey` (its key at the relay), carries `content` (encoded).
+    public func recordOwnDeviceContent(digest: [UInt8], deviceKey: [UInt8], content: [UInt8], at time: Milliseconds) throws {
+        try database.execute("""
+            INSERT OR REPLACE INTO own_device_sent_contents(digest, device_key, content, sealed_at) VALUES (?, ?, ?, ?)
+            """, [digest, deviceKey, content, time])
+    }
+
+    /// The encoded content an envelope we sealed to our own device
+    /// `deviceKey` carried, unless it was sealed again on `session` (that
+    /// device's session now) already: recorded as resent there as it is
+    /// returned, so it goes again at most once per session (as
+    /// `takeContentToResend` for a contact).
+    public func takeOwnDeviceContentToResend(forEnvelope digest: [UInt8], deviceKey: [UInt8], onSession session: [UInt8],
+                                             at time: Milliseconds) throws -> [UInt8]? {
+        guard let content = try database.queryFirst("SELECT content FROM own_device_sent_contents WHERE digest = ? AND device_key = ?",
+                                                    [digest, deviceKey], { try $0.get(0, as: [UInt8].self) }) else { return nil }
+        try database.execute("""
+            INSERT OR IGNORE INTO own_device_resends(device_key, content_digest, session, resent_at) VALUES (?, ?, ?, ?)
+            """, [deviceKey, SHA256.hash(content), session, time])
+        return database.changes == 1 ? content : nil
+    }
+
     /// Forgets envelopes sealed before `time` (the relay has expired them),
     /// and resends made before it (the envelopes they sealed went too).
     public func forgetEnvelopes(sealedBefore time: Milliseconds) throws {
@@ -124,5 +147,7 @@ public struct ResendRepository {
         try database.execute("DELETE FROM sent_group_contents WHERE sealed_at < ?", [time])
         try database.execute("DELETE FROM group_content_resends WHERE resent_at < ?", [time])
         try database.execute("DELETE FROM content_resends WHERE resent_at < ?", [time])
+        try database.execute("DELETE FROM own_device_sent_contents WHERE sealed_at < ?", [time])
+        try database.execute("DELETE FROM own_device_resends WHERE resent_at < ?", [time])
     }
 }
