@@ -269,8 +269,9 @@ import Testing
     @Test func ctrlCWhileAskedEndsTheLinkOnBothSides() throws {
         let bed = try Testbed("device-link-interrupted")
         let alice = try bed.newUser("alice")
-        // Standard input stays open and unanswered: the user has not typed yet.
-        let linking = try ChildProcess(["device", "link", "--json"], environment: bed.environment(for: alice), stdin: "")
+        // On a terminal, whose input stays open and unanswered: the user has not typed yet (a pipe the
+        // harness closes would answer "no" at once).
+        let linking = try ChildProcess(["device", "link", "--json"], environment: bed.environment(for: alice), terminal: (columns: 200, rows: 50))
         try #require(linking.wait(timeout: 60) { $0.stdout.contains("}") }, "no code: \(linking.stderr)")
         let first = linking.stdout[...linking.stdout.firstIndex(of: "}")!]
         let code = try #require(try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any])["code"] as? String
@@ -280,7 +281,8 @@ import Testing
         try #require(linking.wait(timeout: 60) { $0.stdout.contains("\"digits\"") }, "not asked: \(linking.stderr)")
         linking.signal(SIGINT)
         let stopped = linking.finish(timeout: 30), told = joining.finish(timeout: 30)
-        #expect(stopped.status == 1 && stopped.stderr.contains("the link was stopped here") && stopped.stderr.contains("nothing was signed"),
+        // (On the terminal both streams are one.)
+        #expect(stopped.status == 1 && stopped.stdout.contains("the link was stopped here") && stopped.stdout.contains("nothing was signed"),
                 "\(stopped)")
         #expect(told.status == 1 && told.stderr.contains("the other device ended the link"), "\(told)")
         #expect(!FileManager.default.fileExists(atPath: device.home + "/keystore"), "nothing was written there")
