@@ -107,8 +107,8 @@ extension ContentApplier {
     }
 
     /// A group state another device of ours sent (§20.17).
-    func applyGroupStateFromOwnDevice(_ state: GroupState) throws {
-        try receivedGroupStates.applyFromOwnDevice(state)
+    func applyGroupStateFromOwnDevice(_ state: GroupState, storedAt: Milliseconds) throws {
+        try receivedGroupStates.applyFromOwnDevice(state, storedAt: storedAt)
     }
 
     /// Another device of ours left a group as a member (§20.17).

@@ -92,7 +92,7 @@ final class ContentApplier {
                 try answerDecryptionError(digest, from: contact)
             }
         case let .groupUpdate(state):
-            try receivedGroupStates.applyUpdate(state, from: contact)
+            try receivedGroupStates.applyUpdate(state, from: contact, storedAt: envelope.relayTimestamp)
         case let .senderKeyDistribution(distribution):
             try senderKeys.applyDistribution(distribution, from: contact, device: device)
         case let .groupLeave(groupID, epoch):

@@ -159,7 +159,7 @@ final class EnvelopeOpener {
         case let .senderKeyDistribution(distribution):
             try senderKeys.applyOwnDeviceDistribution(distribution, device: device)
         case let .groupUpdate(state):
-            try applier.applyGroupStateFromOwnDevice(state)
+            try applier.applyGroupStateFromOwnDevice(state, storedAt: envelope.relayTimestamp)
         case let .groupLeave(groupID, _):
             try applier.applyOwnLeave(groupID: groupID)
         case let .contacts(records):

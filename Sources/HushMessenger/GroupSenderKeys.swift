@@ -182,6 +182,11 @@ final class GroupSenderKeys {
         guard stored.memberKey != dependencies.transportIdentity.publicKey.rawRepresentation else {
             throw MessengerError.protocolFailure("a group message signed with our own chain")
         }
+        // A removed member's chain opens what the relay stored before the removal, and nothing after it.
+        if let closedAt = try store.groups.chainClosedAt(memberKey: stored.memberKey, epoch: stored.epoch, groupRow: group.id),
+           envelope.relayTimestamp > closedAt {
+            throw MessengerError.protocolFailure("a group message from a member removed before it was sent")
+        }
         // Another device of ours (§20.17): its chain is kept under its key at the relay (the account key
         // for the first device), and what it sealed is ours, shown as sent.
         let fromOwnDevice = try stored.memberKey == me.rawRepresentation || ownDevices.isActiveDevice(stored.memberKey)

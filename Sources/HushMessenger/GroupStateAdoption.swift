@@ -25,19 +25,25 @@ final class GroupStateAdoption {
     /// (our own change) also queues the state itself to every member, and
     /// to members `previous` had and `state` drops, the state without its
     /// secret so they learn they were removed and open nothing after.
-    func adopt(_ state: GroupState, in group: StoredGroup, announce: Bool, previous: GroupState?) throws {
+    ///
+    /// `storedAt`: when the relay stored the envelope that carried `state`
+    /// (nil for our own change: now). A member it removes keeps its chains,
+    /// closed there: what it sent while still a member, stored by then,
+    /// still opens (it may arrive after this state), and nothing later does.
+    func adopt(_ state: GroupState, in group: StoredGroup, announce: Bool, previous: GroupState?, storedAt: Milliseconds? = nil) throws {
         let now = dependencies.clock.now()
         try store.groups.setState(state.encoded, epoch: state.epoch, groupRow: group.id)
         try store.groups.keepState(state.encoded, digest: state.digest, epoch: state.epoch, groupRow: group.id)
         // What was sealed under the last few epochs may still arrive: from the
         // relay, or from a member who has not caught up yet. Nothing older.
         try store.groups.forgetEpochs(below: GroupLimits.oldestKeptEpoch(current: state.epoch), groupRow: group.id)
-        // A member no longer in the group writes nothing more to it, not even
-        // under an earlier state's chain that is kept for messages in flight;
+        // A member no longer in the group writes nothing more to it: its chains of the states before
+        // are closed (what the relay stored before the removal still opens, `GroupSenderKeys.open`);
         // and what we sent it that it had not confirmed it will never read.
         if let previous {
             for gone in previous.members where state.member(gone.identityKey) == nil {
-                try store.groups.forgetChains(of: gone.identityKey.rawRepresentation, groupRow: group.id)
+                try store.groups.closeChains(of: gone.identityKey.rawRepresentation, below: state.epoch, at: storedAt ?? now,
+                                             groupRow: group.id)
                 try GroupMessageStatus(dependencies: dependencies).stopWaiting(for: gone.identityKey, in: group)
             }
         }

@@ -73,6 +73,8 @@ final class LiveSync {
         // A left group's envelope keys serve for the relay's retention (a member far behind
         // may seal under them later still: that envelope then waits like any unopened one).
         try store.groups.forgetFormerEnvelopeKeys(keptUntilBefore: dependencies.clock.now())
+        // A removed member's chains open what the relay stored before the removal: for its retention.
+        try store.groups.forgetChains(closedBefore: dependencies.clock.now() - Self.relayRetentionMilliseconds)
         // Events every subscriber acknowledged (or past the log's hard bounds), a batch per sync.
         try store.events.prune(now: dependencies.clock.now(), retention: .standard)
         // Before anything goes out: a credential replaced after a block must be

@@ -22,7 +22,8 @@ final class ReceivedGroupStates {
     /// message request it is kept until the user accepts or blocks them), or
     /// a state that supersedes ours from a member who was an admin in the
     /// state it follows. Anything else is stale or unauthorised and changes nothing.
-    func applyUpdate(_ incoming: GroupState, from contact: Contact) throws {
+    /// `storedAt`: when the relay stored the envelope that carried it.
+    func applyUpdate(_ incoming: GroupState, from contact: Contact, storedAt: Milliseconds? = nil) throws {
         let sender = try IdentityKey(rawRepresentation: contact.identityKey)
         guard let group = try store.groups.group(groupID: incoming.groupID) else {
             guard contact.verification != .changed, incoming.isAdmin(sender) else { return }
@@ -36,7 +37,7 @@ final class ReceivedGroupStates {
         }
         // A group is small or large for its whole life (§18.4).
         guard group.standing != .left, !group.isLarge else { return }
-        try supersede(group, with: incoming, from: sender, withoutUs: .removed)
+        try supersede(group, with: incoming, from: sender, withoutUs: .removed, storedAt: storedAt)
     }
 
     /// A state another device of ours sent (§20.17): one this account wrote
@@ -47,14 +48,14 @@ final class ReceivedGroupStates {
     /// admin of the state it follows. States of groups others administer
     /// come from those admins, to each of our devices. A state without us
     /// (we left there, as an admin) leaves here too.
-    func applyFromOwnDevice(_ incoming: GroupState) throws {
+    func applyFromOwnDevice(_ incoming: GroupState, storedAt: Milliseconds? = nil) throws {
         guard let group = try store.groups.group(groupID: incoming.groupID) else {
             guard incoming.isAdmin(me) else { return }
             try join(incoming)
             return
         }
         guard group.standing == .member, !group.isLarge else { return }
-        try supersede(group, with: incoming, from: me, withoutUs: .left)
+        try supersede(group, with: incoming, from: me, withoutUs: .left, storedAt: storedAt)
     }
 
     /// Makes `incoming` the state of `group` when it supersedes ours and
@@ -63,7 +64,7 @@ final class ReceivedGroupStates {
     /// us sets the group's standing to `withoutUs` (removed by an admin; left,
     /// when another device of ours wrote it) and forgets its keys.
     private func supersede(_ group: StoredGroup, with incoming: GroupState, from sender: IdentityKey,
-                           withoutUs: StoredGroup.Standing) throws {
+                           withoutUs: StoredGroup.Standing, storedAt: Milliseconds?) throws {
         let current = try group.currentState()
         guard incoming.supersedes(current) else { return }
         let base = try adoption.keptStates(group).first { $0.epoch < incoming.epoch } ?? (current.epoch < incoming.epoch ? current : nil)
@@ -83,7 +84,7 @@ final class ReceivedGroupStates {
             renamed.name = try store.groups.freeName(incoming.name)
             try store.groups.rename(groupRow: group.id, to: renamed.name)
         }
-        try adoption.adopt(incoming, in: renamed, announce: false, previous: current)
+        try adoption.adopt(incoming, in: renamed, announce: false, previous: current, storedAt: storedAt)
         try dependencies.emit(.groupChanged(group: renamed.name, conversationID: group.conversationId))
     }
 

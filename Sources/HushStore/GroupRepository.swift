@@ -142,8 +142,41 @@ public struct GroupRepository {
         try database.execute("DELETE FROM member_chains WHERE group_row = ? AND member_key = ?", [groupRow, memberKey])
     }
 
+    /// Closes the chains of `memberKey` (removed) of epochs below `epoch`:
+    /// they open only envelopes the relay stored by `time` (`chainClosedAt`).
+    /// Chains of an earlier membership of it, closed before, are forgotten.
+    public func closeChains(of memberKey: [UInt8], below epoch: UInt32, at time: Milliseconds, groupRow: Int64) throws {
+        if let earlier = try database.queryFirst("SELECT below_epoch FROM closed_member_chains WHERE group_row = ? AND member_key = ?",
+                                                 [groupRow, memberKey], { try $0.get(0, as: Int64.self) }) {
+            try database.execute("DELETE FROM sender_chains WHERE group_row = ? AND member_key = ? AND epoch < ?", [groupRow, memberKey, earlier])
+        }
+        try database.execute("""
+            INSERT OR REPLACE INTO closed_member_chains(group_row, member_key, below_epoch, closed_at) VALUES (?, ?, ?, ?)
+            """, [groupRow, memberKey, Int64(epoch), time])
+    }
+
+    /// When `memberKey`'s chain of `epoch` was closed (its removal), or nil
+    /// while it is open.
+    public func chainClosedAt(memberKey: [UInt8], epoch: UInt32, groupRow: Int64) throws -> Milliseconds? {
+        try database.queryFirst("""
+            SELECT closed_at FROM closed_member_chains WHERE group_row = ? AND member_key = ? AND below_epoch > ?
+            """, [groupRow, memberKey, Int64(epoch)]) { try $0.get(0, as: Int64.self) }
+    }
+
+    /// Forgets the chains closed before `time` (the relay has expired all
+    /// they could still open), and their records.
+    public func forgetChains(closedBefore time: Milliseconds) throws {
+        try database.execute("""
+            DELETE FROM sender_chains WHERE EXISTS (
+                SELECT 1 FROM closed_member_chains c WHERE c.group_row = sender_chains.group_row
+                AND c.member_key = sender_chains.member_key AND sender_chains.epoch < c.below_epoch AND c.closed_at < ?)
+            """, [time])
+        try database.execute("DELETE FROM closed_member_chains WHERE closed_at < ?", [time])
+    }
+
     /// Forgets every key of a group (we left or were removed); history stays.
     public func forgetKeys(groupRow: Int64) throws {
+        try database.execute("DELETE FROM closed_member_chains WHERE group_row = ?", [groupRow])
         try database.execute("DELETE FROM group_states WHERE group_row = ?", [groupRow])
         try database.execute("DELETE FROM sender_chains WHERE group_row = ?", [groupRow])
         try database.execute("DELETE FROM member_chains WHERE group_row = ?", [groupRow])

@@ -47,6 +47,7 @@ public enum Schema {
         migrator.register(version: 38, name: "the account's recovery key that replaced the one a revoked device holds", addAccountRecoveryKey)
         migrator.register(version: 39, name: "a resend after a decryption error once per session of the peer, not once in all", addResendsPerSession)
         migrator.register(version: 40, name: "what a device seals to another of its own devices, sent again when that one cannot open it", addOwnDeviceResends)
+        migrator.register(version: 41, name: "a removed member's chains closed at the removal, not forgotten", addClosedMemberChains)
         return migrator
     }()
 
