@@ -107,7 +107,11 @@ extension HushAccount {
                 return try await messenger.verify(name: name, displayed: compact)
             }
             let (number, _) = try await messenger.safetyNumber(with: name)
-            guard let scanned = try? Hex.decode(compact), (try? number.scannable.matches(scanned: scanned)) == true else { return false }
+            // A short or damaged code is no code at all, not a mismatch (it raised the alarm over "abc").
+            let notACode = HushError(.invalidInput, reason: "that is neither 60 digits nor a scanned safety number code (the hex content of the QR code `hush verify --qr` shows)",
+                                     suggestion: "type the twelve groups of five digits as shown, or scan the code again")
+            guard let scanned = try? Hex.decode(compact), let matched = try? number.scannable.matches(scanned: scanned) else { throw notACode }
+            guard matched else { return false }
             return try await messenger.verify(name: name, displayed: number.digits)
         }
     }

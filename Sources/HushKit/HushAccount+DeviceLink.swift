@@ -467,7 +467,7 @@ extension HushAccount {
     private static func parsedLinkCode(_ text: String) throws(HushError) -> LinkCode {
         do { return try LinkCode(parsing: text) } catch {
             throw HushError(.invalidInput, reason: "this is not a link code: \(error)",
-                            suggestion: "copy the code `hush device link` shows again, group by group")
+                            suggestion: "type it again from the screen of `hush device link` (or use --link - and paste it)")
         }
     }
 

@@ -54,6 +54,8 @@ import Testing
         try expectFailure(alice, ["send", "bob", "x", "--no-such-flag"], status: 64, saying: "--no-such-flag")
         // Too few digits is a usage error that asks for all of them; a wrong number is a mismatch. Neither verifies.
         try expectFailure(alice, ["verify", "bob", "--compare", "12345"], status: 64, saying: "60 digits")
+        // Short hex is no scanned code either: not the alarm of a mismatch (exit 23, "someone may be in the middle").
+        try expectFailure(alice, ["verify", "bob", "--compare", "abc"], status: 64, saying: "neither 60 digits nor a scanned safety number code")
         try expectFailure(alice, ["verify", "bob", "--compare", String(repeating: "12345 ", count: 12)], status: 23, saying: "do NOT match")
 
         // None of that sent or stored anything.

@@ -21,8 +21,13 @@ import Testing
         #expect(shown.contains("calls themselves \"Alice") && shown.contains(alice.address), Comment(rawValue: shown))
         #expect(!shown.contains("\u{1b}"), "a peer's name never reaches the terminal as an escape sequence: \(shown)")
 
-        // Accepted, bob answers; a later change of name reaches him with no message of its own.
+        // Until accepted, `contact list` says it is a request (it read as any contact).
         let name = try #require(requests.first?["name"] as? String)
+        let listed = try #require(try bed.succeed(bob, ["contact", "list", "--json"]).json()["contacts"] as? [[String: Any]])
+        #expect(listed.first { $0["name"] as? String == name }?["standing"] as? String == "requested", "\(listed)")
+        #expect(try bed.succeed(bob, ["contact", "list"]).stdout.contains("(message request, not accepted"))
+
+        // Accepted, bob answers; a later change of name reaches him with no message of its own.
         try bed.succeed(bob, ["requests", "accept", name, "--name", "alice"])
         try bed.succeed(bob, ["send", "alice", "hi"])
         try bed.sync(alice)
@@ -30,6 +35,7 @@ import Testing
         try bed.sync(bob)
         let contacts = try #require(try bed.succeed(bob, ["contact", "list", "--json"]).json()["contacts"] as? [[String: Any]])
         #expect(contacts.first { $0["name"] as? String == "alice" }?["profileName"] as? String == "Alice L.", "\(contacts)")
+        #expect(contacts.first { $0["name"] as? String == "alice" }?["standing"] as? String == "accepted", "\(contacts)")
         #expect(try bed.history(bob, with: "alice").incoming.bodies == ["hello"])
 
         let refused = try bed.hush(alice, ["profile", "--name", String(repeating: "x", count: 65)])

@@ -50,6 +50,10 @@ import Testing
         #expect(emoji(replyHere).isEmpty, "the removed reaction is gone: \(replyHere)")
         let shown = try bed.succeed(alice, ["history", "bob", "--no-receipts"]).stdout
         #expect(shown.contains("↳ replying to [\(questionID)] you: dinner at 8?") && shown.contains("🎉 bob"), "\(shown)")
+        // The quote goes under the reply it belongs to (above it, it read as the line before's).
+        let lines = shown.split(separator: "\n").map(String.init)
+        let replyLine = try #require(lines.firstIndex { $0.contains("yes, see you") }, "\(shown)")
+        #expect(lines.indices.contains(replyLine + 1) && lines[replyLine + 1].hasPrefix("      ↳ replying to [\(questionID)]"), "\(shown)")
         let found = try bed.succeed(alice, ["search", "see", "you", "--json"]).stdout
         #expect(found.contains("yes, see you"), "a reply's text is searchable: \(found)")
 

@@ -43,7 +43,9 @@ struct AuditRelayCommand: AsyncParsableCommand {
                 inventory = try await RelayAudit.inventory(
                     dataDirectory: data, keyFile: RelayDataDirectory.keyFile(option: keyFile, environment: environment))
             } catch {
-                throw ValidationError("cannot open the relay data in \(data): \(error)")
+                // Not a usage error (the command was well formed): a `hush: error:` line and exit 1.
+                printError("cannot open the relay data in \(data): \(error): give the folder the relay was started with (--data)")
+                throw ExitCode(ExitStatus.failure.rawValue)
             }
         }
         if json {

@@ -22,7 +22,7 @@ struct AttachmentsCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "Only the attachments exchanged with this contact.") var name: String?
-    @Option(help: ArgumentHelp("From now on, download (and check) received files up to this size at every `hush sync`, and as they arrive while `hush daemon`, `hush chat` or `hush listen` runs; 0 turns it off. Off unless set.",
+    @Option(parsing: .unconditional, help: ArgumentHelp("From now on, download (and check) received files up to this size at every `hush sync`, and as they arrive while `hush daemon`, `hush chat` or `hush listen` runs; 0 turns it off. Off unless set.",
                                valueName: "MiB")) var autoDownload: Int?
 
     func validate() throws {

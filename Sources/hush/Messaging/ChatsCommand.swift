@@ -156,17 +156,20 @@ struct HistoryCommand: AsyncParsableCommand {
                     names[address] = try await account.name(of: address)
                 }
                 for message in page {
+                    // Under the reply, indented as its reactions: above it, it read as the line before's.
+                    var quote: String?
                     if let quoted = message.replyTo {
                         var original = quoted.message.flatMap { byID[$0] }
                         if original == nil, let id = quoted.message { original = try await account.message(id) }
                         let author = original.map { $0.direction == .outgoing ? "you" : names[$0.senderAddress] ?? shown }
-                        print(Presentation.quote(original, name: author))
+                        quote = Presentation.quote(original, name: author)
                     }
                     var note = resent.contains(message.clientMessageID) ? Presentation.style.dim("  (resent: \(shown) could not decrypt it)") : ""
                     if let counts = receipts[message.id], counts.members > 0 {
                         note += Presentation.style.dim("  (delivered to \(counts.delivered) of \(counts.members), read by \(counts.read) of \(counts.members))")
                     }
                     print(Presentation.line(message, contact: members[message.senderAddress] ?? shown) + note)
+                    if let quote { print(quote) }
                     if !message.reactions.isEmpty { print("      " + Presentation.reactions(message.reactions, names: names)) }
                 }
             }

@@ -57,7 +57,7 @@ struct ContactCommand: AsyncParsableCommand {
                 let contacts = try await global.openAccount().contacts()
                 if global.json {
                     try printJSON(["contacts": contacts.map { ["name": $0.name, "address": $0.address, "verification": $0.verification.rawValue,
-                                                               "identityChanged": $0.verification == .changed,
+                                                               "identityChanged": $0.verification == .changed, "standing": $0.standing.rawValue,
                                                                "profileName": $0.profileName.map { $0 as Any } ?? NSNull()] }])
                     return
                 }
@@ -70,7 +70,13 @@ struct ContactCommand: AsyncParsableCommand {
                     case .changed: state = Presentation.style.bad("IDENTITY CHANGED: sending blocked; `hush verify \(Presentation.peer(contact.name))` then `hush contact accept \(Presentation.peer(contact.name))`")
                     }
                     let chosen = contact.profileName.flatMap { $0 == contact.name ? nil : "  (calls themselves \"\(Presentation.oneLine($0, length: 64))\")" } ?? ""
-                    print("\(Presentation.peer(contact.name))  \(contact.address)  \(state)\(chosen)")
+                    // A stranger whose request waits is no contact yet, and a blocked one is not to be written to: say so.
+                    let standing = switch contact.standing {
+                    case .accepted: ""
+                    case .requested: "  (message request, not accepted: `hush requests`)"
+                    case .blocked: "  (blocked)"
+                    }
+                    print("\(Presentation.peer(contact.name))  \(contact.address)  \(state)\(chosen)\(standing)")
                 }
             }
         }

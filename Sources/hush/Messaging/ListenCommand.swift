@@ -38,7 +38,8 @@ struct ListenCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var global: GlobalOptions
-    @Option(help: "Stop after this many seconds (default: run until interrupted).") var timeout: Double?
+    // `.unconditional`: a negative number is the value, refused by `validate` with the range (it read as a missing value).
+    @Option(parsing: .unconditional, help: "Stop after this many seconds (default: run until interrupted).") var timeout: Double?
     @Flag(help: "Show a desktop notification for each new message or request (the contact's name only).") var notify = false
     @Flag(help: "With --notify, put the message text in the notification too.") var notifyText = false
     @Flag(help: "With --notify, print the message text on standard output too (left out by default).") var printText = false
@@ -65,7 +66,7 @@ struct ListenCommand: AsyncParsableCommand {
             if notify {
                 notifySend = EventHooks.findNotifySend()
                 if notifySend == nil {
-                    printError("notify-send was not found on PATH (Debian and Ubuntu: apt install libnotify-bin); listening without desktop notifications")
+                    printNotice("notify-send was not found on PATH (Debian and Ubuntu: apt install libnotify-bin); listening without desktop notifications")
                 }
             }
             let hooks = EventHooks(notifySend: notifySend, notifyText: notifyText, command: exec)

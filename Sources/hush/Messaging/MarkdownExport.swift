@@ -21,7 +21,7 @@ enum MarkdownExport {
             if let contact = conversation.contact {
                 lines.append("- Address: \(text(contact.address))")
                 if let profile = contact.profileName { lines.append("- Their display name: \(text(profile))") }
-                lines.append("- Safety number: \(verification(contact.verification))")
+                lines.append("- Safety number: \(verification(contact.verification, name: conversation.name))")
             }
         case .group:
             lines.append("# Group \(text(conversation.name))")
@@ -32,7 +32,7 @@ enum MarkdownExport {
                 for member in group.members {
                     var entry = member.isYou ? "you" : "\(text(member.name)), \(text(member.address))"
                     if member.isAdmin { entry += " (admin)" }
-                    if let state = member.verification { entry += ", safety number \(verification(state))" }
+                    if let state = member.verification { entry += ", safety number \(verification(state, name: member.name))" }
                     lines.append("  - " + entry)
                 }
             }
@@ -86,10 +86,10 @@ enum MarkdownExport {
         return lines.joined(separator: "\\\n")
     }
 
-    static func verification(_ state: Contact.Verification) -> String {
+    static func verification(_ state: Contact.Verification, name: String) -> String {
         switch state {
         case .verified: return "verified"
-        case .unverified: return "not verified (compare it with `hush verify NAME`)"
+        case .unverified: return "not verified (compare it with hush verify \(text(name)))"
         case .changed: return "changed: their identity key changed since you added them"
         }
     }

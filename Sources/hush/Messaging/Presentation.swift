@@ -114,9 +114,9 @@ enum Presentation {
     /// The line above a reply: what it quotes, a short excerpt of it, or that
     /// this device does not have it.
     static func quote(_ quoted: Message?, name: String?) -> String {
-        guard let quoted else { return style.dim("  ↳ replying to a message not stored here") }
-        guard !quoted.isDeleted else { return style.dim("  ↳ replying to [\(quoted.id)] a deleted message") }
-        return style.dim("  ↳ replying to [\(quoted.id)] \(peer(name ?? "?")): \(oneLine(quoted.text, length: 48))")
+        guard let quoted else { return style.dim(continuationIndent + "↳ replying to a message not stored here") }
+        guard !quoted.isDeleted else { return style.dim(continuationIndent + "↳ replying to [\(quoted.id)] a deleted message") }
+        return style.dim(continuationIndent + "↳ replying to [\(quoted.id)] \(peer(name ?? "?")): \(oneLine(quoted.text, length: 48))")
     }
 
     /// The content type as docs/PROTOCOL.md and earlier `--json` output name it.

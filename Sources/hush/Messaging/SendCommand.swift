@@ -143,8 +143,10 @@ struct SyncCommand: AsyncParsableCommand {
                            "they stay at the relay and a later sync opens them")
             }
             if report.waitingForAcceptance > 0 {
-                printNotice("\(report.waitingForAcceptance) group message(s) belong to a group you were invited to by someone whose " +
-                           "message request you have not accepted: they stay at the relay until you accept it (`hush requests`)")
+                // Envelopes, not messages: the members' keys for the group wait with its messages (a walkthrough saw
+                // "3 group message(s)" for one).
+                printNotice("\(report.waitingForAcceptance) envelope(s) (messages and members' keys) belong to a group you were invited to by " +
+                           "someone whose message request you have not accepted: they stay at the relay until you accept it (`hush requests`)")
             }
             if report.deferred > 0 {
                 printError("\(report.deferred) envelope(s) could not be opened because this device lacks the state for them " +

@@ -36,7 +36,13 @@ struct VerifyCommand: AsyncParsableCommand {
             let name = contact.name
             if let compare {
                 try SafetyNumberRule.check(compare)
-                let matched = try await account.compareSafetyNumber(with: contact.id, code: compare)
+                let matched: Bool
+                do {
+                    matched = try await account.compareSafetyNumber(with: contact.id, code: compare)
+                } catch let error as HushError where error.kind == .invalidInput {
+                    // What was typed is no safety number: a usage error, as the rule above says of others.
+                    throw CommandError(.usage, error.reason + "; nothing was compared or changed")
+                }
                 if global.json {
                     try printJSON(["contact": name, "matches": matched, "verified": matched])
                 } else if matched {
