@@ -305,7 +305,8 @@ struct RetryCommand: AsyncParsableCommand {
         abstract: "Post failed and pending messages now (all, or the one whose request id starts with ID).",
         discussion: """
             A text or a file whose upload finished is sealed again on the current session,
-            under a new request id, which is printed (`--json`: "resealed").
+            under a new request id; one still waiting afterwards is printed with its new id
+            (`--json`: "resealed"), one the relay took counts as sent.
 
             Examples:
               hush retry
