@@ -7,9 +7,10 @@ import HushMessenger
 /// published only once the change it tells of has committed, so what it
 /// names can always be read.
 public enum HushEvent: Sendable, Equatable {
-    /// A message arrived in a conversation (a contact's or a group's): one
-    /// written to this account, or a copy of one another device of this
-    /// account sent (its `direction` is outgoing).
+    /// A message was stored in a conversation (a contact's or a group's):
+    /// one written to this account, a copy of one another device of this
+    /// account sent, or one written on this home (by this app or any other
+    /// process using it, as it is queued); the last two are outgoing.
     case messageReceived(MessageID, in: ConversationID)
     /// A stranger wrote: a message request waits (`HushAccount.messageRequests()`).
     case messageRequest(MessageID, from: ContactID, in: ConversationID)

@@ -128,6 +128,7 @@ final class AttachmentSending {
                 guard case let .inserted(messageId) = try store.messages.insert(message) else {
                     throw StoreError.invalidArgument("client message id already used")
                 }
+                try dependencies.tellWritten(messageId)
                 let id = try store.attachments.insert(
                     NewAttachment(messageId: messageId, direction: .outgoing, state: .uploading, fileName: fileName,
                                   mediaType: MediaType.guess(fileName: fileName), size: sealed.size, key: key, digest: sealed.digest,

@@ -49,6 +49,21 @@ struct MessengerDependencies {
         store.afterCommit { events.publish(record) }
     }
 
+    /// Tells every live view on the home (this process's and, through the
+    /// event log, the others') that a message the user wrote here was
+    /// stored: an open `hush chat` draws it and `hush listen` prints it, as
+    /// one another device of the account sent is told (`storeSentElsewhere`).
+    /// A chat only told of its own sends missed those of `hush send` beside
+    /// it (a walkthrough). Joins the caller's transaction.
+    func tellWritten(_ messageId: Int64) throws {
+        guard let stored = try store.messages.message(id: messageId) else { return }
+        if let group = try store.groups.group(conversationId: stored.conversationId) {
+            try emit(.groupReceived(stored, group: group.name, member: "you"))
+        } else {
+            try emit(.received(stored, contact: try store.contacts.contact(conversationId: stored.conversationId)?.name ?? ""))
+        }
+    }
+
     /// Publishes a live-only event (one `MessengerEvent.logEntry` does not
     /// log: the connection, a failed sync) at once, without a seq: it tells
     /// of no stored change.

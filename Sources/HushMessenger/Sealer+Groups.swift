@@ -82,6 +82,7 @@ extension Sealer {
                                     replyTo: body.quotedMessage?.description, expiresAfter: content.body.expiresAfter)
             let messageId = try store.sendQueue.queue(stored, requestId: requestID, sealedPayload: envelope, at: now)
             try record(recipients, requestID: requestID, messageId: messageId, envelope: envelope, in: group)
+            try dependencies.tellWritten(messageId)
         }
         return content
     }

@@ -60,6 +60,7 @@ final class Sealer {
                 let queued = try store.sendQueue.queue(message, requestId: requestID, sealedPayload: envelope, at: now)
                 try store.resends.recordEnvelope(digest: SHA256.hash(envelope), messageId: queued, at: now)
                 messageId = queued
+                try dependencies.tellWritten(queued)
             } else {
                 try store.outbox.enqueue(requestId: requestID, messageId: nil, conversationId: conversation,
                                          sealedPayload: envelope, at: now)

@@ -94,6 +94,13 @@ import Testing
             return screen.lines[row + 1].trimmingCharacters(in: .whitespaces) == "second pasted line"
         }, "\(Self.describe(aliceChat))")
 
+        // What bob sends with another command beside his chat shows in it, once (it showed only
+        // after /history: a walkthrough).
+        try bed.send(bob, to: "alice", "sent beside the chat")
+        #expect(Self.waitForScreen(bobChat) { screen in
+            screen.lines.filter { $0.contains("you: sent beside the chat") }.count == 1
+        }, "\(Self.describe(bobChat))")
+
         // Commands stay local: /help lists them; nothing reaches alice.
         bobChat.type("/help\r")
         #expect(Self.waitForScreen(bobChat) { $0.lines.contains { $0.contains("/history [N]") } }, "\(Self.describe(bobChat))")
@@ -140,7 +147,7 @@ import Testing
 
         let history = try bed.history(alice, with: "bob")
         #expect(history.bodies == ["written before the chat", "an answer from earlier 👍", "still typing, now sent", "my half-typed draft",
-                                   "first pasted line\nsecond pasted line"])
+                                   "first pasted line\nsecond pasted line", "sent beside the chat"])
         #expect(!history.bodies.contains { $0.hasPrefix("/") || $0.contains("unsent") })
     }
 

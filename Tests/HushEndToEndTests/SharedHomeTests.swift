@@ -73,6 +73,11 @@ import Testing
         let seen = try bed.history(alice, with: "bob").incoming.count(late) == 1
         #expect(seen, "what the listener stored is invisible to `hush history`")
 
+        // Alice's one-shot sends were told to her listener too, once each (as they were queued).
+        for text in aliceSent {
+            #expect(listener.stdout.components(separatedBy: "\"\(text)\"").count - 1 == 1, "listen told \"\(text)\" not once")
+        }
+
         listener.signal(SIGTERM)
         let ended = listener.finish(timeout: 30)
         #expect(ended.status == 0 && !ended.crashed, "\(ended)")

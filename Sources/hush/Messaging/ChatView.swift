@@ -86,15 +86,19 @@ final class ChatView: Sendable {
 
     // MARK: Transcript
 
-    /// Shows a message on a line of its own (again, when it is already on screen).
-    func show(_ message: Message) {
+    /// Shows a message on a line of its own; one already on screen (this
+    /// chat's own send, told again by its event) is redrawn where it stands.
+    /// `again`: drawn anew even when on screen (a /history or /search block).
+    func show(_ message: Message, again: Bool = false) {
         let status = state.withLock { s in
             s.messages[message.clientMessageID] = message
             let status = s.statuses[message.clientMessageID].map { later($0, message.status) } ?? message.status
             s.statuses[message.clientMessageID] = status
             return status
         }
-        screen.show(line(message, status: status), key: message.clientMessageID)
+        let text = line(message, status: status)
+        if !again, screen.update(key: message.clientMessageID, text: text) { return }
+        screen.show(text, key: message.clientMessageID)
     }
 
     /// An edit by the message's author: its line shows the new text where it
@@ -144,7 +148,7 @@ final class ChatView: Sendable {
     /// `── title ──` then the messages.
     func block(title: String, messages: [Message]) {
         notice("── \(title) ──")
-        for message in messages { show(message) }
+        for message in messages { show(message, again: true) }
     }
 
     /// Receipts can overtake each other; a mark never goes back (read stays read).

@@ -237,6 +237,10 @@ struct ListenCommand: AsyncParsableCommand {
     /// One event as a line of text; `bodies: false` leaves message text out (names only).
     static func text(_ object: [String: Any], bodies: Bool = true) -> String {
         switch object["event"] as? String {
+        case "message" where (object["direction"] as? String) == "out" && (object["status"] as? String) == "pending":
+            // Ours, written on this home by another command (`hush send` beside us): told as it is queued.
+            let to = object["group"].map { "in \(untrusted($0))" } ?? "to \(untrusted(object["contact"]))"
+            return bodies ? "you \(to): \(untrusted(object["body"]))" : "message you sent \(to)"
         case "message" where (object["direction"] as? String) == "out":
             // Ours, sent from another device of the account (a sent transcript, PROTOCOL §20.11).
             let to = object["group"].map { "in \(untrusted($0))" } ?? "to \(untrusted(object["contact"]))"
