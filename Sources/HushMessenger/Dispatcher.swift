@@ -275,6 +275,8 @@ final class Dispatcher {
                 }
                 _ = try store.sendQueue.markSent(requestId: item.requestId, serverId: taken[0].receipt.serverID,
                                                  relayTimestamp: taken[0].receipt.relayTimestamp)
+                // The relay's time now: a member we removed before this was queued is closed there (`closeChains`).
+                try store.groups.settleClosures(queuedAt: item.createdAt, storedAt: taken[0].receipt.relayTimestamp)
                 // Logged with the status it tells of, in the same commit.
                 if let messageID = item.messageId, let message = try store.messages.message(id: messageID) {
                     let name = switch route {

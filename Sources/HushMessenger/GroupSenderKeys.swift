@@ -183,9 +183,16 @@ final class GroupSenderKeys {
             throw MessengerError.protocolFailure("a group message signed with our own chain")
         }
         // A removed member's chain opens what the relay stored before the removal, and nothing after it.
-        if let closedAt = try store.groups.chainClosedAt(memberKey: stored.memberKey, epoch: stored.epoch, groupRow: group.id),
-           envelope.relayTimestamp > closedAt {
-            throw MessengerError.protocolFailure("a group message from a member removed before it was sent")
+        switch try store.groups.chainClosure(memberKey: stored.memberKey, epoch: stored.epoch, groupRow: group.id) {
+        case nil:
+            break
+        case .pending:
+            // Our removal has not reached the relay yet, so its time there is not known: opened once it is.
+            throw MessengerError.awaitingGroupKey("a group message from a member removed here, which waits until the removal reaches the relay")
+        case let .closed(at)?:
+            guard envelope.relayTimestamp <= at else {
+                throw MessengerError.protocolFailure("a group message from a member removed before it was sent")
+            }
         }
         // Another device of ours (§20.17): its chain is kept under its key at the relay (the account key
         // for the first device), and what it sealed is ours, shown as sent.

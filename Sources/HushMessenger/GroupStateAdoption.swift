@@ -27,9 +27,10 @@ final class GroupStateAdoption {
     /// secret so they learn they were removed and open nothing after.
     ///
     /// `storedAt`: when the relay stored the envelope that carried `state`
-    /// (nil for our own change: now). A member it removes keeps its chains,
-    /// closed there: what it sent while still a member, stored by then,
-    /// still opens (it may arrive after this state), and nothing later does.
+    /// (nil for our own change: the relay's time of our next deposit). A
+    /// member it removes keeps its chains, closed there: what it sent while
+    /// still a member, stored by then, still opens (it may arrive after this
+    /// state), and nothing later does.
     func adopt(_ state: GroupState, in group: StoredGroup, announce: Bool, previous: GroupState?, storedAt: Milliseconds? = nil) throws {
         let now = dependencies.clock.now()
         try store.groups.setState(state.encoded, epoch: state.epoch, groupRow: group.id)
@@ -42,7 +43,7 @@ final class GroupStateAdoption {
         // and what we sent it that it had not confirmed it will never read.
         if let previous {
             for gone in previous.members where state.member(gone.identityKey) == nil {
-                try store.groups.closeChains(of: gone.identityKey.rawRepresentation, below: state.epoch, at: storedAt ?? now,
+                try store.groups.closeChains(of: gone.identityKey.rawRepresentation, below: state.epoch, at: storedAt, madeAt: now,
                                              groupRow: group.id)
                 try GroupMessageStatus(dependencies: dependencies).stopWaiting(for: gone.identityKey, in: group)
             }

@@ -143,35 +143,54 @@ public struct GroupRepository {
     }
 
     /// Closes the chains of `memberKey` (removed) of epochs below `epoch`:
-    /// they open only envelopes the relay stored by `time` (`chainClosedAt`).
-    /// Chains of an earlier membership of it, closed before, are forgotten.
-    public func closeChains(of memberKey: [UInt8], below epoch: UInt32, at time: Milliseconds, groupRow: Int64) throws {
+    /// they open only envelopes the relay stored by `time` (the relay's
+    /// clock), or, with `time` nil (our own removal, made at `madeAt` by our
+    /// clock), by the relay's time of our first deposit queued since
+    /// (`settleClosures`). Chains of an earlier membership of it, closed
+    /// before, are forgotten.
+    public func closeChains(of memberKey: [UInt8], below epoch: UInt32, at time: Milliseconds?, madeAt: Milliseconds, groupRow: Int64) throws {
         if let earlier = try database.queryFirst("SELECT below_epoch FROM closed_member_chains WHERE group_row = ? AND member_key = ?",
                                                  [groupRow, memberKey], { try $0.get(0, as: Int64.self) }) {
             try database.execute("DELETE FROM sender_chains WHERE group_row = ? AND member_key = ? AND epoch < ?", [groupRow, memberKey, earlier])
         }
         try database.execute("""
-            INSERT OR REPLACE INTO closed_member_chains(group_row, member_key, below_epoch, closed_at) VALUES (?, ?, ?, ?)
-            """, [groupRow, memberKey, Int64(epoch), time])
+            INSERT OR REPLACE INTO closed_member_chains(group_row, member_key, below_epoch, closed_at, made_at) VALUES (?, ?, ?, ?, ?)
+            """, [groupRow, memberKey, Int64(epoch), time, madeAt])
     }
 
-    /// When `memberKey`'s chain of `epoch` was closed (its removal), or nil
-    /// while it is open.
-    public func chainClosedAt(memberKey: [UInt8], epoch: UInt32, groupRow: Int64) throws -> Milliseconds? {
+    /// How a member's chain of `epoch` stands after its removal.
+    public enum ChainClosure: Equatable, Sendable {
+        /// Opens what the relay stored at or before this time (its clock).
+        case closed(at: Milliseconds)
+        /// Removed by us, and no deposit of ours since has told the relay's time yet.
+        case pending
+    }
+
+    /// Whether `memberKey`'s chain of `epoch` was closed (its removal); nil while it is open.
+    public func chainClosure(memberKey: [UInt8], epoch: UInt32, groupRow: Int64) throws -> ChainClosure? {
         try database.queryFirst("""
             SELECT closed_at FROM closed_member_chains WHERE group_row = ? AND member_key = ? AND below_epoch > ?
-            """, [groupRow, memberKey, Int64(epoch)]) { try $0.get(0, as: Int64.self) }
+            """, [groupRow, memberKey, Int64(epoch)]) { row in
+            try row.get(0, as: Int64?.self).map { ChainClosure.closed(at: $0) } ?? .pending
+        }
+    }
+
+    /// A deposit of a request queued at `queuedAt` (our clock) was stored
+    /// by the relay at `time` (its clock): removals we made by then close
+    /// there, since the relay had everything sent before them by then.
+    public func settleClosures(queuedAt: Milliseconds, storedAt time: Milliseconds) throws {
+        try database.execute("UPDATE closed_member_chains SET closed_at = ? WHERE closed_at IS NULL AND made_at <= ?", [time, queuedAt])
     }
 
     /// Forgets the chains closed before `time` (the relay has expired all
-    /// they could still open), and their records.
+    /// they could still open; by our clock), and their records.
     public func forgetChains(closedBefore time: Milliseconds) throws {
         try database.execute("""
             DELETE FROM sender_chains WHERE EXISTS (
                 SELECT 1 FROM closed_member_chains c WHERE c.group_row = sender_chains.group_row
-                AND c.member_key = sender_chains.member_key AND sender_chains.epoch < c.below_epoch AND c.closed_at < ?)
+                AND c.member_key = sender_chains.member_key AND sender_chains.epoch < c.below_epoch AND c.made_at < ?)
             """, [time])
-        try database.execute("DELETE FROM closed_member_chains WHERE closed_at < ?", [time])
+        try database.execute("DELETE FROM closed_member_chains WHERE made_at < ?", [time])
     }
 
     /// Forgets every key of a group (we left or were removed); history stays.

@@ -634,8 +634,9 @@ import HushStore
     /// Dave, removed, gives his chain of the earlier state again (as a new
     /// session hands chains over): Alice keeps the states of earlier epochs
     /// for members who are behind, and Dave is in one, but he is not in the
-    /// current one, so his chain is not kept and what he writes under it is
-    /// refused (a review found it kept, for seven changes).
+    /// current one, so no chain of his is taken and what he writes under the
+    /// one closed at his removal is refused (a review found one kept, for
+    /// seven changes).
     @Test func aRemovedMemberCannotGiveItsChainAgainForAnEarlierState() async throws {
         let (_, people) = try await four()
         let alice = people["alice"]!.messenger, dave = people["dave"]!
@@ -653,8 +654,13 @@ import HushStore
         await dave.messenger.flushOutbox()
         _ = try await alice.sync()
         let aliceStore = try MessageStore(path: people["alice"]!.databasePath, key: people["alice"]!.databaseKey)
+        // His chain of epoch 1 stays, closed at his removal (what he sent before still opens), and no other is taken.
         let kept = try aliceStore.database.query("SELECT count(*) FROM sender_chains WHERE member_key = ?", [daveKey]) { try $0.get(0, as: Int64.self) }
-        #expect(kept == [0])
+        #expect(kept == [1])
+        let closed = try aliceStore.database.query("SELECT closed_at IS NOT NULL FROM closed_member_chains WHERE member_key = ?", [daveKey]) {
+            try $0.get(0, as: Int64.self)
+        }
+        #expect(closed == [1], "closed at the relay's time of alice's first deposit after the removal")
         try await dave.messenger.send(text: "still writing", to: "team")
         _ = try await alice.sync()
         #expect(try await alice.history(with: "team").allSatisfy { $0.body != "still writing" })
