@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import HushCrypto
 import HushKeystore
 import HushProtocol
@@ -109,7 +110,7 @@ extension HushAccount {
                            partBytes: Int64 = LinkArchiveTransfer.partBytes, stop: LinkStop? = nil, abandonAfterAdmit: Bool = false,
                            earlierLinkWithdrawn: @Sendable (InterruptedLink) async -> Void = { _ in },
                            showCode: @Sendable (String) async -> Void,
-                           confirm: @Sendable (_ newDeviceName: String, _ digits: String) async -> Bool)
+                           confirm: @escaping @Sendable (_ newDeviceName: String, _ digits: String) async -> Bool)
         async throws(HushError) -> LinkedDevice {
         try await translatingErrors {
             let (home, keystore, lock, unlocked) = try unlockHome(directory, keys: keys, .exclusive)
@@ -235,7 +236,7 @@ extension HushAccount {
                                             keys: KeyProvider, keystore: KeystoreFile, contents: KeystoreContents, identity: IdentityKeyPair,
                                             recoveryKey: RecoveryKey, store: MessageStore, thisDeviceName: String, partBytes: Int64,
                                             deadline: ContinuousClock.Instant, stop: LinkStop?, abandonAfterAdmit: Bool,
-                                            confirm: @Sendable (_ newDeviceName: String, _ digits: String) async -> Bool) async throws -> LinkedDevice {
+                                            confirm: @escaping @Sendable (_ newDeviceName: String, _ digits: String) async -> Bool) async throws -> LinkedDevice {
         // 5: the new device's key, proof and name, checked before anything is signed.
         let device = try await mailbox.next(until: deadline, waitingFor: "the new device's key") { message in
             try Self.openChannelMessage(message, channel, from: .newToExisting, number: 0)
@@ -249,7 +250,7 @@ extension HushAccount {
             throw HushError(.invalidInput, reason: "the new device's key was refused (\(error)); nothing was signed",
                             suggestion: "start again with a new code")
         }
-        guard await confirm(name, channel.confirmation), stop?.isRequested != true else {
+        guard try await askWatching(mailbox, channel, stop: stop, { await confirm(name, channel.confirmation) }), stop?.isRequested != true else {
             if stop?.isRequested == true {
                 throw HushError(.other, reason: LinkStop.stopped.reason + ": nothing was signed and the new device was sent nothing of the account",
                                 suggestion: LinkStop.stopped.suggestion)
@@ -261,8 +262,7 @@ extension HushAccount {
         // nothing is signed for a device that is gone.
         if let early = try await mailbox.poll({ try Self.openChannelMessage($0, channel, from: .newToExisting, number: 1) }) {
             guard case .declined = early else { throw unexpectedLinkMessage }
-            throw HushError(.other, reason: "the new device stopped the link before it was admitted: nothing was signed",
-                            suggestion: "start again with a new code when both devices are ready")
+            throw newDeviceStoppedEarly
         }
 
         // Confirmed: the next list, signed by this device (made now if the account has none).
@@ -298,12 +298,38 @@ extension HushAccount {
         let archive = try writeBackup(of: home, databaseKey: contents.databaseKey, identity: identity, identityCreatedAt: contents.createdAt,
                                       recoveryKey: RecoveryKey(bytes: channel.archiveKey), to: folder, blobsInTheClear: false)
         try await sendHistory(archive.path, length: Int64(archive.archiveBytes), partBytes: partBytes, mailbox, channel, number: &number,
-                              endMayHaveBeenSent: &progress.endMayHaveBeenSent, deadline: deadline) {
+                              endMayHaveBeenSent: &progress.endMayHaveBeenSent, deadline: deadline, stop: stop) {
             try LinkInProgress.record(LinkInProgress(entry: entry.id, endMayHaveBeenSent: true), in: store)
         }
         try LinkInProgress.record(nil, in: store)
         return LinkedDevice(entry, thisDevice: DeviceID(deviceKey: ownKey.publicKey))
     }
+
+    /// The user's answer to `ask`, while the link mailbox is watched: a new
+    /// device stopped meanwhile (its `ended`, number 1) ends the question at
+    /// once (`ask` is cancelled) instead of when the user answers, up to 15
+    /// minutes later (a walkthrough waited); so does a stop here.
+    private static func askWatching(_ mailbox: LinkMailbox, _ channel: LinkChannelKeys, stop: LinkStop?,
+                                    _ ask: @escaping @Sendable () async -> Bool) async throws -> Bool {
+        let answer = Mutex<Bool?>(nil)
+        let asking = Task {
+            let said = await ask()
+            answer.withLock { $0 = said }
+        }
+        defer { asking.cancel() }
+        while true {
+            if let said = answer.withLock({ $0 }) { return said }
+            if stop?.isRequested == true { return false }
+            if let early = try await mailbox.poll({ try Self.openChannelMessage($0, channel, from: .newToExisting, number: 1) }) {
+                guard case .declined = early else { throw unexpectedLinkMessage }
+                throw newDeviceStoppedEarly
+            }
+            try await Task.sleep(for: LinkMailbox.pollInterval)
+        }
+    }
+
+    static let newDeviceStoppedEarly = HushError(.other, reason: "the new device stopped the link before it was admitted: nothing was signed",
+                                                 suggestion: "start again with a new code when both devices are ready")
 
     /// Step 7 of the existing device: the archive at `path` in parts, each
     /// announced once uploaded; never more than `LinkArchiveTransfer.window`
@@ -311,9 +337,20 @@ extension HushAccount {
     /// says it has it. Returns when the new device has confirmed every part.
     private static func sendHistory(_ path: String, length: Int64, partBytes: Int64, _ mailbox: LinkMailbox, _ channel: LinkChannelKeys,
                                     number: inout UInt8, endMayHaveBeenSent: inout Bool, deadline: ContinuousClock.Instant,
-                                    beforeEnd: () throws -> Void) async throws {
+                                    stop: LinkStop?, beforeEnd: () throws -> Void) async throws {
         let plan = try LinkArchiveTransfer.Plan(length: length, partBytes: partBytes)
         var unconfirmed: [(index: Int, blobID: String)] = []
+        // A link that ends here leaves none of its parts at the relay (they counted against the
+        // account's upload allowance for 30 days: a walkthrough's stopped links filled it).
+        var succeeded = false
+        defer {
+            if !succeeded, !unconfirmed.isEmpty {
+                let client = mailbox.client, blobs = unconfirmed.map(\.blobID)
+                Task { for blob in blobs { _ = try? await client.deleteBlob(id: blob) } }
+            }
+        }
+        // A stop is seen before every part and before the end: once the end is sent the new device may finish.
+        func checkStop() throws { if stop?.isRequested == true { throw LinkStop.stopped } }
         var confirmations: UInt8 = 1
         func awaitOldestConfirmation() async throws {
             let oldest = unconfirmed.removeFirst()
@@ -334,6 +371,7 @@ extension HushAccount {
         }
         for index in 0..<plan.count {
             if unconfirmed.count == LinkArchiveTransfer.window { try await awaitOldestConfirmation() }
+            try checkStop()
             let range = plan.range(index)
             let (blobID, digest) = try await LinkArchiveTransfer.uploadPart(path, range: range, with: mailbox.client)
             unconfirmed.append((index, blobID))
@@ -341,6 +379,7 @@ extension HushAccount {
                                                                         sha256: digest).encoded, from: .existingToNew, number: number))
             number += 1
         }
+        try checkStop()
         // Set before the send: one whose answer was lost may have reached the relay.
         try beforeEnd()
         endMayHaveBeenSent = true
@@ -348,6 +387,7 @@ extension HushAccount {
                                             from: .existingToNew, number: number))
         number += 1
         while !unconfirmed.isEmpty { try await awaitOldestConfirmation() }
+        succeeded = true
     }
 
     /// Puts `list` in the account's directory at the relay (§20.9), where a
@@ -551,8 +591,15 @@ extension HushAccount {
 
             // 7: the history.
             let target = URL(fileURLWithPath: directory).standardizedFileURL
-            let download = target.deletingLastPathComponent().appendingPathComponent(
-                "." + target.lastPathComponent + "." + Hex.encode(SystemRandom().bytes(6)) + ".link-archive").path
+            let parent = target.deletingLastPathComponent()
+            // What a link into this home killed outright left (a walkthrough found 256 MiB and 384 MiB of them
+            // beside a home): the home is still empty, so no link into it is under way but this one.
+            let stale = "." + target.lastPathComponent + "."
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? []
+            where name.hasPrefix(stale) && name.hasSuffix(".link-archive") {
+                try? FileManager.default.removeItem(atPath: parent.appendingPathComponent(name).path)
+            }
+            let download = parent.appendingPathComponent(stale + Hex.encode(SystemRandom().bytes(6)) + ".link-archive").path
             defer { try? FileManager.default.removeItem(atPath: download) }
             do {
                 try await receiveHistory(into: download, mailbox, channel, deadline: deadline)

@@ -420,13 +420,16 @@ import Testing
                 "\(String(describing: stopped))")
         #expect(await joining?.reason.contains("the other device ended the link") == true)
 
-        // The new device stopped while the digits show: the existing device signs nothing after its user's yes.
+        // The new device stopped while the digits show: the question on the existing device ends by
+        // itself (it waited for the user's answer, up to 15 minutes), and nothing is signed.
         let second = Screens()
-        let answer = Mutex(false)
+        let questionEnded = Mutex(false)
         async let linking = App.error {
             _ = try await HushAccount.linkDevice(from: home, keys: App.keys, thisDeviceName: "desk",
                                                  showCode: { code in second.code.withLock { $0 = code } }) { _, _ in
-                while !answer.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(20)) }
+                // The user does not answer; the question is taken back (cancelled) when the new device stops.
+                while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(20)) }
+                questionEnded.withLock { $0 = true }
                 return true
             }
         }
@@ -440,8 +443,8 @@ import Testing
         newDevice.cancel()
         let gone = await App.error { _ = try await newDevice.value }
         #expect(gone?.reason.contains("the link was stopped here") == true, "\(String(describing: gone))")
-        answer.withLock { $0 = true }
         #expect(await linking?.reason.contains("the new device stopped the link before it was admitted") == true)
+        #expect(questionEnded.withLock { $0 }, "the question was taken back")
         #expect(try await HushAccount.deviceList(in: home, keys: App.keys) == nil, "no list was signed")
         #expect(ContinuousClock.now - started < .seconds(60), "neither side waited for the other's timeout")
     }

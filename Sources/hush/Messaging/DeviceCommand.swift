@@ -84,7 +84,10 @@ struct DeviceLinkCommand: AsyncParsableCommand {
                             print("Same digits? Type yes to link it: ", terminator: "")
                         }
                         fflush(nil)
-                        return await interruption.readAnswer()?.trimmingCharacters(in: .whitespaces).lowercased() == "yes"
+                        let answer = await interruption.readAnswer()
+                        // Unanswered (stopped here or on the new device): the error that follows starts its own line.
+                        if answer == nil, !json, !interruption.wasInterrupted { print(""); fflush(nil) }
+                        return answer?.trimmingCharacters(in: .whitespaces).lowercased() == "yes"
                     }
                 }
             }
@@ -92,7 +95,7 @@ struct DeviceLinkCommand: AsyncParsableCommand {
                 try printJSON(["linked": UntrustedText.sanitized(added.name, keepingLineBreaks: false), "id": added.id])
             } else {
                 print("Linked “\(UntrustedText.sanitized(added.name, keepingLineBreaks: false))”: it has the account and its history.")
-                print("Contacts get the new device list from this device; once they hold it, what they send reaches both.")
+                print("Contacts get the new device list from this device; once they hold it, what they send reaches every device of the account.")
             }
         }
     }

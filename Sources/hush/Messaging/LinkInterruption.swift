@@ -15,6 +15,9 @@ final class LinkInterruption: @unchecked Sendable {
     private var pendingAnswer: CheckedContinuation<String?, Never>?
     private var interrupted = false
 
+    /// Whether a signal stopped the link (its notice started a line of its own).
+    var wasInterrupted: Bool { lock.withLock { interrupted } }
+
     /// Runs `link` until it ends, stopping it at the first SIGINT or SIGTERM.
     func run<T: Sendable>(_ link: @escaping @Sendable () async throws -> T) async throws -> T {
         let task = Task { try await link() }
@@ -36,10 +39,22 @@ final class LinkInterruption: @unchecked Sendable {
 
     /// A line from standard input, or nil at its end or when the link is
     /// interrupted meanwhile (the reading thread is left to the process's end).
+    /// Cancelling the calling task answers nil too (the other device stopped the link meanwhile).
     func readAnswer() async -> String? {
+        await withTaskCancellationHandler {
+            await waitForAnswer()
+        } onCancel: {
+            lock.withLock { () -> CheckedContinuation<String?, Never>? in
+                defer { pendingAnswer = nil }
+                return pendingAnswer
+            }?.resume(returning: nil)
+        }
+    }
+
+    private func waitForAnswer() async -> String? {
         await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
             let interruptedAlready = lock.withLock {
-                if interrupted { return true }
+                if interrupted || Task.isCancelled { return true }
                 pendingAnswer = continuation
                 return false
             }
@@ -60,10 +75,9 @@ final class LinkInterruption: @unchecked Sendable {
             return (!interrupted, stop, pendingAnswer)
         }
         guard first else {
-            // The second: the user insists.
-            signal(number, SIG_DFL)
-            raise(number)
-            return
+            // The second: the user insists. At once: raising the signal again only queued it for the
+            // signal source that took this one (a walkthrough's second Ctrl-C let the link finish).
+            _exit(128 + number)
         }
         FileHandle.standardError.write(Data("\nhush: stopping the link and telling the other device (press Ctrl-C again to quit at once)\n".utf8))
         // The stop first: the question's "no" must find the link stopping, not read as the user's decline.
