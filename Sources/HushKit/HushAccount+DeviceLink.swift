@@ -207,8 +207,8 @@ extension HushAccount {
         let name = named.entry.name
         let byHand = "if the new device says it was not linked, remove '\(name)' with `hush device revoke` (`hush device list` shows it)"
         guard !endMayHaveBeenSent else {
-            // Said now: the next link need not say it again.
-            try? LinkInProgress.record(nil, in: store)
+            // The record stays: `device list` marks the entry until it is revoked or the next link
+            // asks about it (a walkthrough found the entry active and unmarked).
             return HushError(failure.kind, reason: "the link did not complete here (\(failure.reason)), and the account's device list names '\(name)'",
                              suggestion: [failure.suggestion, byHand].compactMap { $0 }.joined(separator: "; "), subject: failure.subject)
         }
@@ -353,13 +353,15 @@ extension HushAccount {
         func checkStop() throws { if stop?.isRequested == true { throw LinkStop.stopped } }
         var confirmations: UInt8 = 1
         func awaitOldestConfirmation() async throws {
-            let oldest = unconfirmed.removeFirst()
+            // Taken off the list only once confirmed: a link that ends while waiting deletes it too.
+            let oldest = unconfirmed[0]
             let answer = try await mailbox.next(until: deadline, waitingFor: "the new device to receive the history") { message in
                 try Self.openChannelMessage(message, channel, from: .newToExisting, number: confirmations)
             }
             confirmations += 1
             switch answer {
             case let .partReceived(index) where Int(index) == oldest.index:
+                unconfirmed.removeFirst()
                 // Best effort: a blob left behind only waits for its expiry.
                 _ = try? await mailbox.client.deleteBlob(id: oldest.blobID)
             case .declined:

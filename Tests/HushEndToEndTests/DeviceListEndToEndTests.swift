@@ -290,4 +290,24 @@ import Testing
         #expect(devices?.isEmpty == true, "no list was signed")
     }
 
+
+    /// The new device stopped while the existing one asks its user: the existing one ends by itself,
+    /// signing nothing, with its terminal's question unanswered (it waited for Enter: a walkthrough).
+    @Test func aNewDeviceStoppedWhileTheOtherAsksEndsThatLinkAtOnce() throws {
+        let bed = try Testbed("device-link-new-stopped")
+        let alice = try bed.newUser("alice")
+        let linking = try ChildProcess(["device", "link"], environment: bed.environment(for: alice), terminal: (columns: 200, rows: 50))
+        try #require(linking.wait(timeout: 60) { $0.stdout.contains("hush init --link ") }, "no code: \(linking.stdout)")
+        let code = try #require(linking.stdout.components(separatedBy: "hush init --link ").last?.split(whereSeparator: \.isWhitespace).first)
+        let device = User(name: "alice-laptop", home: bed.root + "/alice-laptop")
+        let joining = try ChildProcess(["init", "--link", String(code), "--device-name", "laptop"], environment: bed.environment(for: device))
+        try #require(linking.wait(timeout: 60) { $0.stdout.contains("Same digits?") }, "not asked: \(linking.stdout)")
+        joining.signal(SIGINT)
+        let gone = joining.finish(timeout: 30), ended = linking.finish(timeout: 30)
+        #expect(gone.status == 1 && gone.stderr.contains("the link was stopped here"), "\(gone)")
+        #expect(ended.status == 1 && ended.stdout.contains("the new device stopped the link before it was admitted"), "\(ended)")
+        let devices = try bed.succeed(alice, ["device", "list", "--json"]).json()["devices"] as? [Any]
+        #expect(devices?.isEmpty == true, "no list was signed")
+    }
+
 }

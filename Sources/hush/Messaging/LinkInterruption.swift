@@ -60,12 +60,31 @@ final class LinkInterruption: @unchecked Sendable {
             }
             guard !interruptedAlready else { return continuation.resume(returning: nil) }
             Thread.detachNewThread { [self] in
-                let line = readLine()
+                let line = Self.readRawLine()
                 lock.withLock { () -> CheckedContinuation<String?, Never>? in
                     defer { pendingAnswer = nil }
                     return pendingAnswer
                 }?.resume(returning: line)
             }
+        }
+    }
+
+    /// One line from file descriptor 0, read with read(2): `readLine` holds
+    /// the stdin FILE's lock while it waits, and `exit` flushes every FILE
+    /// under its lock, so a process that ended with the question unanswered
+    /// hung until Enter was pressed (a walkthrough). Nil at the end of input.
+    private static func readRawLine() -> String? {
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while true {
+            let count = read(0, &byte, 1)
+            if count == 1 {
+                if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
+                bytes.append(byte)
+                continue
+            }
+            if count < 0, errno == EINTR { continue }
+            return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
         }
     }
 
