@@ -21,7 +21,10 @@ import Testing
 
         var flipped = genuine
         flipped[flipped.count / 2] ^= 0x01
-        let random = (0..<genuine.count).map { _ in UInt8.random(in: 0...255) }
+        var random = (0..<genuine.count).map { _ in UInt8.random(in: 0...255) }
+        // Random after the version byte: one time in 256 a random first byte read as a group envelope's,
+        // which waits for a group key instead of being set aside (a make test run drew it).
+        random[0] = genuine[0]
         for (bytes, id) in [(flipped, "forged-one-bit-flipped"), (random, "forged-random-bytes"), (genuine, "forged-verbatim-replay")] {
             let response = try bed.depositRaw(bytes, to: bob, requestID: id)
             #expect(response.status == 201, "the relay cannot tell a forgery from a sealed envelope: \(response.status) \(response.body)")
