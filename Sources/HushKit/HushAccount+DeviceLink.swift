@@ -597,8 +597,11 @@ extension HushAccount {
             // What a link into this home killed outright left (a walkthrough found 256 MiB and 384 MiB of them
             // beside a home): the home is still empty, so no link into it is under way but this one.
             let stale = "." + target.lastPathComponent + "."
+            // Exactly `.HOME.<12 hex>.link-archive`: a prefix alone would take another home's (".a." begins ".a.b.…").
             for name in (try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? []
-            where name.hasPrefix(stale) && name.hasSuffix(".link-archive") {
+            where name.hasPrefix(stale) && name.hasSuffix(".link-archive")
+                && name.dropFirst(stale.count).dropLast(".link-archive".count).allSatisfy(\.isHexDigit)
+                && name.count == stale.count + 12 + ".link-archive".count {
                 try? FileManager.default.removeItem(atPath: parent.appendingPathComponent(name).path)
             }
             let download = parent.appendingPathComponent(stale + Hex.encode(SystemRandom().bytes(6)) + ".link-archive").path

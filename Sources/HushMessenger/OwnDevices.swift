@@ -124,7 +124,8 @@ final class OwnDevices {
     /// mailbox. A device without a session yet gets nothing: returns whether
     /// it was sealed.
     @discardableResult
-    func seal(_ encoded: [UInt8]?, to peer: [UInt8], conversation: Int64, markingListSent: Bool = true) throws -> Bool {
+    func seal(_ encoded: [UInt8]?, to peer: [UInt8], conversation: Int64, markingListSent: Bool = true,
+              resendable: Bool = true) throws -> Bool {
         guard let state = try store.ownDeviceSessions.load(deviceKey: peer), let session = try? Session(serialized: state) else { return false }
         let random = dependencies.random, now = dependencies.clock.now()
         var contents: [[UInt8]] = []
@@ -145,7 +146,7 @@ final class OwnDevices {
             try store.outbox.enqueue(requestId: requestID, messageId: nil, conversationId: conversation, sealedPayload: envelope, at: now)
             try store.groups.addRecipients([peer], requestId: requestID)
             // Kept to send again should that device not open it (§20.11); lists go again whole at its next session.
-            if index >= lists {
+            if index >= lists, resendable {
                 try store.resends.recordOwnDeviceContent(digest: SHA256.hash(envelope), deviceKey: peer, content: content, at: now)
             }
         }
@@ -177,7 +178,8 @@ final class OwnDevices {
         guard let conversation = try store.conversations.newestId() else { return false }
         let error = Content(id: MessageID.random(using: dependencies.random), sentAt: UInt64(dependencies.clock.now()),
                             body: .decryptionError(envelopeDigest: SHA256.hash(envelope)))
-        return try seal(error.encoded(), to: peer, conversation: conversation, markingListSent: false)
+        // Not kept to send again: a lost error is asked for again by the next envelope that fails.
+        return try seal(error.encoded(), to: peer, conversation: conversation, markingListSent: false, resendable: false)
     }
 
     /// Once a session replaced one this device lost with `peer`: asks it
