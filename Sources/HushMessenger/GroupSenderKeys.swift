@@ -65,10 +65,17 @@ final class GroupSenderKeys {
             }
             return
         }
-        // A member the current state no longer lists had its chains forgotten: one it gives
-        // again for an earlier state that still lists it (a new session hands chains over)
-        // would let it write to the group after its removal. Not kept.
-        guard try group.currentState().member(member) != nil else { return }
+        // A member the current state no longer lists was removed. Its chain of an earlier state
+        // that lists it is kept while its removal's closure stands (`closeChains`): a distribution
+        // still on its way when the removal arrived (a session with the member started late) is
+        // what opens the messages it sent while a member, and the closure keeps the chain from
+        // opening anything the relay stored after the removal, however late it is given (or given
+        // again, as a new session hands chains over). Without a closure (forgotten, 30 days on)
+        // nothing of its is taken.
+        if try group.currentState().member(member) == nil,
+           try store.groups.chainClosure(memberKey: member.rawRepresentation, epoch: distribution.epoch, groupRow: group.id) == nil {
+            return
+        }
         guard try store.groups.chain(epoch: distribution.epoch, signingKey: distribution.signingKey.rawRepresentation,
                                      groupRow: group.id) == nil else { return }
         try store.groups.saveChain(chain.serialized(), epoch: chain.epoch, signingKey: chain.signingKey.rawRepresentation,
@@ -175,6 +182,11 @@ final class GroupSenderKeys {
             // A chain of an earlier epoch that we do not hold will never come
             // (a removed member's, or one we forgot): refused, not waited for.
             guard head.epoch >= group.epoch else {
+                // A member removed since may have sent it while still a member, its chain still on its way
+                // (`keep` takes it, closed): waited for while a closure could open it.
+                if try store.groups.mayStillOpenUnderClosedChain(epoch: head.epoch, storedAt: envelope.relayTimestamp, groupRow: group.id) {
+                    throw MessengerError.awaitingGroupKey("a group message of an earlier membership, whose sender (removed since) has not given its key here yet")
+                }
                 throw MessengerError.protocolFailure("a group message under a sender key this device no longer holds (an earlier membership)")
             }
             throw MessengerError.awaitingGroupKey("a group message whose sender's key has not arrived yet")

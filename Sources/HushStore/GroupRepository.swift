@@ -175,6 +175,18 @@ public struct GroupRepository {
         }
     }
 
+    /// Whether a removal closed the chains of some member at an epoch above
+    /// `epoch` such that an envelope the relay stored at `storedAt` may
+    /// still open under one of them: the removal is ours and not at the
+    /// relay yet, or it closed at or after `storedAt`. A group message under
+    /// a chain of `epoch` that is not held may then be a removed member's,
+    /// whose distribution is still on its way (`GroupSenderKeys.open`).
+    public func mayStillOpenUnderClosedChain(epoch: UInt32, storedAt: Milliseconds, groupRow: Int64) throws -> Bool {
+        try database.queryFirst("""
+            SELECT 1 FROM closed_member_chains WHERE group_row = ? AND below_epoch > ? AND (closed_at IS NULL OR closed_at >= ?)
+            """, [groupRow, Int64(epoch), storedAt]) { _ in true } ?? false
+    }
+
     /// A deposit of a request queued at `queuedAt` (our clock) was stored
     /// by the relay at `time` (its clock): removals we made by then close
     /// there, since the relay had everything sent before them by then.

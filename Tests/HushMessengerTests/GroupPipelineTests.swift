@@ -631,6 +631,47 @@ import HushStore
         #expect(try await bob.history(with: "crew").first?.status == .delivered)
     }
 
+    /// Carol's key reaches Bob only after Alice removed her (her session
+    /// with Bob started late), though her message, sent while she was a
+    /// member, reached Bob's mailbox before the removal: Bob waits for the
+    /// key and shows the message once it comes, as Alice does (a
+    /// walkthrough: Bob refused the key of a member no longer listed, and
+    /// the message was set aside there for good). What she sends after the
+    /// removal stays unread under that same key.
+    @Test func aRemovedMembersKeyThatArrivesAfterTheRemovalOpensWhatSheSentBefore() async throws {
+        let (_, people) = try await four()
+        let alice = people["alice"]!.messenger, bob = people["bob"]!, carol = people["carol"]!
+        try await alice.createGroup(name: "team", members: ["bob", "carol"])
+        try await syncAll(people)
+        // Bob does not hold Carol's chain yet: her distribution is still on its way.
+        let bobStore = try MessageStore(path: bob.databasePath, key: bob.databaseKey)
+        let carolKey = carol.identity.publicKey.rawRepresentation
+        try bobStore.database.execute("DELETE FROM sender_chains WHERE member_key = ?", [carolKey])
+        let carolStore = try MessageStore(path: carol.databasePath, key: carol.databaseKey)
+        let own = try #require(try carolStore.database.query(
+            "SELECT chain FROM sender_chains WHERE member_key = ? AND epoch = 1", [carolKey]) { try $0.get(0, as: [UInt8].self) }.first)
+        let distribution = try SenderKeyChain.deserialize(own).distribution(from: carol.identity.publicKey)
+
+        try await carol.messenger.send(text: "carol, still a member", to: "team")
+        try await alice.removeFromGroup("team", member: "carol")
+        _ = try await alice.sync()
+        _ = try await bob.messenger.sync()
+        _ = try await bob.messenger.sync()
+        #expect(try await bob.messenger.history(with: "team").isEmpty, "waits for her key")
+
+        let bobForCarol = try #require(try carolStore.contacts.contact(identityKey: bob.identity.publicKey.rawRepresentation)).name
+        try await carol.messenger.seal(.senderKeyDistribution(distribution), to: bobForCarol)
+        await carol.messenger.flushOutbox()
+        for _ in 0..<2 { _ = try await bob.messenger.sync() }
+        #expect(try await bob.messenger.history(with: "team").map(\.body) == ["carol, still a member"])
+        #expect(try await alice.history(with: "team").map(\.body).filter { $0 == "carol, still a member" }.count == 1)
+
+        // Carol has not synced: she writes again, after her removal was stored. Bob shows nothing of it.
+        try await carol.messenger.send(text: "carol, removed", to: "team")
+        for _ in 0..<2 { _ = try await bob.messenger.sync() }
+        #expect(try await bob.messenger.history(with: "team").map(\.body) == ["carol, still a member"])
+    }
+
     /// Dave, removed, gives his chain of the earlier state again (as a new
     /// session hands chains over): Alice keeps the states of earlier epochs
     /// for members who are behind, and Dave is in one, but he is not in the
