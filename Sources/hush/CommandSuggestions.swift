@@ -28,6 +28,34 @@ enum CommandSuggestions {
         return nil
     }
 
+    /// The refusal of `hush help WORD…` when a word names no subcommand
+    /// (swift-argument-parser would print the root's help and exit 0, so a
+    /// script asking for help on a command that does not exist would not
+    /// notice): what was not found, the closest names if any, and where the
+    /// list is. Nil when every word names a subcommand, or for no `help`.
+    static func unknownHelpTopic(_ arguments: [String], root: any ParsableCommand.Type) -> String? {
+        guard arguments.first == "help" else { return nil }
+        var command = root
+        var path = [root._commandName]
+        for word in arguments.dropFirst() where !word.hasPrefix("-") {
+            let subcommands = command.configuration.subcommands
+            // A command without subcommands: the rest is its arguments, which help ignores.
+            guard !subcommands.isEmpty else { return nil }
+            if let next = subcommands.first(where: { names(of: $0).contains(word) }) {
+                command = next
+                path.append(next._commandName)
+                continue
+            }
+            let scored = subcommands.flatMap(names(of:)).map { (name: $0, distance: distance(word, $0)) }
+            if let best = scored.map(\.distance).min(), best <= maximumDistance(for: word) {
+                return message(word: word, path: path, suggestions: scored.filter { $0.distance == best }.map(\.name))
+            }
+            return "`\(word)` is not a `\(path.joined(separator: " "))` command, so there is no help for it. "
+                + "`\(path.joined(separator: " ")) --help` lists them."
+        }
+        return nil
+    }
+
     /// One or two edits for short words, up to a third of a longer word.
     static func maximumDistance(for word: String) -> Int { max(2, word.count / 3) }
 
@@ -61,5 +89,19 @@ enum CommandSuggestions {
         let options = quoted.count == 1 ? quoted[0] : quoted.dropLast().joined(separator: ", ") + " or " + quoted.last!
         return "`\(word)` is not a `\(path.joined(separator: " "))` command. Did you mean \(options)? "
             + "`\(path.joined(separator: " ")) --help` lists them."
+    }
+
+    /// The first argument that is a negative number (`-1`, `-2.5`): the
+    /// parser reads it as an option, so `hush delete bob -1` said only that
+    /// the id was missing. Nil when there is none.
+    static func negativeNumber(in arguments: [String]) -> String? {
+        arguments.first { $0.count > 1 && $0.hasPrefix("-") && $0.dropFirst().allSatisfy { $0.isNumber || $0 == "." } }
+    }
+
+    /// What follows the parser's message when `word` (a negative number) was
+    /// among the arguments of a command line it refused.
+    static func negativeNumberNote(_ word: String) -> String {
+        "`\(word)` was read as an option, not as a value: no id, count or position Hush takes is negative. "
+            + "A value that starts with a dash goes after `--` (`hush send bob -- -1` sends the text \"-1\")."
     }
 }

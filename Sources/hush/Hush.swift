@@ -24,6 +24,24 @@ struct Hush: AsyncParsableCommand {
             printError(CommandSuggestions.message(word: mistyped.word, path: mistyped.path, suggestions: mistyped.suggestions))
             Foundation.exit(ExitStatus.usage.rawValue)
         }
+        if let refusal = CommandSuggestions.unknownHelpTopic(Array(CommandLine.arguments.dropFirst()), root: Hush.self) {
+            printError(refusal)
+            Foundation.exit(ExitStatus.usage.rawValue)
+        }
+        if let negative = CommandSuggestions.negativeNumber(in: Array(CommandLine.arguments.dropFirst())) {
+            do {
+                _ = try Hush.parseAsRoot(Array(CommandLine.arguments.dropFirst()))
+            } catch {
+                // Only where the number was taken for an option: an option's negative value parses,
+                // and its range check speaks for itself.
+                let message = Hush.message(for: error)
+                if message.contains("Missing expected argument") || message.contains("'\(negative)'") {
+                    CommandOutput.current.write(.stderr, Hush.fullMessage(for: error) + "\n")
+                    printNotice(CommandSuggestions.negativeNumberNote(negative))
+                    Foundation.exit(Hush.exitCode(for: error).rawValue)
+                }
+            }
+        }
         // A command on an account a daemon owns is handed to the daemon (no passphrase, one writer).
         if let status = DaemonForwarding.run(Array(CommandLine.arguments.dropFirst())) { Foundation.exit(status) }
         await main(nil)

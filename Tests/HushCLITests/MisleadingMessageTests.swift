@@ -26,6 +26,31 @@ import Testing
         #expect(result.status == 64 && !result.stderr.contains("Did you mean"), "\(result.stderr)")
     }
 
+    /// `hush help nosuch` printed the overview and exited 0 (swift-argument-parser's
+    /// help command), so a script asking for help on a command that does not
+    /// exist could not tell; help on a real command still exits 0.
+    @Test func helpOnACommandThatDoesNotExistIsAUsageError() throws {
+        let missing = try cli.hush(["help", "nosuch"], passphrase: nil)
+        #expect(missing.status == 64 && missing.stderr.contains("`nosuch` is not a `hush` command"), "\(missing.stderr)")
+        let nested = try cli.hush(["help", "group", "lst"], passphrase: nil)
+        #expect(nested.status == 64 && nested.stderr.contains("`hush group list`"), "\(nested.stderr)")
+        let real = try cli.hush(["help", "group", "create"], passphrase: nil)
+        #expect(real.status == 0 && real.stdout.contains("USAGE: hush group create"), "\(real.stderr)")
+    }
+
+    /// `hush delete bob -1` said only "Missing expected argument '<id>'": the
+    /// parser takes a negative number for an option. The note says so, and how
+    /// to pass a value that starts with a dash.
+    @Test func aNegativeNumberWhereAValueBelongsIsNamed() throws {
+        let result = try cli.hush(["delete", "bob", "-1"], passphrase: nil)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains("`-1` was read as an option, not as a value") && result.stderr.contains("after `--`"), "\(result.stderr)")
+        // An option's negative value is parsed, and its own range check speaks.
+        let option = try cli.hush(["history", "bob", "--limit", "-3"], passphrase: nil)
+        #expect(option.status == 64 && option.stderr.contains("--limit must be between 1 and 500") && !option.stderr.contains("read as an option"),
+                "\(option.stderr)")
+    }
+
     /// A data directory open to others (mode 755) names the directory and
     /// the command that fixes it, for the client and for the relay; never
     /// "internal failure".
