@@ -39,6 +39,12 @@ final class LiveSync {
     private var settleRequestCount = 0
     /// Pushed envelopes stored but not yet acknowledged to the relay.
     private var unacknowledged: [Int64] = []
+    /// The group keys held (`GroupRepository.keysMark`) when a pushed
+    /// envelope was kept waiting for its group key; nil while none waits.
+    /// Pushes after it take the fast path (the cursor passed it), so nothing
+    /// would try it again before the next full sync: `settlePushed` does,
+    /// once a key has come since.
+    private var waitingForGroupKeySince: [Int64]?
     /// How long the relay keeps an envelope at most (its default retention).
     static let relayRetentionMilliseconds: Int64 = 30 * 24 * 3600 * 1000
 
@@ -284,6 +290,7 @@ final class LiveSync {
         let (handled, localFailure) = receive(MailboxPage(envelopes: [envelope], hasMore: false), durability: .deferred, into: &report)
         guard localFailure == nil else { return false }
         unacknowledged.append(contentsOf: handled)
+        if report.waitingForGroupKeys > 0, waitingForGroupKeySince == nil { waitingForGroupKeySince = try? store.groups.keysMark() }
         // Its acknowledgement, the receipt it is owed and a prekey it consumed: soon, not now.
         if let settleRequests {
             settleRequestCount += 1
@@ -305,6 +312,7 @@ final class LiveSync {
         try? await credentials.withdrawRevoked()
         await deviceLists.refreshStale()
         await deviceFanOut.startMissingSessions()
+        await retryWaitingForGroupKeys()
         receipts.sealOwed()
         if !unacknowledged.isEmpty {
             let serverIDs = unacknowledged
@@ -313,6 +321,26 @@ final class LiveSync {
         }
         _ = await outbox.flush()
         await prekeys.replenishIfNeeded()
+    }
+
+    /// A pushed group message that came before its sender's key (a key
+    /// the relay rate-limited, a member's session started late) is tried
+    /// again once a group key has arrived since, by a pass over the mailbox:
+    /// a daemon or `hush listen` stays connected for days, and left to the
+    /// next full sync the message showed only after a `hush sync` by hand
+    /// (a walkthrough). What still waits after the pass is watched again.
+    private func retryWaitingForGroupKeys(isolation: isolated (any Actor)? = #isolation) async {
+        guard let since = waitingForGroupKeySince, let now = try? store.groups.keysMark(), now != since else { return }
+        waitingForGroupKeySince = nil
+        var report = SyncReport()
+        do {
+            try await drainMailbox(into: &report)
+        } catch {
+            // Not fetched now (the relay, our disk): the next reconnect's or push's sync tries again.
+            waitingForGroupKeySince = since
+            return
+        }
+        if report.waitingForGroupKeys > 0 { waitingForGroupKeySince = try? store.groups.keysMark() }
     }
 
     /// Runs beside `runLive` until cancelled: the follow-up work of pushed

@@ -103,6 +103,14 @@ public struct GroupRepository {
         try database.query("SELECT \(Self.columns) FROM groups WHERE standing = 'member' ORDER BY id", [], decode)
     }
 
+    /// Changes whenever a group key arrives here (a member's chain kept, a
+    /// group created or moved to a new epoch): what a group message waiting
+    /// for its key may open with. Two cheap aggregates, compared, not read.
+    public func keysMark() throws -> [Int64] {
+        [try database.queryFirst("SELECT count(*) FROM sender_chains") { try $0.get(0, as: Int64.self) } ?? 0,
+         try database.queryFirst("SELECT count(*) + coalesce(sum(epoch), 0) FROM groups") { try $0.get(0, as: Int64.self) } ?? 0]
+    }
+
     public func setState(_ state: [UInt8], epoch: UInt32, groupRow: Int64) throws {
         try database.execute("UPDATE groups SET state = ?, epoch = ? WHERE id = ?", [state, Int64(epoch), groupRow])
     }
