@@ -9,16 +9,26 @@ public struct BackoffPolicy: Sendable, Equatable {
     public let capMilliseconds: Int64
     /// Attempts after which a message is marked failed.
     public let maximumAttempts: Int
+    /// How long a request the relay could not take for a cause that passes
+    /// (no answer, 5xx) is tried at least, however many attempts that takes:
+    /// the attempts alone spend about two minutes (full jitter), and a
+    /// laptop offline for an afternoon, or a relay restarted after a crash,
+    /// must not fail every message written meanwhile and let later ones
+    /// overtake them (a walkthrough). 0: the attempts alone decide.
+    public let patienceMilliseconds: Int64
 
-    public init(baseMilliseconds: Int64, capMilliseconds: Int64, maximumAttempts: Int) {
-        precondition(baseMilliseconds > 0 && capMilliseconds >= baseMilliseconds && maximumAttempts > 0)
+    public init(baseMilliseconds: Int64, capMilliseconds: Int64, maximumAttempts: Int, patienceMilliseconds: Int64 = 0) {
+        precondition(baseMilliseconds > 0 && capMilliseconds >= baseMilliseconds && maximumAttempts > 0 && patienceMilliseconds >= 0)
         self.baseMilliseconds = baseMilliseconds
         self.capMilliseconds = capMilliseconds
         self.maximumAttempts = maximumAttempts
+        self.patienceMilliseconds = patienceMilliseconds
     }
 
-    /// Outbox sends: 1 s doubling to 5 min, 8 attempts (about 10 minutes of trying).
-    public static let outbox = BackoffPolicy(baseMilliseconds: 1_000, capMilliseconds: 300_000, maximumAttempts: 8)
+    /// Outbox sends: 1 s doubling to 5 min; given up after 8 attempts, and,
+    /// while the relay does not answer (or answers 5xx), not before a day.
+    public static let outbox = BackoffPolicy(baseMilliseconds: 1_000, capMilliseconds: 300_000, maximumAttempts: 8,
+                                             patienceMilliseconds: 86_400_000)
     /// Uploading an attachment the relay could not take now (down, slow, rate
     /// limiting): 1 s doubling to 5 min, forever (the user sent the file; it
     /// fails only when the relay refuses it, or by `hush retry`'s hand).

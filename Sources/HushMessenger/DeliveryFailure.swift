@@ -44,7 +44,9 @@ extension BackoffPolicy {
     /// one outbox request. Deposits carry no session token, so logging in
     /// cannot fix a 401 on one: it is final here (re-authenticating is
     /// `RelaySession`'s rule, for the calls that carry a token).
-    public func decision(for failure: DeliveryFailure, failures: Int, using random: any RandomSource) -> RetryDecision {
+    /// `waited`: since the request was queued; a relay that cannot take it
+    /// now is tried for `patienceMilliseconds` at least.
+    public func decision(for failure: DeliveryFailure, failures: Int, waited: Int64 = .max, using random: any RandomSource) -> RetryDecision {
         switch failure {
         case let .loginRefused(reason):
             return .giveUp(reason: "the relay refused the login: \(reason)")
@@ -58,7 +60,7 @@ extension BackoffPolicy {
             guard allowsAnotherAttempt(after: failures) else { return .giveUp(reason: "the relay kept rate-limiting us") }
             return .retry(afterMilliseconds: max(retryAfter ?? 0, delay(forAttempt: failures, using: random)))
         case let .unavailable(reason):
-            guard allowsAnotherAttempt(after: failures) else {
+            guard allowsAnotherAttempt(after: failures) || waited < patienceMilliseconds else {
                 return .giveUp(reason: "the relay could not be reached after \(failures) attempts (\(reason))")
             }
             return .retry(afterMilliseconds: delay(forAttempt: failures, using: random))

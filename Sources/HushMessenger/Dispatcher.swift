@@ -375,7 +375,7 @@ final class Dispatcher {
                 break
             }
         }
-        let decision = backoff.decision(for: failure, failures: item.failCount + 1, using: dependencies.random)
+        let decision = backoff.decision(for: failure, failures: item.failCount + 1, waited: now - item.createdAt, using: dependencies.random)
         if failure.isRefusal, let messageID = item.messageId { report.refusedMessageIDs.insert(messageID) }
         // The attempt's time is written with its outcome: written before the
         // deposit, it cost every send a commit (an fsync) of its own, and a

@@ -219,6 +219,9 @@ final class LiveSync {
                     try await transport.connect()
                 }
                 failures = 0
+                // The relay answers again: what waits out a backoff from while it did not goes now, in
+                // order, not up to five minutes later (a walkthrough restarted the relay under a daemon).
+                _ = try? store.write { store in try store.outbox.makeWaitingDue(at: dependencies.clock.now()) }
                 // The relay closes a key's sockets when another home registers it: ask again.
                 registration.askAgain()
                 // Announced once caught up: what arrived while we were away

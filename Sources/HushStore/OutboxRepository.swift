@@ -103,6 +103,15 @@ public struct OutboxRepository {
     }
 
     /// Makes a request pending and due at `time` (the user retries it now).
+    /// Makes every pending request that waits out a backoff due at `time`
+    /// (the relay answered again: nothing need wait up to the backoff's
+    /// five minutes for it). Returns how many.
+    @discardableResult
+    public func makeWaitingDue(at time: Milliseconds) throws -> Int {
+        try database.execute("UPDATE outbox SET next_attempt_at = ? WHERE status = 'pending' AND next_attempt_at > ?", [time, time])
+        return database.changes
+    }
+
     public func reschedule(requestId: String, at time: Milliseconds) throws {
         try database.execute("UPDATE outbox SET status = 'pending', next_attempt_at = ? WHERE request_id = ?", [time, requestId])
     }

@@ -39,4 +39,20 @@ import HushCrypto
             Issue.record("must retry below the maximum attempts")
         }
     }
+
+    /// The outbox's policy: a relay that does not answer is tried for a day
+    /// however many attempts that takes; a refusal is final at once.
+    @Test func theOutboxWaitsADayForARelayThatDoesNotAnswer() {
+        let random = DeterministicRandom(seed: "patience")
+        let outbox = BackoffPolicy.outbox
+        if case .retry = outbox.decision(for: .unavailable(reason: "connection refused"), failures: 30, waited: 3_600_000, using: random) {} else {
+            Issue.record("an hour without the relay gave up")
+        }
+        if case .giveUp = outbox.decision(for: .unavailable(reason: "connection refused"), failures: 30, waited: 86_400_001, using: random) {} else {
+            Issue.record("a day without the relay kept trying")
+        }
+        if case .giveUp = outbox.decision(for: .rejected(status: 422, code: "malformed"), failures: 1, waited: 0, using: random) {} else {
+            Issue.record("a refusal was retried")
+        }
+    }
 }

@@ -96,6 +96,43 @@ import HushStore
         #expect(try await alice.messenger.outbox().first?.failCount == 3)
     }
 
+    /// A relay that does not answer for longer than the attempts last (an
+    /// afternoon offline, a relay restarted after a crash): the message is
+    /// tried past its attempts and stays pending, the one written later
+    /// waits behind it, and both reach Bob in order once the relay answers
+    /// (a walkthrough: failed after about two minutes, and a message written
+    /// after the relay came back overtook them). A day on, it fails.
+    @Test func aRelayDownLongerThanTheAttemptsFailsNothingForADayAndKeepsTheOrder() async throws {
+        let relay = InMemoryRelay()
+        let patient = BackoffPolicy(baseMilliseconds: 1_000, capMilliseconds: 8_000, maximumAttempts: 3, patienceMilliseconds: 86_400_000)
+        let alice = try Participant("alice", relay: relay, backoff: patient), bob = try Participant("bob", relay: relay)
+        try await alice.messenger.register()
+        try await bob.messenger.register()
+        try await alice.messenger.addContact(name: "bob", address: bob.address)
+        try await bob.messenger.addContact(name: "alice", address: alice.address)
+        relay.state.withLock { $0.depositFailures = Array(repeating: .unavailable(reason: "down"), count: 100) }
+        try await alice.messenger.send(text: "during the outage", to: "bob")
+        for _ in 0..<10 {
+            alice.clock.advance(milliseconds: 60_000)
+            _ = await alice.messenger.flushOutbox()
+        }
+        let waiting = try #require(try await alice.messenger.outbox().first)
+        #expect(waiting.status == .pending && waiting.failCount > 3, "\(waiting.status) after \(waiting.failCount) attempts")
+        relay.state.withLock { $0.depositFailures = [] }
+        try await alice.messenger.send(text: "after the outage", to: "bob")
+        _ = try await bob.messenger.sync()
+        #expect(try await bob.messenger.history(with: "alice").map(\.body) == ["during the outage", "after the outage"])
+
+        relay.state.withLock { $0.depositFailures = Array(repeating: .unavailable(reason: "down"), count: 5_000) }
+        try await alice.messenger.send(text: "a day without the relay", to: "bob")
+        for _ in 0..<300 where try await alice.messenger.outbox().first?.status == .pending {
+            alice.clock.advance(milliseconds: 600_000)
+            _ = await alice.messenger.flushOutbox()
+        }
+        #expect(try await alice.messenger.outbox().first?.status == .failed)
+        relay.state.withLock { $0.depositFailures = [] }
+    }
+
     @Test func expiredTokenReauthenticatesOnce() async throws {
         let (relay, alice, bob) = try await pair()
         try await alice.messenger.send(text: "one", to: "bob")

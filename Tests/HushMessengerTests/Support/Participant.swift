@@ -19,7 +19,8 @@ final class Participant {
     let databaseKey: SecureBytes
 
     init(_ name: String, relay: InMemoryRelay, clock: ManualClock = ManualClock(start: 1_700_000_000_000), seed: String? = nil,
-         maxMessageRequests: Int = Messenger.defaultMaxMessageRequests) throws {
+         maxMessageRequests: Int = Messenger.defaultMaxMessageRequests,
+         backoff: BackoffPolicy = BackoffPolicy(baseMilliseconds: 1_000, capMilliseconds: 8_000, maximumAttempts: 3)) throws {
         self.name = name
         self.clock = clock
         identity = IdentityKeyPair.generate(using: DeterministicRandom(seed: seed ?? "identity-\(name)"))
@@ -29,8 +30,7 @@ final class Participant {
         let store = try MessageStore(path: databasePath, key: databaseKey)
         messenger = Messenger(identity: identity, store: store, transport: relay.transport(for: identity), clock: clock,
                               random: DeterministicRandom(seed: "random-\(name)-\(seed ?? "")"),
-                              backoff: BackoffPolicy(baseMilliseconds: 1_000, capMilliseconds: 8_000, maximumAttempts: 3),
-                              attachmentDirectory: directory.path("attachments"), maxMessageRequests: maxMessageRequests)
+                              backoff: backoff, attachmentDirectory: directory.path("attachments"), maxMessageRequests: maxMessageRequests)
     }
 
     var address: String { identity.address.description }
