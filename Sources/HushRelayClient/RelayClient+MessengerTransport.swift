@@ -246,7 +246,7 @@ extension DeliveryFailure {
         Int64(min(max(seconds, 0), RelayLimits.maxRetryAfterSeconds)) * 1000
     }
 
-    /// 401 re-authenticate; 413 too large; 429 back off (Retry-After);
+    /// 401 re-authenticate; 413 too large (a full mailbox: retry); 429 back off (Retry-After);
     /// 5xx and network errors retry; other 4xx are permanent.
     public init(_ error: RelayClientError) {
         switch error {
@@ -255,6 +255,10 @@ extension DeliveryFailure {
         case let .http(status, code, message, retryAfter):
             switch status {
             case 401: self = .unauthorized
+            // A full mailbox (the recipient has not fetched for a while) empties again: later, with
+            // backoff, like a relay that cannot store now (a walkthrough: it failed as "too large").
+            case 413 where code == RelayErrorCode.quotaExceeded.rawValue:
+                self = .unavailable(reason: message.isEmpty ? "the recipient's mailbox at the relay is full" : message)
             case 413: self = .tooLarge
             // First-contact work the client would not or could not do now: later, with backoff.
             case 428: self = .rateLimited(retryAfterMilliseconds: nil)
