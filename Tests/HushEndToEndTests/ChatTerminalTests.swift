@@ -151,6 +151,29 @@ import Testing
         #expect(!history.bodies.contains { $0.hasPrefix("/") || $0.contains("unsent") })
     }
 
+    /// A message written on the home to another contact (`hush send bob` beside
+    /// `hush chat carol`) is nothing new to read: the chat with carol says
+    /// nothing of it (a walkthrough: each drew "new message from bob"), while a
+    /// message bob writes is still noticed there.
+    @Test func whatThisHomeSendsElsewhereIsNoNewMessageInAnotherChat() throws {
+        let bed = try Testbed("chat-elsewhere")
+        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob"), carol = try bed.newUser("carol")
+        try bed.meet(alice, bob)
+        try bed.meet(alice, carol)
+        try bed.sync(alice)
+        let chat = try bed.spawnInTerminal(alice, ["chat", "carol"], columns: Self.columns, rows: Self.rows)
+        #expect(Self.waitForScreen(chat) { $0.lines[Self.rows - 1] == ">" }, "\(Self.describe(chat))")
+        try bed.send(alice, to: "bob", "to bob beside the chat")
+        try bed.send(alice, to: "carol", "to carol beside the chat")
+        #expect(Self.waitForScreen(chat) { $0.lines.contains { $0.contains("you: to carol beside the chat") } }, "\(Self.describe(chat))")
+        try bed.send(bob, to: "alice", "from bob")
+        #expect(Self.waitForScreen(chat) { $0.lines.contains { $0.contains("new message from bob") } }, "\(Self.describe(chat))")
+        #expect(Self.screen(chat).lines.filter { $0.contains("new message from bob") }.count == 1, "\(Self.describe(chat))")
+        chat.type("\u{03}")
+        let result = chat.finish(timeout: 20)
+        #expect(result.status == 0 && !result.crashed, "\(result.status)")
+    }
+
     /// Without a terminal, each line is a message (commands still work and are
     /// never sent), and the chat ends with the input.
     @Test func lineModeSendsEachLineAndKeepsCommandsLocal() throws {

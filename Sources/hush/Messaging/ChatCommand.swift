@@ -287,6 +287,10 @@ struct ChatCommand: AsyncParsableCommand {
             view.show(message)
         case let .message(message, _, nil) where message.conversation == conversation:
             view.show(message)
+        case let .message(message, _, _) where message.direction == .outgoing:
+            // Written on this home to another conversation (`hush send` beside the chat): nothing new to read
+            // (a walkthrough: each drew "new message from bob" in the chat with carol).
+            break
         case let .message(_, member, group?):
             view.notice("new message from \(member) in \(group) (hush chat \(group))")
         case let .message(_, from, nil):
