@@ -13,6 +13,24 @@ import HushCrypto
 /// database file alone; an operator who keeps the key elsewhere
 /// (`keyFile`: another volume, a systemd credential) also protects against
 /// a copy of the whole data directory.
+/// Why the relay refuses its data directory at start: each says what is
+/// wrong and what to do. `hush relay serve` exits 14 for an unsafe one (as
+/// the client does for its home), 26 for one another relay serves, 1 else.
+public enum RelayDataDirectoryError: Error, Sendable, CustomStringConvertible {
+    /// Open to other users, or owned by another user.
+    case unsafe(String)
+    /// Another relay process serves it (its lock is held).
+    case inUse(String)
+    /// Its database and key file do not belong together (one is missing or empty).
+    case incomplete(String)
+
+    public var description: String {
+        switch self {
+        case let .unsafe(what), let .inUse(what), let .incomplete(what): what
+        }
+    }
+}
+
 public struct RelayDataDirectory: Sendable {
     public let path: String
     public let keyFile: String
@@ -48,14 +66,70 @@ public struct RelayDataDirectory: Sendable {
                 throw RelayError.internalFailure("cannot create \(directory): \(String(cString: strerror(errno)))")
             }
         }
-        for file in [path, blobDirectory, databaseFile, databaseFile + "-wal", databaseFile + "-shm"] {
+        for file in [path, blobDirectory, databaseFile, databaseFile + "-wal", databaseFile + "-shm", lockFile] {
             var info = stat()
             guard stat(file, &info) == 0 else { continue }
             guard info.st_mode & 0o077 == 0 else {
                 let fix = info.st_mode & S_IFMT == S_IFDIR ? "700" : "600"
-                throw RelayError.internalFailure("\(file) is open to other users (mode \(String(info.st_mode & 0o777, radix: 8))): " +
-                                                 "run `chmod \(fix) \(file)`, and consider whether it was copied")
+                throw RelayDataDirectoryError.unsafe("\(file) is open to other users (mode \(String(info.st_mode & 0o777, radix: 8))): " +
+                                                     "run `chmod \(fix) \(file)`, and consider whether it was copied")
             }
+            // Another user's directory or file: its owner can read what the relay stores, and the
+            // relay's own modes say nothing about that (a walkthrough ran on a directory of `nobody`).
+            guard info.st_uid == geteuid() else {
+                throw RelayDataDirectoryError.unsafe("\(file) belongs to another user (uid \(info.st_uid)), who can read what the relay stores: "
+                    + "run the relay as that user, or give it a data directory of its own (`chown -R \(geteuid()) \(path)` if it is the relay's)")
+            }
+        }
+    }
+
+    /// The lock a relay on the embedded database holds on its directory for
+    /// as long as it runs (PostgreSQL relays share a directory's blobs and
+    /// take none).
+    public var lockFile: String { path + "/relay.lock" }
+
+    /// Takes the directory for this process alone: a second relay on the
+    /// same SQLCipher file would take deposits whose pushes never reach the
+    /// first one's sockets (a walkthrough: messages reached a listener only
+    /// on its next sync). The returned lock holds until it is released or
+    /// the process ends (the kernel drops it with the descriptor).
+    public func lockExclusively() throws -> RelayDirectoryLock {
+        let descriptor = open(lockFile, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw RelayDataDirectoryError.unsafe("cannot open \(lockFile): \(String(cString: strerror(errno)))")
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let reason = errno
+            close(descriptor)
+            guard reason == EWOULDBLOCK else {
+                throw RelayDataDirectoryError.inUse("cannot lock \(lockFile): \(String(cString: strerror(reason)))")
+            }
+            throw RelayDataDirectoryError.inUse("another relay serves \(path) (it holds \(lockFile)): stop it first, "
+                + "or give this one a data directory of its own (`hush audit relay --data \(path)` reads it beside a running relay)")
+        }
+        return RelayDirectoryLock(descriptor: descriptor)
+    }
+
+    /// Refuses a database and key file that do not belong together, before
+    /// either is made: a key file beside a missing or empty database (a
+    /// deleted or truncated `relay.db` silently became a new empty relay,
+    /// every registration and waiting envelope gone), or a database whose
+    /// key file is missing (a new key was made and then refused, and stayed
+    /// on disk). A key kept outside the directory (`--key-file`, a systemd
+    /// credential) may start a new directory.
+    public func requireMatchingDatabaseAndKey(keyInDirectory: Bool) throws {
+        var database = stat(), key = stat()
+        let databaseSize = stat(databaseFile, &database) == 0 ? Int64(database.st_size) : nil
+        let keyExists = stat(keyFile, &key) == 0
+        if keyInDirectory, keyExists, (databaseSize ?? 0) == 0 {
+            let state = databaseSize == nil ? "missing" : "empty"
+            throw RelayDataDirectoryError.incomplete("\(databaseFile) is \(state) but its key file \(keyFile) is there: the relay's registrations "
+                + "and waiting envelopes were lost with it. Restore relay.db from a backup; to start an empty relay here instead, move "
+                + "relay.key and blobs/ out of \(path) first")
+        }
+        if !keyExists, let databaseSize, databaseSize > 0 {
+            throw RelayDataDirectoryError.incomplete("\(databaseFile) exists but its key file \(keyFile) is missing, and nothing opens it "
+                + "without that key: restore the key file (or name it with --key-file / HUSH_RELAY_KEY_FILE)")
         }
     }
 
@@ -96,4 +170,24 @@ public struct RelayDataDirectory: Sendable {
         }
         return key
     }
+}
+
+/// A relay's hold on its data directory (`RelayDataDirectory.lockExclusively`):
+/// the one owner of the lock file's descriptor, closed once.
+public final class RelayDirectoryLock: @unchecked Sendable {
+    private var descriptor: Int32
+    private let guardLock = NSLock()
+
+    init(descriptor: Int32) { self.descriptor = descriptor }
+
+    /// Releases the directory (also done when this is deinitialised).
+    public func release() {
+        guardLock.lock()
+        defer { guardLock.unlock() }
+        guard descriptor >= 0 else { return }
+        close(descriptor)
+        descriptor = -1
+    }
+
+    deinit { release() }
 }

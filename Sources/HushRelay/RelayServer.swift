@@ -17,6 +17,9 @@ public struct RelayServer: Sendable {
     /// Open connections, within `RelayConfiguration.connectionLimits`.
     let connections: ConnectionCounter
 
+    /// The embedded relay's hold on its data directory, for as long as this server lives.
+    private(set) var directoryLock: RelayDirectoryLock?
+
     public init(core: RelayCore) {
         self.core = core
         connections = ConnectionCounter(limits: core.configuration.connectionLimits)
@@ -31,11 +34,15 @@ public struct RelayServer: Sendable {
                                 clock: any TimeSource = SystemClock(), metrics: RelayMetrics = RelayMetrics()) throws -> RelayServer {
         let directory = RelayDataDirectory(path: configuration.dataDirectory, keyFile: configuration.keyFile)
         try directory.prepare()
+        let lock = try directory.lockExclusively()
+        try directory.requireMatchingDatabaseAndKey(keyInDirectory: configuration.keyFile == nil)
         let key = try directory.loadOrCreateKey()
         let storage = RelayStorage(try SQLCipherRelayStorage(path: directory.databaseFile, key: key))
         let core = RelayCore(configuration: configuration, storage: storage, blobs: BlobStore(directory: directory.blobDirectory),
                              clock: clock, logger: logger, metrics: metrics)
-        return RelayServer(core: core)
+        var server = RelayServer(core: core)
+        server.directoryLock = lock
+        return server
     }
 
     /// The HTTP routes (also what router tests drive without a socket).

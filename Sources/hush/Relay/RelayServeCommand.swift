@@ -95,6 +95,13 @@ struct RelayServeCommand: AsyncParsableCommand {
     func run() async throws {
         do {
             try await serve()
+        } catch let error as RelayDataDirectoryError {
+            printError("the relay cannot run: \(error.description)")
+            switch error {
+            case .unsafe: throw ExitCode(ExitStatus.badPermissions.rawValue)
+            case .inUse: throw ExitCode(ExitStatus.homeInUse.rawValue)
+            case .incomplete: throw ExitCode(.failure)
+            }
         } catch let RelayError.internalFailure(detail) {
             // Its data directory, key file or storage: what is wrong and what to do, not "internal failure".
             printError("the relay cannot run: \(detail)")
