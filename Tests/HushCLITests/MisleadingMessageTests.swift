@@ -80,6 +80,21 @@ import Testing
         #expect(bad.status == 64 && bad.stderr.contains("HUSH_RELAY_PORT"), "\(bad.stdout)\(bad.stderr)")
     }
 
+    /// A home reached through a symbolic link is the directory it links to:
+    /// the link's own mode (777) drew "open to other users: chmod 600 LINK",
+    /// which would have made the directory unusable (a walkthrough). An empty
+    /// `--home` (an unset variable) is refused, not read as `~/.hush`.
+    @Test func aHomeReachedThroughALinkIsItsTargetAndAnEmptyOneIsRefused() throws {
+        let home = try HushCLITests.Home()
+        #expect(try cli.hush(["init", "--home", home.path]).status == 0)
+        let link = home.root.path("link-to-home")
+        #expect(symlink(home.path, link) == 0)
+        let through = try cli.hush(["whoami", "--home", link])
+        #expect(through.status == 0 && through.stdout.contains("Address:"), "\(through.stderr)")
+        let empty = try cli.hush(["whoami", "--home", ""])
+        #expect(empty.status != 0 && empty.stderr.contains("--home is empty"), "\(empty.stderr)")
+    }
+
     /// A relay that cannot be reached is named, with what was tried and why
     /// ("connection refused"), not a type name such as "(IOError)".
     @Test func anUnreachableRelayIsNamedWithTheReason() throws {
