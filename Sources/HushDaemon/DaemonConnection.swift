@@ -77,17 +77,32 @@ public final class DaemonConnection {
     }
 
     /// The next message from the daemon, or nil when it closed the connection.
-    public func receive() throws -> JSONValue? {
-        try receiveLine().map { try JSONValue(parsing: Data($0.utf8)) }
+    /// With `deadline`, `TimedOut` once it passes with no whole message.
+    public func receive(before deadline: ContinuousClock.Instant? = nil) throws -> JSONValue? {
+        try receiveLine(before: deadline).map { try JSONValue(parsing: Data($0.utf8)) }
+    }
+
+    /// No answer came by the deadline: the daemon runs but does not read
+    /// (stopped with Ctrl-Z or SIGSTOP, or stuck).
+    public struct TimedOut: Error, CustomStringConvertible {
+        public var description: String { "the daemon did not answer in time" }
     }
 
     /// The next line from the daemon, without its newline, or nil when it closed the connection.
-    public func receiveLine() throws -> String? {
+    public func receiveLine(before deadline: ContinuousClock.Instant? = nil) throws -> String? {
         while true {
             if let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: buffered[..<newline], as: UTF8.self)
                 buffered.removeSubrange(...newline)
                 return line
+            }
+            if let deadline {
+                let left = ContinuousClock.now.duration(to: deadline)
+                let milliseconds = max(0, Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+                var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                let polled = poll(&ready, 1, milliseconds)
+                if polled < 0 && errno == EINTR { continue }
+                if polled == 0 { throw TimedOut() }
             }
             var chunk = [UInt8](repeating: 0, count: 65_536)
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
@@ -99,8 +114,10 @@ public final class DaemonConnection {
 
     /// Calls `method` and returns its result, handing notifications that
     /// arrive first to `notification`. A JSON-RPC error is thrown as `RPCError`.
-    public func call(_ method: String, _ params: JSONValue = .object([:]),
+    /// With `timeout`, throws `TimedOut` when the answer has not come by then.
+    public func call(_ method: String, _ params: JSONValue = .object([:]), timeout: Duration? = nil,
               notification: (String, JSONValue) -> Void = { _, _ in }) throws -> JSONValue {
+        let deadline = timeout.map { ContinuousClock.now + $0 }
         do {
             try send(.object(["jsonrpc": .string("2.0"), "id": .number(1), "method": .string(method), "params": params]))
         } catch {
@@ -110,7 +127,7 @@ public final class DaemonConnection {
             }
             throw error
         }
-        while let message = try receive() {
+        while let message = try receive(before: deadline) {
             if let name = message["method"]?.stringValue {
                 notification(name, message["params"] ?? .null)
                 continue

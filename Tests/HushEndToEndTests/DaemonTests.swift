@@ -135,6 +135,29 @@ import Testing
     /// A command that reads standard input, handed over without any, reads
     /// an empty one, never the daemon's own: a daemon started in a terminal
     /// would otherwise wait on that terminal forever.
+    /// A daemon stopped with Ctrl-Z or SIGSTOP still accepts connections but
+    /// reads nothing: every command hung there with no word (a walkthrough),
+    /// and a send went out when it was continued, after the user had sent it
+    /// again. Now each says it does not answer (exit 26) and hands it nothing;
+    /// continued, the daemon serves again.
+    @Test func aStoppedDaemonIsNamedAndHandedNothing() throws {
+        let bed = try Testbed("daemon-stopped")
+        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
+        try bed.acquaint(alice, bob)
+        let daemon = try Self.startDaemon(bed, alice)
+        defer { daemon.signal(SIGCONT); daemon.signal(SIGTERM); _ = daemon.finish(timeout: 20) }
+        daemon.signal(SIGSTOP)
+        for arguments in [["send", "bob", "while stopped"], ["daemon", "status"], ["daemon", "stop"], ["listen", "--timeout", "3"]] {
+            let result = try bed.hush(alice, arguments, environment: Self.noPassphrase, timeout: 30)
+            #expect(result.status == 26 && !result.signalled && result.stderr.contains("does not answer"), "\(arguments): \(result)")
+        }
+        daemon.signal(SIGCONT)
+        let after = try bed.hush(alice, ["send", "bob", "after continuing", "--json"], environment: Self.noPassphrase, timeout: 30)
+        #expect(after.status == 0, "\(after)")
+        try bed.sync(bob)
+        #expect(try bed.history(bob, with: "alice").incoming.bodies.filter { $0 == "while stopped" }.isEmpty)
+    }
+
     @Test func aCommandWithoutStandardInputNeverReadsTheDaemons() throws {
         let bed = try Testbed("daemon-stdin")
         let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")

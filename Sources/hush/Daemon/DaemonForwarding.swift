@@ -17,8 +17,41 @@ enum DaemonForwarding {
     /// Hands `arguments` to the daemon of `home` when one answers there, with
     /// what `input` reads from standard input (asked only once connected);
     /// returns the exit code, or nil when no daemon answers.
+    /// How long a daemon has to answer `daemon.status` before a command is
+    /// handed to it: a daemon stopped with Ctrl-Z or SIGSTOP still accepts
+    /// connections (the kernel does) but reads nothing, and every command
+    /// hung there with no word (a walkthrough); one sent then went out when
+    /// the daemon was continued, after the user had sent it again.
+    static let answerPatience: Duration = .seconds(5)
+
+    /// A connection to the daemon of `home` once it has answered
+    /// `daemon.status` within `answerPatience`; nil when no daemon listens
+    /// there. Throws (exit 26, saying what to do) when one listens but does
+    /// not answer.
+    static func answeringConnection(home: String) throws(CommandError) -> DaemonConnection? {
+        guard let probe = DaemonConnection.connect(home: home) else { return nil }
+        do {
+            _ = try probe.call("daemon.status", timeout: answerPatience)
+        } catch is DaemonConnection.TimedOut {
+            let holder = HushAccount.holders(of: home).first { $0.command?.contains("daemon") == true }.map { " (\($0))" } ?? ""
+            throw CommandError(.homeInUse, "the daemon of \(home)\(holder) does not answer: it may be stopped (Ctrl-Z in its terminal: "
+                + "`fg` there; SIGSTOP: `kill -CONT` its process), or stuck. Nothing was handed to it")
+        } catch {
+            // Gone between the connect and the answer, or refusing: a fresh connection says which.
+        }
+        probe.close()
+        return DaemonConnection.connect(home: home)
+    }
+
     static func forward(_ arguments: [String], home: String, input: () -> Data?) -> Int32? {
-        guard let connection = DaemonConnection.connect(home: home) else { return nil }
+        let answering: DaemonConnection?
+        do {
+            answering = try answeringConnection(home: home)
+        } catch {
+            printError(error.message)
+            return error.status.rawValue
+        }
+        guard let connection = answering else { return nil }
         var params: [String: JSONValue] = [
             "argv": .array(arguments.map(JSONValue.string)), "home": .string(home),
             "cwd": .string(FileManager.default.currentDirectoryPath), "stderrIsTerminal": .bool(isatty(STDERR_FILENO) == 1),

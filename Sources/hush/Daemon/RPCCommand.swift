@@ -33,7 +33,7 @@ struct RPCCommand: AsyncParsableCommand {
             }
             guard case .object = parameters else { throw CommandError(.usage, "PARAMS must be a JSON object (named parameters)") }
             let home = try global.homeDirectory()
-            guard let connection = DaemonConnection.connect(home: home) else {
+            guard let connection = try DaemonForwarding.answeringConnection(home: home) else {
                 throw CommandError(.failure, "no daemon runs for \(home): start one with `hush daemon`")
             }
             do {

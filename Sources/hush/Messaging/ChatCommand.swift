@@ -138,7 +138,7 @@ struct ChatCommand: AsyncParsableCommand {
     /// else on the account opened here.
     static func open(_ name: String, global: GlobalOptions) async throws -> ChatSession {
         let home = HomeDirectory.absolute(try global.homeDirectory())
-        if let daemon = DaemonConnection.connect(home: home) {
+        if let daemon = try DaemonForwarding.answeringConnection(home: home) {
             return ChatSession(chat: try await DaemonChatAccount.open(daemon, home: home, name: name), contact: name)
         }
         let account = try await global.openAccount()

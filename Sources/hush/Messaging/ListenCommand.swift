@@ -70,7 +70,7 @@ struct ListenCommand: AsyncParsableCommand {
                 }
             }
             let hooks = EventHooks(notifySend: notifySend, notifyText: notifyText, command: exec)
-            if let daemon = DaemonConnection.connect(home: try global.homeDirectory()) {
+            if let daemon = try DaemonForwarding.answeringConnection(home: try global.homeDirectory()) {
                 return try await listen(through: daemon, hooks: hooks)
             }
             let account = try await global.openAccount()
