@@ -17,6 +17,12 @@ final class DaemonChatAccount: ChatAccount, @unchecked Sendable {
     private let queue = DispatchQueue(label: "hush.chat.daemon")
     private let lock = NSLock()
     private var subscription: DaemonConnection?
+    /// The account's latest event seq when the chat opened, before it read
+    /// any history: its events are replayed from there, so a message stored
+    /// while the history loads shows too (a walkthrough: one written in
+    /// another chat during a 14 s load never appeared). One the history holds
+    /// as well is drawn once (`ChatView.show` knows it by its id).
+    private var openedAtSeq: Int64 = 0
     /// Senders' names the daemon sent with messages, by address.
     private var names: [String: String] = [:]
 
@@ -31,10 +37,15 @@ final class DaemonChatAccount: ChatAccount, @unchecked Sendable {
     /// The conversation named `name` in the account of the daemon `connection` answers for.
     static func open(_ connection: DaemonConnection, home: String, name: String) async throws -> DaemonChatAccount {
         let opening = DaemonChatAccount(connection: connection, home: home, name: name, conversation: ConversationID(rawValue: 0), contactID: nil)
+        // Before anything of the conversation is read (see `openedAtSeq`).
+        let cursor = try await opening.call("events.cursor", ["subscriber": .string("hush-chat")], addressed: false)
+        guard let latest = cursor["latest"]?.integerValue else { throw Self.unreadable }
         let opened = try await opening.call("conversations.open")
         guard let conversation = opened["conversationId"]?.integerValue else { throw Self.unreadable }
-        return DaemonChatAccount(connection: connection, home: home, name: name, conversation: ConversationID(rawValue: conversation),
-                                 contactID: opened["contactId"]?.integerValue.map(ContactID.init(rawValue:)))
+        let account = DaemonChatAccount(connection: connection, home: home, name: name, conversation: ConversationID(rawValue: conversation),
+                                        contactID: opened["contactId"]?.integerValue.map(ContactID.init(rawValue:)))
+        account.openedAtSeq = latest
+        return account
     }
 
     private static var unreadable: CommandError {
@@ -90,7 +101,7 @@ final class DaemonChatAccount: ChatAccount, @unchecked Sendable {
             // Blocking reads on a thread of their own; they end when the connection is shut down.
             Thread {
                 do {
-                    _ = try connection.call("events.subscribe", .object(["details": .bool(true)]))
+                    _ = try connection.call("events.subscribe", .object(["details": .bool(true), "after": .number(Double(self.openedAtSeq))]))
                     subscribed.resume()
                 } catch {
                     subscribed.resume(throwing: CommandError(.failure, "the daemon of \(self.home) refused the chat's events: \(error)"))
