@@ -19,13 +19,23 @@ public struct ChatLayout: Sendable, Equatable {
         let height = max(lines, 3)
         var rows = [TerminalWidth.head(header, width: width)]
 
-        var body: [String] = []
-        for entry in transcript.entries {
-            for line in entry.text.split(separator: "\n", omittingEmptySubsequences: false) {
-                body += TerminalWidth.wrap(String(line), width: width)
-            }
-        }
         let room = height - 2
+        // Only the end is wrapped, newest entry first, until the rows shown and the rows scrolled
+        // back are filled: wrapping the whole transcript at every paint made opening a chat of 50
+        // long messages quadratic (24 s of CPU, a walkthrough). Running out of entries first is
+        // the top of the transcript, which clamps the scrollback as before.
+        let needed = room + max(scrollback, 0)
+        var newestFirst: [[String]] = []
+        var wrappedRows = 0
+        for entry in transcript.entries.reversed() where wrappedRows < needed {
+            var wrapped: [String] = []
+            for line in entry.text.split(separator: "\n", omittingEmptySubsequences: false) {
+                wrapped += TerminalWidth.wrap(String(line), width: width)
+            }
+            wrappedRows += wrapped.count
+            newestFirst.append(wrapped)
+        }
+        let body = Array(newestFirst.reversed().joined())
         let back = min(max(scrollback, 0), max(body.count - room, 0))
         var shown = Array(body[..<(body.count - back)].suffix(room))
         if back > 0, !shown.isEmpty {

@@ -119,6 +119,9 @@ public final class ChatScreen: Sendable {
                 case .submitted: s.scrollback = 0
                 default: break
                 }
+                // One `.edited` for a run of them: a paste of 32 KiB made the chat read the whole line
+                // and tell the typing state once per byte (tens of seconds, a walkthrough).
+                if event == .edited, events.last == .edited { continue }
                 events.append(event)
             }
             if !events.isEmpty, s.open { paint(&s) }
