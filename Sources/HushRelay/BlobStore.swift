@@ -35,9 +35,22 @@ public struct BlobStore: Sendable {
             var offset = 0
             while offset < bytes.count {
                 let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                guard written > 0 else { throw RelayError.internalFailure("cannot write \(what): \(String(cString: strerror(errno)))") }
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { throw fileFailure("cannot write \(what)") }
                 offset += written
             }
+        }
+    }
+
+    /// A blob file the system refused (`errno` says why): a full, over-quota,
+    /// read-only or failing disk is the relay's state, answered 503 with
+    /// Retry-After as a full database disk is (`BlobDiskFailure`); anything
+    /// else is an internal failure. A walkthrough's upload on a full disk got 500.
+    static func fileFailure(_ what: String, _ code: Int32 = errno) -> any Error {
+        let detail = "\(what): \(String(cString: strerror(code)))"
+        switch code {
+        case ENOSPC, EDQUOT, EIO, EFBIG, EROFS: return BlobDiskFailure(description: detail)
+        default: return RelayError.internalFailure(detail)
         }
     }
 
@@ -46,7 +59,7 @@ public struct BlobStore: Sendable {
     public func write<Body: AsyncSequence>(id: String, body: Body, maxBytes: Int) async throws -> Int where Body.Element == ByteBuffer {
         let temporary = directory + "/.upload-" + id
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw RelayError.internalFailure("cannot create a blob file: \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else { throw Self.fileFailure("cannot create a blob file") }
         var size = 0, flushed = 0
         do {
             for try await buffer in body {
@@ -58,7 +71,7 @@ public struct BlobStore: Sendable {
                     flushed = size
                 }
             }
-            guard fsync(descriptor) == 0 else { throw RelayError.internalFailure("cannot sync a blob file") }
+            guard fsync(descriptor) == 0 else { throw Self.fileFailure("cannot sync a blob file") }
             close(descriptor)
         } catch {
             close(descriptor)
@@ -121,3 +134,9 @@ public final class BlobReader: @unchecked Sendable {
 private typealias SyncFileRange = @convention(c) (Int32, Int64, Int64, UInt32) -> Int32
 private let syncFileRange: SyncFileRange? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "sync_file_range")
     .map { unsafeBitCast($0, to: SyncFileRange.self) }
+
+/// A blob file the disk could not take (full, over quota, read-only, failing):
+/// `ErrorMappingMiddleware` logs it and answers 503 `unavailable` with Retry-After.
+public struct BlobDiskFailure: Error, CustomStringConvertible {
+    public let description: String
+}

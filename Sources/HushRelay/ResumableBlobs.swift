@@ -46,7 +46,7 @@ extension BlobStore {
         // a crash in between leaves a data file without owner, swept like an
         // abandoned upload.
         let bytes = Glibc.open(resumablePath(id), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard bytes >= 0 else { throw RelayError.internalFailure("cannot start an upload: \(String(cString: strerror(errno)))") }
+        guard bytes >= 0 else { throw BlobStore.fileFailure("cannot start an upload") }
         close(bytes)
         let data = Array((Hex.encode(uploader) + " " + String(length)).utf8)
         let descriptor = Glibc.open(ownerPath(id), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
@@ -54,9 +54,9 @@ extension BlobStore {
         let synced = descriptor >= 0 && written == data.count && fsync(descriptor) == 0
         if descriptor >= 0 { close(descriptor) }
         guard synced else {
-            let reason = String(cString: strerror(errno))
+            let failure = BlobStore.fileFailure("cannot start an upload")
             deleteResumable(id: id)
-            throw RelayError.internalFailure("cannot start an upload: \(reason)")
+            throw failure
         }
     }
 

@@ -2,12 +2,23 @@ import Foundation
 import Glibc
 import HTTPTypes
 import HummingbirdTesting
-import HushRelay
+@testable import HushRelay
 import HushRelayAPI
 import NIOCore
 import Testing
 
 @Suite struct BlobRouteTests {
+    /// A blob file the disk cannot take is the relay's state, answered 503 with
+    /// Retry-After like a full database disk (`BlobDiskFailure`); a walkthrough's
+    /// upload on a full disk got 500 with none. Other refusals stay internal failures.
+    @Test func aFullOrFailingDiskUnderABlobIsTheRelaysStateNotABug() {
+        for code in [ENOSPC, EDQUOT, EIO, EFBIG, EROFS] {
+            #expect(BlobStore.fileFailure("cannot write a blob file", code) is BlobDiskFailure, "errno \(code)")
+        }
+        #expect(BlobStore.fileFailure("cannot write a blob file", EBADF) is RelayError)
+        #expect(RelayError.storageUnavailable.status == .serviceUnavailable)
+    }
+
     @Test(arguments: StorageDriver.allCases)
     func uploadDownloadExpire(driver: StorageDriver) async throws {
         let relay = try await TestRelay(driver: driver) {

@@ -48,6 +48,9 @@ struct ErrorMappingMiddleware: RouterMiddleware {
             // Retry-After, so clients keep the request and try again later.
             logger.error("storage failed", metadata: ["error": "\(error)", "path": "\(LoggedPath(request.uri.path))"])
             return answer(RelayError.storageUnavailable)
+        case let error as BlobDiskFailure:
+            logger.error("storage failed", metadata: ["error": "\(error)", "path": "\(LoggedPath(request.uri.path))"])
+            return answer(RelayError.storageUnavailable)
         case is HTTPParserError:
             // The client sent bytes that are not HTTP/1.1 (a bad chunk size, say):
             // its mistake, a 4xx; the connection is closed after this answer.

@@ -133,7 +133,9 @@ struct RelayServeCommand: AsyncParsableCommand {
         } else {
             relay = try RelayServer.embedded(configuration: configuration, logger: logger, metrics: metrics)
         }
-        let host = configuration.host, scheme = configuration.tls == nil ? "http" : "https"
+        // An IPv6 address goes in brackets in a URL (`http://[::1]:8080`), as clients must give it.
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        let scheme = configuration.tls == nil ? "http" : "https"
         let pin = configuration.keyPin.map(RelayKeyPin.encode)
         try await relay.run { [core = relay.core] port in
             // Written straight to fd 1: stdout may be a pipe, where print() would buffer.
