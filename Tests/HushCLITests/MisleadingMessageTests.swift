@@ -78,6 +78,10 @@ import Testing
         #expect(fine.status == 0 && fine.stdout.contains("HUSH_RELAY_PORT"), "\(fine.stdout)\(fine.stderr)")
         let bad = try cli.hush(["relay", "config", "--check", file], passphrase: nil, extra: ["HUSH_RELAY_PORT": "eighty"])
         #expect(bad.status == 64 && bad.stderr.contains("HUSH_RELAY_PORT"), "\(bad.stdout)\(bad.stderr)")
+        // A variable that names no setting is refused, as an unknown key in the file is (it was
+        // ignored: the operator believed the limit set, a walkthrough).
+        let misspelt = try cli.hush(["relay", "config", "--check", file], passphrase: nil, extra: ["HUSH_RELAY_IDLE_TIMEOUT": "5"])
+        #expect(misspelt.status == 64 && misspelt.stderr.contains("$HUSH_RELAY_IDLE_TIMEOUT"), "\(misspelt.stdout)\(misspelt.stderr)")
     }
 
     /// A home reached through a symbolic link is the directory it links to:

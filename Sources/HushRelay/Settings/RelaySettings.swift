@@ -44,7 +44,15 @@ public struct RelaySettings {
 
     /// Applies every `HUSH_RELAY_<KEY>` variable (dots and dashes as
     /// underscores: `connections.idle-timeout` → `HUSH_RELAY_CONNECTIONS_IDLE_TIMEOUT`).
+    /// A `HUSH_RELAY_` variable that names no setting (a misspelt
+    /// `HUSH_RELAY_IDLE_TIMEOUT`) is refused as an unknown key in a file is:
+    /// ignored, it left the operator believing a limit was set.
     public mutating func applyEnvironment(_ environment: [String: String]) throws(RelaySettingsError) {
+        let known = Set(RelaySetting.all.map(\.environmentName))
+        if let unknown = environment.keys.filter({ $0.hasPrefix("HUSH_RELAY_") && !known.contains($0) }).sorted().first {
+            throw .unknownKey(String(unknown.dropFirst("HUSH_RELAY_".count)).lowercased().replacingOccurrences(of: "_", with: "-"),
+                              source: "$\(unknown)")
+        }
         for setting in RelaySetting.all {
             let name = setting.environmentName
             guard let text = environment[name], !text.isEmpty || setting.kind.allowsEmpty else { continue }
