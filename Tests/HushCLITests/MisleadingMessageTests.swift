@@ -82,6 +82,14 @@ import Testing
         // ignored: the operator believed the limit set, a walkthrough).
         let misspelt = try cli.hush(["relay", "config", "--check", file], passphrase: nil, extra: ["HUSH_RELAY_IDLE_TIMEOUT": "5"])
         #expect(misspelt.status == 64 && misspelt.stderr.contains("$HUSH_RELAY_IDLE_TIMEOUT"), "\(misspelt.stdout)\(misspelt.stderr)")
+        // What serving refuses, the check refuses too (it called valid a file whose relay would not start).
+        for (body, said) in [("host: \"0.0.0.0\"\n", "listens on every address"),
+                             ("port: 18306\nmetrics:\n  listen: \"127.0.0.1:18306\"\n", "takes the relay's own port"),
+                             ("tls:\n  certificate: /nonexistent.pem\n  key: /nonexistent.key\n", "cannot be read")] {
+            try body.write(toFile: file, atomically: true, encoding: .utf8)
+            let refused = try cli.hush(["relay", "config", "--check", file], passphrase: nil)
+            #expect(refused.status == 64 && refused.stderr.contains(said), "\(body): \(refused.stdout)\(refused.stderr)")
+        }
     }
 
     /// A home reached through a symbolic link is the directory it links to:

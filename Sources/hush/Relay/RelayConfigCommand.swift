@@ -38,6 +38,7 @@ struct RelayConfigCommand: ParsableCommand {
         } catch {
             throw ValidationError("\(error)")
         }
+        try settings.requireCoherent()
         let variables = RelaySetting.all.map(\.environmentName).filter { environment[$0] != nil }
         print("\(check!)\(variables.isEmpty ? "" : " with " + variables.joined(separator: ", ")): every setting is valid")
     }

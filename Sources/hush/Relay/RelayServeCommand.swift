@@ -44,11 +44,7 @@ struct RelayServeCommand: AsyncParsableCommand {
     var metrics: String?
 
     func validate() throws {
-        let settings = try resolvedSettings()
-        let host = settings.configuration.host
-        if settings.configuration.origins.isEmpty, ["0.0.0.0", "::", "[::]"].contains(host) {
-            throw ValidationError("host \(host) listens on every address, so the relay cannot tell which URL clients use to log in: add --origin http://NAME:PORT (or the https:// URL of your proxy)")
-        }
+        try resolvedSettings().requireCoherent()
     }
 
     /// Defaults, then the file, then the variables, then the flags; the first
@@ -82,12 +78,6 @@ struct RelayServeCommand: AsyncParsableCommand {
             for (flag, key, value) in flags { if let value { try settings.set(key, value, from: flag) } }
         } catch {
             throw ValidationError("\(error)")
-        }
-        if settings.tlsCertificate.isEmpty != settings.tlsKey.isEmpty {
-            throw ValidationError("TLS needs both a certificate and a key (--tls-certificate and --tls-key, or tls.certificate and tls.key)")
-        }
-        if settings.tlsSelfSigned && !settings.tlsCertificate.isEmpty {
-            throw ValidationError("choose --tls-self-signed or a certificate and key, not both")
         }
         return settings
     }
