@@ -48,6 +48,13 @@ public final class DaemonConnection {
         Glibc.shutdown(descriptor, Int32(SHUT_RDWR))
     }
 
+    /// Ends what this side sends (the peer reads the end of input) and
+    /// keeps reading: the daemon still answers what was sent before.
+    public func endSending() {
+        guard descriptor >= 0 else { return }
+        Glibc.shutdown(descriptor, Int32(SHUT_WR))
+    }
+
     public func close() {
         guard descriptor >= 0 else { return }
         Glibc.close(descriptor)

@@ -29,6 +29,9 @@ public struct LocalSocketServer: Sendable {
     public func run(ready: @Sendable () -> Void = {}) async throws {
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 128)
+            // A client that ends its input (shutdown(SHUT_WR), `printf … | nc -U`) still reads the
+            // answers to what it sent: the connection stays open for writing until they are out.
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
             .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true) { child in
                 child.eventLoop.makeCompletedFuture {
                     try child.pipeline.syncOperations.addHandler(
@@ -105,10 +108,13 @@ public struct LocalSocketServer: Sendable {
                         }
                     }
                 } catch {
+                    // Too much at once (a line past the limit): refused, and what it had asked stops.
                     try? await writer.send(Self.errorResponse(.invalidRequest(String(describing: error)), id: .null))
+                    group.cancelAll()
                 }
-                // The caller hung up (or sent too much): its subscriptions end with it.
-                group.cancelAll()
+                // The input ended: the requests in flight finish and are answered (a walkthrough's
+                // client that shut its write side after a send got no answer, though the message went);
+                // what they spawned to outlive the answer (subscriptions) ends with the connection below.
             }
         }
     }

@@ -158,6 +158,29 @@ import Testing
         #expect(try bed.history(bob, with: "alice").incoming.bodies.filter { $0 == "while stopped" }.isEmpty)
     }
 
+    /// A client that ends its input after its request (shutdown(SHUT_WR), as
+    /// `printf … | nc -U` does) still gets the answer: the daemon ran the
+    /// request and dropped the answer (a walkthrough: the message went, the
+    /// client read nothing). The last line needs no newline.
+    @Test func aClientThatEndsItsInputStillGetsItsAnswer() throws {
+        let bed = try Testbed("daemon-half-close")
+        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
+        try bed.acquaint(alice, bob)
+        let daemon = try Self.startDaemon(bed, alice)
+        defer { daemon.signal(SIGTERM); _ = daemon.finish(timeout: 20) }
+        for (index, line) in [#"{"jsonrpc":"2.0","id":7,"method":"messages.send","params":{"to":"bob","text":"half closed"}}"#,
+                              #"{"jsonrpc":"2.0","id":8,"method":"daemon.status"}"#].enumerated() {
+            let connection = try DaemonConnection.connect(socket: DaemonSocket.path(home: alice.home))
+            try connection.send(line: line)
+            connection.endSending()
+            let answer = try #require(try connection.receive(), "no answer to request \(index)")
+            #expect(answer["id"]?.integerValue == Int64(7 + index) && answer["result"] != nil, "\(answer)")
+            connection.close()
+        }
+        try bed.sync(bob)
+        #expect(try bed.history(bob, with: "alice").incoming.bodies.filter { $0 == "half closed" }.count == 1)
+    }
+
     @Test func aCommandWithoutStandardInputNeverReadsTheDaemons() throws {
         let bed = try Testbed("daemon-stdin")
         let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
