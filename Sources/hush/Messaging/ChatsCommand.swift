@@ -267,7 +267,7 @@ struct SearchCommand: AsyncParsableCommand {
 struct OutboxCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "outbox",
-        abstract: "Messages not yet accepted by the relay: pending (with the next retry) and failed.",
+        abstract: "Messages not yet accepted by the relay: pending (with the next retry) and failed, and files still uploading or failed.",
         discussion: """
             Examples:
               hush outbox
@@ -278,7 +278,11 @@ struct OutboxCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let items = try await global.openAccount().queuedMessages()
+            let account = try await global.openAccount()
+            let items = try await account.queuedMessages()
+            // A file still uploading, or whose upload failed, has no request yet (its pointer is sealed once the
+            // relay holds the blob): listed too, or a failed file left "The outbox is empty." (a walkthrough).
+            let files = try await account.attachments().filter { $0.direction == .outgoing && ($0.state == .uploading || $0.state == .failed) }
             if global.json {
                 try printJSON(["outbox": items.map { item -> [String: Any] in
                     var object: [String: Any] = ["requestId": item.requestID, "status": item.state.rawValue,
@@ -287,13 +291,23 @@ struct OutboxCommand: AsyncParsableCommand {
                     if let error = item.lastError { object["lastError"] = error }
                     if let id = item.message { object["messageId"] = id.rawValue }
                     return object
+                }, "files": files.map { file -> [String: Any] in
+                    var object: [String: Any] = ["attachmentId": file.id.rawValue, "messageId": file.message.rawValue, "fileName": file.fileName,
+                                                 "status": file.state == .failed ? "failed" : "uploading", "bytes": file.size,
+                                                 "uploaded": file.transferred]
+                    if let error = file.lastError { object["lastError"] = error }
+                    return object
                 }])
                 return
             }
-            if items.isEmpty { print("The outbox is empty.") }
+            if items.isEmpty && files.isEmpty { print("The outbox is empty.") }
             for item in items {
                 let when = item.state == .pending ? "next try \(Presentation.time(item.nextAttemptAt))" : "gave up"
                 print("\(item.requestID.prefix(12))  \(item.state.rawValue)  attempts \(item.failedAttempts)  \(when)  \(Presentation.peer(item.lastError ?? ""))")
+            }
+            for file in files {
+                let state = file.state == .failed ? "failed (`hush retry` uploads it again)" : "uploading \(ProgressDisplay.bytes(file.transferred)) of \(ProgressDisplay.bytes(file.transferSize))"
+                print("file [\(file.message.rawValue)] \(Presentation.peer(file.fileName))  \(state)  \(Presentation.peer(file.lastError ?? ""))")
             }
         }
     }
