@@ -174,6 +174,25 @@ import Testing
         #expect(result.status == 0 && !result.crashed, "\(result.status)")
     }
 
+    /// A message deleted for everyone while the other side's chat shows it is
+    /// rewritten "(deleted)" where it stands, as an edit is (its text stayed on
+    /// the screen until the chat was opened again: a walkthrough).
+    @Test func aMessageDeletedForEveryoneLeavesNoTextOnAnOpenChat() throws {
+        let bed = try Testbed("chat-deleted")
+        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
+        try bed.acquaint(alice, bob)
+        let chat = try bed.spawnInTerminal(bob, ["chat", "alice"], columns: Self.columns, rows: Self.rows)
+        #expect(Self.waitForScreen(chat) { $0.lines[Self.rows - 1] == ">" }, "\(Self.describe(chat))")
+        let sent = try bed.send(alice, to: "bob", "the pineapple plan")
+        #expect(Self.waitForScreen(chat) { $0.lines.contains { $0.contains("alice: the pineapple plan") } }, "\(Self.describe(chat))")
+        try bed.succeed(alice, ["delete", "bob", String(try #require(sent["id"] as? Int)), "--for-everyone"])
+        #expect(Self.waitForScreen(chat) { screen in
+            !screen.lines.contains { $0.contains("pineapple") } && screen.lines.contains { $0.contains("alice: (deleted)") }
+        }, "\(Self.describe(chat))")
+        chat.type("\u{03}")
+        _ = chat.finish(timeout: 20)
+    }
+
     /// Without a terminal, each line is a message (commands still work and are
     /// never sent), and the chat ends with the input.
     @Test func lineModeSendsEachLineAndKeepsCommandsLocal() throws {

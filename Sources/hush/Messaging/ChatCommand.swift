@@ -307,7 +307,7 @@ struct ChatCommand: AsyncParsableCommand {
         case let .edited(message, _) where message.conversation == conversation:
             view.edited(message)
         case let .deleted(message, _) where message.conversation == conversation:
-            view.deleted(message.id.rawValue)
+            view.deleted(message)
         case let .undecryptable(reason, senderAsked: false):
             view.error("set aside an undecryptable envelope: \(reason)")
         case let .undecryptable(reason, senderAsked: true):

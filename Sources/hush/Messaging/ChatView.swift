@@ -37,10 +37,18 @@ final class ChatView: Sendable {
         notice(forEveryone ? "message [\(id)] deleted for everyone" : "message [\(id)] deleted here")
     }
 
-    /// A deletion event: shown unless this chat made that deletion and said so.
-    func deleted(_ id: Int64) {
-        guard state.withLock({ $0.deletedHere.remove(id) == nil }) else { return }
-        notice("message [\(id)] was deleted")
+    /// A deletion event: the message's line shows "(deleted)" where it stands
+    /// (its text stayed on screen until the chat was opened again, where an
+    /// edit is rewritten in place: a walkthrough), and the deletion is said
+    /// unless this chat made it and said so.
+    func deleted(_ message: Message) {
+        let status = state.withLock { s in
+            s.messages[message.clientMessageID] = message
+            return s.statuses[message.clientMessageID].map { later($0, message.status) } ?? message.status
+        }
+        if screen.isInteractive { _ = screen.update(key: message.clientMessageID, text: line(message, status: status)) }
+        guard state.withLock({ $0.deletedHere.remove(message.id.rawValue) == nil }) else { return }
+        notice("message [\(message.id)] was deleted")
     }
 
     /// Whether this is a group chat: its lines are never labelled with the
