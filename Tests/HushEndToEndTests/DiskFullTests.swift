@@ -71,6 +71,21 @@ import Testing
         #expect(try bed.storedEnvelopes(for: bob) == 0)
     }
 
+    /// A daemon whose disk fills up said nothing where its operator looks
+    /// (only a subscribed client heard of it, and `daemon status` looked
+    /// healthy, a walkthrough): it says so on its standard error now.
+    @Test func aDaemonWhoseDiskIsFullSaysSoOnItsStandardError() throws {
+        let bed = try Testbed("disk-full-daemon")
+        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
+        try bed.meet(alice, bob)
+        try bed.sync(alice)
+        let daemon = try ChildProcess(["daemon"], environment: bed.environment(for: bob), fileSizeLimit: fileSize(bob.home + "/messages.db"))
+        defer { daemon.signal(SIGTERM); _ = daemon.finish(timeout: 20) }
+        #expect(daemon.wait(timeout: 30) { $0.stderr.contains("hush daemon: serving") }, "\(daemon.stderr)")
+        for index in 1...40 { try bed.send(alice, to: "bob", "pushed to a daemon's full disk \(index) " + String(repeating: "padding ", count: 40)) }
+        #expect(daemon.wait(timeout: 30) { $0.stderr.contains("cannot be stored or fetched now, and stays at the relay") }, "\(daemon.stderr)")
+    }
+
     @Test func aRelayWhoseDiskIsFullRefusesDepositsAndTheOutboxDeliversThemLater() throws {
         let bed = try Testbed("disk-full-relay")
         let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")

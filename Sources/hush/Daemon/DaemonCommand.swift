@@ -97,6 +97,18 @@ struct DaemonCommand: AsyncParsableCommand {
                     await BackupScheduler.run(account)
                     while !Task.isCancelled { try? await Task.sleep(for: .seconds(3_600)) }
                 }
+                group.addTask {
+                    // What the live connection could not store (a full disk, say) is said where the daemon's
+                    // operator looks, not only to a subscribed client (a walkthrough's daemon said nothing and
+                    // `daemon status` looked healthy). Once per failure: LiveSync tells one again only when it
+                    // changes. Nothing is lost meanwhile: it stays at the relay.
+                    for await event in account.events() {
+                        guard case let .syncFailed(error) = event else { continue }
+                        CommandOutput.standard.write(.stderr, "hush daemon: what arrives cannot be stored or fetched now, and stays at the relay: "
+                            + "\(UntrustedText.sanitized(error.terminalReport.message))\n")
+                    }
+                    while !Task.isCancelled { try? await Task.sleep(for: .seconds(3_600)) }
+                }
                 group.addTask { for await _ in Self.interrupts() { return } }
                 group.addTask { for await _ in stops { return } }
                 try await group.next()
