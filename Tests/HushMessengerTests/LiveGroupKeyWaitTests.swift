@@ -32,36 +32,19 @@ import Testing
         let bobMessenger = bob.messenger, bobKey = bob.identity.publicKey
         let live = Task { await bobMessenger.runLive() }
         defer { live.cancel() }
-        try await Self.waitUntil("bob's live connection") { relay.isConnected(bobKey) && relay.state.withLock { $0.fetchCalls } > 0 }
+        try await waitUntil("bob's live connection") { relay.isConnected(bobKey) && relay.state.withLock { $0.fetchCalls } > 0 }
 
         try await alice.messenger.send(text: "before the key", to: "team")
-        try await Self.waitUntil("the message kept waiting at bob") {
+        try await waitUntil("the message kept waiting at bob") {
             try bobStore.database.query("SELECT count(*) FROM quarantined_envelopes WHERE deferred = 1") { try $0.get(0, as: Int64.self) }.first ?? 0 > 0
         }
         #expect(try await bobMessenger.history(with: "team").isEmpty)
 
         try await alice.messenger.seal(.senderKeyDistribution(distribution), to: "bob")
         _ = await alice.messenger.flushOutbox()
-        try await Self.waitUntil("the message opened at bob") {
+        try await waitUntil("the message opened at bob") {
             try await bobMessenger.history(with: "team").map(\.body) == ["before the key"]
         }
-        try await Self.waitUntil("every envelope acknowledged") { relay.stored(for: bobKey).isEmpty }
-    }
-
-    /// Polls `condition` until it holds; fails the test after 20 s (a bound, not a timing assertion).
-    private static func waitUntil(_ what: String, _ condition: @escaping @Sendable () async throws -> Bool) async throws {
-        let held = await within(20) {
-            while !Task.isCancelled {
-                if (try? await condition()) == true { return true }
-                try? await Task.sleep(for: .milliseconds(10))
-            }
-            return nil
-        }
-        guard held == true else { throw Waited(what: what) }
-    }
-
-    private struct Waited: Error, CustomStringConvertible {
-        let what: String
-        var description: String { "waited 20 s for \(what)" }
+        try await waitUntil("every envelope acknowledged") { relay.stored(for: bobKey).isEmpty }
     }
 }

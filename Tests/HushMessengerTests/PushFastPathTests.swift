@@ -16,7 +16,7 @@ import Testing
         _ = try await bob.messenger.addContact(name: "alice", address: alice.address)
         let messenger = bob.messenger, key = bob.identity.publicKey
         let live = Task { await messenger.runLive() }
-        try await Self.waitUntil("bob's live connection") {
+        try await waitUntil("bob's live connection") {
             relay.isConnected(key) && relay.state.withLock { $0.fetchCalls } > 0
         }
         return (relay, alice, bob, live)
@@ -26,17 +26,6 @@ import Testing
         try await messenger.history(with: contact).filter { $0.direction == .incoming }.map(\.body)
     }
 
-    /// Polls `condition` until it holds; fails the test after 20 s (a bound, not a timing assertion).
-    private static func waitUntil(_ what: String, _ condition: @escaping @Sendable () async throws -> Bool) async throws {
-        let held = await within(20) {
-            while !Task.isCancelled {
-                if (try? await condition()) == true { return true }
-                try? await Task.sleep(for: .milliseconds(10))
-            }
-            return nil
-        }
-        guard held == true else { throw FastPathFailure("waited 20 s for \(what)") }
-    }
 
     @Test func pushedEnvelopesAreStoredAndAcknowledgedWithoutFetchingTheMailbox() async throws {
         let (relay, alice, bob, live) = try await connectedPair()
@@ -45,10 +34,10 @@ import Testing
         let bobKey = bob.identity.publicKey
         let fetchesBefore = relay.state.withLock { $0.fetchCalls }
         for index in 1...5 { _ = try await alice.messenger.send(text: "fast \(index)", to: "bob") }
-        try await Self.waitUntil("five messages at bob") { try await Self.bodies(bobMessenger, from: "alice").count == 5 }
+        try await waitUntil("five messages at bob") { try await Self.bodies(bobMessenger, from: "alice").count == 5 }
         #expect(try await Self.bodies(bobMessenger, from: "alice") == (1...5).map { "fast \($0)" })
         #expect(relay.state.withLock { $0.fetchCalls } == fetchesBefore, "a push that could be applied directly made bob sync")
-        try await Self.waitUntil("bob's acknowledgements") { relay.stored(for: bobKey).isEmpty }
+        try await waitUntil("bob's acknowledgements") { relay.stored(for: bobKey).isEmpty }
     }
 
     /// A pushed envelope's receive commits without waiting for the disk, so
@@ -62,7 +51,7 @@ import Testing
         let bobMessenger = bob.messenger, bobKey = bob.identity.publicKey
         let live = Task { await bobMessenger.runLive() }
         defer { live.cancel() }
-        try await Self.waitUntil("bob's live connection") {
+        try await waitUntil("bob's live connection") {
             relay.isConnected(bobKey) && relay.state.withLock { $0.fetchCalls } > 0
         }
         let unsyncedAtAcknowledgement = Mutex<[Bool]>([])
@@ -74,7 +63,7 @@ import Testing
         }
         let deferredBefore = await bobMessenger.deferredCommits()
         _ = try await alice.messenger.send(text: "from a stranger", to: "bob")
-        try await Self.waitUntil("the request acknowledged at the relay") { relay.stored(for: bobKey).isEmpty }
+        try await waitUntil("the request acknowledged at the relay") { relay.stored(for: bobKey).isEmpty }
         #expect(await bobMessenger.deferredCommits() > deferredBefore, "the pushed envelope's receive waited for the disk")
         #expect(!unsyncedAtAcknowledgement.withLock { $0 }.isEmpty)
         #expect(unsyncedAtAcknowledgement.withLock { $0 }.allSatisfy { !$0 },
@@ -91,7 +80,7 @@ import Testing
         let fetchesBefore = relay.state.withLock { $0.fetchCalls }
         // "second" arrives first: its previous id is "first", which bob has not processed.
         relay.releasePush(at: 1)
-        try await Self.waitUntil("both messages at bob") { try await Self.bodies(bobMessenger, from: "alice").count == 2 }
+        try await waitUntil("both messages at bob") { try await Self.bodies(bobMessenger, from: "alice").count == 2 }
         #expect(try await Self.bodies(bobMessenger, from: "alice") == ["first", "second"])
         let fetchesAfterSync = relay.state.withLock { $0.fetchCalls }
         #expect(fetchesAfterSync > fetchesBefore, "a push with an unprocessed envelope before it was applied without a sync")
@@ -99,7 +88,7 @@ import Testing
         relay.releasePush(at: 0)
         relay.state.withLock { $0.holdPushes = false }
         _ = try await alice.messenger.send(text: "third", to: "bob")
-        try await Self.waitUntil("the third message at bob") { try await Self.bodies(bobMessenger, from: "alice").count >= 3 }
+        try await waitUntil("the third message at bob") { try await Self.bodies(bobMessenger, from: "alice").count >= 3 }
         #expect(try await Self.bodies(bobMessenger, from: "alice") == ["first", "second", "third"])
         #expect(relay.state.withLock { $0.fetchCalls } == fetchesAfterSync)
     }
@@ -117,12 +106,7 @@ import Testing
             return (held.envelope, state.sockets[held.mailbox])
         }
         socket?.yield(.envelope(MailboxEnvelope(serverID: held.serverID, relayTimestamp: held.relayTimestamp, bytes: held.bytes)))
-        try await Self.waitUntil("the message at bob") { try await Self.bodies(bobMessenger, from: "alice").count == 1 }
+        try await waitUntil("the message at bob") { try await Self.bodies(bobMessenger, from: "alice").count == 1 }
         #expect(relay.state.withLock { $0.fetchCalls } > fetchesBefore)
     }
-}
-
-private struct FastPathFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }
