@@ -70,16 +70,25 @@ final class GroupSenderKeys {
         // still on its way when the removal arrived (a session with the member started late) is
         // what opens the messages it sent while a member, and the closure keeps the chain from
         // opening anything the relay stored after the removal, however late it is given (or given
-        // again, as a new session hands chains over). Without a closure (forgotten, 30 days on)
-        // nothing of its is taken.
-        if try group.currentState().member(member) == nil,
-           try store.groups.chainClosure(memberKey: member.rawRepresentation, epoch: distribution.epoch, groupRow: group.id) == nil {
-            return
+        // again, as a new session hands chains over). Only of its last membership: a member
+        // removed, added and removed again must not give a chain of the first membership, which
+        // the second closure would let open what it sent while out of the group (a review).
+        // Without a closure (forgotten, 30 days on) nothing of its is taken.
+        if try group.currentState().member(member) == nil {
+            guard let removedAt = try store.groups.closureEpoch(memberKey: member.rawRepresentation, groupRow: group.id),
+                  Self.listedThroughout(member, from: distribution.epoch, below: removedAt, in: states) else { return }
         }
         guard try store.groups.chain(epoch: distribution.epoch, signingKey: distribution.signingKey.rawRepresentation,
                                      groupRow: group.id) == nil else { return }
         try store.groups.saveChain(chain.serialized(), epoch: chain.epoch, signingKey: chain.signingKey.rawRepresentation,
                                    memberKey: owner, stateDigest: nil, groupRow: group.id, deviceKey: device)
+    }
+
+    /// Whether every state of the epochs `from` up to (not including)
+    /// `below` is held and lists `member`: its one membership without a gap.
+    static func listedThroughout(_ member: IdentityKey, from epoch: UInt32, below end: UInt32, in states: [GroupState]) -> Bool {
+        guard epoch < end else { return false }
+        return (epoch..<end).allSatisfy { wanted in states.contains { $0.epoch == wanted && $0.member(member) != nil } }
     }
 
     /// Keeps the chain of another device of ours (§20.17), which `device`
@@ -184,7 +193,10 @@ final class GroupSenderKeys {
             guard head.epoch >= group.epoch else {
                 // A member removed since may have sent it while still a member, its chain still on its way
                 // (`keep` takes it, closed): waited for while a closure could open it.
-                if try store.groups.mayStillOpenUnderClosedChain(epoch: head.epoch, storedAt: envelope.relayTimestamp, groupRow: group.id) {
+                let states = try adoption.keptStates(group)
+                let removed = try store.groups.closuresThatMayOpen(epoch: head.epoch, storedAt: envelope.relayTimestamp, groupRow: group.id)
+                if try removed.contains(where: { try Self.listedThroughout(IdentityKey(rawRepresentation: $0.memberKey), from: head.epoch,
+                                                                            below: $0.belowEpoch, in: states) }) {
                     throw MessengerError.awaitingGroupKey("a group message of an earlier membership, whose sender (removed since) has not given its key here yet")
                 }
                 throw MessengerError.protocolFailure("a group message under a sender key this device no longer holds (an earlier membership)")

@@ -183,16 +183,26 @@ public struct GroupRepository {
         }
     }
 
-    /// Whether a removal closed the chains of some member at an epoch above
-    /// `epoch` such that an envelope the relay stored at `storedAt` may
-    /// still open under one of them: the removal is ours and not at the
-    /// relay yet, or it closed at or after `storedAt`. A group message under
-    /// a chain of `epoch` that is not held may then be a removed member's,
-    /// whose distribution is still on its way (`GroupSenderKeys.open`).
-    public func mayStillOpenUnderClosedChain(epoch: UInt32, storedAt: Milliseconds, groupRow: Int64) throws -> Bool {
-        try database.queryFirst("""
-            SELECT 1 FROM closed_member_chains WHERE group_row = ? AND below_epoch > ? AND (closed_at IS NULL OR closed_at >= ?)
-            """, [groupRow, Int64(epoch), storedAt]) { _ in true } ?? false
+    /// The removals whose closed chains could still open an envelope the
+    /// relay stored at `storedAt` under a chain of `epoch`: each member's key
+    /// and the epoch its removal took effect (`below_epoch` above `epoch`),
+    /// when the removal is ours and not at the relay yet, or closed at or
+    /// after `storedAt` (`GroupSenderKeys.open` waits for such a member's key).
+    public func closuresThatMayOpen(epoch: UInt32, storedAt: Milliseconds, groupRow: Int64) throws -> [(memberKey: [UInt8], belowEpoch: UInt32)] {
+        try database.query("""
+            SELECT member_key, below_epoch FROM closed_member_chains
+            WHERE group_row = ? AND below_epoch > ? AND (closed_at IS NULL OR closed_at >= ?)
+            """, [groupRow, Int64(epoch), storedAt]) { row in
+            (try row.get(0, as: [UInt8].self), UInt32(clamping: try row.get(1, as: Int64.self)))
+        }
+    }
+
+    /// The epoch `memberKey`'s last removal took effect (the first state
+    /// without it), while its closure is kept; nil without one.
+    public func closureEpoch(memberKey: [UInt8], groupRow: Int64) throws -> UInt32? {
+        try database.queryFirst("SELECT below_epoch FROM closed_member_chains WHERE group_row = ? AND member_key = ?", [groupRow, memberKey]) {
+            UInt32(clamping: try $0.get(0, as: Int64.self))
+        }
     }
 
     /// A deposit of a request queued at `queuedAt` (our clock) was stored

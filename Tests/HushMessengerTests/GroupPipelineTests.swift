@@ -707,6 +707,35 @@ import HushStore
         #expect(try await alice.history(with: "team").allSatisfy { $0.body != "still writing" })
     }
 
+    /// Dave, removed, added again and removed again, gives his chain of his
+    /// first membership: not kept (a review of a2f2d85: the second removal's
+    /// closure would have let it open what he sent while out of the group).
+    @Test func aMemberRemovedTwiceCannotGiveAChainOfItsFirstMembership() async throws {
+        let (_, people) = try await four()
+        let alice = people["alice"]!.messenger, dave = people["dave"]!
+        try await alice.createGroup(name: "team", members: ["bob", "dave"])
+        try await syncAll(people)
+        let daveStore = try MessageStore(path: dave.databasePath, key: dave.databaseKey)
+        let daveKey = dave.identity.publicKey.rawRepresentation
+        let first = try #require(try daveStore.database.query(
+            "SELECT chain FROM sender_chains WHERE member_key = ? AND epoch = 1", [daveKey]) { try $0.get(0, as: [UInt8].self) }.first)
+        let distribution = try SenderKeyChain.deserialize(first).distribution(from: dave.identity.publicKey)
+        try await alice.removeFromGroup("team", member: "dave")
+        try await syncAll(people)
+        try await alice.addToGroup("team", members: ["dave"])
+        try await syncAll(people)
+        try await alice.removeFromGroup("team", member: "dave")
+        _ = try await alice.sync()
+        try await dave.messenger.seal(.senderKeyDistribution(distribution), to: "alice")
+        await dave.messenger.flushOutbox()
+        _ = try await alice.sync()
+        let aliceStore = try MessageStore(path: people["alice"]!.databasePath, key: people["alice"]!.databaseKey)
+        let firstMembership = try aliceStore.database.query("SELECT count(*) FROM sender_chains WHERE member_key = ? AND epoch = 1", [daveKey]) {
+            try $0.get(0, as: Int64.self)
+        }
+        #expect(firstMembership == [0])
+    }
+
     /// Dave, removed, is added again by the admin who removed him: he takes
     /// the new state (Alice was an admin of the state that removed him) and
     /// talks in the group again.
