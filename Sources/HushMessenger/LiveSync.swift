@@ -221,7 +221,10 @@ final class LiveSync {
                 failures = 0
                 // The relay answers again: what waits out a backoff from while it did not goes now, in
                 // order, not up to five minutes later (a walkthrough restarted the relay under a daemon).
-                _ = try? store.write { store in try store.outbox.makeWaitingDue(at: dependencies.clock.now()) }
+                _ = try? store.write { store in
+                    // Only what waits because the relay did not answer: a Retry-After it gave still holds.
+                    try store.outbox.makeWaitingDue(at: dependencies.clock.now(), failedWith: DeliveryFailure.unavailableDescriptionPrefix)
+                }
                 // The relay closes a key's sockets when another home registers it: ask again.
                 registration.askAgain()
                 // Announced once caught up: what arrived while we were away
@@ -262,7 +265,10 @@ final class LiveSync {
     /// stays at the relay, for the next push or reconnect.
     private func liveSync(isolation: isolated (any Actor)? = #isolation, reported: inout LiveSyncFailure?) async {
         do {
-            _ = try await sync()
+            let report = try await sync()
+            // A group message this sync kept waiting is passed over again once its key is pushed
+            // (`retryWaitingForGroupKeys`): pushes after it take the fast path (a review).
+            if report.waitingForGroupKeys > 0, waitingForGroupKeySince == nil { waitingForGroupKeySince = try? store.groups.keysMark() }
             reported = nil
         } catch {
             guard !Task.isCancelled, !(error is CancellationError) else { return }

@@ -192,6 +192,9 @@ public enum MessengerError: Error, Sendable, Equatable, CustomStringConvertible 
 }
 
 extension DeliveryFailure: CustomStringConvertible {
+    /// How the description of `.unavailable` begins: the outbox keeps it as a
+    /// request's last error, by which a reconnect finds what waited for the relay.
+    public static let unavailableDescriptionPrefix = "the relay could not be used right now "
     public var description: String {
         switch self {
         case .unauthorized: return "the relay refused our credentials"
@@ -201,7 +204,7 @@ extension DeliveryFailure: CustomStringConvertible {
         case let .rejected(status, code): return "the relay rejected the request (HTTP \(status), \(code))"
         case .tooLarge: return "the request is larger than the relay accepts"
         case let .rateLimited(after): return "the relay is rate-limiting us" + (after.map { "; retry in \(($0 + 999) / 1000) s" } ?? "")
-        case let .unavailable(reason): return "the relay could not be used right now (\(reason)); check the URL and that it runs, then retry"
+        case let .unavailable(reason): return Self.unavailableDescriptionPrefix + "(\(reason)); check the URL and that it runs, then retry"
         }
     }
 }

@@ -103,12 +103,15 @@ public struct OutboxRepository {
     }
 
     /// Makes a request pending and due at `time` (the user retries it now).
-    /// Makes every pending request that waits out a backoff due at `time`
-    /// (the relay answered again: nothing need wait up to the backoff's
-    /// five minutes for it). Returns how many.
+    /// Makes every pending request that waits out a backoff after a failure
+    /// whose text starts with `errorPrefix` due at `time` (the relay answered
+    /// again: nothing need wait up to the backoff's five minutes for it; one
+    /// that waits out the relay's Retry-After keeps waiting). Returns how many.
     @discardableResult
-    public func makeWaitingDue(at time: Milliseconds) throws -> Int {
-        try database.execute("UPDATE outbox SET next_attempt_at = ? WHERE status = 'pending' AND next_attempt_at > ?", [time, time])
+    public func makeWaitingDue(at time: Milliseconds, failedWith errorPrefix: String) throws -> Int {
+        try database.execute("""
+            UPDATE outbox SET next_attempt_at = ? WHERE status = 'pending' AND next_attempt_at > ? AND substr(last_error, 1, ?) = ?
+            """, [time, time, Int64(errorPrefix.count), errorPrefix])
         return database.changes
     }
 

@@ -26,6 +26,19 @@ import HushStore
         #expect(try fixture.store.outbox.due(at: 4_999).map(\.requestId) == ["c"])
     }
 
+    /// The relay answers again: what waited because it did not answer is due
+    /// now; what waits out its Retry-After keeps its time (a review).
+    @Test func aRelayBackMakesDueOnlyWhatWaitedForItToAnswer() throws {
+        let fixture = try StoreFixture()
+        try fixture.outgoingPending(try fixture.conversation("a"), body: "down", at: 100, requestId: "down")
+        try fixture.outgoingPending(try fixture.conversation("b"), body: "limited", at: 100, requestId: "limited")
+        try fixture.store.sendQueue.markFailed(requestId: "down", error: "the relay could not be used right now (connection refused)", nextAttemptAt: 90_000)
+        try fixture.store.sendQueue.markFailed(requestId: "limited", error: "the relay is rate-limiting us; retry in 60 s", nextAttemptAt: 60_000)
+        #expect(try fixture.store.outbox.makeWaitingDue(at: 1_000, failedWith: "the relay could not be used right now ") == 1)
+        #expect(try fixture.store.outbox.due(at: 1_000).map(\.requestId) == ["down"])
+        #expect(try fixture.store.outbox.item(requestId: "limited")?.nextAttemptAt == 60_000)
+    }
+
     @Test func permanentFailureFailsTheMessageAndRetryRevivesIt() throws {
         let fixture = try StoreFixture()
         let chat = try fixture.conversation("fail")
