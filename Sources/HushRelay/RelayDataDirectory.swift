@@ -60,7 +60,10 @@ public struct RelayDataDirectory: Sendable {
     /// refuses to start when the directory, the blob folder or the database
     /// files are open to other users (as for the key file): someone may
     /// already have copied them, and loose modes would let the next one.
-    public func prepare() throws {
+    /// `checkingOwner`: false for PostgreSQL relays, whose instances share the
+    /// directory's blobs, on a network file system where root's files may
+    /// belong to `nobody` (root_squash) and no chown can fix it.
+    public func prepare(checkingOwner: Bool = true) throws {
         for directory in [path, blobDirectory] {
             if mkdir(directory, 0o700) != 0 && errno != EEXIST {
                 throw RelayError.internalFailure("cannot create \(directory): \(String(cString: strerror(errno)))")
@@ -76,7 +79,7 @@ public struct RelayDataDirectory: Sendable {
             }
             // Another user's directory or file: its owner can read what the relay stores, and the
             // relay's own modes say nothing about that (a walkthrough ran on a directory of `nobody`).
-            guard info.st_uid == geteuid() else {
+            guard !checkingOwner || info.st_uid == geteuid() else {
                 throw RelayDataDirectoryError.unsafe("\(file) belongs to another user (uid \(info.st_uid)), who can read what the relay stores: "
                     + "run the relay as that user, or give it a data directory of its own (`chown -R \(geteuid()) \(path)` if it is the relay's)")
             }
@@ -118,7 +121,13 @@ public struct RelayDataDirectory: Sendable {
     /// on disk). A key kept outside the directory (`--key-file`, a systemd
     /// credential) may start a new directory.
     public func requireMatchingDatabaseAndKey(keyInDirectory: Bool) throws {
+        // A first start that died after making its key and before naming it (`loadOrCreateKey`
+        // writes it beside, `commitKey` names it once the database exists): a database it made is
+        // its; with none, it made nothing and goes.
         var database = stat(), key = stat()
+        if access(keyFile, F_OK) != 0, access(pendingKeyFile, F_OK) == 0 {
+            if stat(databaseFile, &database) == 0, database.st_size > 0 { try commitKey() } else { unlink(pendingKeyFile) }
+        }
         let databaseSize = stat(databaseFile, &database) == 0 ? Int64(database.st_size) : nil
         let keyExists = stat(keyFile, &key) == 0
         if keyInDirectory, keyExists, (databaseSize ?? 0) == 0 {
@@ -133,23 +142,43 @@ public struct RelayDataDirectory: Sendable {
         }
     }
 
-    /// Reads the key file, creating it with 32 random bytes on first start.
-    /// Refuses a key file that others can read or that has the wrong length.
+    /// A first start's key until its database exists (`commitKey`).
+    var pendingKeyFile: String { keyFile + ".new" }
+
+    /// Names the first start's key the key file, once the database was made
+    /// with it (a start that dies before leaves no key beside a missing
+    /// database, which the next start would refuse as a lost one).
+    public func commitKey() throws {
+        guard access(pendingKeyFile, F_OK) == 0 else { return }
+        guard rename(pendingKeyFile, keyFile) == 0 else {
+            throw RelayError.internalFailure("cannot name the key file \(keyFile): \(String(cString: strerror(errno)))")
+        }
+        let directory = open((keyFile as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directory >= 0 {
+            fsync(directory)
+            close(directory)
+        }
+    }
+
+    /// Reads the key file, or on first start makes 32 random bytes in
+    /// `relay.key.new` (named the key file by `commitKey` once the database
+    /// exists). Refuses a key file that others can read or that has the wrong length.
     public func loadOrCreateKey(using random: any RandomSource = SystemRandom()) throws -> SecureBytes {
-        let descriptor = open(keyFile, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if access(keyFile, F_OK) == 0 { return try loadKey() }
+        unlink(pendingKeyFile)
+        let descriptor = open(pendingKeyFile, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         if descriptor >= 0 {
             let key = SecureBytes(randomCount: 32, using: random)
             let written = key.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
             fsync(descriptor)
             close(descriptor)
             guard written == 32 else {
-                unlink(keyFile)
-                throw RelayError.internalFailure("cannot write the key file \(keyFile)")
+                unlink(pendingKeyFile)
+                throw RelayError.internalFailure("cannot write the key file \(pendingKeyFile)")
             }
             return key
         }
-        guard errno == EEXIST else { throw RelayError.internalFailure("cannot create the key file \(keyFile): \(String(cString: strerror(errno)))") }
-        return try loadKey()
+        throw RelayError.internalFailure("cannot create the key file \(pendingKeyFile): \(String(cString: strerror(errno)))")
     }
 
     /// Reads an existing key file (the audit never creates one).

@@ -38,6 +38,7 @@ public struct RelayServer: Sendable {
         try directory.requireMatchingDatabaseAndKey(keyInDirectory: configuration.keyFile == nil)
         let key = try directory.loadOrCreateKey()
         let storage = RelayStorage(try SQLCipherRelayStorage(path: directory.databaseFile, key: key))
+        try directory.commitKey()
         let core = RelayCore(configuration: configuration, storage: storage, blobs: BlobStore(directory: directory.blobDirectory),
                              clock: clock, logger: logger, metrics: metrics)
         var server = RelayServer(core: core)

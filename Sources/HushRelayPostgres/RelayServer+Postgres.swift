@@ -9,7 +9,7 @@ extension RelayServer {
     public static func onPostgres(_ url: PostgresURL, configuration: RelayConfiguration, logger: Logger,
                                   metrics: RelayMetrics = RelayMetrics()) async throws -> RelayServer {
         let directory = RelayDataDirectory(path: configuration.dataDirectory, keyFile: configuration.keyFile)
-        try directory.prepare()
+        try directory.prepare(checkingOwner: false)
         let instance = PostgresRelayStorage.newInstanceID()
         let storage = try await PostgresRelayStorage(url: url, instance: instance, logger: logger)
         logger.info("relay storage on PostgreSQL", metadata: ["database": "\(url)", "instance": "\(instance)"])

@@ -56,6 +56,28 @@ import Testing
         relay.stop()
     }
 
+    /// A first start killed between making its key and naming it (the key is
+    /// written beside as relay.key.new until the database exists) is not
+    /// refused as a lost database: the next start takes that key (a review:
+    /// a first start that died there locked the directory out for good).
+    @Test func aFirstStartKilledBeforeItsKeyWasNamedIsFinishedByTheNext() throws {
+        let root = try TemporaryDirectory(label: "relay-first-start")
+        let data = root.path("relay")
+        let relay = try RelayServer(dataDirectory: data)
+        relay.stop()
+        #expect(rename(data + "/relay.key", data + "/relay.key.new") == 0)
+        try relay.start()
+        relay.stop()
+        #expect(access(data + "/relay.key", F_OK) == 0 && access(data + "/relay.key.new", F_OK) != 0)
+        // Killed before the database was made at all: a new relay starts there.
+        let fresh = root.path("fresh")
+        #expect(mkdir(fresh, 0o700) == 0)
+        try Data(repeating: 7, count: 32).write(to: URL(fileURLWithPath: fresh + "/relay.key.new"))
+        chmod(fresh + "/relay.key.new", 0o600)
+        let second = try RelayServer(dataDirectory: fresh)
+        second.stop()
+    }
+
     @Test(.enabled(if: geteuid() == 0, "chown to another user needs root (CI runs as root)"))
     func aDirectoryOfAnotherUserIsRefusedWithExit14() throws {
         let root = try TemporaryDirectory(label: "relay-owner")

@@ -110,7 +110,7 @@ struct RelayServeCommand: AsyncParsableCommand {
         let metrics = configuration.metricsAddress == nil ? RelayMetrics() : RelayMetrics.prometheus()
         let tlsMinimumVersion = RelayTLS.MinimumVersion(rawValue: settings.tlsMinimumVersion) ?? .tls12
         if settings.tlsSelfSigned {
-            try RelayDataDirectory(path: configuration.dataDirectory, keyFile: configuration.keyFile).prepare()
+            try RelayDataDirectory(path: configuration.dataDirectory, keyFile: configuration.keyFile).prepare(checkingOwner: settings.database.isEmpty)
             configuration.tls = try RelayTLS.selfSigned(in: configuration.dataDirectory, minimumVersion: tlsMinimumVersion)
         } else if !settings.tlsCertificate.isEmpty {
             configuration.tls = try RelayTLS(certificateFile: settings.tlsCertificate, keyFile: settings.tlsKey, minimumVersion: tlsMinimumVersion)

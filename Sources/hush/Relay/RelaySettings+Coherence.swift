@@ -27,7 +27,10 @@ extension RelaySettings {
             guard let metrics = RelaySettings.hostAndPort(metricsListen) else {
                 throw ValidationError("metrics.listen \(metricsListen) is not HOST:PORT")
             }
-            if metrics.port != 0, metrics.port == configuration.port {
+            // The same port on another address is fine; on the same one, or where either listens on every address, it clashes.
+            let everywhere: Set<String> = ["0.0.0.0", "::", "[::]"]
+            let sameAddress = metrics.host == configuration.host || everywhere.contains(metrics.host) || everywhere.contains(configuration.host)
+            if metrics.port != 0, metrics.port == configuration.port, sameAddress {
                 throw ValidationError("metrics.listen \(metricsListen) takes the relay's own port \(configuration.port): give the metrics another port")
             }
         }
