@@ -149,14 +149,11 @@ struct DaemonCommand: AsyncParsableCommand {
                     if global.json { try printJSON(["running": false, "home": home]) } else { print("no daemon runs for \(home)\(note)") }
                     throw ExitCode(ExitStatus.failure.rawValue)
                 }
-                let status: JSONValue
-                do {
-                    status = try connection.call("daemon.status", timeout: DaemonForwarding.answerPatience)
-                } catch is DaemonConnection.TimedOut {
-                    let holders = HushAccount.holders(of: home).map(\.description).joined(separator: ", ")
-                    throw CommandError(.homeInUse, "a daemon listens for \(home)\(holders.isEmpty ? "" : " (\(holders))") but does not answer: it may be "
-                        + "stopped (Ctrl-Z in its terminal: `fg` there; SIGSTOP: `kill -CONT` its process), or stuck")
+                connection.close()
+                guard let answering = try DaemonForwarding.answeringConnection(home: home) else {
+                    throw CommandError(.failure, "the daemon of \(home) stopped: run `hush daemon status` again")
                 }
+                let status = try answering.call("daemon.status")
                 if global.json {
                     print(status.description)
                 } else {
@@ -183,18 +180,14 @@ struct DaemonCommand: AsyncParsableCommand {
                     print("no daemon runs for \(home)")
                     return
                 }
-                let pid: Int64?
-                do {
-                    pid = try connection.call("daemon.status", timeout: DaemonForwarding.answerPatience)["pid"]?.integerValue
-                } catch is DaemonConnection.TimedOut {
-                    let holders = HushAccount.holders(of: home)
-                    let named = holders.first { $0.command?.contains("daemon") == true } ?? holders.first
-                    throw CommandError(.homeInUse, "the daemon of \(home)\(named.map { " (\($0))" } ?? "") does not answer, so it cannot be asked to stop: "
-                        + "it may be stopped (Ctrl-Z: `fg` in its terminal, then Ctrl-C; SIGSTOP: `kill -CONT` its process); `kill` its process stops it "
-                        + "too (nothing is lost)")
-                }
-                _ = try connection.call("daemon.stop")
                 connection.close()
+                guard let answering = try DaemonForwarding.answeringConnection(home: home) else {
+                    print("no daemon runs for \(home)")
+                    return
+                }
+                let pid = try answering.call("daemon.status")["pid"]?.integerValue
+                _ = try answering.call("daemon.stop")
+                answering.close()
                 let deadline = ContinuousClock.now + .seconds(10)
                 while HushAccount.holders(of: home).contains(where: { Int64($0.pid) == pid }) {
                     guard ContinuousClock.now < deadline else {

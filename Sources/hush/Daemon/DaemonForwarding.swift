@@ -30,17 +30,37 @@ enum DaemonForwarding {
     /// not answer.
     static func answeringConnection(home: String) throws(CommandError) -> DaemonConnection? {
         guard let probe = DaemonConnection.connect(home: home) else { return nil }
+        defer { probe.close() }
         do {
             _ = try probe.call("daemon.status", timeout: answerPatience)
         } catch is DaemonConnection.TimedOut {
-            let holder = HushAccount.holders(of: home).first { $0.command?.contains("daemon") == true }.map { " (\($0))" } ?? ""
-            throw CommandError(.homeInUse, "the daemon of \(home)\(holder) does not answer: it may be stopped (Ctrl-Z in its terminal: "
-                + "`fg` there; SIGSTOP: `kill -CONT` its process), or stuck. Nothing was handed to it")
+            let daemon = HushAccount.holders(of: home).first { $0.command?.contains("daemon") == true }
+            // Stopped (Ctrl-Z, SIGSTOP): it will not answer until continued. Merely busy (a slow disk
+            // under its catch-up, a backup): its answer is waited for, as before (a review: a busy
+            // daemon must not be reported stopped, nor refuse `daemon stop`).
+            guard let daemon, !isStopped(daemon.pid) else {
+                throw CommandError(.homeInUse, "the daemon of \(home)\(daemon.map { " (\($0))" } ?? "") does not answer: it is stopped "
+                    + "(Ctrl-Z in its terminal: `fg` there; SIGSTOP: `kill -CONT` its process). Nothing was handed to it")
+            }
+            printNotice("the daemon of \(home) (\(daemon)) has not answered in \(answerPatience.components.seconds) s: it is busy; waiting for it")
+            do {
+                while let message = try probe.receive(), message["method"] != nil {}
+            } catch {
+                // Gone meanwhile: a fresh connection below says so.
+            }
         } catch {
             // Gone between the connect and the answer, or refusing: a fresh connection says which.
         }
-        probe.close()
         return DaemonConnection.connect(home: home)
+    }
+
+    /// Whether process `pid` is stopped (state T or t in /proc/PID/stat):
+    /// it reads nothing until it is continued.
+    static func isStopped(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        let state = stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first
+        return state == "T" || state == "t"
     }
 
     static func forward(_ arguments: [String], home: String, input: () -> Data?) -> Int32? {
