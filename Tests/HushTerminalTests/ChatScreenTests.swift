@@ -33,7 +33,10 @@ import Testing
             }
             let room = 10, back = min(scrollback, whole.count - room)
             var expected = Array(whole[..<(whole.count - back)].suffix(room))
-            if back > 0 { expected[expected.count - 1] = layout.rows[room] }
+            if back > 0 {
+                #expect(layout.rows[room].contains("\(back) newer line"), "scrollback \(scrollback): \(layout.rows[room])")
+                expected[expected.count - 1] = layout.rows[room]
+            }
             #expect(layout.scrollback == back, "scrollback \(scrollback)")
             #expect(Array(layout.rows[1...room]) == expected, "scrollback \(scrollback)")
         }

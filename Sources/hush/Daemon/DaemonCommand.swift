@@ -76,6 +76,9 @@ struct DaemonCommand: AsyncParsableCommand {
             let methods = DaemonMethods.make(account: account, home: home, startedAt: Date()) { stopper.yield() }
             let server = LocalSocketServer(path: socketPath, methods: methods, translate: DaemonMethods.translate)
             let replacement = await account.replacement()
+            // Subscribed before the live connection starts: a catch-up that fails at once (a daemon
+            // started on a full disk) is told too (a review).
+            let events = account.events()
             account.startLive()
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
@@ -102,8 +105,10 @@ struct DaemonCommand: AsyncParsableCommand {
                     // operator looks, not only to a subscribed client (a walkthrough's daemon said nothing and
                     // `daemon status` looked healthy). Once per failure: LiveSync tells one again only when it
                     // changes. Nothing is lost meanwhile: it stays at the relay.
-                    for await event in account.events() {
-                        guard case let .syncFailed(error) = event else { continue }
+                    for await event in events {
+                        // Our own storage only: a relay out of reach is a state the daemon rides out, and a
+                        // replaced home was said at the start.
+                        guard case let .syncFailed(error) = event, error.kind == .storage else { continue }
                         CommandOutput.standard.write(.stderr, "hush daemon: what arrives cannot be stored or fetched now, and stays at the relay: "
                             + "\(UntrustedText.sanitized(error.terminalReport.message))\n")
                     }
