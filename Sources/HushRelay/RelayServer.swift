@@ -1,3 +1,4 @@
+import Glibc
 import HushCrypto
 import Hummingbird
 import HummingbirdCore
@@ -104,7 +105,19 @@ public struct RelayServer: Sendable {
     /// Serves until SIGINT or SIGTERM (then finishes the requests in flight).
     public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in },
                     onMetricsListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
-        try await makeApplication(onListening: onListening, onMetricsListening: onMetricsListening).runService()
+        do {
+            try await makeApplication(onListening: onListening, onMetricsListening: onMetricsListening).runService()
+        } catch let error as IOError where [EADDRINUSE, EADDRNOTAVAIL, EACCES].contains(error.errnoCode) {
+            // Said with the address and what to do: it read "bind(descriptor:ptr:bytes:): Address already
+            // in use) (errno: 98)" (a walkthrough).
+            let address = "\(core.configuration.host):\(core.configuration.port)"
+            let reason = switch error.errnoCode {
+            case EADDRINUSE: "the address is already in use (another relay or program listens there): stop it, or choose another --port (or metrics.listen)"
+            case EADDRNOTAVAIL: "the host is not an address of this machine: give one of its addresses with --host (127.0.0.1 for this machine only)"
+            default: "binding a port below 1024 needs privileges: use a port from 1024 up, behind a proxy if clients need 443"
+            }
+            throw RelayError.internalFailure("cannot listen on \(address) (or the metrics address): \(reason)")
+        }
     }
 
     /// Runs one expiry sweep now (tests; the service does it periodically).

@@ -107,6 +107,27 @@ import Testing
         #expect(empty.status != 0 && empty.stderr.contains("--home is empty"), "\(empty.stderr)")
     }
 
+    /// A port another program holds: the relay says which address and what to
+    /// do, not "bind(descriptor:ptr:bytes:): Address already in use) (errno: 98)".
+    @Test func aRelayOnAPortInUseSaysSoWithTheAddress() throws {
+        let home = try HushCLITests.Home()
+        let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(holder) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(holder, $0, length) == 0 && listen(holder, 1) == 0
+                && getsockname(holder, $0, &length) == 0 }
+        }
+        try #require(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let relay = try cli.hush(["relay", "serve", "--port", String(port), "--data", home.root.path("relay")], passphrase: nil)
+        #expect(relay.status == 1 && relay.stderr.contains("cannot listen on 127.0.0.1:\(port)") && relay.stderr.contains("already in use"),
+                "\(relay.stderr)")
+    }
+
     /// A relay that cannot be reached is named, with what was tried and why
     /// ("connection refused"), not a type name such as "(IOError)".
     @Test func anUnreachableRelayIsNamedWithTheReason() throws {
