@@ -148,15 +148,12 @@ struct DaemonCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let home = try global.homeDirectory()
-                guard let connection = DaemonConnection.connect(home: home) else {
+                // One connection, probed (a stopped daemon is named, a busy one waited for).
+                guard let answering = try DaemonForwarding.answeringConnection(home: home) else {
                     let holders = HushAccount.holders(of: home)
                     let note = holders.isEmpty ? "" : " (the account is held by \(holders.map(\.description).joined(separator: ", ")))"
                     if global.json { try printJSON(["running": false, "home": home]) } else { print("no daemon runs for \(home)\(note)") }
                     throw ExitCode(ExitStatus.failure.rawValue)
-                }
-                connection.close()
-                guard let answering = try DaemonForwarding.answeringConnection(home: home) else {
-                    throw CommandError(.failure, "the daemon of \(home) stopped: run `hush daemon status` again")
                 }
                 let status = try answering.call("daemon.status")
                 if global.json {
@@ -181,11 +178,6 @@ struct DaemonCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let home = try global.homeDirectory()
-                guard let connection = DaemonConnection.connect(home: home) else {
-                    print("no daemon runs for \(home)")
-                    return
-                }
-                connection.close()
                 guard let answering = try DaemonForwarding.answeringConnection(home: home) else {
                     print("no daemon runs for \(home)")
                     return

@@ -38,8 +38,12 @@ enum DaemonForwarding {
             // Stopped (Ctrl-Z, SIGSTOP): it will not answer until continued. Merely busy (a slow disk
             // under its catch-up, a backup): its answer is waited for, as before (a review: a busy
             // daemon must not be reported stopped, nor refuse `daemon stop`).
-            guard let daemon, !isStopped(daemon.pid) else {
-                throw CommandError(.homeInUse, "the daemon of \(home)\(daemon.map { " (\($0))" } ?? "") does not answer: it is stopped "
+            guard let daemon else {
+                throw CommandError(.homeInUse, "something listens on the daemon socket of \(home) but does not answer, and no daemon holds the "
+                    + "account: `hush daemon status` again, or remove the socket if nothing should serve it. Nothing was handed to it")
+            }
+            guard !isStopped(daemon.pid) else {
+                throw CommandError(.homeInUse, "the daemon of \(home) (\(daemon)) does not answer: it is stopped "
                     + "(Ctrl-Z in its terminal: `fg` there; SIGSTOP: `kill -CONT` its process). Nothing was handed to it")
             }
             printNotice("the daemon of \(home) (\(daemon)) has not answered in \(answerPatience.components.seconds) s: it is busy; waiting for it")
