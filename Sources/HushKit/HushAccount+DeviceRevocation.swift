@@ -51,13 +51,6 @@ extension HushAccount {
             guard target.id != own else {
                 throw HushError(.invalidInput, reason: "that is this device", suggestion: "revoke it from another device of the account")
             }
-            // The first device keeps the account key at the relay and the sessions with contacts
-            // (§20.13, "Devices in Hush today"): a revocation would not cut it off.
-            if let first = try store.deviceLists.list(counter: 1).flatMap({ try? DeviceList.decode($0, account: identity.publicKey) }),
-               first.signer == target.id {
-                throw HushError(.invalidInput, reason: "that is the account's first device, which keeps the account key at the relay and the sessions with contacts: revoking it would not cut it off yet",
-                                suggestion: "this version cannot revoke it; if it is lost, the account key is in its hands, and a new identity is the remedy (SECURITY.md)")
-            }
             guard target.isActive else {
                 throw HushError(.invalidInput, reason: "that device is already revoked", suggestion: "`hush device list` shows which devices are active")
             }
@@ -81,7 +74,8 @@ extension HushAccount {
         let own = DeviceID(deviceKey: ownKey.publicKey)
         let now = UInt64(Date().timeIntervalSince1970 * 1000)
         let next = try DeviceList.sign(account: identity, counter: current.counter + 1, createdAt: now, signer: ownKey,
-                                       entries: current.entries.map { $0.id == target.id ? $0.revoked(at: now) : $0 })
+                                       entries: try markingAccountKeyDevice(current.entries.map { $0.id == target.id ? $0.revoked(at: now) : $0 },
+                                                                            store: store, identity: identity))
         // Published first: a list kept here but not at the relay would
         // leave contacts who look the account up with the device active.
         try await publish(next, replacing: current, of: identity, store: store, with: RelayClient(baseURL: relay))

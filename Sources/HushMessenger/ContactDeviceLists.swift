@@ -64,6 +64,9 @@ final class ContactDeviceLists {
         for revoked in change.revoked {
             try store.deviceSessions.end(contactId: contact.id, deviceKey: revoked.key.rawRepresentation)
         }
+        // The device that kept the account key revoked: the account key's session ends with it, and
+        // what is sealed from now on goes to the account's other devices (`PrimarySession`).
+        if change.list.retiresAccountKey { try store.sessions.delete(contactId: contact.id) }
         guard let text = DeviceListNotice.text(for: change, first: held == nil) else { return }
         let conversation = try dependencies.conversation(with: contact)
         var notice = NewMessage(conversationId: conversation, clientMessageId: MessageID.random(using: dependencies.random).description,

@@ -116,7 +116,7 @@ final class Contacts {
     func startMissingSessions(isolation: isolated (any Actor)? = #isolation) async throws -> Int {
         var started = 0
         for contact in try store.contacts.all() where contact.standing == .accepted && contact.pendingIdentityKey == nil {
-            guard try store.sessions.load(contactId: contact.id) == nil else { continue }
+            guard try store.sessions.load(contactId: contact.id) == nil, try !dependencies.accountKeyRetired(contact) else { continue }
             _ = try await sessions.contactWithSession(for: try IdentityKey(rawRepresentation: contact.identityKey))
             started += 1
         }

@@ -174,7 +174,7 @@ final class ContentApplier {
         guard case let .inserted(id) = try store.messages.insert(message) else { return }
         if let pointer { try downloads.recordIncoming(pointer, messageId: id) }
         if try eraseIfDeletedEarly(id, content: content, from: contact) { return }
-        if contact.standing == .accepted, contact.verification != .changed, try store.sessions.load(contactId: contact.id) != nil {
+        if contact.standing == .accepted, contact.verification != .changed, try PrimarySession.exists(for: contact, dependencies) {
             try receipts.owe(content.id, to: contact)
         }
         if let stored = try store.messages.message(id: id) {

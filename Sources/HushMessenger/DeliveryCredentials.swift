@@ -58,7 +58,7 @@ final class DeliveryCredentials {
             try take(fresh, replacing: old, at: changedAt)
             for contact in try store.contacts.all() where contact.standing == .accepted && contact.verification != .changed {
                 guard try store.contacts.credentialSent(contactId: contact.id) != nil,
-                      try store.sessions.load(contactId: contact.id) != nil else { continue }
+                      try PrimarySession.exists(for: contact, dependencies) else { continue }
                 try handOver(to: contact)
             }
             guard let conversation = try store.conversations.newestLastingId() else { return }

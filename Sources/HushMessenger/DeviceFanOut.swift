@@ -28,13 +28,15 @@ final class DeviceFanOut {
     }
 
     /// After `content` (encoded as `encoded`) was sealed on `contact`'s
-    /// account-key session: sealed again for each of the contact's devices
-    /// when it goes to every device, and as a transcript to our own other
-    /// devices when they copy it. `messageId` is the message in history it
-    /// carries, if any. Joins the caller's transaction.
-    func fanOut(_ content: Content, encoded: [UInt8], to contact: Contact, conversation: Int64, messageId: Int64? = nil) throws {
+    /// primary session (`PrimarySession`: the account key's, or, once that
+    /// is retired, the device `primary`'s): sealed again for each of the
+    /// contact's other devices when it goes to every device, and as a
+    /// transcript to our own other devices when they copy it. `messageId` is
+    /// the message in history it carries, if any. Joins the caller's transaction.
+    func fanOut(_ content: Content, encoded: [UInt8], to contact: Contact, conversation: Int64, messageId: Int64? = nil,
+                primary: [UInt8]? = nil) throws {
         if content.body.goesToEveryDevice {
-            for device in try activeDevices(of: contact) {
+            for device in try activeDevices(of: contact) where device != primary {
                 try seal(encoded, to: device, of: contact, conversation: conversation, messageId: messageId,
                          resendable: Sealer.isResentOnRequest(content.body))
             }
@@ -45,6 +47,10 @@ final class DeviceFanOut {
     /// The active devices of the list held of `contact`, other than its
     /// account key. Empty without a list.
     func activeDevices(of contact: Contact) throws -> [[UInt8]] {
+        try Self.activeDevices(of: contact, dependencies)
+    }
+
+    static func activeDevices(of contact: Contact, _ dependencies: MessengerDependencies) throws -> [[UInt8]] {
         guard let list = try dependencies.heldDeviceList(of: contact) else { return [] }
         return list.activeDevices.map(\.key.rawRepresentation).filter { $0 != contact.identityKey }
     }

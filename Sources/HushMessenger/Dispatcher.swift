@@ -281,7 +281,9 @@ final class Dispatcher {
                 if let messageID = item.messageId, let message = try store.messages.message(id: messageID) {
                     let name = switch route {
                     case let .contact(name): name
-                    case .group: try store.groups.group(conversationId: item.conversationId)?.name ?? ""
+                    // A request to a contact's device (its account key retired, §20.14) is addressed as a group's.
+                    case .group: try store.groups.group(conversationId: item.conversationId)?.name
+                        ?? store.contacts.contact(conversationId: item.conversationId)?.name ?? ""
                     }
                     try dependencies.emit(.statusChanged(clientMessageID: message.clientMessageId, status: message.status, contact: name,
                                                          messageID: message.id, conversationID: message.conversationId))

@@ -57,7 +57,11 @@ final class EnvelopeOpener {
         // Checked before the ratchet: a blocked sender's session does not move,
         // so unblocking later finds it where it was.
         if contact.standing == .blocked { return .droppedFromBlocked }
-        if let device { try checkListed(device.key, of: contact) }
+        if let device {
+            try checkListed(device.key, of: contact)
+        } else if try dependencies.accountKeyRetired(contact) {
+            throw MessengerError.protocolFailure("from \(contact.name)'s account key, retired when the device that kept it was revoked")
+        }
         let sessions = SessionSlot(store: store, contactId: contact.id, deviceKey: device?.key.rawRepresentation)
         let session: Session
         var consumedPrekeys: [(PrekeyKind, UInt32)] = []

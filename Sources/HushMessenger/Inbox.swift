@@ -173,7 +173,8 @@ final class Inbox {
                                                     conversation: dependencies.conversation(with: contact), messageId: nil, resendable: false)
             }) == true
         }
-        guard (try? store.sessions.load(contactId: contact.id)) != nil else { return false }
+        // On the account key's session: not once the account key is retired (§20.14), whose device alone could resend it.
+        guard (try? store.sessions.load(contactId: contact.id)) != nil, (try? dependencies.accountKeyRetired(contact)) == false else { return false }
         return (try? store.write { _ in try sealer.seal(error, to: contact.name) }) != nil
     }
 

@@ -417,8 +417,9 @@ final class LiveSync {
         func sealable(_ session: Session) -> Bool { session.ratchet.sendCount < UInt32(RatchetLimits.maxForwardJump / 2) }
         return try store.withinWrite { store in
             var sealed: [(recipient: IdentityKey, envelope: [UInt8])] = []
-            let session = try dependencies.loadSession(contactId: contact.id)
-            if sealable(session) {
+            // Not to a retired account key (§20.14): its device is revoked.
+            if try !dependencies.accountKeyRetired(contact), case let session = try dependencies.loadSession(contactId: contact.id),
+               sealable(session) {
                 sealed.append((try IdentityKey(rawRepresentation: contact.identityKey), try session.seal(content, using: dependencies.random)))
                 try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
             }

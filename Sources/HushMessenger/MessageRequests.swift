@@ -69,7 +69,7 @@ final class MessageRequests {
             try store.contacts.setStanding(.accepted, contactId: contact.id)
             if let newName, newName != name { try store.contacts.rename(contactId: contact.id, to: newName) }
             guard let accepted = try store.contacts.contact(id: contact.id) else { throw MessengerError.unknownContact(name) }
-            if accepted.verification != .changed, try store.sessions.load(contactId: contact.id) != nil {
+            if accepted.verification != .changed, try PrimarySession.exists(for: accepted, dependencies) {
                 try sendOwedReceipts(to: accepted)
                 try credentials.handOver(to: accepted)
                 try sealer.handOverProfile(to: accepted)

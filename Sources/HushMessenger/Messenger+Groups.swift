@@ -231,7 +231,7 @@ extension Messenger {
             for (sender, messages) in Dictionary(grouping: unread, by: \.sender) {
                 guard let key = try? HushAddress(parsing: sender).identityKey, let contact = try groups.contact(of: key),
                       contact.standing == .accepted, contact.verification != .changed,
-                      try store.sessions.load(contactId: contact.id) != nil else { continue }
+                      try PrimarySession.exists(for: contact, sealer.dependencies) else { continue }
                 for chunk in stride(from: 0, to: messages.count, by: ContentLimits.maxReceiptIDs) {
                     let ids = try messages[chunk..<min(chunk + ContentLimits.maxReceiptIDs, messages.count)]
                         .map { try MessageID(bytes: Hex.decode($0.clientMessageId)) }

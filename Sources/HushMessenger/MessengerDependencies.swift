@@ -151,11 +151,14 @@ extension MessengerDependencies {
     }
 
     /// When the account's device list this device holds revoked it
-    /// (§20.14); nil while it is active, and always on the first device
-    /// (which keeps the account key and cannot be revoked in this version).
+    /// (§20.14); nil while it is active. The first device, whose key at the
+    /// relay is the account key, is the list's entry marked as keeping it
+    /// (§20.13); a list from before the mark names no such entry, and the
+    /// first device is then taken as active.
     func thisDeviceRevokedAt() throws -> UInt64? {
-        guard let device, let list = try ownDeviceList(),
-              let entry = list.entry(DeviceID(deviceKey: device.keyPair.publicKey.signingKey)), !entry.isActive else { return nil }
+        guard let list = try ownDeviceList() else { return nil }
+        let entry = if let device { list.entry(DeviceID(deviceKey: device.keyPair.publicKey.signingKey)) } else { list.accountKeyDevice }
+        guard let entry, !entry.isActive else { return nil }
         return entry.revokedAt
     }
 

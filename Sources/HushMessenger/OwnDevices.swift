@@ -48,8 +48,7 @@ final class OwnDevices {
 
     /// Throws `deviceRevoked` when the account's list we hold revokes this
     /// device (§20.14): what it would write is set aside by every contact
-    /// holding that list, so nothing is written. The first device, which
-    /// keeps the account key, cannot be revoked in this version.
+    /// holding that list, so nothing is written.
     func requireThisDeviceActive() throws {
         if let revokedAt = try dependencies.thisDeviceRevokedAt() { throw MessengerError.deviceRevoked(revokedAt: revokedAt) }
     }
@@ -59,13 +58,15 @@ final class OwnDevices {
         try list()?.activeDevices.contains { $0.key.rawRepresentation == key } ?? false
     }
 
-    /// The keys at the relay of our other active devices.
+    /// The keys at the relay of our other active devices: on a linked
+    /// device also the account key, while the device that keeps it is active
+    /// (§20.13; once it is revoked the account key is retired, §20.14).
     func peers() throws -> [[UInt8]] {
         guard let list = try list() else { return [] }
         let me = dependencies.transportIdentity.publicKey.rawRepresentation
         let account = dependencies.identity.publicKey.rawRepresentation
         let devices = list.activeDevices.map(\.key.rawRepresentation).filter { $0 != me && $0 != account }
-        return me == account ? devices : [account] + devices
+        return me == account || list.retiresAccountKey ? devices : [account] + devices
     }
 
     /// Seals `content` (just sealed for `contact`) as a sent transcript
@@ -110,12 +111,23 @@ final class OwnDevices {
             }
         }
         // A device the list revokes learns it from us (it could read our directory anyway), so it
-        // stops writing what every contact would set aside; then its session ends (§20.14).
-        for revoked in try list()?.entries.filter({ !$0.isActive }).map(\.key.rawRepresentation) ?? []
+        // stops writing what every contact would set aside; then its session ends (§20.14). The
+        // first device's session is the account key's (§20.13).
+        for revoked in try revokedSessionKeys()
         where try store.ownDeviceSessions.load(deviceKey: revoked).map({ $0.count > 0 }) == true {
             try seal(nil, to: revoked, conversation: conversation)
             try store.ownDeviceSessions.end(deviceKey: revoked)
         }
+    }
+
+    /// The keys at the relay of our devices the list revokes: each revoked
+    /// device's key, and the account key once the device that kept it is
+    /// revoked (the first device's sessions are the account key's, §20.13).
+    private func revokedSessionKeys() throws -> [[UInt8]] {
+        guard let list = try list() else { return [] }
+        let revoked = list.entries.filter { !$0.isActive }.map(\.key.rawRepresentation)
+        let account = dependencies.identity.publicKey.rawRepresentation
+        return list.retiresAccountKey && dependencies.transportIdentity.publicKey.rawRepresentation != account ? revoked + [account] : revoked
     }
 
     /// Seals `encoded` (nil: nothing but the lists) on the session with our
@@ -343,7 +355,11 @@ final class OwnDevices {
             guard certificate.account == account else { return nil }
         } else if opened.sender == account {
             // Our own key on the first device is no device of ours: it is ourselves.
-            return dependencies.device == nil ? nil : account
+            guard dependencies.device != nil else { return nil }
+            if try list()?.retiresAccountKey == true {
+                throw MessengerError.protocolFailure("from this account's key, retired when the device that kept it was revoked")
+            }
+            return account
         } else if try store.ownDeviceSessions.id(deviceKey: opened.sender.rawRepresentation) == nil,
                   try list()?.entry(DeviceID(deviceKey: opened.sender.signingKey)) == nil {
             // Neither a device we hold a session with nor one our list names (a session lost here,
@@ -385,6 +401,10 @@ final class OwnDevices {
         }
         try store.deviceLists.keep(bytes, counter: change.list.counter, at: dependencies.clock.now())
         for revoked in change.revoked { try store.ownDeviceSessions.end(deviceKey: revoked.key.rawRepresentation) }
+        let account = dependencies.identity.publicKey.rawRepresentation
+        if change.list.retiresAccountKey, dependencies.transportIdentity.publicKey.rawRepresentation != account {
+            try store.ownDeviceSessions.end(deviceKey: account)
+        }
     }
 }
 

@@ -189,21 +189,28 @@ extension Sealer {
     }
 
     /// The mailboxes a group envelope for `members` goes to (§20.17): each
-    /// member's account key, the active devices of the list we hold of
-    /// each, and our own other devices, those we hold a session with (a
-    /// device key without one, such as a first device's, has no mailbox at
-    /// the relay). A large group's stay the members' (its states stay with
-    /// the account keys).
+    /// member's account key (unless it is retired, §20.14), the active
+    /// devices of the list we hold of each, and our own other devices, those
+    /// we hold a session with (a device key without one, such as a first
+    /// device's, has no mailbox at the relay). A large group's stay the
+    /// members' account keys (its states stay with them), so a member whose
+    /// account key is retired receives a large group's messages nowhere.
     func mailboxes(of members: [IdentityKey], in group: StoredGroup) throws -> [[UInt8]] {
-        var mailboxes = members.map(\.rawRepresentation)
-        guard !group.isLarge else { return mailboxes }
+        var mailboxes: [[UInt8]] = []
         for member in members {
-            guard let contact = try store.contacts.contact(identityKey: member.rawRepresentation) else { continue }
+            guard let contact = try store.contacts.contact(identityKey: member.rawRepresentation) else {
+                mailboxes.append(member.rawRepresentation)
+                continue
+            }
+            if try !dependencies.accountKeyRetired(contact) { mailboxes.append(member.rawRepresentation) }
+            guard !group.isLarge else { continue }
             mailboxes += try deviceFanOut.activeDevices(of: contact).filter { device in
                 try (store.deviceSessions.load(contactId: contact.id, deviceKey: device)?.count ?? 0) > 0
             }
         }
-        mailboxes += try deviceFanOut.own.peers().filter { try (store.ownDeviceSessions.load(deviceKey: $0)?.count ?? 0) > 0 }
+        if !group.isLarge {
+            mailboxes += try deviceFanOut.own.peers().filter { try (store.ownDeviceSessions.load(deviceKey: $0)?.count ?? 0) > 0 }
+        }
         var seen: Set<[UInt8]> = []
         return mailboxes.filter { seen.insert($0).inserted }
     }

@@ -10,9 +10,11 @@ extension Sealer {
     /// Seals `message` again and queues it under a new request id.
     func reseal(_ message: StoredMessage, for contact: Contact) throws {
         try dependencies.store.withinWrite { store in
-            guard let envelope = try sealAgain(message, for: contact) else { return }
-            try store.outbox.enqueue(requestId: Hex.encode(dependencies.random.bytes(16)), messageId: message.id,
-                                     conversationId: message.conversationId, sealedPayload: envelope, at: dependencies.clock.now())
+            guard let (envelope, primary) = try sealAgain(message, for: contact) else { return }
+            let requestID = Hex.encode(dependencies.random.bytes(16)), now = dependencies.clock.now()
+            try store.outbox.enqueue(requestId: requestID, messageId: message.id, conversationId: message.conversationId,
+                                     sealedPayload: envelope, at: now)
+            try primary.queued(requestID, at: now)
         }
     }
 
@@ -25,25 +27,28 @@ extension Sealer {
               let contact = try store.contacts.contact(conversationId: item.conversationId), contact.verification != .changed
         else { return false }
         return try store.withinWrite { store in
-            guard let envelope = try sealAgain(message, for: contact) else { return false }
-            try store.sendQueue.replaceEnvelope(requestId: item.requestId, newRequestId: Hex.encode(dependencies.random.bytes(16)),
-                                                sealedPayload: envelope, at: dependencies.clock.now())
+            guard let (envelope, primary) = try sealAgain(message, for: contact) else { return false }
+            let requestID = Hex.encode(dependencies.random.bytes(16)), now = dependencies.clock.now()
+            // Where it went before (a device's mailbox, or none: the account key's) is the old session's.
+            try store.groups.removeRecipients(requestId: item.requestId)
+            try store.sendQueue.replaceEnvelope(requestId: item.requestId, newRequestId: requestID, sealedPayload: envelope, at: now)
+            try primary.queued(requestID, at: now)
             return true
         }
     }
 
-    /// The message's content sealed on the current session (the session state
-    /// saved, the envelope's digest recorded), or nil when it cannot be: a
+    /// The message's content sealed on the contact's primary session (the
+    /// envelope's digest recorded; the caller queues it and saves the
+    /// session with `PrimarySession.queued`), or nil when it cannot be: a
     /// text can, and an attachment whose blob is uploaded (its pointer is
     /// kept with the message since schema version 11).
-    private func sealAgain(_ message: StoredMessage, for contact: Contact) throws -> [UInt8]? {
+    private func sealAgain(_ message: StoredMessage, for contact: Contact) throws -> ([UInt8], PrimarySession)? {
         guard let content = try contentAgain(of: message) else { return nil }
         let now = dependencies.clock.now()
-        let session = try dependencies.loadSession(contactId: contact.id)
-        let envelope = try session.seal(try content.encoded(), using: dependencies.random)
+        let primary = try PrimarySession.load(for: contact, dependencies)
+        let envelope = try primary.session.seal(try content.encoded(), using: dependencies.random)
         try dependencies.store.resends.recordEnvelope(digest: SHA256.hash(envelope), messageId: message.id, at: now)
-        try dependencies.store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
-        return envelope
+        return (envelope, primary)
     }
 
     /// The content `message` was sent as, for sealing it again: the same id

@@ -46,9 +46,9 @@ final class Sealer {
             case .deliveryCredential, .profile, .deviceList: break
             default: try handOverFirst(to: contact)
             }
-            let session = try dependencies.loadSession(contactId: contact.id)
+            let primary = try PrimarySession.load(for: contact, dependencies)
             let encoded = try content.encoded()
-            let envelope = try session.seal(encoded, using: random)
+            let envelope = try primary.session.seal(encoded, using: random)
             let conversation = try dependencies.conversation(with: contact)
             let requestID = Hex.encode(random.bytes(16))
             var messageId: Int64?
@@ -69,8 +69,9 @@ final class Sealer {
                                                     editOf: body.editedMessage?.bytes, at: now)
                 }
             }
-            try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
-            try deviceFanOut.fanOut(content, encoded: encoded, to: contact, conversation: conversation, messageId: messageId)
+            try primary.queued(requestID, at: now)
+            try deviceFanOut.fanOut(content, encoded: encoded, to: contact, conversation: conversation, messageId: messageId,
+                                    primary: primary.device)
         }
         return content.id
     }
@@ -106,7 +107,7 @@ final class Sealer {
               let own = try store.settings.value(SettingsRepository.Name.sharedDisplayName),
               (1...ContentLimits.maxDisplayNameLength).contains(own.utf8.count),
               try store.contacts.profileSent(contactId: contact.id) != own,
-              try store.sessions.load(contactId: contact.id) != nil else { return false }
+              try PrimarySession.exists(for: contact, dependencies) else { return false }
         try store.withinWrite { store in
             try store.contacts.setProfileSent(own, contactId: contact.id)
             try seal(.profile(displayName: own), to: contact.name)
@@ -130,7 +131,7 @@ final class Sealer {
         guard let current = try store.deviceLists.latestCounter(),
               contact.standing == .accepted, contact.verification != .changed,
               case let sent = try store.contacts.deviceListSent(contactId: contact.id), sent != current,
-              try store.sessions.load(contactId: contact.id) != nil else { return false }
+              try PrimarySession.exists(for: contact, dependencies) else { return false }
         let lists = try sent.map { try store.deviceLists.lists(after: $0) } ?? store.deviceLists.list(counter: current).map { [(current, $0)] } ?? []
         guard !lists.isEmpty else { return false }
         try store.withinWrite { store in
@@ -192,15 +193,17 @@ final class Sealer {
                               body: body.expiring(after: message.expiresAfter))
         try store.withinWrite { store in
             try handOverFirst(to: contact)
-            let session = try dependencies.loadSession(contactId: contact.id)
+            let primary = try PrimarySession.load(for: contact, dependencies)
             let encoded = try content.encoded()
-            let envelope = try session.seal(encoded, using: random)
-            try store.outbox.enqueue(requestId: Hex.encode(random.bytes(16)), messageId: message.id, conversationId: message.conversationId,
+            let envelope = try primary.session.seal(encoded, using: random)
+            let requestID = Hex.encode(random.bytes(16))
+            try store.outbox.enqueue(requestId: requestID, messageId: message.id, conversationId: message.conversationId,
                                      sealedPayload: envelope, at: now)
             try store.resends.recordEnvelope(digest: SHA256.hash(envelope), messageId: message.id, at: now)
-            try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
+            try primary.queued(requestID, at: now)
             // A file's pointer (or another content of a stored message) goes to every device too (§20.12).
-            try deviceFanOut.fanOut(content, encoded: encoded, to: contact, conversation: message.conversationId, messageId: message.id)
+            try deviceFanOut.fanOut(content, encoded: encoded, to: contact, conversation: message.conversationId, messageId: message.id,
+                                    primary: primary.device)
         }
     }
 
@@ -214,17 +217,17 @@ final class Sealer {
         let random = dependencies.random, now = dependencies.clock.now()
         try store.withinWrite { store in
             try handOverFirst(to: contact)
-            let session = try dependencies.loadSession(contactId: contact.id)
-            let envelope = try session.seal(encodedContent, using: random)
+            let primary = try PrimarySession.load(for: contact, dependencies)
+            let envelope = try primary.session.seal(encodedContent, using: random)
             let conversation = try dependencies.conversation(with: contact)
-            try store.outbox.enqueue(requestId: Hex.encode(random.bytes(16)), messageId: nil, conversationId: conversation,
-                                     sealedPayload: envelope, at: now)
+            let requestID = Hex.encode(random.bytes(16))
+            try store.outbox.enqueue(requestId: requestID, messageId: nil, conversationId: conversation, sealedPayload: envelope, at: now)
             try store.resends.recordContent(digest: SHA256.hash(envelope), contactId: contact.id, content: encodedContent,
                                             editOf: Content.editedMessageID(inEncoded: encodedContent), at: now)
-            try store.sessions.save(state: session.serialized(), contactId: contact.id, at: now)
+            try primary.queued(requestID, at: now)
             // A group's state or key goes to each of the contact's devices too (§20.17); a resend went to the one that asked.
             if !resend, let content = try? Content(decoding: encodedContent) {
-                try deviceFanOut.fanOut(content, encoded: encodedContent, to: contact, conversation: conversation)
+                try deviceFanOut.fanOut(content, encoded: encodedContent, to: contact, conversation: conversation, primary: primary.device)
             }
         }
     }

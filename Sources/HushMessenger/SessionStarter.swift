@@ -19,7 +19,8 @@ final class SessionStarter {
         guard let contact = try store.contacts.contact(identityKey: key.rawRepresentation) else {
             throw MessengerError.unknownContact(key.address.description)
         }
-        if try store.sessions.load(contactId: contact.id) != nil { return contact }
+        // A retired account key gets no new session (§20.14): its devices' start after the pass.
+        if try store.sessions.load(contactId: contact.id) != nil || dependencies.accountKeyRetired(contact) { return contact }
         let session = try await start(with: key.address)
         let now = dependencies.clock.now()
         try store.withinWrite { store in

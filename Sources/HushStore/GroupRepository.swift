@@ -308,6 +308,11 @@ public struct GroupRepository {
         }
     }
 
+    /// Forgets where a request goes (before it is sealed again for another mailbox).
+    public func removeRecipients(requestId: String) throws {
+        try database.execute("DELETE FROM outbox_recipients WHERE request_id = ?", [requestId])
+    }
+
     /// Members a fan-out request has not reached yet; nil when the request is not a fan-out.
     public func undeliveredRecipients(requestId: String) throws -> [[UInt8]]? {
         let rows: [([UInt8], Bool)] = try database.query(

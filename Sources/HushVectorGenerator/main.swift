@@ -816,6 +816,7 @@ func deviceListCases() throws -> [[String: Any]] {
                                      "device_key": Hex.encode(device.publicKey.rawRepresentation), "device_id": Hex.encode(entry.id.bytes),
                                      "proof": Hex.encode(entry.proof)]
         if !entry.isActive { fields["revoked_at"] = Int(entry.revokedAt) }
+        if entry.keepsAccountKey { fields["keeps_account_key"] = true }
         return fields
     }
     let build: [String: Any] = [
@@ -827,6 +828,19 @@ func deviceListCases() throws -> [[String: Any]] {
         "body": Hex.encode(Array(built.encoded.dropLast(128))), "account_signature": Hex.encode(Array(built.encoded.suffix(128).prefix(64))),
         "signer_signature": Hex.encode(Array(built.encoded.suffix(64))), "list": Hex.encode(built.encoded),
         "fingerprint": built.fingerprint.digits, "fingerprint_grouped": built.fingerprint.grouped]
+
+    // build: the phone, which keeps the account key (§20.13), revoked by the laptop: the account key is retired.
+    let phoneKeeping = phoneEntry.keepingAccountKey(), phoneRetired = phoneEntry.keepingAccountKey().revoked(at: t0 + 120_000)
+    let retiring = try DeviceList.sign(account: account, counter: 3, createdAt: t0 + 120_000, signer: laptop,
+                                       entries: [phoneRetired, laptopEntry])
+    let buildRetiring: [String: Any] = [
+        "kind": "build", "comment": "two devices: the phone, which keeps the account key (state 0x82: revoked, with the account key's bit), revoked by the laptop",
+        "account_identity_seed": VectorSeeds.hex("devices/account", 32), "account_identity_key": accountKey,
+        "counter": 3, "created_at": Int(t0 + 120_000), "signer": 1,
+        "devices": [deviceFields("phone", phone, phoneRetired), deviceFields("laptop", laptop, laptopEntry)],
+        "body": Hex.encode(Array(retiring.encoded.dropLast(128))), "account_signature": Hex.encode(Array(retiring.encoded.suffix(128).prefix(64))),
+        "signer_signature": Hex.encode(Array(retiring.encoded.suffix(64))), "list": Hex.encode(retiring.encoded),
+        "fingerprint": retiring.fingerprint.digits, "fingerprint_grouped": retiring.fingerprint.grouped]
 
     func signed(_ counter: UInt64, by signer: Ed25519.PrivateKey = phone, _ entries: [DeviceListEntry]) throws -> DeviceList {
         try DeviceList.sign(account: account, counter: counter, createdAt: t0 + counter * 60_000, signer: signer, entries: entries)
@@ -859,6 +873,30 @@ func deviceListCases() throws -> [[String: Any]] {
         step("the same, signed by the new key", try signed(4, by: comeback, [phoneEntry, laptopRevoked, try linking(comeback, "laptop", at: t0 + 240_000)]).encoded,
              "signerNotActive"),
         step("the phone renamed, the server linked", four.encoded, "accepted", fingerprint: four),
+    ]]
+
+    // The device that keeps the account key: marked once, never moved or dropped, and its revocation retires the key.
+    func keyStep(_ comment: String, _ bytes: [UInt8], _ result: String, keeper: String? = nil, retired: Bool = false) -> [String: Any] {
+        var fields = step(comment, bytes, result)
+        if result == "accepted" {
+            fields["account_key_device"] = keeper.map { $0 == "phone" ? Hex.encode(phoneEntry.id.bytes) : Hex.encode(laptopEntry.id.bytes) } ?? ""
+            fields["account_key_retired"] = retired
+        }
+        return fields
+    }
+    let keeper: [String: Any] = ["kind": "sequence", "comment": "the device that keeps the account key (§20.2, §20.3 steps 6 and 9c, §20.13, §20.14): "
+        + "account_key_device is the marked entry's id after an accepted step (empty: none), account_key_retired whether it is revoked",
+                                     "account_identity_key": accountKey, "steps": [
+        keyStep("list 1, from before the mark: no device keeps the account key", one.encoded, "accepted"),
+        keyStep("list 2 marks the phone (a list without a mark may gain one)", try signed(2, [phoneKeeping, laptopEntry]).encoded, "accepted", keeper: "phone"),
+        keyStep("both marked", DeviceList.signedBytes(body: DeviceList.encodeBody(account: account.publicKey, counter: 3, createdAt: t0 + 180_000,
+                                                                                 signer: phoneEntry.id,
+                                                                                 entries: [phoneKeeping, laptopEntry.keepingAccountKey()].sorted { $0.id < $1.id }),
+                                                  account: account, signer: phone), "accountKeyTwice"),
+        keyStep("the mark moved to the laptop", try signed(3, by: laptop, [phoneEntry, laptopEntry.keepingAccountKey()]).encoded, "changedDevice"),
+        keyStep("the mark dropped", try signed(3, [phoneEntry, laptopEntry]).encoded, "changedDevice"),
+        keyStep("the laptop revokes the phone, which keeps its mark: the account key is retired", retiring.encoded, "accepted",
+                keeper: "phone", retired: true),
     ]]
 
     // refusals: lists refused on their own, each signed with both keys so only its rule fails.
@@ -907,6 +945,9 @@ func deviceListCases() throws -> [[String: Any]] {
         step("active with a revocation time", crafted([entry(phoneEntry, revokedAt: t0 + 1)]), "badState"),
         step("revoked before it was added", crafted(sorted([phoneEntry, entry(laptopEntry, state: .revoked, revokedAt: t0)])), "badState"),
         step("state 0x03", crafted([phoneEntry]) { $0[DeviceLimits.headerLength + 16 + 32 + 8] = 0x03 }, "badState"),
+        step("state 0x80: the account key's bit without a state", crafted([phoneEntry]) { $0[DeviceLimits.headerLength + 16 + 32 + 8] = 0x80 }, "badState"),
+        step("state 0x83", crafted([phoneEntry]) { $0[DeviceLimits.headerLength + 16 + 32 + 8] = 0x83 }, "badState"),
+        step("state 0x41", crafted([phoneEntry]) { $0[DeviceLimits.headerLength + 16 + 32 + 8] = 0x41 }, "badState"),
         step("a name of 65 bytes", crafted([entry(phoneEntry, name: String(repeating: "n", count: 65))]), "nameTooLong"),
         step("an empty name", crafted([entry(phoneEntry, name: "")]), "badName"),
         step("a name with an escape sequence", crafted([entry(phoneEntry, name: "phone\u{1B}[2J")]), "badName"),
@@ -917,13 +958,14 @@ func deviceListCases() throws -> [[String: Any]] {
         step("seventeen active devices", crafted(signer: try vectorDevice("many/0"), sorted(seventeen)), "tooManyDevices"),
         step("no device", crafted([]), "noActiveDevice"),
         step("the only device revoked", crafted([phoneEntry.revoked(at: t0 + 1)]), "noActiveDevice"),
+        step("two devices keep the account key", crafted(sorted([phoneKeeping, laptopEntry.keepingAccountKey()])), "accountKeyTwice"),
         step("the laptop's key with the proof it made for another account", crafted(sorted([phoneEntry, foreignProof])), "badProof"),
         step("signed by a device it does not list", crafted(signer: laptop, [phoneEntry]), "unknownSigner"),
         step("the signer signature with one bit flipped", badSignerSignature, "badSignerSignature"),
         step("counter 0", crafted(counter: 0, [phoneEntry]), "notNewer"),
         step("the phone alone, counter 1: accepted", good, "accepted"),
     ]]
-    return [build, history, refusals]
+    return [build, history, refusals, buildRetiring, keeper]
 }
 
 try write("device-list", source: "Hush generator (Sources/HushVectorGenerator) from fixed seeds; PROTOCOL.md §20.1-§20.4",

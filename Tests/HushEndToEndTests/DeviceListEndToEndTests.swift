@@ -187,6 +187,76 @@ import Testing
         #expect(try !bed.history(laptop, with: "team").contains { $0.body == "the team after the revocation" })
     }
 
+    /// The first device, which keeps the account key at the relay (§20.13), revoked from the linked one
+    /// (§20.14): bob's next messages and the group's reach the laptop and not the desk, which knows it
+    /// was revoked and writes nothing; what it still sends on the account key is set aside by bob, and a
+    /// new contact reaches the laptop. Before, a revocation of the first device was refused ("would not
+    /// cut it off yet").
+    @Test func theFirstDeviceRevokedFromALinkedOneReadsNothingSentAfter() throws {
+        let bed = try Testbed("device-first-revoked")
+        let alice = try bed.newUser("alice"), bob = try bed.newUser("bob")
+        try bed.acquaint(alice, bob)
+        let laptop = try Self.link(bed, from: alice, as: "laptop", existingName: "desk")
+        try bed.succeed(bob, ["group", "create", "team", "alice"])
+        for _ in 0..<2 { for user in [bob, alice, laptop] { try bed.sync(user) } }
+        try bed.send(bob, to: "alice", "before")
+        try bed.send(bob, to: "team", "team before")
+        for user in [alice, laptop] {
+            try bed.sync(user)
+            #expect(try bed.history(user, with: "bob").contains { $0.body == "before" }, "\(user.name)")
+            #expect(try bed.history(user, with: "team").contains { $0.body == "team before" }, "\(user.name)")
+        }
+
+        let revoked = try bed.hush(laptop, ["device", "revoke", "desk", "--json"])
+        #expect(revoked.status == 0, "\(revoked)")
+        let listed = try Self.devices(try bed.succeed(laptop, ["device", "list", "--json"]).json())
+        #expect(listed.active == ["laptop"] && listed.revoked == ["desk"], "\(listed)")
+        // Before its next sync the desk does not know: what it sends on the account key then is set
+        // aside by bob, who holds the list (his sync takes it first, from the laptop), with its reason.
+        try bed.send(alice, to: "bob", "from the desk, not told yet")
+        let refused = try bed.hush(bob, ["sync", "--json"])
+        #expect(refused.status == 24, "\(refused)")
+        #expect(try bed.succeed(bob, ["audit", "local"]).stdout.contains("account key, retired"))
+        #expect(try !bed.history(bob, with: "alice").contains { $0.body == "from the desk, not told yet" })
+        let seen = try Self.devices(try bed.succeed(bob, ["verify", "alice", "--json"]).json()["devices"] as? [String: Any])
+        #expect(seen.revoked == ["desk"] && seen.active == ["laptop"], "\(seen)")
+
+        // Bob writes on: only the laptop reads it, 1:1 and in the group (bob administers it: the
+        // revocation asked him for a new key, which his sync above wrote).
+        try bed.send(bob, to: "alice", "after")
+        try bed.send(bob, to: "team", "team after")
+        // The desk's transcript of what it sent untold is set aside by the laptop too (exit 24).
+        let laptopSync = try bed.hush(laptop, ["sync", "--json"])
+        #expect(laptopSync.status == 24, "\(laptopSync)")
+        #expect(try bed.succeed(laptop, ["audit", "local"]).stdout.contains("this account's key, retired"))
+        #expect(try !bed.history(laptop, with: "bob").contains { $0.body == "from the desk, not told yet" })
+        #expect(try bed.history(laptop, with: "bob").contains { $0.body == "after" })
+        #expect(try bed.history(laptop, with: "team").contains { $0.body == "team after" })
+        _ = try bed.hush(alice, ["sync", "--json"])
+        #expect(try !bed.history(alice, with: "bob").contains { $0.body == "after" })
+        #expect(try !bed.history(alice, with: "team").contains { $0.body == "team after" })
+        // The desk learnt it was revoked and writes nothing more, saying why.
+        let refusedHere = try bed.hush(alice, ["send", "bob", "from the revoked desk"])
+        #expect(refusedHere.status != 0 && refusedHere.stderr.contains("this device was revoked from its account"), "\(refusedHere)")
+        #expect(try Self.devices(try bed.succeed(alice, ["device", "list", "--json"]).json()).revoked == ["desk"])
+
+        // The laptop's answer reaches bob, who answers it again: the conversation goes on without the desk.
+        try bed.send(laptop, to: "bob", "from the laptop")
+        try bed.sync(bob)
+        #expect(try bed.history(bob, with: "alice").contains { $0.body == "from the laptop" && $0.direction == "in" })
+        try bed.send(bob, to: "alice", "still here")
+        try bed.sync(laptop)
+        #expect(try bed.history(laptop, with: "bob").contains { $0.body == "still here" })
+
+        // A stranger who adds alice by address now reaches the laptop, not the account key.
+        let dave = try bed.newUser("dave")
+        try bed.succeed(dave, ["contact", "add", "alice", alice.address])
+        try bed.send(dave, to: "alice", "dave's first words")
+        try bed.sync(laptop)
+        let requests = try bed.succeed(laptop, ["requests", "--json"]).stdout
+        #expect(requests.contains(dave.address) && requests.contains("dave's first words"), "\(requests)")
+    }
+
     /// The recovery key a revocation makes reaches the account's other active devices (§20.14): a
     /// backup the first device makes afterwards opens with the new key and not with the old one,
     /// which the revoked device holds and keeps.

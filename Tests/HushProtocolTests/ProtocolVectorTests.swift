@@ -56,6 +56,17 @@ import Testing
         steps[refusedAt]["result"] = "changedDevice"
         acceptsUnrevoking["steps"] = steps
         #expect(throws: (any Error).self) { try DeviceListSuite().run(acceptsUnrevoking) }
+        // The account key said not retired after the list that retires it fails, as does a mark on another device.
+        var keeper = try #require(deviceLists.first { ($0["comment"] as? String)?.hasPrefix("the device that keeps the account key") == true })
+        var keeperSteps = try #require(keeper["steps"] as? [[String: Any]])
+        let retiredAt = try #require(keeperSteps.firstIndex { $0["account_key_retired"] as? Bool == true })
+        keeperSteps[retiredAt]["account_key_retired"] = false
+        keeper["steps"] = keeperSteps
+        #expect(throws: (any Error).self) { try DeviceListSuite().run(keeper) }
+        keeperSteps[retiredAt]["account_key_retired"] = true
+        keeperSteps[retiredAt]["account_key_device"] = ""
+        keeper["steps"] = keeperSteps
+        #expect(throws: (any Error).self) { try DeviceListSuite().run(keeper) }
         // A link code whose archive key or refusal reason is off fails.
         let (_, linkCodes) = try Self.load("link-code")
         var badArchiveKey = linkCodes[0]

@@ -34,6 +34,13 @@ public struct DeviceList: Sendable, Equatable {
 
     public func entry(_ id: DeviceID) -> DeviceListEntry? { entries.first { $0.id == id } }
 
+    /// The device that keeps the account key at the relay (§20.13), when the list marks one.
+    public var accountKeyDevice: DeviceListEntry? { entries.first(where: \.keepsAccountKey) }
+
+    /// Whether the device that kept the account key is revoked (§20.14): the
+    /// account key is retired, and nothing is sealed to it or accepted from it.
+    public var retiresAccountKey: Bool { accountKeyDevice.map { !$0.isActive } ?? false }
+
     /// Signs a list of `entries` (in any order: they are sorted) with the
     /// account key and the signing device's key, and checks it as a contact
     /// would, so no list a contact must refuse leaves this function.
@@ -104,6 +111,7 @@ public struct DeviceList: Sendable, Equatable {
         let active = entries.filter(\.isActive).count
         guard active <= DeviceLimits.maxActiveDevices else { throw .deviceListRefused(.tooManyDevices) }
         guard active > 0 else { throw .deviceListRefused(.noActiveDevice) }
+        guard entries.filter(\.keepsAccountKey).count <= 1 else { throw .deviceListRefused(.accountKeyTwice) }
         // 7. Every device's proof, in list order.
         for entry in entries { try entry.verifyProof(account: account) }
         // 8. The signing device: listed, and its signature.
@@ -128,14 +136,16 @@ public struct DeviceList: Sendable, Equatable {
             guard previous < id else { throw .deviceListRefused(.notCanonical) }
         }
         let addedAt = try readU64(&reader)
-        guard let state = DeviceListEntry.State(rawValue: try read(&reader, 1)[0]) else { throw .deviceListRefused(.badState) }
+        let stateByte = try read(&reader, 1)[0]
+        guard let state = DeviceListEntry.State(rawValue: stateByte & ~DeviceListEntry.accountKeyBit) else { throw .deviceListRefused(.badState) }
         let revokedAt = try readU64(&reader)
         try DeviceListEntry.checkState(state, addedAt: addedAt, revokedAt: revokedAt)
         let nameLength = Int(try read(&reader, 1)[0])
         guard nameLength <= DeviceLimits.maxNameLength else { throw .deviceListRefused(.nameTooLong) }
         let name = try DeviceName.check(try read(&reader, nameLength))
         let proof = try read(&reader, DeviceLimits.signatureLength)
-        return DeviceListEntry(unchecked: id, key: key, addedAt: addedAt, state: state, revokedAt: revokedAt, name: name, proof: proof)
+        return DeviceListEntry(unchecked: id, key: key, addedAt: addedAt, state: state, revokedAt: revokedAt,
+                               keepsAccountKey: stateByte & DeviceListEntry.accountKeyBit != 0, name: name, proof: proof)
     }
 
     /// Reads that report a short body as the list's `truncated`.

@@ -12,11 +12,19 @@ import HushCrypto
 /// list can claim a key someone else holds. It covers nothing that changes
 /// (name, state), so a device can be renamed or revoked without its key —
 /// a lost device must still be revocable.
+///
+/// The state byte's high bit (`0x80`) marks the one device that keeps the
+/// account key at the relay (§20.13): its sessions, prekeys and mailbox are
+/// the account key's, so contacts' account-key sessions stand for it, and
+/// its revocation retires the account key (§20.14).
 public struct DeviceListEntry: Sendable, Equatable {
     public enum State: UInt8, Sendable {
         case active = 0x01
         case revoked = 0x02
     }
+
+    /// The state byte's bit for the device that keeps the account key.
+    static let accountKeyBit: UInt8 = 0x80
 
     public let id: DeviceID
     public let key: Ed25519.PublicKey
@@ -25,6 +33,9 @@ public struct DeviceListEntry: Sendable, Equatable {
     public let state: State
     /// Milliseconds since 1970 when it was revoked; 0 while active.
     public let revokedAt: UInt64
+    /// Whether this is the device whose key at the relay is the account key
+    /// (§20.13): at most one per list, and once marked it stays marked.
+    public let keepsAccountKey: Bool
     /// What the account calls the device. Untrusted text for contacts: sanitise it before showing.
     public let name: String
     public let proof: [UInt8]
@@ -33,7 +44,7 @@ public struct DeviceListEntry: Sendable, Equatable {
     public static func linking(_ device: Ed25519.PrivateKey, to account: IdentityKey, name: String,
                                addedAt: UInt64) throws(ProtocolError) -> DeviceListEntry {
         let entry = DeviceListEntry(unchecked: DeviceID(deviceKey: device.publicKey), key: device.publicKey, addedAt: addedAt,
-                                    state: .active, revokedAt: 0, name: name,
+                                    state: .active, revokedAt: 0, keepsAccountKey: false, name: name,
                                     proof: device.signature(for: proofTranscript(account: account, deviceKey: device.publicKey)))
         try entry.checkFields(account: account)
         return entry
@@ -42,26 +53,35 @@ public struct DeviceListEntry: Sendable, Equatable {
     /// An entry as written, checked only when a list is decoded. For vectors
     /// that must build refused lists, and for the decoder itself.
     @_spi(Vectors)
-    public init(unchecked id: DeviceID, key: Ed25519.PublicKey, addedAt: UInt64, state: State, revokedAt: UInt64, name: String,
-                proof: [UInt8]) {
+    public init(unchecked id: DeviceID, key: Ed25519.PublicKey, addedAt: UInt64, state: State, revokedAt: UInt64,
+                keepsAccountKey: Bool = false, name: String, proof: [UInt8]) {
         self.id = id
         self.key = key
         self.addedAt = addedAt
         self.state = state
         self.revokedAt = revokedAt
+        self.keepsAccountKey = keepsAccountKey
         self.name = name
         self.proof = proof
     }
 
     /// This device revoked at `time` (it stays in every later list, §20.2).
     public func revoked(at time: UInt64) -> DeviceListEntry {
-        DeviceListEntry(unchecked: id, key: key, addedAt: addedAt, state: .revoked, revokedAt: time, name: name, proof: proof)
+        DeviceListEntry(unchecked: id, key: key, addedAt: addedAt, state: .revoked, revokedAt: time, keepsAccountKey: keepsAccountKey,
+                        name: name, proof: proof)
+    }
+
+    /// This device marked as the one that keeps the account key at the relay (§20.13).
+    public func keepingAccountKey() -> DeviceListEntry {
+        DeviceListEntry(unchecked: id, key: key, addedAt: addedAt, state: state, revokedAt: revokedAt, keepsAccountKey: true,
+                        name: name, proof: proof)
     }
 
     /// This device under another name.
     public func renamed(_ newName: String) throws(ProtocolError) -> DeviceListEntry {
         _ = try DeviceName.check(Array(newName.utf8))
-        return DeviceListEntry(unchecked: id, key: key, addedAt: addedAt, state: state, revokedAt: revokedAt, name: newName, proof: proof)
+        return DeviceListEntry(unchecked: id, key: key, addedAt: addedAt, state: state, revokedAt: revokedAt,
+                               keepsAccountKey: keepsAccountKey, name: newName, proof: proof)
     }
 
     public var isActive: Bool { state == .active }
@@ -75,7 +95,7 @@ public struct DeviceListEntry: Sendable, Equatable {
         var out = id.bytes
         out += key.rawRepresentation
         out.appendBigEndian(addedAt)
-        out.append(state.rawValue)
+        out.append(state.rawValue | (keepsAccountKey ? Self.accountKeyBit : 0))
         out.appendBigEndian(revokedAt)
         let nameBytes = Array(name.utf8)
         out.append(UInt8(truncatingIfNeeded: nameBytes.count))
@@ -112,5 +132,7 @@ public struct DeviceListEntry: Sendable, Equatable {
 }
 
 extension DeviceListEntry: CustomStringConvertible {
-    public var description: String { "DeviceListEntry(\(id), \(state), added \(addedAt))" }
+    public var description: String {
+        "DeviceListEntry(\(id), \(state)\(keepsAccountKey ? ", keeps the account key" : ""), added \(addedAt))"
+    }
 }

@@ -18,6 +18,7 @@ public enum DeviceListProblem: String, Sendable, Equatable, CaseIterable {
     case badName
     case trailingBytes
     case noActiveDevice
+    case accountKeyTwice
     case badProof
     case unknownSigner
     case badSignerSignature
@@ -45,6 +46,7 @@ public enum DeviceListProblem: String, Sendable, Equatable, CaseIterable {
         case .badName: return "a device name is empty, not UTF-8, or holds a control or bidirectional formatting character"
         case .trailingBytes: return "it has bytes after its last device"
         case .noActiveDevice: return "it lists no active device"
+        case .accountKeyTwice: return "it marks more than one device as the one keeping the account key"
         case .badProof: return "a device's proof that it holds its key does not verify"
         case .unknownSigner: return "the device that signed it is not in it"
         case .badSignerSignature: return "the signing device's signature does not verify"
@@ -52,7 +54,7 @@ public enum DeviceListProblem: String, Sendable, Equatable, CaseIterable {
         case .signerNotActive: return "it was signed by a device that is not active in the list already accepted"
         case .droppedDevice: return "it leaves out a device of the list already accepted"
         case .unrevoked: return "it makes a revoked device active again"
-        case .changedDevice: return "it changes a device's key or the date it was linked"
+        case .changedDevice: return "it changes a device's key, the date it was linked, or which device keeps the account key"
         }
     }
 }

@@ -50,6 +50,8 @@ public struct DeviceListVerifier: Sendable {
             guard ConstantTime.equals(now.key.rawRepresentation, held.key.rawRepresentation), now.addedAt == held.addedAt else {
                 throw .deviceListRefused(.changedDevice)
             }
+            // The device that keeps the account key stays marked: no list moves the account key's sessions elsewhere.
+            guard !held.keepsAccountKey || now.keepsAccountKey else { throw .deviceListRefused(.changedDevice) }
         }
         return .accepted(DeviceListChange(previous: current, list: list))
     }

@@ -9,7 +9,11 @@ import HushCrypto
 ///   deterministic), and the list must decode to the same devices;
 /// - `sequence`: lists given in order to one verifier of the account; each
 ///   step's `result` is `accepted`, `unchanged`, or the name of the rule of
-///   §20.3 that refuses it (a refused list changes nothing).
+///   §20.3 that refuses it (a refused list changes nothing). A step with
+///   `account_key_device` names the entry then marked as keeping the
+///   account key (empty: none) and `account_key_retired` whether it is
+///   revoked (§20.13, §20.14).
+/// A device of a `build` case with `keeps_account_key` is marked so.
 public struct DeviceListSuite: VectorSuite {
     public let name = "hush-device-list"
     public init() {}
@@ -37,6 +41,7 @@ public struct DeviceListSuite: VectorSuite {
             case "revoked": entry = entry.revoked(at: UInt64(try device.int("revoked_at")))
             case let other: throw VectorFailure("device \(index): unknown state '\(other)'")
             }
+            if device.values["keeps_account_key"] as? Bool == true { entry = entry.keepingAccountKey() }
             try expectHex(key.publicKey.rawRepresentation, try device.hex("device_key"), "device \(index) key")
             try expectHex(entry.id.bytes, try device.hex("device_id"), "device \(index) id")
             try expectHex(entry.proof, try device.hex("proof"), "device \(index) proof")
@@ -75,6 +80,10 @@ public struct DeviceListSuite: VectorSuite {
                 actual = problem.rawValue
             }
             try expectEqual(actual, expected, "step \(index) (\((try? step.string("comment")) ?? ""))")
+            if let keeper = step.values["account_key_device"] as? String {
+                try expectEqual(verifier.current?.accountKeyDevice.map { Hex.encode($0.id.bytes) } ?? "", keeper, "account key's device after step \(index)")
+                try expectEqual(verifier.current?.retiresAccountKey ?? false, (step.values["account_key_retired"] as? Bool ?? false), "account key retired after step \(index)")
+            }
             if let fingerprint = step.values["fingerprint"] as? String {
                 try expectEqual(verifier.current?.fingerprint.digits ?? "", fingerprint, "fingerprint after step \(index)")
             }

@@ -14,7 +14,8 @@ struct DeviceCommand: ParsableCommand {
             account, and contacts are told of every device linked or revoked (`hush verify` shows an \
             account's devices), so what they send reaches every device. What one device sends shows \
             on the others, groups and contacts are the same on every device, and large groups \
-            (--large) stay on the original device, which cannot be revoked yet.
+            (--large) stay on the original device (revoking it leaves the account in them with no \
+            device that reads them).
 
             Examples:
               hush device link                  (then, on the new machine: hush init --link CODE)
@@ -193,9 +194,10 @@ struct DeviceRevokeCommand: AsyncParsableCommand {
             already holds (the history up to its link, the account seed) cannot be taken back \
             (SECURITY.md). Every group the account administers gets a new key, and the admins of \
             the others are asked for one, so the revoked device reads nothing sent there afterwards \
-            (once their clients have run). Revoke this device from another one. The account's first device cannot \
-            be revoked yet: it keeps the account key at the relay, so a list revoking it would not \
-            cut it off. The account must not be open \
+            (once their clients have run). Revoke this device from another one. Any device may \
+            be revoked, the account's first one too: it kept the account key at the relay, and \
+            contacts then send nothing more to that key and refuse what comes from it (its large \
+            groups are left without a device that reads them). The account must not be open \
             elsewhere (stop `hush daemon` first).
             """)
 
