@@ -126,4 +126,10 @@ public struct OutboxRepository {
             UPDATE outbox SET request_id = ?, payload = ?, status = 'pending', next_attempt_at = ? WHERE request_id = ?
             """, [newRequestId, sealedPayload, time, requestId])
     }
+
+    /// Forgets a request's failed attempts: the user asked to retry it, and
+    /// it gets a new round (kept, one failed try gave it up again at once).
+    public func resetFailures(requestId: String) throws {
+        try database.execute("UPDATE outbox SET fail_count = 0 WHERE request_id = ?", [requestId])
+    }
 }

@@ -68,6 +68,7 @@ public struct SendQueue {
         try database.withinTransaction { _ in
             guard let item = try outbox.item(requestId: requestId) else { throw StoreError.notFound("outbox request") }
             try outbox.reschedule(requestId: requestId, at: time)
+            try outbox.resetFailures(requestId: requestId)
             if let messageId = item.messageId { try messages.moveOutgoing(messageId: messageId, to: .pending) }
         }
     }
@@ -80,6 +81,7 @@ public struct SendQueue {
         try database.withinTransaction { _ in
             guard let item = try outbox.item(requestId: requestId) else { throw StoreError.notFound("outbox request") }
             try outbox.replaceEnvelope(requestId: requestId, newRequestId: newRequestId, sealedPayload: sealedPayload, at: time)
+            try outbox.resetFailures(requestId: newRequestId)
             if let messageId = item.messageId { try messages.moveOutgoing(messageId: messageId, to: .pending) }
         }
     }

@@ -130,7 +130,16 @@ import HushStore
             _ = await alice.messenger.flushOutbox()
         }
         #expect(try await alice.messenger.outbox().first?.status == .failed)
+        // `hush retry` while the relay is still down starts a new round of attempts: the message
+        // waits again, pending, instead of failing at its first try (its old count was kept, so one
+        // try spent every attempt).
+        _ = try await alice.messenger.retry(requestID: nil)
+        let retried = try #require(try await alice.messenger.outbox().first)
+        #expect(retried.status == .pending && retried.failCount == 1, "\(retried.status) after \(retried.failCount) attempts")
+        #expect(try await alice.messenger.history(with: "bob").last?.status == .pending)
         relay.state.withLock { $0.depositFailures = [] }
+        alice.clock.advance(milliseconds: 60_000)
+        #expect(await alice.messenger.flushOutbox().sent == 1)
     }
 
     @Test func expiredTokenReauthenticatesOnce() async throws {

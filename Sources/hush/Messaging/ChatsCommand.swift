@@ -320,7 +320,9 @@ struct RetryCommand: AsyncParsableCommand {
         discussion: """
             A text or a file whose upload finished is sealed again on the current session,
             under a new request id; one still waiting afterwards is printed with its new id
-            (`--json`: "resealed"), one the relay took counts as sent.
+            (`--json`: "resealed"), one the relay took counts as sent. Each message retried gets
+            a new round of attempts: one the relay still cannot take stays pending and is tried
+            again with backoff (`hush sync`, `hush chat`, `hush daemon`) before it fails again.
 
             Examples:
               hush retry
