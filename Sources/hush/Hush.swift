@@ -35,7 +35,7 @@ struct Hush: AsyncParsableCommand {
                 // Only where the number was taken for an option: an option's negative value parses,
                 // and its range check speaks for itself.
                 let message = Hush.message(for: error)
-                if message.contains("Missing expected argument") || message.contains("'\(negative)'") {
+                if message.contains("Missing expected argument") || message.contains("Missing value for") || message.contains("'\(negative)'") {
                     CommandOutput.current.write(.stderr, Hush.fullMessage(for: error) + "\n")
                     printNotice(CommandSuggestions.negativeNumberNote(negative))
                     Foundation.exit(Hush.exitCode(for: error).rawValue)

@@ -49,6 +49,9 @@ import Testing
         let option = try cli.hush(["history", "bob", "--limit", "-3"], passphrase: nil)
         #expect(option.status == 64 && option.stderr.contains("--limit must be between 1 and 500") && !option.stderr.contains("read as an option"),
                 "\(option.stderr)")
+        // One the parser took for an option's missing value (it said only "Missing value for '--port <port>'").
+        let port = try cli.hush(["relay", "serve", "--port", "-1"], passphrase: nil)
+        #expect(port.status == 64 && port.stderr.contains("`-1` was read as an option"), "\(port.stderr)")
     }
 
     /// A data directory open to others (mode 755) names the directory and
