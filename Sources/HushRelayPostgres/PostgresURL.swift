@@ -18,8 +18,10 @@ public struct PostgresURL: Sendable, CustomStringConvertible, CustomReflectable 
     public enum SSLMode: String, Sendable { case disable, prefer, require }
 
     public init(_ text: String) throws(PostgresURLError) {
+        guard text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") else { throw PostgresURLError("it must start with postgres://") }
         guard let components = URLComponents(string: text), ["postgres", "postgresql"].contains(components.scheme ?? "") else {
-            throw PostgresURLError("it must start with postgres://")
+            // Foundation refuses the whole URL for one bad part; a port that is not a number is the common one.
+            throw PostgresURLError("it does not parse as postgres://USER@HOST[:PORT]/DATABASE (is the port a number?)")
         }
         guard let host = components.host, !host.isEmpty else { throw PostgresURLError("it names no host") }
         guard let user = components.user, !user.isEmpty else { throw PostgresURLError("it names no user (postgres://USER@HOST/DATABASE)") }

@@ -17,5 +17,9 @@ import Testing
         for text in ["mysql://u@h/d", "postgres://h/d", "postgres://u@h/", "postgres://u@h:0/d", "postgres://u@h/d?sslmode=maybe"] {
             #expect(throws: PostgresURLError.self, "\(text)") { try PostgresURL(text) }
         }
+        // A port that is not a number makes the whole URL unparsable: said as such (it said "must start with postgres://").
+        #expect { try PostgresURL("postgres://u@127.0.0.1:abc/d") } throws: { error in
+            "\(error)".contains("is the port a number?") && !"\(error)".contains("must start with")
+        }
     }
 }
