@@ -271,7 +271,7 @@ extension HushAccount {
                                                           store: store, name: thisDeviceName, now: now)
         progress.keystoreContents = keystoreContents
         let next = try DeviceList.sign(account: identity, counter: current.counter + 1, createdAt: now, signer: ownKey,
-                                       entries: try markingAccountKeyDevice(current.entries + [entry], store: store, identity: identity))
+                                       entries: current.entries + [entry])
         // Published first, kept after (as a revocation does): a list kept here but refused at the relay
         // would be the base of the next one and go to contacts, who would then refuse every later list.
         try await publish(next, replacing: current, of: identity, store: store, with: mailbox.client)
@@ -464,25 +464,9 @@ extension HushAccount {
             throw HushError(.invalidInput, reason: "this device's name is refused: 1 to 64 bytes of UTF-8 without control characters",
                             suggestion: "give another name with --name")
         }
-        // The device that makes list 1 is the one that registered the account key at the relay (§20.13).
-        let first = try DeviceList.sign(account: identity, counter: 1, createdAt: now, signer: ownKey, entries: [own.keepingAccountKey()])
+        let first = try DeviceList.sign(account: identity, counter: 1, createdAt: now, signer: ownKey, entries: [own])
         try store.deviceLists.keep(first.encoded, counter: first.counter, at: Int64(now))
         return (ownKey, first)
-    }
-
-    /// `entries` with the device that keeps the account key at the relay
-    /// marked (§20.2, §20.13) when none is: the signer of the account's list
-    /// 1, which in Hush is always the device that registered the account key
-    /// (`init`). Lists signed before the mark existed gain it with the next
-    /// list any device signs, so that revoking that device retires the
-    /// account key at every contact (§20.14). Unchanged when list 1 is not
-    /// kept here or its signer is not among `entries`.
-    static func markingAccountKeyDevice(_ entries: [DeviceListEntry], store: MessageStore,
-                                        identity: IdentityKeyPair) throws -> [DeviceListEntry] {
-        guard !entries.contains(where: \.keepsAccountKey),
-              let bytes = try store.deviceLists.list(counter: 1),
-              let first = try? DeviceList.decode(bytes, account: identity.publicKey) else { return entries }
-        return entries.map { $0.id == first.signer ? $0.keepingAccountKey() : $0 }
     }
 
     /// Joins the account whose device showed `code`, making a new home in

@@ -73,9 +73,15 @@ extension HushAccount {
                        relay: String) async throws -> DeviceRevocation {
         let own = DeviceID(deviceKey: ownKey.publicKey)
         let now = UInt64(Date().timeIntervalSince1970 * 1000)
+        // The first device revoked: its entry is marked as the one that kept the account key, which
+        // retires that key at every contact (§20.13, §20.14). Only this list carries the mark, so
+        // clients that predate it read every list before it.
+        let keepsAccountKey = try keepsAccountKey(target, in: current, store: store, identity: identity)
         let next = try DeviceList.sign(account: identity, counter: current.counter + 1, createdAt: now, signer: ownKey,
-                                       entries: try markingAccountKeyDevice(current.entries.map { $0.id == target.id ? $0.revoked(at: now) : $0 },
-                                                                            store: store, identity: identity))
+                                       entries: current.entries.map { entry in
+                                           guard entry.id == target.id else { return entry }
+                                           return keepsAccountKey ? entry.revoked(at: now).keepingAccountKey() : entry.revoked(at: now)
+                                       })
         // Published first: a list kept here but not at the relay would
         // leave contacts who look the account up with the device active.
         try await publish(next, replacing: current, of: identity, store: store, with: RelayClient(baseURL: relay))
@@ -103,6 +109,25 @@ extension HushAccount {
         return DeviceRevocation(device: LinkedDevice(revoked, thisDevice: own), recoveryKey: recoveryKey, contactsTold: told.contacts,
                                 groupsRekeyed: told.rekey?.rekeyed, adminsAsked: told.rekey?.asked,
                                 groupsNotRekeyed: told.rekey?.failed ?? [])
+    }
+
+    /// Whether `target` is the device that keeps the account key at the
+    /// relay (§20.13): the entry `current` marks so, or, with none marked,
+    /// the signer of the account's list 1 (in Hush the device `init` made,
+    /// which registered the account key). A list that marks another device
+    /// than list 1's signer was not signed by Hush: revoking the first
+    /// device under it would retire nothing, so it is refused.
+    static func keepsAccountKey(_ target: DeviceListEntry, in current: DeviceList, store: MessageStore,
+                                identity: IdentityKeyPair) throws -> Bool {
+        let first = try store.deviceLists.list(counter: 1).flatMap { try? DeviceList.decode($0, account: identity.publicKey) }
+        if let marked = current.accountKeyDevice {
+            if marked.id != target.id, first?.signer == target.id {
+                throw HushError(.other, reason: "the account's device list marks another device than the first as keeping the account key, so revoking the first device would not cut it off",
+                                suggestion: "a device of the account signed a list Hush does not sign: treat the account as compromised and make a new identity (SECURITY.md)")
+            }
+            return marked.id == target.id
+        }
+        return first?.signer == target.id
     }
 
     /// A home with the account's list but no device key of it: restored from

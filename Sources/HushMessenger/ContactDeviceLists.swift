@@ -66,7 +66,11 @@ final class ContactDeviceLists {
         }
         // The device that kept the account key revoked: the account key's session ends with it, and
         // what is sealed from now on goes to the account's other devices (`PrimarySession`).
-        if change.list.retiresAccountKey { try store.sessions.delete(contactId: contact.id) }
+        if change.list.retiresAccountKey {
+            try store.sessions.delete(contactId: contact.id)
+            // What was queued for the account key before this list came goes elsewhere, or nowhere.
+            if held?.retiresAccountKey != true { try RetiredAccountKey(dependencies).redirectQueued(for: contact) }
+        }
         guard let text = DeviceListNotice.text(for: change, first: held == nil) else { return }
         let conversation = try dependencies.conversation(with: contact)
         var notice = NewMessage(conversationId: conversation, clientMessageId: MessageID.random(using: dependencies.random).description,

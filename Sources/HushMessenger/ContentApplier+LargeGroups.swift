@@ -12,6 +12,12 @@ extension ContentApplier {
                          expiresAfter: UInt32? = nil) throws {
         let contact = try store.contacts.contact(identityKey: author.rawRepresentation)
         guard contact?.standing != .blocked else { return }
+        // A large group's messages are the account key's (§18.4): once the list held of the author
+        // retires it (§20.14), what the relay stored after the revocation is the revoked device's.
+        if let contact, let kept = try dependencies.heldDeviceList(of: contact)?.accountKeyDevice, !kept.isActive,
+           UInt64(clamping: envelope.relayTimestamp) > kept.revokedAt {
+            throw MessengerError.protocolFailure("a large group's message from \(contact.name)'s account key, retired when the device that kept it was revoked")
+        }
         let body: String, contentType: String
         var pointer: AttachmentPointer?
         var replyTo: MessageID?

@@ -391,8 +391,12 @@ final class Dispatcher {
                     try store.sendQueue.markFailed(requestId: item.requestId, error: error, nextAttemptAt: retryAt)
                     // Given up on: the message failed, logged in the same commit.
                     if retryAt == nil, let messageID = item.messageId, let message = try store.messages.message(id: messageID) {
-                        // A group's failure names no one ("" as before): the ids say which conversation.
-                        let name = if case let .contact(name) = route { name } else { "" }
+                        // A group's failure names no one ("" as before): the ids say which conversation. A
+                        // contact's message sent to a device (its account key retired) names the contact.
+                        let name = if case let .contact(name) = route { name } else {
+                            try store.groups.group(conversationId: item.conversationId) == nil
+                                ? try store.contacts.contact(conversationId: item.conversationId)?.name ?? "" : ""
+                        }
                         try dependencies.emit(.statusChanged(clientMessageID: message.clientMessageId, status: .failed, contact: name,
                                                              messageID: message.id, conversationID: message.conversationId))
                     }

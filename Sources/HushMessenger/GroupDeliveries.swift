@@ -21,6 +21,18 @@ final class GroupDeliveries {
         self.sealer = sealer
     }
 
+    /// Whether `content` is a large group's state or rekey request for a
+    /// member whose account key is retired (§20.14): large groups stay with
+    /// the account key (§18.4), so nothing of them goes to its devices.
+    private static func isLargeGroupState(_ content: [UInt8], toRetired contact: Contact,
+                                          _ dependencies: MessengerDependencies) throws -> Bool {
+        guard try dependencies.accountKeyRetired(contact), let decoded = try? Content(decoding: content) else { return false }
+        switch decoded.body {
+        case .largeGroupUpdate, .largeGroupRekey: return true
+        default: return false
+        }
+    }
+
     /// Seals what waits for members over their pairwise sessions, starting
     /// sessions (a bundle from the relay) with members we never wrote to.
     /// A member we cannot reach now keeps its deliveries for the next flush.
@@ -45,7 +57,7 @@ final class GroupDeliveries {
             }
             do {
                 let contact = try await sessions.contactWithSession(for: key)
-                guard contact.standing != .blocked else {
+                guard contact.standing != .blocked, try !Self.isLargeGroupState(delivery.content, toRetired: contact, dependencies) else {
                     try store.groups.removeDelivery(id: delivery.id)
                     continue
                 }

@@ -218,9 +218,16 @@ final class GroupSenderKeys {
                 throw MessengerError.protocolFailure("a group message from a member removed before it was sent")
             }
         }
+        // A revoked device's chain opens what the relay stored by the revocation, and nothing after it
+        // (§20.14): the device keeps its chains, and a rekey does not undo an earlier epoch's.
+        if let revokedAt = try revocationTime(ofChainKeptUnder: stored.memberKey, device: stored.deviceKey),
+           UInt64(clamping: envelope.relayTimestamp) > revokedAt {
+            throw MessengerError.protocolFailure("a group message from a device its account revoked before it was sent")
+        }
         // Another device of ours (§20.17): its chain is kept under its key at the relay (the account key
-        // for the first device), and what it sealed is ours, shown as sent.
-        let fromOwnDevice = try stored.memberKey == me.rawRepresentation || ownDevices.isActiveDevice(stored.memberKey)
+        // for the first device), and what it sealed is ours, shown as sent (a device revoked since too,
+        // for what it sent before).
+        let fromOwnDevice = try stored.memberKey == me.rawRepresentation || ownDevices.isListedDevice(stored.memberKey)
         let sender = try IdentityKey(rawRepresentation: stored.memberKey)
         let chain = try SenderKeyChain.deserialize(stored.chain)
         let plaintext = try chain.decrypt(message)
@@ -237,6 +244,27 @@ final class GroupSenderKeys {
         }
         try apply(content, try senderContact(sender, in: group), group)
         return true
+    }
+
+    /// When the device that wrote under a chain kept under `memberKey` was
+    /// revoked (§20.14), by the list held of its account; nil while it is
+    /// active. Our own devices' chains are kept under their keys at the
+    /// relay (the account key for the first device, the entry that keeps
+    /// it); a contact's under its account, with `device` the device whose
+    /// session carried it (nil: the account key's, §20.13).
+    private func revocationTime(ofChainKeptUnder memberKey: [UInt8], device: [UInt8]?) throws -> UInt64? {
+        let entry: DeviceListEntry?
+        if memberKey == me.rawRepresentation {
+            entry = try ownDevices.list()?.accountKeyDevice
+        } else if let own = try ownDevices.list()?.entries.first(where: { $0.key.rawRepresentation == memberKey }) {
+            entry = own
+        } else if let contact = try store.contacts.contact(identityKey: memberKey), let list = try dependencies.heldDeviceList(of: contact) {
+            entry = device.map { key in list.entries.first { $0.key.rawRepresentation == key } } ?? list.accountKeyDevice
+        } else {
+            entry = nil
+        }
+        guard let entry, !entry.isActive else { return nil }
+        return entry.revokedAt
     }
 
     /// The contact of a member whose chain we hold. Its chain came over a

@@ -61,7 +61,14 @@ final class Outbox {
         let chosen = requestID.map { id in waiting.filter { $0.requestId.hasPrefix(id) } } ?? waiting
         if let requestID, chosen.isEmpty { throw MessengerError.unknownMessage(requestID) }
         try store.withinWrite { store in
-            for item in chosen where try !sealer.resealForRetry(item) {
+            for item in chosen {
+                do {
+                    if try sealer.resealForRetry(item) { continue }
+                } catch is MessengerError {
+                    // Nothing to seal it on now (a contact whose account key was retired, with no session
+                    // with its other devices yet): it stays as it is, and the others are retried.
+                    continue
+                }
                 try store.sendQueue.retry(requestId: item.requestId, at: now)
             }
         }

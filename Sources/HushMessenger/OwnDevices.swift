@@ -58,6 +58,11 @@ final class OwnDevices {
         try list()?.activeDevices.contains { $0.key.rawRepresentation == key } ?? false
     }
 
+    /// Whether `key` is a device of the account's list, active or revoked.
+    func isListedDevice(_ key: [UInt8]) throws -> Bool {
+        try list()?.entries.contains { $0.key.rawRepresentation == key } ?? false
+    }
+
     /// The keys at the relay of our other active devices: on a linked
     /// device also the account key, while the device that keeps it is active
     /// (§20.13; once it is revoked the account key is retired, §20.14).
@@ -109,6 +114,12 @@ final class OwnDevices {
             if try seal(key?.content, to: peer, conversation: conversation, markingListSent: false), let key, lasting != nil {
                 try store.ownDeviceSessions.setRecoveryKeySent(key.counter, deviceKey: peer)
             }
+        }
+        // This device revoked the first one: what it queued for the account key goes nowhere now
+        // (before the lists below, which tell that device so).
+        if try list()?.retiresAccountKey == true,
+           dependencies.transportIdentity.publicKey.rawRepresentation != dependencies.identity.publicKey.rawRepresentation {
+            try RetiredAccountKey(dependencies).redirectOwnQueued()
         }
         // A device the list revokes learns it from us (it could read our directory anyway), so it
         // stops writing what every contact would set aside; then its session ends (§20.14). The
@@ -404,6 +415,7 @@ final class OwnDevices {
         let account = dependencies.identity.publicKey.rawRepresentation
         if change.list.retiresAccountKey, dependencies.transportIdentity.publicKey.rawRepresentation != account {
             try store.ownDeviceSessions.end(deviceKey: account)
+            if held?.retiresAccountKey != true { try RetiredAccountKey(dependencies).redirectOwnQueued() }
         }
     }
 }

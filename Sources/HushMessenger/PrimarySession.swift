@@ -24,26 +24,31 @@ struct PrimarySession {
             return PrimarySession(slot: SessionSlot(store: dependencies.store, contactId: contact.id, deviceKey: nil),
                                   session: try dependencies.loadSession(contactId: contact.id))
         }
-        for device in try DeviceFanOut.activeDevices(of: contact, dependencies) {
-            let slot = SessionSlot(store: dependencies.store, contactId: contact.id, deviceKey: device)
-            // A state that no longer decodes is no session: the next pass starts one.
-            if let session = try slot.load().flatMap({ try? Session(serialized: $0) }) {
-                return PrimarySession(slot: slot, session: session)
-            }
+        guard let primary = try firstDevice(of: contact, dependencies) else {
+            throw MessengerError.missingLocalState("no session with any device of \(contact.name) yet: the device that kept "
+                + "their account key was revoked, so nothing goes to that key, and a session with each of their other devices "
+                + "starts from the relay's keys at the next sync (`hush sync`)")
         }
-        throw MessengerError.missingLocalState("no session with any device of \(contact.name) yet: the device that kept "
-            + "their account key was revoked, so nothing goes to that key, and a session with each of their other devices "
-            + "starts from the relay's keys at the next sync (`hush sync`)")
+        return primary
     }
 
     /// Whether there is one for `contact` (a session to seal on).
     static func exists(for contact: Contact, _ dependencies: MessengerDependencies) throws -> Bool {
         guard try dependencies.accountKeyRetired(contact) else { return try dependencies.store.sessions.load(contactId: contact.id) != nil }
-        for device in try DeviceFanOut.activeDevices(of: contact, dependencies) where try (dependencies.store.deviceSessions
-            .load(contactId: contact.id, deviceKey: device)?.count ?? 0) > 0 {
-            return true
+        return try firstDevice(of: contact, dependencies) != nil
+    }
+
+    /// The session with the first active device of the list held of
+    /// `contact` that we hold one with; a state that no longer decodes (or
+    /// an ended one) is none: the next pass starts one.
+    private static func firstDevice(of contact: Contact, _ dependencies: MessengerDependencies) throws -> PrimarySession? {
+        for device in try DeviceFanOut.activeDevices(of: contact, dependencies) {
+            let slot = SessionSlot(store: dependencies.store, contactId: contact.id, deviceKey: device)
+            if let session = try slot.load().flatMap({ try? Session(serialized: $0) }) {
+                return PrimarySession(slot: slot, session: session)
+            }
         }
-        return false
+        return nil
     }
 
     /// Addresses the request `requestID` (just queued with the envelope

@@ -127,6 +127,12 @@ public struct OutboxRepository {
             """, [newRequestId, sealedPayload, time, requestId])
     }
 
+    /// Makes `requestId` the request that carries message `messageId` (its
+    /// status follows that request's outcome from now on).
+    public func carry(messageId: Int64, requestId: String) throws {
+        try database.execute("UPDATE outbox SET message_id = ? WHERE request_id = ?", [messageId, requestId])
+    }
+
     /// Forgets a request's failed attempts: the user asked to retry it, and
     /// it gets a new round (kept, one failed try gave it up again at once).
     public func resetFailures(requestId: String) throws {

@@ -884,6 +884,12 @@ func deviceListCases() throws -> [[String: Any]] {
         }
         return fields
     }
+    let markedOnArrival: [String: Any] = ["kind": "sequence", "comment": "a list from before the mark, then one marking a device it adds: refused (the mark first appears on a device already listed)",
+                                          "account_identity_key": accountKey, "steps": [
+        keyStep("list 1: the phone", one.encoded, "accepted"),
+        keyStep("list 2 adds the laptop and marks it", try signed(2, [phoneEntry, laptopEntry.keepingAccountKey()]).encoded, "changedDevice"),
+        keyStep("list 2 adds the laptop and marks the phone", try signed(2, [phoneKeeping, laptopEntry]).encoded, "accepted", keeper: "phone"),
+    ]]
     let keeper: [String: Any] = ["kind": "sequence", "comment": "the device that keeps the account key (§20.2, §20.3 steps 6 and 9c, §20.13, §20.14): "
         + "account_key_device is the marked entry's id after an accepted step (empty: none), account_key_retired whether it is revoked",
                                      "account_identity_key": accountKey, "steps": [
@@ -965,7 +971,7 @@ func deviceListCases() throws -> [[String: Any]] {
         step("counter 0", crafted(counter: 0, [phoneEntry]), "notNewer"),
         step("the phone alone, counter 1: accepted", good, "accepted"),
     ]]
-    return [build, history, refusals, buildRetiring, keeper]
+    return [build, history, refusals, buildRetiring, keeper, markedOnArrival]
 }
 
 try write("device-list", source: "Hush generator (Sources/HushVectorGenerator) from fixed seeds; PROTOCOL.md §20.1-§20.4",

@@ -152,10 +152,15 @@ import Testing
         // Before its next sync the laptop does not know it was revoked: what it sends then is set aside
         // by bob with its reason (exit 24); nobody is asked to send it again.
         try bed.send(laptop, to: "bob", "from a revoked device")
+        // Nor a group message under its chain, of the epoch before the rekey (it was accepted as alice's).
+        try bed.send(laptop, to: "team", "to the team from a revoked device")
         let refused = try bed.hush(bob, ["sync", "--json"])
         #expect(refused.status == 24, "\(refused)")
-        #expect(try bed.succeed(bob, ["audit", "local"]).stdout.contains("from a device alice revoked"))
+        let bobsAudit = try bed.succeed(bob, ["audit", "local"]).stdout
+        #expect(bobsAudit.contains("from a device alice revoked") && bobsAudit.contains("a group message from a device its account revoked"),
+                "\(bobsAudit)")
         #expect(try !bed.history(bob, with: "alice").contains { $0.body == "from a revoked device" })
+        #expect(try !bed.history(bob, with: "team").contains { $0.body == "to the team from a revoked device" })
         // Nor does a transcript cross between the desk and the revoked laptop, either way: the laptop's
         // is set aside with its reason (exit 24), and the desk copies nothing more to it.
         let setAside = try bed.hush(alice, ["sync", "--json"])
@@ -213,11 +218,15 @@ import Testing
         #expect(listed.active == ["laptop"] && listed.revoked == ["desk"], "\(listed)")
         // Before its next sync the desk does not know: what it sends on the account key then is set
         // aside by bob, who holds the list (his sync takes it first, from the laptop), with its reason.
+        // Its group message too: its chain opens nothing the relay stored after the revocation.
         try bed.send(alice, to: "bob", "from the desk, not told yet")
+        try bed.send(alice, to: "team", "to the team from the desk, not told yet")
         let refused = try bed.hush(bob, ["sync", "--json"])
         #expect(refused.status == 24, "\(refused)")
-        #expect(try bed.succeed(bob, ["audit", "local"]).stdout.contains("account key, retired"))
+        let audit = try bed.succeed(bob, ["audit", "local"]).stdout
+        #expect(audit.contains("account key, retired") && audit.contains("a group message from a device its account revoked"), "\(audit)")
         #expect(try !bed.history(bob, with: "alice").contains { $0.body == "from the desk, not told yet" })
+        #expect(try !bed.history(bob, with: "team").contains { $0.body == "to the team from the desk, not told yet" })
         let seen = try Self.devices(try bed.succeed(bob, ["verify", "alice", "--json"]).json()["devices"] as? [String: Any])
         #expect(seen.revoked == ["desk"] && seen.active == ["laptop"], "\(seen)")
 
@@ -230,6 +239,7 @@ import Testing
         #expect(laptopSync.status == 24, "\(laptopSync)")
         #expect(try bed.succeed(laptop, ["audit", "local"]).stdout.contains("this account's key, retired"))
         #expect(try !bed.history(laptop, with: "bob").contains { $0.body == "from the desk, not told yet" })
+        #expect(try !bed.history(laptop, with: "team").contains { $0.body == "to the team from the desk, not told yet" })
         #expect(try bed.history(laptop, with: "bob").contains { $0.body == "after" })
         #expect(try bed.history(laptop, with: "team").contains { $0.body == "team after" })
         _ = try bed.hush(alice, ["sync", "--json"])

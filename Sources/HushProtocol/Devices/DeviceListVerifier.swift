@@ -53,6 +53,10 @@ public struct DeviceListVerifier: Sendable {
             // The device that keeps the account key stays marked: no list moves the account key's sessions elsewhere.
             guard !held.keepsAccountKey || now.keepsAccountKey else { throw .deviceListRefused(.changedDevice) }
         }
+        // A mark may first appear only on a device already listed: the first device is in every list.
+        if current.accountKeyDevice == nil, let marked = list.accountKeyDevice, current.entry(marked.id) == nil {
+            throw .deviceListRefused(.changedDevice)
+        }
         return .accepted(DeviceListChange(previous: current, list: list))
     }
 }

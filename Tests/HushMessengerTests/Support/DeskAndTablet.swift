@@ -17,6 +17,9 @@ struct DeskAndTablet {
     let third: DeviceList
     /// The same devices signed again (counter 4): it revokes nothing new.
     let fourth: DeviceList
+    /// After `second`, the tablet revokes the desk, marked as the device that
+    /// kept the account key (counter 3): the account key is retired (§20.14).
+    let retiringDesk: DeviceList
 
     init(account: IdentityKeyPair, seed: String) throws {
         let random = DeterministicRandom(seed: seed)
@@ -30,6 +33,8 @@ struct DeskAndTablet {
         second = try DeviceList.sign(account: account, counter: 2, createdAt: 2, signer: desk, entries: [deskEntry, tabletEntry])
         third = try DeviceList.sign(account: account, counter: 3, createdAt: 3, signer: desk, entries: [deskEntry, tabletEntry.revoked(at: 3)])
         fourth = try DeviceList.sign(account: account, counter: 4, createdAt: 4, signer: desk, entries: [deskEntry, tabletEntry.revoked(at: 3)])
+        retiringDesk = try DeviceList.sign(account: account, counter: 3, createdAt: 3, signer: try Ed25519.PrivateKey(seed: tabletSeed),
+                                           entries: [deskEntry.revoked(at: 3).keepingAccountKey(), tabletEntry])
     }
 }
 
