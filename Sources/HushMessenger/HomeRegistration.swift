@@ -105,8 +105,14 @@ final class HomeRegistration {
     /// while the relay was down): it holds no session to seal on, and until
     /// it registers the old home may still read the mailbox. Asks nothing
     /// of the relay: for what seals (a send, a retry) before it flushes.
+    /// Also `.deviceRevoked` on a device the account's list revokes
+    /// (§20.14): a group made, renamed or left there, or a display name set,
+    /// would be posted nowhere (the outbox of a revoked device gives up) and
+    /// leave this device apart from the others; a walkthrough found them
+    /// "done" there while nothing reached anyone.
     func requireSealable() throws(MessengerError) {
         try dependencies.requireHomeInUse()
+        if let revokedAt = try? dependencies.thisDeviceRevokedAt() { throw .deviceRevoked(revokedAt: revokedAt) }
     }
 
     /// Whether this home was restored from a backup and has not registered since.

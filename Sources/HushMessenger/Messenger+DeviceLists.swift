@@ -28,6 +28,13 @@ extension Messenger {
         return queued
     }
 
+    /// When the account's list held here revoked this device (§20.14), in
+    /// milliseconds since 1970; nil while it is active (or the account has
+    /// no list).
+    public func thisDeviceRevokedAt() throws -> UInt64? {
+        try sealer.dependencies.thisDeviceRevokedAt()
+    }
+
     /// The recovery key a revocation made, here or on another device of the
     /// account that handed it over (docs/PROTOCOL.md §20.14), with the
     /// counter of the list that revoked; nil when none did (the keystore's

@@ -28,6 +28,7 @@ extension Messenger {
     @discardableResult
     public func setDisplayName(_ name: String) async throws -> Int {
         let trimmed = try Self.checkedDisplayName(name)
+        try registration.requireSealable()
         let queued = try store.write { store in
             try store.settings.set(SettingsRepository.Name.displayName, to: trimmed)
             try store.settings.set(SettingsRepository.Name.sharedDisplayName, to: trimmed)

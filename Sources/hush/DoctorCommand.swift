@@ -29,11 +29,11 @@ struct DoctorCommand: AsyncParsableCommand {
     var newDatabase = false
 
     func run() async throws {
-        let (account, createdDatabase, keystore, doctor, registration) = try await reportingErrors {
+        let (account, createdDatabase, keystore, doctor, registration, revokedAt) = try await reportingErrors {
             let (account, created) = try await openCheckingDatabase()
             do {
                 return (account, created, try HushAccount.keystoreDetails(in: account.directory), try await account.checkup(),
-                        try await account.relayRegistration())
+                        try await account.relayRegistration(), try await account.revokedAt())
             } catch {
                 account.close()
                 throw error
@@ -44,16 +44,17 @@ struct DoctorCommand: AsyncParsableCommand {
         let (home, fingerprint) = (account.directory, account.fingerprint)
         // A replaced home, or a restored one that never registered, is sound on disk but cannot
         // message: the problem a user running doctor wants named (§19.4).
+        // So is a device the account revoked (§20.14): it reads what it holds and writes nothing.
         let cutOff = switch registration {
         case .replaced, .restoredNotRegistered: true
-        case .registered, .notRegistered: false
+        case .registered, .notRegistered: revokedAt != nil
         }
         if global.json {
             var replacedAt: Any = NSNull()
             if case let .replaced(at) = registration { replacedAt = at.formatted(.iso8601) }
             try printJSON([
                 "home": home, "permissions": "ok", "identityKey": fingerprint.replacingOccurrences(of: " ", with: ""),
-                "linkedDevice": account.isLinkedDevice,
+                "linkedDevice": account.isLinkedDevice, "revokedAt": revokedAt.map { $0.formatted(.iso8601) } ?? NSNull(),
                 "keystore": ["version": keystore.formatVersion, "kdf": keystore.keyDerivation],
                 "database": ["cipherVersion": doctor.cipherVersion, "schemaVersion": doctor.schemaVersion,
                              "latestSchemaVersion": doctor.latestSchemaVersion, "pageCount": doctor.pageCount,
@@ -69,6 +70,10 @@ struct DoctorCommand: AsyncParsableCommand {
             print("identity key            \(fingerprint) (the account's)")
             print("this device             " + (account.isLinkedDevice ? "linked to the account: its own key at the relay (`hush device list`)"
                                                                         : "the account's first or only one: the account key at the relay"))
+            if let revokedAt {
+                print("                        " + TerminalStyle.standard.bad("revoked from the account at \(revokedAt.formatted(.iso8601)): "
+                    + "it reads what it holds and writes nothing; write from another device (`hush device list`)"))
+            }
             print("SQLCipher               \(doctor.cipherVersion)")
             print("schema                  version \(doctor.schemaVersion) of \(doctor.latestSchemaVersion)")
             print("database size           \(doctor.pageCount) pages of \(doctor.pageSize) bytes")

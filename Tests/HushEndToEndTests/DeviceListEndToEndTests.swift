@@ -242,7 +242,12 @@ import Testing
         #expect(try !bed.history(laptop, with: "team").contains { $0.body == "to the team from the desk, not told yet" })
         #expect(try bed.history(laptop, with: "bob").contains { $0.body == "after" })
         #expect(try bed.history(laptop, with: "team").contains { $0.body == "team after" })
-        _ = try bed.hush(alice, ["sync", "--json"])
+        // Its sync says it was revoked (it said "No new messages" and nothing more), and so does doctor.
+        let deskSync = try bed.hush(alice, ["sync"])
+        #expect(deskSync.stderr.contains("this device was revoked from its account"), "\(deskSync)")
+        let doctor = try bed.hush(alice, ["doctor", "--json"])
+        let revokedAt = try doctor.json()["revokedAt"] as? String
+        #expect(doctor.status != 0 && revokedAt != nil, "\(doctor)")
         #expect(try !bed.history(alice, with: "bob").contains { $0.body == "after" })
         #expect(try !bed.history(alice, with: "team").contains { $0.body == "team after" })
         // The desk learnt it was revoked and writes nothing more, saying why.

@@ -42,6 +42,11 @@ import Testing
         await #expect { try await tablet.send(text: "to bob", to: "bob") } throws: { Self.isRevoked($0) }
         await #expect { try await tablet.send(text: "to the team", to: "team") } throws: { Self.isRevoked($0) }
         await #expect { try await tablet.react(toMessage: written.id, emoji: "👍") } throws: { Self.isRevoked($0) }
+        // Nor does it make, rename or leave a group, or set a display name, "done" here and posted nowhere.
+        await #expect { _ = try await tablet.createGroup(name: "mine", members: ["bob"]) } throws: { Self.isRevoked($0) }
+        await #expect { _ = try await tablet.renameGroup("team", to: "renamed") } throws: { Self.isRevoked($0) }
+        await #expect { try await tablet.leaveGroup("team") } throws: { Self.isRevoked($0) }
+        await #expect { _ = try await tablet.setDisplayName("not me") } throws: { Self.isRevoked($0) }
         #expect(try await tablet.outbox().filter { $0.status == .pending }.isEmpty, "nothing waits to be sent")
         // What waited is given up with the reason, and open views are told (the logged status event).
         #expect(try await tablet.history(with: "bob").first { $0.id == waiting.id }?.status == .failed)

@@ -116,7 +116,8 @@ struct SyncCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let report = try await global.openAccount().sync()
+            let account = try await global.openAccount()
+            let report = try await account.sync()
             let requests = report.pendingRequests
             let quarantined = report.setAside - report.askedToResend
             if global.json {
@@ -134,6 +135,12 @@ struct SyncCommand: AsyncParsableCommand {
                 if requests > 0 {
                     print("\(requests) message request(s) from people who are not your contacts: `hush requests`")
                 }
+            }
+            // A device the account revoked learns it from a sync (the list comes with it): said, not only
+            // found out at the next send (a walkthrough's sync said "No new messages" and nothing more).
+            if let revokedAt = try await account.revokedAt() {
+                printNotice("this device was revoked from its account at \(revokedAt.formatted(.iso8601)): it reads what it holds and "
+                            + "writes nothing; write from another device of the account (`hush device list`)")
             }
             if report.askedToResend > 0 {
                 printNotice("\(report.askedToResend) envelope(s) could not be decrypted; their senders were asked to send them again (they arrive with a later sync)")
