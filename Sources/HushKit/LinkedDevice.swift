@@ -13,6 +13,11 @@ public struct LinkedDevice: Sendable, Equatable {
     public let addedAt: Date
     /// Whether it is active (not revoked).
     public let isActive: Bool
+    /// When it was revoked (the revoking device's clock); nil while active.
+    public let revokedAt: Date?
+    /// Whether the list marks it as the device that kept the account key at
+    /// the relay (§20.13): the list that revoked the account's first device.
+    public let keptAccountKey: Bool
     /// Whether it is the device this home is.
     public let isThisDevice: Bool
     /// Whether this home added it by a link that was interrupted (its
@@ -26,6 +31,8 @@ public struct LinkedDevice: Sendable, Equatable {
         name = entry.name
         addedAt = Date(timeIntervalSince1970: Double(entry.addedAt) / 1000)
         isActive = entry.isActive
+        revokedAt = entry.isActive ? nil : Date(timeIntervalSince1970: Double(entry.revokedAt) / 1000)
+        keptAccountKey = entry.keepsAccountKey
         isThisDevice = entry.id == thisDevice
         self.linkInterrupted = linkInterrupted
     }

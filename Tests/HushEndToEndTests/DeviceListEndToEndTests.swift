@@ -214,8 +214,13 @@ import Testing
 
         let revoked = try bed.hush(laptop, ["device", "revoke", "desk", "--json"])
         #expect(revoked.status == 0, "\(revoked)")
-        let listed = try Self.devices(try bed.succeed(laptop, ["device", "list", "--json"]).json())
+        let listedJSON = try bed.succeed(laptop, ["device", "list", "--json"]).json()
+        let listed = try Self.devices(listedJSON)
         #expect(listed.active == ["laptop"] && listed.revoked == ["desk"], "\(listed)")
+        // The list says when, and that the desk kept the account key.
+        let desk = (listedJSON["devices"] as? [[String: Any]])?.first { $0["name"] as? String == "desk" }
+        #expect(desk?["revokedAt"] is String && desk?["keptAccountKey"] as? Bool == true, "\(String(describing: desk))")
+        #expect(try bed.succeed(laptop, ["device", "list"]).stdout.contains("it kept the account key, retired with it"))
         // Before its next sync the desk does not know: what it sends on the account key then is set
         // aside by bob, who holds the list (his sync takes it first, from the laptop), with its reason.
         // Its group message too: its chain opens nothing the relay stored after the revocation.

@@ -155,13 +155,14 @@ struct DeviceListCommand: AsyncParsableCommand {
     }
 
     /// One line per device: id, state, when linked, name (sanitised: a
-    /// contact's device names are its words).
+    /// contact's device names are its words), and when revoked.
     static func printLines(_ devices: [LinkedDevice]) {
         let formatter = ISO8601DateFormatter()
         for device in devices {
             let name = UntrustedText.sanitized(device.name, keepingLineBreaks: false)
             print("  \(device.id.prefix(8))  \(device.isActive ? "active " : "revoked")  \(formatter.string(from: device.addedAt))  \(name)"
                   + (device.isThisDevice ? "  (this device)" : "")
+                  + (device.revokedAt.map { "  (revoked \(formatter.string(from: $0))\(device.keptAccountKey ? "; it kept the account key, retired with it" : ""))" } ?? "")
                   + (device.linkInterrupted ? "  (its link was interrupted here: `hush device link` withdraws it, or `hush device revoke` it)" : ""))
         }
     }
@@ -174,6 +175,8 @@ struct DeviceListCommand: AsyncParsableCommand {
                                          "addedAt": formatter.string(from: device.addedAt), "active": device.isActive,
                                          "thisDevice": device.isThisDevice]
             if device.linkInterrupted { object["linkInterrupted"] = true }
+            if let revokedAt = device.revokedAt { object["revokedAt"] = formatter.string(from: revokedAt) }
+            if device.keptAccountKey { object["keptAccountKey"] = true }
             return object
         }]
     }
