@@ -63,6 +63,8 @@ final class ContactDeviceLists {
         // §20.14: the sessions with a revoked device end; nothing more is sealed to it.
         for revoked in change.revoked {
             try store.deviceSessions.end(contactId: contact.id, deviceKey: revoked.key.rawRepresentation)
+            // What waits for it, sealed before the list came, goes nowhere (the other devices have their copies).
+            try RetiredAccountKey(dependencies).dropQueued(for: revoked.key.rawRepresentation)
         }
         // The device that kept the account key revoked: the account key's session ends with it, and
         // what is sealed from now on goes to the account's other devices (`PrimarySession`).

@@ -411,7 +411,11 @@ final class OwnDevices {
             throw MessengerError.protocolFailure("another device of this account sent a device list whose counter is beyond 2^63 − 1")
         }
         try store.deviceLists.keep(bytes, counter: change.list.counter, at: dependencies.clock.now())
-        for revoked in change.revoked { try store.ownDeviceSessions.end(deviceKey: revoked.key.rawRepresentation) }
+        for revoked in change.revoked {
+            try store.ownDeviceSessions.end(deviceKey: revoked.key.rawRepresentation)
+            // Copies sealed for it before the list came go nowhere.
+            try RetiredAccountKey(dependencies).dropQueued(for: revoked.key.rawRepresentation)
+        }
         let account = dependencies.identity.publicKey.rawRepresentation
         if change.list.retiresAccountKey, dependencies.transportIdentity.publicKey.rawRepresentation != account {
             try store.ownDeviceSessions.end(deviceKey: account)

@@ -14,7 +14,8 @@ import HushStore
 /// while a copy waits: the list came on a session the device may have just
 /// started, and a second envelope to it would only repeat the copy. A group
 /// envelope's row for the account key moves to the contact's primary
-/// device. Joins the caller's transaction.
+/// device. What waits for a revoked device's own mailbox is dropped the
+/// same way (`dropQueued`). Joins the caller's transaction.
 struct RetiredAccountKey {
     let dependencies: MessengerDependencies
     private var store: MessageStore { dependencies.store }
@@ -59,15 +60,21 @@ struct RetiredAccountKey {
     /// For this account's own account key, on a linked device whose list now
     /// retires it: copies for the first device are dropped.
     func redirectOwnQueued() throws {
-        let account = dependencies.identity.publicKey.rawRepresentation
-        for orphan in try store.groups.readdressUndelivered(memberKey: account, to: nil) {
+        try dropQueued(for: dependencies.identity.publicKey.rawRepresentation)
+    }
+
+    /// What waits to be posted to the mailbox `key` (a revoked device's, or
+    /// a retired account key's) and has not reached it: dropped; a message
+    /// that waited for it alone is failed, with what to do.
+    func dropQueued(for key: [UInt8]) throws {
+        for orphan in try store.groups.readdressUndelivered(memberKey: key, to: nil) {
             guard let item = try store.outbox.item(requestId: orphan) else { continue }
             if item.messageId == nil { _ = try store.outbox.remove(requestId: orphan) } else { try fail(orphan) }
         }
     }
 
     private func fail(_ requestId: String) throws {
-        try store.sendQueue.markFailed(requestId: requestId, error: "queued for an account key retired since (the device that kept it was revoked): "
-            + "`hush retry` seals it again for the account's other devices once a session with them has started", nextAttemptAt: nil)
+        try store.sendQueue.markFailed(requestId: requestId, error: "queued for a device revoked since (or for the account key the first device kept): "
+            + "`hush retry` seals it again for the account's remaining devices once a session with them has started", nextAttemptAt: nil)
     }
 }
