@@ -508,7 +508,9 @@ extension HushAccount {
 
     private static func parsedLinkCode(_ text: String) throws(HushError) -> LinkCode {
         do { return try LinkCode(parsing: text) } catch {
-            throw HushError(.invalidInput, reason: "this is not a link code: \(error)",
+            // "it …": the problem's own words (it read "this is not a link code: invalid link code: it …").
+            let why = if case let .invalidLinkCode(problem) = error { "it \(problem.explanation)" } else { "\(error)" }
+            throw HushError(.invalidInput, reason: "this is not a link code: \(why)",
                             suggestion: "type it again from the screen of `hush device link` (or use --link - and paste it)")
         }
     }

@@ -215,6 +215,9 @@ struct DeviceRevokeCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let relay { try RelayURLRule.check(relay) }
+        guard !device.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw ValidationError("no device named: give its name or the start of its id, as `hush device list` shows them")
+        }
     }
 
     func run() async throws {

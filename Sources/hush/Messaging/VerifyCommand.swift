@@ -14,7 +14,7 @@ struct VerifyCommand: AsyncParsableCommand {
             scanned code, and marks the contact verified when it matches. When the contact uses \
             several devices, their device list follows (read again from their directory at the relay \
             when it answers), with its fingerprint (30 digits) to compare with what `hush device \
-            list` shows on their side: it changes whenever they link or revoke a device.
+            list` shows on their side: it changes whenever the set of their active devices changes (a device linked or revoked; a device linked and then revoked again leaves it as it was).
 
             Examples:
               hush verify bob
