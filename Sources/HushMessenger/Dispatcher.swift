@@ -111,7 +111,7 @@ final class Dispatcher {
                           into report: inout OutboxReport) async {
         var deliveries: [Delivery] = []
         for item in due {
-            let members: [[UInt8]]?, contact: (name: String, addressee: Addressee)?
+            let members: [[UInt8]]?, contact: (name: String, addressee: Addressee, retired: Bool)?
             do {
                 members = try store.groups.undeliveredRecipients(requestId: item.requestId)
                 contact = members == nil ? try self.contact(conversationId: item.conversationId) : nil
@@ -132,6 +132,13 @@ final class Dispatcher {
                     report.retrying += 1
                 }
             } else if let contact {
+                // Never to an account key the list held retires (§20.14): what was queued for it was
+                // dropped when the list came (`RetiredAccountKey`); anything left would reach the revoked device.
+                guard !contact.retired else {
+                    try? store.sendQueue.abandon(requestId: item.requestId)
+                    report.failed += 1
+                    continue
+                }
                 deliveries.append(Delivery(item: item, route: .contact(name: contact.name), addressees: [contact.addressee]))
             } else {
                 giveUp(item, reason: "the contact no longer exists", into: &report)
@@ -432,11 +439,11 @@ final class Dispatcher {
 
     /// The contact a request to a conversation goes to, with the credential
     /// they gave us; nil when the contact is gone (removed while the request waited).
-    private func contact(conversationId: Int64) throws -> (name: String, addressee: Addressee)? {
+    private func contact(conversationId: Int64) throws -> (name: String, addressee: Addressee, retired: Bool)? {
         guard let contact = try store.contacts.contact(conversationId: conversationId) else { return nil }
         let recipient = FanOutRecipient(key: try IdentityKey(rawRepresentation: contact.identityKey),
                                         credential: try store.contacts.deliveryCredential(contactId: contact.id))
-        return (contact.name, Addressee(recipient: recipient, contactId: contact.id))
+        return (contact.name, Addressee(recipient: recipient, contactId: contact.id), try dependencies.accountKeyRetired(contact))
     }
 
     /// A group message's members not reached yet, each with the credential

@@ -115,12 +115,9 @@ final class OwnDevices {
                 try store.ownDeviceSessions.setRecoveryKeySent(key.counter, deviceKey: peer)
             }
         }
-        // This device revoked the first one: what it queued for the account key goes nowhere now
-        // (before the lists below, which tell that device so).
-        if try list()?.retiresAccountKey == true,
-           dependencies.transportIdentity.publicKey.rawRepresentation != dependencies.identity.publicKey.rawRepresentation {
-            try RetiredAccountKey(dependencies).redirectOwnQueued()
-        }
+        // What this device queued for a device the list revokes (the first device's: the account key)
+        // goes nowhere now, before the lists below, which tell that device so.
+        for revoked in try revokedSessionKeys() { try RetiredAccountKey(dependencies).dropQueued(for: revoked) }
         // A device the list revokes learns it from us (it could read our directory anyway), so it
         // stops writing what every contact would set aside; then its session ends (§20.14). The
         // first device's session is the account key's (§20.13).
@@ -419,7 +416,7 @@ final class OwnDevices {
         let account = dependencies.identity.publicKey.rawRepresentation
         if change.list.retiresAccountKey, dependencies.transportIdentity.publicKey.rawRepresentation != account {
             try store.ownDeviceSessions.end(deviceKey: account)
-            if held?.retiresAccountKey != true { try RetiredAccountKey(dependencies).redirectOwnQueued() }
+            if held?.retiresAccountKey != true { try RetiredAccountKey(dependencies).dropQueued(for: account) }
         }
     }
 }

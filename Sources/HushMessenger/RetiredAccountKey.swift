@@ -2,20 +2,23 @@ import HushCrypto
 import HushProtocol
 import HushStore
 
-/// What was queued for an account key when the list that retires it
-/// (docs/PROTOCOL.md §20.14) is taken: sealed on the account key's session
-/// before anyone here knew, it would still reach the revoked device that
-/// kept that key. Every active device of the account had its own copy,
-/// sealed with it (§20.12): the account key's request is dropped, and for a
-/// message in history (a text or a file) the copy queued for a device
-/// carries the message's status from now on; a message with no copy left
-/// waiting is sealed again on the contact's primary session
-/// (`PrimarySession`), or failed with what to do. Nothing new is sealed
-/// while a copy waits: the list came on a session the device may have just
-/// started, and a second envelope to it would only repeat the copy. A group
-/// envelope's row for the account key moves to the contact's primary
-/// device. What waits for a revoked device's own mailbox is dropped the
-/// same way (`dropQueued`). Joins the caller's transaction.
+/// What waits in the outbox for a mailbox nothing may go to any more, when
+/// the list that says so is taken (docs/PROTOCOL.md §20.14): a contact's
+/// account key retired (the device that kept it revoked), a contact's
+/// revoked device, or one of our own. Sealed before anyone here knew, it
+/// would still reach the revoked device.
+///
+/// Every active device of an account had its own copy, sealed with it
+/// (§20.12), so what waits for the retired or revoked mailbox is dropped,
+/// and a message in history it carried is carried from then on by a copy
+/// that still waits for another device of the account. A message with no
+/// such copy is sealed again on the contact's primary session
+/// (`PrimarySession`), or failed when there is none yet. A small group's
+/// envelope waiting for a retired account key goes to the contact's primary
+/// device instead (the same bytes open there); a large group's does not (its
+/// devices hold none of its keys, §18.4). Nothing is left in the outbox with
+/// no mailbox: such a request would be taken for one to its conversation's
+/// contact, whose account key it is. Joins the caller's transaction.
 struct RetiredAccountKey {
     let dependencies: MessengerDependencies
     private var store: MessageStore { dependencies.store }
@@ -28,53 +31,56 @@ struct RetiredAccountKey {
     func redirectQueued(for contact: Contact) throws {
         let sealer = Sealer(dependencies)
         let conversation = try dependencies.conversation(with: contact)
-        let queued = try store.outbox.items(status: .pending) + store.outbox.items(status: .failed)
-        // The copies for the contact's devices that wait, by the message they carry.
-        var copies: [Int64: String] = [:]
-        for item in queued where item.conversationId == conversation && item.messageId == nil {
-            guard let rows = try store.groups.undeliveredRecipients(requestId: item.requestId), !rows.isEmpty,
-                  let message = try store.resends.messageId(forEnvelope: SHA256.hash(item.payload)) else { continue }
-            copies[message] = copies[message] ?? item.requestId
-        }
-        for item in queued where item.conversationId == conversation {
-            // A request with rows goes to devices (or is a group's): not the account key's.
+        for item in try store.outbox.items(status: .pending) + store.outbox.items(status: .failed) where item.conversationId == conversation {
+            // A request with rows goes to devices: not the account key's.
             guard try store.groups.undeliveredRecipients(requestId: item.requestId) == nil else { continue }
             guard let messageId = item.messageId else {
                 _ = try store.outbox.remove(requestId: item.requestId)
                 continue
             }
-            if let copy = copies[messageId] {
-                _ = try store.outbox.remove(requestId: item.requestId)
-                try store.outbox.carry(messageId: messageId, requestId: copy)
-                continue
-            }
-            // No session with the contact's other devices yet: failed, with what to do (`hush retry` reseals it).
+            if try carry(messageId, from: item.requestId, in: conversation) { continue }
+            // No copy waits: sealed again for a remaining device, or failed (a text or file `hush send` writes again).
             let resealed: Bool
             do { resealed = try sealer.resealForRetry(item) } catch is MessengerError { resealed = false }
-            if !resealed { try fail(item.requestId) }
+            if !resealed { try store.sendQueue.abandon(requestId: item.requestId) }
         }
-        let primary = try? PrimarySession.load(for: contact, dependencies).device
-        for orphan in try store.groups.readdressUndelivered(memberKey: contact.identityKey, to: primary) { try fail(orphan) }
-    }
-
-    /// For this account's own account key, on a linked device whose list now
-    /// retires it: copies for the first device are dropped.
-    func redirectOwnQueued() throws {
-        try dropQueued(for: dependencies.identity.publicKey.rawRepresentation)
+        let primary: [UInt8]?
+        do { primary = try PrimarySession.load(for: contact, dependencies).device } catch is MessengerError { primary = nil }
+        for request in try store.groups.requestsAwaiting(memberKey: contact.identityKey) {
+            let large = try store.outbox.item(requestId: request).flatMap { try store.groups.group(conversationId: $0.conversationId) }?.isLarge
+            try readdress(request, away: contact.identityKey, to: large == true ? nil : primary)
+        }
     }
 
     /// What waits to be posted to the mailbox `key` (a revoked device's, or
-    /// a retired account key's) and has not reached it: dropped; a message
-    /// that waited for it alone is failed, with what to do.
+    /// our own account key on a linked device, once retired) and has not
+    /// reached it: dropped.
     func dropQueued(for key: [UInt8]) throws {
-        for orphan in try store.groups.readdressUndelivered(memberKey: key, to: nil) {
-            guard let item = try store.outbox.item(requestId: orphan) else { continue }
-            if item.messageId == nil { _ = try store.outbox.remove(requestId: orphan) } else { try fail(orphan) }
-        }
+        for request in try store.groups.requestsAwaiting(memberKey: key) { try readdress(request, away: key, to: nil) }
     }
 
-    private func fail(_ requestId: String) throws {
-        try store.sendQueue.markFailed(requestId: requestId, error: "queued for a device revoked since (or for the account key the first device kept): "
-            + "`hush retry` seals it again for the account's remaining devices once a session with them has started", nextAttemptAt: nil)
+    /// Moves `request`'s row for `key` to `replacement` (nil: drops it); a
+    /// request left with no mailbox is removed, its message carried by
+    /// another copy or failed.
+    private func readdress(_ request: String, away key: [UInt8], to replacement: [UInt8]?) throws {
+        guard try !store.groups.readdress(requestId: request, memberKey: key, to: replacement),
+              let item = try store.outbox.item(requestId: request) else { return }
+        if let messageId = item.messageId, try carry(messageId, from: request, in: item.conversationId) { return }
+        try store.sendQueue.abandon(requestId: request)
+    }
+
+    /// Hands message `messageId`, carried by `request` (which goes), to
+    /// another request of `conversation` that still waits for a device with
+    /// a copy of it; false when none does.
+    private func carry(_ messageId: Int64, from request: String, in conversation: Int64) throws -> Bool {
+        for item in try store.outbox.items(status: .pending) where item.conversationId == conversation && item.requestId != request
+            && item.messageId == nil {
+            guard let rows = try store.groups.undeliveredRecipients(requestId: item.requestId), !rows.isEmpty,
+                  try store.resends.messageId(forEnvelope: SHA256.hash(item.payload)) == messageId else { continue }
+            _ = try store.outbox.remove(requestId: request)
+            try store.outbox.carry(messageId: messageId, requestId: item.requestId)
+            return true
+        }
+        return false
     }
 }

@@ -23,14 +23,15 @@ extension Sealer {
     /// credentials): those are posted as they are.
     func resealForRetry(_ item: OutboxItem) throws -> Bool {
         let store = dependencies.store
+        // A request to a device (a contact's, its account key retired) is posted as it was sealed, on
+        // that device's session: sealed again on the primary session it would change devices.
         guard let messageId = item.messageId, let message = try store.messages.message(id: messageId),
-              let contact = try store.contacts.contact(conversationId: item.conversationId), contact.verification != .changed
+              let contact = try store.contacts.contact(conversationId: item.conversationId), contact.verification != .changed,
+              try store.groups.undeliveredRecipients(requestId: item.requestId) == nil
         else { return false }
         return try store.withinWrite { store in
             guard let (envelope, primary) = try sealAgain(message, for: contact) else { return false }
             let requestID = Hex.encode(dependencies.random.bytes(16)), now = dependencies.clock.now()
-            // Where it went before (a device's mailbox, or none: the account key's) is the old session's.
-            try store.groups.removeRecipients(requestId: item.requestId)
             try store.sendQueue.replaceEnvelope(requestId: item.requestId, newRequestId: requestID, sealedPayload: envelope, at: now)
             try primary.queued(requestID, at: now)
             return true

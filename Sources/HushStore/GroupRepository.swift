@@ -308,44 +308,35 @@ public struct GroupRepository {
         }
     }
 
-    /// Moves every request's undeposited row for the mailbox `memberKey` to
+    /// The requests whose row for the mailbox `memberKey` the relay has not taken yet.
+    public func requestsAwaiting(memberKey: [UInt8]) throws -> [String] {
+        try database.query("SELECT request_id FROM outbox_recipients WHERE member_key = ? AND deposited = 0", [memberKey]) { try $0.get(0) }
+    }
+
+    /// Moves a request's undeposited row for the mailbox `memberKey` to
     /// `replacement`, undeposited (the relay keeps a request id per mailbox,
     /// so a copy it already holds is answered with the same id, not stored
     /// twice). Without a replacement the row goes, and a request whose other
     /// rows were all deposited has one of them posted again, so that it
-    /// completes; the requests left with no row at all are returned, for
-    /// the caller to drop or fail (with no row, a request would be taken
-    /// for one to its conversation's contact). For a mailbox nothing may go
-    /// to any more (an account key retired, §20.14).
-    @discardableResult
-    public func readdressUndelivered(memberKey: [UInt8], to replacement: [UInt8]?) throws -> [String] {
-        var orphaned: [String] = []
-        let requests: [String] = try database.query(
-            "SELECT request_id FROM outbox_recipients WHERE member_key = ? AND deposited = 0", [memberKey]) { try $0.get(0) }
-        for request in requests {
-            try database.execute("DELETE FROM outbox_recipients WHERE request_id = ? AND member_key = ?", [request, memberKey])
-            if let replacement {
-                try database.execute("INSERT OR REPLACE INTO outbox_recipients(request_id, member_key, deposited) VALUES (?, ?, 0)",
-                                     [request, replacement])
-                continue
-            }
-            guard let rows = try undeliveredRecipients(requestId: request) else {
-                orphaned.append(request)
-                continue
-            }
-            if rows.isEmpty {
-                try database.execute("""
-                    UPDATE outbox_recipients SET deposited = 0 WHERE request_id = ?
-                        AND member_key = (SELECT min(member_key) FROM outbox_recipients WHERE request_id = ?)
-                    """, [request, request])
-            }
+    /// completes. Returns false when the request is left with no row at all,
+    /// for the caller to drop (with no row, a request would be taken for one
+    /// to its conversation's contact). For a mailbox nothing may go to any
+    /// more (a revoked device's, an account key retired, §20.14).
+    public func readdress(requestId: String, memberKey: [UInt8], to replacement: [UInt8]?) throws -> Bool {
+        try database.execute("DELETE FROM outbox_recipients WHERE request_id = ? AND member_key = ? AND deposited = 0", [requestId, memberKey])
+        if let replacement {
+            try database.execute("INSERT OR REPLACE INTO outbox_recipients(request_id, member_key, deposited) VALUES (?, ?, 0)",
+                                 [requestId, replacement])
+            return true
         }
-        return orphaned
-    }
-
-    /// Forgets where a request goes (before it is sealed again for another mailbox).
-    public func removeRecipients(requestId: String) throws {
-        try database.execute("DELETE FROM outbox_recipients WHERE request_id = ?", [requestId])
+        guard let rows = try undeliveredRecipients(requestId: requestId) else { return false }
+        if rows.isEmpty {
+            try database.execute("""
+                UPDATE outbox_recipients SET deposited = 0 WHERE request_id = ?
+                    AND member_key = (SELECT min(member_key) FROM outbox_recipients WHERE request_id = ?)
+                """, [requestId, requestId])
+        }
+        return true
     }
 
     /// Members a fan-out request has not reached yet; nil when the request is not a fan-out.

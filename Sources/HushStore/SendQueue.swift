@@ -86,6 +86,16 @@ public struct SendQueue {
         }
     }
 
+    /// Drops a request that can go nowhere any more, its message (if it
+    /// carries one) failed: kept in the outbox, a retry would post it where
+    /// it was sealed for.
+    public func abandon(requestId: String) throws {
+        try database.withinTransaction { _ in
+            guard let item = try outbox.remove(requestId: requestId), let messageId = item.messageId else { return }
+            _ = try messages.moveOutgoing(messageId: messageId, to: .failed)
+        }
+    }
+
     /// Drops a request (and its unsent message, if still unacknowledged).
     public func delete(requestId: String) throws {
         try database.withinTransaction { _ in

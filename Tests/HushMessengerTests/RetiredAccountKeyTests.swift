@@ -17,10 +17,12 @@ import Testing
         let deskMailbox = setup.alice.identity.publicKey
 
         // Bob writes while the relay cannot take it: it waits (backoff), sealed on the account key's session.
-        setup.relay.state.withLock { $0.depositFailures = Array(repeating: .unavailable(reason: "offline"), count: 2) }
+        setup.relay.state.withLock { $0.depositFailures = Array(repeating: .unavailable(reason: "offline"), count: 4) }
         let queued = try await bob.send(text: "queued for alice", to: "alice")
+        // A timer change too: a message that cannot be sealed again (its copy for the tablet carries it).
+        let timer = try await bob.setDisappearingTimer(3_600, for: "alice")
         setup.relay.state.withLock { $0.depositFailures = [] }
-        #expect(queued.status == .pending)
+        #expect(queued.status == .pending && timer.status == .pending)
 
         // The tablet revokes the desk; bob takes the list at his next sync, before his queued message is due.
         let tabletStore = try setup.tabletStore()
@@ -32,6 +34,10 @@ import Testing
         _ = try await bob.sync()
         #expect(setup.relay.stored(for: deskMailbox).count == atDeskBefore, "nothing more reached the account key's mailbox")
         #expect(try await bob.history(with: "alice").first { $0.id == queued.id }?.status == .sent)
+        #expect(try await bob.history(with: "alice").first { $0.id == timer.id }?.status == .sent)
+        // Nothing is left for the account key, so a retry posts nothing there either.
+        _ = try await bob.retry(requestID: nil)
+        #expect(setup.relay.stored(for: deskMailbox).count == atDeskBefore)
 
         _ = try? await desk.sync()
         #expect(try await !desk.history(with: "bob").contains { $0.body == "queued for alice" })

@@ -138,7 +138,7 @@ struct SyncCommand: AsyncParsableCommand {
             }
             // A device the account revoked learns it from a sync (the list comes with it): said, not only
             // found out at the next send (a walkthrough's sync said "No new messages" and nothing more).
-            if let revokedAt = try await account.revokedAt() {
+            if let revokedAt = (try? await account.revokedAt()) ?? nil {
                 printNotice("this device was revoked from its account at \(revokedAt.formatted(.iso8601)): it reads what it holds and "
                             + "writes nothing; write from another device of the account (`hush device list`)")
             }
