@@ -443,7 +443,9 @@ final class Dispatcher {
         guard let contact = try store.contacts.contact(conversationId: conversationId) else { return nil }
         let recipient = FanOutRecipient(key: try IdentityKey(rawRepresentation: contact.identityKey),
                                         credential: try store.contacts.deliveryCredential(contactId: contact.id))
-        return (contact.name, Addressee(recipient: recipient, contactId: contact.id), try dependencies.accountKeyRetired(contact))
+        // A list kept for the contact that no longer reads says nothing about its key: not a reason to
+        // give the request up (a key that does not decode is, below).
+        return (contact.name, Addressee(recipient: recipient, contactId: contact.id), (try? dependencies.accountKeyRetired(contact)) ?? false)
     }
 
     /// A group message's members not reached yet, each with the credential
