@@ -32,6 +32,10 @@ import Testing
         #expect(pending.count == 2)
         #expect(pending.allSatisfy { $0["status"] as? String == "pending" && $0["lastError"] is String })
         #expect(try bed.history(alice, with: "bob").suffix(2).map(\.status) == ["pending", "pending"])
+        // The text form says which message each request carries and to whom.
+        let listed = try bed.succeed(alice, ["outbox"]).stdout
+        let messageID = try #require(pending.first?["messageId"] as? Int)
+        #expect(listed.contains("[\(messageID)] to bob  pending"), "\(listed)")
         // A sync cannot reach the relay: exit 22, with a message.
         let offline = try bed.hush(bob, ["sync"])
         #expect(offline.status == 22, "\(offline)")

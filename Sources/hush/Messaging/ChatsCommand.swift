@@ -301,9 +301,14 @@ struct OutboxCommand: AsyncParsableCommand {
                 return
             }
             if items.isEmpty && files.isEmpty { print("The outbox is empty.") }
+            // Which conversation each request is for, and the message it carries ([id], as `hush send` and
+            // `hush history` print it): a walkthrough could not tell the requests apart.
+            let titles = items.isEmpty ? [:] : Dictionary(try await account.conversations().map { ($0.id, $0.title) }, uniquingKeysWith: { first, _ in first })
             for item in items {
                 let when = item.state == .pending ? "next try \(Presentation.time(item.nextAttemptAt))" : "gave up"
-                print("\(item.requestID.prefix(12))  \(item.state.rawValue)  attempts \(item.failedAttempts)  \(when)  \(Presentation.peer(item.lastError ?? ""))")
+                let carried = item.message.map { "[\($0.rawValue)] " } ?? ""
+                let to = titles[item.conversation].map { "to \(Presentation.peer($0))  " } ?? ""
+                print("\(item.requestID.prefix(12))  \(carried)\(to)\(item.state.rawValue)  attempts \(item.failedAttempts)  \(when)  \(Presentation.peer(item.lastError ?? ""))")
             }
             for file in files {
                 let state = file.state == .failed ? "failed (`hush retry` uploads it again)" : "uploading \(ProgressDisplay.bytes(file.transferred)) of \(ProgressDisplay.bytes(file.transferSize))"
