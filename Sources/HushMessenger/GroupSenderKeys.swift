@@ -254,9 +254,10 @@ final class GroupSenderKeys {
     /// session carried it (nil: the account key's, §20.13).
     private func revocationTime(ofChainKeptUnder memberKey: [UInt8], device: [UInt8]?) throws -> UInt64? {
         let entry: DeviceListEntry?
+        let ownList = try ownDevices.list()
         if memberKey == me.rawRepresentation {
-            entry = try ownDevices.list()?.accountKeyDevice
-        } else if let own = try ownDevices.list()?.entries.first(where: { $0.key.rawRepresentation == memberKey }) {
+            entry = ownList?.accountKeyDevice
+        } else if let own = ownList?.entries.first(where: { $0.key.rawRepresentation == memberKey }) {
             entry = own
         } else if let contact = try store.contacts.contact(identityKey: memberKey), let list = try dependencies.heldDeviceList(of: contact) {
             entry = device.map { key in list.entries.first { $0.key.rawRepresentation == key } } ?? list.accountKeyDevice

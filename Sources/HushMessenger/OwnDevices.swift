@@ -53,11 +53,6 @@ final class OwnDevices {
         if let revokedAt = try dependencies.thisDeviceRevokedAt() { throw MessengerError.deviceRevoked(revokedAt: revokedAt) }
     }
 
-    /// Whether `key` is an active device of the account's list (ours, or another of ours).
-    func isActiveDevice(_ key: [UInt8]) throws -> Bool {
-        try list()?.activeDevices.contains { $0.key.rawRepresentation == key } ?? false
-    }
-
     /// Whether `key` is a device of the account's list, active or revoked.
     func isListedDevice(_ key: [UInt8]) throws -> Bool {
         try list()?.entries.contains { $0.key.rawRepresentation == key } ?? false
@@ -115,14 +110,14 @@ final class OwnDevices {
                 try store.ownDeviceSessions.setRecoveryKeySent(key.counter, deviceKey: peer)
             }
         }
-        // What this device queued for a device the list revokes (the first device's: the account key)
-        // goes nowhere now, before the lists below, which tell that device so.
-        for revoked in try revokedSessionKeys() { try RetiredAccountKey(dependencies).dropQueued(for: revoked) }
-        // A device the list revokes learns it from us (it could read our directory anyway), so it
-        // stops writing what every contact would set aside; then its session ends (§20.14). The
-        // first device's session is the account key's (§20.13).
-        for revoked in try revokedSessionKeys()
-        where try store.ownDeviceSessions.load(deviceKey: revoked).map({ $0.count > 0 }) == true {
+        for revoked in try revokedSessionKeys() {
+            // What this device queued for it (the first device's: the account key) goes nowhere now,
+            // before the lists, which tell that device so.
+            try RetiredAccountKey(dependencies).dropQueued(for: revoked)
+            // It learns it from us (it could read our directory anyway), so it stops writing what every
+            // contact would set aside; then its session ends (§20.14). The first device's session is
+            // the account key's (§20.13).
+            guard try store.ownDeviceSessions.load(deviceKey: revoked).map({ $0.count > 0 }) == true else { continue }
             try seal(nil, to: revoked, conversation: conversation)
             try store.ownDeviceSessions.end(deviceKey: revoked)
         }
